@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/* The dps command: a table of subcommands, each a thin main over a library. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "log.h"
+
+struct dps_command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct dps_command commands[] = {
+#define DPS_COMMAND(name, fn, summary) {#name, fn, summary},
+#include "commands.def"
+#undef DPS_COMMAND
+	{NULL, NULL, NULL},
+};
+
+bool dps_cli_stderr_is_tty(void)
+{
+	return isatty(STDERR_FILENO);
+}
+
+static void print_usage(FILE *out)
+{
+	fprintf(out, "Usage: dps COMMAND [OPTIONS...]\n\n"
+		     "Record a multithreaded program, turn each thread into an editable action file,\n"
+		     "replay it as a generated pthread program and compare the two runs.\n\n"
+		     "Commands:\n");
+	for (size_t i = 0; commands[i].name; i++) {
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	}
+	fprintf(out, "\nRun 'dps COMMAND --help' for a command's options. Exit codes: 0 ok, 1 failure,\n"
+		     "2 bad usage or bad input. Documentation: doc/ and README.md.\n");
+}
+
+int main(int argc, char **argv)
+{
+	dps_log_init_from_env();
+	if (argc < 2) {
+		print_usage(stderr);
+		return DPS_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		print_usage(stdout);
+		return DPS_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("dps %s\n", DPS_VERSION);
+		return DPS_EXIT_OK;
+	}
+	for (size_t i = 0; commands[i].name; i++) {
+		if (!strcmp(argv[1], commands[i].name)) {
+			return commands[i].fn(argc - 1, argv + 1);
+		}
+	}
+	fprintf(stderr, "dps: unknown command '%s'\n", argv[1]);
+	print_usage(stderr);
+	return DPS_EXIT_USAGE;
+}

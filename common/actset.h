@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Action sets: the analyzer's output, simgen's and dps run's input (doc/action-format.md).
+ *
+ * A set is a directory with one `<id>.act` file per thread and an optional `manifest`. The
+ * paper's four keywords (run, sleep, create, join; N in microseconds) are a valid set on their
+ * own; the extensions are wait/wake, heap/stack, unit suffixes and the manifest.
+ */
+#ifndef DPS_COMMON_ACTSET_H
+#define DPS_COMMON_ACTSET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <dps/dps.h>
+
+#include "diag.h"
+
+#define DPS_ACTSET_FORMAT_VERSION 1
+#define DPS_ACTSET_MANIFEST_NAME "manifest"
+#define DPS_ACTSET_NO_THREAD SIZE_MAX
+
+struct dps_actset_thread {
+	uint64_t id;			/* from the file name <id>.act */
+	char *path;			/* owned: the file it came from (NULL if built in memory) */
+	struct dps_action *actions;	/* owned; create/join/wait/wake args are thread indexes
+					 * after dps_actset_resolve(), ids before */
+	size_t n_actions;
+	size_t cap_actions;
+
+	/* From the manifest (defaults when there is none) */
+	char *comm;			/* owned: recorded thread name, NULL if unknown */
+	int64_t tid;			/* original tid, -1 if unknown */
+	int64_t pid;			/* original pid, -1 if unknown */
+	uint64_t start_offset_ns;	/* start relative to the root's start */
+	bool pre_existing;		/* alive before the trace began (parent guessed) */
+
+	/* Derived by dps_actset_resolve() */
+	size_t parent;			/* index of the creator, DPS_ACTSET_NO_THREAD for root */
+	size_t create_rank;		/* position among the parent's creates (0-based) */
+};
+
+struct dps_actset {
+	int format_version;		/* 0 when no header/manifest said it */
+	char *dir;			/* owned: where it was loaded from, NULL if in memory */
+	char *source_trace;		/* owned, manifest only */
+	char *options;			/* owned, manifest only: analysis options */
+	bool partial;			/* manifest: events were lost, result incomplete */
+	char *partial_reason;		/* owned, NULL if not partial */
+	struct dps_actset_thread *threads;	/* owned array */
+	size_t n_threads;
+	size_t cap_threads;
+	size_t root;			/* index, valid after dps_actset_resolve() */
+	bool resolved;
+};
+
+/* Creates an empty set (for writers such as the analyzer). Returns NULL on ENOMEM. */
+struct dps_actset *dps_actset_create(void);
+/* Destroys a set; accepts NULL. */
+void dps_actset_destroy(struct dps_actset *set);
+
+/* Adds a thread with this id; returns its index or DPS_ACTSET_NO_THREAD on ENOMEM. */
+size_t dps_actset_add_thread(struct dps_actset *set, uint64_t id);
+/* Appends an action to thread index t; returns DPS_OK or DPS_ERR_NOMEM. */
+int dps_actset_append(struct dps_actset *set, size_t t, enum dps_action_kind kind, int64_t arg,
+		      uint32_t line);
+/* Index of the thread with this id, or DPS_ACTSET_NO_THREAD. */
+size_t dps_actset_find(const struct dps_actset *set, uint64_t id);
+/* Sets an owned string member from a borrowed one (copy); returns DPS_OK or DPS_ERR_NOMEM. */
+int dps_actset_set_str(char **member, const char *value);
+
+/*
+ * Loads a directory. On bad input returns DPS_ERR_INVAL with diag filled with
+ * "file:line:column: what was expected"; on I/O trouble DPS_ERR_IO/DPS_ERR_NOENT. On success
+ * the set is also resolved (dps_actset_resolve). *out is NULL on error.
+ */
+int dps_actset_load_dir(const char *dir, struct dps_actset **out, struct dps_diag *diag);
+
+/* Parses one action file's text into thread index t (ids unresolved). name is for messages. */
+int dps_actset_parse_actions(struct dps_actset *set, size_t t, const char *name,
+			     const char *text, size_t len, struct dps_diag *diag);
+
+/*
+ * Validates the creation graph and turns create/join/wait/wake ids into thread indexes:
+ * create of a thread with no file, join/wait/wake of a thread never created, a thread created
+ * twice, a create cycle, no root or several roots are errors with a file:line:column.
+ */
+int dps_actset_resolve(struct dps_actset *set, struct dps_diag *diag);
+
+/* Writes the set as a directory (created if missing): <id>.act files with a header line and
+ * a manifest. Existing files of the same names are replaced atomically (write + rename). */
+int dps_actset_write_dir(const struct dps_actset *set, const char *dir, struct dps_diag *diag);
+/* Writes one thread's actions in the text format (ids, not indexes). */
+int dps_actset_write_thread(const struct dps_actset *set, size_t t, FILE *out);
+
+/* Formats a duration in ns the way action files write it ("54", "0.85", "12.5"): integer µs
+ * when exact, else a µs fraction with ns precision. buf must hold 32 bytes. */
+const char *dps_actset_format_us(uint64_t ns, char *buf, size_t len);
+
+/* A view of the set as a program for dps_play (borrowed from the set; valid while it lives).
+ * Fills descs (n_threads entries, caller-allocated). The set must be resolved. */
+void dps_actset_program(const struct dps_actset *set, struct dps_thread_desc *descs,
+			struct dps_program *prog);
+
+#endif /* DPS_COMMON_ACTSET_H */

@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libdps — the dynamic performance stubs runtime.
+ *
+ * The papers' performance simulation functions (PSF) for CPU (run, sleep), thread lifecycle
+ * (create, join) and inter-thread dependencies (wait, wake), the calibration functions (CF)
+ * they need, and an action player that generated programs call. Usable by hand as a "local
+ * stub" dropped into real code:
+ *
+ *	#include <dps/dps.h>
+ *	dps_init(NULL);                      // quick calibration, or dps_init_with(&cfg)
+ *	dps_run_ns(2 * 1000 * 1000, DPS_RUN_CPU);
+ *	dps_sleep_ns(500 * 1000);
+ *
+ * Build: cc stub.c $(pkg-config --cflags --libs dps)
+ *
+ * Every call emits LTTng-UST events of the `dps` provider (doc/tracepoints.md); they cost
+ * nothing measurable when no session is active.
+ *
+ * The full reference is doc/runtime.md.
+ */
+#ifndef DPS_DPS_H
+#define DPS_DPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Status codes: OK is 0, errors are negative and errno-like. */
+enum dps_status {
+	DPS_OK = 0,
+	DPS_ERROR = -1,		/* generic failure */
+	DPS_ERR_NOENT = -2,	/* file or thread not found */
+	DPS_ERR_IO = -5,	/* read/write failure */
+	DPS_ERR_NOMEM = -12,	/* allocation failure */
+	DPS_ERR_INVAL = -22,	/* bad input (file:line:col in the diagnostic) */
+	DPS_ERR_RANGE = -34,	/* number out of range */
+};
+
+/** Run modes of the system-influencing PSF. */
+enum dps_run_mode {
+	DPS_RUN_WORK = 0,	/* calibrated fixed amount of work (the papers' busy loop) */
+	DPS_RUN_CPU = 1,	/* until the calling thread has consumed that much CPU time */
+	DPS_RUN_WALL = 2,	/* until that much wall (monotonic) time has passed */
+};
+
+const char *dps_run_mode_name(enum dps_run_mode mode);
+/* Returns 0 and sets *mode, or DPS_ERR_INVAL for an unknown name. */
+int dps_run_mode_parse(const char *name, enum dps_run_mode *mode);
+
+/*
+ * Calibration
+ *
+ * Measured on the machine by dps_calibration_measure(), saved by dps calibrate as a versioned,
+ * human-readable file, loaded by generated programs. Unknown keys in a file are an error naming
+ * the file and line; missing keys keep their measured/default value and are reported.
+ */
+#define DPS_CALIBRATION_FORMAT_VERSION 1
+#define DPS_SLEEP_OVERSHOOT_POINTS 16
+
+struct dps_calibration {
+	int format_version;
+	char machine[128];		/* uname nodename + machine + CPU model, informative */
+	double work_loops_per_us;	/* busy-loop iterations per microsecond */
+	double work_spread_pct;		/* agreement across repeats (max-min)/median, % */
+	double clock_read_ns;		/* cost of one CLOCK_MONOTONIC read */
+	double cputime_read_ns;		/* cost of one CLOCK_THREAD_CPUTIME_ID read */
+	double action_overhead_ns;	/* fixed cost of one played action, tracepoints included */
+	double thread_create_ns;	/* pthread_create + start */
+	double thread_join_ns;		/* pthread_join of an ended thread */
+	uint64_t timer_slack_ns;	/* slack set with PR_SET_TIMERSLACK while sleeping */
+	/* sleep overshoot as a function of the requested duration (piecewise linear) */
+	size_t n_sleep_points;
+	uint64_t sleep_req_ns[DPS_SLEEP_OVERSHOOT_POINTS];
+	double sleep_overshoot_ns[DPS_SLEEP_OVERSHOOT_POINTS];
+	uint64_t min_block_ns;		/* analyzer default for --min-block */
+	bool overridden;		/* values come from a file/override, not a measurement */
+};
+
+/* Measures this machine. quick = a few hundred ms (programs started without a file); otherwise
+ * the thorough version of dps calibrate (seconds). Returns DPS_OK or a negative status. */
+int dps_calibration_measure(struct dps_calibration *cal, bool quick);
+/* Loads a file written by dps_calibration_save(). On error returns DPS_ERR_INVAL/DPS_ERR_IO
+ * and writes "file:line: what was expected" into err (errlen bytes). */
+int dps_calibration_load(const char *path, struct dps_calibration *cal, char *err, size_t errlen);
+int dps_calibration_save(const struct dps_calibration *cal, const char *path, char *err,
+			 size_t errlen);
+int dps_calibration_write(const struct dps_calibration *cal, FILE *out);
+/* Deterministic values for tests (DPS_CALIBRATION=override or a file). */
+void dps_calibration_default(struct dps_calibration *cal);
+/* Expected overshoot of a sleep of req_ns, from the table. */
+double dps_calibration_sleep_overshoot_ns(const struct dps_calibration *cal, uint64_t req_ns);
+
+/*
+ * Global runtime state
+ */
+struct dps_config {
+	const char *calibration_path;	/* NULL: env DPS_CALIBRATION, else quick measurement */
+	enum dps_run_mode mode;		/* default mode of dps_run_ns() from the player */
+	double run_scale;		/* global what-if factor on run durations (1.0) */
+	double sleep_scale;		/* global what-if factor on sleep durations (1.0) */
+	bool quiet;			/* no informational messages on stderr */
+};
+
+void dps_config_default(struct dps_config *cfg);
+/* Loads or measures the calibration, sets timer slack, emits the calibration event. Safe to
+ * call twice (the second call is a no-op returning DPS_OK). NULL cfg = defaults. Error text,
+ * if any, goes to err. */
+int dps_init(const struct dps_config *cfg, char *err, size_t errlen);
+/* The calibration in force (after dps_init). */
+const struct dps_calibration *dps_calibration_borrow(void);
+
+/*
+ * PSFs. ns = nanoseconds.
+ */
+/* System-influencing PSF: busy for ns in the given mode. Returns the actual ns (wall) spent. */
+uint64_t dps_run_ns(uint64_t ns, enum dps_run_mode mode);
+/* System non-influencing PSF: sleep ns, compensated for the calibrated overshoot. Returns the
+ * actual ns slept. */
+uint64_t dps_sleep_ns(uint64_t ns);
+/* The raw calibrated busy loop: `loops` iterations, survives -O3 -ffast-math. */
+void dps_work_loops(uint64_t loops);
+
+/*
+ * Action player: per-thread action lists in memory, played with the PSFs above. Generated
+ * programs hold these as static tables; dps run builds them from an action set.
+ */
+enum dps_action_kind {
+	DPS_ACT_RUN = 1,	/* arg: ns of run */
+	DPS_ACT_SLEEP = 2,	/* arg: ns of sleep */
+	DPS_ACT_CREATE = 3,	/* arg: index of the thread to start */
+	DPS_ACT_JOIN = 4,	/* arg: index of the thread to wait for */
+	DPS_ACT_WAIT = 5,	/* arg: index of the waker; consumes one wake from it */
+	DPS_ACT_WAKE = 6,	/* arg: index of the sleeper; gives it one wake */
+	DPS_ACT_HEAP = 7,	/* arg: signed change of the heap in use, bytes */
+	DPS_ACT_STACK = 8,	/* arg: signed change of the stack depth, bytes */
+};
+
+const char *dps_action_kind_name(enum dps_action_kind kind);
+
+struct dps_action {
+	int64_t arg;
+	uint32_t kind;		/* enum dps_action_kind */
+	uint32_t line;		/* line in the source .act file (0 = unknown), for events */
+};
+
+struct dps_thread_desc {
+	uint64_t id;			/* the action-set id (the <id>.act file name) */
+	const char *name;		/* recorded thread name (comm); NULL = "dps-<id>" */
+	const struct dps_action *actions;
+	size_t n_actions;
+};
+
+struct dps_program {
+	const char *name;		/* program name, for the summary */
+	const struct dps_thread_desc *threads;
+	size_t n_threads;
+	size_t root;			/* index of the root thread */
+};
+
+struct dps_play_options {
+	enum dps_run_mode mode;
+	double run_scale;		/* global speed knob: every run lasts run_scale x */
+	double sleep_scale;		/* every sleep lasts sleep_scale x */
+	const double *thread_run_scale;	/* NULL or n_threads factors (what-if per thread) */
+	const double *thread_sleep_scale;
+	bool summary;			/* print a short summary on stderr at the end */
+};
+
+struct dps_thread_result {
+	uint64_t id;
+	uint64_t start_ns, end_ns;	/* monotonic, relative to the program start */
+	uint64_t cpu_ns;		/* CPU time consumed by the thread */
+	uint64_t run_req_ns, run_act_ns;
+	uint64_t sleep_req_ns, sleep_act_ns;
+	uint64_t n_actions;
+};
+
+struct dps_play_result {
+	uint64_t makespan_ns;
+	size_t n_threads;
+	struct dps_thread_result *threads;	/* owned by the result; free with dps_play_result_fini */
+};
+
+void dps_play_options_default(struct dps_play_options *opts);
+/* Plays prog: starts the root, which creates the others as its actions say; returns when every
+ * thread has ended and been joined. The program must be valid (see common/actset.h validation);
+ * result may be NULL. Returns DPS_OK or a negative status (thread creation failure: every
+ * thread already started is still joined). */
+int dps_play(const struct dps_program *prog, const struct dps_play_options *opts,
+	     struct dps_play_result *result);
+void dps_play_result_fini(struct dps_play_result *result);
+void dps_play_result_print(const struct dps_program *prog, const struct dps_play_result *result,
+			   FILE *out);
+
+/* Standard option parsing for generated programs: --calibration FILE, --mode M, --scale X,
+ * --sleep-scale X, --thread-scale ID=X, --thread-sleep-scale ID=X, --no-summary, --help.
+ * Returns 0 to continue, 1 when --help was printed, 2 on bad usage (message printed). */
+int dps_main_parse_args(int argc, char **argv, const struct dps_program *prog,
+			struct dps_config *cfg, struct dps_play_options *opts);
+/* The whole main() of a generated program: parse, init, play, summary. Returns an exit code. */
+int dps_main(int argc, char **argv, const struct dps_program *prog);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DPS_DPS_H */

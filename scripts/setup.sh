@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# dps set-up on a fresh Debian 12 machine, in one command:
+#   scripts/setup.sh test   installs what is missing, builds (preset dev) and runs every test
+#   scripts/setup.sh demo   installs, builds, and runs the main job end to end on a bundled
+#                           real trace: analyze -> generate -> build -> run traced -> compare
+#                           -> HTML report (dps replay)
+# Options: --preset NAME (dev, asan, release), --no-install.
+# Needs root (or sudo) for apt-get, tracefs and perf's kernel scheduler capture.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+what=${1:-test}
+shift || true
+preset=dev
+install=1
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --preset) preset=$2; shift 2 ;;
+    --no-install) install=0; shift ;;
+    *) echo "setup.sh: unknown option $1" >&2; exit 2 ;;
+    esac
+done
+
+sudo_cmd=()
+if [ "$(id -u)" != 0 ]; then
+    sudo_cmd=(sudo)
+fi
+
+# Debian packages the project needs; installed only when missing.
+packages=(cmake make gcc pkg-config lttng-tools liblttng-ust-dev liblttng-ctl-dev
+          libbabeltrace2-dev babeltrace2 liburcu-dev libcriterion-dev libglib2.0-dev
+          linux-perf chromium python3 procps util-linux)
+if [ "$install" = 1 ]; then
+    missing=()
+    for p in "${packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "setup.sh: installing ${missing[*]}"
+        "${sudo_cmd[@]}" apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    fi
+fi
+
+# perf sched record needs tracefs.
+if ! mountpoint -q /sys/kernel/tracing 2>/dev/null; then
+    "${sudo_cmd[@]}" mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
+fi
+
+jobs=$(nproc)
+cmake --preset "$preset" >/dev/null
+cmake --build --preset "$preset" -j "$jobs"
+
+case "$what" in
+test)
+    ctest --preset "$preset" -j "$jobs"
+    ;;
+demo)
+    out=${DPS_DEMO_OUT:-$here/out/demo}
+    "build/$preset/cli/dps" replay "$here/examples/traces/xz-T2" --comm xz -o "$out"
+    ;;
+build)
+    ;;
+*)
+    echo "setup.sh: unknown action '$what' (test, demo, build)" >&2
+    exit 2
+    ;;
+esac
