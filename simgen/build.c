@@ -1,0 +1,547 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dps build: generate, then run the C compiler against libdps.
+ *
+ * Where libdps comes from is decided once (simgen_libdps_flags): the pkg-config path the user
+ * names, the build tree this dps binary belongs to, the installed dps.pc, in that order. The
+ * build tree's paths are compiled in (simgen-config.h, written by CMake), so a dps binary run
+ * from its build directory never picks up an older installed libdps by accident.
+ *
+ * Commands are run with posix_spawnp and an argument vector: nothing goes through a shell, so
+ * a set or output path with spaces or quotes is passed as is.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "simgen-config.h"
+#include "simgen.h"
+
+struct strv {
+	char **v; /* owned, NULL-terminated */
+	size_t n;
+	size_t cap;
+};
+
+static int strv_push(struct strv *sv, const char *s)
+{
+	if (sv->n + 2 > sv->cap) {
+		size_t cap = sv->cap ? 2 * sv->cap : 16;
+		char **v = realloc(sv->v, cap * sizeof(*v));
+
+		if (!v) {
+			return SIMGEN_ERR_NOMEM;
+		}
+		sv->v = v;
+		sv->cap = cap;
+	}
+	sv->v[sv->n] = strdup(s);
+	if (!sv->v[sv->n]) {
+		return SIMGEN_ERR_NOMEM;
+	}
+	sv->n++;
+	sv->v[sv->n] = NULL;
+	return SIMGEN_OK;
+}
+
+/* Appends the words of s split at blanks (pkg-config output, $CC, --cflags values). */
+static int strv_push_words(struct strv *sv, const char *s, const char *seps)
+{
+	char *copy = strdup(s);
+	char *save = NULL;
+	int ret = SIMGEN_OK;
+
+	if (!copy) {
+		return SIMGEN_ERR_NOMEM;
+	}
+	for (char *w = strtok_r(copy, seps, &save); w && !ret; w = strtok_r(NULL, seps, &save)) {
+		ret = strv_push(sv, w);
+	}
+	free(copy);
+	return ret;
+}
+
+static int strv_push_all(struct strv *sv, char *const *v)
+{
+	int ret = SIMGEN_OK;
+
+	for (size_t i = 0; v && v[i] && !ret; i++) {
+		ret = strv_push(sv, v[i]);
+	}
+	return ret;
+}
+
+void simgen_strv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++) {
+		free(v[i]);
+	}
+	free(v);
+}
+
+static char **strv_steal(struct strv *sv)
+{
+	char **v = sv->v;
+
+	if (!v) {
+		v = calloc(1, sizeof(*v));
+	}
+	sv->v = NULL;
+	sv->n = sv->cap = 0;
+	return v;
+}
+
+static void strv_fini(struct strv *sv)
+{
+	simgen_strv_free(sv->v);
+	sv->v = NULL;
+	sv->n = sv->cap = 0;
+}
+
+static char *strv_join(char *const *v)
+{
+	size_t len = 1;
+	char *s;
+
+	for (size_t i = 0; v[i]; i++) {
+		len += strlen(v[i]) + 1;
+	}
+	s = malloc(len);
+	if (!s) {
+		return NULL;
+	}
+	s[0] = '\0';
+	for (size_t i = 0; v[i]; i++) {
+		if (i) {
+			strcat(s, " ");
+		}
+		strcat(s, v[i]);
+	}
+	return s;
+}
+
+/*
+ * Runs argv (PATH lookup) with envp, optionally capturing its stdout into *out (owned by the
+ * caller). Returns the exit status (0..255), -1 if it died by a signal, or a negative
+ * SIMGEN_ERR_* when it could not be started (SIMGEN_ERR_NOENT: no such program).
+ */
+static int run_command(char *const *argv, char *const *envp, char **out, bool quiet_stderr)
+{
+	posix_spawn_file_actions_t fa;
+	int pipefd[2] = {-1, -1};
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	pid_t pid;
+	int status;
+	int ret;
+
+	if (out && pipe2(pipefd, O_CLOEXEC) != 0) {
+		return SIMGEN_ERR_IO;
+	}
+	posix_spawn_file_actions_init(&fa);
+	if (out) {
+		posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
+	}
+	if (quiet_stderr) {
+		posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+	}
+	ret = posix_spawnp(&pid, argv[0], &fa, NULL, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	if (out) {
+		close(pipefd[1]);
+	}
+	if (ret != 0) {
+		ret = ret == ENOENT ? SIMGEN_ERR_NOENT : SIMGEN_ERROR;
+		goto close_pipe;
+	}
+	while (out) {
+		ssize_t n;
+
+		if (len + 4096 + 1 > cap) {
+			char *nb = realloc(buf, cap + 8192);
+
+			if (!nb) {
+				break;
+			}
+			buf = nb;
+			cap += 8192;
+		}
+		n = read(pipefd[0], buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n <= 0) {
+			break;
+		}
+		len += (size_t)n;
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			status = -1;
+			break;
+		}
+	}
+	ret = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	if (out) {
+		if (buf) {
+			buf[len] = '\0';
+		}
+		*out = buf;
+		buf = NULL;
+	}
+close_pipe:
+	free(buf);
+	if (out) {
+		close(pipefd[0]);
+	}
+	return ret;
+}
+
+/* environ with PKG_CONFIG_PATH replaced by path (NULL: environ unchanged). The strings are
+ * borrowed from environ except the new one, which is the vector's last owned entry. */
+static char **make_env(const char *pkg_config_path)
+{
+	size_t n = 0, k = 0;
+	char **env;
+
+	while (environ[n]) {
+		n++;
+	}
+	env = calloc(n + 2, sizeof(*env));
+	if (!env) {
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(environ[i], "PKG_CONFIG_PATH=", 16) != 0) {
+			env[k++] = environ[i];
+		}
+	}
+	if (asprintf(&env[k], "PKG_CONFIG_PATH=%s", pkg_config_path) < 0) {
+		free(env);
+		return NULL;
+	}
+	return env;
+}
+
+static void free_env(char **env)
+{
+	size_t n = 0;
+
+	if (!env) {
+		return;
+	}
+	while (env[n]) {
+		n++;
+	}
+	if (n) {
+		free(env[n - 1]);
+	}
+	free(env);
+}
+
+/* pkg-config --cflags / --libs dps into cflags/libs. Returns SIMGEN_OK, SIMGEN_ERR_NOENT when
+ * pkg-config or dps.pc is missing. */
+static int query_pkg_config(const char *path, struct strv *cflags, struct strv *libs)
+{
+	/* posix_spawn wants char *const[]: writable copies of the words. */
+	char pkg_config[] = "pkg-config", opt_cflags[] = "--cflags", opt_libs[] = "--libs";
+	char dps[] = "dps";
+	char *const cargv[] = {pkg_config, opt_cflags, dps, NULL};
+	char *const largv[] = {pkg_config, opt_libs, dps, NULL};
+	char **env = environ;
+	char *out = NULL;
+	int ret;
+
+	if (path) {
+		env = make_env(path);
+		if (!env) {
+			return SIMGEN_ERR_NOMEM;
+		}
+	}
+	ret = run_command(cargv, env, &out, true);
+	if (ret != 0 || !out) {
+		ret = ret == SIMGEN_ERR_NOMEM ? ret : SIMGEN_ERR_NOENT;
+		goto end;
+	}
+	ret = strv_push_words(cflags, out, " \t\n");
+	free(out);
+	out = NULL;
+	if (ret) {
+		goto end;
+	}
+	ret = run_command(largv, env, &out, true);
+	if (ret != 0 || !out) {
+		ret = SIMGEN_ERR_NOENT;
+		goto end;
+	}
+	ret = strv_push_words(libs, out, " \t\n");
+end:
+	free(out);
+	if (path) {
+		free_env(env);
+	}
+	return ret;
+}
+
+/* True when this process is the dps executable of the build tree simgen-config.h describes. */
+static bool running_from_build_tree(void)
+{
+	char self[PATH_MAX], built[PATH_MAX];
+
+	if (!realpath("/proc/self/exe", self) || !realpath(SIMGEN_CFG_DPS_EXE, built)) {
+		return false;
+	}
+	return !strcmp(self, built);
+}
+
+static bool build_tree_exists(void)
+{
+	return SIMGEN_CFG_LIBDPS[0] && access(SIMGEN_CFG_LIBDPS, R_OK) == 0;
+}
+
+static int get_build_tree_flags(struct strv *cflags, struct strv *libs)
+{
+	struct strv incs = {0};
+	int ret;
+
+	ret = strv_push_words(&incs, SIMGEN_CFG_INCLUDE_DIRS, ";");
+	for (size_t i = 0; i < incs.n && !ret; i++) {
+		char *flag;
+
+		if (asprintf(&flag, "-I%s", incs.v[i]) < 0) {
+			ret = SIMGEN_ERR_NOMEM;
+			break;
+		}
+		ret = strv_push(cflags, flag);
+		free(flag);
+	}
+	if (!ret) {
+		ret = strv_push_words(libs, SIMGEN_CFG_LIBS, ";");
+	}
+	strv_fini(&incs);
+	return ret;
+}
+
+int simgen_libdps_flags(char ***cflags, char ***libs, const char **origin, struct dps_diag *diag)
+{
+	struct strv c = {0}, l = {0};
+	const char *path = getenv("DPS_PKG_CONFIG_PATH");
+	int ret;
+
+	if (path && path[0]) {
+		*origin = "pkg-config (DPS_PKG_CONFIG_PATH)";
+		ret = query_pkg_config(path, &c, &l);
+		if (ret == SIMGEN_ERR_NOENT) {
+			dps_diag_setf(
+			    diag, "pkg-config finds no dps.pc in DPS_PKG_CONFIG_PATH=\"%s\"", path);
+		}
+	} else if (running_from_build_tree() && build_tree_exists()) {
+		*origin = "build tree";
+		ret = get_build_tree_flags(&c, &l);
+	} else {
+		*origin = "pkg-config";
+		ret = query_pkg_config(NULL, &c, &l);
+		if (ret == SIMGEN_ERR_NOENT && build_tree_exists()) {
+			strv_fini(&c);
+			strv_fini(&l);
+			*origin = "build tree";
+			ret = get_build_tree_flags(&c, &l);
+		} else if (ret == SIMGEN_ERR_NOENT) {
+			dps_diag_setf(diag,
+				      "libdps not found: pkg-config --cflags --libs dps failed "
+				      "and the build tree's %s is gone (install dps, or set "
+				      "DPS_PKG_CONFIG_PATH to the directory of dps.pc)",
+				      SIMGEN_CFG_LIBDPS[0] ? SIMGEN_CFG_LIBDPS : "libdps");
+		}
+	}
+	if (ret == SIMGEN_ERR_NOMEM) {
+		dps_diag_setf(diag, "out of memory");
+	}
+	if (ret) {
+		strv_fini(&c);
+		strv_fini(&l);
+		*cflags = *libs = NULL;
+		return ret;
+	}
+	*cflags = strv_steal(&c);
+	*libs = strv_steal(&l);
+	return (*cflags && *libs) ? SIMGEN_OK : SIMGEN_ERR_NOMEM;
+}
+
+/* The compiler command: CC words, our flags, libdps's, the user's, then the libraries. */
+static int make_cc_argv(const struct simgen_build_options *bopts, char *const *lib_cflags,
+			char *const *lib_libs, const char *src, const char *exe, struct strv *argv)
+{
+	static const char *const base[] = {"-std=gnu11", "-O2", "-pthread"};
+	const char *cc = bopts->cc;
+	int ret;
+
+	if (!cc || !cc[0]) {
+		cc = getenv("CC");
+	}
+	if (!cc || !cc[0]) {
+		cc = "cc";
+	}
+	ret = strv_push_words(argv, cc, " \t");
+	if (!ret && argv->n == 0) {
+		ret = strv_push(argv, "cc");
+	}
+	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]) && !ret; i++) {
+		ret = strv_push(argv, base[i]);
+	}
+	if (!ret) {
+		ret = strv_push_words(argv, SIMGEN_CFG_SANITIZE_FLAGS, ";");
+	}
+	if (!ret) {
+		ret = strv_push_all(argv, lib_cflags);
+	}
+	for (size_t i = 0; bopts->cflags && bopts->cflags[i] && !ret; i++) {
+		ret = strv_push_words(argv, bopts->cflags[i], " \t");
+	}
+	if (!ret) {
+		ret = strv_push(argv, "-o");
+	}
+	if (!ret) {
+		ret = strv_push(argv, exe);
+	}
+	if (!ret) {
+		ret = strv_push(argv, src);
+	}
+	if (!ret) {
+		ret = strv_push_all(argv, lib_libs);
+	}
+	return ret;
+}
+
+/* A private directory next to output for the intermediate files, so the final rename stays
+ * on one file system. Returns the owned path or NULL (errno set). */
+static char *make_work_dir(const char *output)
+{
+	const char *slash = strrchr(output, '/');
+	char *dir;
+
+	if (asprintf(&dir, "%.*s.dps-build-XXXXXX", slash ? (int)(slash - output + 1) : 0, output) <
+	    0) {
+		return NULL;
+	}
+	if (!mkdtemp(dir)) {
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+static int compile(const struct simgen_build_options *bopts, const char *src, const char *exe,
+		   struct dps_diag *diag)
+{
+	char **lib_cflags = NULL, **lib_libs = NULL;
+	struct strv argv = {0};
+	const char *origin = "";
+	char *cmd = NULL;
+	int ret, status;
+
+	ret = simgen_libdps_flags(&lib_cflags, &lib_libs, &origin, diag);
+	if (ret) {
+		goto end;
+	}
+	ret = make_cc_argv(bopts, lib_cflags, lib_libs, src, exe, &argv);
+	if (ret) {
+		dps_diag_setf(diag, "out of memory");
+		goto end;
+	}
+	cmd = strv_join(argv.v);
+	if (bopts->verbose) {
+		fprintf(stderr, "dps build: libdps from the %s\ndps build: %s\n", origin,
+			cmd ? cmd : argv.v[0]);
+	}
+	status = run_command(argv.v, environ, NULL, false);
+	if (status == SIMGEN_ERR_NOENT) {
+		dps_diag_setf(diag, "C compiler not found: \"%s\" (use --cc or $CC)", argv.v[0]);
+		ret = SIMGEN_ERR_NOENT;
+	} else if (status != 0) {
+		dps_diag_setf(diag, "the C compiler failed (%s %d): %s",
+			      status < 0 ? "status" : "exit status", status, cmd ? cmd : argv.v[0]);
+		ret = SIMGEN_ERROR;
+	}
+end:
+	free(cmd);
+	strv_fini(&argv);
+	simgen_strv_free(lib_cflags);
+	simgen_strv_free(lib_libs);
+	return ret;
+}
+
+int simgen_build(const struct dps_actset *set, const struct simgen_options *gopts,
+		 const struct simgen_build_options *bopts, const char *output,
+		 struct dps_diag *diag)
+{
+	static const struct simgen_build_options no_opts;
+	char *work = NULL, *src = NULL, *exe = NULL;
+	int ret;
+
+	if (!bopts) {
+		bopts = &no_opts;
+	}
+	work = make_work_dir(output);
+	if (!work) {
+		dps_diag_setf(diag,
+			      "Cannot create a work directory next to the output: path=\"%s\", "
+			      "errno=%d (%s)",
+			      output, errno, strerror(errno));
+		ret = SIMGEN_ERR_IO;
+		goto end;
+	}
+	if (asprintf(&exe, "%s/program", work) < 0) {
+		exe = NULL;
+		ret = SIMGEN_ERR_NOMEM;
+		goto remove_work;
+	}
+	if (bopts->keep_source) {
+		src = strdup(bopts->keep_source);
+	} else if (asprintf(&src, "%s/program.c", work) < 0) {
+		src = NULL;
+	}
+	if (!src) {
+		ret = SIMGEN_ERR_NOMEM;
+		goto remove_work;
+	}
+	ret = simgen_write_file(set, gopts, src, diag);
+	if (ret) {
+		goto remove_work;
+	}
+	ret = compile(bopts, src, exe, diag);
+	if (ret) {
+		goto remove_work;
+	}
+	if (rename(exe, output) != 0) {
+		dps_diag_setf(diag,
+			      "Cannot move the program into place: path=\"%s\", errno=%d (%s)",
+			      output, errno, strerror(errno));
+		ret = SIMGEN_ERR_IO;
+	}
+
+remove_work:
+	if (exe) {
+		unlink(exe);
+	}
+	if (src && !bopts->keep_source) {
+		unlink(src);
+	}
+	if (work) {
+		rmdir(work);
+	}
+end:
+	if (ret == SIMGEN_ERR_NOMEM) {
+		dps_diag_setf(diag, "out of memory");
+	}
+	free(src);
+	free(exe);
+	free(work);
+	return ret;
+}

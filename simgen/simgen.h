@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * simgen: compiles a resolved action set into a C program played by libdps (doc/simgen.md).
+ *
+ * The program is table-driven: one `static const struct dps_action` array per thread (the
+ * paper's one PSF per thread), a thread table, a `struct dps_program` and a main() that calls
+ * dps_main(). Only validated numbers and sanitized names from the set ever reach the code, so
+ * a hostile comm or path can neither close a comment nor a string.
+ *
+ * simgen_build_*() turn that source into an executable by running the C compiler against the
+ * installed libdps (pkg-config dps) or the one of the build tree dps was built in.
+ */
+#ifndef DPS_SIMGEN_SIMGEN_H
+#define DPS_SIMGEN_SIMGEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "actset.h"
+#include "diag.h"
+
+/* Version of the generated code's layout; printed in every generated file's header. */
+#define SIMGEN_VERSION 1
+
+/* Longest sanitized thread name (the kernel's comm is 15 bytes) and program name. */
+#define SIMGEN_THREAD_NAME_MAX 15
+#define SIMGEN_PROGRAM_NAME_MAX 63
+
+enum simgen_status {
+	SIMGEN_OK = 0,
+	SIMGEN_ERROR = -1,     /* the compiler or pkg-config failed */
+	SIMGEN_ERR_NOENT = -2, /* no libdps found, compiler not found */
+	SIMGEN_ERR_IO = -5,    /* cannot write the output */
+	SIMGEN_ERR_NOMEM = -12,
+	SIMGEN_ERR_INVAL = -22, /* the set is not resolved/valid, bad option */
+};
+
+struct simgen_options {
+	const char *source_label; /* how the header names the set (NULL: set->dir) */
+	const char *program_name; /* NULL: sanitized basename of the set directory */
+};
+
+/*
+ * Writes the program for set (which must be resolved) to out. Returns SIMGEN_OK,
+ * SIMGEN_ERR_INVAL (diag says why) or SIMGEN_ERR_IO when writing failed.
+ */
+int simgen_write(const struct dps_actset *set, const struct simgen_options *opts, FILE *out,
+		 struct dps_diag *diag);
+
+/*
+ * Writes the program to path atomically: a temporary file in the same directory, renamed
+ * over path only when complete. On error nothing is left behind and path is untouched.
+ */
+int simgen_write_file(const struct dps_actset *set, const struct simgen_options *opts,
+		      const char *path, struct dps_diag *diag);
+
+/*
+ * Sanitizers (exposed for tests). Each writes a NUL-terminated string of at most max bytes
+ * (plus the NUL) into buf, which must hold max + 1 bytes, and returns buf.
+ *  - name: [A-Za-z0-9 _.,:+=@()[]-] kept, every other byte or UTF-8 sequence becomes '_'.
+ *  - text: the same set plus '/', for paths in comments ('*' never passes, so no "*" "/").
+ * Longer input is cut and ends with "..." (text) or is simply cut (name).
+ */
+char *simgen_sanitize_name(const char *in, char *buf, size_t max);
+char *simgen_sanitize_text(const char *in, char *buf, size_t max);
+
+/* The program's name: opts->program_name, else the set directory's last component, else
+ * "dps-sim"; sanitized like a thread name. buf holds max + 1 bytes. */
+void simgen_program_name(const struct dps_actset *set, const struct simgen_options *opts, char *buf,
+			 size_t max);
+
+/* How dps build compiles a generated program. */
+struct simgen_build_options {
+	const char *cc;		   /* NULL: $CC, else "cc" */
+	const char *const *cflags; /* extra compiler arguments (NULL-terminated), may be NULL */
+	const char *keep_source;   /* NULL: the generated C is removed after the build */
+	bool verbose;		   /* print the commands run on stderr */
+};
+
+/*
+ * Generates set into a temporary C file next to output, compiles and links it against libdps
+ * and renames the executable to output. Returns SIMGEN_OK, SIMGEN_ERR_INVAL (bad set),
+ * SIMGEN_ERR_NOENT (no libdps), SIMGEN_ERROR (compiler failed; diag has the command and status)
+ * or SIMGEN_ERR_IO.
+ */
+int simgen_build(const struct dps_actset *set, const struct simgen_options *gopts,
+		 const struct simgen_build_options *bopts, const char *output,
+		 struct dps_diag *diag);
+
+/*
+ * The compiler and linker arguments for libdps, in the order: DPS_PKG_CONFIG_PATH set →
+ * pkg-config dps with that path; dps running from its build tree → that tree's libdps;
+ * pkg-config dps succeeds → the installed libdps; else the build tree's if it still exists.
+ * *cflags and *libs are NULL-terminated vectors owned by the caller (simgen_strv_free).
+ * *origin is a static description ("pkg-config", "build tree").
+ */
+int simgen_libdps_flags(char ***cflags, char ***libs, const char **origin, struct dps_diag *diag);
+void simgen_strv_free(char **v);
+
+#endif /* DPS_SIMGEN_SIMGEN_H */

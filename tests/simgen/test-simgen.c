@@ -1,0 +1,557 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * simgen: golden outputs, rejected sets, warning-free generated code, hostile names, and a
+ * generated program built with dps build and run (its summary checked).
+ *
+ * The sets are in tests/simgen/data/sets/ (good) and data/bad/ (rejected); the golden files
+ * are data/<set>.expect. Regenerate a golden file after an intended change with
+ *	(cd tests/simgen/data && dps gen sets/NAME -o NAME.expect)
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "actset.h"
+#include "simgen.h"
+
+struct run {
+	int status; /* exit status, -1 if killed */
+	char *out;  /* owned: stdout */
+	char *err;  /* owned: stderr */
+};
+
+static char *tmp_dir;
+
+static void make_tmp_dir(void)
+{
+	tmp_dir = strdup("/tmp/dps-test-simgen-XXXXXX");
+	cr_assert_not_null(tmp_dir);
+	cr_assert_not_null(mkdtemp(tmp_dir), "mkdtemp: %s", strerror(errno));
+}
+
+static void remove_tree(const char *path)
+{
+	char *const argv[] = {(char *)"rm", (char *)"-rf", (char *)path, NULL};
+	pid_t pid;
+	int status;
+
+	if (posix_spawnp(&pid, "rm", NULL, NULL, argv, environ) == 0) {
+		waitpid(pid, &status, 0);
+	}
+}
+
+static void remove_tmp_dir(void)
+{
+	if (tmp_dir) {
+		remove_tree(tmp_dir);
+	}
+	free(tmp_dir);
+	tmp_dir = NULL;
+}
+
+static const char *data_dir(void)
+{
+	static char path[4096];
+	const char *src = getenv("DPS_SOURCE_DIR");
+
+	cr_assert_not_null(src, "DPS_SOURCE_DIR is not set (run through ctest)");
+	snprintf(path, sizeof(path), "%s/tests/simgen/data", src);
+	return path;
+}
+
+static const char *dps_bin(void)
+{
+	const char *bin = getenv("DPS_BIN");
+
+	cr_assert_not_null(bin, "DPS_BIN is not set (run through ctest)");
+	return bin;
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (!f) {
+		return NULL;
+	}
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	if (buf) {
+		buf[n] = '\0';
+		if (len) {
+			*len = (size_t)n;
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f, "cannot write %s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+/* Runs argv in cwd (NULL: ours) with extra "K=V" variables; captures stdout and stderr. */
+static struct run run_in(const char *cwd, char *const *argv, const char *extra_env)
+{
+	posix_spawn_file_actions_t fa;
+	char out_path[4200], err_path[4200];
+	struct run r = {0};
+	char **env;
+	size_t n = 0;
+	pid_t pid;
+	int status, ret;
+
+	while (environ[n]) {
+		n++;
+	}
+	env = calloc(n + 2, sizeof(*env));
+	cr_assert_not_null(env);
+	memcpy(env, environ, n * sizeof(*env));
+	env[n] = (char *)extra_env;
+	snprintf(out_path, sizeof(out_path), "%s/.stdout", tmp_dir);
+	snprintf(err_path, sizeof(err_path), "%s/.stderr", tmp_dir);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (cwd) {
+		posix_spawn_file_actions_addchdir_np(&fa, cwd);
+	}
+	ret = posix_spawnp(&pid, argv[0], &fa, NULL, argv, env);
+	posix_spawn_file_actions_destroy(&fa);
+	free(env);
+	cr_assert_eq(ret, 0, "cannot start %s: %s", argv[0], strerror(ret));
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	r.out = read_all(out_path, NULL);
+	r.err = read_all(err_path, NULL);
+	unlink(out_path);
+	unlink(err_path);
+	return r;
+}
+
+static void run_fini(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+/* dps gen sets/<name> -o <tmp>/<name>.c run in the data dir (so the header names the set by
+ * a path relative to it and the output does not depend on where the tree lives). */
+static struct run gen(const char *subdir, const char *name, char *out, size_t outlen)
+{
+	char set[256];
+
+	snprintf(set, sizeof(set), "%s/%s", subdir, name);
+	snprintf(out, outlen, "%s/%s.c", tmp_dir, name);
+	char *const argv[] = {(char *)dps_bin(), (char *)"gen", set, (char *)"-o", out, NULL};
+
+	return run_in(data_dir(), argv, NULL);
+}
+
+/* Compiles a generated file to an object with the project's warning set and -Werror. */
+static struct run compile_object(const char *src)
+{
+	char cmd[8192], inc[4200];
+
+	snprintf(inc, sizeof(inc), "%s/runtime/include", getenv("DPS_SOURCE_DIR"));
+	snprintf(cmd, sizeof(cmd),
+		 "%s -std=gnu11 -O2 -Wall -Wextra -Werror %s -I'%s' -c '%s' -o '%s.o'",
+		 SIMGEN_TEST_CC, SIMGEN_TEST_WARNINGS, inc, src, src);
+	char *const argv[] = {(char *)"sh", (char *)"-c", cmd, NULL};
+
+	return run_in(NULL, argv, NULL);
+}
+
+TestSuite(simgen, .init = make_tmp_dir, .fini = remove_tmp_dir, .timeout = 120);
+
+/* Parameters hold arrays, not pointers: Criterion runs each test in a fresh process. */
+struct set_name {
+	char name[32];
+};
+
+static struct set_name good_sets[] = {{"listing10"}, {"waitwake"}, {"memory"}, {"hostile"}};
+
+ParameterizedTestParameters(simgen, output_matches_its_golden_file)
+{
+	return cr_make_param_array(struct set_name, good_sets,
+				   sizeof(good_sets) / sizeof(good_sets[0]));
+}
+
+ParameterizedTest(struct set_name *param, simgen, output_matches_its_golden_file)
+{
+	const char *const *name = (const char *const[]){param->name};
+	char out[4200], expect[4200];
+	struct run r = gen("sets", *name, out, sizeof(out));
+	char *got, *want;
+
+	cr_assert_eq(r.status, 0, "dps gen %s failed: %s", *name, r.err);
+	snprintf(expect, sizeof(expect), "%s/%s.expect", data_dir(), *name);
+	got = read_all(out, NULL);
+	want = read_all(expect, NULL);
+	cr_assert_not_null(got);
+	cr_assert_not_null(want, "missing golden file %s", expect);
+	cr_expect_str_eq(got, want, "%s differs from %s", out, expect);
+	free(got);
+	free(want);
+	run_fini(&r);
+}
+
+ParameterizedTestParameters(simgen, generated_code_is_warning_free)
+{
+	return cr_make_param_array(struct set_name, good_sets,
+				   sizeof(good_sets) / sizeof(good_sets[0]));
+}
+
+ParameterizedTest(struct set_name *param, simgen, generated_code_is_warning_free)
+{
+	const char *const *name = (const char *const[]){param->name};
+	char out[4200];
+	struct run r = gen("sets", *name, out, sizeof(out));
+	struct run c;
+
+	cr_assert_eq(r.status, 0, "dps gen %s failed: %s", *name, r.err);
+	c = compile_object(out);
+	cr_expect_eq(c.status, 0, "generated %s does not compile warning-free:\n%s", *name, c.err);
+	cr_expect_str_empty(c.err, "compiler output for %s: %s", *name, c.err);
+	run_fini(&c);
+	run_fini(&r);
+}
+
+struct bad_case {
+	char set[32];
+	char diag[64]; /* expected in stderr */
+};
+
+ParameterizedTestParameters(simgen, bad_set_exits_2_and_writes_nothing)
+{
+	static struct bad_case cases[] = {
+	    {"unknown-keyword", "unknown-keyword/1.act:2:1: expected an action"},
+	    {"bad-number", "bad-number/1.act:2:7:"},
+	    {"create-cycle", "create cycle"},
+	    {"two-roots", "several root threads"},
+	    {"missing-thread", "missing-thread/1.act:1:8:"},
+	    {"bad-manifest", "bad-manifest/manifest:2:10:"},
+	    {"self-join", "self-join/1.act:2:6:"},
+	    {"empty", "no thread"},
+	    {"does-not-exist", "cannot open action-set directory"},
+	};
+
+	return cr_make_param_array(struct bad_case, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct bad_case *bc, simgen, bad_set_exits_2_and_writes_nothing)
+{
+	char out[4200], keep[4200];
+	struct run r = gen("bad", bc->set, out, sizeof(out));
+	DIR *d;
+	struct dirent *de;
+	char *kept;
+
+	cr_expect_eq(r.status, 2, "dps gen %s: exit %d, expected 2", bc->set, r.status);
+	cr_expect_not_null(strstr(r.err, bc->diag), "stderr lacks \"%s\": %s", bc->diag, r.err);
+	cr_expect_not(exists(out), "%s was written for a bad set", out);
+	run_fini(&r);
+
+	/* An existing output stays as it was, and no temporary file is left beside it. */
+	snprintf(keep, sizeof(keep), "%s/%s.c", tmp_dir, bc->set);
+	write_file(keep, "previous\n");
+	r = gen("bad", bc->set, out, sizeof(out));
+	cr_expect_eq(r.status, 2);
+	kept = read_all(keep, NULL);
+	cr_expect_str_eq(kept, "previous\n");
+	free(kept);
+	d = opendir(tmp_dir);
+	cr_assert_not_null(d);
+	while ((de = readdir(d))) {
+		if (de->d_name[0] != '.') {
+			cr_expect_str_eq(de->d_name, strrchr(keep, '/') + 1, "left behind: %s",
+					 de->d_name);
+		}
+	}
+	closedir(d);
+	run_fini(&r);
+}
+
+Test(simgen, usage_errors_exit_2)
+{
+	char *const no_output[] = {(char *)dps_bin(), (char *)"gen", (char *)"sets/listing10",
+				   NULL};
+	char *const no_set[] = {(char *)dps_bin(), (char *)"gen", (char *)"-o", (char *)"x.c",
+				NULL};
+	char *const bad_opt[] = {(char *)dps_bin(), (char *)"build", (char *)"--frobnicate",
+				 (char *)"sets/listing10", NULL};
+	struct run r;
+
+	r = run_in(data_dir(), no_output, NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect_not_null(strstr(r.err, "missing -o"), "%s", r.err);
+	run_fini(&r);
+	r = run_in(data_dir(), no_set, NULL);
+	cr_expect_eq(r.status, 2);
+	run_fini(&r);
+	r = run_in(data_dir(), bad_opt, NULL);
+	cr_expect_eq(r.status, 2);
+	run_fini(&r);
+}
+
+Test(simgen, unwritable_output_fails_with_1)
+{
+	char *const argv[] = {(char *)dps_bin(),
+			      (char *)"gen",
+			      (char *)"sets/listing10",
+			      (char *)"-o",
+			      (char *)"/nonexistent-dir/prog.c",
+			      NULL};
+	struct run r = run_in(data_dir(), argv, NULL);
+
+	cr_expect_eq(r.status, 1);
+	cr_expect_not_null(strstr(r.err, "/nonexistent-dir/prog.c"), "%s", r.err);
+	run_fini(&r);
+}
+
+Test(simgen, sanitizers_keep_only_the_safe_charset)
+{
+	char buf[64];
+
+	cr_expect_str_eq(simgen_sanitize_name("xz", buf, 15), "xz");
+	cr_expect_str_eq(simgen_sanitize_name("a\"b*/c\nd", buf, 15), "a_b__c_d");
+	/* One '_' per UTF-8 sequence: "é" and U+202E (right-to-left override). */
+	cr_expect_str_eq(simgen_sanitize_name("caf\xc3\xa9\xe2\x80\xae", buf, 15), "caf__");
+	cr_expect_str_eq(simgen_sanitize_name("0123456789abcdefghij", buf, 15), "0123456789abcde");
+	cr_expect_str_eq(simgen_sanitize_name("?\?/\\%s", buf, 15), "_____s");
+	cr_expect_str_eq(simgen_sanitize_name(NULL, buf, 15), "");
+	cr_expect_str_eq(simgen_sanitize_text("/a/b*/c", buf, 63), "/a/b_/c");
+	cr_expect_str_eq(simgen_sanitize_text("/very/long/path", buf, 8), "/very...");
+}
+
+/* Counts occurrences of needle in hay. */
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) {
+		n++;
+	}
+	return n;
+}
+
+Test(simgen, hostile_names_and_paths_cannot_escape)
+{
+	char set[4200], out[4200], cmd[16384];
+	struct run r, c;
+	char *text;
+
+	/* The set itself lives under a directory whose name closes a comment and a string. */
+	snprintf(set, sizeof(set), "%s/evil*/ \"dir\\", tmp_dir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cp '%s'/sets/hostile/* '%s'/", set, data_dir(),
+		 set);
+	char *const sh[] = {(char *)"sh", (char *)"-c", cmd, NULL};
+	r = run_in(NULL, sh, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	run_fini(&r);
+
+	snprintf(out, sizeof(out), "%s/hostile.c", tmp_dir);
+	char *const argv[] = {(char *)dps_bin(), (char *)"gen", set, (char *)"-o", out, NULL};
+	r = run_in(NULL, argv, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	text = read_all(out, NULL);
+	cr_assert_not_null(text);
+
+	/* Every comment opened is closed exactly once, on its own terms. */
+	cr_expect_eq(count(text, "/*"), count(text, "*/"), "comment markers unbalanced:\n%s", text);
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+		cr_assert(*p < 0x80, "non-ASCII byte in the generated code");
+		cr_assert(*p != '\\', "backslash in the generated code");
+	}
+	cr_expect_not_null(strstr(text, "{1, \"a_b__c_d_e\", actions_1, 5}"), "%s", text);
+	cr_expect_not_null(strstr(text, "\"____x_s_q\""), "%s", text);
+	cr_expect_not_null(strstr(text, "\"__RTL-override-\""), "%s", text);
+	cr_expect_not_null(strstr(text, "source set:    "
+					"/tmp/dps-test-simgen-"),
+			   "%s", text);
+
+	c = compile_object(out);
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	run_fini(&c);
+	free(text);
+	run_fini(&r);
+}
+
+Test(simgen, unresolved_set_is_refused_by_the_library)
+{
+	struct dps_actset *set = dps_actset_create();
+	struct dps_diag diag = {{0}};
+	char path[4200];
+	size_t t;
+
+	cr_assert_not_null(set);
+	t = dps_actset_add_thread(set, 1);
+	cr_assert_neq(t, DPS_ACTSET_NO_THREAD);
+	cr_assert_eq(dps_actset_append(set, t, DPS_ACT_RUN, 1000, 1), DPS_OK);
+	snprintf(path, sizeof(path), "%s/unresolved.c", tmp_dir);
+	cr_expect_eq(simgen_write_file(set, NULL, path, &diag), SIMGEN_ERR_INVAL);
+	cr_expect_not(exists(path));
+	cr_expect_not_null(strstr(diag.msg, "not resolved"), "%s", diag.msg);
+
+	/* Resolved, the same in-memory set generates; the name defaults to dps-sim. */
+	cr_assert_eq(dps_actset_resolve(set, &diag), DPS_OK, "%s", diag.msg);
+	cr_expect_eq(simgen_write_file(set, NULL, path, &diag), SIMGEN_OK, "%s", diag.msg);
+	char *text = read_all(path, NULL);
+
+	cr_assert_not_null(text);
+	cr_expect_not_null(strstr(text, ".name = \"dps-sim\""));
+	cr_expect_not_null(strstr(text, "(built in memory)"));
+	free(text);
+	dps_actset_destroy(set);
+}
+
+/* dps build, then the program run with the deterministic calibration. */
+static char *build(const char *name, char *const *extra)
+{
+	static char prog[4200];
+	char set[256];
+	char *argv[16] = {(char *)dps_bin(), (char *)"build", set, (char *)"-o", prog};
+	size_t n = 5;
+	struct run r;
+
+	snprintf(set, sizeof(set), "sets/%s", name);
+	snprintf(prog, sizeof(prog), "%s/%s", tmp_dir, name);
+	for (size_t i = 0; extra && extra[i] && n < 15; i++) {
+		argv[n++] = extra[i];
+	}
+	argv[n] = NULL;
+	r = run_in(data_dir(), argv, NULL);
+	cr_assert_eq(r.status, 0, "dps build %s failed (%d): %s", name, r.status, r.err);
+	cr_assert(access(prog, X_OK) == 0, "%s is not executable", prog);
+	run_fini(&r);
+	return prog;
+}
+
+Test(simgen, built_program_runs_and_prints_its_summary, .timeout = 300)
+{
+	char *prog = build("listing10", NULL);
+	char *const argv[] = {prog, NULL};
+	struct run r = run_in(NULL, argv, "DPS_CALIBRATION=override");
+
+	cr_expect_eq(r.status, 0, "program failed (%d): %s", r.status, r.err);
+	/* The summary names every thread of the set. */
+	cr_expect_not_null(strstr(r.err, "11986"), "summary: %s", r.err);
+	cr_expect_not_null(strstr(r.err, "12004"), "summary: %s", r.err);
+	cr_expect_not_null(strstr(r.err, "12005"), "summary: %s", r.err);
+	run_fini(&r);
+}
+
+Test(simgen, built_program_takes_the_what_if_knobs, .timeout = 300)
+{
+	char src[4200];
+	char *extra[] = {(char *)"--source", src, (char *)"--cflags", (char *)"-O1 -g", NULL};
+	char *prog;
+
+	snprintf(src, sizeof(src), "%s/kept.c", tmp_dir);
+	prog = build("waitwake", extra);
+	cr_expect(exists(src), "--source did not keep the generated C");
+
+	char *const knobs[] = {prog,
+			       (char *)"--mode",
+			       (char *)"wall",
+			       (char *)"--scale",
+			       (char *)"0.5",
+			       (char *)"--thread-scale",
+			       (char *)"501=2",
+			       (char *)"--thread-sleep-scale",
+			       (char *)"501=0.5",
+			       NULL};
+	struct run r = run_in(NULL, knobs, "DPS_CALIBRATION=override");
+
+	cr_expect_eq(r.status, 0, "program failed (%d): %s", r.status, r.err);
+	cr_expect_not_null(strstr(r.err, "501"), "summary: %s", r.err);
+	run_fini(&r);
+
+	char *const help[] = {prog, (char *)"--help", NULL};
+	r = run_in(NULL, help, NULL);
+	cr_expect_eq(r.status, 0);
+	cr_expect_not_null(strstr(r.out, "--thread-scale"), "help: %s%s", r.out, r.err);
+	run_fini(&r);
+
+	char *const bad[] = {prog, (char *)"--mode", (char *)"warp", NULL};
+	r = run_in(NULL, bad, "DPS_CALIBRATION=override");
+	cr_expect_eq(r.status, 2, "bad option: exit %d", r.status);
+	run_fini(&r);
+}
+
+Test(simgen, build_with_a_missing_compiler_fails_cleanly, .timeout = 120)
+{
+	char prog[4200];
+	char *const argv[] = {(char *)dps_bin(),
+			      (char *)"build",
+			      (char *)"sets/memory",
+			      (char *)"-o",
+			      prog,
+			      (char *)"--cc",
+			      (char *)"/nonexistent/cc",
+			      NULL};
+	struct run r;
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(prog, sizeof(prog), "%s/memory", tmp_dir);
+	r = run_in(data_dir(), argv, NULL);
+	cr_expect_eq(r.status, 1, "exit %d: %s", r.status, r.err);
+	cr_expect_not_null(strstr(r.err, "/nonexistent/cc"), "%s", r.err);
+	cr_expect_not(exists(prog));
+	d = opendir(tmp_dir);
+	cr_assert_not_null(d);
+	while ((de = readdir(d))) {
+		cr_expect(de->d_name[0] == '.' && (!de->d_name[1] || !strcmp(de->d_name, "..")),
+			  "left behind: %s", de->d_name);
+	}
+	closedir(d);
+	run_fini(&r);
+}
+
+Test(simgen, build_of_a_bad_set_exits_2, .timeout = 120)
+{
+	char prog[4200];
+	char *const argv[] = {(char *)dps_bin(),
+			      (char *)"build",
+			      (char *)"bad/create-cycle",
+			      (char *)"-o",
+			      prog,
+			      NULL};
+	struct run r;
+
+	snprintf(prog, sizeof(prog), "%s/cycle", tmp_dir);
+	r = run_in(data_dir(), argv, NULL);
+	cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+	cr_expect_not(exists(prog));
+	run_fini(&r);
+}
