@@ -37,10 +37,15 @@ enum dps_status {
 	DPS_ERROR = -1,		/* generic failure */
 	DPS_ERR_NOENT = -2,	/* file or thread not found */
 	DPS_ERR_IO = -5,	/* read/write failure */
+	DPS_ERR_AGAIN = -11,	/* a thread could not be created (the play was aborted) */
 	DPS_ERR_NOMEM = -12,	/* allocation failure */
 	DPS_ERR_INVAL = -22,	/* bad input (file:line:col in the diagnostic) */
 	DPS_ERR_RANGE = -34,	/* number out of range */
+	DPS_ERR_DEADLK = -35,	/* every live thread blocked on a wait/join nothing can end */
 };
+
+/* A short English description of a status ("deadlock: ..."); never NULL. */
+const char *dps_status_string(int status);
 
 /** Run modes of the system-influencing PSF. */
 enum dps_run_mode {
@@ -203,6 +208,8 @@ void dps_play_result_print(const struct dps_program *prog, const struct dps_play
  * Returns 0 to continue, 1 when --help was printed, 2 on bad usage (message printed). */
 int dps_main_parse_args(int argc, char **argv, const struct dps_program *prog,
 			struct dps_config *cfg, struct dps_play_options *opts);
+/* Frees what dps_main_parse_args() allocated in opts (per-thread scale tables); NULL ok. */
+void dps_main_args_fini(struct dps_play_options *opts);
 /* The whole main() of a generated program: parse, init, play, summary. Returns an exit code. */
 int dps_main(int argc, char **argv, const struct dps_program *prog);
 

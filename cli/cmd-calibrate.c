@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/* dps calibrate: measures this machine for libdps and writes the calibration file. */
+#include <stdio.h>
+#include <string.h>
+
+#include <dps/dps.h>
+
+#include "cli.h"
+
+static void print_help(FILE *out)
+{
+	fprintf(out, "Usage: dps calibrate [-o FILE] [--quick]\n\n"
+		     "Measures this machine for libdps: busy-loop rate (repeats must agree), clock\n"
+		     "read costs, per-action overhead, thread create/join cost and the sleep\n"
+		     "overshoot per requested duration. Writes the calibration file (format in\n"
+		     "doc/runtime.md) to FILE, or to stdout without -o. Run it on an idle machine.\n\n"
+		     "Options:\n"
+		     "  -o, --output FILE  write the file there (replaced if it exists)\n"
+		     "  --quick            the quick measurement programs do at start (~0.2 s)\n"
+		     "  -h, --help         this help\n");
+}
+
+int dps_cmd_calibrate(int argc, char **argv)
+{
+	struct dps_calibration cal;
+	const char *output = NULL;
+	bool quick = false;
+	char err[512];
+	int ret;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			print_help(stdout);
+			return DPS_EXIT_OK;
+		} else if (!strcmp(argv[i], "--quick")) {
+			quick = true;
+		} else if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) &&
+			   i + 1 < argc) {
+			output = argv[++i];
+		} else if (!strncmp(argv[i], "--output=", 9)) {
+			output = argv[i] + 9;
+		} else {
+			fprintf(stderr, "dps calibrate: unexpected argument '%s'\n", argv[i]);
+			print_help(stderr);
+			return DPS_EXIT_USAGE;
+		}
+	}
+	ret = dps_calibration_measure(&cal, quick);
+	if (ret) {
+		fprintf(stderr, "dps calibrate: measurement failed: %s\n", dps_status_string(ret));
+		return DPS_EXIT_FAILURE;
+	}
+	if (!output) {
+		ret = dps_calibration_write(&cal, stdout);
+		return ret || fflush(stdout) ? DPS_EXIT_FAILURE : DPS_EXIT_OK;
+	}
+	ret = dps_calibration_save(&cal, output, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "dps calibrate: %s\n", err);
+		return DPS_EXIT_FAILURE;
+	}
+	fprintf(stderr, "dps calibrate: %.3f loops/us (spread %.2f %%), wrote %s\n",
+		cal.work_loops_per_us, cal.work_spread_pct, output);
+	return DPS_EXIT_OK;
+}

@@ -1,0 +1,848 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Calibration functions (CF): measure this machine, save and load the result.
+ *
+ * The file is line-oriented text so a person can read and diff it:
+ *
+ *	dps-calibration 1
+ *	machine "host x86_64 Intel(R) Xeon(R) Processor"
+ *	work_loops_per_us 1012.345678
+ *	...
+ *	sleep_overshoot_ns 10000 5600.000000	# requested ns, overshoot ns
+ *
+ * doc/runtime.md describes every key.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/utsname.h>
+
+#include "runtime-internal.h"
+
+/* The agreement criterion: repeats of the loop-rate measurement must agree within this
+ * spread ((max - min) / median); otherwise the round is measured again. */
+#define WORK_SPREAD_MAX_PCT 1.0
+#define WORK_SPREAD_MAX_PCT_QUICK 3.0
+#define WORK_ROUNDS_MAX 6
+#define WORK_ROUNDS_MAX_QUICK 3
+
+struct measure_plan {
+	uint64_t warmup_ns;
+	uint64_t work_chunk_ns;
+	size_t work_repeats;
+	size_t work_rounds;
+	double work_spread_max;
+	size_t clock_reads;
+	size_t cputime_reads;
+	size_t overhead_calls;
+	size_t thread_repeats;
+	const uint64_t *sleep_points;
+	size_t n_sleep_points;
+	uint64_t sleep_budget_ns;	/* per point; repeats = budget / request, clamped */
+	size_t sleep_repeats_min, sleep_repeats_max;
+};
+
+static const uint64_t sleep_points_full[] = {
+	10000, 20000, 50000, 100000, 200000, 500000, 1000000, 2000000, 5000000, 10000000,
+	20000000, 50000000, 100000000,
+};
+static const uint64_t sleep_points_quick[] = { 10000, 100000, 1000000, 10000000 };
+
+static const struct measure_plan plan_full = {
+	.warmup_ns = 100000000,
+	.work_chunk_ns = 20000000,
+	.work_repeats = 9,
+	.work_rounds = WORK_ROUNDS_MAX,
+	.work_spread_max = WORK_SPREAD_MAX_PCT,
+	.clock_reads = 20000,
+	.cputime_reads = 2000,
+	.overhead_calls = 20000,
+	.thread_repeats = 50,
+	.sleep_points = sleep_points_full,
+	.n_sleep_points = sizeof(sleep_points_full) / sizeof(sleep_points_full[0]),
+	.sleep_budget_ns = 100000000,
+	.sleep_repeats_min = 5,
+	.sleep_repeats_max = 50,
+};
+
+static const struct measure_plan plan_quick = {
+	.warmup_ns = 20000000,
+	.work_chunk_ns = 4000000,
+	.work_repeats = 5,
+	.work_rounds = WORK_ROUNDS_MAX_QUICK,
+	.work_spread_max = WORK_SPREAD_MAX_PCT_QUICK,
+	.clock_reads = 5000,
+	.cputime_reads = 300,
+	.overhead_calls = 3000,
+	.thread_repeats = 10,
+	.sleep_points = sleep_points_quick,
+	.n_sleep_points = sizeof(sleep_points_quick) / sizeof(sleep_points_quick[0]),
+	.sleep_budget_ns = 20000000,
+	.sleep_repeats_min = 3,
+	.sleep_repeats_max = 20,
+};
+
+void dps_calibration_default(struct dps_calibration *cal)
+{
+	/* Plausible values for a current x86-64 core; deterministic, never measured. */
+	static const uint64_t req[] = { 10000, 100000, 1000000, 10000000, 100000000 };
+	static const double over[] = { 7000, 7000, 20000, 60000, 60000 };
+
+	memset(cal, 0, sizeof(*cal));
+	cal->format_version = DPS_CALIBRATION_FORMAT_VERSION;
+	snprintf(cal->machine, sizeof(cal->machine), "override (deterministic defaults)");
+	cal->work_loops_per_us = 1000.0;
+	cal->work_spread_pct = 0.0;
+	cal->clock_read_ns = 25.0;
+	cal->cputime_read_ns = 600.0;
+	cal->action_overhead_ns = 200.0;
+	cal->thread_create_ns = 30000.0;
+	cal->thread_join_ns = 10000.0;
+	cal->timer_slack_ns = 1;
+	cal->n_sleep_points = sizeof(req) / sizeof(req[0]);
+	for (size_t i = 0; i < cal->n_sleep_points; i++) {
+		cal->sleep_req_ns[i] = req[i];
+		cal->sleep_overshoot_ns[i] = over[i];
+	}
+	cal->min_block_ns = 20000;
+	cal->overridden = true;
+}
+
+double dps_calibration_sleep_overshoot_ns(const struct dps_calibration *cal, uint64_t req_ns)
+{
+	size_t n = cal->n_sleep_points;
+
+	if (!n) {
+		return 0;
+	}
+	if (req_ns <= cal->sleep_req_ns[0]) {
+		return cal->sleep_overshoot_ns[0];
+	}
+	for (size_t i = 1; i < n; i++) {
+		if (req_ns <= cal->sleep_req_ns[i]) {
+			double x0 = (double)cal->sleep_req_ns[i - 1];
+			double x1 = (double)cal->sleep_req_ns[i];
+			double y0 = cal->sleep_overshoot_ns[i - 1];
+			double y1 = cal->sleep_overshoot_ns[i];
+
+			return y0 + (y1 - y0) * ((double)req_ns - x0) / (x1 - x0);
+		}
+	}
+	return cal->sleep_overshoot_ns[n - 1];
+}
+
+/*
+ * Measurement
+ */
+static int compare_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sorts v in place and returns its q-quantile (0..1), nearest rank. */
+static double quantile(double *v, size_t n, double q)
+{
+	size_t k;
+
+	if (!n) {
+		return 0;
+	}
+	qsort(v, n, sizeof(*v), compare_double);
+	k = (size_t)(q * (double)(n - 1) + 0.5);
+	return v[k < n ? k : n - 1];
+}
+
+static void describe_machine(char *buf, size_t len)
+{
+	struct utsname u;
+	char model[128] = "unknown CPU";
+	char line[256];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	if (f) {
+		while (fgets(line, sizeof(line), f)) {
+			char *colon = strchr(line, ':');
+
+			if (!strncmp(line, "model name", 10) && colon) {
+				snprintf(model, sizeof(model), "%s", colon + 2);
+				model[strcspn(model, "\n")] = '\0';
+				break;
+			}
+		}
+		fclose(f);
+	}
+	if (uname(&u)) {
+		snprintf(buf, len, "%s", model);
+		return;
+	}
+	snprintf(buf, len, "%s %s %s", u.nodename, u.machine, model);
+}
+
+/* Loops per µs of thread CPU time (immune to preemption, which only delays wall time). */
+static double measure_loop_rate(uint64_t loops)
+{
+	uint64_t c0 = dps__cputime_ns();
+	uint64_t c1;
+
+	dps_work_loops(loops);
+	c1 = dps__cputime_ns();
+	return c1 > c0 ? (double)loops * (double)DPS_NS_PER_US / (double)(c1 - c0) : 0;
+}
+
+/* Warm-up: spin until two consecutive short measurements agree within 2 % (the frequency
+ * governor has ramped up; on the reference machine that takes ~40 ms of spinning), at least
+ * min_ns and at most 10 x min_ns. Returns the last rate. */
+static double warm_up(uint64_t min_ns)
+{
+	uint64_t t0 = dps__now_ns();
+	uint64_t loops = 100000;
+	double prev = 0, rate = 0;
+
+	for (;;) {
+		uint64_t now;
+
+		rate = measure_loop_rate(loops);
+		now = dps__now_ns();
+		if (rate > 0) {
+			/* keep each probe near 2 ms */
+			loops = (uint64_t)(rate * 2000.0);
+		}
+		if (now - t0 >= min_ns && prev > 0 && fabs(rate - prev) <= 0.02 * prev) {
+			break;
+		}
+		if (now - t0 >= 10 * min_ns) {
+			break;
+		}
+		prev = rate;
+	}
+	return rate;
+}
+
+static void measure_work(struct dps_calibration *cal, const struct measure_plan *plan)
+{
+	double rates[16], sorted[16];
+	double best_median = 0, best_spread = INFINITY;
+	uint64_t loops;
+	double rate = warm_up(plan->warmup_ns);
+
+	if (!(rate > 0)) {
+		rate = 1000;
+	}
+	loops = (uint64_t)(rate * (double)plan->work_chunk_ns / (double)DPS_NS_PER_US);
+	for (size_t round = 0; round < plan->work_rounds; round++) {
+		double median, spread;
+
+		for (size_t i = 0; i < plan->work_repeats; i++) {
+			rates[i] = measure_loop_rate(loops);
+			sorted[i] = rates[i];
+		}
+		median = quantile(sorted, plan->work_repeats, 0.5);
+		spread = median > 0 ?
+				 100.0 * (sorted[plan->work_repeats - 1] - sorted[0]) / median :
+				 INFINITY;
+		if (spread < best_spread) {
+			best_spread = spread;
+			best_median = median;
+		}
+		if (spread <= plan->work_spread_max) {
+			break;
+		}
+	}
+	cal->work_loops_per_us = best_median;
+	cal->work_spread_pct = best_spread;
+}
+
+static double measure_clock_read(clockid_t clock, size_t n)
+{
+	uint64_t t0 = dps__now_ns();
+	uint64_t t1;
+
+	for (size_t i = 0; i < n; i++) {
+		(void)dps__clock_ns(clock);
+	}
+	t1 = dps__now_ns();
+	return (double)(t1 - t0) / (double)n;
+}
+
+static double measure_action_overhead(size_t n)
+{
+	double per[8];
+
+	/* Best of a few batches: the fixed cost of a zero-length run, both tracepoints included. */
+	for (size_t b = 0; b < 8; b++) {
+		uint64_t t0 = dps__now_ns();
+
+		for (size_t i = 0; i < n / 8 + 1; i++) {
+			dps__run(0, DPS_RUN_WORK, 0);
+		}
+		per[b] = (double)(dps__now_ns() - t0) / (double)(n / 8 + 1);
+	}
+	return quantile(per, 8, 0.0);
+}
+
+struct thread_probe {
+	uint64_t started_ns;
+	int started;
+	int finished;
+};
+
+static void *probe_thread(void *arg)
+{
+	struct thread_probe *p = arg;
+
+	p->started_ns = dps__now_ns();
+	__atomic_store_n(&p->started, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&p->finished, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Median cost of pthread_create until the thread runs, and of joining an ended thread. */
+static int measure_threads(struct dps_calibration *cal, size_t n)
+{
+	double create[64], join[64];
+	int ret = DPS_OK;
+
+	if (n > 64) {
+		n = 64;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct thread_probe p = { 0 };
+		pthread_t th;
+		uint64_t t0, t1;
+
+		t0 = dps__now_ns();
+		if (pthread_create(&th, NULL, probe_thread, &p)) {
+			ret = DPS_ERROR;
+			n = i;
+			break;
+		}
+		while (!__atomic_load_n(&p.finished, __ATOMIC_ACQUIRE)) {
+			sched_yield();
+		}
+		create[i] = (double)(p.started_ns - t0);
+		/* Let the thread really exit so the join measures the join, not the wait. */
+		t1 = dps__now_ns() + 50000;
+		dps__spin_until(t1);
+		t0 = dps__now_ns();
+		pthread_join(th, NULL);
+		join[i] = (double)(dps__now_ns() - t0);
+	}
+	cal->thread_create_ns = quantile(create, n, 0.5);
+	cal->thread_join_ns = quantile(join, n, 0.5);
+	return ret;
+}
+
+/* Raw clock_nanosleep overshoot with the timer slack in force; stores the 90th percentile,
+ * which compensation subtracts so that nine sleeps in ten wake early and spin to the deadline. */
+static void measure_sleep(struct dps_calibration *cal, const struct measure_plan *plan)
+{
+	double over[64];
+
+	cal->n_sleep_points = plan->n_sleep_points;
+	for (size_t p = 0; p < plan->n_sleep_points; p++) {
+		uint64_t req = plan->sleep_points[p];
+		size_t reps = (size_t)(plan->sleep_budget_ns / req);
+
+		if (reps < plan->sleep_repeats_min) {
+			reps = plan->sleep_repeats_min;
+		}
+		if (reps > plan->sleep_repeats_max) {
+			reps = plan->sleep_repeats_max;
+		}
+		if (reps > 64) {
+			reps = 64;
+		}
+		for (size_t i = 0; i < reps; i++) {
+			struct timespec ts = {
+				.tv_sec = (time_t)(req / DPS_NS_PER_S),
+				.tv_nsec = (long)(req % DPS_NS_PER_S),
+			};
+			uint64_t t0 = dps__now_ns();
+
+			clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+			over[i] = (double)(dps__now_ns() - t0) - (double)req;
+		}
+		cal->sleep_req_ns[p] = req;
+		cal->sleep_overshoot_ns[p] = quantile(over, reps, 0.9);
+		if (cal->sleep_overshoot_ns[p] < 0) {
+			cal->sleep_overshoot_ns[p] = 0;
+		}
+	}
+}
+
+int dps_calibration_measure(struct dps_calibration *cal, bool quick)
+{
+	const struct measure_plan *plan = quick ? &plan_quick : &plan_full;
+	int old_slack;
+	double min_block;
+	int ret;
+
+	memset(cal, 0, sizeof(*cal));
+	cal->format_version = DPS_CALIBRATION_FORMAT_VERSION;
+	describe_machine(cal->machine, sizeof(cal->machine));
+	cal->timer_slack_ns = 1;
+	old_slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	prctl(PR_SET_TIMERSLACK, (unsigned long)cal->timer_slack_ns, 0, 0, 0);
+
+	measure_work(cal, plan);
+	cal->clock_read_ns = measure_clock_read(CLOCK_MONOTONIC, plan->clock_reads);
+	cal->cputime_read_ns = measure_clock_read(CLOCK_THREAD_CPUTIME_ID, plan->cputime_reads);
+	cal->action_overhead_ns = measure_action_overhead(plan->overhead_calls);
+	ret = measure_threads(cal, plan->thread_repeats);
+	measure_sleep(cal, plan);
+
+	/* Blocks shorter than twice the shortest sleep's overshoot cannot be replayed as sleeps
+	 * faithfully; the analyzer folds them into runs by default. */
+	min_block = 2 * cal->sleep_overshoot_ns[0];
+	if (min_block < 10000) {
+		min_block = 10000;
+	}
+	cal->min_block_ns = (uint64_t)(ceil(min_block / 1000.0) * 1000.0);
+	cal->overridden = false;
+	if (old_slack > 0) {
+		prctl(PR_SET_TIMERSLACK, (unsigned long)old_slack, 0, 0, 0);
+	}
+	return ret;
+}
+
+/*
+ * The file
+ */
+static void write_quoted(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			fputc('\\', out);
+			fputc(c, out);
+		} else if (c < 0x20 || c == 0x7f) {
+			fputc('?', out);
+		} else {
+			fputc(c, out);
+		}
+	}
+	fputc('"', out);
+}
+
+int dps_calibration_write(const struct dps_calibration *cal, FILE *out)
+{
+	fprintf(out, "# dps calibration (doc/runtime.md). Times in ns; the sleep table gives the\n"
+		     "# overshoot of a raw clock_nanosleep (90th percentile) per requested duration.\n");
+	fprintf(out, "dps-calibration %d\n", DPS_CALIBRATION_FORMAT_VERSION);
+	fprintf(out, "machine ");
+	write_quoted(out, cal->machine);
+	fprintf(out, "\n");
+	fprintf(out, "work_loops_per_us %.6f\n", cal->work_loops_per_us);
+	fprintf(out, "work_spread_pct %.6f\n", cal->work_spread_pct);
+	fprintf(out, "clock_read_ns %.6f\n", cal->clock_read_ns);
+	fprintf(out, "cputime_read_ns %.6f\n", cal->cputime_read_ns);
+	fprintf(out, "action_overhead_ns %.6f\n", cal->action_overhead_ns);
+	fprintf(out, "thread_create_ns %.6f\n", cal->thread_create_ns);
+	fprintf(out, "thread_join_ns %.6f\n", cal->thread_join_ns);
+	fprintf(out, "timer_slack_ns %" PRIu64 "\n", cal->timer_slack_ns);
+	fprintf(out, "min_block_ns %" PRIu64 "\n", cal->min_block_ns);
+	for (size_t i = 0; i < cal->n_sleep_points; i++) {
+		fprintf(out, "sleep_overshoot_ns %" PRIu64 " %.6f\n", cal->sleep_req_ns[i],
+			cal->sleep_overshoot_ns[i]);
+	}
+	return ferror(out) ? DPS_ERR_IO : DPS_OK;
+}
+
+int dps_calibration_save(const struct dps_calibration *cal, const char *path, char *err,
+			 size_t errlen)
+{
+	FILE *out = fopen(path, "w");
+	int ret;
+
+	if (!out) {
+		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+		return DPS_ERR_IO;
+	}
+	ret = dps_calibration_write(cal, out);
+	if (fclose(out) || ret) {
+		snprintf(err, errlen, "%s: write failed", path);
+		return DPS_ERR_IO;
+	}
+	return DPS_OK;
+}
+
+enum cal_key {
+	KEY_MACHINE,
+	KEY_WORK_LOOPS_PER_US,
+	KEY_WORK_SPREAD_PCT,
+	KEY_CLOCK_READ_NS,
+	KEY_CPUTIME_READ_NS,
+	KEY_ACTION_OVERHEAD_NS,
+	KEY_THREAD_CREATE_NS,
+	KEY_THREAD_JOIN_NS,
+	KEY_TIMER_SLACK_NS,
+	KEY_MIN_BLOCK_NS,
+	KEY_SLEEP_OVERSHOOT_NS,
+	KEY_COUNT,
+};
+
+static const char *const key_names[KEY_COUNT] = {
+	[KEY_MACHINE] = "machine",
+	[KEY_WORK_LOOPS_PER_US] = "work_loops_per_us",
+	[KEY_WORK_SPREAD_PCT] = "work_spread_pct",
+	[KEY_CLOCK_READ_NS] = "clock_read_ns",
+	[KEY_CPUTIME_READ_NS] = "cputime_read_ns",
+	[KEY_ACTION_OVERHEAD_NS] = "action_overhead_ns",
+	[KEY_THREAD_CREATE_NS] = "thread_create_ns",
+	[KEY_THREAD_JOIN_NS] = "thread_join_ns",
+	[KEY_TIMER_SLACK_NS] = "timer_slack_ns",
+	[KEY_MIN_BLOCK_NS] = "min_block_ns",
+	[KEY_SLEEP_OVERSHOOT_NS] = "sleep_overshoot_ns",
+};
+
+struct cal_parser {
+	const char *path;
+	unsigned line;
+	char *err;
+	size_t errlen;
+};
+
+__attribute__((format(printf, 2, 3))) static int fail(struct cal_parser *p, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!p->err || !p->errlen) {
+		return DPS_ERR_INVAL;
+	}
+	n = snprintf(p->err, p->errlen, "%s:%u: ", p->path, p->line);
+	if (n < 0 || (size_t)n >= p->errlen) {
+		return DPS_ERR_INVAL;
+	}
+	va_start(ap, fmt);
+	vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return DPS_ERR_INVAL;
+}
+
+static char *skip_blank(char *s)
+{
+	while (*s == ' ' || *s == '\t') {
+		s++;
+	}
+	return s;
+}
+
+/* Parses a finite, non-negative double token; *s advances past it. */
+static int parse_double(struct cal_parser *p, const char *key, char **s, double *out)
+{
+	char *end;
+	double v;
+
+	*s = skip_blank(*s);
+	errno = 0;
+	v = strtod(*s, &end);
+	if (end == *s || (*end && *end != ' ' && *end != '\t') || errno || !isfinite(v) ||
+	    v < 0) {
+		return fail(p, "%s: expected a non-negative number, got \"%s\"", key, *s);
+	}
+	*s = end;
+	*out = v;
+	return DPS_OK;
+}
+
+static int parse_u64(struct cal_parser *p, const char *key, char **s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	*s = skip_blank(*s);
+	errno = 0;
+	if (**s < '0' || **s > '9') {
+		return fail(p, "%s: expected an unsigned integer, got \"%s\"", key, *s);
+	}
+	v = strtoull(*s, &end, 10);
+	if ((*end && *end != ' ' && *end != '\t') || errno) {
+		return fail(p, "%s: expected an unsigned integer below 2^64, got \"%s\"", key, *s);
+	}
+	*s = end;
+	*out = v;
+	return DPS_OK;
+}
+
+static int parse_quoted(struct cal_parser *p, char **s, char *out, size_t len)
+{
+	char *c = skip_blank(*s);
+	size_t n = 0;
+
+	if (*c != '"') {
+		return fail(p, "machine: expected a double-quoted string");
+	}
+	for (c++; *c && *c != '"'; c++) {
+		if (*c == '\\' && c[1]) {
+			c++;
+		}
+		if (n + 1 < len) {
+			out[n++] = *c;
+		}
+	}
+	if (*c != '"') {
+		return fail(p, "machine: missing closing quote");
+	}
+	out[n] = '\0';
+	*s = c + 1;
+	return DPS_OK;
+}
+
+/* Cuts a '#' comment outside of a quoted string and trailing blanks/CR. */
+static void strip_line(char *s)
+{
+	bool quoted = false;
+	size_t n;
+
+	for (char *c = s; *c; c++) {
+		if (*c == '\\' && quoted && c[1]) {
+			c++;
+		} else if (*c == '"') {
+			quoted = !quoted;
+		} else if (*c == '#' && !quoted) {
+			*c = '\0';
+			break;
+		}
+	}
+	n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' ||
+		     s[n - 1] == '\n')) {
+		s[--n] = '\0';
+	}
+}
+
+static int parse_key_value(struct cal_parser *p, struct dps_calibration *cal, enum cal_key key,
+			   char *s)
+{
+	double d = 0;
+	uint64_t u = 0;
+	int ret;
+
+	switch (key) {
+	case KEY_MACHINE:
+		return parse_quoted(p, &s, cal->machine, sizeof(cal->machine)) ?:
+			       (*skip_blank(s) ? fail(p, "machine: unexpected text after the string")
+					       : DPS_OK);
+	case KEY_TIMER_SLACK_NS:
+	case KEY_MIN_BLOCK_NS:
+		ret = parse_u64(p, key_names[key], &s, &u);
+		break;
+	case KEY_SLEEP_OVERSHOOT_NS:
+		if (cal->n_sleep_points >= DPS_SLEEP_OVERSHOOT_POINTS) {
+			return fail(p, "sleep_overshoot_ns: at most %d points",
+				    DPS_SLEEP_OVERSHOOT_POINTS);
+		}
+		ret = parse_u64(p, key_names[key], &s, &u);
+		if (!ret) {
+			ret = parse_double(p, key_names[key], &s, &d);
+		}
+		if (ret) {
+			return ret;
+		}
+		if (cal->n_sleep_points && u <= cal->sleep_req_ns[cal->n_sleep_points - 1]) {
+			return fail(p, "sleep_overshoot_ns: expected requested durations in increasing "
+				       "order (%" PRIu64 " after %" PRIu64 ")",
+				    u, cal->sleep_req_ns[cal->n_sleep_points - 1]);
+		}
+		cal->sleep_req_ns[cal->n_sleep_points] = u;
+		cal->sleep_overshoot_ns[cal->n_sleep_points] = d;
+		cal->n_sleep_points++;
+		break;
+	default:
+		ret = parse_double(p, key_names[key], &s, &d);
+		break;
+	}
+	if (ret) {
+		return ret;
+	}
+	if (*skip_blank(s)) {
+		return fail(p, "%s: unexpected text \"%s\" after the value", key_names[key],
+			    skip_blank(s));
+	}
+	switch (key) {
+	case KEY_WORK_LOOPS_PER_US:
+		if (!(d > 0)) {
+			return fail(p, "work_loops_per_us: expected a positive number");
+		}
+		cal->work_loops_per_us = d;
+		break;
+	case KEY_WORK_SPREAD_PCT:
+		cal->work_spread_pct = d;
+		break;
+	case KEY_CLOCK_READ_NS:
+		cal->clock_read_ns = d;
+		break;
+	case KEY_CPUTIME_READ_NS:
+		cal->cputime_read_ns = d;
+		break;
+	case KEY_ACTION_OVERHEAD_NS:
+		cal->action_overhead_ns = d;
+		break;
+	case KEY_THREAD_CREATE_NS:
+		cal->thread_create_ns = d;
+		break;
+	case KEY_THREAD_JOIN_NS:
+		cal->thread_join_ns = d;
+		break;
+	case KEY_TIMER_SLACK_NS:
+		if (!u) {
+			return fail(p, "timer_slack_ns: expected at least 1");
+		}
+		cal->timer_slack_ns = u;
+		break;
+	case KEY_MIN_BLOCK_NS:
+		cal->min_block_ns = u;
+		break;
+	default:
+		break;
+	}
+	return DPS_OK;
+}
+
+static int parse_header(struct cal_parser *p, char *s)
+{
+	char *c = s;
+	uint64_t version;
+	int ret;
+
+	if (strncmp(c, "dps-calibration", 15) || (c[15] != ' ' && c[15] != '\t')) {
+		return fail(p, "expected the header \"dps-calibration %d\" as the first line",
+			    DPS_CALIBRATION_FORMAT_VERSION);
+	}
+	c += 15;
+	ret = parse_u64(p, "dps-calibration", &c, &version);
+	if (ret) {
+		return ret;
+	}
+	if (version != DPS_CALIBRATION_FORMAT_VERSION || *skip_blank(c)) {
+		return fail(p, "unsupported calibration format version %s (this libdps reads %d)",
+			    skip_blank(s + 15), DPS_CALIBRATION_FORMAT_VERSION);
+	}
+	return DPS_OK;
+}
+
+int dps_calibration_load(const char *path, struct dps_calibration *cal, char *err, size_t errlen)
+{
+	struct cal_parser p = { .path = path, .line = 0, .err = err, .errlen = errlen };
+	struct dps_calibration tmp;
+	bool seen[KEY_COUNT] = { false };
+	bool header = false;
+	char *buf = NULL;
+	size_t cap = 0;
+	FILE *in;
+	int ret = DPS_OK;
+
+	if (err && errlen) {
+		err[0] = '\0';
+	}
+	in = fopen(path, "r");
+	if (!in) {
+		if (err && errlen) {
+			snprintf(err, errlen, "%s: cannot open calibration file: %s", path,
+				 strerror(errno));
+		}
+		return errno == ENOENT ? DPS_ERR_NOENT : DPS_ERR_IO;
+	}
+	dps_calibration_default(&tmp);
+	tmp.n_sleep_points = 0;
+	while (getline(&buf, &cap, in) >= 0) {
+		char *s, *key_end;
+		size_t key_len;
+		int key = -1;
+
+		p.line++;
+		strip_line(buf);
+		s = skip_blank(buf);
+		if (!*s) {
+			continue;
+		}
+		if (!header) {
+			ret = parse_header(&p, s);
+			if (ret) {
+				goto end;
+			}
+			header = true;
+			continue;
+		}
+		key_end = s + strcspn(s, " \t");
+		key_len = (size_t)(key_end - s);
+		for (int k = 0; k < KEY_COUNT; k++) {
+			if (strlen(key_names[k]) == key_len && !strncmp(s, key_names[k], key_len)) {
+				key = k;
+			}
+		}
+		if (key < 0) {
+			ret = fail(&p, "unknown key \"%.*s\" (expected one of machine, "
+				       "work_loops_per_us, work_spread_pct, clock_read_ns, "
+				       "cputime_read_ns, action_overhead_ns, thread_create_ns, "
+				       "thread_join_ns, timer_slack_ns, min_block_ns, "
+				       "sleep_overshoot_ns)",
+				   (int)key_len, s);
+			goto end;
+		}
+		if (seen[key] && key != KEY_SLEEP_OVERSHOOT_NS) {
+			ret = fail(&p, "%s given twice", key_names[key]);
+			goto end;
+		}
+		seen[key] = true;
+		ret = parse_key_value(&p, &tmp, (enum cal_key)key, key_end);
+		if (ret) {
+			goto end;
+		}
+	}
+	if (ferror(in)) {
+		if (err && errlen) {
+			snprintf(err, errlen, "%s: read error", path);
+		}
+		ret = DPS_ERR_IO;
+		goto end;
+	}
+	if (!header) {
+		p.line = p.line ? p.line : 1;
+		ret = fail(&p, "empty file: expected the header \"dps-calibration %d\"",
+			   DPS_CALIBRATION_FORMAT_VERSION);
+		goto end;
+	}
+	if (!seen[KEY_SLEEP_OVERSHOOT_NS]) {
+		struct dps_calibration def;
+
+		dps_calibration_default(&def);
+		tmp.n_sleep_points = def.n_sleep_points;
+		memcpy(tmp.sleep_req_ns, def.sleep_req_ns, sizeof(def.sleep_req_ns));
+		memcpy(tmp.sleep_overshoot_ns, def.sleep_overshoot_ns,
+		       sizeof(def.sleep_overshoot_ns));
+	}
+	tmp.overridden = true;
+	*cal = tmp;
+	/* Missing keys keep their defaults: not an error, but the caller may say so. */
+	if (err && errlen) {
+		size_t n = 0;
+
+		for (int k = 0; k < KEY_COUNT; k++) {
+			if (seen[k]) {
+				continue;
+			}
+			if (!n) {
+				n = (size_t)snprintf(err, errlen, "%s: missing keys (defaults used):",
+						     path);
+			}
+			if (n < errlen) {
+				n += (size_t)snprintf(err + n, errlen - n, " %s", key_names[k]);
+			}
+		}
+	}
+end:
+	free(buf);
+	fclose(in);
+	return ret;
+}

@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The main() of generated programs (and of `dps run`): options, init, play, summary. This is
+ * the only place in libdps that prints; it still never exits, it returns the exit code.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dps/dps.h>
+
+const char *dps_status_string(int status)
+{
+	switch (status) {
+	case DPS_OK:
+		return "success";
+	case DPS_ERR_NOENT:
+		return "not found";
+	case DPS_ERR_IO:
+		return "input/output error";
+	case DPS_ERR_AGAIN:
+		return "cannot create a thread (play aborted, every started thread joined)";
+	case DPS_ERR_NOMEM:
+		return "out of memory";
+	case DPS_ERR_INVAL:
+		return "invalid input";
+	case DPS_ERR_RANGE:
+		return "number out of range";
+	case DPS_ERR_DEADLK:
+		return "deadlock: every live thread waits for a wake or an end that cannot come "
+		       "(play aborted)";
+	default:
+		return "failure";
+	}
+}
+
+static void print_help(FILE *out, const char *argv0, const struct dps_program *prog)
+{
+	fprintf(out,
+		"Usage: %s [OPTIONS]\n"
+		"Replays %s with libdps (doc/runtime.md).\n\n"
+		"Options:\n"
+		"  --mode work|cpu|wall       how `run` actions spend their time (default cpu)\n"
+		"  --calibration FILE         calibration from `dps calibrate -o FILE` (default:\n"
+		"                             $DPS_CALIBRATION, a path or `override`, else a quick\n"
+		"                             measurement at start)\n"
+		"  --scale X                  every run lasts X times as long (what-if)\n"
+		"  --sleep-scale X            every sleep lasts X times as long\n"
+		"  --thread-scale ID=X        runs of thread ID last X times as long\n"
+		"  --thread-sleep-scale ID=X  sleeps of thread ID last X times as long\n"
+		"  --no-summary               no per-thread summary on stderr at the end\n"
+		"  --quiet                    no informational messages\n"
+		"  -h, --help                 this help\n\n"
+		"Exit codes: 0 ok, 1 failure, 2 bad usage or bad input.\n",
+		argv0, prog && prog->name ? prog->name : "the program's action set");
+}
+
+static int parse_scale(const char *argv0, const char *opt, const char *text, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(text, &end);
+	if (!*text || *end || errno || !isfinite(v) || v < 0) {
+		fprintf(stderr, "%s: %s: expected a non-negative number, got '%s'\n", argv0, opt,
+			text);
+		return 2;
+	}
+	*out = v;
+	return 0;
+}
+
+/* ID=X into table[index of ID]; the table is allocated on first use (n_threads ones). */
+static int parse_thread_scale(const char *argv0, const char *opt, const char *text,
+			      const struct dps_program *prog, double **table)
+{
+	const char *eq = strchr(text, '=');
+	unsigned long long id;
+	char *end;
+	double v;
+	size_t t;
+
+	errno = 0;
+	id = strtoull(text, &end, 10);
+	if (!eq || end != eq || end == text || errno || text[0] == '-') {
+		fprintf(stderr, "%s: %s: expected ID=X, got '%s'\n", argv0, opt, text);
+		return 2;
+	}
+	if (parse_scale(argv0, opt, eq + 1, &v)) {
+		return 2;
+	}
+	for (t = 0; prog && t < prog->n_threads; t++) {
+		if (prog->threads[t].id == id) {
+			break;
+		}
+	}
+	if (!prog || t == prog->n_threads) {
+		fprintf(stderr, "%s: %s: no thread with id %llu in this program\n", argv0, opt, id);
+		return 2;
+	}
+	if (!*table) {
+		*table = malloc(prog->n_threads * sizeof(**table));
+		if (!*table) {
+			fprintf(stderr, "%s: out of memory\n", argv0);
+			return 2;
+		}
+		for (size_t i = 0; i < prog->n_threads; i++) {
+			(*table)[i] = 1.0;
+		}
+	}
+	(*table)[t] = v;
+	return 0;
+}
+
+int dps_main_parse_args(int argc, char **argv, const struct dps_program *prog,
+			struct dps_config *cfg, struct dps_play_options *opts)
+{
+	const char *argv0 = argc > 0 && argv[0] ? argv[0] : "dps-program";
+	double *run_table = NULL, *sleep_table = NULL;
+	int ret = 0;
+
+	dps_config_default(cfg);
+	dps_play_options_default(opts);
+	for (int i = 1; i < argc && !ret; i++) {
+		const char *arg = argv[i];
+		const char *value = NULL;
+		const char *eq = strchr(arg, '=');
+		char name[32];
+		size_t len = eq && !strncmp(arg, "--", 2) ? (size_t)(eq - arg) : strlen(arg);
+
+		snprintf(name, sizeof(name), "%.*s", (int)(len < 31 ? len : 31), arg);
+		if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
+			print_help(stdout, argv0, prog);
+			ret = 1;
+			break;
+		}
+		if (!strcmp(name, "--no-summary")) {
+			opts->summary = false;
+			continue;
+		}
+		if (!strcmp(name, "--quiet")) {
+			cfg->quiet = true;
+			continue;
+		}
+		if (strcmp(name, "--mode") && strcmp(name, "--calibration") &&
+		    strcmp(name, "--scale") && strcmp(name, "--sleep-scale") &&
+		    strcmp(name, "--thread-scale") && strcmp(name, "--thread-sleep-scale")) {
+			fprintf(stderr, "%s: unknown option '%s' (try --help)\n", argv0, arg);
+			ret = 2;
+			break;
+		}
+		if (len < strlen(arg)) {
+			value = arg + len + 1;
+		} else if (i + 1 < argc) {
+			value = argv[++i];
+		} else {
+			fprintf(stderr, "%s: %s needs a value\n", argv0, name);
+			ret = 2;
+			break;
+		}
+		if (!strcmp(name, "--mode")) {
+			if (dps_run_mode_parse(value, &opts->mode)) {
+				fprintf(stderr, "%s: --mode: expected work, cpu or wall, got '%s'\n",
+					argv0, value);
+				ret = 2;
+			}
+			cfg->mode = opts->mode;
+		} else if (!strcmp(name, "--calibration")) {
+			cfg->calibration_path = value;
+		} else if (!strcmp(name, "--scale")) {
+			ret = parse_scale(argv0, name, value, &opts->run_scale);
+		} else if (!strcmp(name, "--sleep-scale")) {
+			ret = parse_scale(argv0, name, value, &opts->sleep_scale);
+		} else if (!strcmp(name, "--thread-scale")) {
+			ret = parse_thread_scale(argv0, name, value, prog, &run_table);
+		} else {
+			ret = parse_thread_scale(argv0, name, value, prog, &sleep_table);
+		}
+	}
+	opts->thread_run_scale = run_table;
+	opts->thread_sleep_scale = sleep_table;
+	if (ret) {
+		dps_main_args_fini(opts);
+	}
+	return ret;
+}
+
+void dps_main_args_fini(struct dps_play_options *opts)
+{
+	if (!opts) {
+		return;
+	}
+	free((void *)opts->thread_run_scale);
+	free((void *)opts->thread_sleep_scale);
+	opts->thread_run_scale = NULL;
+	opts->thread_sleep_scale = NULL;
+}
+
+int dps_main(int argc, char **argv, const struct dps_program *prog)
+{
+	const char *argv0 = argc > 0 && argv[0] ? argv[0] : "dps-program";
+	struct dps_play_result result;
+	struct dps_play_options opts;
+	struct dps_config cfg;
+	char err[512];
+	int ret;
+
+	ret = dps_main_parse_args(argc, argv, prog, &cfg, &opts);
+	if (ret) {
+		return ret == 1 ? 0 : 2;
+	}
+	ret = dps_init(&cfg, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", argv0, err[0] ? err : dps_status_string(ret));
+		ret = ret == DPS_ERR_INVAL ? 2 : 1;
+		goto end;
+	}
+	if (err[0] && !cfg.quiet) {
+		fprintf(stderr, "%s: warning: %s\n", argv0, err);
+	}
+	ret = dps_play(prog, &opts, &result);
+	if (ret) {
+		fprintf(stderr, "%s: replay failed: %s\n", argv0, dps_status_string(ret));
+	}
+	dps_play_result_fini(&result);
+	ret = ret == DPS_ERR_INVAL ? 2 : ret ? 1 : 0;
+end:
+	dps_main_args_fini(&opts);
+	return ret;
+}

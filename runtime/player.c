@@ -1,0 +1,701 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The action player: plays a dps_program's per-thread action lists with the PSFs.
+ *
+ * Threads are slots indexed like prog->threads. The root plays on the calling thread; a
+ * `create` starts a slot's pthread. One mutex guards the shared state (slot states and the
+ * wait/wake counters); each slot has a condition variable for the state changes its joiners
+ * wait on and one for the wakes it waits on. A `wait` is a counting dependency per
+ * (waker, sleeper) pair, so a wake given before the wait is not lost.
+ *
+ * Termination is guaranteed on every path: when a pthread_create fails, or when every live
+ * thread is blocked with nothing left to wake it (a set whose dependencies cannot be met), the
+ * play is aborted: blocked threads are released, every thread stops after its current action,
+ * and dps_play() joins every thread it started before returning the error.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memory-internal.h"
+#include "player-internal.h"
+#include "runtime-internal.h"
+#include "dps_tp.h"
+
+enum slot_state {
+	SLOT_IDLE = 0,		/* not created (yet) */
+	SLOT_STARTED,		/* playing */
+	SLOT_ENDED,		/* played its last action */
+	SLOT_FAILED,		/* pthread_create failed */
+};
+
+enum slot_block {
+	BLOCK_NONE = 0,
+	BLOCK_WAIT,
+	BLOCK_JOIN,
+};
+
+/* One (waker, sleeper) dependency: wakes given and not yet consumed. */
+struct dep {
+	size_t sleeper;
+	size_t waker;
+	uint64_t wakes;
+};
+
+struct player;
+
+struct slot {
+	struct player *pl;		/* borrowed: back pointer for the thread function */
+	size_t idx;
+	pthread_t pt;
+	enum slot_state state;
+	bool has_pt;			/* pt is a started pthread not yet claimed for joining */
+	enum slot_block block;		/* what the thread is blocked on, for deadlock checks */
+	const struct dep *block_dep;	/* borrowed: the dep of a BLOCK_WAIT */
+	size_t block_child;		/* the joinee of a BLOCK_JOIN */
+	pthread_cond_t state_cond;	/* joiners wait here for state changes */
+	pthread_cond_t wake_cond;	/* the thread itself waits here for wakes */
+	struct dps_thread_result res;	/* written by the thread, read after it ended */
+
+	/* Per-thread play context (used only by the thread itself) */
+	double run_scale, sleep_scale;
+	struct dps__mem_thread *mem;	/* owned while playing; NULL without memory actions */
+};
+
+struct player {
+	const struct dps_program *prog;	/* borrowed */
+	struct dps_play_options opts;
+	pthread_mutex_t lock;
+	struct slot *slots;		/* owned, prog->n_threads */
+	struct dep *deps;		/* owned, sorted by (sleeper, waker) */
+	size_t n_deps;
+	size_t running;			/* started, not ended, not blocked */
+	int aborted;			/* read without the lock: atomics */
+	int error;			/* first error, under the lock */
+	uint64_t t0;
+};
+
+/* Fault injection for the tests of the failure paths: the Nth pthread_create (1-based) of
+ * the next dps_play() fails. 0 = off. */
+static size_t fail_create_at;
+static size_t create_count;
+
+void dps__player_fail_create_at(size_t n)
+{
+	fail_create_at = n;
+}
+
+static int compare_dep(const void *a, const void *b)
+{
+	const struct dep *x = a, *y = b;
+
+	if (x->sleeper != y->sleeper) {
+		return x->sleeper < y->sleeper ? -1 : 1;
+	}
+	return (x->waker > y->waker) - (x->waker < y->waker);
+}
+
+static struct dep *find_dep(struct player *pl, size_t sleeper, size_t waker)
+{
+	struct dep key = { .sleeper = sleeper, .waker = waker };
+
+	return bsearch(&key, pl->deps, pl->n_deps, sizeof(key), compare_dep);
+}
+
+static bool is_aborted(struct player *pl)
+{
+	return __atomic_load_n(&pl->aborted, __ATOMIC_ACQUIRE);
+}
+
+/* Under the lock: stops the play and releases everyone who waits. */
+static void abort_locked(struct player *pl, int error)
+{
+	if (!pl->error) {
+		pl->error = error;
+	}
+	__atomic_store_n(&pl->aborted, 1, __ATOMIC_RELEASE);
+	for (size_t i = 0; i < pl->prog->n_threads; i++) {
+		pthread_cond_broadcast(&pl->slots[i].state_cond);
+		pthread_cond_broadcast(&pl->slots[i].wake_cond);
+	}
+}
+
+static bool is_done(enum slot_state s)
+{
+	return s == SLOT_ENDED || s == SLOT_FAILED;
+}
+
+/* Under the lock: would a thread blocked like s be able to go on? */
+static bool can_continue(struct player *pl, const struct slot *s)
+{
+	switch (s->block) {
+	case BLOCK_WAIT:
+		return s->block_dep->wakes > 0 || is_done(pl->slots[s->block_dep->waker].state);
+	case BLOCK_JOIN:
+		return is_done(pl->slots[s->block_child].state);
+	case BLOCK_NONE:
+	default:
+		return true;
+	}
+}
+
+/* Under the lock, when no thread is running: aborts if no blocked thread can go on. */
+static void check_deadlock_locked(struct player *pl)
+{
+	bool blocked = false;
+
+	if (pl->running) {
+		return;
+	}
+	for (size_t i = 0; i < pl->prog->n_threads; i++) {
+		const struct slot *s = &pl->slots[i];
+
+		if (s->state != SLOT_STARTED || s->block == BLOCK_NONE) {
+			continue;
+		}
+		if (can_continue(pl, s)) {
+			return;
+		}
+		blocked = true;
+	}
+	if (blocked) {
+		abort_locked(pl, DPS_ERR_DEADLK);
+	}
+}
+
+/* Under the lock: blocks the caller on cond until it can continue or the play aborts. */
+static void block_locked(struct player *pl, struct slot *self, pthread_cond_t *cond)
+{
+	while (!can_continue(pl, self) && !is_aborted(pl)) {
+		pl->running--;
+		check_deadlock_locked(pl);
+		if (!is_aborted(pl)) {
+			pthread_cond_wait(cond, &pl->lock);
+		}
+		pl->running++;
+	}
+	self->block = BLOCK_NONE;
+}
+
+static uint64_t scale_ns(int64_t ns, double scale)
+{
+	double v;
+
+	if (ns <= 0) {
+		return 0;
+	}
+	if (scale == 1.0) {
+		return (uint64_t)ns;
+	}
+	v = (double)ns * scale;
+	if (!(v > 0)) {
+		return 0;
+	}
+	return v >= 1.8e19 ? UINT64_MAX : (uint64_t)(v + 0.5);
+}
+
+static void *thread_main(void *arg);
+
+static void do_create(struct player *pl, struct slot *self, const struct dps_action *a)
+{
+	size_t c = (size_t)a->arg;
+	struct slot *child = &pl->slots[c];
+	int rc;
+
+	lttng_ust_tracepoint(dps, create, dps__tls_id, pl->prog->threads[c].id, a->line);
+	pthread_mutex_lock(&pl->lock);
+	if (child->state != SLOT_IDLE) {
+		/* Created twice: validation rejects such sets; never start a slot twice. */
+		if (!pl->error) {
+			pl->error = DPS_ERR_INVAL;
+		}
+		goto end;
+	}
+	create_count++;
+	if (fail_create_at && create_count == fail_create_at) {
+		rc = 11;	/* EAGAIN, as when the thread limit is hit */
+	} else {
+		rc = pthread_create(&child->pt, NULL, thread_main, child);
+	}
+	if (rc) {
+		child->state = SLOT_FAILED;
+		abort_locked(pl, DPS_ERR_AGAIN);
+		goto end;
+	}
+	child->state = SLOT_STARTED;
+	child->has_pt = true;
+	pl->running++;
+	pthread_cond_broadcast(&child->state_cond);
+end:
+	pthread_mutex_unlock(&pl->lock);
+	(void)self;
+}
+
+static void do_join(struct player *pl, struct slot *self, const struct dps_action *a)
+{
+	size_t c = (size_t)a->arg;
+	struct slot *child = &pl->slots[c];
+	uint64_t cid = pl->prog->threads[c].id;
+	bool claim = false;
+	pthread_t pt;
+
+	lttng_ust_tracepoint(dps, join_begin, dps__tls_id, cid, a->line);
+	pthread_mutex_lock(&pl->lock);
+	self->block = BLOCK_JOIN;
+	self->block_child = c;
+	block_locked(pl, self, &child->state_cond);
+	if (child->has_pt) {
+		/* First joiner reaps the pthread; later joiners only waited for the end. */
+		child->has_pt = false;
+		pt = child->pt;
+		claim = true;
+	}
+	pthread_mutex_unlock(&pl->lock);
+	if (claim) {
+		pthread_join(pt, NULL);
+	}
+	lttng_ust_tracepoint(dps, join_end, dps__tls_id, cid, a->line);
+}
+
+static void do_wait(struct player *pl, struct slot *self, const struct dps_action *a)
+{
+	size_t w = (size_t)a->arg;
+	uint64_t wid = pl->prog->threads[w].id;
+	struct dep *d = find_dep(pl, self->idx, w);
+
+	lttng_ust_tracepoint(dps, wait_begin, dps__tls_id, wid, a->line);
+	pthread_mutex_lock(&pl->lock);
+	self->block = BLOCK_WAIT;
+	self->block_dep = d;
+	block_locked(pl, self, &self->wake_cond);
+	if (d->wakes) {
+		d->wakes--;
+	}
+	pthread_mutex_unlock(&pl->lock);
+	lttng_ust_tracepoint(dps, wait_end, dps__tls_id, wid, a->line);
+}
+
+static void do_wake(struct player *pl, struct slot *self, const struct dps_action *a)
+{
+	size_t s = (size_t)a->arg;
+	struct dep *d = find_dep(pl, s, self->idx);
+
+	pthread_mutex_lock(&pl->lock);
+	d->wakes++;
+	pthread_cond_signal(&pl->slots[s].wake_cond);
+	pthread_mutex_unlock(&pl->lock);
+	lttng_ust_tracepoint(dps, wake, dps__tls_id, pl->prog->threads[s].id, a->line);
+}
+
+static void do_heap(struct player *pl, struct slot *self, const struct dps_action *a)
+{
+	if (!self->mem || dps__mem_heap(self->mem, a->arg)) {
+		pthread_mutex_lock(&pl->lock);
+		if (!pl->error) {
+			pl->error = DPS_ERR_NOMEM;
+		}
+		pthread_mutex_unlock(&pl->lock);
+		return;
+	}
+	lttng_ust_tracepoint(dps, heap, dps__tls_id, a->arg, dps__mem_heap_size(self->mem),
+			     a->line);
+}
+
+/* dps__stack_done_fn: the stack action at index i is in effect; its event, at its depth. */
+static void stack_done(void *ctx, size_t i, int64_t depth_bytes, int64_t real_depth_bytes)
+{
+	struct slot *self = ctx;
+	const struct dps_action *a = &self->pl->prog->threads[self->idx].actions[i];
+
+	lttng_ust_tracepoint(dps, stack, dps__tls_id, a->arg,
+			     depth_bytes > 0 ? (uint64_t)depth_bytes : 0,
+			     real_depth_bytes > 0 ? (uint64_t)real_depth_bytes : 0, a->line);
+	self->res.n_actions++;
+}
+
+static void play_one(struct player *pl, struct slot *self, const struct dps_action *a)
+{
+	uint64_t ns, act;
+
+	switch (a->kind) {
+	case DPS_ACT_RUN:
+		ns = scale_ns(a->arg, self->run_scale);
+		act = dps__run(ns, pl->opts.mode, a->line);
+		self->res.run_req_ns += ns;
+		self->res.run_act_ns += act;
+		break;
+	case DPS_ACT_SLEEP:
+		ns = scale_ns(a->arg, self->sleep_scale);
+		act = dps__sleep(ns, a->line);
+		self->res.sleep_req_ns += ns;
+		self->res.sleep_act_ns += act;
+		break;
+	case DPS_ACT_CREATE:
+		do_create(pl, self, a);
+		break;
+	case DPS_ACT_JOIN:
+		do_join(pl, self, a);
+		break;
+	case DPS_ACT_WAIT:
+		do_wait(pl, self, a);
+		break;
+	case DPS_ACT_WAKE:
+		do_wake(pl, self, a);
+		break;
+	case DPS_ACT_HEAP:
+		do_heap(pl, self, a);
+		break;
+	default:
+		break;
+	}
+	self->res.n_actions++;
+}
+
+/* dps__play_from_fn: plays from i up to (not including) the next stack action, which
+ * memory.c applies (and reports through stack_done). */
+static size_t play_from(void *ctx, size_t i)
+{
+	struct slot *self = ctx;
+	struct player *pl = self->pl;
+	const struct dps_thread_desc *t = &pl->prog->threads[self->idx];
+
+	for (; i < t->n_actions; i++) {
+		if (is_aborted(pl)) {
+			return t->n_actions;
+		}
+		if (t->actions[i].kind == DPS_ACT_STACK) {
+			return i;
+		}
+		play_one(pl, self, &t->actions[i]);
+	}
+	return t->n_actions;
+}
+
+static bool has_memory_actions(const struct dps_thread_desc *t)
+{
+	for (size_t i = 0; i < t->n_actions; i++) {
+		if (t->actions[i].kind == DPS_ACT_HEAP || t->actions[i].kind == DPS_ACT_STACK) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static void name_thread(const struct dps_thread_desc *t)
+{
+	char name[16];
+
+	if (t->name && *t->name) {
+		snprintf(name, sizeof(name), "%s", t->name);
+	} else {
+		snprintf(name, sizeof(name), "dps-%" PRIu64, t->id);
+	}
+	pthread_setname_np(pthread_self(), name);
+}
+
+/* Plays one slot's list on the calling thread, from thread_begin to thread_end. */
+static void play_thread(struct slot *self)
+{
+	struct player *pl = self->pl;
+	const struct dps_thread_desc *t = &pl->prog->threads[self->idx];
+	uint64_t cpu0;
+	size_t i = 0;
+
+	dps__tls_id = t->id;
+	dps__thread_prepare();
+	name_thread(t);
+	self->res.id = t->id;
+	self->res.start_ns = dps__now_ns() - pl->t0;
+	cpu0 = dps__cputime_ns();
+	lttng_ust_tracepoint(dps, thread_begin, t->id, t->name ? t->name : "");
+	if (has_memory_actions(t)) {
+		self->mem = dps__mem_thread_begin();
+		if (self->mem) {
+			dps__mem_set_stack_notify(self->mem, stack_done);
+		} else {
+			pthread_mutex_lock(&pl->lock);
+			if (!pl->error) {
+				pl->error = DPS_ERR_NOMEM;
+			}
+			pthread_mutex_unlock(&pl->lock);
+		}
+	}
+	while (i < t->n_actions && !is_aborted(pl)) {
+		i = play_from(self, i);
+		if (i >= t->n_actions) {
+			break;
+		}
+		if (!self->mem) {
+			i++;	/* no stack stub (allocation failed): skip, error recorded */
+			continue;
+		}
+		i = dps__mem_stack_play(self->mem, t->actions, t->n_actions, i, play_from, self);
+	}
+	if (self->mem && dps__mem_status(self->mem)) {
+		/* a stack action had to be capped to fit the thread's stack */
+		pthread_mutex_lock(&pl->lock);
+		if (!pl->error) {
+			pl->error = dps__mem_status(self->mem);
+		}
+		pthread_mutex_unlock(&pl->lock);
+	}
+	dps__mem_thread_end(self->mem);
+	self->mem = NULL;
+	self->res.cpu_ns = dps__cputime_ns() - cpu0;
+	self->res.end_ns = dps__now_ns() - pl->t0;
+	lttng_ust_tracepoint(dps, thread_end, t->id, self->res.cpu_ns);
+
+	pthread_mutex_lock(&pl->lock);
+	self->state = SLOT_ENDED;
+	pthread_cond_broadcast(&self->state_cond);
+	for (size_t k = 0; k < pl->n_deps; k++) {
+		if (pl->deps[k].waker == self->idx) {
+			pthread_cond_signal(&pl->slots[pl->deps[k].sleeper].wake_cond);
+		}
+	}
+	pl->running--;
+	check_deadlock_locked(pl);
+	pthread_mutex_unlock(&pl->lock);
+}
+
+static void *thread_main(void *arg)
+{
+	play_thread(arg);
+	return NULL;
+}
+
+void dps_play_options_default(struct dps_play_options *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->mode = DPS_RUN_CPU;
+	opts->run_scale = 1.0;
+	opts->sleep_scale = 1.0;
+	opts->thread_run_scale = NULL;
+	opts->thread_sleep_scale = NULL;
+	opts->summary = true;
+}
+
+/* Checks what the player relies on: indexes in range. Returns DPS_OK or DPS_ERR_INVAL. */
+static int check_program(const struct dps_program *prog, size_t *n_deps)
+{
+	*n_deps = 0;
+	if (!prog || !prog->n_threads || prog->root >= prog->n_threads || !prog->threads) {
+		return DPS_ERR_INVAL;
+	}
+	for (size_t t = 0; t < prog->n_threads; t++) {
+		const struct dps_thread_desc *d = &prog->threads[t];
+
+		if (d->n_actions && !d->actions) {
+			return DPS_ERR_INVAL;
+		}
+		for (size_t i = 0; i < d->n_actions; i++) {
+			const struct dps_action *a = &d->actions[i];
+
+			switch (a->kind) {
+			case DPS_ACT_CREATE:
+			case DPS_ACT_JOIN:
+			case DPS_ACT_WAIT:
+			case DPS_ACT_WAKE:
+				if (a->arg < 0 || (uint64_t)a->arg >= prog->n_threads ||
+				    (size_t)a->arg == t) {
+					return DPS_ERR_INVAL;
+				}
+				if (a->kind == DPS_ACT_WAIT || a->kind == DPS_ACT_WAKE) {
+					(*n_deps)++;
+				}
+				break;
+			case DPS_ACT_RUN:
+			case DPS_ACT_SLEEP:
+			case DPS_ACT_HEAP:
+			case DPS_ACT_STACK:
+				break;
+			default:
+				return DPS_ERR_INVAL;
+			}
+		}
+	}
+	return DPS_OK;
+}
+
+/* Collects the distinct (sleeper, waker) pairs of the program, sorted. */
+static int build_deps(struct player *pl, size_t max)
+{
+	const struct dps_program *prog = pl->prog;
+	size_t n = 0;
+
+	pl->deps = calloc(max ? max : 1, sizeof(*pl->deps));
+	if (!pl->deps) {
+		return DPS_ERR_NOMEM;
+	}
+	for (size_t t = 0; t < prog->n_threads; t++) {
+		const struct dps_thread_desc *d = &prog->threads[t];
+
+		for (size_t i = 0; i < d->n_actions; i++) {
+			const struct dps_action *a = &d->actions[i];
+
+			if (a->kind == DPS_ACT_WAIT) {
+				pl->deps[n++] = (struct dep){ .sleeper = t, .waker = (size_t)a->arg };
+			} else if (a->kind == DPS_ACT_WAKE) {
+				pl->deps[n++] = (struct dep){ .sleeper = (size_t)a->arg, .waker = t };
+			}
+		}
+	}
+	qsort(pl->deps, n, sizeof(*pl->deps), compare_dep);
+	pl->n_deps = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!pl->n_deps || compare_dep(&pl->deps[pl->n_deps - 1], &pl->deps[i])) {
+			pl->deps[pl->n_deps++] = pl->deps[i];
+		}
+	}
+	return DPS_OK;
+}
+
+static void fill_result(struct player *pl, struct dps_play_result *result, uint64_t end_ns)
+{
+	size_t n = pl->prog->n_threads;
+
+	result->makespan_ns = end_ns;
+	result->n_threads = n;
+	result->threads = calloc(n, sizeof(*result->threads));
+	if (!result->threads) {
+		result->n_threads = 0;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		result->threads[i] = pl->slots[i].res;
+		result->threads[i].id = pl->prog->threads[i].id;
+	}
+}
+
+int dps_play(const struct dps_program *prog, const struct dps_play_options *opts,
+	     struct dps_play_result *result)
+{
+	struct dps_play_options defaults;
+	struct player pl;
+	char old_name[16] = "";
+	size_t max_deps;
+	size_t n_conds = 0;
+	uint64_t end_ns;
+	int ret;
+
+	memset(&pl, 0, sizeof(pl));
+	if (result) {
+		memset(result, 0, sizeof(*result));
+	}
+	ret = check_program(prog, &max_deps);
+	if (ret) {
+		return ret;
+	}
+	if (!opts) {
+		dps_play_options_default(&defaults);
+		opts = &defaults;
+	}
+	dps__ensure_init();
+	pl.prog = prog;
+	pl.opts = *opts;
+	create_count = 0;
+	pthread_mutex_init(&pl.lock, NULL);
+	pl.slots = calloc(prog->n_threads, sizeof(*pl.slots));
+	if (!pl.slots) {
+		ret = DPS_ERR_NOMEM;
+		goto end_lock;
+	}
+	ret = build_deps(&pl, max_deps);
+	if (ret) {
+		goto end_slots;
+	}
+	for (; n_conds < prog->n_threads; n_conds++) {
+		struct slot *s = &pl.slots[n_conds];
+
+		s->pl = &pl;
+		s->idx = n_conds;
+		s->run_scale = opts->run_scale *
+			       (opts->thread_run_scale ? opts->thread_run_scale[n_conds] : 1.0);
+		s->sleep_scale = opts->sleep_scale *
+				 (opts->thread_sleep_scale ? opts->thread_sleep_scale[n_conds] : 1.0);
+		pthread_cond_init(&s->state_cond, NULL);
+		pthread_cond_init(&s->wake_cond, NULL);
+	}
+
+	pthread_getname_np(pthread_self(), old_name, sizeof(old_name));
+	pl.t0 = dps__now_ns();
+	pl.slots[prog->root].state = SLOT_STARTED;
+	pl.running = 1;
+	play_thread(&pl.slots[prog->root]);
+	pthread_setname_np(pthread_self(), old_name);
+
+	/* Reap every pthread no joiner claimed; claimed ones end before their joiner does. */
+	for (size_t i = 0; i < prog->n_threads; i++) {
+		struct slot *s = &pl.slots[i];
+		bool claim;
+
+		pthread_mutex_lock(&pl.lock);
+		claim = s->has_pt;
+		s->has_pt = false;
+		pthread_mutex_unlock(&pl.lock);
+		if (claim) {
+			pthread_join(s->pt, NULL);
+		}
+	}
+	end_ns = dps__now_ns() - pl.t0;
+	ret = pl.error;
+	if (result) {
+		fill_result(&pl, result, end_ns);
+		if (!result->threads && !ret) {
+			ret = DPS_ERR_NOMEM;
+		}
+	}
+	if (opts->summary && result) {
+		dps_play_result_print(prog, result, stderr);
+	}
+	free(pl.deps);
+end_slots:
+	for (size_t i = 0; i < n_conds; i++) {
+		pthread_cond_destroy(&pl.slots[i].state_cond);
+		pthread_cond_destroy(&pl.slots[i].wake_cond);
+	}
+	free(pl.slots);
+end_lock:
+	pthread_mutex_destroy(&pl.lock);
+	return ret;
+}
+
+void dps_play_result_fini(struct dps_play_result *result)
+{
+	if (!result) {
+		return;
+	}
+	free(result->threads);
+	result->threads = NULL;
+	result->n_threads = 0;
+}
+
+static double ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+void dps_play_result_print(const struct dps_program *prog, const struct dps_play_result *result,
+			   FILE *out)
+{
+	fprintf(out, "dps: %s: %zu threads, makespan %.3f ms\n",
+		prog && prog->name ? prog->name : "program", result->n_threads,
+		ms(result->makespan_ns));
+	fprintf(out, "%-10s %-15s %10s %10s %10s %10s %10s %10s %10s %8s\n", "id", "name",
+		"start_ms", "end_ms", "cpu_ms", "run_req", "run_act", "sleep_req", "sleep_act",
+		"actions");
+	for (size_t i = 0; i < result->n_threads; i++) {
+		const struct dps_thread_result *r = &result->threads[i];
+		const char *name = prog && i < prog->n_threads && prog->threads[i].name ?
+					   prog->threads[i].name : "";
+
+		fprintf(out,
+			"%-10" PRIu64 " %-15.15s %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f "
+			"%8" PRIu64 "\n",
+			r->id, name, ms(r->start_ns), ms(r->end_ns), ms(r->cpu_ns),
+			ms(r->run_req_ns), ms(r->run_act_ns), ms(r->sleep_req_ns),
+			ms(r->sleep_act_ns), r->n_actions);
+	}
+}

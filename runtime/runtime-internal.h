@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libdps internals shared by its files: clocks, the global state set by dps_init(), the
+ * per-thread identity the events carry, and the PSFs with their event context.
+ */
+#ifndef DPS_RUNTIME_RUNTIME_INTERNAL_H
+#define DPS_RUNTIME_RUNTIME_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <dps/dps.h>
+
+#define DPS_NS_PER_US 1000ULL
+#define DPS_NS_PER_S 1000000000ULL
+
+static inline uint64_t dps__clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * DPS_NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t dps__now_ns(void)
+{
+	return dps__clock_ns(CLOCK_MONOTONIC);
+}
+
+static inline uint64_t dps__cputime_ns(void)
+{
+	return dps__clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+/* The action-set id of the calling thread for events (0 outside the player). */
+extern __thread uint64_t dps__tls_id;
+
+/* Makes sure dps_init() ran (with defaults when the caller never called it). */
+void dps__ensure_init(void);
+
+/* Sets the calling thread's timer slack to the calibrated value, once per thread. */
+void dps__thread_prepare(void);
+
+/* The PSFs with the action's source line for the events. */
+uint64_t dps__run(uint64_t ns, enum dps_run_mode mode, uint32_t line);
+uint64_t dps__sleep(uint64_t ns, uint32_t line);
+
+/* Spins on CLOCK_MONOTONIC until deadline_ns. */
+void dps__spin_until(uint64_t deadline_ns);
+
+/* The calibration in force, or the deterministic defaults before dps_init(). */
+extern struct dps_calibration dps__calibration;
+
+#endif /* DPS_RUNTIME_RUNTIME_INTERNAL_H */

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The PSFs (run, sleep) and the global state dps_init() sets up. The hot paths here never log
+ * and never allocate: they read the calibration, spin or sleep, and fire their tracepoints.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+#include "runtime-internal.h"
+#include "dps_tp.h"
+
+struct dps_calibration dps__calibration;
+__thread uint64_t dps__tls_id;
+
+static __thread bool tls_prepared;
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool initialized;	/* read without the lock only through __atomic loads */
+static struct dps_config config;
+
+/* Below this remaining CPU time, one more CLOCK_THREAD_CPUTIME_ID read costs more than it
+ * saves; in multiples of the calibrated read cost. */
+#define CPU_MODE_LAST_CHUNK_READS 2.0
+/* Chunks aim this fraction of what remains so that a slightly optimistic loop rate still
+ * lands short of the target and the next read corrects it. */
+#define CPU_MODE_CHUNK_FRACTION 0.98
+
+const char *dps_run_mode_name(enum dps_run_mode mode)
+{
+	switch (mode) {
+	case DPS_RUN_WORK:
+		return "work";
+	case DPS_RUN_CPU:
+		return "cpu";
+	case DPS_RUN_WALL:
+		return "wall";
+	}
+	return "unknown";
+}
+
+int dps_run_mode_parse(const char *name, enum dps_run_mode *mode)
+{
+	static const enum dps_run_mode modes[] = { DPS_RUN_WORK, DPS_RUN_CPU, DPS_RUN_WALL };
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		if (name && !strcmp(name, dps_run_mode_name(modes[i]))) {
+			*mode = modes[i];
+			return DPS_OK;
+		}
+	}
+	return DPS_ERR_INVAL;
+}
+
+void dps_config_default(struct dps_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->calibration_path = NULL;
+	cfg->mode = DPS_RUN_CPU;
+	cfg->run_scale = 1.0;
+	cfg->sleep_scale = 1.0;
+	cfg->quiet = false;
+}
+
+void dps__thread_prepare(void)
+{
+	if (tls_prepared) {
+		return;
+	}
+	/* Timer slack is per thread (inherited at creation); the default 50 µs would dominate
+	 * every short sleep. */
+	prctl(PR_SET_TIMERSLACK, dps__calibration.timer_slack_ns ?
+		      dps__calibration.timer_slack_ns : 1UL, 0, 0, 0);
+	tls_prepared = true;
+}
+
+static void emit_calibration(const struct dps_calibration *cal)
+{
+	uint64_t overshoot[DPS_SLEEP_OVERSHOOT_POINTS];
+
+	for (size_t i = 0; i < cal->n_sleep_points; i++) {
+		overshoot[i] = cal->sleep_overshoot_ns[i] > 0 ?
+				       (uint64_t)(cal->sleep_overshoot_ns[i] + 0.5) : 0;
+	}
+	lttng_ust_tracepoint(dps, calibration, cal, overshoot);
+}
+
+/*
+ * Order: explicit path, then DPS_CALIBRATION (a path, or "override" for the deterministic
+ * defaults), then a quick measurement. A file with missing keys still loads; its message is
+ * passed on in err so the caller can warn.
+ */
+static int load_calibration(const struct dps_config *cfg, struct dps_calibration *cal,
+			    char *err, size_t errlen)
+{
+	const char *path = cfg->calibration_path;
+
+	if (!path || !*path) {
+		path = getenv("DPS_CALIBRATION");
+	}
+	if (path && !strcmp(path, "override")) {
+		dps_calibration_default(cal);
+		return DPS_OK;
+	}
+	if (path && *path) {
+		return dps_calibration_load(path, cal, err, errlen);
+	}
+	return dps_calibration_measure(cal, true);
+}
+
+int dps_init(const struct dps_config *cfg, char *err, size_t errlen)
+{
+	struct dps_config defaults;
+	struct dps_calibration cal;
+	int ret = DPS_OK;
+
+	if (err && errlen) {
+		err[0] = '\0';
+	}
+	if (!cfg) {
+		dps_config_default(&defaults);
+		cfg = &defaults;
+	}
+	pthread_mutex_lock(&init_lock);
+	if (initialized) {
+		goto end;
+	}
+	ret = load_calibration(cfg, &cal, err, errlen);
+	if (ret) {
+		goto end;
+	}
+	dps__calibration = cal;
+	config = *cfg;
+	config.calibration_path = NULL;	/* borrowed from the caller; not kept */
+	tls_prepared = false;
+	dps__thread_prepare();
+	emit_calibration(&dps__calibration);
+	__atomic_store_n(&initialized, true, __ATOMIC_RELEASE);
+end:
+	pthread_mutex_unlock(&init_lock);
+	return ret;
+}
+
+void dps__ensure_init(void)
+{
+	char err[256];
+
+	if (__atomic_load_n(&initialized, __ATOMIC_ACQUIRE)) {
+		return;
+	}
+	if (dps_init(NULL, err, sizeof(err))) {
+		/* DPS_CALIBRATION names a bad file: run on the defaults rather than not at all;
+		 * the caller that wanted to know called dps_init() itself. */
+		struct dps_config cfg;
+
+		dps_config_default(&cfg);
+		pthread_mutex_lock(&init_lock);
+		if (!initialized) {
+			dps_calibration_default(&dps__calibration);
+			config = cfg;
+			dps__thread_prepare();
+			emit_calibration(&dps__calibration);
+			__atomic_store_n(&initialized, true, __ATOMIC_RELEASE);
+		}
+		pthread_mutex_unlock(&init_lock);
+	}
+}
+
+const struct dps_calibration *dps_calibration_borrow(void)
+{
+	dps__ensure_init();
+	return &dps__calibration;
+}
+
+void dps__spin_until(uint64_t deadline_ns)
+{
+	while (dps__now_ns() < deadline_ns) {
+#if defined(__x86_64__) || defined(__i386__)
+		/* A pause keeps the sibling hyperthread fed while we spin. */
+		__asm__ __volatile__("pause" ::: "memory");
+#else
+		__asm__ __volatile__("" ::: "memory");
+#endif
+	}
+}
+
+static uint64_t loops_for_ns(double loops_per_us, double ns)
+{
+	double loops = ns * loops_per_us / (double)DPS_NS_PER_US;
+
+	return loops > 0 ? (uint64_t)(loops + 0.5) : 0;
+}
+
+/*
+ * cpu mode: busy until this thread consumed ns of CPU time. Reading the thread CPU clock costs
+ * ~0.6 µs, so the loop runs in calibrated chunks (each aiming a little short of what remains,
+ * the rate corrected by what the previous chunk really cost) and reads the clock only between
+ * chunks; the last chunk, too small to be worth a read, is run on the calibration alone.
+ */
+static void run_cpu(uint64_t ns)
+{
+	double read_ns = dps__calibration.cputime_read_ns > 1 ? dps__calibration.cputime_read_ns
+							       : 1;
+	double rate = dps__calibration.work_loops_per_us;	/* loops per µs of CPU */
+	uint64_t c0 = dps__cputime_ns();
+	uint64_t used = 0;
+
+	while (used < ns) {
+		double rem = (double)(ns - used);
+		uint64_t loops;
+		uint64_t c1;
+
+		if (rem <= read_ns / 2) {
+			break;
+		}
+		if (rem <= CPU_MODE_LAST_CHUNK_READS * read_ns) {
+			dps_work_loops(loops_for_ns(rate, rem));
+			break;
+		}
+		loops = loops_for_ns(rate, (rem - read_ns) * CPU_MODE_CHUNK_FRACTION);
+		c1 = dps__cputime_ns();
+		dps_work_loops(loops);
+		used = dps__cputime_ns() - c0;
+		/* Correct the rate from a chunk long enough to measure (the clock reads are
+		 * inside the interval, so short chunks would read low). */
+		if (loops && used > 0) {
+			uint64_t spent = c0 + used - c1;
+
+			if (spent > 20 * read_ns) {
+				rate = (double)loops * (double)DPS_NS_PER_US / (double)spent;
+			}
+		}
+	}
+}
+
+uint64_t dps__run(uint64_t ns, enum dps_run_mode mode, uint32_t line)
+{
+	uint64_t id = dps__tls_id;
+	uint64_t t0, t1;
+
+	lttng_ust_tracepoint(dps, run_begin, id, ns, 0, (int)mode, line);
+	t0 = dps__now_ns();
+	switch (mode) {
+	case DPS_RUN_CPU:
+		run_cpu(ns);
+		break;
+	case DPS_RUN_WALL:
+		dps__spin_until(t0 + ns);
+		break;
+	case DPS_RUN_WORK:
+	default:
+		dps_work_loops(loops_for_ns(dps__calibration.work_loops_per_us, (double)ns));
+		break;
+	}
+	t1 = dps__now_ns();
+	lttng_ust_tracepoint(dps, run_end, id, ns, t1 - t0, (int)mode, line);
+	return t1 - t0;
+}
+
+/*
+ * Sleeps until (deadline - expected overshoot) with 1 ns timer slack, then spins the rest on
+ * CLOCK_MONOTONIC: the kernel's wake-up latency is paid inside the request instead of after it.
+ * Requests shorter than the expected overshoot are spun entirely.
+ */
+uint64_t dps__sleep(uint64_t ns, uint32_t line)
+{
+	uint64_t id = dps__tls_id;
+	uint64_t t0, t1, deadline;
+	double overshoot;
+
+	dps__thread_prepare();
+	lttng_ust_tracepoint(dps, sleep_begin, id, ns, 0, line);
+	t0 = dps__now_ns();
+	deadline = t0 + ns;
+	overshoot = dps_calibration_sleep_overshoot_ns(&dps__calibration, ns);
+	if ((double)ns > overshoot) {
+		uint64_t wake = deadline - (uint64_t)overshoot;
+		struct timespec ts = {
+			.tv_sec = (time_t)(wake / DPS_NS_PER_S),
+			.tv_nsec = (long)(wake % DPS_NS_PER_S),
+		};
+
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+			/* a signal: sleep on to the same absolute time */
+		}
+	}
+	dps__spin_until(deadline);
+	t1 = dps__now_ns();
+	lttng_ust_tracepoint(dps, sleep_end, id, ns, t1 - t0, line);
+	return t1 - t0;
+}
+
+static uint64_t scale_ns(uint64_t ns, double scale)
+{
+	double v = (double)ns * scale;
+
+	if (scale == 1.0) {
+		return ns;
+	}
+	if (!(v > 0)) {
+		return 0;
+	}
+	return v >= 1.8e19 ? UINT64_MAX : (uint64_t)(v + 0.5);
+}
+
+uint64_t dps_run_ns(uint64_t ns, enum dps_run_mode mode)
+{
+	dps__ensure_init();
+	return dps__run(scale_ns(ns, config.run_scale), mode, 0);
+}
+
+uint64_t dps_sleep_ns(uint64_t ns)
+{
+	dps__ensure_init();
+	return dps__sleep(scale_ns(ns, config.sleep_scale), 0);
+}

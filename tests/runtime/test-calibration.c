@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/* Calibration: defaults, the file's round trip, bad files with their file:line, env override. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+
+#include <dps/dps.h>
+
+static char tmp_path[64];
+
+static void make_tmp(void)
+{
+	int fd;
+
+	snprintf(tmp_path, sizeof(tmp_path), "/tmp/dps-cal-XXXXXX");
+	fd = mkstemp(tmp_path);
+	cr_assert(fd >= 0);
+	close(fd);
+}
+
+static void remove_tmp(void)
+{
+	unlink(tmp_path);
+}
+
+static void write_tmp(const char *text)
+{
+	FILE *f = fopen(tmp_path, "w");
+
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	static char buf[8192];
+	size_t n;
+
+	cr_assert_not_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+Test(calibration, defaults_are_deterministic_and_marked_overridden)
+{
+	struct dps_calibration a, b;
+
+	dps_calibration_default(&a);
+	dps_calibration_default(&b);
+	cr_assert(a.overridden);
+	cr_assert_eq(a.format_version, DPS_CALIBRATION_FORMAT_VERSION);
+	cr_assert_gt(a.work_loops_per_us, 0);
+	cr_assert_gt(a.n_sleep_points, 1);
+	cr_assert_eq(memcmp(&a, &b, sizeof(a)), 0);
+}
+
+Test(calibration, overshoot_table_interpolates_and_clamps)
+{
+	struct dps_calibration c;
+
+	memset(&c, 0, sizeof(c));
+	cr_assert_float_eq(dps_calibration_sleep_overshoot_ns(&c, 1000), 0, 1e-9);
+	c.n_sleep_points = 2;
+	c.sleep_req_ns[0] = 1000;
+	c.sleep_overshoot_ns[0] = 100;
+	c.sleep_req_ns[1] = 3000;
+	c.sleep_overshoot_ns[1] = 300;
+	cr_assert_float_eq(dps_calibration_sleep_overshoot_ns(&c, 10), 100, 1e-9);
+	cr_assert_float_eq(dps_calibration_sleep_overshoot_ns(&c, 2000), 200, 1e-9);
+	cr_assert_float_eq(dps_calibration_sleep_overshoot_ns(&c, 1000000), 300, 1e-9);
+}
+
+Test(calibration, file_round_trip_keeps_every_value, .init = make_tmp, .fini = remove_tmp)
+{
+	struct dps_calibration a, b;
+	char err[256];
+	char first[8192];
+
+	dps_calibration_default(&a);
+	snprintf(a.machine, sizeof(a.machine), "host \"quoted\" \\ back");
+	a.work_loops_per_us = 1234.5;
+	a.work_spread_pct = 0.25;
+	a.clock_read_ns = 21.5;
+	a.cputime_read_ns = 612.25;
+	a.action_overhead_ns = 150.125;
+	a.thread_create_ns = 25000;
+	a.thread_join_ns = 8000;
+	a.timer_slack_ns = 1;
+	a.min_block_ns = 14000;
+	a.overridden = false;
+	cr_assert_eq(dps_calibration_save(&a, tmp_path, err, sizeof(err)), DPS_OK, "%s", err);
+	snprintf(first, sizeof(first), "%s", read_text(tmp_path));
+	cr_assert_eq(dps_calibration_load(tmp_path, &b, err, sizeof(err)), DPS_OK, "%s", err);
+	cr_assert_str_empty(err, "no key should be missing: %s", err);
+	cr_assert_str_eq(b.machine, a.machine);
+	cr_assert_float_eq(b.work_loops_per_us, a.work_loops_per_us, 1e-6);
+	cr_assert_float_eq(b.work_spread_pct, a.work_spread_pct, 1e-6);
+	cr_assert_float_eq(b.clock_read_ns, a.clock_read_ns, 1e-6);
+	cr_assert_float_eq(b.cputime_read_ns, a.cputime_read_ns, 1e-6);
+	cr_assert_float_eq(b.action_overhead_ns, a.action_overhead_ns, 1e-6);
+	cr_assert_float_eq(b.thread_create_ns, a.thread_create_ns, 1e-6);
+	cr_assert_float_eq(b.thread_join_ns, a.thread_join_ns, 1e-6);
+	cr_assert_eq(b.timer_slack_ns, a.timer_slack_ns);
+	cr_assert_eq(b.min_block_ns, a.min_block_ns);
+	cr_assert_eq(b.n_sleep_points, a.n_sleep_points);
+	for (size_t i = 0; i < a.n_sleep_points; i++) {
+		cr_assert_eq(b.sleep_req_ns[i], a.sleep_req_ns[i]);
+		cr_assert_float_eq(b.sleep_overshoot_ns[i], a.sleep_overshoot_ns[i], 1e-6);
+	}
+	cr_assert(b.overridden, "a loaded calibration is not a measurement");
+	/* Saving what was loaded writes the same text. */
+	cr_assert_eq(dps_calibration_save(&b, tmp_path, err, sizeof(err)), DPS_OK);
+	cr_assert_str_eq(read_text(tmp_path), first);
+}
+
+Test(calibration, missing_keys_load_with_defaults_and_are_reported, .init = make_tmp,
+     .fini = remove_tmp)
+{
+	struct dps_calibration c, def;
+	char err[512];
+
+	write_tmp("# only the loop rate\ndps-calibration 1\nwork_loops_per_us 42.5\n");
+	cr_assert_eq(dps_calibration_load(tmp_path, &c, err, sizeof(err)), DPS_OK);
+	cr_assert_float_eq(c.work_loops_per_us, 42.5, 1e-9);
+	dps_calibration_default(&def);
+	cr_assert_float_eq(c.cputime_read_ns, def.cputime_read_ns, 1e-9);
+	cr_assert_eq(c.n_sleep_points, def.n_sleep_points);
+	cr_assert_not_null(strstr(err, "missing keys"), "%s", err);
+	cr_assert_not_null(strstr(err, "cputime_read_ns"), "%s", err);
+}
+
+Test(calibration, missing_file_is_noent)
+{
+	struct dps_calibration c;
+	char err[256];
+
+	cr_assert_eq(dps_calibration_load("/nonexistent/dps.cal", &c, err, sizeof(err)),
+		     DPS_ERR_NOENT);
+	cr_assert_not_null(strstr(err, "/nonexistent/dps.cal"), "%s", err);
+}
+
+struct bad_cal {
+	char text[256];
+	char where[16];		/* ":LINE: " expected right after the path */
+	char what[64];		/* a piece of the message */
+};
+
+ParameterizedTestParameters(calibration, bad_files_name_file_and_line)
+{
+	static struct bad_cal cases[] = {
+		{ "", ":1: ", "empty file" },
+		{ "\n# nothing\n", ":2: ", "empty file" },
+		{ "work_loops_per_us 3\n", ":1: ", "header" },
+		{ "dps-calibration 2\n", ":1: ", "unsupported calibration format version 2" },
+		{ "dps-calibration one\n", ":1: ", "unsigned integer" },
+		{ "dps-calibration 1\nwork_loops 3\n", ":2: ", "unknown key \"work_loops\"" },
+		{ "dps-calibration 1\n\nclock_read_ns -3\n", ":3: ", "non-negative number" },
+		{ "dps-calibration 1\nclock_read_ns 3 4\n", ":2: ", "unexpected text \"4\"" },
+		{ "dps-calibration 1\nclock_read_ns nan\n", ":2: ", "non-negative number" },
+		{ "dps-calibration 1\nclock_read_ns 12abc\n", ":2: ", "non-negative number" },
+		{ "dps-calibration 1\nwork_loops_per_us 0\n", ":2: ", "positive" },
+		{ "dps-calibration 1\nclock_read_ns 3\nclock_read_ns 4\n", ":3: ", "twice" },
+		{ "dps-calibration 1\ntimer_slack_ns 0\n", ":2: ", "at least 1" },
+		{ "dps-calibration 1\nmin_block_ns 99999999999999999999\n", ":2: ", "below 2^64" },
+		{ "dps-calibration 1\nsleep_overshoot_ns 2000 5\nsleep_overshoot_ns 1000 5\n",
+		  ":3: ", "increasing" },
+		{ "dps-calibration 1\nsleep_overshoot_ns 2000\n", ":2: ", "non-negative number" },
+		{ "dps-calibration 1\nmachine \"unterminated\n", ":2: ", "closing quote" },
+		{ "dps-calibration 1\nmachine bare\n", ":2: ", "double-quoted" },
+	};
+
+	return cr_make_param_array(struct bad_cal, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct bad_cal *c, calibration, bad_files_name_file_and_line,
+		  .init = make_tmp, .fini = remove_tmp)
+{
+	struct dps_calibration cal;
+	char err[512];
+	char expect[128];
+
+	write_tmp(c->text);
+	cr_assert_eq(dps_calibration_load(tmp_path, &cal, err, sizeof(err)), DPS_ERR_INVAL,
+		     "accepted: %s", c->text);
+	snprintf(expect, sizeof(expect), "%s%s", tmp_path, c->where);
+	cr_assert_eq(strncmp(err, expect, strlen(expect)), 0, "expected '%s...', got '%s'", expect,
+		     err);
+	cr_assert_not_null(strstr(err, c->what), "expected '%s' in '%s'", c->what, err);
+}
+
+Test(calibration, seventeen_sleep_points_are_too_many, .init = make_tmp, .fini = remove_tmp)
+{
+	char text[2048] = "dps-calibration 1\n";
+	struct dps_calibration cal;
+	char err[512];
+
+	for (int i = 1; i <= DPS_SLEEP_OVERSHOOT_POINTS + 1; i++) {
+		char line[64];
+
+		snprintf(line, sizeof(line), "sleep_overshoot_ns %d 100\n", i * 1000);
+		strcat(text, line);
+	}
+	write_tmp(text);
+	cr_assert_eq(dps_calibration_load(tmp_path, &cal, err, sizeof(err)), DPS_ERR_INVAL);
+	cr_assert_not_null(strstr(err, ":18: "), "%s", err);
+}
+
+Test(calibration, env_override_gives_the_defaults)
+{
+	const struct dps_calibration *c;
+	struct dps_calibration def;
+	char err[256];
+
+	setenv("DPS_CALIBRATION", "override", 1);
+	cr_assert_eq(dps_init(NULL, err, sizeof(err)), DPS_OK, "%s", err);
+	c = dps_calibration_borrow();
+	dps_calibration_default(&def);
+	cr_assert_eq(memcmp(c, &def, sizeof(def)), 0);
+	/* A second init is a no-op. */
+	cr_assert_eq(dps_init(NULL, err, sizeof(err)), DPS_OK);
+}
+
+Test(calibration, env_path_is_loaded, .init = make_tmp, .fini = remove_tmp)
+{
+	char err[256];
+
+	write_tmp("dps-calibration 1\nwork_loops_per_us 77\n");
+	setenv("DPS_CALIBRATION", tmp_path, 1);
+	cr_assert_eq(dps_init(NULL, err, sizeof(err)), DPS_OK, "%s", err);
+	cr_assert_float_eq(dps_calibration_borrow()->work_loops_per_us, 77, 1e-9);
+}
+
+Test(calibration, bad_env_file_fails_init_with_its_line, .init = make_tmp, .fini = remove_tmp)
+{
+	char err[256];
+
+	write_tmp("dps-calibration 1\nbogus 1\n");
+	setenv("DPS_CALIBRATION", tmp_path, 1);
+	cr_assert_eq(dps_init(NULL, err, sizeof(err)), DPS_ERR_INVAL);
+	cr_assert_not_null(strstr(err, ":2: unknown key"), "%s", err);
+}
+
+Test(calibration, quick_measurement_is_plausible, .timeout = 60)
+{
+	struct dps_calibration c;
+
+	cr_assert_eq(dps_calibration_measure(&c, true), DPS_OK);
+	cr_assert(!c.overridden);
+	cr_assert_gt(c.work_loops_per_us, 1.0);
+	cr_assert_geq(c.work_spread_pct, 0);
+	cr_assert_gt(c.clock_read_ns, 0);
+	cr_assert_lt(c.clock_read_ns, 10000);
+	cr_assert_gt(c.cputime_read_ns, 0);
+	cr_assert_gt(c.thread_create_ns, 0);
+	cr_assert_gt(c.thread_join_ns, 0);
+	cr_assert_gt(c.action_overhead_ns, 0);
+	cr_assert_eq(c.timer_slack_ns, 1);
+	cr_assert_geq(c.n_sleep_points, 2);
+	for (size_t i = 1; i < c.n_sleep_points; i++) {
+		cr_assert_gt(c.sleep_req_ns[i], c.sleep_req_ns[i - 1]);
+	}
+	cr_assert_geq(c.min_block_ns, 10000);
+	cr_assert_neq(c.machine[0], '\0');
+}

@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The action player on tricky sets: join of a thread that already ended, join before the
+ * joinee exists, wake before wait, counting wakes, a deep create chain, 1,000 threads,
+ * memory actions, and the failure paths (thread creation failure, deadlock) which must end
+ * with every thread joined. Under ASan a leaked thread or sync object fails the test.
+ */
+#include <dirent.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <criterion/criterion.h>
+
+#include <dps/dps.h>
+
+#include "player-internal.h"
+
+#define ACT(k, x) { .arg = (x), .kind = DPS_ACT_##k, .line = __LINE__ }
+#define MS 1000000LL
+#define US 1000LL
+
+static struct dps_play_options opts;
+
+static void setup(void)
+{
+	char err[256];
+
+	setenv("DPS_CALIBRATION", "override", 1);
+	cr_assert_eq(dps_init(NULL, err, sizeof(err)), DPS_OK, "%s", err);
+	dps_play_options_default(&opts);
+	opts.mode = DPS_RUN_WALL;
+	opts.summary = false;
+}
+
+TestSuite(player, .init = setup, .timeout = 60);
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+#define THREAD(i, acts) { .id = (i), .name = NULL, .actions = (acts), \
+			  .n_actions = sizeof(acts) / sizeof((acts)[0]) }
+
+Test(player, plays_a_single_thread_and_reports_it)
+{
+	static const struct dps_action a0[] = { ACT(RUN, 2 * MS), ACT(SLEEP, 3 * MS) };
+	static const struct dps_thread_desc th[] = { THREAD(7, a0) };
+	struct dps_program prog = { .name = "one", .threads = th, .n_threads = 1, .root = 0 };
+	struct dps_play_result r;
+
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
+	cr_assert_eq(r.n_threads, 1);
+	cr_assert_eq(r.threads[0].id, 7);
+	cr_assert_eq(r.threads[0].n_actions, 2);
+	cr_assert_eq(r.threads[0].run_req_ns, 2 * MS);
+	cr_assert_geq(r.threads[0].run_act_ns, 2 * MS);
+	cr_assert_eq(r.threads[0].sleep_req_ns, 3 * MS);
+	cr_assert_geq(r.threads[0].sleep_act_ns, 3 * MS);
+	cr_assert_geq(r.makespan_ns, 5 * MS);
+	cr_assert_geq(r.threads[0].cpu_ns, MS, "the wall run spins: it uses CPU");
+	dps_play_result_fini(&r);
+	dps_play_result_fini(&r);
+}
+
+Test(player, join_of_a_thread_that_already_ended)
+{
+	static const struct dps_action a0[] = { ACT(CREATE, 1), ACT(SLEEP, 20 * MS),
+						ACT(JOIN, 1) };
+	static const struct dps_action a1[] = { ACT(RUN, 100 * US) };
+	static const struct dps_thread_desc th[] = { THREAD(1, a0), THREAD(2, a1) };
+	struct dps_program prog = { .threads = th, .n_threads = 2, .root = 0 };
+	struct dps_play_result r;
+
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
+	cr_assert_lt(r.threads[1].end_ns, 20 * MS, "the child ended before the join");
+	cr_assert_geq(r.threads[0].end_ns, 20 * MS);
+	dps_play_result_fini(&r);
+}
+
+Test(player, join_waits_for_a_thread_created_later_by_another)
+{
+	/* root creates 2 (which joins 3 at once), then creates 3 after 10 ms */
+	static const struct dps_action a0[] = { ACT(CREATE, 1), ACT(SLEEP, 10 * MS),
+						ACT(CREATE, 2), ACT(JOIN, 1) };
+	static const struct dps_action a1[] = { ACT(JOIN, 2) };
+	static const struct dps_action a2[] = { ACT(RUN, 5 * MS) };
+	static const struct dps_thread_desc th[] = { THREAD(1, a0), THREAD(2, a1), THREAD(3, a2) };
+	struct dps_program prog = { .threads = th, .n_threads = 3, .root = 0 };
+	struct dps_play_result r;
+
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
+	cr_assert_geq(r.threads[1].end_ns, r.threads[2].end_ns);
+	cr_assert_geq(r.threads[2].end_ns, 15 * MS);
+	dps_play_result_fini(&r);
+}
+
+Test(player, wake_before_wait_is_not_lost)
+{
+	static const struct dps_action a0[] = { ACT(CREATE, 1), ACT(WAKE, 1), ACT(JOIN, 1) };
+	static const struct dps_action a1[] = { ACT(SLEEP, 20 * MS), ACT(WAIT, 0) };
+	static const struct dps_thread_desc th[] = { THREAD(10, a0), THREAD(11, a1) };
+	struct dps_program prog = { .threads = th, .n_threads = 2, .root = 0 };
+	struct dps_play_result r;
+	uint64_t t0 = now_ns();
+
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
+	cr_assert_lt(now_ns() - t0, 2000 * MS);
+	cr_assert_eq(r.threads[1].n_actions, 2);
+	dps_play_result_fini(&r);
+}
+
+Test(player, wait_blocks_until_the_wake)
+{
+	static const struct dps_action a0[] = { ACT(CREATE, 1), ACT(SLEEP, 30 * MS), ACT(WAKE, 1),
+						ACT(JOIN, 1) };
+	static const struct dps_action a1[] = { ACT(WAIT, 0) };
+	static const struct dps_thread_desc th[] = { THREAD(10, a0), THREAD(11, a1) };
+	struct dps_program prog = { .threads = th, .n_threads = 2, .root = 0 };
+	struct dps_play_result r;
+
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
+	cr_assert_geq(r.threads[1].end_ns, 30 * MS, "the wait returned before the wake");
+	dps_play_result_fini(&r);
+}
+
+Test(player, wakes_are_counted_per_pair)
+{
+	/* three wakes from root, one from thread 2; thread 1 consumes three from root and one
+	 * from 2, in an order that makes a non-counting or non-pairwise wait hang or miss */
+	static const struct dps_action a0[] = { ACT(CREATE, 1), ACT(WAKE, 1), ACT(WAKE, 1),
+						ACT(WAKE, 1), ACT(CREATE, 2), ACT(JOIN, 1),
+						ACT(JOIN, 2) };
+	static const struct dps_action a1[] = { ACT(WAIT, 2), ACT(WAIT, 0), ACT(WAIT, 0),
+						ACT(WAIT, 0) };
+	static const struct dps_action a2[] = { ACT(SLEEP, 10 * MS), ACT(WAKE, 1) };
+	static const struct dps_thread_desc th[] = { THREAD(1, a0), THREAD(2, a1), THREAD(3, a2) };
+	struct dps_program prog = { .threads = th, .n_threads = 3, .root = 0 };
+	struct dps_play_result r;
+
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
+	cr_assert_geq(r.threads[1].end_ns, 10 * MS);
+	dps_play_result_fini(&r);
+}
+
+Test(player, wait_for_a_waker_that_ended_without_waking_returns)
+{
+	static const struct dps_action a0[] = { ACT(CREATE, 1), ACT(CREATE, 2), ACT(JOIN, 1),
+						ACT(JOIN, 2) };
+	static const struct dps_action a1[] = { ACT(WAIT, 2) };
+	static const struct dps_action a2[] = { ACT(RUN, 1 * MS) };
+	static const struct dps_thread_desc th[] = { THREAD(1, a0), THREAD(2, a1), THREAD(3, a2) };
+	struct dps_program prog = { .threads = th, .n_threads = 3, .root = 0 };
+	struct dps_play_result r;
+
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
+	dps_play_result_fini(&r);
+}
+
+Test(player, a_deep_create_chain)
+{
+	enum { N = 300 };
+	static struct dps_action acts[N][3];
+	static struct dps_thread_desc th[N];
+	struct dps_program prog = { .threads = th, .n_threads = N, .root = 0 };
+	struct dps_play_result r;
+
+	for (size_t i = 0; i < N; i++) {
+		size_t n = 0;
+
+		acts[i][n++] = (struct dps_action){ .kind = DPS_ACT_RUN, .arg = 10 * US };
+		if (i + 1 < N) {
+			acts[i][n++] = (struct dps_action){ .kind = DPS_ACT_CREATE,
+							    .arg = (int64_t)i + 1 };
+			acts[i][n++] = (struct dps_action){ .kind = DPS_ACT_JOIN,
+							    .arg = (int64_t)i + 1 };
+		}
+		th[i] = (struct dps_thread_desc){ .id = 1000 + i, .actions = acts[i],
+						  .n_actions = n };
+	}
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
+	for (size_t i = 0; i + 1 < N; i++) {
+		cr_assert_geq(r.threads[i].end_ns, r.threads[i + 1].end_ns);
+		cr_assert_leq(r.threads[i].start_ns, r.threads[i + 1].start_ns);
+	}
+	dps_play_result_fini(&r);
+}
+
+Test(player, a_thousand_threads)
+{
+	enum { N = 1001 };
+	static struct dps_action root[2 * (N - 1)];
+	static struct dps_action child[2] = { { .kind = DPS_ACT_RUN, .arg = 10 * US },
+					      { .kind = DPS_ACT_SLEEP, .arg = 1 * MS } };
+	static struct dps_thread_desc th[N];
+	struct dps_program prog = { .threads = th, .n_threads = N, .root = 0 };
+	struct dps_play_result r;
+
+	for (size_t i = 1; i < N; i++) {
+		root[i - 1] = (struct dps_action){ .kind = DPS_ACT_CREATE, .arg = (int64_t)i };
+		root[N - 1 + i - 1] = (struct dps_action){ .kind = DPS_ACT_JOIN, .arg = (int64_t)i };
+		th[i] = (struct dps_thread_desc){ .id = i, .name = "worker", .actions = child,
+						  .n_actions = 2 };
+	}
+	th[0] = (struct dps_thread_desc){ .id = 0, .name = "main", .actions = root,
+					  .n_actions = 2 * (N - 1) };
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
+	cr_assert_eq(r.n_threads, N);
+	for (size_t i = 1; i < N; i++) {
+		cr_assert_eq(r.threads[i].n_actions, 2);
+		cr_assert_geq(r.threads[i].sleep_act_ns, 1 * MS);
+	}
+	cr_assert_eq(r.threads[0].n_actions, 2 * (N - 1));
+	dps_play_result_fini(&r);
+}
+
+Test(player, unjoined_threads_are_reaped_at_the_end)
+{
+	/* nobody joins 2: dps_play must still wait for it and join it */
+	static const struct dps_action a0[] = { ACT(CREATE, 1) };
+	static const struct dps_action a1[] = { ACT(SLEEP, 20 * MS) };
+	static const struct dps_thread_desc th[] = { THREAD(1, a0), THREAD(2, a1) };
+	struct dps_program prog = { .threads = th, .n_threads = 2, .root = 0 };
+	struct dps_play_result r;
+
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
+	cr_assert_geq(r.makespan_ns, 20 * MS);
+	cr_assert_eq(r.threads[1].n_actions, 1);
+	dps_play_result_fini(&r);
+}
+
+Test(player, creation_failure_aborts_and_joins_every_started_thread)
+{
+	enum { N = 10 };
+	static struct dps_action root[2 * (N - 1)];
+	static struct dps_action child[2] = { { .kind = DPS_ACT_WAIT, .arg = 0 },
+					      { .kind = DPS_ACT_RUN, .arg = 1 * MS } };
+	static struct dps_thread_desc th[N];
+	struct dps_program prog = { .threads = th, .n_threads = N, .root = 0 };
+	struct dps_play_result r;
+
+	/* children wait for a wake the root would give only after creating them all */
+	for (size_t i = 1; i < N; i++) {
+		root[i - 1] = (struct dps_action){ .kind = DPS_ACT_CREATE, .arg = (int64_t)i };
+		root[N - 1 + i - 1] = (struct dps_action){ .kind = DPS_ACT_WAKE, .arg = (int64_t)i };
+		th[i] = (struct dps_thread_desc){ .id = i, .actions = child, .n_actions = 2 };
+	}
+	th[0] = (struct dps_thread_desc){ .id = 0, .actions = root, .n_actions = 2 * (N - 1) };
+	dps__player_fail_create_at(5);
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_ERR_AGAIN);
+	dps__player_fail_create_at(0);
+	cr_assert_eq(r.n_threads, N);
+	for (size_t i = 5; i < N; i++) {
+		cr_assert_eq(r.threads[i].n_actions, 0, "thread %zu ran after the abort", i);
+	}
+	dps_play_result_fini(&r);
+	/* and the next play works again */
+	cr_assert_eq(dps_play(&prog, &opts, NULL), DPS_OK);
+}
+
+Test(player, a_dependency_deadlock_is_reported_not_hung)
+{
+	static const struct dps_action a0[] = { ACT(CREATE, 1), ACT(WAIT, 1), ACT(WAKE, 1),
+						ACT(JOIN, 1) };
+	static const struct dps_action a1[] = { ACT(WAIT, 0), ACT(WAKE, 0) };
+	static const struct dps_thread_desc th[] = { THREAD(1, a0), THREAD(2, a1) };
+	struct dps_program prog = { .threads = th, .n_threads = 2, .root = 0 };
+
+	cr_assert_eq(dps_play(&prog, &opts, NULL), DPS_ERR_DEADLK);
+}
+
+Test(player, invalid_programs_are_refused_before_anything_runs)
+{
+	static const struct dps_action bad_ref[] = { ACT(CREATE, 5) };
+	static const struct dps_action self_join[] = { ACT(JOIN, 0) };
+	static const struct dps_action bad_kind[] = { { .kind = 99, .arg = 0 } };
+	static const struct dps_thread_desc t1[] = { THREAD(1, bad_ref) };
+	static const struct dps_thread_desc t2[] = { THREAD(1, self_join) };
+	static const struct dps_thread_desc t3[] = { THREAD(1, bad_kind) };
+	struct dps_program p1 = { .threads = t1, .n_threads = 1 };
+	struct dps_program p2 = { .threads = t2, .n_threads = 1 };
+	struct dps_program p3 = { .threads = t3, .n_threads = 1 };
+	struct dps_program p4 = { .threads = t3, .n_threads = 1, .root = 3 };
+	struct dps_program p5 = { .threads = NULL, .n_threads = 0 };
+
+	cr_assert_eq(dps_play(&p1, &opts, NULL), DPS_ERR_INVAL);
+	cr_assert_eq(dps_play(&p2, &opts, NULL), DPS_ERR_INVAL);
+	cr_assert_eq(dps_play(&p3, &opts, NULL), DPS_ERR_INVAL);
+	cr_assert_eq(dps_play(&p4, &opts, NULL), DPS_ERR_INVAL);
+	cr_assert_eq(dps_play(&p5, &opts, NULL), DPS_ERR_INVAL);
+	cr_assert_eq(dps_play(NULL, &opts, NULL), DPS_ERR_INVAL);
+}
+
+Test(player, scales_apply_globally_and_per_thread)
+{
+	static const struct dps_action a0[] = { ACT(CREATE, 1), ACT(RUN, 4 * MS), ACT(SLEEP, 4 * MS),
+						ACT(JOIN, 1) };
+	static const struct dps_action a1[] = { ACT(RUN, 4 * MS) };
+	static const struct dps_thread_desc th[] = { THREAD(1, a0), THREAD(2, a1) };
+	struct dps_program prog = { .threads = th, .n_threads = 2, .root = 0 };
+	double thread_scale[2] = { 1.0, 0.25 };
+	struct dps_play_result r;
+
+	opts.run_scale = 2.0;
+	opts.sleep_scale = 0.5;
+	opts.thread_run_scale = thread_scale;
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
+	cr_assert_eq(r.threads[0].run_req_ns, 8 * MS);
+	cr_assert_eq(r.threads[0].sleep_req_ns, 2 * MS);
+	cr_assert_eq(r.threads[1].run_req_ns, 2 * MS);
+	dps_play_result_fini(&r);
+}
+
+Test(player, memory_actions_play_and_count)
+{
+	static const struct dps_action a0[] = {
+		ACT(HEAP, 1 << 20), ACT(STACK, 8192), ACT(RUN, 100 * US), ACT(STACK, 4096),
+		ACT(HEAP, -(1 << 19)), ACT(STACK, -12288), ACT(HEAP, -(1 << 19)), ACT(STACK, 1024),
+	};
+	static const struct dps_thread_desc th[] = { THREAD(1, a0) };
+	struct dps_program prog = { .threads = th, .n_threads = 1, .root = 0 };
+	struct dps_play_result r;
+
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
+	cr_assert_eq(r.threads[0].n_actions, 8);
+	dps_play_result_fini(&r);
+}
+
+struct name_probe {
+	const struct dps_program *prog;
+	int ret;
+};
+
+static void *play_in_thread(void *arg)
+{
+	struct name_probe *p = arg;
+
+	p->ret = dps_play(p->prog, &opts, NULL);
+	return NULL;
+}
+
+static bool task_named(const char *want)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	bool found = false;
+
+	cr_assert_not_null(d);
+	while (!found && (de = readdir(d))) {
+		char path[300], comm[64] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", de->d_name);
+		f = fopen(path, "r");
+		if (!f) {
+			continue;
+		}
+		if (fgets(comm, sizeof(comm), f)) {
+			comm[strcspn(comm, "\n")] = '\0';
+			found = !strcmp(comm, want);
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return found;
+}
+
+Test(player, threads_carry_the_recorded_name_truncated_to_15)
+{
+	static const struct dps_action a0[] = { ACT(CREATE, 1), ACT(SLEEP, 300 * MS), ACT(JOIN, 1) };
+	static const struct dps_action a1[] = { ACT(SLEEP, 300 * MS) };
+	static const struct dps_thread_desc th[] = {
+		{ .id = 1, .name = "root-thread", .actions = a0, .n_actions = 3 },
+		{ .id = 2, .name = "worker-with-a-long-name", .actions = a1, .n_actions = 1 },
+	};
+	struct dps_program prog = { .threads = th, .n_threads = 2, .root = 0 };
+	struct name_probe p = { .prog = &prog };
+	pthread_t pt;
+	struct timespec ts = { 0, 100 * MS };
+
+	cr_assert_eq(pthread_create(&pt, NULL, play_in_thread, &p), 0);
+	nanosleep(&ts, NULL);
+	cr_assert(task_named("root-thread"));
+	cr_assert(task_named("worker-with-a-l"));
+	pthread_join(pt, NULL);
+	cr_assert_eq(p.ret, DPS_OK);
+}
+
+Test(player, summary_prints_every_thread)
+{
+	static const struct dps_action a0[] = { ACT(RUN, 100 * US) };
+	static const struct dps_thread_desc th[] = {
+		{ .id = 42, .name = "only", .actions = a0, .n_actions = 1 },
+	};
+	struct dps_program prog = { .name = "sum", .threads = th, .n_threads = 1, .root = 0 };
+	struct dps_play_result r;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
+	dps_play_result_print(&prog, &r, out);
+	fclose(out);
+	cr_assert_not_null(strstr(buf, "sum: 1 threads"), "%s", buf);
+	cr_assert_not_null(strstr(buf, "42"), "%s", buf);
+	cr_assert_not_null(strstr(buf, "only"), "%s", buf);
+	free(buf);
+	dps_play_result_fini(&r);
+}

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The PSFs: run in each mode and sleep last what they are asked, within bounds generous
+ * enough for a busy 2-core machine (accuracy figures are bench/runtime.sh's job). This
+ * executable links a copy of the busy loop compiled with -O3 -ffast-math, so the loop is
+ * checked to survive those flags.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <criterion/criterion.h>
+
+#include <dps/dps.h>
+
+static uint64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void init_measured(void)
+{
+	char err[256];
+
+	unsetenv("DPS_CALIBRATION");
+	cr_assert_eq(dps_init(NULL, err, sizeof(err)), DPS_OK, "%s", err);
+	cr_assert(!dps_calibration_borrow()->overridden);
+}
+
+static void init_override(void)
+{
+	char err[256];
+
+	setenv("DPS_CALIBRATION", "override", 1);
+	cr_assert_eq(dps_init(NULL, err, sizeof(err)), DPS_OK, "%s", err);
+}
+
+Test(psf, busy_loop_survives_O3_ffast_math)
+{
+	/* Compiled with -O3 -ffast-math into this test: an eliminated or closed-form loop would
+	 * take no time at all. 2e7 iterations take milliseconds on any current CPU. */
+	uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+
+	dps_work_loops(20000000);
+	cr_assert_gt(clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0, 1000000,
+		     "20M iterations in under 1 ms: the loop was optimised away");
+	dps_work_loops(0);
+}
+
+Test(psf, busy_loop_time_grows_with_loops)
+{
+	uint64_t t0, t1, t2;
+
+	dps_work_loops(1000000);
+	t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	dps_work_loops(2000000);
+	t1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	dps_work_loops(8000000);
+	t2 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	cr_assert_gt(t2 - t1, 2 * (t1 - t0), "4x the loops should take clearly longer");
+}
+
+Test(psf, run_mode_names_parse_back)
+{
+	enum dps_run_mode m;
+	static const enum dps_run_mode all[] = { DPS_RUN_WORK, DPS_RUN_CPU, DPS_RUN_WALL };
+
+	for (size_t i = 0; i < 3; i++) {
+		cr_assert_eq(dps_run_mode_parse(dps_run_mode_name(all[i]), &m), DPS_OK);
+		cr_assert_eq(m, all[i]);
+	}
+	cr_assert_eq(dps_run_mode_parse("fast", &m), DPS_ERR_INVAL);
+	cr_assert_eq(dps_run_mode_parse(NULL, &m), DPS_ERR_INVAL);
+}
+
+Test(psf, wall_run_lasts_at_least_its_duration, .init = init_override, .timeout = 30)
+{
+	uint64_t act = dps_run_ns(3000000, DPS_RUN_WALL);
+
+	cr_assert_geq(act, 3000000);
+	cr_assert_lt(act, 3000000 + 20000000);
+}
+
+Test(psf, cpu_run_consumes_its_cpu_time, .init = init_measured, .timeout = 30)
+{
+	uint64_t c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	uint64_t act = dps_run_ns(20000000, DPS_RUN_CPU);
+	uint64_t used = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+
+	cr_assert_geq(act, used - used / 20, "wall below the CPU used?");
+	cr_assert_gt(used, 18000000, "consumed %lu ns of CPU for 20 ms", (unsigned long)used);
+	cr_assert_lt(used, 26000000, "consumed %lu ns of CPU for 20 ms", (unsigned long)used);
+}
+
+Test(psf, cpu_run_stays_right_with_a_bad_loop_rate, .init = init_override, .timeout = 30)
+{
+	/* The override's loop rate is not this machine's: the CPU clock must correct it. */
+	uint64_t c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+
+	dps_run_ns(20000000, DPS_RUN_CPU);
+	cr_assert_gt(clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0, 15000000);
+}
+
+Test(psf, work_run_is_near_its_duration, .init = init_measured, .timeout = 30)
+{
+	uint64_t c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+
+	dps_run_ns(20000000, DPS_RUN_WORK);
+	c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+	/* CPU time: immune to preemption; but the loop rate moves with the CPU's clock (up to
+	 * 40 % on the reference VM while the frequency ramps up) */
+	cr_assert_gt(c0, 10000000, "%lu", (unsigned long)c0);
+	cr_assert_lt(c0, 45000000, "%lu", (unsigned long)c0);
+}
+
+Test(psf, short_runs_take_little_time, .init = init_measured, .timeout = 30)
+{
+	static const enum dps_run_mode modes[] = { DPS_RUN_WORK, DPS_RUN_CPU, DPS_RUN_WALL };
+
+	for (size_t m = 0; m < 3; m++) {
+		uint64_t best = UINT64_MAX;
+
+		for (int i = 0; i < 20; i++) {
+			uint64_t act = dps_run_ns(10000, modes[m]);
+
+			best = act < best ? act : best;
+		}
+		cr_assert_lt(best, 200000, "%s: best 10 us run took %lu ns",
+			     dps_run_mode_name(modes[m]), (unsigned long)best);
+		cr_assert_lt(dps_run_ns(0, modes[m]), 1000000);
+	}
+}
+
+Test(psf, sleep_lasts_at_least_its_duration_and_not_much_more, .init = init_measured,
+     .timeout = 30)
+{
+	static const uint64_t reqs[] = { 0, 20000, 1000000, 10000000 };
+
+	for (size_t i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
+		uint64_t best = UINT64_MAX;
+
+		for (int k = 0; k < 5; k++) {
+			uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+			uint64_t act = dps_sleep_ns(reqs[i]);
+			uint64_t wall = clock_ns(CLOCK_MONOTONIC) - t0;
+
+			cr_assert_geq(act, reqs[i]);
+			cr_assert_geq(wall, act);
+			best = act < best ? act : best;
+		}
+		cr_assert_lt(best - reqs[i], 2000000, "sleep %lu: best overshoot %lu ns",
+			     (unsigned long)reqs[i], (unsigned long)(best - reqs[i]));
+	}
+}
+
+Test(psf, sleep_does_not_burn_the_cpu, .init = init_override, .timeout = 30)
+{
+	uint64_t c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+
+	dps_sleep_ns(50000000);
+	cr_assert_lt(clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0, 5000000,
+		     "a 50 ms sleep spun for more than 5 ms of CPU");
+}
+
+Test(psf, config_scales_apply_to_the_public_psfs, .timeout = 30)
+{
+	struct dps_config cfg;
+	char err[256];
+	uint64_t act;
+
+	dps_config_default(&cfg);
+	cfg.calibration_path = "override";
+	cfg.run_scale = 2.0;
+	cfg.sleep_scale = 0.0;
+	cr_assert_eq(dps_init(&cfg, err, sizeof(err)), DPS_OK, "%s", err);
+	act = dps_run_ns(2000000, DPS_RUN_WALL);
+	cr_assert_geq(act, 4000000);
+	cr_assert_lt(dps_sleep_ns(100000000), 50000000);
+}
+
+Test(psf, psfs_without_init_calibrate_by_themselves, .timeout = 60)
+{
+	unsetenv("DPS_CALIBRATION");
+	cr_assert_geq(dps_run_ns(1000000, DPS_RUN_WALL), 1000000);
+	cr_assert(!dps_calibration_borrow()->overridden);
+}
+
+Test(psf, status_strings_are_never_null)
+{
+	static const int all[] = { DPS_OK, DPS_ERROR, DPS_ERR_NOENT, DPS_ERR_IO, DPS_ERR_AGAIN,
+				   DPS_ERR_NOMEM, DPS_ERR_INVAL, DPS_ERR_RANGE, DPS_ERR_DEADLK,
+				   -999 };
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		cr_assert_not_null(dps_status_string(all[i]));
+	}
+}
