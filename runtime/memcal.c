@@ -1,0 +1,915 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Calibration functions of the main-memory stubs (memory-stub paper, sections 4 and 5.2):
+ * time_basic, time_heap (alloc, use), time_stack (alloc, use) with the page-fault model of
+ * equations 4-8, heap_overhead, stack_offset and stack_overhead; their file; and the
+ * compensation they feed.
+ *
+ * Each function runs the stub itself on the table the paper prescribes and fits the model to
+ * what it measured, so the constants describe this build of the stub on this machine.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <malloc.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "memory-internal.h"
+
+/* Paper's machine: Core 2 Duo P8400, 2.26 GHz. Its cycle figures become ns with this. */
+#define PAPER_CYCLES_PER_NS 2.26
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int64_t align_up(int64_t v, int64_t align)
+{
+	return align > 1 ? (v + align - 1) / align * align : v;
+}
+
+void dps_mem_calibration_default(struct dps_mem_calibration *cal)
+{
+	memset(cal, 0, sizeof(*cal));
+	cal->format_version = DPS_MEM_CALIBRATION_FORMAT_VERSION;
+	cal->page_size = 4096;
+	cal->cycles_per_ns = PAPER_CYCLES_PER_NS;
+	cal->time_basic_ns = 126775 / PAPER_CYCLES_PER_NS;
+	cal->heap_alloc_fault_ns = 3722 / PAPER_CYCLES_PER_NS;
+	cal->heap_alloc_nofault_ns = 94 / PAPER_CYCLES_PER_NS;
+	cal->heap_use_iter_ns = 69 / PAPER_CYCLES_PER_NS;
+	cal->heap_use_fault_ns = 3252 / PAPER_CYCLES_PER_NS;
+	cal->stack_alloc_ns = 48 / PAPER_CYCLES_PER_NS;
+	cal->stack_alloc_fault_ns = 48 / PAPER_CYCLES_PER_NS;
+	cal->stack_use_base_ns = 61 / PAPER_CYCLES_PER_NS;
+	cal->stack_use_fault_ns = 3358 / PAPER_CYCLES_PER_NS;
+	cal->heap_offset_bytes = 0;
+	cal->heap_chunk_header_bytes = 8;
+	cal->heap_chunk_align_bytes = 16;
+	cal->heap_chunk_min_bytes = 32;
+	cal->heap_mmap_header_bytes = 8;
+	cal->stack_offset_bytes = 216;
+	cal->stack_overhead_bytes = 64;
+	cal->stack_align_bytes = 16;
+	cal->stack_alloca_extra_bytes = 0;
+}
+
+uint64_t dps_mem_pagefaults(const struct dps_mem_calibration *cal, uint64_t x, uint64_t y)
+{
+	uint64_t ps = cal->page_size ? cal->page_size : 4096;
+
+	return ((y % ps) + x) / ps;
+}
+
+double dps_mem_time_overhead_ns(const struct dps_mem_calibration *cal, int64_t heap_x,
+				uint64_t heap_y, int64_t stack_x, uint64_t stack_y)
+{
+	double t = cal->time_basic_ns;
+
+	if (heap_x > 0) {
+		uint64_t pf = dps_mem_pagefaults(cal, (uint64_t)heap_x, heap_y);
+
+		t += pf ? cal->heap_alloc_fault_ns : cal->heap_alloc_nofault_ns;
+		t += cal->heap_use_iter_ns * (double)(pf + 1);
+		t += pf > 1 ? cal->heap_use_fault_ns * (double)(pf - 1) : 0;
+	} else if (heap_x < 0) {
+		/* A shrink is a realloc that never faults. */
+		t += cal->heap_alloc_nofault_ns;
+	}
+	if (stack_x > 0) {
+		uint64_t pf = dps_mem_pagefaults(cal, (uint64_t)stack_x, stack_y);
+
+		t += pf ? cal->stack_alloc_fault_ns : cal->stack_alloc_ns;
+		t += cal->stack_use_base_ns;
+		t += pf > 1 ? cal->stack_use_fault_ns * (double)(pf - 1) : 0;
+	}
+	return t;
+}
+
+static int64_t chunk_size(const struct dps_mem_calibration *cal, uint64_t size)
+{
+	int64_t c = align_up((int64_t)(size + cal->heap_chunk_header_bytes),
+			     (int64_t)cal->heap_chunk_align_bytes);
+
+	return c < (int64_t)cal->heap_chunk_min_bytes ? (int64_t)cal->heap_chunk_min_bytes : c;
+}
+
+int64_t dps_mem_heap_overhead(const struct dps_mem_calibration *cal, uint64_t size, bool mmapped)
+{
+	int64_t c;
+
+	if (!size) {
+		return 0;
+	}
+	c = chunk_size(cal, size);
+	if (mmapped) {
+		c = align_up(c + (int64_t)cal->heap_mmap_header_bytes, (int64_t)cal->page_size);
+	}
+	return c - (int64_t)size;
+}
+
+void dps_mem_compensate(const struct dps_mem_calibration *cal, const struct dps_mem_alloc *in,
+			size_t n, struct dps_mem_alloc *out)
+{
+	uint64_t heap = 0, stack = 0;
+	double debt = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct dps_mem_alloc p = in[i];
+		double t;
+
+		debt += dps_mem_time_overhead_ns(cal, p.heap_alloc, heap, p.stack_alloc, stack);
+		t = (double)p.time_ns - debt;
+		if (t < 0) {
+			/* The point cannot start early enough: carry the rest. */
+			debt = -t;
+			t = 0;
+		} else {
+			debt = 0;
+		}
+		heap = (int64_t)heap + p.heap_alloc > 0 ? heap + (uint64_t)p.heap_alloc : 0;
+		stack = (int64_t)stack + p.stack_alloc > 0 ? stack + (uint64_t)p.stack_alloc : 0;
+		p.time_ns = (uint64_t)t;
+		out[i] = p;
+	}
+}
+
+/*
+ * heap_overhead: what mallinfo2 counts for one block beyond the bytes asked. Measured on fresh
+ * blocks of every size up to 1100 bytes and around page boundaries of mmapped blocks, then
+ * fitted as chunk(x) = max(min, align_up(x + header, align)), mmapped: align_up(chunk + hdr,
+ * page). Blocks reused from a per-thread cache show no change and are retried.
+ */
+#define HEAP_SWEEP 1100
+#define HEAP_TRIES 16
+
+static int measure_heap_model(struct dps_mem_calibration *cal)
+{
+	static const uint64_t aligns[] = { 16, 8, 32, 1 };
+	static const uint64_t headers[] = { 8, 0, 16 };
+	static const uint64_t mins[] = { 32, 0, 16, 24, 48, 64 };
+	int64_t *delta = calloc(HEAP_SWEEP + 1, sizeof(*delta));
+	void **keep = calloc((HEAP_SWEEP + 1) * HEAP_TRIES, sizeof(*keep));
+	size_t n_keep = 0;
+	struct dps_mem_heap_info a, b;
+	uint64_t best_miss = UINT64_MAX;
+	int ret = DPS_OK;
+	void *p;
+
+	if (!delta || !keep) {
+		ret = DPS_ERR_NOMEM;
+		goto end;
+	}
+	/* tcache: a freed small chunk stays counted as in use. */
+	p = malloc(40);
+	dps_mem_heap_info(&a);
+	free(p);
+	dps_mem_heap_info(&b);
+	cal->heap_tcache = p && a.in_use_bytes == b.in_use_bytes;
+	for (uint64_t x = 1; x <= HEAP_SWEEP; x++) {
+		for (int t = 0; t < HEAP_TRIES; t++) {
+			dps_mem_heap_info(&a);
+			p = malloc(x);
+			dps_mem_heap_info(&b);
+			if (!p) {
+				ret = DPS_ERR_NOMEM;
+				goto end;
+			}
+			keep[n_keep++] = p;
+			delta[x] = b.in_use_bytes - a.in_use_bytes;
+			if (delta[x] > 0) {
+				break;
+			}
+		}
+	}
+	for (size_t ia = 0; ia < sizeof(aligns) / sizeof(aligns[0]); ia++) {
+		for (size_t ih = 0; ih < sizeof(headers) / sizeof(headers[0]); ih++) {
+			for (size_t im = 0; im < sizeof(mins) / sizeof(mins[0]); im++) {
+				struct dps_mem_calibration c = *cal;
+				uint64_t miss = 0;
+
+				c.heap_chunk_align_bytes = aligns[ia];
+				c.heap_chunk_header_bytes = headers[ih];
+				c.heap_chunk_min_bytes = mins[im];
+				for (uint64_t x = 1; x <= HEAP_SWEEP; x++) {
+					miss += chunk_size(&c, x) != delta[x];
+				}
+				if (miss < best_miss) {
+					best_miss = miss;
+					cal->heap_chunk_align_bytes = aligns[ia];
+					cal->heap_chunk_header_bytes = headers[ih];
+					cal->heap_chunk_min_bytes = mins[im];
+				}
+			}
+		}
+	}
+	cal->heap_model_misses = best_miss;
+	/* Blocks above the largest dynamic mmap threshold (32 MiB) are always mmapped. */
+	for (int64_t hdr = 0; hdr <= 64; hdr += 8) {
+		uint64_t miss = 0, seen = 0;
+
+		for (int k = 0; k < 6; k++) {
+			uint64_t x = 33u * 1024 * 1024 + cal->page_size * (uint64_t)k -
+				     (uint64_t)(8 * k + 8);
+			struct dps_mem_calibration c = *cal;
+
+			c.heap_mmap_header_bytes = (uint64_t)hdr;
+			dps_mem_heap_info(&a);
+			p = malloc(x);
+			dps_mem_heap_info(&b);
+			if (p && b.mmapped_blocks > a.mmapped_blocks) {
+				seen++;
+				miss += (int64_t)x + dps_mem_heap_overhead(&c, x, true) !=
+					b.in_use_bytes - a.in_use_bytes;
+			}
+			free(p);
+		}
+		if (seen && !miss) {
+			cal->heap_mmap_header_bytes = (uint64_t)hdr;
+			break;
+		}
+	}
+end:
+	for (size_t i = 0; keep && i < n_keep; i++) {
+		free(keep[i]);
+	}
+	free(keep);
+	free(delta);
+	return ret;
+}
+
+/*
+ * stack_offset and stack_overhead (and the alloca granularity): the paper's uncompensated
+ * recursion on rising stack points of 1..96 bytes; the depth at each point from the stack
+ * pointer. Also heap_offset: the stub's own heap with no heap in the table.
+ */
+#define STACK_RISES 96
+
+static int measure_stack_model(struct dps_mem_calibration *cal)
+{
+	struct dps_mem_alloc tab[2 * STACK_RISES + 1];
+	struct dps__mem_point_times times[2 * STACK_RISES + 1];
+	struct dps_mem_sample samples[2 * STACK_RISES + 1];
+	struct dps__mem_play_internal internal = { .raw_stack = true, .times = times };
+	struct dps_mem_stub_options opts;
+	struct dps_mem_calibration c = *cal;
+	static const int64_t aligns[] = { 16, 8, 32, 64, 1 };
+	int64_t over_sum = 0, over_min = INT64_MAX, over_max = INT64_MIN;
+	bool fitted = false;
+	int ret;
+
+	memset(tab, 0, sizeof(tab));
+	memset(times, 0, sizeof(times));
+	for (int k = 1; k <= STACK_RISES; k++) {
+		tab[k].stack_alloc = k;
+		tab[2 * STACK_RISES + 1 - k].stack_alloc = -k;
+	}
+	dps_mem_stub_options_default(&opts);
+	opts.compensate = false;
+	opts.samples = samples;
+	c.stack_offset_bytes = 0;
+	c.heap_offset_bytes = 0;
+	opts.cal = &c;
+	ret = dps__mem_stub_play_internal(tab, 2 * STACK_RISES + 1, &opts, &internal, NULL, NULL,
+					  0);
+	if (ret) {
+		goto end;
+	}
+	cal->stack_offset_bytes = samples[0].stack_raw;
+	cal->heap_offset_bytes = samples[0].heap_raw;
+	for (int k = 1; k <= STACK_RISES; k++) {
+		int64_t frame = samples[k].stack_raw - samples[k - 1].stack_raw;
+		int64_t over = frame - times[k].alloca_bytes;
+
+		over_sum += over;
+		over_min = over < over_min ? over : over_min;
+		over_max = over > over_max ? over : over_max;
+	}
+	/* A constant per frame, as the paper found; if not, the largest keeps the bound. */
+	cal->stack_overhead_bytes = over_max;
+	(void)over_sum;
+	(void)over_min;
+	for (size_t ia = 0; ia < sizeof(aligns) / sizeof(aligns[0]) && !fitted; ia++) {
+		for (int64_t extra = 0; extra <= 256 && !fitted; extra++) {
+			bool ok = true;
+
+			for (int k = 1; k <= STACK_RISES && ok; k++) {
+				ok = align_up(k + extra, aligns[ia]) == times[k].alloca_bytes;
+			}
+			if (ok) {
+				cal->stack_align_bytes = (uint64_t)aligns[ia];
+				cal->stack_alloca_extra_bytes = extra;
+				fitted = true;
+			}
+		}
+	}
+	if (!fitted) {
+		int64_t worst = 0;
+
+		for (int k = 1; k <= STACK_RISES; k++) {
+			int64_t e = times[k].alloca_bytes - align_up(k, 16);
+
+			worst = e > worst ? e : worst;
+		}
+		cal->stack_align_bytes = 16;
+		cal->stack_alloca_extra_bytes = worst;
+	}
+end:
+	return ret;
+}
+
+static double tsc_cycles_per_ns(void)
+{
+#if defined(__x86_64__)
+	uint64_t t0 = now_ns(), c0 = __builtin_ia32_rdtsc();
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = 20 * 1000 * 1000 };
+	uint64_t t1, c1;
+
+	nanosleep(&ts, NULL);
+	t1 = now_ns();
+	c1 = __builtin_ia32_rdtsc();
+	return t1 > t0 ? (double)(c1 - c0) / (double)(t1 - t0) : 0;
+#else
+	return 0;
+#endif
+}
+
+static int compare_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, size_t n)
+{
+	if (!n) {
+		return 0;
+	}
+	qsort(v, n, sizeof(*v), compare_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Cost of one clock read, subtracted from the per-operation timings. */
+static double clock_cost_ns(void)
+{
+	uint64_t t0 = now_ns();
+	uint64_t t = t0;
+
+	for (int i = 0; i < 1000; i++) {
+		t = now_ns();
+	}
+	return (double)(t - t0) / 1000;
+}
+
+/* Least squares of y = a * u + b * v (no intercept). */
+static void fit2(const double *u, const double *v, const double *y, size_t n, double *a,
+		 double *b)
+{
+	double suu = 0, svv = 0, suv = 0, suy = 0, svy = 0, det;
+
+	for (size_t i = 0; i < n; i++) {
+		suu += u[i] * u[i];
+		svv += v[i] * v[i];
+		suv += u[i] * v[i];
+		suy += u[i] * y[i];
+		svy += v[i] * y[i];
+	}
+	det = suu * svv - suv * suv;
+	if (fabs(det) < 1e-9) {
+		*a = suu > 0 ? suy / suu : 0;
+		*b = 0;
+		return;
+	}
+	*a = (suy * svv - svy * suv) / det;
+	*b = (svy * suu - suy * suv) / det;
+}
+
+/* time_basic (eq. 1): the whole algorithm per point, zero delay, 1-byte stack, no heap. */
+#define BASIC_POINTS 1000
+#define BASIC_RUNS 15
+
+static int measure_time_basic(struct dps_mem_calibration *cal)
+{
+	static struct dps_mem_alloc tab[BASIC_POINTS];
+	struct dps__mem_play_internal internal = { .raw_stack = true };
+	struct dps_mem_stub_options opts;
+	struct dps_mem_stub_result res;
+	double per[BASIC_RUNS];
+	double mean = 0, var = 0;
+	int ret = DPS_OK;
+
+	for (size_t i = 0; i < BASIC_POINTS; i++) {
+		tab[i] = (struct dps_mem_alloc){ .time_ns = 0, .stack_alloc = 1, .heap_alloc = 0 };
+	}
+	dps_mem_stub_options_default(&opts);
+	opts.compensate = false;
+	opts.cal = cal;
+	for (int r = 0; r < BASIC_RUNS; r++) {
+		ret = dps__mem_stub_play_internal(tab, BASIC_POINTS, &opts, &internal, &res, NULL,
+						  0);
+		if (ret) {
+			goto end;
+		}
+		per[r] = (double)res.actual_ns / BASIC_POINTS;
+		mean += per[r] / BASIC_RUNS;
+	}
+	for (int r = 0; r < BASIC_RUNS; r++) {
+		var += (per[r] - mean) * (per[r] - mean) / BASIC_RUNS;
+	}
+	cal->time_basic_scv = mean > 0 ? var / (mean * mean) : 0;
+	cal->time_basic_ns = median(per, BASIC_RUNS);
+end:
+	return ret;
+}
+
+/* time_heap (eqs. 5-6): rising heap, each step timed; steps chosen to cover 0..12 faults. */
+#define HEAP_POINTS 240
+
+static int measure_time_heap(struct dps_mem_calibration *cal, double clock_ns)
+{
+	static const int64_t steps[] = { 48, 1000, 4096, 5000, 12288, 200, 20000, 50000 };
+	static struct dps_mem_alloc tab[HEAP_POINTS];
+	static struct dps__mem_point_times times[HEAP_POINTS];
+	struct dps__mem_play_internal internal = { .raw_stack = true, .times = times };
+	struct dps_mem_stub_options opts;
+	double *u = calloc(HEAP_POINTS * 4, sizeof(double));
+	double *fault = calloc(HEAP_POINTS, sizeof(double));
+	double *nofault = calloc(HEAP_POINTS, sizeof(double));
+	size_t n_fault = 0, n_nofault = 0, m = 0;
+	double *v, *y;
+	uint64_t heap = 0;
+	int ret;
+
+	if (!u || !fault || !nofault) {
+		ret = DPS_ERR_NOMEM;
+		goto end;
+	}
+	v = u + HEAP_POINTS;
+	y = v + HEAP_POINTS;
+	for (size_t i = 0; i < HEAP_POINTS; i++) {
+		tab[i] = (struct dps_mem_alloc){
+			.time_ns = 0,
+			.stack_alloc = 1,
+			.heap_alloc = steps[i % (sizeof(steps) / sizeof(steps[0]))],
+		};
+	}
+	memset(times, 0, sizeof(times));
+	dps_mem_stub_options_default(&opts);
+	opts.compensate = false;
+	opts.cal = cal;
+	/* Give the free heap pages back so that the new ones fault as they would the first
+	 * time. */
+	malloc_trim(0);
+	ret = dps__mem_stub_play_internal(tab, HEAP_POINTS, &opts, &internal, NULL, NULL, 0);
+	if (ret) {
+		goto end;
+	}
+	for (size_t i = 0; i < HEAP_POINTS; i++) {
+		uint64_t pf = dps_mem_pagefaults(cal, (uint64_t)tab[i].heap_alloc, heap);
+		double alloc = (double)times[i].heap_alloc_ns - clock_ns;
+		double use = (double)times[i].heap_use_ns - clock_ns;
+
+		heap += (uint64_t)tab[i].heap_alloc;
+		if (pf) {
+			fault[n_fault++] = alloc;
+		} else {
+			nofault[n_nofault++] = alloc;
+		}
+		u[m] = (double)(pf + 1);
+		v[m] = pf > 1 ? (double)(pf - 1) : 0;
+		y[m] = use;
+		m++;
+	}
+	cal->heap_alloc_fault_ns = median(fault, n_fault);
+	cal->heap_alloc_nofault_ns = median(nofault, n_nofault);
+	fit2(u, v, y, m, &cal->heap_use_iter_ns, &cal->heap_use_fault_ns);
+end:
+	free(nofault);
+	free(fault);
+	free(u);
+	return ret;
+}
+
+/* time_stack (eqs. 7-8): rising stack in a thread whose stack was never touched. */
+#define STACK_POINTS 160
+#define FRESH_STACK_BYTES (16u * 1024 * 1024)
+
+struct stack_job {
+	struct dps_mem_calibration *cal;
+	struct dps_mem_alloc *tab;
+	struct dps__mem_point_times *times;
+	struct dps_mem_sample *samples;
+	int ret;
+};
+
+static void *run_stack_job(void *arg)
+{
+	struct stack_job *job = arg;
+	struct dps__mem_play_internal internal = { .raw_stack = true, .times = job->times };
+	struct dps_mem_stub_options opts;
+
+	dps_mem_stub_options_default(&opts);
+	opts.compensate = false;
+	opts.cal = job->cal;
+	opts.samples = job->samples;
+	job->ret = dps__mem_stub_play_internal(job->tab, STACK_POINTS, &opts, &internal, NULL,
+					       NULL, 0);
+	return NULL;
+}
+
+static int measure_time_stack(struct dps_mem_calibration *cal, double clock_ns)
+{
+	static const int64_t steps[] = { 64, 1000, 4096, 200, 9000, 16, 3000, 20000 };
+	static struct dps_mem_alloc tab[STACK_POINTS];
+	static struct dps__mem_point_times times[STACK_POINTS];
+	static struct dps_mem_sample samples[STACK_POINTS];
+	struct stack_job job = { .cal = cal, .tab = tab, .times = times, .samples = samples };
+	double fault[STACK_POINTS], nofault[STACK_POINTS];
+	double u[STACK_POINTS], v[STACK_POINTS], y[STACK_POINTS];
+	size_t n_fault = 0, n_nofault = 0;
+	pthread_attr_t attr;
+	pthread_t tid;
+	void *stack;
+	int ret = DPS_OK;
+
+	for (size_t i = 0; i < STACK_POINTS; i++) {
+		tab[i] = (struct dps_mem_alloc){
+			.stack_alloc = steps[i % (sizeof(steps) / sizeof(steps[0]))],
+		};
+	}
+	memset(times, 0, sizeof(times));
+	/* A fresh mapping: the thread stack cache would hand back pages already faulted. */
+	stack = mmap(NULL, FRESH_STACK_BYTES, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (stack == MAP_FAILED) {
+		return DPS_ERR_NOMEM;
+	}
+	pthread_attr_init(&attr);
+	pthread_attr_setstack(&attr, stack, FRESH_STACK_BYTES);
+	if (pthread_create(&tid, &attr, run_stack_job, &job)) {
+		ret = DPS_ERROR;
+		goto end;
+	}
+	pthread_join(tid, NULL);
+	ret = job.ret;
+	if (ret) {
+		goto end;
+	}
+	for (size_t i = 0; i < STACK_POINTS; i++) {
+		/* y: depth before this frame's alloca; the new pages are below it. */
+		uint64_t before = (uint64_t)(samples[i].stack_raw - times[i].alloca_bytes);
+		uint64_t pf = dps_mem_pagefaults(cal, (uint64_t)times[i].alloca_bytes, before);
+
+		double alloc = (double)times[i].stack_alloc_ns - clock_ns;
+
+		if (pf) {
+			fault[n_fault++] = alloc;
+		} else {
+			nofault[n_nofault++] = alloc;
+		}
+		u[i] = 1;
+		v[i] = pf > 1 ? (double)(pf - 1) : 0;
+		y[i] = (double)times[i].stack_use_ns - clock_ns;
+	}
+	fit2(u, v, y, STACK_POINTS, &cal->stack_use_base_ns, &cal->stack_use_fault_ns);
+	cal->stack_alloc_ns = median(nofault, n_nofault);
+	cal->stack_alloc_fault_ns = median(fault, n_fault);
+end:
+	pthread_attr_destroy(&attr);
+	munmap(stack, FRESH_STACK_BYTES);
+	return ret;
+}
+
+/* Median of each time constant over repeated calibrations: one page-fault storm from another
+ * process must not decide them. */
+#define TIME_REPEATS 5
+
+int dps_mem_calibration_measure(struct dps_mem_calibration *cal, bool quick)
+{
+	double v[9][TIME_REPEATS];
+	double clock_ns;
+	long ps = sysconf(_SC_PAGESIZE);
+	int ret;
+
+	dps_mem_calibration_default(cal);
+	cal->page_size = ps > 0 ? (uint64_t)ps : 4096;
+	ret = measure_heap_model(cal);
+	if (ret) {
+		goto end;
+	}
+	ret = measure_stack_model(cal);
+	if (ret || quick) {
+		goto end;
+	}
+	cal->cycles_per_ns = tsc_cycles_per_ns();
+	clock_ns = clock_cost_ns();
+	for (int r = 0; r < TIME_REPEATS; r++) {
+		ret = measure_time_basic(cal);
+		if (!ret) {
+			ret = measure_time_heap(cal, clock_ns);
+		}
+		if (!ret) {
+			ret = measure_time_stack(cal, clock_ns);
+		}
+		if (ret) {
+			goto end;
+		}
+		v[0][r] = cal->time_basic_ns;
+		v[1][r] = cal->heap_alloc_fault_ns;
+		v[2][r] = cal->heap_alloc_nofault_ns;
+		v[3][r] = cal->heap_use_iter_ns;
+		v[4][r] = cal->heap_use_fault_ns;
+		v[5][r] = cal->stack_alloc_ns;
+		v[6][r] = cal->stack_use_base_ns;
+		v[7][r] = cal->stack_use_fault_ns;
+		v[8][r] = cal->stack_alloc_fault_ns;
+	}
+	cal->time_basic_ns = median(v[0], TIME_REPEATS);
+	cal->heap_alloc_fault_ns = median(v[1], TIME_REPEATS);
+	cal->heap_alloc_nofault_ns = median(v[2], TIME_REPEATS);
+	cal->heap_use_iter_ns = median(v[3], TIME_REPEATS);
+	cal->heap_use_fault_ns = median(v[4], TIME_REPEATS);
+	cal->stack_alloc_ns = median(v[5], TIME_REPEATS);
+	cal->stack_use_base_ns = median(v[6], TIME_REPEATS);
+	cal->stack_use_fault_ns = median(v[7], TIME_REPEATS);
+	cal->stack_alloc_fault_ns = median(v[8], TIME_REPEATS);
+	cal->measured = true;
+end:
+	return ret;
+}
+
+static pthread_once_t quick_once = PTHREAD_ONCE_INIT;
+static struct dps_mem_calibration quick_cal;
+
+/*
+ * The byte and stack model is always measured here, in this process: it belongs to this build
+ * of the stub (an ASan build has other frames). The time model comes from the file named by
+ * DPS_MEM_CALIBRATION (dps calibrate --memory), else it stays the paper's.
+ */
+static void measure_quick(void)
+{
+	const char *path = getenv("DPS_MEM_CALIBRATION");
+	struct dps_mem_calibration c, file;
+	char err[256];
+
+	if (dps_mem_calibration_measure(&c, true) != DPS_OK) {
+		dps_mem_calibration_default(&c);
+	}
+	if (path && *path && dps_mem_calibration_load(path, &file, err, sizeof(err)) == DPS_OK) {
+		c.measured = file.measured;
+		c.cycles_per_ns = file.cycles_per_ns;
+		c.time_basic_ns = file.time_basic_ns;
+		c.time_basic_scv = file.time_basic_scv;
+		c.heap_alloc_fault_ns = file.heap_alloc_fault_ns;
+		c.heap_alloc_nofault_ns = file.heap_alloc_nofault_ns;
+		c.heap_use_iter_ns = file.heap_use_iter_ns;
+		c.heap_use_fault_ns = file.heap_use_fault_ns;
+		c.stack_alloc_ns = file.stack_alloc_ns;
+		c.stack_alloc_fault_ns = file.stack_alloc_fault_ns;
+		c.stack_use_base_ns = file.stack_use_base_ns;
+		c.stack_use_fault_ns = file.stack_use_fault_ns;
+	}
+	quick_cal = c;
+}
+
+const struct dps_mem_calibration *dps_mem_calibration_borrow(void)
+{
+	pthread_once(&quick_once, measure_quick);
+	return &quick_cal;
+}
+
+/*
+ * The file: "key = value" lines, '#' comments, every key of the struct.
+ */
+enum key_type { KEY_INT, KEY_U64, KEY_I64, KEY_DOUBLE, KEY_BOOL };
+
+struct key {
+	const char *name;
+	enum key_type type;
+	size_t offset;
+};
+
+#define KEY(name, type) { #name, type, offsetof(struct dps_mem_calibration, name) }
+
+static const struct key keys[] = {
+	KEY(format_version, KEY_INT),
+	KEY(measured, KEY_BOOL),
+	KEY(page_size, KEY_U64),
+	KEY(cycles_per_ns, KEY_DOUBLE),
+	KEY(time_basic_ns, KEY_DOUBLE),
+	KEY(time_basic_scv, KEY_DOUBLE),
+	KEY(heap_alloc_fault_ns, KEY_DOUBLE),
+	KEY(heap_alloc_nofault_ns, KEY_DOUBLE),
+	KEY(heap_use_iter_ns, KEY_DOUBLE),
+	KEY(heap_use_fault_ns, KEY_DOUBLE),
+	KEY(stack_alloc_ns, KEY_DOUBLE),
+	KEY(stack_alloc_fault_ns, KEY_DOUBLE),
+	KEY(stack_use_base_ns, KEY_DOUBLE),
+	KEY(stack_use_fault_ns, KEY_DOUBLE),
+	KEY(heap_offset_bytes, KEY_I64),
+	KEY(heap_chunk_header_bytes, KEY_U64),
+	KEY(heap_chunk_align_bytes, KEY_U64),
+	KEY(heap_chunk_min_bytes, KEY_U64),
+	KEY(heap_mmap_header_bytes, KEY_U64),
+	KEY(heap_model_misses, KEY_U64),
+	KEY(heap_tcache, KEY_BOOL),
+	KEY(stack_offset_bytes, KEY_I64),
+	KEY(stack_overhead_bytes, KEY_I64),
+	KEY(stack_align_bytes, KEY_U64),
+	KEY(stack_alloca_extra_bytes, KEY_I64),
+};
+
+#define N_KEYS (sizeof(keys) / sizeof(keys[0]))
+
+int dps_mem_calibration_write(const struct dps_mem_calibration *cal, FILE *out)
+{
+	const char *base = (const char *)cal;
+
+	fprintf(out, "# dps memory calibration (doc/memory.md): dps calibrate --memory\n");
+	for (size_t i = 0; i < N_KEYS; i++) {
+		const void *p = base + keys[i].offset;
+
+		switch (keys[i].type) {
+		case KEY_INT:
+			fprintf(out, "%s = %d\n", keys[i].name, *(const int *)p);
+			break;
+		case KEY_U64:
+			fprintf(out, "%s = %" PRIu64 "\n", keys[i].name, *(const uint64_t *)p);
+			break;
+		case KEY_I64:
+			fprintf(out, "%s = %" PRId64 "\n", keys[i].name, *(const int64_t *)p);
+			break;
+		case KEY_DOUBLE:
+			fprintf(out, "%s = %.17g\n", keys[i].name, *(const double *)p);
+			break;
+		case KEY_BOOL:
+			fprintf(out, "%s = %d\n", keys[i].name, *(const bool *)p ? 1 : 0);
+			break;
+		}
+	}
+	return ferror(out) ? DPS_ERR_IO : DPS_OK;
+}
+
+int dps_mem_calibration_save(const struct dps_mem_calibration *cal, const char *path, char *err,
+			     size_t errlen)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f) {
+		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+		return DPS_ERR_IO;
+	}
+	ret = dps_mem_calibration_write(cal, f);
+	if (fclose(f) || ret) {
+		snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno));
+		ret = DPS_ERR_IO;
+	}
+	return ret;
+}
+
+/* Parses one value; returns false when the text is not a whole number of the key's type. */
+static bool parse_value(const struct key *k, const char *text, void *dst)
+{
+	char *end = NULL;
+
+	errno = 0;
+	switch (k->type) {
+	case KEY_INT: {
+		long v = strtol(text, &end, 10);
+
+		if (v < 0 || v > 1000000) {
+			return false;
+		}
+		*(int *)dst = (int)v;
+		break;
+	}
+	case KEY_U64:
+		if (*text == '-') {
+			return false;
+		}
+		*(uint64_t *)dst = strtoull(text, &end, 10);
+		break;
+	case KEY_I64:
+		*(int64_t *)dst = strtoll(text, &end, 10);
+		break;
+	case KEY_DOUBLE:
+		*(double *)dst = strtod(text, &end);
+		if (!isfinite(*(double *)dst)) {
+			return false;
+		}
+		break;
+	case KEY_BOOL: {
+		long v = strtol(text, &end, 10);
+
+		if (v != 0 && v != 1) {
+			return false;
+		}
+		*(bool *)dst = v;
+		break;
+	}
+	}
+	return !errno && end && end != text && *end == '\0';
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t') {
+		s++;
+	}
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r')) {
+		*--e = '\0';
+	}
+	return s;
+}
+
+int dps_mem_calibration_load(const char *path, struct dps_mem_calibration *cal, char *err,
+			     size_t errlen)
+{
+	struct dps_mem_calibration c;
+	char line[512];
+	unsigned lineno = 0;
+	int ret = DPS_OK;
+	FILE *f;
+
+	dps_mem_calibration_default(&c);
+	f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		return errno == ENOENT ? DPS_ERR_NOENT : DPS_ERR_IO;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *s, *eq, *name, *value;
+		const struct key *k = NULL;
+
+		lineno++;
+		s = trim(line);
+		if (!*s || *s == '#') {
+			continue;
+		}
+		eq = strchr(s, '=');
+		if (!eq) {
+			snprintf(err, errlen, "%s:%u: expected 'key = value'", path, lineno);
+			ret = DPS_ERR_INVAL;
+			goto end;
+		}
+		*eq = '\0';
+		name = trim(s);
+		value = trim(eq + 1);
+		for (size_t i = 0; i < N_KEYS; i++) {
+			if (!strcmp(keys[i].name, name)) {
+				k = &keys[i];
+			}
+		}
+		if (!k) {
+			snprintf(err, errlen, "%s:%u: unknown key '%s' (expected a key written by "
+				 "dps calibrate --memory)", path, lineno, name);
+			ret = DPS_ERR_INVAL;
+			goto end;
+		}
+		if (!parse_value(k, value, (char *)&c + k->offset)) {
+			snprintf(err, errlen, "%s:%u: bad value '%s' for %s (expected %s)", path,
+				 lineno, value, name,
+				 k->type == KEY_DOUBLE ? "a finite number" :
+				 k->type == KEY_BOOL ? "0 or 1" : "an integer");
+			ret = DPS_ERR_INVAL;
+			goto end;
+		}
+	}
+	if (ferror(f)) {
+		snprintf(err, errlen, "%s: read failed", path);
+		ret = DPS_ERR_IO;
+		goto end;
+	}
+	if (c.format_version != DPS_MEM_CALIBRATION_FORMAT_VERSION) {
+		snprintf(err, errlen, "%s: format_version %d, expected %d", path, c.format_version,
+			 DPS_MEM_CALIBRATION_FORMAT_VERSION);
+		ret = DPS_ERR_INVAL;
+		goto end;
+	}
+	if (!c.page_size || (c.page_size & (c.page_size - 1)) || !c.stack_align_bytes ||
+	    !c.heap_chunk_align_bytes) {
+		snprintf(err, errlen, "%s: page_size, stack_align_bytes and heap_chunk_align_bytes "
+			 "must be non-zero (page_size a power of two)", path);
+		ret = DPS_ERR_INVAL;
+		goto end;
+	}
+	*cal = c;
+end:
+	fclose(f);
+	return ret;
+}
