@@ -482,11 +482,19 @@ int simgen_build(const struct dps_actset *set, const struct simgen_options *gopt
 		 struct dps_diag *diag)
 {
 	static const struct simgen_build_options no_opts;
+	struct stat st;
 	char *work = NULL, *src = NULL, *exe = NULL;
 	int ret;
 
 	if (!bopts) {
 		bopts = &no_opts;
+	}
+	/* The program is renamed into place: never over a device, FIFO or directory. */
+	if (stat(output, &st) == 0 && !S_ISREG(st.st_mode)) {
+		dps_diag_setf(diag, "the output exists and is not a regular file: path=\"%s\"",
+			      output);
+		ret = SIMGEN_ERR_INVAL;
+		goto end;
 	}
 	work = make_work_dir(output);
 	if (!work) {

@@ -354,9 +354,30 @@ end:
 	return ret;
 }
 
+static int write_special(const struct dps_actset *set, const struct simgen_options *opts,
+			 const char *path, struct dps_diag *diag)
+{
+	FILE *out = fopen(path, "w");
+	int ret;
+
+	if (!out) {
+		dps_diag_setf(diag, "Cannot open the output: path=\"%s\", errno=%d (%s)", path,
+			      errno, strerror(errno));
+		return SIMGEN_ERR_IO;
+	}
+	ret = simgen_write(set, opts, out, diag);
+	if (fclose(out) != 0 && !ret) {
+		dps_diag_setf(diag, "Cannot write the output: path=\"%s\", errno=%d (%s)", path,
+			      errno, strerror(errno));
+		ret = SIMGEN_ERR_IO;
+	}
+	return ret;
+}
+
 int simgen_write_file(const struct dps_actset *set, const struct simgen_options *opts,
 		      const char *path, struct dps_diag *diag)
 {
+	struct stat st;
 	char *tmp = NULL;
 	FILE *out = NULL;
 	int fd = -1;
@@ -364,6 +385,12 @@ int simgen_write_file(const struct dps_actset *set, const struct simgen_options 
 
 	ret = check_set(set, diag);
 	if (ret) {
+		goto end;
+	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* /dev/null, a FIFO, /dev/stdout: write through; renaming over it would replace
+		 * the device node. */
+		ret = write_special(set, opts, path, diag);
 		goto end;
 	}
 	if (asprintf(&tmp, "%s.XXXXXX", path) < 0) {
