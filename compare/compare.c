@@ -1,0 +1,710 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Matching two models by the creation tree and computing the figures of doc/compare.md.
+ *
+ * Tids differ between an original run and its simulation (and between two simulations), so a
+ * thread is identified by its place in the creation tree: the root matches the root, and the
+ * k-th thread a matched parent created matches the k-th thread its counterpart created
+ * (create_rank). A thread whose creator is unknown (no parent, or a parent the tree does not
+ * reach) hangs under the root after the real children, ranked by start time.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "compare.h"
+#include "compare-internal.h"
+
+/* A child in a side's tree, with the key it is matched by. */
+struct child_key {
+	size_t idx;
+	unsigned group;		/* 0: created by its parent, 1: creator unknown */
+	uint64_t rank;
+	uint64_t start_ns;
+};
+
+struct tree {
+	const struct analyzer_result *m;
+	size_t *first;		/* per thread: offset of its children in kids */
+	size_t *count;
+	struct child_key *kids;	/* every non-root thread once, grouped by parent */
+};
+
+struct dfs_entry {
+	size_t idx[2];
+	size_t parent_row;	/* COMPARE_NO_THREAD for the root */
+	unsigned group;
+	uint64_t rank;
+};
+
+static const char *const metric_names[COMPARE_M_COUNT] = {
+	[COMPARE_M_CPU] = "cpu",
+	[COMPARE_M_BLOCKED] = "blocked",
+	[COMPARE_M_PREEMPTED] = "preempted",
+	[COMPARE_M_START] = "start",
+	[COMPARE_M_END] = "end",
+	[COMPARE_M_RUNS] = "runs",
+	[COMPARE_M_SLEEPS] = "sleeps",
+};
+
+const char *compare_metric_name(enum compare_metric_id m)
+{
+	return m < COMPARE_M_COUNT ? metric_names[m] : "?";
+}
+
+bool compare_metric_is_time(enum compare_metric_id m)
+{
+	return m <= COMPARE_M_END;
+}
+
+const char *compare_thread_name(const struct analyzer_thread *th)
+{
+	return th->comm && th->comm[0] ? th->comm : "(unnamed)";
+}
+
+double compare_value_err_pct(const struct compare_value *val)
+{
+	int64_t o = val->has[COMPARE_ORIG] ? val->v[COMPARE_ORIG] : 0;
+	int64_t s = val->has[COMPARE_SIM] ? val->v[COMPARE_SIM] : 0;
+	double diff = (double)s - (double)o;
+
+	if (!val->has[COMPARE_ORIG] || !val->has[COMPARE_SIM]) {
+		return 100.0;
+	}
+	if (o == 0) {
+		return s == 0 ? 0.0 : 100.0;
+	}
+	return (diff < 0 ? -diff : diff) / (o < 0 ? -(double)o : (double)o) * 100.0;
+}
+
+static int cmp_child_key(const void *a, const void *b)
+{
+	const struct child_key *x = a, *y = b;
+
+	if (x->group != y->group) {
+		return x->group < y->group ? -1 : 1;
+	}
+	if (x->rank != y->rank) {
+		return x->rank < y->rank ? -1 : 1;
+	}
+	if (x->start_ns != y->start_ns) {
+		return x->start_ns < y->start_ns ? -1 : 1;
+	}
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static void tree_fini(struct tree *t)
+{
+	free(t->first);
+	free(t->count);
+	free(t->kids);
+}
+
+static bool has_valid_parent(const struct analyzer_result *m, size_t i)
+{
+	size_t p = m->threads[i].parent;
+
+	return i != m->root && p != ANALYZER_NO_THREAD && p < m->n_threads && p != i;
+}
+
+/*
+ * Marks what the root reaches through parent links (iteratively: a parent chain can be as long
+ * as the thread count). Returns DPS_OK or DPS_ERR_NOMEM.
+ */
+static int mark_reached(const struct analyzer_result *m, bool *reached)
+{
+	/* state: 0 unknown, 1 reaches the root, 2 does not */
+	unsigned char *state = calloc(m->n_threads, 1);
+	size_t *chain = malloc(m->n_threads * sizeof(*chain));
+	int ret = DPS_OK;
+
+	if (!state || !chain) {
+		ret = DPS_ERR_NOMEM;
+		goto end;
+	}
+	state[m->root] = 1;
+	for (size_t i = 0; i < m->n_threads; i++) {
+		size_t n = 0, cur = i;
+		unsigned char verdict;
+
+		/* Walk up until a known thread, a missing parent, or a loop (n > n_threads). */
+		while (state[cur] == 0 && n <= m->n_threads) {
+			chain[n < m->n_threads ? n : m->n_threads - 1] = cur;
+			n++;
+			if (!has_valid_parent(m, cur)) {
+				break;
+			}
+			cur = m->threads[cur].parent;
+		}
+		verdict = state[cur] == 1 ? 1 : 2;
+		if (n > m->n_threads) {
+			n = m->n_threads;
+		}
+		for (size_t k = 0; k < n; k++) {
+			state[chain[k]] = verdict;
+		}
+	}
+	for (size_t i = 0; i < m->n_threads; i++) {
+		reached[i] = state[i] == 1;
+	}
+end:
+	free(state);
+	free(chain);
+	return ret;
+}
+
+/* Builds the children lists of a model, strays under the root. */
+static int tree_init(struct tree *t, const struct analyzer_result *m)
+{
+	size_t n = m->n_threads, k = 0, n_stray = 0;
+	bool *reached = NULL;
+	size_t *fill = NULL;
+	struct child_key *strays = NULL;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	t->m = m;
+	t->first = calloc(n, sizeof(*t->first));
+	t->count = calloc(n, sizeof(*t->count));
+	t->kids = calloc(n, sizeof(*t->kids));
+	reached = calloc(n, sizeof(*reached));
+	fill = calloc(n, sizeof(*fill));
+	strays = calloc(n, sizeof(*strays));
+	if (!t->first || !t->count || !t->kids || !reached || !fill || !strays) {
+		ret = DPS_ERR_NOMEM;
+		goto error;
+	}
+	ret = mark_reached(m, reached);
+	if (ret) {
+		goto error;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (i == m->root) {
+			continue;
+		}
+		if (reached[i]) {
+			t->count[m->threads[i].parent]++;
+		} else {
+			strays[n_stray++] = (struct child_key){
+				.idx = i, .group = 1, .rank = 0, .start_ns = m->threads[i].start_ns,
+			};
+		}
+	}
+	/* Strays are ranked by start time: the only order both runs can agree on. */
+	qsort(strays, n_stray, sizeof(*strays), cmp_child_key);
+	t->count[m->root] += n_stray;
+	for (size_t i = 0; i < n; i++) {
+		t->first[i] = k;
+		k += t->count[i];
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t p;
+
+		if (i == m->root || !reached[i]) {
+			continue;
+		}
+		p = m->threads[i].parent;
+		t->kids[t->first[p] + fill[p]++] = (struct child_key){
+			.idx = i, .group = 0, .rank = m->threads[i].create_rank,
+			.start_ns = m->threads[i].start_ns,
+		};
+	}
+	for (size_t s = 0; s < n_stray; s++) {
+		strays[s].rank = s;
+		t->kids[t->first[m->root] + fill[m->root]++] = strays[s];
+	}
+	for (size_t i = 0; i < n; i++) {
+		qsort(t->kids + t->first[i], t->count[i], sizeof(*t->kids), cmp_child_key);
+	}
+	goto end;
+error:
+	tree_fini(t);
+end:
+	free(reached);
+	free(fill);
+	free(strays);
+	return ret;
+}
+
+static int fill_path(struct compare_result *res, struct compare_thread *row,
+		     const struct dfs_entry *e)
+{
+	char part[32];
+	const char *parent;
+	size_t len;
+
+	if (e->parent_row == COMPARE_NO_THREAD) {
+		row->path = strdup("0");
+		row->depth = 0;
+		return row->path ? DPS_OK : DPS_ERR_NOMEM;
+	}
+	snprintf(part, sizeof(part), e->group ? "~%" PRIu64 : "%" PRIu64, e->rank);
+	parent = res->threads[e->parent_row].path;
+	len = strlen(parent) + 1 + strlen(part) + 1;
+	row->path = malloc(len);
+	if (!row->path) {
+		return DPS_ERR_NOMEM;
+	}
+	snprintf(row->path, len, "%s.%s", parent, part);
+	row->depth = res->threads[e->parent_row].depth + 1;
+	return DPS_OK;
+}
+
+static void fill_values(struct compare_result *res, struct compare_thread *row)
+{
+	for (int s = 0; s < 2; s++) {
+		const struct analyzer_thread *th;
+		int64_t origin = (int64_t)res->side[s].origin_ns;
+
+		if (row->idx[s] == COMPARE_NO_THREAD) {
+			continue;
+		}
+		th = &res->side[s].model->threads[row->idx[s]];
+		row->m[COMPARE_M_CPU].v[s] = (int64_t)th->stats.busy_ns;
+		row->m[COMPARE_M_BLOCKED].v[s] = (int64_t)th->stats.blocked_ns;
+		row->m[COMPARE_M_PREEMPTED].v[s] = (int64_t)th->stats.waiting_ns;
+		row->m[COMPARE_M_START].v[s] = (int64_t)th->start_ns - origin;
+		row->m[COMPARE_M_END].v[s] = (int64_t)th->end_ns - origin;
+		row->m[COMPARE_M_RUNS].v[s] = (int64_t)th->stats.n_runs;
+		row->m[COMPARE_M_SLEEPS].v[s] = (int64_t)th->stats.n_sleeps;
+		for (int m = 0; m < COMPARE_M_COUNT; m++) {
+			row->m[m].has[s] = true;
+		}
+	}
+}
+
+static int add_row(struct compare_result *res, size_t *cap, const struct dfs_entry *e)
+{
+	struct compare_thread *row;
+	int ret;
+
+	ret = compare_grow((void **)&res->threads, cap, res->n_threads + 1, sizeof(*res->threads));
+	if (ret) {
+		return ret;
+	}
+	row = &res->threads[res->n_threads];
+	memset(row, 0, sizeof(*row));
+	row->idx[0] = e->idx[0];
+	row->idx[1] = e->idx[1];
+	if (e->idx[0] != COMPARE_NO_THREAD && e->idx[1] != COMPARE_NO_THREAD) {
+		row->match = COMPARE_MATCHED;
+		res->n_matched++;
+	} else if (e->idx[0] != COMPARE_NO_THREAD) {
+		row->match = COMPARE_ORIG_ONLY;
+		res->n_orig_only++;
+	} else {
+		row->match = COMPARE_SIM_ONLY;
+		res->n_sim_only++;
+	}
+	ret = fill_path(res, row, e);
+	if (ret) {
+		return ret;
+	}
+	for (int s = 0; s < 2; s++) {
+		if (e->idx[s] != COMPARE_NO_THREAD) {
+			res->side[s].row_of[e->idx[s]] = res->n_threads;
+		}
+	}
+	fill_values(res, row);
+	res->n_threads++;
+	return DPS_OK;
+}
+
+static const struct child_key *kid_at(const struct tree *t, size_t parent, size_t k)
+{
+	if (parent == COMPARE_NO_THREAD || k >= t->count[parent]) {
+		return NULL;
+	}
+	return &t->kids[t->first[parent] + k];
+}
+
+/*
+ * Pushes the children pairs of a row, merged by (group, rank), in reverse so that the stack
+ * pops them in creation order.
+ */
+static int push_children(struct dfs_entry **stack, size_t *n, size_t *cap, const struct tree *tr,
+			 const struct dfs_entry *e, size_t row)
+{
+	size_t i0 = 0, i1 = 0, n0, n1, first = *n;
+	int ret;
+
+	n0 = e->idx[0] == COMPARE_NO_THREAD ? 0 : tr[0].count[e->idx[0]];
+	n1 = e->idx[1] == COMPARE_NO_THREAD ? 0 : tr[1].count[e->idx[1]];
+	while (i0 < n0 || i1 < n1) {
+		const struct child_key *a = kid_at(&tr[0], e->idx[0], i0);
+		const struct child_key *b = kid_at(&tr[1], e->idx[1], i1);
+		struct dfs_entry c = { .idx = { COMPARE_NO_THREAD, COMPARE_NO_THREAD },
+				       .parent_row = row };
+		int order;
+
+		if (a && b) {
+			order = a->group != b->group ? (a->group < b->group ? -1 : 1) :
+				a->rank != b->rank ? (a->rank < b->rank ? -1 : 1) : 0;
+		} else {
+			order = a ? -1 : 1;
+		}
+		if (a && order <= 0) {
+			c.idx[0] = a->idx;
+			c.group = a->group;
+			c.rank = a->rank;
+			i0++;
+		}
+		if (b && order >= 0) {
+			c.idx[1] = b->idx;
+			c.group = b->group;
+			c.rank = b->rank;
+			i1++;
+		}
+		ret = compare_grow((void **)stack, cap, *n + 1, sizeof(**stack));
+		if (ret) {
+			return ret;
+		}
+		(*stack)[(*n)++] = c;
+	}
+	/* reverse the pushed range */
+	for (size_t a = first, b = *n; a + 1 < b; a++, b--) {
+		struct dfs_entry tmp = (*stack)[a];
+
+		(*stack)[a] = (*stack)[b - 1];
+		(*stack)[b - 1] = tmp;
+	}
+	return DPS_OK;
+}
+
+static int match_trees(struct compare_result *res)
+{
+	struct tree tr[2] = { 0 };
+	struct dfs_entry *stack = NULL;
+	size_t n = 0, cap = 0, rows_cap = 0;
+	int ret;
+
+	ret = tree_init(&tr[0], res->side[0].model);
+	if (!ret) {
+		ret = tree_init(&tr[1], res->side[1].model);
+	}
+	if (ret) {
+		goto end;
+	}
+	ret = compare_grow((void **)&stack, &cap, 1, sizeof(*stack));
+	if (ret) {
+		goto end;
+	}
+	stack[n++] = (struct dfs_entry){
+		.idx = { res->side[0].model->root, res->side[1].model->root },
+		.parent_row = COMPARE_NO_THREAD,
+	};
+	while (n) {
+		struct dfs_entry e = stack[--n];
+		size_t row = res->n_threads;
+
+		ret = add_row(res, &rows_cap, &e);
+		if (!ret) {
+			ret = push_children(&stack, &n, &cap, tr, &e, row);
+		}
+		if (ret) {
+			goto end;
+		}
+	}
+end:
+	free(stack);
+	tree_fini(&tr[0]);
+	tree_fini(&tr[1]);
+	return ret;
+}
+
+static void compute_side(struct compare_side_info *si)
+{
+	const struct analyzer_result *m = si->model;
+	uint64_t first = m->threads[m->root].start_ns, last = first;
+
+	si->origin_ns = first;
+	for (size_t i = 0; i < m->n_threads; i++) {
+		const struct analyzer_thread *th = &m->threads[i];
+
+		if (th->start_ns < first) {
+			first = th->start_ns;
+		}
+		if (th->end_ns > last) {
+			last = th->end_ns;
+		}
+		si->cpu_total_ns += th->stats.busy_ns;
+		si->has_mem |= th->n_mem > 0;
+	}
+	si->makespan_ns = last - first;
+}
+
+/*
+ * The k-th change of a curve: the values at the samples where the curve (heap or stack)
+ * differs from its previous value, starting from 0. Fills vals (n_mem entries), returns count.
+ */
+static size_t curve_changes(const struct analyzer_thread *th, int which, int64_t *vals)
+{
+	int64_t prev = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < th->n_mem; i++) {
+		int64_t v = which ? th->mem[i].stack_bytes : th->mem[i].heap_bytes;
+
+		if (v != prev) {
+			vals[n++] = v;
+			prev = v;
+		}
+	}
+	return n;
+}
+
+/*
+ * Compares the two curves point by point (the k-th change against the k-th change; a shorter
+ * curve stays at its last value), as the memory-stub paper compares desired and measured
+ * values at every point of the allocation table.
+ */
+static int compare_curves(const struct analyzer_thread *a, const struct analyzer_thread *b,
+			  struct compare_mem_error *err, double sum[2])
+{
+	size_t cap = (a ? a->n_mem : 0) + (b ? b->n_mem : 0) + 1;
+	int64_t *va = malloc(cap * sizeof(*va)), *vb = malloc(cap * sizeof(*vb));
+	int ret = DPS_OK;
+
+	if (!va || !vb) {
+		ret = DPS_ERR_NOMEM;
+		goto end;
+	}
+	for (int w = 0; w < 2; w++) {
+		size_t na = a ? curve_changes(a, w, va) : 0;
+		size_t nb = b ? curve_changes(b, w, vb) : 0;
+		size_t np = na > nb ? na : nb;
+		double total = 0;
+
+		for (size_t k = 0; k < np; k++) {
+			int64_t x = k < na ? va[k] : (na ? va[na - 1] : 0);
+			int64_t y = k < nb ? vb[k] : (nb ? vb[nb - 1] : 0);
+			int64_t d = y > x ? y - x : x - y;
+
+			if (d > err->max_abs[w]) {
+				err->max_abs[w] = d;
+			}
+			total += (double)d;
+		}
+		err->n_points[w] = np;
+		err->mean_abs[w] = np ? total / (double)np : 0;
+		sum[w] += total;
+	}
+end:
+	free(va);
+	free(vb);
+	return ret;
+}
+
+static int compute_memory(struct compare_result *res)
+{
+	double sum[2] = { 0, 0 };
+	int ret;
+
+	res->has_mem = res->side[0].has_mem && res->side[1].has_mem;
+	if (!res->has_mem) {
+		return DPS_OK;
+	}
+	for (size_t r = 0; r < res->n_threads; r++) {
+		struct compare_thread *row = &res->threads[r];
+		const struct analyzer_thread *a, *b;
+
+		if (row->match != COMPARE_MATCHED) {
+			continue;
+		}
+		a = &res->side[0].model->threads[row->idx[0]];
+		b = &res->side[1].model->threads[row->idx[1]];
+		if (!a->n_mem && !b->n_mem) {
+			continue;
+		}
+		row->has_mem = true;
+		ret = compare_curves(a, b, &row->mem, sum);
+		if (ret) {
+			return ret;
+		}
+		for (int w = 0; w < 2; w++) {
+			res->mem.n_points[w] += row->mem.n_points[w];
+			if (row->mem.max_abs[w] > res->mem.max_abs[w]) {
+				res->mem.max_abs[w] = row->mem.max_abs[w];
+			}
+		}
+	}
+	for (int w = 0; w < 2; w++) {
+		res->mem.mean_abs[w] = res->mem.n_points[w] ?
+				       sum[w] / (double)res->mem.n_points[w] : 0;
+	}
+	return DPS_OK;
+}
+
+static void compute_summary(struct compare_result *res)
+{
+	uint64_t mo = res->side[0].makespan_ns, ms = res->side[1].makespan_ns;
+	uint64_t cpu_o = res->side[0].cpu_total_ns;
+	uint64_t abs_err = 0;
+
+	for (size_t r = 0; r < res->n_threads; r++) {
+		const struct compare_value *v = &res->threads[r].m[COMPARE_M_CPU];
+		int64_t o = v->has[0] ? v->v[0] : 0, s = v->has[1] ? v->v[1] : 0;
+
+		abs_err += (uint64_t)(s > o ? s - o : o - s);
+	}
+	res->cpu_abs_err_ns = abs_err;
+	if (cpu_o) {
+		res->cpu_err_pct = (double)abs_err / (double)cpu_o * 100.0;
+	} else {
+		res->cpu_err_pct = abs_err ? 100.0 : 0.0;
+	}
+	res->makespan_err_ns = (int64_t)ms - (int64_t)mo;
+	if (mo) {
+		res->makespan_err_pct = (double)(ms > mo ? ms - mo : mo - ms) / (double)mo * 100.0;
+	} else {
+		res->makespan_err_pct = ms ? 100.0 : 0.0;
+	}
+	res->fidelity_err_pct = res->cpu_err_pct > res->makespan_err_pct ? res->cpu_err_pct :
+					res->makespan_err_pct;
+}
+
+static int check_model(const struct analyzer_result *m, const char *which, struct dps_diag *diag)
+{
+	if (!m || !m->n_threads || m->root >= m->n_threads) {
+		dps_diag_setf(diag, "the %s run has no thread or no root thread: nothing to compare",
+			      which);
+		return DPS_ERR_INVAL;
+	}
+	return DPS_OK;
+}
+
+int compare_run(const struct analyzer_result *orig, enum compare_input_kind orig_kind,
+		const char *orig_label, const struct analyzer_result *sim,
+		enum compare_input_kind sim_kind, const char *sim_label,
+		struct compare_result **out, struct dps_diag *diag)
+{
+	const struct analyzer_result *models[2] = { orig, sim };
+	enum compare_input_kind kinds[2] = { orig_kind, sim_kind };
+	const char *labels[2] = { orig_label, sim_label };
+	struct compare_result *res = NULL;
+	int ret;
+
+	*out = NULL;
+	ret = check_model(orig, "original", diag);
+	if (!ret) {
+		ret = check_model(sim, "simulated", diag);
+	}
+	if (ret) {
+		goto end;
+	}
+	res = calloc(1, sizeof(*res));
+	if (!res) {
+		ret = DPS_ERR_NOMEM;
+		goto end;
+	}
+	for (int s = 0; s < 2; s++) {
+		const char *label = labels[s] ? labels[s] :
+				    models[s]->source ? models[s]->source : "(model)";
+
+		res->side[s].model = models[s];
+		res->side[s].kind = kinds[s];
+		res->side[s].label = strdup(label);
+		res->side[s].row_of = malloc(models[s]->n_threads * sizeof(size_t));
+		if (!res->side[s].label || !res->side[s].row_of) {
+			ret = DPS_ERR_NOMEM;
+			goto error;
+		}
+		compute_side(&res->side[s]);
+	}
+	ret = match_trees(res);
+	if (!ret) {
+		ret = compute_memory(res);
+	}
+	if (ret) {
+		goto error;
+	}
+	compute_summary(res);
+	*out = res;
+	goto end;
+error:
+	compare_result_destroy(res);
+end:
+	return ret;
+}
+
+void compare_result_destroy(struct compare_result *res)
+{
+	if (!res) {
+		return;
+	}
+	for (size_t r = 0; r < res->n_threads; r++) {
+		free(res->threads[r].path);
+	}
+	free(res->threads);
+	for (int s = 0; s < 2; s++) {
+		free(res->side[s].label);
+		free(res->side[s].row_of);
+	}
+	free(res);
+}
+
+bool compare_path_is_actset(const char *path)
+{
+	struct dirent *de;
+	bool found = false;
+	DIR *dir;
+
+	dir = opendir(path);
+	if (!dir) {
+		return false;
+	}
+	while (!found && (de = readdir(dir))) {
+		size_t len = strlen(de->d_name);
+
+		if (!strcmp(de->d_name, DPS_ACTSET_MANIFEST_NAME) ||
+		    (len > 4 && !strcmp(de->d_name + len - 4, ".act"))) {
+			found = true;
+		}
+	}
+	closedir(dir);
+	return found;
+}
+
+int compare_load(const char *path, const struct analyzer_options *opts,
+		 struct analyzer_result **out, enum compare_input_kind *kind,
+		 struct dps_diag *diag)
+{
+	struct dps_actset *set = NULL;
+	struct analyzer_options o;
+	const char *traces[1] = { path };
+	struct stat st;
+	int ret;
+
+	*out = NULL;
+	if (stat(path, &st)) {
+		dps_diag_setf(diag, "Cannot open input: path=\"%s\", errno=%d (%s)", path, errno,
+			      strerror(errno));
+		ret = DPS_ERR_NOENT;
+		goto end;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		dps_diag_setf(diag, "%s: expected a directory (a trace or an action set)", path);
+		ret = DPS_ERR_INVAL;
+		goto end;
+	}
+	if (compare_path_is_actset(path)) {
+		*kind = COMPARE_INPUT_ACTSET;
+		ret = dps_actset_load_dir(path, &set, diag);
+		if (!ret) {
+			ret = compare_model_from_actset(set, out, diag);
+		}
+		goto end;
+	}
+	*kind = COMPARE_INPUT_TRACE;
+	o = *opts;
+	o.traces = traces;
+	o.n_traces = 1;
+	o.build_actset = false;
+	ret = analyzer_run(&o, out, diag);
+end:
+	dps_actset_destroy(set);
+	return ret;
+}

@@ -1,0 +1,497 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * An action set played on an ideal machine: the timeline the set asks for when nothing
+ * contends for a CPU. This is the "expected" side of a comparison when the user gives an
+ * action set instead of a trace (doc/compare.md, "Action sets as inputs").
+ *
+ * Each thread runs its actions in order on its own CPU. A thread that cannot proceed (join of
+ * a live child, wait with no wake given yet) parks on the thread it depends on and is put
+ * back on the work list when that thread ends or wakes it; since no thread's timing depends
+ * on scheduling, the order in which ready threads are played does not change the result.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "compare.h"
+#include "compare-internal.h"
+
+enum play_state {
+	PLAY_UNBORN = 0,
+	PLAY_READY,
+	PLAY_BLOCKED,
+	PLAY_DONE,
+};
+
+struct play_thread {
+	size_t pc;		/* next action */
+	uint64_t t;		/* the thread's clock, ns from the root's start */
+	enum play_state state;
+	int64_t heap, stack;	/* current memory, bytes */
+	size_t blocked_on;	/* thread index it waits for while PLAY_BLOCKED */
+	size_t waiters;		/* head of the list of threads parked on this one */
+	size_t next_waiter;	/* link in the list it is parked in */
+};
+
+/* Wakes given by one thread to another and not consumed yet (times, FIFO). */
+struct wake_queue {
+	uint64_t *times;
+	size_t head, n, cap;
+};
+
+struct play {
+	const struct dps_actset *set;
+	struct analyzer_result *res;
+	struct play_thread *pt;
+	size_t *work;		/* stack of ready thread indexes */
+	size_t n_work;
+	GHashTable *wakes;	/* (waker * n_threads + wakee) -> struct wake_queue */
+	struct dps_diag *diag;
+};
+
+int compare_grow(void **array, size_t *cap, size_t need, size_t elem_size)
+{
+	size_t new_cap;
+	void *p;
+
+	if (need <= *cap) {
+		return DPS_OK;
+	}
+	new_cap = *cap ? *cap * 2 : 16;
+	while (new_cap < need) {
+		new_cap *= 2;
+	}
+	p = realloc(*array, new_cap * elem_size);
+	if (!p) {
+		return DPS_ERR_NOMEM;
+	}
+	*array = p;
+	*cap = new_cap;
+	return DPS_OK;
+}
+
+/* Appends a segment, extending the previous one when it continues it (run; heap; run). */
+int compare_model_add_segment(struct analyzer_thread *th, uint64_t begin, uint64_t end,
+			      enum analyzer_seg_kind kind, uint32_t other)
+{
+	struct analyzer_segment *last;
+	int ret;
+
+	if (end <= begin) {
+		return DPS_OK;
+	}
+	if (th->n_segs) {
+		last = &th->segs[th->n_segs - 1];
+		if (last->kind == (uint32_t)kind && last->other == other && last->end_ns == begin) {
+			last->end_ns = end;
+			return DPS_OK;
+		}
+	}
+	ret = compare_grow((void **)&th->segs, &th->cap_segs, th->n_segs + 1, sizeof(*th->segs));
+	if (ret) {
+		return ret;
+	}
+	th->segs[th->n_segs++] = (struct analyzer_segment){
+		.begin_ns = begin, .end_ns = end, .kind = kind, .other = other,
+	};
+	return DPS_OK;
+}
+
+int compare_model_add_mark(struct analyzer_thread *th, uint64_t ts, enum analyzer_mark_kind kind,
+			   uint32_t other)
+{
+	int ret;
+
+	ret = compare_grow((void **)&th->marks, &th->cap_marks, th->n_marks + 1,
+			   sizeof(*th->marks));
+	if (ret) {
+		return ret;
+	}
+	th->marks[th->n_marks++] = (struct analyzer_mark){ .ts_ns = ts, .kind = kind, .other = other };
+	return DPS_OK;
+}
+
+int compare_model_add_mem(struct analyzer_thread *th, uint64_t ts, int64_t heap, int64_t stack)
+{
+	int ret;
+
+	ret = compare_grow((void **)&th->mem, &th->cap_mem, th->n_mem + 1, sizeof(*th->mem));
+	if (ret) {
+		return ret;
+	}
+	th->mem[th->n_mem++] = (struct analyzer_mem_sample){
+		.ts_ns = ts, .heap_bytes = heap, .stack_bytes = stack,
+	};
+	return DPS_OK;
+}
+
+static void free_wake_queue(gpointer p)
+{
+	struct wake_queue *q = p;
+
+	free(q->times);
+	free(q);
+}
+
+static struct wake_queue *get_wake_queue(struct play *pl, size_t waker, size_t wakee, bool create)
+{
+	guint64 key = (guint64)waker * pl->set->n_threads + wakee;
+	struct wake_queue *q;
+	guint64 *k;
+
+	q = g_hash_table_lookup(pl->wakes, &key);
+	if (q || !create) {
+		return q;
+	}
+	q = calloc(1, sizeof(*q));
+	k = malloc(sizeof(*k));
+	if (!q || !k) {
+		free(q);
+		free(k);
+		return NULL;
+	}
+	*k = key;
+	g_hash_table_insert(pl->wakes, k, q);
+	return q;
+}
+
+/* The keyword of an action (the runtime's table is not linked into the tools). */
+static const char *action_keyword(uint32_t kind)
+{
+	static const char *const names[] = {
+		[DPS_ACT_RUN] = "run", [DPS_ACT_SLEEP] = "sleep", [DPS_ACT_CREATE] = "create",
+		[DPS_ACT_JOIN] = "join", [DPS_ACT_WAIT] = "wait", [DPS_ACT_WAKE] = "wake",
+		[DPS_ACT_HEAP] = "heap", [DPS_ACT_STACK] = "stack",
+	};
+
+	return kind < sizeof(names) / sizeof(names[0]) && names[kind] ? names[kind] : "?";
+}
+
+static void push_ready(struct play *pl, size_t t)
+{
+	pl->pt[t].state = PLAY_READY;
+	pl->work[pl->n_work++] = t;
+}
+
+/* Parks thread t on thread on: it is retried when `on` wakes someone or ends. */
+static void park(struct play *pl, size_t t, size_t on)
+{
+	pl->pt[t].state = PLAY_BLOCKED;
+	pl->pt[t].blocked_on = on;
+	pl->pt[t].next_waiter = pl->pt[on].waiters;
+	pl->pt[on].waiters = t;
+}
+
+/* Puts back on the work list every thread parked on `on` (they retry their action). */
+static void release_waiters(struct play *pl, size_t on)
+{
+	size_t w = pl->pt[on].waiters;
+
+	pl->pt[on].waiters = COMPARE_NO_THREAD;
+	while (w != COMPARE_NO_THREAD) {
+		size_t next = pl->pt[w].next_waiter;
+
+		push_ready(pl, w);
+		w = next;
+	}
+}
+
+static int check_target(struct play *pl, size_t t, const struct dps_action *a)
+{
+	const struct dps_actset_thread *st = &pl->set->threads[t];
+
+	if (a->arg < 0 || (uint64_t)a->arg >= pl->set->n_threads || (size_t)a->arg == t) {
+		dps_diag_set(pl->diag, st->path ? st->path : "(set)", a->line, 0,
+			     "%s names no other thread of the set (index %lld)",
+			     action_keyword(a->kind), (long long)a->arg);
+		return DPS_ERR_INVAL;
+	}
+	return DPS_OK;
+}
+
+/* Plays one action of thread t. Sets *parked when the thread must wait (pc not advanced). */
+static int play_action(struct play *pl, size_t t, const struct dps_action *a, bool *parked)
+{
+	struct play_thread *p = &pl->pt[t];
+	struct analyzer_thread *th = &pl->res->threads[t];
+	struct wake_queue *q;
+	size_t o = (size_t)a->arg;
+	uint64_t d = (uint64_t)a->arg;
+	int ret = DPS_OK;
+
+	switch (a->kind) {
+	case DPS_ACT_RUN:
+		ret = compare_model_add_segment(th, p->t, p->t + d, ANALYZER_SEG_RUN, 0);
+		p->t += d;
+		th->stats.busy_ns += d;
+		th->stats.n_runs++;
+		break;
+	case DPS_ACT_SLEEP:
+		ret = compare_model_add_segment(th, p->t, p->t + d, ANALYZER_SEG_SLEEP, 0);
+		p->t += d;
+		th->stats.blocked_ns += d;
+		th->stats.n_sleeps++;
+		th->stats.n_switches += d > 0;
+		break;
+	case DPS_ACT_CREATE:
+		ret = check_target(pl, t, a);
+		if (ret) {
+			break;
+		}
+		if (pl->pt[o].state != PLAY_UNBORN) {
+			dps_diag_set(pl->diag, pl->set->threads[t].path, a->line, 0,
+				     "thread %llu is created a second time",
+				     (unsigned long long)pl->set->threads[o].id);
+			ret = DPS_ERR_INVAL;
+			break;
+		}
+		ret = compare_model_add_mark(th, p->t, ANALYZER_MARK_CREATE, (uint32_t)o);
+		pl->pt[o].t = p->t;
+		pl->res->threads[o].start_ns = p->t;
+		th->stats.n_creates++;
+		push_ready(pl, o);
+		break;
+	case DPS_ACT_JOIN:
+		ret = check_target(pl, t, a);
+		if (ret) {
+			break;
+		}
+		if (pl->pt[o].state != PLAY_DONE) {
+			park(pl, t, o);
+			*parked = true;
+			break;
+		}
+		if (pl->res->threads[o].end_ns > p->t) {
+			uint64_t e = pl->res->threads[o].end_ns;
+
+			ret = compare_model_add_segment(th, p->t, e, ANALYZER_SEG_JOIN, (uint32_t)o);
+			th->stats.blocked_ns += e - p->t;
+			th->stats.n_switches++;
+			p->t = e;
+		}
+		if (!ret) {
+			ret = compare_model_add_mark(th, p->t, ANALYZER_MARK_JOIN, (uint32_t)o);
+		}
+		th->stats.n_joins++;
+		break;
+	case DPS_ACT_WAIT:
+		ret = check_target(pl, t, a);
+		if (ret) {
+			break;
+		}
+		q = get_wake_queue(pl, o, t, false);
+		if (!q || q->head == q->n) {
+			park(pl, t, o);
+			*parked = true;
+			break;
+		}
+		d = q->times[q->head++];
+		if (d > p->t) {
+			ret = compare_model_add_segment(th, p->t, d, ANALYZER_SEG_WAIT, (uint32_t)o);
+			th->stats.blocked_ns += d - p->t;
+			th->stats.n_switches++;
+			p->t = d;
+		}
+		th->stats.n_waits++;
+		break;
+	case DPS_ACT_WAKE:
+		ret = check_target(pl, t, a);
+		if (ret) {
+			break;
+		}
+		q = get_wake_queue(pl, t, o, true);
+		if (!q) {
+			ret = DPS_ERR_NOMEM;
+			break;
+		}
+		ret = compare_grow((void **)&q->times, &q->cap, q->n + 1, sizeof(*q->times));
+		if (ret) {
+			break;
+		}
+		q->times[q->n++] = p->t;
+		ret = compare_model_add_mark(th, p->t, ANALYZER_MARK_WAKE, (uint32_t)o);
+		th->stats.n_wakes++;
+		if (pl->pt[o].state == PLAY_BLOCKED && pl->pt[o].blocked_on == t) {
+			/* Only o can be parked waiting on t's wake, but also joiners of t are
+			 * listed here: retrying them is harmless, they park again. */
+			release_waiters(pl, t);
+		}
+		break;
+	case DPS_ACT_HEAP:
+		p->heap += a->arg;
+		ret = compare_model_add_mem(th, p->t, p->heap, p->stack);
+		break;
+	case DPS_ACT_STACK:
+		p->stack += a->arg;
+		ret = compare_model_add_mem(th, p->t, p->heap, p->stack);
+		break;
+	default:
+		dps_diag_set(pl->diag, pl->set->threads[t].path, a->line, 0,
+			     "unknown action kind %u", a->kind);
+		ret = DPS_ERR_INVAL;
+		break;
+	}
+	return ret;
+}
+
+/* Plays thread t until it parks or ends. */
+static int play_thread_run(struct play *pl, size_t t)
+{
+	const struct dps_actset_thread *st = &pl->set->threads[t];
+	struct play_thread *p = &pl->pt[t];
+	struct analyzer_thread *th = &pl->res->threads[t];
+	int ret = DPS_OK;
+
+	while (p->pc < st->n_actions) {
+		bool parked = false;
+
+		ret = play_action(pl, t, &st->actions[p->pc], &parked);
+		if (ret || parked) {
+			goto end;
+		}
+		p->pc++;
+	}
+	p->state = PLAY_DONE;
+	th->end_ns = p->t;
+	ret = compare_model_add_mark(th, p->t, ANALYZER_MARK_EXIT, 0);
+	release_waiters(pl, t);
+end:
+	return ret;
+}
+
+static int copy_thread_meta(const struct dps_actset *set, struct analyzer_result *res)
+{
+	for (size_t i = 0; i < set->n_threads; i++) {
+		const struct dps_actset_thread *st = &set->threads[i];
+		struct analyzer_thread *th = &res->threads[i];
+
+		th->id = st->id;
+		th->tid = st->tid;
+		th->pid = st->pid;
+		th->parent = st->parent == DPS_ACTSET_NO_THREAD ? ANALYZER_NO_THREAD : st->parent;
+		th->create_rank = st->create_rank;
+		th->pre_existing = st->pre_existing;
+		/* Without a recorded name, the name the runtime gives the thread (dps.h). */
+		if (st->comm) {
+			th->comm = strdup(st->comm);
+		} else if (asprintf(&th->comm, "dps-%llu", (unsigned long long)st->id) < 0) {
+			th->comm = NULL;
+		}
+		if (!th->comm) {
+			return DPS_ERR_NOMEM;
+		}
+	}
+	return DPS_OK;
+}
+
+/* Names the first thread left blocked, for the deadlock diagnostic. */
+static void describe_deadlock(struct play *pl)
+{
+	const struct dps_actset *set = pl->set;
+
+	for (size_t i = 0; i < set->n_threads; i++) {
+		const struct dps_actset_thread *st = &set->threads[i];
+		const struct dps_action *a;
+
+		if (pl->pt[i].state != PLAY_BLOCKED) {
+			continue;
+		}
+		a = &st->actions[pl->pt[i].pc];
+		dps_diag_set(pl->diag, st->path ? st->path : "(set)", a->line, 0,
+			     "the set deadlocks: thread %llu blocks forever in '%s %llu'",
+			     (unsigned long long)st->id, action_keyword(a->kind),
+			     (unsigned long long)set->threads[pl->pt[i].blocked_on].id);
+		return;
+	}
+	dps_diag_setf(pl->diag, "the set deadlocks: some threads are never created");
+}
+
+int compare_model_from_actset(const struct dps_actset *set, struct analyzer_result **out,
+			      struct dps_diag *diag)
+{
+	struct play pl = { .set = set, .diag = diag };
+	struct analyzer_result *res = NULL;
+	size_t n;
+	int ret = DPS_OK;
+
+	*out = NULL;
+	if (!set || !set->resolved || !set->n_threads || set->root >= set->n_threads) {
+		dps_diag_setf(diag, "the action set is empty or not resolved (no root thread)");
+		ret = DPS_ERR_INVAL;
+		goto end;
+	}
+	n = set->n_threads;
+	res = analyzer_result_create();
+	pl.pt = calloc(n, sizeof(*pl.pt));
+	pl.work = malloc(n * sizeof(*pl.work));
+	pl.wakes = g_hash_table_new_full(g_int64_hash, g_int64_equal, free, free_wake_queue);
+	if (!res || !pl.pt || !pl.work || !pl.wakes) {
+		ret = DPS_ERR_NOMEM;
+		goto error;
+	}
+	res->threads = calloc(n, sizeof(*res->threads));
+	if (!res->threads) {
+		ret = DPS_ERR_NOMEM;
+		goto error;
+	}
+	res->n_threads = res->cap_threads = n;
+	res->root = set->root;
+	pl.res = res;
+	ret = copy_thread_meta(set, res);
+	if (ret) {
+		goto error;
+	}
+	if (set->dir) {
+		res->source = strdup(set->dir);
+		if (!res->source) {
+			ret = DPS_ERR_NOMEM;
+			goto error;
+		}
+	}
+	res->partial = set->partial;
+	if (set->partial_reason) {
+		res->partial_reason = strdup(set->partial_reason);
+		if (!res->partial_reason) {
+			ret = DPS_ERR_NOMEM;
+			goto error;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		pl.pt[i].waiters = COMPARE_NO_THREAD;
+		pl.pt[i].next_waiter = COMPARE_NO_THREAD;
+	}
+	/* Every thread is pushed at most once per release, and a parked thread is in exactly
+	 * one waiter list, so the work stack never holds more than n entries. */
+	push_ready(&pl, set->root);
+	while (pl.n_work) {
+		ret = play_thread_run(&pl, pl.work[--pl.n_work]);
+		if (ret) {
+			goto error;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (pl.pt[i].state != PLAY_DONE) {
+			describe_deadlock(&pl);
+			ret = DPS_ERR_INVAL;
+			goto error;
+		}
+		if (res->threads[i].end_ns > res->end_ns) {
+			res->end_ns = res->threads[i].end_ns;
+		}
+	}
+	goto end;
+error:
+	analyzer_result_destroy(res);
+	res = NULL;
+end:
+	if (pl.wakes) {
+		g_hash_table_destroy(pl.wakes);
+	}
+	free(pl.pt);
+	free(pl.work);
+	*out = res;
+	return ret;
+}

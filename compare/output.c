@@ -1,0 +1,534 @@
+/* SPDX-License-Identifier: MIT */
+/* The terminal table and the JSON document of a comparison (doc/compare.md). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "compare-internal.h"
+
+/* Above this many rows the table shows the rows that differ most (all_rows lifts it). */
+#define TEXT_MAX_ROWS 60
+
+static const char *const kind_names[] = {
+	[COMPARE_INPUT_TRACE] = "trace",
+	[COMPARE_INPUT_ACTSET] = "action set",
+	[COMPARE_INPUT_MODEL] = "model",
+};
+
+static const char *const kind_ids[] = {
+	[COMPARE_INPUT_TRACE] = "trace",
+	[COMPARE_INPUT_ACTSET] = "actset",
+	[COMPARE_INPUT_MODEL] = "model",
+};
+
+static const char *const match_ids[] = {
+	[COMPARE_MATCHED] = "matched",
+	[COMPARE_ORIG_ONLY] = "orig_only",
+	[COMPARE_SIM_ONLY] = "sim_only",
+};
+
+const char *compare_format_ns(int64_t ns, bool sign, char *buf, size_t len)
+{
+	const char *sg = ns < 0 ? "-" : sign && ns > 0 ? "+" : "";
+	double a = ns < 0 ? -(double)ns : (double)ns;
+
+	if (a < 1e3) {
+		snprintf(buf, len, "%s%.0f ns", sg, a);
+	} else if (a < 1e6) {
+		snprintf(buf, len, "%s%.2f us", sg, a / 1e3);
+	} else if (a < 1e9) {
+		snprintf(buf, len, "%s%.2f ms", sg, a / 1e6);
+	} else {
+		snprintf(buf, len, "%s%.3f s", sg, a / 1e9);
+	}
+	return buf;
+}
+
+const char *compare_format_bytes(double bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double a = fabs(bytes);
+	unsigned u = 0;
+
+	while (a >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		a /= 1024;
+		u++;
+	}
+	if (u == 0) {
+		snprintf(buf, len, "%s%.0f B", bytes < 0 ? "-" : "", a);
+	} else {
+		snprintf(buf, len, "%s%.1f %s", bytes < 0 ? "-" : "", a, units[u]);
+	}
+	return buf;
+}
+
+/* Signed relative error in %, NAN when undefined (a side missing, or orig 0 and sim not). */
+static double signed_pct(const struct compare_value *v)
+{
+	if (!v->has[0] || !v->has[1]) {
+		return NAN;
+	}
+	if (v->v[0] == 0) {
+		return v->v[1] == 0 ? 0.0 : NAN;
+	}
+	return ((double)v->v[1] - (double)v->v[0]) / fabs((double)v->v[0]) * 100.0;
+}
+
+/* Copies a name for the terminal: control characters (escape sequences) become '?'. */
+static void sanitize_name(const char *in, char *out, size_t len)
+{
+	size_t i = 0;
+
+	for (; *in && i + 1 < len; in++) {
+		unsigned char c = (unsigned char)*in;
+
+		out[i++] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+	}
+	out[i] = '\0';
+}
+
+static const char *row_name(const struct compare_result *res, const struct compare_thread *row,
+			    char *buf, size_t len)
+{
+	int s = row->idx[0] != COMPARE_NO_THREAD ? 0 : 1;
+
+	sanitize_name(compare_thread_name(&res->side[s].model->threads[row->idx[s]]), buf, len);
+	return buf;
+}
+
+static void format_cell_time(const struct compare_value *v, int s, char *buf, size_t len)
+{
+	if (!v->has[s]) {
+		snprintf(buf, len, "-");
+	} else {
+		compare_format_ns(v->v[s], false, buf, len);
+	}
+}
+
+static void format_cell_pct(const struct compare_value *v, char *buf, size_t len)
+{
+	double p = signed_pct(v);
+
+	if (!v->has[0] || !v->has[1]) {
+		snprintf(buf, len, "-");
+	} else if (isnan(p)) {
+		snprintf(buf, len, "new");
+	} else {
+		snprintf(buf, len, "%+.1f%%", p);
+	}
+}
+
+static void format_cell_delta(const struct compare_value *v, char *buf, size_t len)
+{
+	if (!v->has[0] || !v->has[1]) {
+		snprintf(buf, len, "-");
+	} else {
+		compare_format_ns(v->v[1] - v->v[0], true, buf, len);
+	}
+}
+
+static void format_cell_counts(const struct compare_value *v, char *buf, size_t len)
+{
+	char a[24] = "-", b[24] = "-";
+
+	if (v->has[0]) {
+		snprintf(a, sizeof(a), "%" PRId64, v->v[0]);
+	}
+	if (v->has[1]) {
+		snprintf(b, sizeof(b), "%" PRId64, v->v[1]);
+	}
+	snprintf(buf, len, "%s/%s", a, b);
+}
+
+static int64_t row_cpu_abs_err(const struct compare_thread *row)
+{
+	const struct compare_value *v = &row->m[COMPARE_M_CPU];
+	int64_t o = v->has[0] ? v->v[0] : 0, s = v->has[1] ? v->v[1] : 0;
+
+	return s > o ? s - o : o - s;
+}
+
+static int cmp_rows_by_err(const void *a, const void *b, void *arg)
+{
+	const struct compare_result *res = arg;
+	const struct compare_thread *x = &res->threads[*(const size_t *)a];
+	const struct compare_thread *y = &res->threads[*(const size_t *)b];
+	int64_t ex = row_cpu_abs_err(x), ey = row_cpu_abs_err(y);
+
+	if ((x->match != COMPARE_MATCHED) != (y->match != COMPARE_MATCHED)) {
+		return x->match != COMPARE_MATCHED ? -1 : 1;
+	}
+	if (ex != ey) {
+		return ex > ey ? -1 : 1;
+	}
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void write_row(const struct compare_result *res, size_t r, int path_w, FILE *out)
+{
+	const struct compare_thread *row = &res->threads[r];
+	static const int tm[3] = { COMPARE_M_CPU, COMPARE_M_BLOCKED, COMPARE_M_PREEMPTED };
+	char name[17], c[8][32];
+
+	row_name(res, row, name, sizeof(name));
+	fprintf(out, "%-*s %-16s", path_w, row->path, name);
+	for (int k = 0; k < 3; k++) {
+		const struct compare_value *v = &row->m[tm[k]];
+
+		format_cell_time(v, 0, c[0], sizeof(c[0]));
+		format_cell_time(v, 1, c[1], sizeof(c[1]));
+		format_cell_pct(v, c[2], sizeof(c[2]));
+		fprintf(out, " %10s %10s %7s", c[0], c[1], c[2]);
+	}
+	format_cell_delta(&row->m[COMPARE_M_START], c[3], sizeof(c[3]));
+	format_cell_delta(&row->m[COMPARE_M_END], c[4], sizeof(c[4]));
+	format_cell_counts(&row->m[COMPARE_M_RUNS], c[5], sizeof(c[5]));
+	format_cell_counts(&row->m[COMPARE_M_SLEEPS], c[6], sizeof(c[6]));
+	fprintf(out, " %10s %10s %11s %11s", c[3], c[4], c[5], c[6]);
+	if (row->match == COMPARE_ORIG_ONLY) {
+		fprintf(out, "  only in orig");
+	} else if (row->match == COMPARE_SIM_ONLY) {
+		fprintf(out, "  only in sim");
+	}
+	fputc('\n', out);
+}
+
+static void write_side_line(const struct compare_result *res, int s, FILE *out)
+{
+	const struct compare_side_info *si = &res->side[s];
+	char name[512];
+
+	sanitize_name(si->label, name, sizeof(name));
+	fprintf(out, "%s: %s (%s, %zu threads)%s%s\n", s ? "sim " : "orig", name,
+		kind_names[si->kind], si->model->n_threads, si->model->partial ? ", PARTIAL: " : "",
+		si->model->partial ? (si->model->partial_reason ? si->model->partial_reason :
+				      "incomplete input") : "");
+}
+
+static void write_summary(const struct compare_result *res, FILE *out)
+{
+	char a[32], b[32], d[32], e[32];
+
+	fprintf(out, "\nmakespan   orig %s   sim %s   error %s (%.2f %%)\n",
+		compare_format_ns((int64_t)res->side[0].makespan_ns, false, a, sizeof(a)),
+		compare_format_ns((int64_t)res->side[1].makespan_ns, false, b, sizeof(b)),
+		compare_format_ns(res->makespan_err_ns, true, d, sizeof(d)),
+		res->makespan_err_pct);
+	fprintf(out, "cpu        orig %s   sim %s   sum of |per-thread errors| %s (%.2f %%)\n",
+		compare_format_ns((int64_t)res->side[0].cpu_total_ns, false, a, sizeof(a)),
+		compare_format_ns((int64_t)res->side[1].cpu_total_ns, false, b, sizeof(b)),
+		compare_format_ns((int64_t)res->cpu_abs_err_ns, false, d, sizeof(d)),
+		res->cpu_err_pct);
+	if (res->has_mem) {
+		fprintf(out, "heap       max error %s, mean %s over %zu points\n",
+			compare_format_bytes((double)res->mem.max_abs[0], a, sizeof(a)),
+			compare_format_bytes(res->mem.mean_abs[0], b, sizeof(b)),
+			res->mem.n_points[0]);
+		fprintf(out, "stack      max error %s, mean %s over %zu points\n",
+			compare_format_bytes((double)res->mem.max_abs[1], d, sizeof(d)),
+			compare_format_bytes(res->mem.mean_abs[1], e, sizeof(e)),
+			res->mem.n_points[1]);
+	} else if (res->side[0].has_mem || res->side[1].has_mem) {
+		fprintf(out, "memory     only the %s run has memory samples: curves not compared\n",
+			res->side[0].has_mem ? "original" : "simulated");
+	}
+	fprintf(out, "threads    %zu matched, %zu only in orig, %zu only in sim\n", res->n_matched,
+		res->n_orig_only, res->n_sim_only);
+	fprintf(out, "fidelity error %.2f %% (the larger of the CPU and makespan errors; "
+		     "0 = identical)\n", res->fidelity_err_pct);
+}
+
+int compare_write_text(const struct compare_result *res, FILE *out, bool all_rows)
+{
+	size_t n_show = res->n_threads, *order = NULL;
+	int path_w = 6;
+	int ret = DPS_OK;
+
+	order = malloc((res->n_threads ? res->n_threads : 1) * sizeof(*order));
+	if (!order) {
+		return DPS_ERR_NOMEM;
+	}
+	for (size_t r = 0; r < res->n_threads; r++) {
+		order[r] = r;
+	}
+	if (!all_rows && n_show > TEXT_MAX_ROWS) {
+		/* Keep the rows that matter (unmatched, then largest CPU error), in tree order. */
+		qsort_r(order, n_show, sizeof(*order), cmp_rows_by_err, (void *)res);
+		n_show = TEXT_MAX_ROWS;
+		qsort(order, n_show, sizeof(*order), cmp_size);
+	}
+	for (size_t k = 0; k < n_show; k++) {
+		int w = (int)strlen(res->threads[order[k]].path);
+
+		path_w = w > path_w ? (w < 40 ? w : 40) : path_w;
+	}
+	write_side_line(res, 0, out);
+	write_side_line(res, 1, out);
+	fprintf(out, "\n%-*s %-16s %10s %10s %7s %10s %10s %7s %10s %10s %7s %10s %10s %11s %11s\n",
+		path_w, "THREAD", "NAME", "CPU orig", "CPU sim", "err", "BLKD orig", "BLKD sim",
+		"err", "PRMT orig", "PRMT sim", "err", "START d", "END d", "RUNS o/s",
+		"SLEEPS o/s");
+	for (size_t k = 0; k < n_show; k++) {
+		write_row(res, order[k], path_w, out);
+	}
+	if (n_show < res->n_threads) {
+		fprintf(out, "(%zu of %zu threads shown: unmatched and largest CPU errors first; "
+			     "--all lists every thread)\n", n_show, res->n_threads);
+	}
+	write_summary(res, out);
+	if (ferror(out)) {
+		ret = DPS_ERR_IO;
+	}
+	free(order);
+	return ret;
+}
+
+/* Length of a valid UTF-8 sequence at s, 0 if invalid. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n;
+	uint32_t cp;
+
+	if (s[0] < 0x80) {
+		return 1;
+	} else if ((s[0] & 0xe0) == 0xc0) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80) {
+			return 0;
+		}
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates and beyond U+10FFFF are invalid */
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) {
+		return 0;
+	}
+	return n;
+}
+
+void compare_json_string(FILE *out, const char *s, bool html_safe)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	fputc('"', out);
+	while (*p) {
+		size_t n = utf8_len(p);
+
+		if (n == 0) {
+			fputs("\\ufffd", out);
+			p++;
+			continue;
+		}
+		if (n > 1) {
+			fwrite(p, 1, n, out);
+			p += n;
+			continue;
+		}
+		if (*p == '"' || *p == '\\') {
+			fprintf(out, "\\%c", *p);
+		} else if (*p < 0x20 || *p == 0x7f ||
+			   (html_safe && (*p == '<' || *p == '>' || *p == '&'))) {
+			fprintf(out, "\\u%04x", *p);
+		} else {
+			fputc(*p, out);
+		}
+		p++;
+	}
+	fputc('"', out);
+}
+
+void compare_html_escape(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	while (*p) {
+		size_t n = utf8_len(p);
+
+		if (n == 0) {
+			fputs("&#xfffd;", out);
+			p++;
+			continue;
+		}
+		if (n > 1) {
+			fwrite(p, 1, n, out);
+			p += n;
+			continue;
+		}
+		switch (*p) {
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		case '\'':
+			fputs("&#39;", out);
+			break;
+		default:
+			fputc(*p < 0x20 ? '?' : *p, out);
+			break;
+		}
+		p++;
+	}
+}
+
+/* A finite double for JSON (NaN/inf have no JSON form: null). */
+static void json_double(FILE *out, double v)
+{
+	if (isfinite(v)) {
+		fprintf(out, "%.6g", v);
+	} else {
+		fputs("null", out);
+	}
+}
+
+static void json_value(FILE *out, const struct compare_value *v, bool time)
+{
+	const char *unit = time ? "_ns" : "";
+
+	fprintf(out, "{");
+	for (int s = 0; s < 2; s++) {
+		fprintf(out, "%s\"%s%s\": ", s ? ", " : "", s ? "sim" : "orig", unit);
+		if (v->has[s]) {
+			fprintf(out, "%" PRId64, v->v[s]);
+		} else {
+			fputs("null", out);
+		}
+	}
+	fprintf(out, ", \"err%s\": ", unit);
+	if (v->has[0] && v->has[1]) {
+		fprintf(out, "%" PRId64, v->v[1] - v->v[0]);
+	} else {
+		fputs("null", out);
+	}
+	fputs(", \"err_pct\": ", out);
+	json_double(out, signed_pct(v));
+	fputc('}', out);
+}
+
+static void json_mem(FILE *out, const struct compare_mem_error *e)
+{
+	static const char *const curve[2] = { "heap", "stack" };
+
+	fputc('{', out);
+	for (int w = 0; w < 2; w++) {
+		fprintf(out, "%s\"%s\": {\"points\": %zu, \"max_abs_err_bytes\": %" PRId64
+			", \"mean_abs_err_bytes\": ", w ? ", " : "", curve[w], e->n_points[w],
+			e->max_abs[w]);
+		json_double(out, e->mean_abs[w]);
+		fputc('}', out);
+	}
+	fputc('}', out);
+}
+
+static void json_thread_ref(FILE *out, const struct compare_result *res, int s, size_t idx)
+{
+	const struct analyzer_thread *th;
+
+	if (idx == COMPARE_NO_THREAD) {
+		fputs("null", out);
+		return;
+	}
+	th = &res->side[s].model->threads[idx];
+	fprintf(out, "{\"index\": %zu, \"id\": %" PRIu64 ", \"tid\": %" PRId64 ", \"pid\": %" PRId64
+		", \"comm\": ", idx, th->id, th->tid, th->pid);
+	if (th->comm) {
+		compare_json_string(out, th->comm, false);
+	} else {
+		fputs("null", out);
+	}
+	fputc('}', out);
+}
+
+static void json_side(FILE *out, const struct compare_result *res, int s)
+{
+	const struct compare_side_info *si = &res->side[s];
+
+	fprintf(out, "  \"%s\": {\"label\": ", s ? "sim" : "orig");
+	compare_json_string(out, si->label, false);
+	fprintf(out, ", \"kind\": \"%s\", \"threads\": %zu, \"partial\": %s, \"partial_reason\": ",
+		kind_ids[si->kind], si->model->n_threads, si->model->partial ? "true" : "false");
+	if (si->model->partial_reason) {
+		compare_json_string(out, si->model->partial_reason, false);
+	} else {
+		fputs("null", out);
+	}
+	fprintf(out, ", \"origin_ns\": %" PRIu64 ", \"makespan_ns\": %" PRIu64
+		", \"cpu_total_ns\": %" PRIu64 ", \"has_memory\": %s},\n", si->origin_ns,
+		si->makespan_ns, si->cpu_total_ns, si->has_mem ? "true" : "false");
+}
+
+int compare_write_json(const struct compare_result *res, FILE *out)
+{
+	fprintf(out, "{\n  \"schema\": \"%s\",\n", COMPARE_JSON_SCHEMA);
+	json_side(out, res, 0);
+	json_side(out, res, 1);
+	fprintf(out, "  \"summary\": {\"matched\": %zu, \"orig_only\": %zu, \"sim_only\": %zu,\n",
+		res->n_matched, res->n_orig_only, res->n_sim_only);
+	fprintf(out, "    \"makespan\": {\"orig_ns\": %" PRIu64 ", \"sim_ns\": %" PRIu64
+		", \"err_ns\": %" PRId64 ", \"abs_err_pct\": ", res->side[0].makespan_ns,
+		res->side[1].makespan_ns, res->makespan_err_ns);
+	json_double(out, res->makespan_err_pct);
+	fprintf(out, "},\n    \"cpu\": {\"orig_ns\": %" PRIu64 ", \"sim_ns\": %" PRIu64
+		", \"abs_err_ns\": %" PRIu64 ", \"err_pct\": ", res->side[0].cpu_total_ns,
+		res->side[1].cpu_total_ns, res->cpu_abs_err_ns);
+	json_double(out, res->cpu_err_pct);
+	fputs("},\n    \"fidelity_err_pct\": ", out);
+	json_double(out, res->fidelity_err_pct);
+	fputs(",\n    \"memory\": ", out);
+	if (res->has_mem) {
+		json_mem(out, &res->mem);
+	} else {
+		fputs("null", out);
+	}
+	fputs("},\n  \"threads\": [", out);
+	for (size_t r = 0; r < res->n_threads; r++) {
+		const struct compare_thread *row = &res->threads[r];
+
+		fprintf(out, "%s\n    {\"path\": ", r ? "," : "");
+		compare_json_string(out, row->path, false);
+		fprintf(out, ", \"match\": \"%s\", \"orig\": ", match_ids[row->match]);
+		json_thread_ref(out, res, 0, row->idx[0]);
+		fputs(", \"sim\": ", out);
+		json_thread_ref(out, res, 1, row->idx[1]);
+		for (int m = 0; m < COMPARE_M_COUNT; m++) {
+			fprintf(out, ",\n     \"%s\": ", compare_metric_name(m));
+			json_value(out, &row->m[m], compare_metric_is_time(m));
+		}
+		fputs(",\n     \"memory\": ", out);
+		if (row->has_mem) {
+			json_mem(out, &row->mem);
+		} else {
+			fputs("null", out);
+		}
+		fputc('}', out);
+	}
+	fputs("\n  ]\n}\n", out);
+	return ferror(out) ? DPS_ERR_IO : DPS_OK;
+}
