@@ -63,6 +63,13 @@ struct analyzer_thread_stats {
 	uint64_t n_runs, n_sleeps, n_waits, n_wakes, n_creates, n_joins;
 	uint64_t n_switches;	/* context switches out */
 	uint64_t n_folded;	/* blocks shorter than --min-block folded into run */
+	/* extensions (analyzer helper) */
+	bool busy_exact;	/* busy_ns is the sum of sched_stat_runtime */
+	uint64_t n_inferred;	/* switch-ins inferred (missing from the trace) */
+	uint64_t n_allocs, n_frees;	/* libc wrapper events of this thread */
+	uint64_t n_free_null;	/* free(NULL) */
+	uint64_t n_free_unknown;	/* free of a pointer not allocated in the trace */
+	int64_t heap_peak_bytes, stack_peak_bytes;
 };
 
 struct analyzer_thread {
@@ -94,6 +101,20 @@ struct analyzer_result {
 	char *partial_reason;			/* owned, NULL when complete */
 	struct dps_actset *actset;		/* owned, NULL when not built */
 	char *source;				/* owned: trace path(s) or action-set dir */
+	/* extensions (analyzer helper) */
+	uint64_t n_discarded;			/* events reported lost by the tracer */
+	struct analyzer_process *procs;		/* owned: analyzer_list_processes() only */
+	size_t n_procs;
+};
+
+/* One process of a trace, for choosing a selection (dps analyze with no selection). */
+struct analyzer_process {
+	int64_t pid;		/* pid, or the tid of its first thread when pid_known is false */
+	bool pid_known;
+	char *comm;		/* owned: name of its main (or first) thread */
+	size_t n_threads;
+	uint64_t cpu_ns;	/* CPU time of all its threads */
+	uint64_t begin_ns, end_ns;	/* lifetime within the trace */
 };
 
 /* What to analyze and how (dps analyze's options). */
@@ -121,6 +142,24 @@ void analyzer_options_default(struct analyzer_options *opts);
  */
 int analyzer_run(const struct analyzer_options *opts, struct analyzer_result **out,
 		 struct dps_diag *diag);
+
+/*
+ * Reads the traces and lists their processes (result->procs, sorted by CPU time, largest
+ * first); no thread is built. Errors as analyzer_run.
+ */
+int analyzer_list_processes(const struct analyzer_options *opts, struct analyzer_result **out,
+			    struct dps_diag *diag);
+
+/* Default --min-block when neither the option nor a calibration file gives one. */
+#define ANALYZER_DEFAULT_MIN_BLOCK_NS 20000
+
+/* Bytes per call level when only lttng_ust_cyg_profile events give the stack (no sp). */
+#define ANALYZER_CYG_FRAME_BYTES 128
+
+/* Writes the statistics as a terminal table / as JSON (dps analyze, --json). */
+void analyzer_result_print_table(const struct analyzer_result *res, FILE *out);
+void analyzer_result_print_json(const struct analyzer_result *res, FILE *out);
+void analyzer_processes_print(const struct analyzer_result *res, FILE *out);
 
 struct analyzer_result *analyzer_result_create(void);
 void analyzer_result_destroy(struct analyzer_result *res);	/* accepts NULL */

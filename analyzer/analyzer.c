@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/* The analyzer's entry points: options -> babeltrace2 adapter -> core -> result. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer.h"
+#include "bt-source.h"
+
+/*
+ * The calibration file (dps calibrate) is the runtime's; the analyzer only needs its
+ * min_block_ns line, read leniently ("min_block_ns 20000" or "min_block_ns = 20000").
+ */
+static int read_min_block(const char *path, int64_t *out, struct dps_diag *diag)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	unsigned lineno = 0;
+	int status = DPS_ERR_INVAL;
+
+	if (!f) {
+		dps_diag_set(diag, path, 0, 0, "cannot open the calibration file: %s",
+			     strerror(errno));
+		return DPS_ERR_IO;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+		long long v;
+
+		lineno++;
+		while (isspace((unsigned char)*p)) {
+			p++;
+		}
+		if (strncmp(p, "min_block_ns", 12)) {
+			continue;
+		}
+		p += 12;
+		while (isspace((unsigned char)*p) || *p == '=' || *p == ':') {
+			p++;
+		}
+		errno = 0;
+		v = strtoll(p, &end, 10);
+		if (end == p || errno || v < 0) {
+			dps_diag_set(diag, path, lineno, (unsigned)(p - line) + 1,
+				     "expected a number of ns after min_block_ns");
+			goto end;
+		}
+		*out = v;
+		status = DPS_OK;
+		goto end;
+	}
+	dps_diag_set(diag, path, 0, 0, "no min_block_ns in the calibration file");
+end:
+	fclose(f);
+	return status;
+}
+
+static int run(const struct analyzer_options *opts, bool list_only, struct analyzer_result **out,
+	       struct dps_diag *diag)
+{
+	struct analyzer_options o = *opts;
+	struct analyzer_result *res = NULL;
+	int status;
+
+	*out = NULL;
+	dps_diag_clear(diag);
+	if (o.min_block_ns < 0 && o.calibration_path) {
+		status = read_min_block(o.calibration_path, &o.min_block_ns, diag);
+		if (status) {
+			return status;
+		}
+	}
+	res = analyzer_result_create();
+	if (!res) {
+		dps_diag_setf(diag, "out of memory");
+		return DPS_ERR_NOMEM;
+	}
+	status = analyzer_source_read(&o, list_only, res, diag);
+	if (status) {
+		analyzer_result_destroy(res);
+		return status;
+	}
+	*out = res;
+	return DPS_OK;
+}
+
+int analyzer_run(const struct analyzer_options *opts, struct analyzer_result **out,
+		 struct dps_diag *diag)
+{
+	return run(opts, false, out, diag);
+}
+
+int analyzer_list_processes(const struct analyzer_options *opts, struct analyzer_result **out,
+			    struct dps_diag *diag)
+{
+	return run(opts, true, out, diag);
+}
+

@@ -1,0 +1,1018 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The babeltrace2 adapter: finds the CTF traces below the given directories, reads each with
+ * its own graph (source.ctf.fs -> filter.utils.muxer -> a simple sink of ours) and merges the
+ * graphs by timestamp into the core.
+ *
+ * Why one graph per trace: babeltrace2's muxer refuses to mix clock classes that do not share
+ * an origin (LTTng's clock is "unix epoch", perf's is not), and dps record writes both into one
+ * trace directory. All timestamps here are the clock's raw value in ns: CLOCK_MONOTONIC for
+ * LTTng (kernel and UST) and for `perf sched record -k CLOCK_MONOTONIC`, so they align.
+ *
+ * Event classes are resolved once (cache keyed by the class pointer): kind, and the index of
+ * each field of interest, found by name. Per event: a pointer lookup and indexed reads.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <babeltrace2/babeltrace.h>
+#include <glib.h>
+
+#include "bt-source.h"
+#include "core.h"
+
+enum fref_where {
+	W_NONE = 0,
+	W_PAYLOAD,
+	W_COMMON,
+	W_SPECIFIC,
+};
+
+enum fref_type {
+	FT_UINT = 0,
+	FT_SINT,
+	FT_STRING,
+};
+
+struct fref {
+	uint8_t where;
+	uint8_t type;
+	uint32_t idx;
+};
+
+struct class_info {
+	uint32_t kind;
+	uint32_t flags;
+	bool skip;		/* nothing to read: count only */
+	bool calloc;		/* b = nmemb * size */
+	bool posix_memalign;	/* allocation only when result == 0 */
+	bool need_common, need_specific;
+	struct fref a, b, c, d, s1, s2, ctx_tid, ctx_pid, ctx_comm, irq;
+	struct fref calloc_size, result;
+};
+
+struct bt_input {
+	char *path;
+	bt_graph *graph;
+	const bt_message **buf;
+	size_t n, pos, cap;
+	bool ended;
+	int32_t *stream_cpu;		/* by stream id */
+	size_t n_stream_cpu;
+	uint64_t freq;
+	uint64_t last_ts;
+	int64_t env_vpid;
+	char *env_procname;
+	bool kernel;			/* env domain = "kernel" (LTTng kernel or perf) */
+	bool env_read;
+	bool failed;
+	int status;
+};
+
+struct analyzer_source {
+	struct bt_input *in;
+	size_t n_in;
+	GHashTable *classes;		/* const bt_event_class * -> struct class_info * */
+	const bt_event_class *last_cls;
+	struct class_info *last_ci;
+	struct analyzer_core *core;
+	const bt_plugin *ctf, *utils;
+	bool progress;
+	uint64_t n_events;
+	struct timespec t0;
+	bool progress_shown;
+};
+
+/*
+ * Errors: babeltrace2's causes, most recent first, as one line.
+ */
+static void take_bt_error(struct dps_diag *diag, const char *what)
+{
+	const bt_error *err = bt_current_thread_take_error();
+	char buf[DPS_DIAG_MSG_LEN];
+	size_t len;
+
+	len = (size_t)snprintf(buf, sizeof(buf), "%s", what);
+	if (err) {
+		uint64_t n = bt_error_get_cause_count(err);
+
+		for (uint64_t i = 0; i < n && len < sizeof(buf) - 1; i++) {
+			const bt_error_cause *c = bt_error_borrow_cause_by_index(err, i);
+			const char *msg = bt_error_cause_get_message(c);
+
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
+						i ? "; " : ": ", msg ? msg : "?");
+		}
+		bt_error_release(err);
+	}
+	/* Causes can span lines; keep the message on one. */
+	for (char *p = buf; *p; p++) {
+		if (*p == '\n') {
+			*p = ' ';
+		}
+	}
+	dps_diag_setf(diag, "%s", buf);
+}
+
+/*
+ * Finding traces: every directory holding a `metadata` file.
+ */
+static GPtrArray *found_traces;
+
+static int visit(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	const char *base = path + ftw->base;
+
+	(void)sb;
+	if (type == FTW_F && !strcmp(base, "metadata")) {
+		char *dir = g_strndup(path, ftw->base ? (gsize)ftw->base - 1 : 0);
+
+		g_ptr_array_add(found_traces, dir[0] ? dir : g_strdup("."));
+		if (!dir[0]) {
+			g_free(dir);
+		}
+	}
+	return 0;
+}
+
+static int cmp_str(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int find_traces(const char *const *paths, size_t n, GPtrArray *out, struct dps_diag *diag)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		guint before = out->len;
+
+		if (stat(paths[i], &st)) {
+			dps_diag_setf(diag, "%s: cannot read the trace: %s", paths[i],
+				      strerror(errno));
+			return DPS_ERR_NOENT;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			dps_diag_setf(diag, "%s: not a directory: expected a CTF trace directory "
+					    "(or a directory holding several)", paths[i]);
+			return DPS_ERR_INVAL;
+		}
+		found_traces = out;
+		if (nftw(paths[i], visit, 16, FTW_PHYS)) {
+			dps_diag_setf(diag, "%s: cannot walk the directory: %s", paths[i],
+				      strerror(errno));
+			return DPS_ERR_IO;
+		}
+		found_traces = NULL;
+		if (out->len == before) {
+			dps_diag_setf(diag, "%s: no CTF trace found (no `metadata` file in it or "
+					    "below it)", paths[i]);
+			return DPS_ERR_INVAL;
+		}
+	}
+	g_ptr_array_sort(out, cmp_str);
+	return DPS_OK;
+}
+
+/*
+ * Event class resolution
+ */
+static bool find_member(const bt_field_class *fc, const char *name, uint8_t where,
+			struct fref *out)
+{
+	uint64_t n;
+
+	if (!fc || bt_field_class_get_type(fc) != BT_FIELD_CLASS_TYPE_STRUCTURE) {
+		return false;
+	}
+	n = bt_field_class_structure_get_member_count(fc);
+	for (uint64_t i = 0; i < n; i++) {
+		const bt_field_class_structure_member *m =
+			bt_field_class_structure_borrow_member_by_index_const(fc, i);
+		const bt_field_class *mfc;
+		bt_field_class_type t;
+
+		if (strcmp(bt_field_class_structure_member_get_name(m), name)) {
+			continue;
+		}
+		mfc = bt_field_class_structure_member_borrow_field_class_const(m);
+		t = bt_field_class_get_type(mfc);
+		if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER)) {
+			out->type = FT_SINT;
+		} else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) {
+			out->type = FT_UINT;
+		} else if (t == BT_FIELD_CLASS_TYPE_STRING) {
+			out->type = FT_STRING;
+		} else {
+			return false;
+		}
+		out->where = where;
+		out->idx = (uint32_t)i;
+		return true;
+	}
+	return false;
+}
+
+/* First of the names found in the payload. */
+static struct fref payload_field(const bt_event_class *cls, const char *n1, const char *n2)
+{
+	const bt_field_class *fc = bt_event_class_borrow_payload_field_class_const(cls);
+	struct fref r = { 0 };
+
+	if (!find_member(fc, n1, W_PAYLOAD, &r) && n2) {
+		find_member(fc, n2, W_PAYLOAD, &r);
+	}
+	return r;
+}
+
+static struct fref context_field(const bt_event_class *cls, const char *name)
+{
+	const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(cls);
+	struct fref r = { 0 };
+
+	if (!find_member(bt_stream_class_borrow_event_common_context_field_class_const(sc), name,
+			 W_COMMON, &r)) {
+		find_member(bt_event_class_borrow_specific_context_field_class_const(cls), name,
+			    W_SPECIFIC, &r);
+	}
+	return r;
+}
+
+static bool has(const struct fref *r)
+{
+	return r->where != W_NONE;
+}
+
+static bool starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+static void resolve_kernel(const bt_event_class *cls, const char *name, struct class_info *ci)
+{
+	if (!strcmp(name, "sched_switch")) {
+		ci->kind = ANALYZER_EV_SWITCH;
+		ci->a = payload_field(cls, "prev_tid", "prev_pid");
+		ci->b = payload_field(cls, "next_tid", "next_pid");
+		ci->c = payload_field(cls, "prev_state", NULL);
+		ci->s1 = payload_field(cls, "prev_comm", NULL);
+		ci->s2 = payload_field(cls, "next_comm", NULL);
+	} else if (!strcmp(name, "sched_wakeup") || !strcmp(name, "sched_waking") ||
+		   !strcmp(name, "sched_wakeup_new")) {
+		ci->kind = ANALYZER_EV_WAKEUP;
+		ci->flags = !strcmp(name, "sched_waking")       ? ANALYZER_EVF_WAKING
+			    : !strcmp(name, "sched_wakeup_new") ? ANALYZER_EVF_WAKEUP_NEW
+								: 0;
+		ci->a = payload_field(cls, "tid", "pid");
+		ci->b = payload_field(cls, "target_cpu", NULL);
+	} else if (!strcmp(name, "sched_process_fork")) {
+		ci->kind = ANALYZER_EV_FORK;
+		/* lttng-modules: *_tid and (2.2+) *_pid = tgid; perf: *_pid are tids. */
+		ci->a = payload_field(cls, "parent_tid", NULL);
+		if (has(&ci->a)) {
+			ci->b = payload_field(cls, "child_tid", NULL);
+			ci->c = payload_field(cls, "parent_pid", NULL);
+			ci->d = payload_field(cls, "child_pid", NULL);
+		} else {
+			ci->a = payload_field(cls, "parent_pid", NULL);
+			ci->b = payload_field(cls, "child_pid", NULL);
+		}
+		ci->s1 = payload_field(cls, "child_comm", NULL);
+	} else if (!strcmp(name, "sched_process_exit")) {
+		ci->kind = ANALYZER_EV_EXIT;
+		ci->a = payload_field(cls, "tid", "pid");
+	} else if (!strcmp(name, "sched_process_exec")) {
+		ci->kind = ANALYZER_EV_EXEC;
+		ci->a = payload_field(cls, "tid", "pid");
+		ci->s1 = payload_field(cls, "filename", NULL);
+	} else if (!strcmp(name, "lttng_statedump_process_state")) {
+		ci->kind = ANALYZER_EV_STATEDUMP;
+		ci->a = payload_field(cls, "tid", NULL);
+		ci->b = payload_field(cls, "pid", NULL);
+		ci->c = payload_field(cls, "ppid", NULL);
+		ci->s1 = payload_field(cls, "name", NULL);
+	} else if (!strcmp(name, "sched_stat_runtime")) {
+		ci->kind = ANALYZER_EV_STAT_RUNTIME;
+		ci->a = payload_field(cls, "tid", "pid");
+		ci->b = payload_field(cls, "runtime", NULL);
+	} else if (starts(name, "syscall_entry_") || starts(name, "compat_syscall_entry_") ||
+		   (starts(name, "sys_") && !starts(name, "sys_exit")) ||
+		   starts(name, "compat_sys_") || starts(name, "raw_syscalls:sys_enter") ||
+		   starts(name, "syscalls:sys_enter_")) {
+		ci->kind = ANALYZER_EV_SYSCALL_ENTRY;
+	} else if (starts(name, "syscall_exit_") || starts(name, "compat_syscall_exit_") ||
+		   !strcmp(name, "exit_syscall") || starts(name, "raw_syscalls:sys_exit") ||
+		   starts(name, "syscalls:sys_exit_")) {
+		ci->kind = ANALYZER_EV_SYSCALL_EXIT;
+	} else {
+		ci->kind = ANALYZER_EV_OTHER;
+	}
+}
+
+static void resolve_ust(const bt_event_class *cls, const char *name, struct class_info *ci)
+{
+	const char *ev = strchr(name, ':');
+	size_t plen = ev ? (size_t)(ev - name) : 0;
+
+	ev = ev ? ev + 1 : name;
+	if ((plen == 14 && starts(name, "lttng_ust_libc")) || (plen == 8 && starts(name, "ust_libc"))) {
+		if (!strcmp(ev, "malloc") || !strcmp(ev, "memalign")) {
+			ci->kind = ANALYZER_EV_ALLOC;
+			ci->a = payload_field(cls, "ptr", NULL);
+			ci->b = payload_field(cls, "size", NULL);
+		} else if (!strcmp(ev, "calloc")) {
+			ci->kind = ANALYZER_EV_ALLOC;
+			ci->calloc = true;
+			ci->a = payload_field(cls, "ptr", NULL);
+			ci->b = payload_field(cls, "nmemb", NULL);
+			ci->calloc_size = payload_field(cls, "size", NULL);
+		} else if (!strcmp(ev, "posix_memalign")) {
+			ci->kind = ANALYZER_EV_ALLOC;
+			ci->posix_memalign = true;
+			ci->a = payload_field(cls, "out_ptr", NULL);
+			ci->b = payload_field(cls, "size", NULL);
+			ci->result = payload_field(cls, "result", NULL);
+		} else if (!strcmp(ev, "realloc")) {
+			ci->kind = ANALYZER_EV_REALLOC;
+			ci->a = payload_field(cls, "in_ptr", NULL);
+			ci->b = payload_field(cls, "size", NULL);
+			ci->c = payload_field(cls, "ptr", NULL);
+		} else if (!strcmp(ev, "free")) {
+			ci->kind = ANALYZER_EV_FREE;
+			ci->a = payload_field(cls, "ptr", NULL);
+		}
+	} else if (starts(name, "lttng_ust_cyg_profile")) {
+		ci->flags = ANALYZER_EVF_CYG;
+		ci->a = payload_field(cls, "addr", NULL);
+		ci->kind = !strcmp(ev, "func_entry")  ? ANALYZER_EV_FUNC_ENTRY
+			   : !strcmp(ev, "func_exit") ? ANALYZER_EV_FUNC_EXIT
+						      : ANALYZER_EV_OTHER;
+	} else if (plen == 9 && starts(name, "dps_stack")) {
+		ci->a = payload_field(cls, "addr", NULL);
+		ci->b = payload_field(cls, "sp", NULL);
+		if (has(&ci->b)) {
+			ci->flags = ANALYZER_EVF_HAS_SP;
+		}
+		ci->kind = !strcmp(ev, "func_entry")  ? ANALYZER_EV_FUNC_ENTRY
+			   : !strcmp(ev, "func_exit") ? ANALYZER_EV_FUNC_EXIT
+						      : ANALYZER_EV_OTHER;
+	} else if (plen == 3 && starts(name, "dps")) {
+		static const struct {
+			const char *name;
+			uint32_t kind;
+			const char *a, *b;
+		} dps[] = {
+			{ "thread_begin", ANALYZER_EV_DPS_THREAD_BEGIN, "id", NULL },
+			{ "thread_end", ANALYZER_EV_DPS_THREAD_END, "id", "cpu_ns" },
+			{ "run_begin", ANALYZER_EV_DPS_RUN_BEGIN, NULL, NULL },
+			{ "run_end", ANALYZER_EV_DPS_RUN_END, NULL, NULL },
+			{ "sleep_begin", ANALYZER_EV_DPS_SLEEP_BEGIN, NULL, NULL },
+			{ "sleep_end", ANALYZER_EV_DPS_SLEEP_END, NULL, NULL },
+			{ "create", ANALYZER_EV_DPS_CREATE, "child_id", NULL },
+			{ "join_begin", ANALYZER_EV_DPS_JOIN_BEGIN, "child_id", NULL },
+			{ "join_end", ANALYZER_EV_DPS_JOIN_END, "child_id", NULL },
+			{ "wait_begin", ANALYZER_EV_DPS_WAIT_BEGIN, "waker_id", NULL },
+			{ "wait_end", ANALYZER_EV_DPS_WAIT_END, "waker_id", NULL },
+			{ "wake", ANALYZER_EV_DPS_WAKE, "wakee_id", NULL },
+			{ "heap", ANALYZER_EV_DPS_HEAP, "delta_bytes", "size_bytes" },
+			{ "stack", ANALYZER_EV_DPS_STACK, "delta_bytes", "depth_bytes" },
+		};
+
+		for (size_t i = 0; i < sizeof(dps) / sizeof(dps[0]); i++) {
+			if (strcmp(ev, dps[i].name)) {
+				continue;
+			}
+			ci->kind = dps[i].kind;
+			if (dps[i].a) {
+				ci->a = payload_field(cls, dps[i].a, NULL);
+			}
+			if (dps[i].b) {
+				ci->b = payload_field(cls, dps[i].b, NULL);
+			}
+		}
+	}
+}
+
+static struct class_info *resolve_class(struct analyzer_source *src, const bt_event_class *cls)
+{
+	struct class_info *ci = calloc(1, sizeof(*ci));
+	const char *name = bt_event_class_get_name(cls);
+
+	if (!ci) {
+		return NULL;
+	}
+	name = name ? name : "";
+	if (starts(name, "sched:")) {
+		resolve_kernel(cls, name + 6, ci);
+	} else if (strchr(name, ':') && !starts(name, "raw_syscalls:") &&
+		   !starts(name, "syscalls:")) {
+		resolve_ust(cls, name, ci);
+	} else {
+		resolve_kernel(cls, name, ci);
+	}
+	/* Who runs the event: perf's sample fields, LTTng's contexts. */
+	ci->ctx_tid = payload_field(cls, "perf_tid", NULL);
+	if (!has(&ci->ctx_tid)) {
+		ci->ctx_tid = context_field(cls, "vtid");
+	}
+	if (!has(&ci->ctx_tid)) {
+		ci->ctx_tid = context_field(cls, "tid");
+	}
+	ci->ctx_pid = payload_field(cls, "perf_pid", NULL);
+	if (!has(&ci->ctx_pid)) {
+		ci->ctx_pid = context_field(cls, "vpid");
+	}
+	if (!has(&ci->ctx_pid)) {
+		ci->ctx_pid = context_field(cls, "pid");
+	}
+	ci->ctx_comm = context_field(cls, "procname");
+	ci->irq = payload_field(cls, "common_flags", NULL);
+	ci->need_common = ci->ctx_tid.where == W_COMMON || ci->ctx_pid.where == W_COMMON ||
+			  ci->ctx_comm.where == W_COMMON;
+	ci->need_specific = ci->ctx_tid.where == W_SPECIFIC || ci->ctx_pid.where == W_SPECIFIC ||
+			    ci->ctx_comm.where == W_SPECIFIC;
+	/* A kernel event we do not use and that names no thread: count it only. */
+	ci->skip = ci->kind == ANALYZER_EV_OTHER && !has(&ci->ctx_tid);
+	g_hash_table_insert(src->classes, (gpointer)cls, ci);
+	return ci;
+}
+
+/*
+ * Reading fields
+ */
+struct roots {
+	const bt_field *f[4];
+};
+
+static const bt_field *borrow(const struct roots *r, const struct fref *ref)
+{
+	const bt_field *st = r->f[ref->where];
+
+	return st ? bt_field_structure_borrow_member_field_by_index_const(st, ref->idx) : NULL;
+}
+
+static int64_t read_int(const struct roots *r, const struct fref *ref, int64_t dflt)
+{
+	const bt_field *f;
+
+	if (ref->where == W_NONE) {
+		return dflt;
+	}
+	f = borrow(r, ref);
+	if (!f) {
+		return dflt;
+	}
+	if (ref->type == FT_SINT) {
+		return bt_field_integer_signed_get_value(f);
+	}
+	if (ref->type == FT_UINT) {
+		return (int64_t)bt_field_integer_unsigned_get_value(f);
+	}
+	return dflt;
+}
+
+static const char *read_str(const struct roots *r, const struct fref *ref)
+{
+	const bt_field *f;
+
+	if (ref->where == W_NONE || ref->type != FT_STRING) {
+		return NULL;
+	}
+	f = borrow(r, ref);
+	return f ? bt_field_string_get_value(f) : NULL;
+}
+
+static uint64_t snapshot_ns(const struct bt_input *in, const bt_clock_snapshot *cs)
+{
+	uint64_t v = bt_clock_snapshot_get_value(cs);
+
+	if (in->freq == 1000000000ULL || !in->freq) {
+		return v;
+	}
+	return (uint64_t)((unsigned __int128)v * 1000000000ULL / in->freq);
+}
+
+static void read_env(struct bt_input *in, const bt_stream *stream)
+{
+	const bt_trace *trace = bt_stream_borrow_trace_const(stream);
+	const bt_stream_class *sc = bt_stream_borrow_class_const(stream);
+	const bt_clock_class *cc = bt_stream_class_borrow_default_clock_class_const(sc);
+	const bt_value *v;
+
+	if (cc) {
+		in->freq = bt_clock_class_get_frequency(cc);
+	}
+	if (in->env_read) {
+		return;
+	}
+	in->env_read = true;
+	v = bt_trace_borrow_environment_entry_value_by_name_const(trace, "domain");
+	if (v && bt_value_is_string(v) && !strcmp(bt_value_string_get(v), "kernel")) {
+		in->kernel = true;
+	}
+	/* Per-PID UST buffers name the process in the environment. */
+	v = bt_trace_borrow_environment_entry_value_by_name_const(trace, "vpid");
+	if (v && bt_value_is_signed_integer(v)) {
+		in->env_vpid = bt_value_integer_signed_get(v);
+	} else if (v && bt_value_is_unsigned_integer(v)) {
+		in->env_vpid = (int64_t)bt_value_integer_unsigned_get(v);
+	}
+	v = bt_trace_borrow_environment_entry_value_by_name_const(trace, "procname");
+	if (v && bt_value_is_string(v)) {
+		g_free(in->env_procname);
+		in->env_procname = g_strdup(bt_value_string_get(v));
+	}
+}
+
+static void set_stream_cpu(struct bt_input *in, const bt_packet *packet)
+{
+	const bt_field *ctx = bt_packet_borrow_context_field_const(packet);
+	const bt_stream *stream = bt_packet_borrow_stream_const(packet);
+	uint64_t id = bt_stream_get_id(stream);
+	struct fref r = { 0 };
+	struct roots roots = { { NULL } };
+
+	if (!ctx || id > 1u << 20) {
+		return;
+	}
+	if (!find_member(bt_field_borrow_class_const(ctx), "cpu_id", W_PAYLOAD, &r)) {
+		return;
+	}
+	if (id >= in->n_stream_cpu) {
+		size_t n = id + 1;
+		int32_t *p = realloc(in->stream_cpu, n * sizeof(*p));
+
+		if (!p) {
+			return;
+		}
+		for (size_t i = in->n_stream_cpu; i < n; i++) {
+			p[i] = -1;
+		}
+		in->stream_cpu = p;
+		in->n_stream_cpu = n;
+	}
+	roots.f[W_PAYLOAD] = ctx;
+	in->stream_cpu[id] = (int32_t)read_int(&roots, &r, -1);
+}
+
+static int32_t event_cpu(const struct bt_input *in, const bt_event *ev)
+{
+	uint64_t id = bt_stream_get_id(bt_event_borrow_stream_const(ev));
+
+	return id < in->n_stream_cpu ? in->stream_cpu[id] : -1;
+}
+
+static int handle_event(struct analyzer_source *src, struct bt_input *in, const bt_message *msg)
+{
+	const bt_event *ev = bt_message_event_borrow_event_const(msg);
+	const bt_event_class *cls = bt_event_borrow_class_const(ev);
+	struct class_info *ci;
+	struct analyzer_event e;
+	struct roots r;
+	uint64_t ts;
+
+	if (cls == src->last_cls) {
+		ci = src->last_ci;
+	} else {
+		ci = g_hash_table_lookup(src->classes, cls);
+		if (!ci) {
+			ci = resolve_class(src, cls);
+			if (!ci) {
+				return DPS_ERR_NOMEM;
+			}
+		}
+		src->last_cls = cls;
+		src->last_ci = ci;
+	}
+	ts = snapshot_ns(in, bt_message_event_borrow_default_clock_snapshot_const(msg));
+	in->last_ts = ts;
+	src->n_events++;
+	e = analyzer_event_init(ci->kind, ts, event_cpu(in, ev));
+	if (ci->skip) {
+		/* Still an event of the trace (its span, the count). */
+		e.kind = ANALYZER_EV_OTHER;
+		return analyzer_core_feed(src->core, &e);
+	}
+	r.f[W_NONE] = NULL;
+	r.f[W_PAYLOAD] = bt_event_borrow_payload_field_const(ev);
+	r.f[W_COMMON] = ci->need_common ? bt_event_borrow_common_context_field_const(ev) : NULL;
+	r.f[W_SPECIFIC] = ci->need_specific ? bt_event_borrow_specific_context_field_const(ev)
+					    : NULL;
+	e.flags = ci->flags;
+	e.ctx_tid = read_int(&r, &ci->ctx_tid, -1);
+	e.ctx_pid = read_int(&r, &ci->ctx_pid, in->env_vpid);
+	e.ctx_comm = read_str(&r, &ci->ctx_comm);
+	if (!e.ctx_comm) {
+		e.ctx_comm = in->env_procname;
+	}
+	if (has(&ci->irq) && (read_int(&r, &ci->irq, 0) & 0x58)) {
+		/* perf's common_flags: hardirq 0x08, softirq 0x10, nmi 0x40 */
+		e.flags |= ANALYZER_EVF_IRQ;
+	}
+	e.a = read_int(&r, &ci->a, -1);
+	e.b = read_int(&r, &ci->b, -1);
+	e.c = read_int(&r, &ci->c, -1);
+	e.d = read_int(&r, &ci->d, -1);
+	e.str = read_str(&r, &ci->s1);
+	e.str2 = read_str(&r, &ci->s2);
+	if (ci->calloc) {
+		e.b = (int64_t)((uint64_t)e.b * (uint64_t)read_int(&r, &ci->calloc_size, 1));
+	}
+	if (ci->posix_memalign && read_int(&r, &ci->result, 0) != 0) {
+		e.kind = ANALYZER_EV_OTHER;
+	}
+	if (ci->kind == ANALYZER_EV_SWITCH && ci->c.type == FT_UINT && has(&ci->c)) {
+		/* 32-bit prev_state read as unsigned still keeps its low byte. */
+		e.c &= 0xffffffff;
+	}
+	return analyzer_core_feed(src->core, &e);
+}
+
+static int handle_discarded(struct analyzer_source *src, struct bt_input *in,
+			    const bt_message *msg, bool packets)
+{
+	struct analyzer_event e = analyzer_event_init(ANALYZER_EV_DISCARDED, in->last_ts, -1);
+	const bt_stream *stream = packets ? bt_message_discarded_packets_borrow_stream_const(msg)
+					  : bt_message_discarded_events_borrow_stream_const(msg);
+	const bt_stream_class *sc = bt_stream_borrow_class_const(stream);
+	uint64_t count = 0;
+
+	e.b = (int64_t)in->last_ts;
+	if (packets) {
+		e.flags = ANALYZER_EVF_PACKETS;
+		if (bt_message_discarded_packets_get_count(msg, &count) ==
+		    BT_PROPERTY_AVAILABILITY_AVAILABLE) {
+			e.a = (int64_t)count;
+		}
+		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(sc)) {
+			e.ts = snapshot_ns(
+				in, bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg));
+			e.b = (int64_t)snapshot_ns(
+				in, bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(msg));
+		}
+	} else {
+		if (bt_message_discarded_events_get_count(msg, &count) ==
+		    BT_PROPERTY_AVAILABILITY_AVAILABLE) {
+			e.a = (int64_t)count;
+		}
+		if (bt_stream_class_discarded_events_have_default_clock_snapshots(sc)) {
+			e.ts = snapshot_ns(
+				in, bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg));
+			e.b = (int64_t)snapshot_ns(
+				in, bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg));
+		}
+	}
+	return analyzer_core_feed(src->core, &e);
+}
+
+static int handle_message(struct analyzer_source *src, struct bt_input *in, const bt_message *msg)
+{
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT:
+		return handle_event(src, in, msg);
+	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+		read_env(in, bt_message_stream_beginning_borrow_stream_const(msg));
+		return DPS_OK;
+	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+		set_stream_cpu(in, bt_message_packet_beginning_borrow_packet_const(msg));
+		return DPS_OK;
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		return handle_discarded(src, in, msg, false);
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		return handle_discarded(src, in, msg, true);
+	default:
+		return DPS_OK;
+	}
+}
+
+/*
+ * Graphs
+ */
+static bt_graph_simple_sink_component_consume_func_status sink_consume(bt_message_iterator *it,
+								       void *data)
+{
+	struct bt_input *in = data;
+	bt_message_array_const msgs;
+	uint64_t count;
+
+	switch (bt_message_iterator_next(it, &msgs, &count)) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		if (in->n + count > in->cap) {
+			size_t cap = in->cap ? in->cap : 64;
+			const bt_message **buf;
+
+			while (cap < in->n + count) {
+				cap *= 2;
+			}
+			buf = realloc(in->buf, cap * sizeof(*buf));
+			if (!buf) {
+				for (uint64_t i = 0; i < count; i++) {
+					bt_message_put_ref(msgs[i]);
+				}
+				return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
+			}
+			in->buf = buf;
+			in->cap = cap;
+		}
+		memcpy(&in->buf[in->n], msgs, count * sizeof(*msgs));
+		in->n += count;
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
+	default:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+	}
+}
+
+static int build_graph(struct analyzer_source *src, struct bt_input *in, struct dps_diag *diag)
+{
+	const bt_component_class_source *fs_cls;
+	const bt_component_class_filter *mux_cls;
+	const bt_component_source *fs = NULL;
+	const bt_component_filter *mux = NULL;
+	const bt_component_sink *sink = NULL;
+	bt_value *params = NULL, *inputs = NULL;
+	uint64_t n_ports;
+	int status = DPS_ERROR;
+	char what[600];
+
+	snprintf(what, sizeof(what), "%s: babeltrace2 cannot read this trace", in->path);
+	fs_cls = bt_plugin_borrow_source_component_class_by_name_const(src->ctf, "fs");
+	mux_cls = bt_plugin_borrow_filter_component_class_by_name_const(src->utils, "muxer");
+	if (!fs_cls || !mux_cls) {
+		dps_diag_setf(diag, "babeltrace2's source.ctf.fs or filter.utils.muxer is missing");
+		goto end;
+	}
+	in->graph = bt_graph_create(0);
+	params = bt_value_map_create();
+	if (!in->graph || !params ||
+	    bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) ||
+	    bt_value_array_append_string_element(inputs, in->path)) {
+		dps_diag_setf(diag, "out of memory creating a babeltrace2 graph");
+		status = DPS_ERR_NOMEM;
+		goto end;
+	}
+	if (bt_graph_add_source_component(in->graph, fs_cls, "src", params, BT_LOGGING_LEVEL_NONE,
+					  &fs) ||
+	    bt_graph_add_filter_component(in->graph, mux_cls, "mux", NULL, BT_LOGGING_LEVEL_NONE,
+					  &mux) ||
+	    bt_graph_add_simple_sink_component(in->graph, "dps", NULL, sink_consume, NULL, in,
+					       &sink)) {
+		take_bt_error(diag, what);
+		goto end;
+	}
+	n_ports = bt_component_source_get_output_port_count(fs);
+	for (uint64_t i = 0; i < n_ports; i++) {
+		const bt_port_output *op =
+			bt_component_source_borrow_output_port_by_index_const(fs, i);
+		const bt_port_input *ip =
+			bt_component_filter_borrow_input_port_by_index_const(mux, i);
+
+		if (!ip || bt_graph_connect_ports(in->graph, op, ip, NULL)) {
+			take_bt_error(diag, what);
+			goto end;
+		}
+	}
+	if (bt_graph_connect_ports(in->graph,
+				   bt_component_filter_borrow_output_port_by_index_const(mux, 0),
+				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
+				   NULL)) {
+		take_bt_error(diag, what);
+		goto end;
+	}
+	status = DPS_OK;
+end:
+	bt_value_put_ref(params);
+	return status;
+}
+
+/* Refills an input's buffer; at the end of its trace sets ended. */
+static int refill(struct bt_input *in, struct dps_diag *diag)
+{
+	char what[600];
+
+	in->n = in->pos = 0;
+	while (!in->ended && in->n == 0) {
+		switch (bt_graph_run_once(in->graph)) {
+		case BT_GRAPH_RUN_ONCE_STATUS_OK:
+			break;
+		case BT_GRAPH_RUN_ONCE_STATUS_END:
+			in->ended = true;
+			break;
+		case BT_GRAPH_RUN_ONCE_STATUS_AGAIN:
+			g_usleep(1000);
+			break;
+		case BT_GRAPH_RUN_ONCE_STATUS_MEMORY_ERROR:
+			dps_diag_setf(diag, "%s: out of memory reading the trace", in->path);
+			return DPS_ERR_NOMEM;
+		default:
+			snprintf(what, sizeof(what), "%s: babeltrace2 cannot read this trace",
+				 in->path);
+			take_bt_error(diag, what);
+			return DPS_ERROR;
+		}
+	}
+	return DPS_OK;
+}
+
+static uint64_t head_ts(const struct bt_input *in)
+{
+	const bt_message *msg = in->buf[in->pos];
+
+	if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT) {
+		return snapshot_ns(in, bt_message_event_borrow_default_clock_snapshot_const(msg));
+	}
+	return 0;	/* stream/packet messages first */
+}
+
+static void show_progress(struct analyzer_source *src, bool last)
+{
+	struct timespec now;
+	double el;
+
+	if (!src->progress) {
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	el = (double)(now.tv_sec - src->t0.tv_sec) + (now.tv_nsec - src->t0.tv_nsec) / 1e9;
+	if (last) {
+		if (src->progress_shown) {
+			fprintf(stderr, "\r\033[K");
+		}
+		return;
+	}
+	if (el < 1.0) {
+		return;
+	}
+	src->progress_shown = true;
+	fprintf(stderr, "\rdps analyze: %" PRIu64 " events read (%.1f M/s)", src->n_events,
+		src->n_events / el / 1e6);
+}
+
+static int pump(struct analyzer_source *src, struct dps_diag *diag)
+{
+	int status = DPS_OK;
+	uint64_t next_progress = 1u << 18;
+
+	for (;;) {
+		struct bt_input *best = NULL;
+		uint64_t best_ts = UINT64_MAX, second_ts = UINT64_MAX;
+
+		for (size_t i = 0; i < src->n_in; i++) {
+			struct bt_input *in = &src->in[i];
+			uint64_t ts;
+
+			if (in->pos == in->n) {
+				if (in->ended) {
+					continue;
+				}
+				status = refill(in, diag);
+				if (status) {
+					return status;
+				}
+				if (in->pos == in->n) {
+					continue;
+				}
+			}
+			ts = head_ts(in);
+			if (!best || ts < best_ts) {
+				second_ts = best_ts;
+				best = in;
+				best_ts = ts;
+			} else if (ts < second_ts) {
+				second_ts = ts;
+			}
+		}
+		if (!best) {
+			break;
+		}
+		/* Drain the chosen input while it stays the earliest (one input: all of it). */
+		do {
+			const bt_message *msg = best->buf[best->pos++];
+
+			status = handle_message(src, best, msg);
+			bt_message_put_ref(msg);
+			if (status) {
+				dps_diag_setf(diag, "out of memory while analyzing");
+				return status;
+			}
+		} while (best->pos < best->n && (src->n_in == 1 || head_ts(best) <= second_ts));
+		if (src->n_events >= next_progress) {
+			next_progress = src->n_events + (1u << 18);
+			show_progress(src, false);
+		}
+	}
+	show_progress(src, true);
+	return DPS_OK;
+}
+
+static void destroy_inputs(struct analyzer_source *src)
+{
+	for (size_t i = 0; i < src->n_in; i++) {
+		struct bt_input *in = &src->in[i];
+
+		for (size_t m = in->pos; m < in->n; m++) {
+			bt_message_put_ref(in->buf[m]);
+		}
+		free(in->buf);
+		bt_graph_put_ref(in->graph);
+		free(in->stream_cpu);
+		g_free(in->env_procname);
+		g_free(in->path);
+	}
+	free(src->in);
+	src->in = NULL;
+	src->n_in = 0;
+}
+
+int analyzer_source_read(const struct analyzer_options *opts, bool list_only,
+			 struct analyzer_result *res, struct dps_diag *diag)
+{
+	struct analyzer_source src = { 0 };
+	GPtrArray *traces = g_ptr_array_new_with_free_func(g_free);
+	bool has_sched = false;
+	int status;
+	GString *source = g_string_new(NULL);
+
+	src.classes = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free);
+	src.progress = opts->progress && isatty(STDERR_FILENO);
+	clock_gettime(CLOCK_MONOTONIC, &src.t0);
+	if (!opts->n_traces) {
+		dps_diag_setf(diag, "no trace given: expected one or more trace directories");
+		status = DPS_ERR_INVAL;
+		goto end;
+	}
+	status = find_traces(opts->traces, opts->n_traces, traces, diag);
+	if (status) {
+		goto end;
+	}
+	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &src.ctf) ||
+	    bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &src.utils)) {
+		take_bt_error(diag, "cannot load babeltrace2's ctf and utils plugins "
+				    "(is babeltrace2 installed?)");
+		status = DPS_ERROR;
+		goto end;
+	}
+	src.in = calloc(traces->len, sizeof(*src.in));
+	if (!src.in) {
+		status = DPS_ERR_NOMEM;
+		goto end;
+	}
+	for (guint i = 0; i < traces->len; i++) {
+		struct bt_input *in = &src.in[src.n_in++];
+
+		in->path = g_strdup(g_ptr_array_index(traces, i));
+		in->env_vpid = -1;
+		in->freq = 1000000000ULL;
+		status = build_graph(&src, in, diag);
+		if (status) {
+			goto end;
+		}
+		g_string_append_printf(source, "%s%s", i ? " " : "", in->path);
+		/* The first messages say what the trace is (its environment). */
+		status = refill(in, diag);
+		if (status) {
+			goto end;
+		}
+		for (size_t m = 0; m < in->n; m++) {
+			if (bt_message_get_type(in->buf[m]) == BT_MESSAGE_TYPE_STREAM_BEGINNING) {
+				read_env(in, bt_message_stream_beginning_borrow_stream_const(
+						     in->buf[m]));
+			}
+		}
+		has_sched = has_sched || in->kernel;
+	}
+	src.core = analyzer_core_create(opts, has_sched);
+	if (!src.core) {
+		status = DPS_ERR_NOMEM;
+		goto end;
+	}
+	free(res->source);
+	res->source = strdup(source->str);
+	status = pump(&src, diag);
+	if (status) {
+		goto end;
+	}
+	status = analyzer_core_finish(src.core, list_only, res, diag);
+end:
+	if (status == DPS_ERR_NOMEM && diag && !diag->msg[0]) {
+		dps_diag_setf(diag, "out of memory");
+	}
+	destroy_inputs(&src);
+	analyzer_core_destroy(src.core);
+	g_hash_table_destroy(src.classes);
+	bt_plugin_put_ref(src.ctf);
+	bt_plugin_put_ref(src.utils);
+	g_ptr_array_free(traces, TRUE);
+	g_string_free(source, TRUE);
+	return status;
+}

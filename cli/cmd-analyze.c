@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/* dps analyze: recorded traces -> statistics and an action set (doc/analyzer.md). */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer.h"
+#include "cli.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: dps analyze TRACE... [--pid P | --tid T | --comm NAME] [OPTIONS]\n\n"
+		"Reads LTTng (kernel, UST) and perf-CTF traces and writes one action file per\n"
+		"thread of the selected process, with per-thread statistics. Without a selection\n"
+		"it lists the processes of the trace (exit status 2).\n\n"
+		"  -p, --pid P            the process P (and its threads)\n"
+		"  -t, --tid T            the thread T (and the threads it creates)\n"
+		"  -c, --comm NAME        the process named NAME\n"
+		"  -f, --follow-children  also replay child processes (fork+exec) as threads\n"
+		"  -m, --min-block D      fold blocks shorter than D into run (default: the\n"
+		"                         calibration file's, else %u us); D in us, or with a unit\n"
+		"                         ns/us/ms/s\n"
+		"      --calibration FILE read min_block_ns from a dps calibrate file\n"
+		"  -o, --output DIR       write the action set into DIR\n"
+		"      --json             statistics as JSON on stdout\n"
+		"  -q, --quiet            no statistics table\n"
+		"      --no-progress      no progress indicator\n"
+		"  -h, --help\n",
+		ANALYZER_DEFAULT_MIN_BLOCK_NS / 1000);
+}
+
+/* "20", "20us", "0.5ms", "850ns" -> ns. Returns false when malformed. */
+static bool parse_duration(const char *s, int64_t *ns)
+{
+	char *end;
+	double v, mult = 1000.0;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || v < 0) {
+		return false;
+	}
+	if (!strcmp(end, "ns")) {
+		mult = 1.0;
+	} else if (!strcmp(end, "us") || !*end) {
+		mult = 1000.0;
+	} else if (!strcmp(end, "ms")) {
+		mult = 1e6;
+	} else if (!strcmp(end, "s")) {
+		mult = 1e9;
+	} else {
+		return false;
+	}
+	if (v * mult > 9e18) {
+		return false;
+	}
+	*ns = (int64_t)(v * mult + 0.5);
+	return true;
+}
+
+static bool parse_id(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (end == s || *end || errno || v < 0) {
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+int dps_cmd_analyze(int argc, char **argv)
+{
+	enum { OPT_JSON = 256, OPT_CALIB, OPT_NO_PROGRESS };
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "comm", required_argument, NULL, 'c' },
+		{ "follow-children", no_argument, NULL, 'f' },
+		{ "min-block", required_argument, NULL, 'm' },
+		{ "calibration", required_argument, NULL, OPT_CALIB },
+		{ "output", required_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct analyzer_options opts;
+	struct analyzer_result *res = NULL;
+	struct dps_diag diag = { "" };
+	const char *outdir = NULL;
+	bool json = false, quiet = false, progress = true;
+	int opt, status, rc = DPS_EXIT_FAILURE;
+
+	analyzer_options_default(&opts);
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "p:t:c:fm:o:qh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+			if (!parse_id(optarg, &opts.pid)) {
+				fprintf(stderr, "dps analyze: --pid: expected a number, got '%s'\n",
+					optarg);
+				return DPS_EXIT_USAGE;
+			}
+			break;
+		case 't':
+			if (!parse_id(optarg, &opts.tid)) {
+				fprintf(stderr, "dps analyze: --tid: expected a number, got '%s'\n",
+					optarg);
+				return DPS_EXIT_USAGE;
+			}
+			break;
+		case 'c':
+			opts.comm = optarg;
+			break;
+		case 'f':
+			opts.follow_children = true;
+			break;
+		case 'm':
+			if (!parse_duration(optarg, &opts.min_block_ns)) {
+				fprintf(stderr,
+					"dps analyze: --min-block: expected a duration (20, 20us, "
+					"0.5ms), got '%s'\n",
+					optarg);
+				return DPS_EXIT_USAGE;
+			}
+			break;
+		case OPT_CALIB:
+			opts.calibration_path = optarg;
+			break;
+		case 'o':
+			outdir = optarg;
+			break;
+		case OPT_JSON:
+			json = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case OPT_NO_PROGRESS:
+			progress = false;
+			break;
+		case 'h':
+			usage(stdout);
+			return DPS_EXIT_OK;
+		default:
+			usage(stderr);
+			return DPS_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "dps analyze: expected one or more trace directories\n");
+		usage(stderr);
+		return DPS_EXIT_USAGE;
+	}
+	opts.traces = (const char *const *)&argv[optind];
+	opts.n_traces = (size_t)(argc - optind);
+	opts.progress = progress && dps_cli_stderr_is_tty();
+	opts.build_actset = outdir != NULL;
+
+	if (opts.pid < 0 && opts.tid < 0 && !opts.comm) {
+		status = analyzer_list_processes(&opts, &res, &diag);
+		if (status) {
+			fprintf(stderr, "dps analyze: %s\n", diag.msg);
+			return status == DPS_ERR_INVAL ? DPS_EXIT_USAGE : DPS_EXIT_FAILURE;
+		}
+		fprintf(stderr, "dps analyze: no selection: pick a process with --pid, --tid or "
+				"--comm\n");
+		analyzer_processes_print(res, stdout);
+		analyzer_result_destroy(res);
+		return DPS_EXIT_USAGE;
+	}
+	status = analyzer_run(&opts, &res, &diag);
+	if (status) {
+		fprintf(stderr, "dps analyze: %s\n", diag.msg);
+		return status == DPS_ERR_INVAL ? DPS_EXIT_USAGE : DPS_EXIT_FAILURE;
+	}
+	if (res->partial) {
+		fprintf(stderr, "dps analyze: warning: the trace is incomplete (%s); the result is "
+				"marked partial\n",
+			res->partial_reason ? res->partial_reason : "events lost");
+	}
+	if (outdir) {
+		status = dps_actset_write_dir(res->actset, outdir, &diag);
+		if (status) {
+			fprintf(stderr, "dps analyze: %s\n", diag.msg);
+			goto end;
+		}
+	}
+	if (json) {
+		analyzer_result_print_json(res, stdout);
+	} else if (!quiet) {
+		analyzer_result_print_table(res, stdout);
+	}
+	if (outdir && !json) {
+		fprintf(stderr, "dps analyze: wrote %zu action files and a manifest to %s\n",
+			res->n_threads, outdir);
+	}
+	rc = DPS_EXIT_OK;
+end:
+	analyzer_result_destroy(res);
+	return rc;
+}
