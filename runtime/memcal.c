@@ -176,8 +176,15 @@ static int measure_heap_model(struct dps_mem_calibration *cal)
 	free(p);
 	dps_mem_heap_info(&b);
 	cal->heap_tcache = p && a.in_use_bytes == b.in_use_bytes;
+	/* The smallest of 3 fresh blocks: a free chunk handed out whole is up to one minimum
+	 * chunk bigger (memory.c moves such blocks); a cached one shows no change. */
 	for (uint64_t x = 1; x <= HEAP_SWEEP; x++) {
-		for (int t = 0; t < HEAP_TRIES; t++) {
+		int fresh = 0;
+
+		delta[x] = INT64_MAX;
+		for (int t = 0; t < HEAP_TRIES && fresh < 3; t++) {
+			int64_t d;
+
 			dps_mem_heap_info(&a);
 			p = malloc(x);
 			dps_mem_heap_info(&b);
@@ -186,9 +193,10 @@ static int measure_heap_model(struct dps_mem_calibration *cal)
 				goto end;
 			}
 			keep[n_keep++] = p;
-			delta[x] = b.in_use_bytes - a.in_use_bytes;
-			if (delta[x] > 0) {
-				break;
+			d = b.in_use_bytes - a.in_use_bytes;
+			if (d > 0) {
+				fresh++;
+				delta[x] = d < delta[x] ? d : delta[x];
 			}
 		}
 	}

@@ -167,8 +167,50 @@ void dps__mem_set_stack_notify(struct dps__mem_thread *mem, dps__stack_done_fn f
 	mem->notify = fn;
 }
 
+/*
+ * glibc hands out a free chunk whole when what would be left of it is too small to be a chunk,
+ * and realloc keeps such a tail: the block is then up to one minimum chunk bigger than the
+ * calibrated heap_overhead says, depending on the heap's history. Moving the block to a chunk
+ * of the calibrated size keeps the heap in use exact. The misfits are held until a fit is
+ * found so that they are not handed out again. Returns the block (maybe moved).
+ */
+#define FIT_TRIES 4
+
+static char *fit_block(const struct dps_mem_calibration *cal, char *block, size_t size)
+{
+	size_t want = (size_t)dps_mem_heap_overhead(cal, size, false) + size -
+		      cal->heap_chunk_header_bytes;
+	char *misfit[FIT_TRIES];
+	size_t n = 0;
+
+	if (!cal->heap_chunk_header_bytes) {
+		return block;	/* an allocator with no chunk slack (ASan) */
+	}
+	while (n < FIT_TRIES) {
+		size_t have = malloc_usable_size(block);
+		char *fresh;
+
+		if (have <= want || have >= want + cal->heap_chunk_min_bytes) {
+			/* exact, or not the whole-chunk case (an mmapped block) */
+			break;
+		}
+		fresh = malloc(size);
+		if (!fresh) {
+			break;
+		}
+		memcpy(fresh, block, size);
+		misfit[n++] = block;
+		block = fresh;
+	}
+	for (size_t i = 0; i < n; i++) {
+		free(misfit[i]);
+	}
+	return block;
+}
+
 /* Heap change with the two parts of time_heap timed separately when asked (calibration). */
-static int resize_heap(struct dps__mem_thread *mem, int64_t delta, struct dps__mem_point_times *tm)
+static int resize_heap(struct dps__mem_thread *mem, const struct dps_mem_calibration *cal,
+		       int64_t delta, struct dps__mem_point_times *tm)
 {
 	size_t old = mem->heap_size;
 	size_t new_size;
@@ -192,6 +234,7 @@ static int resize_heap(struct dps__mem_thread *mem, int64_t delta, struct dps__m
 	if (!block) {
 		return DPS_ERR_NOMEM;
 	}
+	block = fit_block(cal, block, new_size);
 	if (tm) {
 		uint64_t t1 = now_ns();
 
@@ -211,7 +254,7 @@ static int resize_heap(struct dps__mem_thread *mem, int64_t delta, struct dps__m
 
 int dps__mem_heap(struct dps__mem_thread *mem, int64_t delta)
 {
-	return resize_heap(mem, delta, NULL);
+	return resize_heap(mem, dps_mem_calibration_borrow(), delta, NULL);
 }
 
 /* Bytes the stack pointer moves for alloca(a), a > 0 (calibrated granularity). */
@@ -601,7 +644,7 @@ static void table_done(struct mem_walk *w, size_t i, uintptr_t sp)
 	struct dps_mem_sample *s;
 	int ret;
 
-	ret = resize_heap(w->mem, p->heap_alloc, tm);
+	ret = resize_heap(w->mem, w->cal, p->heap_alloc, tm);
 	if (ret && !tw->status) {
 		tw->status = ret;
 	}
