@@ -876,8 +876,10 @@ static int resolve(struct dps_actset *set, const struct actset_cols *cols, struc
 			continue;
 		}
 		if (root != DPS_ACTSET_NO_THREAD) {
+			/* Point at the second root's first line: that file is the one no create
+			 * names, where a fix (or a missing create elsewhere) is looked for. */
 			dps_diag_set(diag, set->threads[t].path ? set->threads[t].path : "action set",
-				     0, 0,
+				     set->threads[t].path ? 1 : 0, set->threads[t].path ? 1 : 0,
 				     "several root threads (%" PRIu64 " and %" PRIu64
 				     " are created by no thread); expected exactly one",
 				     set->threads[root].id, set->threads[t].id);
@@ -886,9 +888,17 @@ static int resolve(struct dps_actset *set, const struct actset_cols *cols, struc
 		root = t;
 	}
 	if (root == DPS_ACTSET_NO_THREAD) {
-		dps_diag_set(diag, set->dir ? set->dir : "action set", 0, 0,
+		const char *file;
+		unsigned line, col;
+
+		/* Every thread has a creator, so thread 0's create exists: name it. */
+		describe_action(set, set->threads[0].parent, creator_act[0], cols, &file, &line,
+				&col);
+		dps_diag_set(diag, file ? file : (set->dir ? set->dir : "action set"), line, col,
 			     "no root thread: every thread is created by another (a create "
-			     "cycle); expected exactly one thread that no file creates");
+			     "cycle through thread %" PRIu64
+			     "); expected exactly one thread that no file creates",
+			     set->threads[0].id);
 		goto end;
 	}
 

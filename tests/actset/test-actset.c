@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Action-set loading (common/actset.c): tables of good sets with the actions they must give,
+ * and of bad sets with the exact file:line:column of their diagnostic (issue 2 item 6: unknown
+ * keyword, negative or overflowing number, create of a thread with no file, join of a thread
+ * never created, a thread created twice, a create cycle, no root, several roots).
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+
+#include "actset.h"
+
+#define MAX_FILES 4
+
+/* Inline arrays, not pointers: Criterion runs each parameter in a fresh process image. */
+struct file {
+	char name[32];
+	char text[160];
+};
+
+static char dir[64];
+
+static void make_dir(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/dps-actset-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void remove_dir(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d) {
+		return;
+	}
+	while ((de = readdir(d))) {
+		char path[512];
+
+		if (de->d_name[0] == '.') {
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+static void write_files(const struct file *files)
+{
+	for (size_t i = 0; i < MAX_FILES && files[i].name[0]; i++) {
+		char path[512];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i].name);
+		f = fopen(path, "w");
+		cr_assert_not_null(f);
+		fputs(files[i].text, f);
+		fclose(f);
+	}
+}
+
+/*
+ * Bad sets
+ */
+struct bad_set {
+	struct file files[MAX_FILES];
+	char where[24];		/* "1.act:2:5: " expected right after "<dir>/" */
+	char what[32];		/* a piece of the message */
+};
+
+ParameterizedTestParameters(actset, bad_sets_are_located)
+{
+	static struct bad_set cases[] = {
+		/* unknown keyword */
+		{ { { "1.act", "run 10\nfly 3\n" } }, "1.act:2:1: ", "expected an action" },
+		{ { { "1.act", "  Run 10\n" } }, "1.act:1:3: ", "expected an action" },
+		/* negative or overflowing numbers */
+		{ { { "1.act", "sleep -5\n" } }, "1.act:1:7: ", "non-negative" },
+		{ { { "1.act", "run 99999999999999999999\n" } }, "1.act:1:5: ", "too large" },
+		{ { { "1.act", "run 18446744073709552\n" } }, "1.act:1:5: ", "too large" },
+		{ { { "1.act", "create 2\n" }, { "2.act", "join 184467440737095516160\n" } },
+		  "2.act:1:6: ", "too large" },
+		{ { { "1.act", "heap +9223372036854775808\n" } }, "1.act:1:6: ", "out of range" },
+		/* malformed arguments */
+		{ { { "1.act", "run\n" } }, "1.act:1:5: ", "expected a duration" },
+		{ { { "1.act", "run 10 20\n" } }, "1.act:1:8: ", "expected end of line" },
+		{ { { "1.act", "run 10xs\n" } }, "1.act:1:7: ", "" },
+		{ { { "1.act", "run 0.0001ns\n" } }, "1.act:1:5: ", "" },
+		{ { { "1.act", "stack +x\n" } }, "1.act:1:8: ", "+4096" },
+		{ { { "1.act", "create\n" } }, "1.act:1:8: ", "expected a thread id" },
+		/* header */
+		{ { { "1.act", "dps-actions 2\n" } }, "1.act:1:13: ", "unsupported" },
+		{ { { "1.act", "run 1\ndps-actions 1\n" } }, "1.act:2:1: ", "first statement" },
+		/* creation graph */
+		{ { { "1.act", "run 1\ncreate 3\n" } }, "1.act:2:8: ", "no action file" },
+		{ { { "1.act", "create 2\njoin 9\n" }, { "2.act", "run 1\n" } }, "1.act:2:6: ",
+		  "never created" },
+		{ { { "1.act", "create 2\ncreate 3\n" }, { "2.act", "run 1\n" },
+		    { "3.act", "create 2\n" } },
+		  "3.act:1:8: ", "created twice" },
+		{ { { "1.act", "run 1\n" }, { "2.act", "create 3\n" }, { "3.act", "create 2\n" } },
+		  "3.act:1:8: ", "create cycle" },
+		{ { { "1.act", "create 2\n" }, { "2.act", "\n\ncreate 1\n" } }, "2.act:3:8: ",
+		  "no root" },
+		{ { { "1.act", "run 1\n" }, { "2.act", "run 1\n" } }, "2.act:1:1: ",
+		  "several root" },
+		{ { { "1.act", "create 1\n" } }, "1.act:1:8: ", "creates itself" },
+		{ { { "1.act", "create 2\nwake 1\n" }, { "2.act", "run 1\n" } }, "1.act:2:6: ",
+		  "itself" },
+		{ { { "1.act", "create 2\n" }, { "2.act", "join 1\n" } }, "2.act:1:6: ",
+		  "root" },
+	};
+
+	return cr_make_param_array(struct bad_set, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct bad_set *c, actset, bad_sets_are_located, .init = make_dir,
+		  .fini = remove_dir)
+{
+	struct dps_actset *set = (void *)1;
+	struct dps_diag diag;
+	char expect[256];
+
+	write_files(c->files);
+	dps_diag_clear(&diag);
+	cr_assert_eq(dps_actset_load_dir(dir, &set, &diag), DPS_ERR_INVAL, "accepted %s: %s",
+		     c->files[0].text, diag.msg);
+	cr_assert_null(set);
+	snprintf(expect, sizeof(expect), "%s/%s", dir, c->where);
+	cr_assert_eq(strncmp(diag.msg, expect, strlen(expect)), 0, "expected '%s...', got '%s'",
+		     expect, diag.msg);
+	cr_assert_not_null(strstr(diag.msg, c->what), "expected '%s' in '%s'", c->what,
+			   diag.msg);
+}
+
+/*
+ * Good sets
+ */
+#define MAX_ACTS 8
+
+struct good_set {
+	struct file files[MAX_FILES];
+	size_t n_threads;
+	uint64_t root_id;
+	/* the actions of the first thread (by id), args resolved to indexes */
+	size_t n_acts;
+	struct dps_action acts[MAX_ACTS];
+};
+
+#define A(k, x) { .arg = (x), .kind = DPS_ACT_##k }
+
+ParameterizedTestParameters(actset, good_sets_load)
+{
+	static struct good_set cases[] = {
+		/* the paper's four keywords, integer microseconds */
+		{ { { "100.act", "run 54\nsleep 12780\ncreate 101\njoin 101\n" },
+		    { "101.act", "run 1\n" } },
+		  2, 100, 4,
+		  { A(RUN, 54000), A(SLEEP, 12780000), A(CREATE, 1), A(JOIN, 1) } },
+		/* comments, blank lines, tabs, CRLF, no final newline */
+		{ { { "7.act", "# a comment\n\n\trun 1 # trailing\r\nsleep 2" } },
+		  1, 7, 2, { A(RUN, 1000), A(SLEEP, 2000) } },
+		/* units and fractions */
+		{ { { "1.act", "dps-actions 1\nrun 850ns\nrun 0.85\nrun 1.5ms\nsleep 2s\nrun 3us\n"
+				"run 0.001" } },
+		  1, 1, 6,
+		  { A(RUN, 850), A(RUN, 850), A(RUN, 1500000), A(SLEEP, 2000000000LL),
+		    A(RUN, 3000), A(RUN, 1) } },
+		/* extensions: wait/wake, heap/stack */
+		{ { { "1.act", "create 2\nwake 2\nwait 2\nheap +4096\nstack -512\njoin 2\n" },
+		    { "2.act", "wait 1\nwake 1\n" } },
+		  2, 1, 6,
+		  { A(CREATE, 1), A(WAKE, 1), A(WAIT, 1), A(HEAP, 4096), A(STACK, -512),
+		    A(JOIN, 1) } },
+		/* an empty file is a thread with no actions; the root need not be the lowest id */
+		{ { { "1.act", "" }, { "9.act", "create 1\n" } }, 2, 9, 0, { { 0 } } },
+		/* zero durations and the largest id */
+		{ { { "18446744073709551615.act", "run 0\nsleep 0us\n" } },
+		  1, UINT64_MAX, 2, { A(RUN, 0), A(SLEEP, 0) } },
+	};
+
+	return cr_make_param_array(struct good_set, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct good_set *c, actset, good_sets_load, .init = make_dir,
+		  .fini = remove_dir)
+{
+	struct dps_actset *set = NULL;
+	struct dps_diag diag;
+	const struct dps_actset_thread *t0;
+
+	write_files(c->files);
+	dps_diag_clear(&diag);
+	cr_assert_eq(dps_actset_load_dir(dir, &set, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(set->n_threads, c->n_threads);
+	cr_assert(set->resolved);
+	cr_assert_eq(set->threads[set->root].id, c->root_id);
+	t0 = &set->threads[0];
+	cr_assert_eq(t0->n_actions, c->n_acts);
+	for (size_t i = 0; i < c->n_acts; i++) {
+		cr_assert_eq(t0->actions[i].kind, c->acts[i].kind, "action %zu", i);
+		cr_assert_eq(t0->actions[i].arg, c->acts[i].arg, "action %zu: %lld", i,
+			     (long long)t0->actions[i].arg);
+		cr_assert_gt(t0->actions[i].line, 0);
+	}
+	dps_actset_destroy(set);
+}
+
+Test(actset, missing_directory_is_noent)
+{
+	struct dps_actset *set = NULL;
+	struct dps_diag diag;
+
+	cr_assert_eq(dps_actset_load_dir("/nonexistent/set", &set, &diag), DPS_ERR_NOENT);
+	cr_assert_null(set);
+	cr_assert_not_null(strstr(diag.msg, "/nonexistent/set"), "%s", diag.msg);
+}
+
+Test(actset, empty_directory_has_no_thread, .init = make_dir, .fini = remove_dir)
+{
+	struct dps_actset *set = NULL;
+	struct dps_diag diag;
+
+	cr_assert_eq(dps_actset_load_dir(dir, &set, &diag), DPS_ERR_INVAL);
+	cr_assert_not_null(strstr(diag.msg, "no thread"), "%s", diag.msg);
+}
+
+Test(actset, program_view_matches_the_set, .init = make_dir, .fini = remove_dir)
+{
+	static const struct file files[MAX_FILES] = {
+		{ "5.act", "create 6\njoin 6\n" },
+		{ "6.act", "run 10\n" },
+		{ "manifest", "dps-manifest 1\nroot 5\nthread 6 comm \"worker\"\n" },
+	};
+	struct dps_actset *set = NULL;
+	struct dps_thread_desc descs[2];
+	struct dps_program prog;
+	struct dps_diag diag;
+
+	write_files(files);
+	cr_assert_eq(dps_actset_load_dir(dir, &set, &diag), DPS_OK, "%s", diag.msg);
+	dps_actset_program(set, descs, &prog);
+	cr_assert_eq(prog.n_threads, 2);
+	cr_assert_eq(prog.threads[prog.root].id, 5);
+	cr_assert_str_eq(prog.threads[1].name, "worker");
+	cr_assert_eq(prog.threads[0].actions[0].kind, DPS_ACT_CREATE);
+	cr_assert_eq(prog.threads[0].actions[0].arg, 1);
+	dps_actset_destroy(set);
+}
+
+Test(actset, write_then_load_round_trips, .init = make_dir, .fini = remove_dir)
+{
+	static const struct file files[MAX_FILES] = {
+		{ "5.act", "create 6\nrun 0.85\nsleep 1500\nwake 6\njoin 6\n" },
+		{ "6.act", "wait 5\nheap +64\nstack +32\nstack -32\nheap -64\n" },
+	};
+	struct dps_actset *a = NULL, *b = NULL;
+	struct dps_diag diag;
+	char out[80];
+
+	write_files(files);
+	cr_assert_eq(dps_actset_load_dir(dir, &a, &diag), DPS_OK, "%s", diag.msg);
+	snprintf(out, sizeof(out), "%s/copy", dir);
+	cr_assert_eq(dps_actset_write_dir(a, out, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(dps_actset_load_dir(out, &b, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(b->n_threads, a->n_threads);
+	for (size_t t = 0; t < a->n_threads; t++) {
+		cr_assert_eq(b->threads[t].n_actions, a->threads[t].n_actions);
+		for (size_t i = 0; i < a->threads[t].n_actions; i++) {
+			cr_assert_eq(b->threads[t].actions[i].kind, a->threads[t].actions[i].kind);
+			cr_assert_eq(b->threads[t].actions[i].arg, a->threads[t].actions[i].arg);
+		}
+	}
+	dps_actset_destroy(a);
+	dps_actset_destroy(b);
+	/* clean the copy so remove_dir can remove dir */
+	{
+		DIR *d = opendir(out);
+		struct dirent *de;
+
+		while (d && (de = readdir(d))) {
+			char path[512];
+
+			if (de->d_name[0] != '.') {
+				snprintf(path, sizeof(path), "%s/%s", out, de->d_name);
+				unlink(path);
+			}
+		}
+		if (d) {
+			closedir(d);
+		}
+		rmdir(out);
+	}
+}

@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The real dps command ($DPS_BIN): `dps run` exit codes and messages on good and bad sets
+ * (bad input: exit 2 with file:line:column, and nothing runs), `dps calibrate`, and a
+ * hand-written stub built against the installed libdps with pkg-config.
+ */
+#include <fcntl.h>
+#include <stdarg.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <spawn.h>
+
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+
+#include <dps/dps.h>
+
+static char dir[64];
+static char out_path[128], err_path[128];
+static char out_text[65536], err_text[65536];
+
+static void make_dir(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/dps-cli-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(out_path, sizeof(out_path), "%s/stdout", dir);
+	snprintf(err_path, sizeof(err_path), "%s/stderr", dir);
+	setenv("DPS_CALIBRATION", "override", 1);
+}
+
+static void remove_dir(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(cli, .init = make_dir, .fini = remove_dir, .timeout = 120);
+
+static void slurp(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(buf, 1, len - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+}
+
+/* Runs argv (argv[0] resolved by PATH unless absolute), stdout/stderr to files; returns the
+ * exit status, or -1 when killed by a signal. */
+static int run(char *const argv[])
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int status;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	cr_assert_eq(posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ), 0, "spawn %s",
+		     argv[0]);
+	posix_spawn_file_actions_destroy(&fa);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	slurp(out_path, out_text, sizeof(out_text));
+	slurp(err_path, err_text, sizeof(err_text));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static char *dps_bin(void)
+{
+	char *bin = getenv("DPS_BIN");
+
+	cr_assert_not_null(bin, "DPS_BIN not set (run through ctest)");
+	return bin;
+}
+
+/* Runs $DPS_BIN with the NULL-terminated arguments. */
+static int run_dps(const char *first, ...)
+{
+	char *argv[32];
+	size_t n = 0;
+	va_list ap;
+
+	argv[n++] = dps_bin();
+	argv[n++] = (char *)first;
+	va_start(ap, first);
+	while (n < 31 && (argv[n] = (char *)va_arg(ap, const char *))) {
+		n++;
+	}
+	va_end(ap);
+	argv[n] = NULL;
+	return run(argv);
+}
+
+static void write_file(const char *sub, const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, sub);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%s/%s", dir, sub, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *set_path(const char *sub)
+{
+	static char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, sub);
+	return path;
+}
+
+/* Inline arrays, not pointers: Criterion runs each parameter in a fresh process image. */
+struct bad_run {
+	char files[3][2][64];
+	char where[24];		/* "<file>:line:col: " after "<dir>/set/" */
+};
+
+ParameterizedTestParameters(cli, run_of_a_bad_set_exits_2_and_runs_nothing)
+{
+	static struct bad_run cases[] = {
+		{ { { "1.act", "run 10\nfly 3\n" } }, "1.act:2:1: " },
+		{ { { "1.act", "sleep -5\n" } }, "1.act:1:7: " },
+		{ { { "1.act", "run 99999999999999999999\n" } }, "1.act:1:5: " },
+		{ { { "1.act", "create 3\n" } }, "1.act:1:8: " },
+		{ { { "1.act", "create 2\njoin 9\n" }, { "2.act", "run 1\n" } }, "1.act:2:6: " },
+		{ { { "1.act", "create 2\ncreate 3\n" }, { "2.act", "run 1\n" },
+		    { "3.act", "create 2\n" } },
+		  "3.act:1:8: " },
+		{ { { "1.act", "run 1\n" }, { "2.act", "create 3\n" }, { "3.act", "create 2\n" } },
+		  "3.act:1:8: " },
+		{ { { "1.act", "create 2\n" }, { "2.act", "create 1\n" } }, "2.act:1:8: " },
+		{ { { "1.act", "run 1\n" }, { "2.act", "run 1\n" } }, "2.act:1:1: " },
+	};
+
+	return cr_make_param_array(struct bad_run, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct bad_run *c, cli, run_of_a_bad_set_exits_2_and_runs_nothing)
+{
+	char expect[256];
+
+	for (size_t i = 0; i < 3 && c->files[i][0][0]; i++) {
+		write_file("set", c->files[i][0], c->files[i][1]);
+	}
+	cr_assert_eq(run_dps("run", set_path("set"), NULL), 2, "stderr: %s", err_text);
+	snprintf(expect, sizeof(expect), "%s/%s", set_path("set"), c->where);
+	cr_assert_eq(strncmp(err_text, expect, strlen(expect)), 0, "expected '%s...', got '%s'",
+		     expect, err_text);
+	cr_assert_null(strstr(err_text, "makespan"), "something ran: %s", err_text);
+	cr_assert_str_empty(out_text);
+}
+
+Test(cli, run_of_a_good_set_plays_it)
+{
+	write_file("set", "1.act", "run 2000\ncreate 2\nsleep 5000\nwake 2\njoin 2\n");
+	write_file("set", "2.act", "wait 1\nrun 3000\nsleep 1000\n");
+	cr_assert_eq(run_dps("run", set_path("set"), "--mode", "wall", NULL), 0, "stderr: %s",
+		     err_text);
+	cr_assert_not_null(strstr(err_text, "2 threads, makespan"), "%s", err_text);
+}
+
+Test(cli, run_options_are_checked)
+{
+	write_file("set", "1.act", "run 100\nsleep 100\n");
+	cr_assert_eq(run_dps("run", NULL), 2);
+	cr_assert_eq(run_dps("run", "--help", NULL), 0);
+	cr_assert_not_null(strstr(out_text, "Usage: dps run DIR"));
+	cr_assert_eq(run_dps("run", set_path("set"), "--mode", "fast", NULL), 2);
+	cr_assert_not_null(strstr(err_text, "work, cpu or wall"), "%s", err_text);
+	cr_assert_eq(run_dps("run", set_path("set"), "--bogus", NULL), 2);
+	cr_assert_eq(run_dps("run", set_path("set"), "--scale", "-2", NULL), 2);
+	cr_assert_eq(run_dps("run", set_path("set"), "--thread-scale", "9=2", NULL), 2);
+	cr_assert_not_null(strstr(err_text, "no thread with id 9"), "%s", err_text);
+	cr_assert_eq(run_dps("run", set_path("set"), "--thread-scale=1=0.5", "--sleep-scale", "0",
+			     "--no-summary", NULL),
+		     0, "%s", err_text);
+	cr_assert_null(strstr(err_text, "makespan"), "--no-summary printed one: %s", err_text);
+	cr_assert_eq(run_dps("run", "/nonexistent/set", NULL), 2);
+	cr_assert_not_null(strstr(err_text, "/nonexistent/set"), "%s", err_text);
+}
+
+Test(cli, run_with_a_bad_calibration_file_exits_2_with_its_line)
+{
+	char cal[256];
+	write_file("set", "1.act", "run 100\n");
+	write_file("cal", "bad.cal", "dps-calibration 1\nwork_loops_per_us fast\n");
+	snprintf(cal, sizeof(cal), "%s/cal/bad.cal", dir);
+	cr_assert_eq(run_dps("run", set_path("set"), "--calibration", cal, NULL), 2);
+	cr_assert_not_null(strstr(err_text, "bad.cal:2: "), "%s", err_text);
+	cr_assert_null(strstr(err_text, "makespan"));
+}
+
+Test(cli, run_of_a_deadlocking_set_fails_instead_of_hanging)
+{
+	write_file("set", "1.act", "create 2\nwait 2\nwake 2\njoin 2\n");
+	write_file("set", "2.act", "wait 1\nwake 1\n");
+	cr_assert_eq(run_dps("run", set_path("set"), NULL), 1);
+	cr_assert_not_null(strstr(err_text, "deadlock"), "%s", err_text);
+}
+
+Test(cli, calibrate_writes_a_loadable_file)
+{
+	char file[256];
+	struct dps_calibration cal;
+	char err[512];
+	FILE *f;
+
+	unsetenv("DPS_CALIBRATION");
+	cr_assert_eq(run_dps("calibrate", "--quick", NULL), 0, "%s", err_text);
+	cr_assert_eq(strncmp(out_text, "# dps calibration", 17), 0, "%s", out_text);
+	snprintf(file, sizeof(file), "%s/stdout.cal", dir);
+	f = fopen(file, "w");
+	fputs(out_text, f);
+	fclose(f);
+	cr_assert_eq(dps_calibration_load(file, &cal, err, sizeof(err)), DPS_OK, "%s", err);
+	cr_assert_str_empty(err, "%s", err);
+	cr_assert_gt(cal.work_loops_per_us, 0);
+
+	snprintf(file, sizeof(file), "%s/file.cal", dir);
+	cr_assert_eq(run_dps("calibrate", "--quick", "-o", file, NULL), 0, "%s", err_text);
+	cr_assert_eq(dps_calibration_load(file, &cal, err, sizeof(err)), DPS_OK, "%s", err);
+	cr_assert_eq(run_dps("calibrate", "--bogus", NULL), 2);
+}
+
+Test(cli, hand_stub_builds_against_the_installed_libdps, .timeout = 300)
+{
+	char prefix[128], pc[160], cmd[2048];
+	const char *build = getenv("DPS_BUILD_DIR");
+	const char *src = getenv("DPS_SOURCE_DIR");
+
+#ifdef DPS_TEST_SANITIZE
+	cr_skip_test("the installed libdps is sanitized; a plain cc stub cannot link it");
+#endif
+	cr_assert_not_null(build);
+	cr_assert_not_null(src);
+	snprintf(prefix, sizeof(prefix), "%s/prefix", dir);
+	snprintf(pc, sizeof(pc), "%s/lib/pkgconfig", prefix);
+	snprintf(cmd, sizeof(cmd),
+		 "cmake --install '%s' --prefix '%s' >/dev/null "
+		 "&& ls '%s'/include/dps/dps.h >/dev/null "
+		 "&& PKG_CONFIG_PATH='%s' cc -std=gnu11 -Wall -Werror '%s/runtime/examples/hand-stub.c' "
+		 "$(PKG_CONFIG_PATH='%s' pkg-config --cflags --libs dps) -o '%s/hand-stub' "
+		 "&& LD_LIBRARY_PATH='%s/lib' DPS_CALIBRATION=override '%s/hand-stub' 1000 200",
+		 build, prefix, prefix, pc, src, pc, dir, prefix, dir);
+	cr_assert_eq(system(cmd), 0, "failed: %s", cmd);
+}
