@@ -183,35 +183,53 @@
 		return drawn;
 	}
 
-	function renderPanel(p) {
+	/* One row's content; returns the number of shapes drawn (lifeline, bars, marks). */
+	function rowContent(p, r, body) {
+		var y = r * RH, t = threadOf(p.s, r), barH = Math.max(2, RH - 6), off = (RH - barH) / 2;
+		if (r === selectedRow) body.push('<rect class="sel" x="0" y="' + y + '" width="' + p.W +
+			'" height="' + RH + '"/>');
+		else if (r % 2) body.push('<rect class="stripe" x="0" y="' + y + '" width="' + p.W +
+			'" height="' + RH + '"/>');
+		if (RH >= 10) {
+			body.push('<text x="' + (4 + Math.min(rows[r].d, 12) * 8) + '" y="' + (y + RH - 4) + '">' +
+				esc(rowName(r)) + '</text>');
+		}
+		if (!t) {
+			body.push('<rect class="absent" x="' + LW + '" y="' + (y + off) + '" width="' + (p.W - LW) +
+				'" height="' + barH + '"/>');
+			return 0;
+		}
+		var drawn = 0, ls = Math.max(LW, X(p, t.s)), le = Math.min(p.W, X(p, t.e_));
+		if (le >= ls && t.e_ >= view.t0 && t.s <= view.t1) {
+			body.push('<line class="life" x1="' + ls.toFixed(1) + '" x2="' + Math.max(le, ls + 1).toFixed(1) +
+				'" y1="' + (y + RH / 2) + '" y2="' + (y + RH / 2) + '"/>');
+			drawn++;
+		}
+		drawn += segRects(p, t, y + off, barH, body);
+		drawn += markShapes(p, t, y, body);
+		return drawn;
+	}
+
+	function layout(p) {
 		p.W = Math.max(LW + 100, p.scroll.clientWidth);
 		p.scale = (p.W - LW - 40) / Math.max(1, view.t1 - view.t0);
-		var out = [], present = 0, side = SIDES[p.s], barH = Math.max(2, RH - 6), off = (RH - barH) / 2;
+	}
+
+	/*
+	 * Draws every row of a panel (at load and when the width changes). Later view changes
+	 * redraw only the rows in sight (renderVisible), the others when they scroll in, so a
+	 * zoom costs the same with 10 threads or 10,000.
+	 */
+	function renderPanel(p) {
+		layout(p);
+		var out = [], present = 0, side = SIDES[p.s];
 		for (var r = 0; r < NR; r++) {
-			var y = r * RH, t = threadOf(p.s, r), body = [];
-			if (r === selectedRow) body.push('<rect class="sel" x="0" y="' + y + '" width="' + p.W +
-				'" height="' + RH + '"/>');
-			else if (r % 2) body.push('<rect class="stripe" x="0" y="' + y + '" width="' + p.W +
-				'" height="' + RH + '"/>');
-			if (RH >= 10) {
-				body.push('<text x="' + (4 + Math.min(rows[r].d, 12) * 8) + '" y="' + (y + RH - 4) + '">' +
-					esc(rowName(r)) + '</text>');
-			}
-			if (!t) {
-				body.push('<rect class="absent" x="' + LW + '" y="' + (y + off) + '" width="' + (p.W - LW) +
-					'" height="' + barH + '"/>');
+			var body = [], drawn = rowContent(p, r, body);
+			if (!threadOf(p.s, r)) {
 				out.push('<g class="row" data-side="' + side + '" data-row="' + r +
 					'" data-present="0">' + body.join('') + '</g>');
 				continue;
 			}
-			var drawn = 0, ls = Math.max(LW, X(p, t.s)), le = Math.min(p.W, X(p, t.e_));
-			if (le >= ls && t.e_ >= view.t0 && t.s <= view.t1) {
-				body.push('<line class="life" x1="' + ls.toFixed(1) + '" x2="' + Math.max(le, ls + 1).toFixed(1) +
-					'" y1="' + (y + RH / 2) + '" y2="' + (y + RH / 2) + '"/>');
-				drawn++;
-			}
-			drawn += segRects(p, t, y + off, barH, body);
-			drawn += markShapes(p, t, y, body);
 			present++;
 			out.push('<g class="row" data-side="' + side + '" data-row="' + r + '" data-thread="' +
 				esc(rows[r].p) + '" data-present="1" data-drawn="' + drawn + '">' + body.join('') + '</g>');
@@ -219,17 +237,35 @@
 		p.svg.setAttribute('width', p.W);
 		p.svg.setAttribute('height', Math.max(1, NR * RH));
 		p.g.innerHTML = out.join('');
+		p.rowEls = p.g.children;
+		p.rowVer = new Int32Array(NR).fill(viewVersion);
+		p.drawnW = p.W;
 		document.body.setAttribute('data-rows-' + side, present);
 		renderAxis(p);
 	}
 
-	var pending = false;
+	function renderVisible(p) {
+		layout(p);
+		if (p.W !== p.drawnW || !p.rowEls) { renderPanel(p); return; }
+		var r0 = Math.max(0, Math.floor(p.scroll.scrollTop / RH) - 30);
+		var r1 = Math.min(NR, Math.ceil((p.scroll.scrollTop + p.scroll.clientHeight) / RH) + 30);
+		for (var r = r0; r < r1; r++) {
+			if (p.rowVer[r] === viewVersion) continue;
+			var body = [], drawn = rowContent(p, r, body), el = p.rowEls[r];
+			el.innerHTML = body.join('');
+			if (threadOf(p.s, r)) el.setAttribute('data-drawn', drawn);
+			p.rowVer[r] = viewVersion;
+		}
+		renderAxis(p);
+	}
+
+	var pending = false, viewVersion = 0;
 	function render() {
 		if (pending) return;
 		pending = true;
 		requestAnimationFrame(function () {
 			pending = false;
-			panels.forEach(renderPanel);
+			panels.forEach(renderVisible);
 		});
 	}
 
@@ -240,6 +276,7 @@
 		if (t0 < full0) { t1 += full0 - t0; t0 = full0; }
 		if (t1 > full1) { t0 -= t1 - full1; t1 = full1; }
 		view.t0 = t0; view.t1 = t1;
+		viewVersion++;
 		render();
 	}
 
@@ -333,6 +370,7 @@
 			ev.preventDefault();
 		});
 		p.scroll.addEventListener('scroll', function () {
+			render();
 			if (syncing) return;
 			syncing = true;
 			panels.forEach(function (q) { if (q !== p) q.scroll.scrollTop = p.scroll.scrollTop; });
@@ -371,6 +409,7 @@
 
 	function selectRow(r) {
 		selectedRow = r;
+		viewVersion++;
 		panels.forEach(function (p) { p.scroll.scrollTop = Math.max(0, r * RH - 60); });
 		render();
 		document.getElementById('timelines').scrollIntoView({ behavior: 'smooth' });
@@ -535,7 +574,9 @@
 		window.addEventListener('resize', draw);
 	}
 
+	var t0 = performance.now();
 	panels.forEach(renderPanel);
+	document.body.setAttribute('data-timeline-ms', Math.round(performance.now() - t0));
 	renderTable();
 	renderMemory();
 	document.body.setAttribute('data-rendered', '1');

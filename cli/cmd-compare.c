@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: MIT */
+/* dps compare ORIG SIM: an original run against a simulated one (doc/compare.md). */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "compare.h"
+#include "log.h"
+
+enum {
+	OPT_JSON = 256,
+	OPT_HTML,
+	OPT_ALL,
+	OPT_THRESHOLD,
+	OPT_TITLE,
+	OPT_PID,
+	OPT_TID,
+	OPT_COMM,
+	OPT_ORIG_PID,
+	OPT_ORIG_TID,
+	OPT_ORIG_COMM,
+	OPT_SIM_PID,
+	OPT_SIM_TID,
+	OPT_SIM_COMM,
+	OPT_FOLLOW,
+	OPT_MIN_BLOCK,
+	OPT_CALIBRATION,
+	OPT_HELP,
+};
+
+struct compare_cli {
+	bool json, all;
+	const char *html;
+	const char *title;
+	double threshold;	/* < 0: none */
+	struct analyzer_options sel[2];
+};
+
+static void print_help(FILE *out)
+{
+	fprintf(out,
+		"Usage: dps compare ORIG SIM [OPTIONS]\n\n"
+		"Compares an original run with a simulated one, thread by thread. ORIG and SIM are\n"
+		"each a trace directory (LTTng/perf CTF) or an action set (a directory of <id>.act\n"
+		"files, played on an ideal machine). Threads are matched by their place in the\n"
+		"creation tree, never by tid. Differences are not failures: exit 0 unless an input\n"
+		"is bad (2), something fails (1), or --threshold is exceeded (1).\n\n"
+		"Output:\n"
+		"  --json             JSON on stdout instead of the table (schema dps-compare/1)\n"
+		"  --html FILE        also write a self-contained HTML report to FILE\n"
+		"  --title TEXT       title of the HTML report\n"
+		"  --all              list every thread in the table (default: at most 60 rows)\n"
+		"  --threshold PCT    exit 1 when the fidelity error exceeds PCT %%\n\n"
+		"Trace selection (both sides; --orig-* / --sim-* for one side only):\n"
+		"  --pid N, --tid N, --comm NAME     the process to compare\n"
+		"  --orig-pid N, --orig-tid N, --orig-comm NAME\n"
+		"  --sim-pid N, --sim-tid N, --sim-comm NAME\n"
+		"  --follow-children  take fork+exec children as threads of the process\n"
+		"  --min-block DUR    fold blocks shorter than DUR (e.g. 20us) into runs\n"
+		"  --calibration FILE the calibration file giving the default --min-block\n\n"
+		"See doc/compare.md for every figure's definition and the JSON schema.\n");
+}
+
+static int parse_i64(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v < 0) {
+		return DPS_ERR_INVAL;
+	}
+	*out = v;
+	return DPS_OK;
+}
+
+/* "20us", "1.5ms", "800ns", "2s", or a plain number of microseconds. */
+static int parse_duration_ns(const char *s, int64_t *out)
+{
+	char *end;
+	double v, mult = 1e3;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v < 0) {
+		return DPS_ERR_INVAL;
+	}
+	if (!strcmp(end, "ns")) {
+		mult = 1;
+	} else if (!strcmp(end, "us") || !*end) {
+		mult = 1e3;
+	} else if (!strcmp(end, "ms")) {
+		mult = 1e6;
+	} else if (!strcmp(end, "s")) {
+		mult = 1e9;
+	} else {
+		return DPS_ERR_INVAL;
+	}
+	if (v * mult > 9e18) {
+		return DPS_ERR_INVAL;
+	}
+	*out = (int64_t)llround(v * mult);
+	return DPS_OK;
+}
+
+static int set_number(const char *opt, const char *arg, int64_t *a, int64_t *b)
+{
+	int64_t v;
+
+	if (parse_i64(arg, &v)) {
+		fprintf(stderr, "dps compare: %s expects a non-negative integer, got '%s'\n", opt,
+			arg);
+		return DPS_EXIT_USAGE;
+	}
+	*a = v;
+	if (b) {
+		*b = v;
+	}
+	return DPS_EXIT_OK;
+}
+
+static int parse_args(int argc, char **argv, struct compare_cli *cli, int *first_arg)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "html", required_argument, NULL, OPT_HTML },
+		{ "all", no_argument, NULL, OPT_ALL },
+		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+		{ "title", required_argument, NULL, OPT_TITLE },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "tid", required_argument, NULL, OPT_TID },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "orig-pid", required_argument, NULL, OPT_ORIG_PID },
+		{ "orig-tid", required_argument, NULL, OPT_ORIG_TID },
+		{ "orig-comm", required_argument, NULL, OPT_ORIG_COMM },
+		{ "sim-pid", required_argument, NULL, OPT_SIM_PID },
+		{ "sim-tid", required_argument, NULL, OPT_SIM_TID },
+		{ "sim-comm", required_argument, NULL, OPT_SIM_COMM },
+		{ "follow-children", no_argument, NULL, OPT_FOLLOW },
+		{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
+		{ "calibration", required_argument, NULL, OPT_CALIBRATION },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct analyzer_options *o = &cli->sel[0], *s = &cli->sel[1];
+	int c, ret = DPS_EXIT_OK;
+	char *end;
+
+	optind = 1;
+	opterr = 0;
+	while (!ret && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_JSON:
+			cli->json = true;
+			break;
+		case OPT_HTML:
+			cli->html = optarg;
+			break;
+		case OPT_ALL:
+			cli->all = true;
+			break;
+		case OPT_TITLE:
+			cli->title = optarg;
+			break;
+		case OPT_THRESHOLD:
+			errno = 0;
+			cli->threshold = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !isfinite(cli->threshold) ||
+			    cli->threshold < 0) {
+				fprintf(stderr, "dps compare: --threshold expects a percentage >= 0, "
+						"got '%s'\n", optarg);
+				ret = DPS_EXIT_USAGE;
+			}
+			break;
+		case OPT_PID:
+			ret = set_number("--pid", optarg, &o->pid, &s->pid);
+			break;
+		case OPT_TID:
+			ret = set_number("--tid", optarg, &o->tid, &s->tid);
+			break;
+		case OPT_ORIG_PID:
+			ret = set_number("--orig-pid", optarg, &o->pid, NULL);
+			break;
+		case OPT_ORIG_TID:
+			ret = set_number("--orig-tid", optarg, &o->tid, NULL);
+			break;
+		case OPT_SIM_PID:
+			ret = set_number("--sim-pid", optarg, &s->pid, NULL);
+			break;
+		case OPT_SIM_TID:
+			ret = set_number("--sim-tid", optarg, &s->tid, NULL);
+			break;
+		case OPT_COMM:
+			o->comm = s->comm = optarg;
+			break;
+		case OPT_ORIG_COMM:
+			o->comm = optarg;
+			break;
+		case OPT_SIM_COMM:
+			s->comm = optarg;
+			break;
+		case OPT_FOLLOW:
+			o->follow_children = s->follow_children = true;
+			break;
+		case OPT_MIN_BLOCK:
+			if (parse_duration_ns(optarg, &o->min_block_ns)) {
+				fprintf(stderr, "dps compare: --min-block expects a duration such as "
+						"20us, got '%s'\n", optarg);
+				ret = DPS_EXIT_USAGE;
+			}
+			s->min_block_ns = o->min_block_ns;
+			break;
+		case OPT_CALIBRATION:
+			o->calibration_path = s->calibration_path = optarg;
+			break;
+		case OPT_HELP:
+		case 'h':
+			print_help(stdout);
+			*first_arg = -1;
+			return DPS_EXIT_OK;
+		default:
+			fprintf(stderr, "dps compare: unknown or incomplete option '%s'\n",
+				argv[optind - 1]);
+			ret = DPS_EXIT_USAGE;
+			break;
+		}
+	}
+	if (!ret && argc - optind != 2) {
+		fprintf(stderr, "dps compare: expected two inputs, ORIG and SIM (got %d)\n"
+				"Try 'dps compare --help'.\n", argc - optind);
+		ret = DPS_EXIT_USAGE;
+	}
+	*first_arg = optind;
+	return ret;
+}
+
+/* Bad input is exit 2; allocation or I/O trouble is a failure (1). */
+static int exit_for(int status)
+{
+	return status == DPS_ERR_NOMEM || status == DPS_ERR_IO ? DPS_EXIT_FAILURE : DPS_EXIT_USAGE;
+}
+
+static int write_html_file(const struct compare_result *res, const struct compare_cli *cli)
+{
+	struct compare_html_options ho = { .title = cli->title };
+	FILE *f;
+	int ret;
+
+	f = fopen(cli->html, "w");
+	if (!f) {
+		fprintf(stderr, "dps compare: cannot write the report: path=\"%s\", errno=%d (%s)\n",
+			cli->html, errno, strerror(errno));
+		return DPS_EXIT_FAILURE;
+	}
+	ret = compare_write_html(res, &ho, f);
+	if (fclose(f) || ret) {
+		fprintf(stderr, "dps compare: writing the report failed: path=\"%s\"\n", cli->html);
+		return DPS_EXIT_FAILURE;
+	}
+	fprintf(stderr, "dps compare: report written to %s\n", cli->html);
+	return DPS_EXIT_OK;
+}
+
+int dps_cmd_compare(int argc, char **argv)
+{
+	struct compare_cli cli = { .threshold = -1 };
+	struct analyzer_result *models[2] = { NULL, NULL };
+	enum compare_input_kind kinds[2] = { COMPARE_INPUT_TRACE, COMPARE_INPUT_TRACE };
+	struct compare_result *res = NULL;
+	struct dps_diag diag = { { 0 } };
+	int first = 0, ret, st;
+
+	analyzer_options_default(&cli.sel[0]);
+	analyzer_options_default(&cli.sel[1]);
+	ret = parse_args(argc, argv, &cli, &first);
+	if (ret || first < 0) {
+		goto end;
+	}
+	for (int s = 0; s < 2; s++) {
+		cli.sel[s].progress = dps_cli_stderr_is_tty();
+		st = compare_load(argv[first + s], &cli.sel[s], &models[s], &kinds[s], &diag);
+		if (st) {
+			fprintf(stderr, "dps compare: %s input %s: %s\n", s ? "simulated" : "original",
+				argv[first + s], diag.msg);
+			ret = exit_for(st);
+			goto end;
+		}
+		if (models[s]->partial) {
+			fprintf(stderr, "dps compare: warning: the %s input is partial: %s\n",
+				s ? "simulated" : "original",
+				models[s]->partial_reason ? models[s]->partial_reason : "incomplete");
+		}
+	}
+	st = compare_run(models[0], kinds[0], argv[first], models[1], kinds[1], argv[first + 1],
+			 &res, &diag);
+	if (st) {
+		fprintf(stderr, "dps compare: %s\n", diag.msg);
+		ret = exit_for(st);
+		goto end;
+	}
+	st = cli.json ? compare_write_json(res, stdout) : compare_write_text(res, stdout, cli.all);
+	if (st || fflush(stdout)) {
+		fprintf(stderr, "dps compare: writing the output failed\n");
+		ret = DPS_EXIT_FAILURE;
+		goto end;
+	}
+	if (cli.html) {
+		ret = write_html_file(res, &cli);
+		if (ret) {
+			goto end;
+		}
+	}
+	if (cli.threshold >= 0 && res->fidelity_err_pct > cli.threshold) {
+		fprintf(stderr, "dps compare: fidelity error %.2f %% exceeds the threshold %.2f %%\n",
+			res->fidelity_err_pct, cli.threshold);
+		ret = DPS_EXIT_FAILURE;
+	}
+end:
+	compare_result_destroy(res);
+	analyzer_result_destroy(models[0]);
+	analyzer_result_destroy(models[1]);
+	return ret;
+}
