@@ -4,12 +4,13 @@
 #include <string.h>
 
 #include <dps/dps.h>
+#include <dps/dps-memory.h>
 
 #include "cli.h"
 
 static void print_help(FILE *out)
 {
-	fprintf(out, "Usage: dps calibrate [-o FILE] [--quick]\n\n"
+	fprintf(out, "Usage: dps calibrate [-o FILE] [--quick] [--memory]\n\n"
 		     "Measures this machine for libdps: busy-loop rate (repeats must agree), clock\n"
 		     "read costs, per-action overhead, thread create/join cost and the sleep\n"
 		     "overshoot per requested duration. Writes the calibration file (format in\n"
@@ -17,7 +18,36 @@ static void print_help(FILE *out)
 		     "Options:\n"
 		     "  -o, --output FILE  write the file there (replaced if it exists)\n"
 		     "  --quick            the quick measurement programs do at start (~0.2 s)\n"
+		     "  --memory           the main-memory stubs' calibration instead (a separate\n"
+		     "                     file, DPS_MEM_CALIBRATION; see doc/memory.md)\n"
 		     "  -h, --help         this help\n");
+}
+
+/* --memory (memory helper, doc/memory.md): the main-memory stubs' calibration functions. */
+static int calibrate_memory(const char *output, bool quick)
+{
+	struct dps_mem_calibration cal;
+	char err[512];
+	int ret;
+
+	ret = dps_mem_calibration_measure(&cal, quick);
+	if (ret) {
+		fprintf(stderr, "dps calibrate: memory measurement failed: %s\n",
+			dps_status_string(ret));
+		return DPS_EXIT_FAILURE;
+	}
+	if (!output) {
+		ret = dps_mem_calibration_write(&cal, stdout);
+		return ret || fflush(stdout) ? DPS_EXIT_FAILURE : DPS_EXIT_OK;
+	}
+	ret = dps_mem_calibration_save(&cal, output, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "dps calibrate: %s\n", err);
+		return DPS_EXIT_FAILURE;
+	}
+	fprintf(stderr, "dps calibrate: memory: time_basic %.1f ns, stack frame %lld bytes, "
+		"wrote %s\n", cal.time_basic_ns, (long long)cal.stack_overhead_bytes, output);
+	return DPS_EXIT_OK;
 }
 
 int dps_cmd_calibrate(int argc, char **argv)
@@ -25,6 +55,7 @@ int dps_cmd_calibrate(int argc, char **argv)
 	struct dps_calibration cal;
 	const char *output = NULL;
 	bool quick = false;
+	bool memory = false;
 	char err[512];
 	int ret;
 
@@ -34,6 +65,8 @@ int dps_cmd_calibrate(int argc, char **argv)
 			return DPS_EXIT_OK;
 		} else if (!strcmp(argv[i], "--quick")) {
 			quick = true;
+		} else if (!strcmp(argv[i], "--memory")) {
+			memory = true;
 		} else if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) &&
 			   i + 1 < argc) {
 			output = argv[++i];
@@ -44,6 +77,9 @@ int dps_cmd_calibrate(int argc, char **argv)
 			print_help(stderr);
 			return DPS_EXIT_USAGE;
 		}
+	}
+	if (memory) {
+		return calibrate_memory(output, quick);
 	}
 	ret = dps_calibration_measure(&cal, quick);
 	if (ret) {
