@@ -10,12 +10,14 @@
 
 static void print_usage(FILE *out)
 {
-	fprintf(out, "Usage: dps gen SET -o PROG.c [--name NAME]\n\n"
+	fprintf(out, "Usage: dps gen SET -o PROG.c [--name NAME]\n"
+		     "       dps gen SET --check\n\n"
 		     "Compile the action set in directory SET into a C program played by libdps:\n"
 		     "one static action table per thread, a thread table and main() = dps_main().\n"
 		     "The file is written atomically; on a bad set nothing is written.\n\n"
 		     "  -o, --output FILE   the C file to write ('-' = standard output)\n"
 		     "  -n, --name NAME     program name in its summary (default: SET's name)\n"
+		     "      --check         only load and validate the set; write nothing\n"
 		     "  -h, --help          this help\n\n"
 		     "Exit: 0 ok, 1 cannot write, 2 bad usage or bad set. See doc/simgen.md.\n");
 }
@@ -36,15 +38,17 @@ static int load_set(const char *cmd, const char *dir, struct dps_actset **set)
 int dps_cmd_gen(int argc, char **argv)
 {
 	static const struct option options[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"name", required_argument, NULL, 'n'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+		{"output", required_argument, NULL, 'o'},
+		{"name", required_argument, NULL, 'n'},
+		{"check", no_argument, NULL, 'c'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	struct simgen_options gopts = {0};
 	struct dps_diag diag = {{0}};
 	struct dps_actset *set = NULL;
 	const char *output = NULL;
+	bool check = false;
 	int c, ret;
 
 	optind = 1;
@@ -56,6 +60,9 @@ int dps_cmd_gen(int argc, char **argv)
 		case 'n':
 			gopts.program_name = optarg;
 			break;
+		case 'c':
+			check = true;
+			break;
 		case 'h':
 			print_usage(stdout);
 			return DPS_EXIT_OK;
@@ -64,7 +71,7 @@ int dps_cmd_gen(int argc, char **argv)
 			return DPS_EXIT_USAGE;
 		}
 	}
-	if (optind + 1 != argc || !output) {
+	if (optind + 1 != argc || (!output && !check)) {
 		fprintf(stderr, "dps gen: %s\n",
 			optind + 1 != argc ? "expected exactly one action-set directory"
 					   : "missing -o FILE");
@@ -73,7 +80,7 @@ int dps_cmd_gen(int argc, char **argv)
 	}
 	gopts.source_label = argv[optind];
 	ret = load_set(argv[0], argv[optind], &set);
-	if (ret) {
+	if (ret || check) {
 		goto end;
 	}
 	if (!strcmp(output, "-")) {

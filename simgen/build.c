@@ -338,8 +338,8 @@ int simgen_libdps_flags(char ***cflags, char ***libs, const char **origin, struc
 		*origin = "pkg-config (DPS_PKG_CONFIG_PATH)";
 		ret = query_pkg_config(path, &c, &l);
 		if (ret == SIMGEN_ERR_NOENT) {
-			dps_diag_setf(
-			    diag, "pkg-config finds no dps.pc in DPS_PKG_CONFIG_PATH=\"%s\"", path);
+			dps_diag_setf(diag, "no dps.pc in DPS_PKG_CONFIG_PATH=\"%s\"",
+				      path);
 		}
 	} else if (running_from_build_tree() && build_tree_exists()) {
 		*origin = "build tree";
@@ -424,10 +424,10 @@ static int make_cc_argv(const struct simgen_build_options *bopts, char *const *l
 static char *make_work_dir(const char *output)
 {
 	const char *slash = strrchr(output, '/');
+	int dir_len = slash ? (int)(slash - output + 1) : 0;
 	char *dir;
 
-	if (asprintf(&dir, "%.*s.dps-build-XXXXXX", slash ? (int)(slash - output + 1) : 0, output) <
-	    0) {
+	if (asprintf(&dir, "%.*s.dps-build-XXXXXX", dir_len, output) < 0) {
 		return NULL;
 	}
 	if (!mkdtemp(dir)) {

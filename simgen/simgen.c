@@ -186,22 +186,21 @@ static void write_header(const struct dps_actset *set, const struct simgen_optio
 	if (set->partial) {
 		fprintf(out, " * partial:       %s\n",
 			set->partial_reason
-			    ? simgen_sanitize_text(set->partial_reason, text, SIMGEN_TEXT_MAX)
-			    : "yes");
+				? simgen_sanitize_text(set->partial_reason, text, SIMGEN_TEXT_MAX)
+				: "yes");
 	}
 	fprintf(out, " * threads:       %zu (root: %" PRIu64 ")\n", set->n_threads,
 		set->threads[set->root].id);
 	fprintf(out, " * actions:       %zu\n", count_actions(set));
-	fprintf(
-	    out,
-	    " *\n"
-	    " * Each thread's actions are a table of {arg, kind, line}, played in order by\n"
-	    " * libdps: kind 1 run and 2 sleep (arg in ns), 3 create, 4 join, 5 wait and 6 wake\n"
-	    " * (arg = index in threads[]), 7 heap and 8 stack (arg = signed bytes); line is the\n"
-	    " * line in the thread's .act file. Options of the program: ./PROGRAM --help.\n"
-	    " * Build: cc -O2 THIS_FILE $(pkg-config --cflags --libs dps), or dps build.\n"
-	    " */\n"
-	    "#include <dps/dps.h>\n");
+	fputs(" *\n"
+	      " * Each thread's actions are a table of {arg, kind, line}, played in order by\n"
+	      " * libdps: kind 1 run and 2 sleep (arg in ns), 3 create, 4 join, 5 wait and 6\n"
+	      " * wake (arg = index in threads[]), 7 heap and 8 stack (arg = signed bytes);\n"
+	      " * line is the line in the thread's .act file. Options: ./PROGRAM --help.\n"
+	      " * Build: cc -O2 THIS_FILE $(pkg-config --cflags --libs dps), or dps build.\n"
+	      " */\n"
+	      "#include <dps/dps.h>\n",
+	      out);
 }
 
 /* Two lines, so that even 20-digit ids and a full comm stay under 100 columns. */
@@ -218,6 +217,11 @@ static void write_thread_comment(const struct dps_actset *set, size_t t, FILE *o
 		fprintf(out, "created by %" PRIu64 "\n", set->threads[th->parent].id);
 	} else {
 		fprintf(out, "the root\n");
+	}
+	if (th->tid < 0 && th->pid < 0 && !th->comm && !th->start_offset_ns && !th->pre_existing) {
+		/* Nothing recorded about it (no manifest entry): the paper's minimal form. */
+		fprintf(out, " */\n");
+		return;
 	}
 	fprintf(out, " * recorded as:");
 	if (th->tid >= 0) {
@@ -246,9 +250,10 @@ static void write_thread_comment(const struct dps_actset *set, size_t t, FILE *o
 static const char *get_keyword(uint32_t kind)
 {
 	static const char *const keywords[] = {
-	    [DPS_ACT_RUN] = "run",   [DPS_ACT_SLEEP] = "sleep", [DPS_ACT_CREATE] = "create",
-	    [DPS_ACT_JOIN] = "join", [DPS_ACT_WAIT] = "wait",	[DPS_ACT_WAKE] = "wake",
-	    [DPS_ACT_HEAP] = "heap", [DPS_ACT_STACK] = "stack",
+		[DPS_ACT_RUN] = "run",		[DPS_ACT_SLEEP] = "sleep",
+		[DPS_ACT_CREATE] = "create",	[DPS_ACT_JOIN] = "join",
+		[DPS_ACT_WAIT] = "wait",	[DPS_ACT_WAKE] = "wake",
+		[DPS_ACT_HEAP] = "heap",	[DPS_ACT_STACK] = "stack",
 	};
 
 	return kind < sizeof(keywords) / sizeof(keywords[0]) && keywords[kind] ? keywords[kind]
@@ -428,9 +433,8 @@ int simgen_write_file(const struct dps_actset *set, const struct simgen_options 
 		goto unlink_tmp;
 	}
 	if (rename(tmp, path) != 0) {
-		dps_diag_setf(
-		    diag, "Cannot rename the output file into place: path=\"%s\", errno=%d (%s)",
-		    path, errno, strerror(errno));
+		dps_diag_setf(diag, "Cannot move the output into place: path=\"%s\", errno=%d (%s)",
+			      path, errno, strerror(errno));
 		ret = SIMGEN_ERR_IO;
 		goto unlink_tmp;
 	}

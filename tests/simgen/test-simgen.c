@@ -625,3 +625,21 @@ Test(simgen, a_large_set_generates_and_compiles, .timeout = 300)
 	run_fini(&c);
 	run_fini(&r);
 }
+
+Test(simgen, check_validates_without_writing)
+{
+	char *const good[] = {(char *)dps_bin(), (char *)"gen", (char *)"sets/waitwake",
+			      (char *)"--check", NULL};
+	char *const bad[] = {(char *)dps_bin(), (char *)"gen", (char *)"bad/self-join",
+			     (char *)"--check", NULL};
+	struct run r;
+
+	r = run_in(data_dir(), good, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect_str_empty(r.out);
+	run_fini(&r);
+	r = run_in(data_dir(), bad, NULL);
+	cr_expect_eq(r.status, 2);
+	cr_expect_not_null(strstr(r.err, "self-join/1.act:2:6:"), "%s", r.err);
+	run_fini(&r);
+}
