@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <lttng/ust-events.h>
+
 #include "memory-internal.h"
 #include "player-internal.h"
 #include "runtime-internal.h"
@@ -393,6 +395,9 @@ static void name_thread(const struct dps_thread_desc *t)
 		snprintf(name, sizeof(name), "dps-%" PRIu64, t->id);
 	}
 	pthread_setname_np(pthread_self(), name);
+	/* LTTng-UST caches the procname context per thread; the root plays on the caller, which
+	 * may have fired events (calibration) under its old name. */
+	lttng_ust_context_procname_reset();
 }
 
 /* Plays one slot's list on the calling thread, from thread_begin to thread_end. */
@@ -625,6 +630,7 @@ int dps_play(const struct dps_program *prog, const struct dps_play_options *opts
 	pl.running = 1;
 	play_thread(&pl.slots[prog->root]);
 	pthread_setname_np(pthread_self(), old_name);
+	lttng_ust_context_procname_reset();
 
 	/* Reap every pthread no joiner claimed; claimed ones end before their joiner does. */
 	for (size_t i = 0; i < prog->n_threads; i++) {
