@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dps compare as a user runs it: exit codes, the table, JSON through python3's parser, and
+ * real traces (tests/data/traces) compared with themselves and with their own action set.
+ */
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compare.h"
+#include "compare-test.h"
+
+static char *sets_dir(void)
+{
+	return ct_set_path("");
+}
+
+/* Runs "dps compare ARGS" (ARGS may use %1$s for the sets dir). */
+static char *run_compare(char **err, const char *fmt, ...)
+{
+	char *args = NULL, *cmd = NULL, *dir = sets_dir(), *out;
+	va_list ap;
+
+	va_start(ap, fmt);
+	cr_assert_gt(vasprintf(&args, fmt, ap), 0);
+	va_end(ap);
+	cr_assert_gt(asprintf(&cmd, "cd %s && %s compare %s", dir, ct_dps_bin(), args), 0);
+	out = ct_run_capture(cmd, err);
+	free(args);
+	free(cmd);
+	free(dir);
+	return out;
+}
+
+static char *trace_path(const char *name)
+{
+	const char *data = getenv("DPS_TEST_DATA");
+	char *p = NULL;
+
+	cr_assert_not_null(data, "DPS_TEST_DATA is not set (run through ctest)");
+	cr_assert_gt(asprintf(&p, "%s/traces/%s", data, name), 0);
+	cr_assert_eq(access(p, R_OK), 0, "missing test trace %s", p);
+	return p;
+}
+
+Test(compare_cli, differences_are_not_failures)
+{
+	char *err = NULL, *out = run_compare(&err, "base double2");
+
+	cr_expect_eq(ct_last_status, 0, "stderr: %s", err);
+	cr_expect(strstr(out, "fidelity error 61.73 %"), "%s", out);
+	cr_expect(strstr(out, "+500.00 us"), "%s", out);
+	free(out);
+	free(err);
+}
+
+Test(compare_cli, threshold_fails_only_when_exceeded)
+{
+	char *err = NULL, *out = run_compare(&err, "--threshold 10 base double2");
+
+	cr_expect_eq(ct_last_status, 1);
+	cr_expect(strstr(err, "exceeds the threshold"), "%s", err);
+	free(out);
+	free(err);
+	out = run_compare(&err, "base double2 --threshold 62");
+	cr_expect_eq(ct_last_status, 0, "%s", err);
+	free(out);
+	free(err);
+	out = run_compare(&err, "base base --threshold 0");
+	cr_expect_eq(ct_last_status, 0, "%s", err);
+	free(out);
+	free(err);
+}
+
+Test(compare_cli, json_output_parses)
+{
+	char *dir = sets_dir(), *cmd = NULL, *out;
+
+	cr_assert_gt(asprintf(&cmd, "cd %s && %s compare --json base extra | python3 -m json.tool",
+			      dir, ct_dps_bin()), 0);
+	out = ct_run_capture(cmd, NULL);
+	cr_expect_eq(ct_last_status, 0, "python3 -m json.tool rejected: %s", out);
+	cr_expect(strstr(out, "\"sim_only\": 1"), "%s", out);
+	cr_expect(strstr(out, "\"match\": \"sim_only\""), "%s", out);
+	free(out);
+	free(cmd);
+	free(dir);
+}
+
+Test(compare_cli, bad_inputs_exit_2_with_a_message)
+{
+	static const char *const cases[][2] = {
+		{ "base", "expected two inputs" },
+		{ "base no-such-set", "no-such-set" },
+		{ "base base/1.act", "expected a directory" },
+		{ "base deadlock", "deadlock" },
+		{ "--threshold abc base base", "--threshold" },
+		{ "--bogus base base", "--bogus" },
+		{ "--pid x base base", "--pid" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *err = NULL, *out = run_compare(&err, "%s", cases[i][0]);
+
+		cr_expect_eq(ct_last_status, 2, "'%s' exited %d", cases[i][0], ct_last_status);
+		cr_expect(strstr(err, cases[i][1]), "'%s': stderr lacks '%s': %s", cases[i][0],
+			  cases[i][1], err);
+		free(out);
+		free(err);
+	}
+}
+
+Test(compare_cli, unwritable_report_is_a_failure)
+{
+	char *err = NULL, *out = run_compare(&err, "base base --html /nonexistent-dir/r.html");
+
+	cr_expect_eq(ct_last_status, 1);
+	cr_expect(strstr(err, "/nonexistent-dir/r.html"), "%s", err);
+	free(out);
+	free(err);
+}
+
+Test(compare_cli, a_trace_needs_a_selection)
+{
+	char *t = trace_path("tracefile-rotation-sched"), *err = NULL, *out;
+
+	out = run_compare(&err, "%s %s", t, t);
+	cr_expect_eq(ct_last_status, 2);
+	cr_expect(strstr(err, "git"), "the process list should be shown: %s", err);
+	free(out);
+	free(err);
+	free(t);
+}
+
+/* Loads a trace side through the library, as dps compare does. */
+static struct analyzer_result *load_trace(const char *name, int64_t pid)
+{
+	struct analyzer_options opts;
+	struct analyzer_result *m = NULL;
+	enum compare_input_kind kind;
+	struct dps_diag diag = { { 0 } };
+	char *t = trace_path(name);
+
+	analyzer_options_default(&opts);
+	opts.pid = pid;
+	cr_assert_eq(compare_load(t, &opts, &m, &kind, &diag), DPS_OK, "%s: %s", t, diag.msg);
+	cr_expect_eq(kind, COMPARE_INPUT_TRACE);
+	free(t);
+	return m;
+}
+
+static void assert_zero_error(const struct compare_result *res)
+{
+	cr_expect_eq(res->n_orig_only + res->n_sim_only, 0);
+	cr_expect_eq(res->cpu_abs_err_ns, 0);
+	cr_expect_eq(res->makespan_err_ns, 0);
+	cr_expect_float_eq(res->fidelity_err_pct, 0.0, 1e-12);
+	for (size_t r = 0; r < res->n_threads; r++) {
+		for (int m = 0; m < COMPARE_M_COUNT; m++) {
+			cr_expect_eq(res->threads[r].m[m].v[0], res->threads[r].m[m].v[1],
+				     "row %s %s", res->threads[r].path, compare_metric_name(m));
+		}
+	}
+}
+
+Test(compare_cli, a_trace_against_itself_has_zero_error)
+{
+	struct analyzer_result *a = load_trace("tracefile-rotation-sched", 6742);
+	struct analyzer_result *b = load_trace("tracefile-rotation-sched", 6742);
+	struct compare_result *res = NULL;
+	struct dps_diag diag = { { 0 } };
+
+	cr_assert_eq(compare_run(a, COMPARE_INPUT_TRACE, "a", b, COMPARE_INPUT_TRACE, "b", &res,
+				 &diag), DPS_OK, "%s", diag.msg);
+	cr_expect_eq(res->n_matched, 3, "git and its two threads");
+	cr_expect_gt(res->side[0].cpu_total_ns, 0);
+	assert_zero_error(res);
+	compare_result_destroy(res);
+	analyzer_result_destroy(a);
+	analyzer_result_destroy(b);
+}
+
+Test(compare_cli, eight_thousand_threads_against_themselves, .timeout = 120)
+{
+	char *t = trace_path("many-threads"), *err = NULL, *out;
+
+	out = run_compare(&err, "--json --pid 2673 %s %s", t, t);
+	cr_expect_eq(ct_last_status, 0, "%s", err);
+	cr_expect(strstr(out, "\"matched\": 8001"), "8000 threads and the root");
+	cr_expect(strstr(out, "\"fidelity_err_pct\": 0,"), "identical runs");
+	free(out);
+	free(err);
+	free(t);
+}
+
+Test(compare_cli, a_trace_against_its_own_action_set)
+{
+	struct analyzer_options opts;
+	struct analyzer_result *tr = NULL, *ideal = NULL;
+	struct compare_result *res = NULL;
+	struct dps_diag diag = { { 0 } };
+	enum compare_input_kind kind;
+	char dir[] = "/tmp/dps-compare-set-XXXXXX", *t = trace_path("tracefile-rotation-sched");
+	char *cmd = NULL, *out;
+
+	const char *traces[1] = { t };
+
+	cr_assert_not_null(mkdtemp(dir));
+	analyzer_options_default(&opts);
+	opts.traces = traces;
+	opts.n_traces = 1;
+	opts.pid = 6742;
+	opts.build_actset = true;
+	cr_assert_eq(analyzer_run(&opts, &tr, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_not_null(tr->actset);
+	cr_assert_eq(dps_actset_write_dir(tr->actset, dir, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(compare_load(dir, &opts, &ideal, &kind, &diag), DPS_OK, "%s", diag.msg);
+	cr_expect_eq(kind, COMPARE_INPUT_ACTSET);
+	cr_assert_eq(compare_run(tr, COMPARE_INPUT_TRACE, t, ideal, COMPARE_INPUT_ACTSET, dir, &res,
+				 &diag), DPS_OK, "%s", diag.msg);
+	/* one of each: every thread finds its counterpart; the ideal machine never preempts */
+	cr_expect_eq(res->n_matched, tr->n_threads);
+	cr_expect_eq(res->n_orig_only + res->n_sim_only, 0);
+	for (size_t r = 0; r < res->n_threads; r++) {
+		cr_expect_eq(res->threads[r].m[COMPARE_M_PREEMPTED].v[1], 0);
+	}
+	/* generous: the set folds short blocks into runs, so CPU may differ a little */
+	cr_expect_lt(res->cpu_err_pct, 25.0, "CPU error %.2f %%", res->cpu_err_pct);
+	compare_result_destroy(res);
+	analyzer_result_destroy(tr);
+	analyzer_result_destroy(ideal);
+	cr_assert_gt(asprintf(&cmd, "rm -rf %s", dir), 0);
+	out = ct_run_capture(cmd, NULL);
+	free(out);
+	free(cmd);
+	free(t);
+}
