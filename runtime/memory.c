@@ -587,13 +587,20 @@ struct table_walk {
 	struct dps_mem_stub_result res;
 };
 
-/* Waits until the absolute deadline: sleeping, then spinning for the last spin_ns. */
-static void wait_until(uint64_t deadline, uint64_t spin_ns)
+/*
+ * Waits until the absolute deadline: sleeping, then spinning for the last spin_ns. Without
+ * spinning the sleep ends `early` ns before the deadline, the calibrated median lateness of a
+ * wake-up, so that the points land on time on average.
+ */
+static void wait_until(uint64_t deadline, uint64_t spin_ns, uint64_t early)
 {
 	uint64_t now = now_ns();
 
 	if (now >= deadline) {
 		return;
+	}
+	if (!spin_ns) {
+		deadline = deadline - now > early ? deadline - early : now;
 	}
 	if (deadline - now > spin_ns) {
 		uint64_t wake = deadline - spin_ns;
@@ -633,7 +640,9 @@ static void table_delay(struct table_walk *tw, size_t i)
 
 		deadline = deadline > early ? deadline - early : 0;
 	}
-	wait_until(deadline, tw->opts->spin_ns);
+	wait_until(deadline, tw->opts->spin_ns,
+		   tw->opts->compensate && tw->w.cal->sleep_overshoot_ns > 0 ?
+			   (uint64_t)tw->w.cal->sleep_overshoot_ns : 0);
 }
 
 static void table_done(struct mem_walk *w, size_t i, uintptr_t sp)

@@ -56,6 +56,8 @@ struct dps_mem_calibration {
 	/* eq. 1: time spent per trace point by the algorithm itself (zero delay, 1-byte stack) */
 	double time_basic_ns;
 	double time_basic_scv;		/* its squared coefficient of variation (paper 0.009) */
+	double sleep_overshoot_ns;	/* median lateness of an absolute-time sleep (the delays
+					 * wake this much early) */
 	/* eq. 5: realloc of the heap block, with / without a page fault (paper: 3722 / 94 cy) */
 	double heap_alloc_fault_ns;
 	double heap_alloc_nofault_ns;
@@ -93,7 +95,8 @@ void dps_mem_calibration_default(struct dps_mem_calibration *cal);
 /*
  * The calibration functions: runs the stub on the paper's calibration tables (zero delay;
  * 1-byte stack for time_basic; rising heap; rising stack in fresh threads so pages fault) and
- * fits the models. quick = the byte overheads only (milliseconds); otherwise a few seconds.
+ * fits the models. quick = the byte and stack model only (milliseconds; the time model is then
+ * zero: no time compensation); otherwise about a second.
  * Returns 0 or a negative dps_status.
  */
 int dps_mem_calibration_measure(struct dps_mem_calibration *cal, bool quick);
