@@ -643,3 +643,48 @@ Test(simgen, check_validates_without_writing)
 	cr_expect_not_null(strstr(r.err, "self-join/1.act:2:6:"), "%s", r.err);
 	run_fini(&r);
 }
+
+/* DPS_PKG_CONFIG_PATH names the libdps to use: a dps.pc written here, pointing at this build
+ * tree, must be the one dps build reports and links; a directory without one is an error. */
+Test(simgen, build_honours_dps_pkg_config_path, .timeout = 300)
+{
+	char pc[4300], env[4300], prog[4300];
+	const char *src = getenv("DPS_SOURCE_DIR"), *bld = getenv("DPS_BUILD_DIR");
+	FILE *f;
+	struct run r;
+
+	cr_assert_not_null(bld);
+	snprintf(pc, sizeof(pc), "%s/dps.pc", tmp_dir);
+	f = fopen(pc, "w");
+	cr_assert_not_null(f);
+	fprintf(f,
+		"Name: dps\nDescription: test copy\nVersion: 0\n"
+		"Cflags: -I%s/runtime/include\n"
+		"Libs: -L%s/runtime -Wl,-rpath,%s/runtime -ldps\n",
+		src, bld, bld);
+	fclose(f);
+	snprintf(env, sizeof(env), "DPS_PKG_CONFIG_PATH=%s", tmp_dir);
+	snprintf(prog, sizeof(prog), "%s/prog", tmp_dir);
+	char *const argv[] = {(char *)dps_bin(), (char *)"build", (char *)"sets/listing10",
+			      (char *)"-o", prog, (char *)"-v", NULL};
+
+	r = run_in(data_dir(), argv, env);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect_not_null(strstr(r.err, "DPS_PKG_CONFIG_PATH"), "%s", r.err);
+	cr_expect_not_null(strstr(r.err, " -ldps"), "%s", r.err);
+	cr_expect(access(prog, X_OK) == 0);
+	run_fini(&r);
+
+	char *const run_prog[] = {prog, (char *)"--no-summary", NULL};
+	r = run_in(NULL, run_prog, "DPS_CALIBRATION=override");
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	run_fini(&r);
+
+	unlink(prog);
+	unlink(pc);
+	r = run_in(data_dir(), argv, env);
+	cr_expect_eq(r.status, 1, "%s", r.err);
+	cr_expect_not_null(strstr(r.err, "no dps.pc in DPS_PKG_CONFIG_PATH"), "%s", r.err);
+	cr_expect_not(exists(prog));
+	run_fini(&r);
+}
