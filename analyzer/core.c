@@ -326,6 +326,9 @@ static size_t get_thread(struct analyzer_core *core, int64_t tid, uint64_t ts)
 
 	if (idx == NO_T) {
 		idx = new_thread(core, tid, ts, 0);
+		if (idx != NO_T) {
+			maybe_track(core, T(core, idx));
+		}
 	}
 	if (idx != NO_T) {
 		T(core, idx)->last_ts = ts;
@@ -1818,7 +1821,9 @@ static int copy_thread(struct analyzer_core *core, size_t ci, struct analyzer_th
 		if (s->kind == ANALYZER_SEG_WAIT || s->kind == ANALYZER_SEG_JOIN) {
 			struct athread *o = T(core, s->other);
 
-			if (!o->kept) {
+			if (!o->kept || (s->kind == ANALYZER_SEG_JOIN && o->res_idx == 0)) {
+				/* Not selected, or the root (never created, so never joined: the
+				 * process exiting woke its other threads). */
 				s->kind = ANALYZER_SEG_SLEEP;
 				s->other = 0;
 			} else {
@@ -1863,7 +1868,7 @@ static int copy_thread(struct analyzer_core *core, size_t ci, struct analyzer_th
 		if (m.kind != ANALYZER_MARK_EXIT) {
 			struct athread *o = T(core, m.other);
 
-			if (!o->kept) {
+			if (!o->kept || (m.kind == ANALYZER_MARK_JOIN && o->res_idx == 0)) {
 				continue;
 			}
 			m.other = (uint32_t)o->res_idx;
