@@ -665,8 +665,13 @@ Test(simgen, build_honours_dps_pkg_config_path, .timeout = 300)
 	fclose(f);
 	snprintf(env, sizeof(env), "DPS_PKG_CONFIG_PATH=%s", tmp_dir);
 	snprintf(prog, sizeof(prog), "%s/prog", tmp_dir);
-	char *const argv[] = {(char *)dps_bin(), (char *)"build", (char *)"sets/listing10",
-			      (char *)"-o", prog, (char *)"-v", NULL};
+	char *const argv[] = {(char *)dps_bin(),
+			      (char *)"build",
+			      (char *)"sets/listing10",
+			      (char *)"-o",
+			      prog,
+			      (char *)"-v",
+			      NULL};
 
 	r = run_in(data_dir(), argv, env);
 	cr_expect_eq(r.status, 0, "%s", r.err);
@@ -686,5 +691,67 @@ Test(simgen, build_honours_dps_pkg_config_path, .timeout = 300)
 	cr_expect_eq(r.status, 1, "%s", r.err);
 	cr_expect_not_null(strstr(r.err, "no dps.pc in DPS_PKG_CONFIG_PATH"), "%s", r.err);
 	cr_expect_not(exists(prog));
+	run_fini(&r);
+}
+
+/* The summary line of thread id: its requested run and sleep ms (columns from the end, as
+ * the name column may be empty). Returns false if the thread is not in the summary. */
+static bool get_requested_ms(const char *summary, const char *id, double *run, double *sleep)
+{
+	char line[512];
+
+	for (const char *p = summary; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		const char *end = strchr(p, '\n');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		char *tok[16], *save = NULL;
+		int n = 0;
+
+		if (strncmp(p, id, strlen(id)) != 0 || p[strlen(id)] != ' ' ||
+		    len >= sizeof(line)) {
+			continue;
+		}
+		memcpy(line, p, len);
+		line[len] = '\0';
+		for (char *w = strtok_r(line, " ", &save); w && n < 16;
+		     w = strtok_r(NULL, " ", &save)) {
+			tok[n++] = w;
+		}
+		if (n < 6) {
+			return false;
+		}
+		*run = strtod(tok[n - 5], NULL);
+		*sleep = strtod(tok[n - 3], NULL);
+		return true;
+	}
+	return false;
+}
+
+/* The knobs reach the player through the generated main(): per-thread run and sleep factors
+ * change only their thread's requested times, the global one every thread's runs. */
+Test(simgen, what_if_knobs_scale_the_right_threads, .timeout = 300)
+{
+	char *prog = build("listing10", NULL);
+	char *const knobs[] = {prog,
+			       (char *)"--mode",
+			       (char *)"wall",
+			       (char *)"--scale",
+			       (char *)"2",
+			       (char *)"--thread-scale",
+			       (char *)"12004=3",
+			       (char *)"--thread-sleep-scale",
+			       (char *)"12005=4",
+			       NULL};
+	struct run r = run_in(NULL, knobs, "DPS_CALIBRATION=override");
+	double run, sleep;
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	/* 12004: runs 120 + 80 us, x2 x3; sleep 400 us untouched. */
+	cr_assert(get_requested_ms(r.err, "12004", &run, &sleep), "%s", r.err);
+	cr_expect_float_eq(run, 1.2, 0.0015, "12004 run_req %.3f ms: %s", run, r.err);
+	cr_expect_float_eq(sleep, 0.4, 0.0015, "12004 sleep_req %.3f ms: %s", sleep, r.err);
+	/* 12005: runs 300 + 50 us, x2; sleep 100 us x4. */
+	cr_assert(get_requested_ms(r.err, "12005", &run, &sleep), "%s", r.err);
+	cr_expect_float_eq(run, 0.7, 0.0015, "12005 run_req %.3f ms: %s", run, r.err);
+	cr_expect_float_eq(sleep, 0.4, 0.0015, "12005 sleep_req %.3f ms: %s", sleep, r.err);
 	run_fini(&r);
 }
