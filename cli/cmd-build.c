@@ -30,16 +30,19 @@ static void print_usage(FILE *out)
 
 enum { OPT_CC = 256, OPT_CFLAGS, OPT_SOURCE };
 
+/* Loads and resolves dir, printing the diagnostic. Returns an exit code. */
 static int load_set(const char *cmd, const char *dir, struct dps_actset **set)
 {
 	struct dps_diag diag = {{0}};
 	int ret = dps_actset_load_dir(dir, set, &diag);
 
-	if (ret == DPS_OK) {
-		return DPS_EXIT_OK;
+	if (ret != DPS_OK) {
+		fprintf(stderr, "dps %s: %s\n", cmd,
+			diag.msg[0] ? diag.msg : "cannot load the action set");
+		/* A missing directory or a bad set is bad input; I/O trouble is a failure. */
+		ret = ret == DPS_ERR_IO || ret == DPS_ERR_NOMEM ? DPS_EXIT_FAILURE : DPS_EXIT_USAGE;
 	}
-	fprintf(stderr, "dps %s: %s\n", cmd, diag.msg[0] ? diag.msg : "cannot load the action set");
-	return ret == DPS_ERR_IO || ret == DPS_ERR_NOMEM ? DPS_EXIT_FAILURE : DPS_EXIT_USAGE;
+	return ret;
 }
 
 int dps_cmd_build(int argc, char **argv)
@@ -68,7 +71,8 @@ int dps_cmd_build(int argc, char **argv)
 	cflags = calloc((size_t)argc + 1, sizeof(*cflags));
 	if (!cflags) {
 		fprintf(stderr, "dps build: out of memory\n");
-		return DPS_EXIT_FAILURE;
+		ret = DPS_EXIT_FAILURE;
+		goto free_cflags;
 	}
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:n:vh", options, NULL)) != -1) {

@@ -28,11 +28,13 @@ static int load_set(const char *cmd, const char *dir, struct dps_actset **set)
 	struct dps_diag diag = {{0}};
 	int ret = dps_actset_load_dir(dir, set, &diag);
 
-	if (ret == DPS_OK) {
-		return DPS_EXIT_OK;
+	if (ret != DPS_OK) {
+		fprintf(stderr, "dps %s: %s\n", cmd,
+			diag.msg[0] ? diag.msg : "cannot load the action set");
+		/* A missing directory or a bad set is bad input; I/O trouble is a failure. */
+		ret = ret == DPS_ERR_IO || ret == DPS_ERR_NOMEM ? DPS_EXIT_FAILURE : DPS_EXIT_USAGE;
 	}
-	fprintf(stderr, "dps %s: %s\n", cmd, diag.msg[0] ? diag.msg : "cannot load the action set");
-	return ret == DPS_ERR_IO || ret == DPS_ERR_NOMEM ? DPS_EXIT_FAILURE : DPS_EXIT_USAGE;
+	return ret;
 }
 
 int dps_cmd_gen(int argc, char **argv)
@@ -65,10 +67,12 @@ int dps_cmd_gen(int argc, char **argv)
 			break;
 		case 'h':
 			print_usage(stdout);
-			return DPS_EXIT_OK;
+			ret = DPS_EXIT_OK;
+			goto end;
 		default:
 			print_usage(stderr);
-			return DPS_EXIT_USAGE;
+			ret = DPS_EXIT_USAGE;
+			goto end;
 		}
 	}
 	if (optind + 1 != argc || (!output && !check)) {
@@ -76,12 +80,13 @@ int dps_cmd_gen(int argc, char **argv)
 			optind + 1 != argc ? "expected exactly one action-set directory"
 					   : "missing -o FILE");
 		print_usage(stderr);
-		return DPS_EXIT_USAGE;
+		ret = DPS_EXIT_USAGE;
+		goto end;
 	}
 	gopts.source_label = argv[optind];
 	ret = load_set(argv[0], argv[optind], &set);
 	if (ret || check) {
-		goto end;
+		goto destroy_set;
 	}
 	if (!strcmp(output, "-")) {
 		ret = simgen_write(set, &gopts, stdout, &diag);
@@ -96,7 +101,8 @@ int dps_cmd_gen(int argc, char **argv)
 		fprintf(stderr, "dps gen: %s\n", diag.msg);
 		ret = ret == SIMGEN_ERR_INVAL ? DPS_EXIT_USAGE : DPS_EXIT_FAILURE;
 	}
-end:
+destroy_set:
 	dps_actset_destroy(set);
+end:
 	return ret;
 }

@@ -29,25 +29,29 @@ struct strv {
 	size_t cap;
 };
 
+/* Appends a copy of s; the vector stays NULL-terminated. Returns SIMGEN_OK or NOMEM. */
 static int strv_push(struct strv *sv, const char *s)
 {
+	int ret = SIMGEN_ERR_NOMEM;
+
 	if (sv->n + 2 > sv->cap) {
 		size_t cap = sv->cap ? 2 * sv->cap : 16;
 		char **v = realloc(sv->v, cap * sizeof(*v));
 
 		if (!v) {
-			return SIMGEN_ERR_NOMEM;
+			goto end;
 		}
 		sv->v = v;
 		sv->cap = cap;
 	}
 	sv->v[sv->n] = strdup(s);
-	if (!sv->v[sv->n]) {
-		return SIMGEN_ERR_NOMEM;
+	if (sv->v[sv->n]) {
+		sv->n++;
+		ret = SIMGEN_OK;
 	}
-	sv->n++;
 	sv->v[sv->n] = NULL;
-	return SIMGEN_OK;
+end:
+	return ret;
 }
 
 /* Appends the words of s split at blanks (pkg-config output, $CC, --cflags values). */
@@ -55,11 +59,8 @@ static int strv_push_words(struct strv *sv, const char *s, const char *seps)
 {
 	char *copy = strdup(s);
 	char *save = NULL;
-	int ret = SIMGEN_OK;
+	int ret = copy ? SIMGEN_OK : SIMGEN_ERR_NOMEM;
 
-	if (!copy) {
-		return SIMGEN_ERR_NOMEM;
-	}
 	for (char *w = strtok_r(copy, seps, &save); w && !ret; w = strtok_r(NULL, seps, &save)) {
 		ret = strv_push(sv, w);
 	}
@@ -113,11 +114,10 @@ static char *strv_join(char *const *v)
 		len += strlen(v[i]) + 1;
 	}
 	s = malloc(len);
-	if (!s) {
-		return NULL;
+	if (s) {
+		s[0] = '\0';
 	}
-	s[0] = '\0';
-	for (size_t i = 0; v[i]; i++) {
+	for (size_t i = 0; s && v[i]; i++) {
 		if (i) {
 			strcat(s, " ");
 		}
@@ -142,7 +142,8 @@ static int run_command(char *const *argv, char *const *envp, char **out, bool qu
 	int ret;
 
 	if (out && pipe2(pipefd, O_CLOEXEC) != 0) {
-		return SIMGEN_ERR_IO;
+		ret = SIMGEN_ERR_IO;
+		goto end;
 	}
 	posix_spawn_file_actions_init(&fa);
 	if (out) {
@@ -167,6 +168,10 @@ static int run_command(char *const *argv, char *const *envp, char **out, bool qu
 			char *nb = realloc(buf, cap + 8192);
 
 			if (!nb) {
+				/* Closing our end makes the child see EPIPE instead of
+				 * blocking, so the wait below cannot hang. */
+				close(pipefd[0]);
+				pipefd[0] = -1;
 				break;
 			}
 			buf = nb;
@@ -197,9 +202,10 @@ static int run_command(char *const *argv, char *const *envp, char **out, bool qu
 	}
 close_pipe:
 	free(buf);
-	if (out) {
+	if (out && pipefd[0] >= 0) {
 		close(pipefd[0]);
 	}
+end:
 	return ret;
 }
 
@@ -215,7 +221,7 @@ static char **make_env(const char *pkg_config_path)
 	}
 	env = calloc(n + 2, sizeof(*env));
 	if (!env) {
-		return NULL;
+		goto end;
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (strncmp(environ[i], "PKG_CONFIG_PATH=", 16) != 0) {
@@ -224,8 +230,9 @@ static char **make_env(const char *pkg_config_path)
 	}
 	if (asprintf(&env[k], "PKG_CONFIG_PATH=%s", pkg_config_path) < 0) {
 		free(env);
-		return NULL;
+		env = NULL;
 	}
+end:
 	return env;
 }
 
@@ -261,36 +268,38 @@ static int query_pkg_config(const char *path, struct strv *cflags, struct strv *
 	if (path) {
 		env = make_env(path);
 		if (!env) {
-			return SIMGEN_ERR_NOMEM;
+			ret = SIMGEN_ERR_NOMEM;
+			goto end;
 		}
 	}
 	ret = run_command(cargv, env, &out, true);
 	if (ret != 0 || !out) {
-		ret = ret == SIMGEN_ERR_NOMEM ? ret : SIMGEN_ERR_NOENT;
-		goto end;
+		ret = SIMGEN_ERR_NOENT;
+		goto free_out;
 	}
 	ret = strv_push_words(cflags, out, " \t\n");
 	free(out);
 	out = NULL;
 	if (ret) {
-		goto end;
+		goto free_out;
 	}
 	ret = run_command(largv, env, &out, true);
 	if (ret != 0 || !out) {
 		ret = SIMGEN_ERR_NOENT;
-		goto end;
+		goto free_out;
 	}
 	ret = strv_push_words(libs, out, " \t\n");
-end:
+free_out:
 	free(out);
 	if (path) {
 		free_env(env);
 	}
+end:
 	return ret;
 }
 
 /* True when this process is the dps executable of the build tree simgen-config.h describes. */
-static bool running_from_build_tree(void)
+static bool is_running_from_build_tree(void)
 {
 	char self[PATH_MAX], built[PATH_MAX];
 
@@ -300,7 +309,7 @@ static bool running_from_build_tree(void)
 	return !strcmp(self, built);
 }
 
-static bool build_tree_exists(void)
+static bool has_build_tree_libdps(void)
 {
 	return SIMGEN_CFG_LIBDPS[0] && access(SIMGEN_CFG_LIBDPS, R_OK) == 0;
 }
@@ -338,16 +347,15 @@ int simgen_libdps_flags(char ***cflags, char ***libs, const char **origin, struc
 		*origin = "pkg-config (DPS_PKG_CONFIG_PATH)";
 		ret = query_pkg_config(path, &c, &l);
 		if (ret == SIMGEN_ERR_NOENT) {
-			dps_diag_setf(diag, "no dps.pc in DPS_PKG_CONFIG_PATH=\"%s\"",
-				      path);
+			dps_diag_setf(diag, "no dps.pc in DPS_PKG_CONFIG_PATH=\"%s\"", path);
 		}
-	} else if (running_from_build_tree() && build_tree_exists()) {
+	} else if (is_running_from_build_tree() && has_build_tree_libdps()) {
 		*origin = "build tree";
 		ret = get_build_tree_flags(&c, &l);
 	} else {
 		*origin = "pkg-config";
 		ret = query_pkg_config(NULL, &c, &l);
-		if (ret == SIMGEN_ERR_NOENT && build_tree_exists()) {
+		if (ret == SIMGEN_ERR_NOENT && has_build_tree_libdps()) {
 			strv_fini(&c);
 			strv_fini(&l);
 			*origin = "build tree";
@@ -360,18 +368,26 @@ int simgen_libdps_flags(char ***cflags, char ***libs, const char **origin, struc
 				      SIMGEN_CFG_LIBDPS[0] ? SIMGEN_CFG_LIBDPS : "libdps");
 		}
 	}
-	if (ret == SIMGEN_ERR_NOMEM) {
-		dps_diag_setf(diag, "out of memory");
-	}
 	if (ret) {
-		strv_fini(&c);
-		strv_fini(&l);
-		*cflags = *libs = NULL;
-		return ret;
+		goto error;
 	}
 	*cflags = strv_steal(&c);
 	*libs = strv_steal(&l);
-	return (*cflags && *libs) ? SIMGEN_OK : SIMGEN_ERR_NOMEM;
+	if (*cflags && *libs) {
+		goto end;
+	}
+	ret = SIMGEN_ERR_NOMEM;
+	simgen_strv_free(*cflags);
+	simgen_strv_free(*libs);
+error:
+	if (ret == SIMGEN_ERR_NOMEM) {
+		dps_diag_setf(diag, "out of memory");
+	}
+	strv_fini(&c);
+	strv_fini(&l);
+	*cflags = *libs = NULL;
+end:
+	return ret;
 }
 
 /* The compiler command: CC words, our flags, libdps's, the user's, then the libraries. */
@@ -428,11 +444,10 @@ static char *make_work_dir(const char *output)
 	char *dir;
 
 	if (asprintf(&dir, "%.*s.dps-build-XXXXXX", dir_len, output) < 0) {
-		return NULL;
-	}
-	if (!mkdtemp(dir)) {
+		dir = NULL;
+	} else if (!mkdtemp(dir)) {
 		free(dir);
-		return NULL;
+		dir = NULL;
 	}
 	return dir;
 }

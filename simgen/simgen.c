@@ -114,9 +114,11 @@ static size_t count_actions(const struct dps_actset *set)
  * of a program that fails at run time. Returns SIMGEN_OK or SIMGEN_ERR_INVAL. */
 static int check_set(const struct dps_actset *set, struct dps_diag *diag)
 {
+	int ret = SIMGEN_ERR_INVAL;
+
 	if (!set->resolved || set->n_threads == 0 || set->root >= set->n_threads) {
 		dps_diag_setf(diag, "simgen: the action set is not resolved or has no root thread");
-		return SIMGEN_ERR_INVAL;
+		goto end;
 	}
 	for (size_t t = 0; t < set->n_threads; t++) {
 		const struct dps_actset_thread *th = &set->threads[t];
@@ -149,11 +151,13 @@ static int check_set(const struct dps_actset *set, struct dps_diag *diag)
 					     "simgen: action %zu of thread %" PRIu64
 					     " (kind %" PRIu32 ", arg %" PRId64 ") is out of range",
 					     i, th->id, a->kind, a->arg);
-				return SIMGEN_ERR_INVAL;
+				goto end;
 			}
 		}
 	}
-	return SIMGEN_OK;
+	ret = SIMGEN_OK;
+end:
+	return ret;
 }
 
 static void write_header(const struct dps_actset *set, const struct simgen_options *opts, FILE *out)
@@ -368,7 +372,8 @@ static int write_special(const struct dps_actset *set, const struct simgen_optio
 	if (!out) {
 		dps_diag_setf(diag, "Cannot open the output: path=\"%s\", errno=%d (%s)", path,
 			      errno, strerror(errno));
-		return SIMGEN_ERR_IO;
+		ret = SIMGEN_ERR_IO;
+		goto end;
 	}
 	ret = simgen_write(set, opts, out, diag);
 	if (fclose(out) != 0 && !ret) {
@@ -376,6 +381,7 @@ static int write_special(const struct dps_actset *set, const struct simgen_optio
 			      errno, strerror(errno));
 		ret = SIMGEN_ERR_IO;
 	}
+end:
 	return ret;
 }
 
