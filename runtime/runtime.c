@@ -17,6 +17,8 @@ struct dps_calibration dps__calibration;
 __thread uint64_t dps__tls_id;
 
 static __thread bool tls_prepared;
+/* cpu mode: the loop rate this thread last observed (loops per µs of CPU); 0 = calibration. */
+static __thread double tls_loop_rate;
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool initialized;	/* read without the lock only through __atomic loads */
 static struct dps_config config;
@@ -24,9 +26,10 @@ static struct dps_config config;
 /* Below this remaining CPU time, one more CLOCK_THREAD_CPUTIME_ID read costs more than it
  * saves; in multiples of the calibrated read cost. */
 #define CPU_MODE_LAST_CHUNK_READS 2.0
-/* Chunks aim this fraction of what remains so that a slightly optimistic loop rate still
- * lands short of the target and the next read corrects it. */
-#define CPU_MODE_CHUNK_FRACTION 0.98
+/* Chunks aim this fraction of what remains so that a loop rate that dropped since the last
+ * measurement (frequency scaling, a busy sibling hyperthread: +-25 % on the reference VM)
+ * still lands short of the target and the next read corrects it. */
+#define CPU_MODE_CHUNK_FRACTION 0.9
 
 const char *dps_run_mode_name(enum dps_run_mode mode)
 {
@@ -195,15 +198,16 @@ static uint64_t loops_for_ns(double loops_per_us, double ns)
 
 /*
  * cpu mode: busy until this thread consumed ns of CPU time. Reading the thread CPU clock costs
- * ~0.6 µs, so the loop runs in calibrated chunks (each aiming a little short of what remains,
- * the rate corrected by what the previous chunk really cost) and reads the clock only between
- * chunks; the last chunk, too small to be worth a read, is run on the calibration alone.
+ * ~0.2-0.6 µs, so the loop runs in calibrated chunks (each aiming short of what remains, the
+ * rate corrected by what the previous chunk really cost, and remembered per thread) and reads
+ * the clock only between chunks; the last chunk, too small to be worth a read, is run on the
+ * rate alone.
  */
 static void run_cpu(uint64_t ns)
 {
 	double read_ns = dps__calibration.cputime_read_ns > 1 ? dps__calibration.cputime_read_ns
 							       : 1;
-	double rate = dps__calibration.work_loops_per_us;	/* loops per µs of CPU */
+	double rate = tls_loop_rate > 0 ? tls_loop_rate : dps__calibration.work_loops_per_us;
 	uint64_t c0 = dps__cputime_ns();
 	uint64_t used = 0;
 
@@ -230,6 +234,7 @@ static void run_cpu(uint64_t ns)
 
 			if (spent > 20 * read_ns) {
 				rate = (double)loops * (double)DPS_NS_PER_US / (double)spent;
+				tls_loop_rate = rate;
 			}
 		}
 	}

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The runtime benchmark: run accuracy per mode, sleep overshoot before/after compensation,
+# per-action overhead with and without an active LTTng session, thread create/join cost.
+# One command; writes bench/results/runtime.md. Run it on an idle machine (as root, or with a
+# session daemon the user can reach, for the traced part).
+#   bench/runtime.sh [BUILD_DIR]
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$src/build/bench-runtime}
+out=$src/bench/results/runtime.md
+tmp=$(mktemp -d)
+session=dps-bench-runtime-$$
+cleanup() {
+    lttng destroy "$session" >/dev/null 2>&1 || true
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
+cmake --build "$build" -j2 --target dps-runtime-static dps >/dev/null
+# shellcheck disable=SC2046
+cc -O2 -std=gnu11 -D_GNU_SOURCE -I"$src/runtime/include" "$src/bench/runtime-bench.c" \
+    "$build/runtime/libdps.a" $(pkg-config --libs lttng-ust) -lpthread -lm \
+    -o "$build/runtime-bench"
+bench=$build/runtime-bench
+
+echo "runtime.sh: calibrating (dps calibrate)" >&2
+"$build/cli/dps" calibrate -o "$tmp/machine.cal" 2>/dev/null
+
+{
+    echo "# Runtime benchmark (bench/runtime.sh)"
+    echo
+    echo "Generated $(date -u +%Y-%m-%dT%H:%M:%SZ) by \`bench/runtime.sh\`. Figures are medians and"
+    echo "90th percentiles; the machine was not necessarily idle (other builds may have run)."
+    echo
+    echo "## Machine"
+    echo
+    echo "- $(uname -srm), $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+    echo "- clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown),"\
+         "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "- calibration used (\`dps calibrate\`):"
+    echo
+    echo '```'
+    grep -v '^#' "$tmp/machine.cal"
+    echo '```'
+    echo
+} > "$tmp/head.md"
+
+echo "runtime.sh: run accuracy" >&2
+"$bench" accuracy --calibration "$tmp/machine.cal" > "$tmp/accuracy.md"
+echo "runtime.sh: sleep overshoot" >&2
+"$bench" sleep --calibration "$tmp/machine.cal" > "$tmp/sleep.md"
+echo "runtime.sh: per-action overhead" >&2
+"$bench" overhead-header > "$tmp/overhead.md"
+"$bench" overhead --calibration "$tmp/machine.cal" --label "no session" >> "$tmp/overhead.md"
+traced="session unavailable"
+if lttng create "$session" --output="$tmp/trace" >/dev/null 2>&1 &&
+    lttng enable-channel -u big -s "$session" --subbuf-size=4M --num-subbuf=8 >/dev/null 2>&1 &&
+    lttng enable-event -u 'dps:*' -c big -s "$session" >/dev/null 2>&1 &&
+    lttng add-context -u -c big -t vtid -t vpid -t procname -s "$session" >/dev/null 2>&1 &&
+    lttng start "$session" >/dev/null 2>&1; then
+    "$bench" overhead --calibration "$tmp/machine.cal" --label "session active" >> "$tmp/overhead.md"
+    lttng stop "$session" >/dev/null 2>&1 || true
+    traced="recorded"
+else
+    echo "| session active | (no LTTng session daemon reachable) | | | | | |" >> "$tmp/overhead.md"
+fi
+echo >> "$tmp/overhead.md"
+echo "runtime.sh: threads" >&2
+"$bench" threads --calibration "$tmp/machine.cal" > "$tmp/threads.md"
+
+mkdir -p "$(dirname "$out")"
+cat "$tmp/head.md" "$tmp/accuracy.md" "$tmp/sleep.md" "$tmp/overhead.md" "$tmp/threads.md" > "$out"
+echo "runtime.sh: wrote $out (traced part: $traced)" >&2
