@@ -72,6 +72,7 @@ static void *worker(void *arg)
 	if (block) {
 		memset(block, 2, 5000);
 	}
+	sink = block;	/* else the compiler may drop the malloc/free pair */
 	pause_a_little();
 	descend(6, 1024);
 	free(block);
@@ -100,6 +101,7 @@ int main(int argc, char **argv)
 	pause_a_little();
 	grow_by_realloc();
 	zeroed = calloc(100, 40);
+	sink = zeroed;
 	free(NULL);
 	pause_a_little();
 	if (pthread_create(&tid, NULL, worker, NULL) == 0) {

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The analyzer's heap and stack reconstruction, end to end through the dps command:
+ * - on the ls-ust trace (lttng_ust_libc + lttng_ust_cyg_profile), against a heap curve
+ *   reconstructed independently from the trace's text (see the golden values below);
+ * - on examples/memory/mempattern.c recorded live with dps record --memory (libc wrapper +
+ *   the dps_stack probe), against the program's known allocation sizes and frame sizes.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "actset.h"
+
+/* ls-ust, thread 5035 (ls): heap in use at the end and at its peak, from every malloc/calloc/
+ * realloc/free of the trace (frees of NULL and of unknown pointers change nothing), computed
+ * with a separate script over `babeltrace2 ls-ust` text when this test was written. */
+#define LS_FINAL_HEAP 152231
+#define LS_PEAK_HEAP 185479
+
+static int run(const char *const argv[])
+{
+	pid_t pid = fork();
+	int status = 0;
+
+	if (pid == 0) {
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	cr_assert_gt(pid, 0);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static char *make_tmpdir(void)
+{
+	char *dir = strdup("/tmp/dps-test-memory-XXXXXX");
+
+	cr_assert(dir && mkdtemp(dir));
+	return dir;
+}
+
+static void remove_tree(const char *dir)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
+static struct dps_actset *analyze(const char *trace, const char *pid, const char *out)
+{
+	const char *argv[] = { getenv("DPS_BIN"), "analyze", trace, "--pid", pid,
+			       "-o", out, "-q", "--no-progress", NULL };
+	struct dps_actset *set = NULL;
+	struct dps_diag diag = { 0 };
+
+	cr_assert(argv[0], "DPS_BIN not set");
+	cr_assert_eq(run(argv), 0, "dps analyze %s failed", trace);
+	cr_assert_eq(dps_actset_load_dir(out, &set, &diag), 0, "%s", diag.msg);
+	return set;
+}
+
+static const struct dps_actset_thread *thread_by_id(const struct dps_actset *set, uint64_t id)
+{
+	size_t t = dps_actset_find(set, id);
+
+	cr_assert_neq(t, DPS_ACTSET_NO_THREAD, "no thread %llu", (unsigned long long)id);
+	return &set->threads[t];
+}
+
+Test(memory_analyze, ls_ust_heap_curve_matches_the_trace)
+{
+	char *tmp = make_tmpdir();
+	char trace[512], out[512], cmd[2048];
+	struct dps_actset *set;
+	const struct dps_actset_thread *ls;
+	int64_t heap = 0, peak = 0, stack = 0;
+	size_t n_stack = 0;
+
+	/* The trace files only (the copy in tests/data has a README beside the streams). */
+	snprintf(trace, sizeof(trace), "%s/trace", tmp);
+	snprintf(out, sizeof(out), "%s/set", tmp);
+	snprintf(cmd, sizeof(cmd), "mkdir '%s' && cp -r '%s/traces/ls-ust/.' '%s/' && rm -f '%s'/README*",
+		 trace, getenv("DPS_TEST_DATA"), trace, trace);
+	cr_assert_eq(system(cmd), 0);
+	set = analyze(trace, "5035", out);
+	ls = thread_by_id(set, 5035);
+	for (size_t i = 0; i < ls->n_actions; i++) {
+		const struct dps_action *a = &ls->actions[i];
+
+		if (a->kind == DPS_ACT_HEAP) {
+			heap += a->arg;
+			peak = heap > peak ? heap : peak;
+		} else if (a->kind == DPS_ACT_STACK) {
+			stack += a->arg;
+			n_stack++;
+			cr_expect_geq(stack, 0, "stack below its start at action %zu", i);
+		}
+	}
+	cr_expect_eq(heap, LS_FINAL_HEAP);
+	cr_expect_eq(peak, LS_PEAK_HEAP);
+	/* lttng_ust_cyg_profile gives the call depth: a stack curve must come out of it */
+	cr_expect_gt(n_stack, 100);
+	dps_actset_destroy(set);
+	remove_tree(tmp);
+	free(tmp);
+}
+
+/* The heap actions of a thread, in order. */
+static size_t heap_actions(const struct dps_actset_thread *t, int64_t *out, size_t cap)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->n_actions && n < cap; i++) {
+		if (t->actions[i].kind == DPS_ACT_HEAP) {
+			out[n++] = t->actions[i].arg;
+		}
+	}
+	return n;
+}
+
+/* True when want[] appears in have[] in order, contiguously. */
+static bool has_run(const int64_t *have, size_t n, const int64_t *want, size_t m)
+{
+	for (size_t i = 0; i + m <= n; i++) {
+		if (!memcmp(&have[i], want, m * sizeof(*want))) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The rises of the deepest recursion: count of equal consecutive rises and their size. */
+static void longest_equal_rises(const struct dps_actset_thread *t, size_t *count, int64_t *size)
+{
+	size_t run_len = 0;
+	int64_t last = 0;
+
+	*count = 0;
+	*size = 0;
+	for (size_t i = 0; i < t->n_actions; i++) {
+		const struct dps_action *a = &t->actions[i];
+
+		if (a->kind != DPS_ACT_STACK) {
+			continue;
+		}
+		run_len = a->arg > 0 && a->arg == last ? run_len + 1 : 1;
+		last = a->arg;
+		if (a->arg > 0 && run_len > *count) {
+			*count = run_len;
+			*size = a->arg;
+		}
+	}
+}
+
+Test(memory_analyze, known_pattern_program_recorded_live, .timeout = 120)
+{
+	char *tmp = make_tmpdir();
+	char trace[512], out[512], info[600], pid[32] = "";
+	char prog[512], line[256];
+	struct dps_actset *set;
+	const struct dps_actset_thread *main_t = NULL, *worker = NULL;
+	static const int64_t main_allocs[] = { 1000, 24000, 200000, 64, 4096 };
+	static const int64_t reallocs[] = { 8192, 8192, 8192, 8192, 8192, 8192, -49152 };
+	static const int64_t main_frees[] = { -4096, -64, -200000, -24000, -1000 };
+	int64_t heap[4096];
+	size_t n, count;
+	int64_t size;
+	FILE *f;
+
+	snprintf(prog, sizeof(prog), "%s/examples/memory/memory-pattern", getenv("DPS_BUILD_DIR"));
+	snprintf(trace, sizeof(trace), "%s/rec", tmp);
+	snprintf(out, sizeof(out), "%s/set", tmp);
+	{
+		const char *argv[] = { getenv("DPS_BIN"), "record", "--no-kernel", "--memory", "-q",
+				       "-o", trace, "--", prog, "1000", NULL };
+
+		cr_assert_eq(run(argv), 0, "dps record failed");
+	}
+	snprintf(info, sizeof(info), "%s/record.info", trace);
+	f = fopen(info, "r");
+	cr_assert(f, "no %s", info);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "pid ", 4)) {
+			snprintf(pid, sizeof(pid), "%.31s", line + 4);
+			pid[strcspn(pid, "\n")] = '\0';
+		}
+	}
+	fclose(f);
+	cr_assert(*pid, "no pid in %s", info);
+	set = analyze(trace, pid, out);
+	main_t = thread_by_id(set, strtoull(pid, NULL, 10));
+	for (size_t t = 0; t < set->n_threads; t++) {
+		if (&set->threads[t] != main_t) {
+			worker = &set->threads[t];
+		}
+	}
+	cr_assert(worker, "the worker thread is missing");
+
+	n = heap_actions(main_t, heap, 4096);
+	cr_expect(has_run(heap, n, main_allocs, 5), "main's malloc sizes not found in order");
+	cr_expect(has_run(heap, n, reallocs, 7), "main's realloc chain not found");
+	cr_expect(has_run(heap, n, (const int64_t[]){ 4000 }, 1), "main's calloc(100, 40)");
+	cr_expect(has_run(heap, n, main_frees, 5), "main's frees not found in reverse order");
+	n = heap_actions(worker, heap, 4096);
+	cr_expect(has_run(heap, n, (const int64_t[]){ 5000 }, 1), "worker's malloc(5000)");
+	cr_expect(has_run(heap, n, (const int64_t[]){ -5000 }, 1), "worker's free");
+
+	/* descend(12, 512) in main, descend(6, 1024) in the worker: equal rises of alloca + frame */
+	longest_equal_rises(main_t, &count, &size);
+	cr_expect_geq(count, 10, "main: %zu equal rises", count);
+	cr_expect(size >= 512 && size <= 512 + 256, "main: rise of %lld bytes", (long long)size);
+	longest_equal_rises(worker, &count, &size);
+	cr_expect_geq(count, 4, "worker: %zu equal rises", count);
+	cr_expect(size >= 1024 && size <= 1024 + 256, "worker: rise of %lld bytes",
+		  (long long)size);
+	dps_actset_destroy(set);
+	remove_tree(tmp);
+	free(tmp);
+}
