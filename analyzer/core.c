@@ -375,7 +375,7 @@ static size_t set_state(struct analyzer_core *core, size_t idx, uint8_t state, u
 	size_t seg = NO_T;
 	uint64_t b = t->since;
 
-	if (ts < b) {
+	if (ts < b && t->state != TS_UNKNOWN) {
 		ts = b;
 	}
 	switch (t->state) {

@@ -1,0 +1,616 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The analyzer's per-thread state machine on synthetic event sequences: every transition, the
+ * sleep/wait/join classification, folding, missing switch-ins, sched_stat_runtime, tid reuse,
+ * selection, memory. Times are in microseconds in the sequences (US()).
+ */
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "core.h"
+
+#define US(x) ((uint64_t)(x) * 1000ULL)
+#define BLOCKED 1
+#define PREEMPTED 0
+
+static struct analyzer_core *core;
+static struct analyzer_options opts;
+static struct analyzer_result *res;
+static struct dps_diag diag;
+
+static void setup(void)
+{
+	analyzer_options_default(&opts);
+	opts.pid = 100;
+	opts.min_block_ns = US(20);
+	core = NULL;
+	res = NULL;
+}
+
+static void teardown(void)
+{
+	analyzer_core_destroy(core);
+	analyzer_result_destroy(res);
+}
+
+static void start(bool has_sched)
+{
+	core = analyzer_core_create(&opts, has_sched);
+	cr_assert_not_null(core);
+}
+
+static void feed(struct analyzer_event ev)
+{
+	cr_assert_eq(analyzer_core_feed(core, &ev), DPS_OK);
+}
+
+static void sw(uint64_t ts, int cpu, int64_t prev, int64_t state, int64_t next)
+{
+	struct analyzer_event ev = analyzer_event_init(ANALYZER_EV_SWITCH, ts, cpu);
+
+	ev.a = prev;
+	ev.b = next;
+	ev.c = state;
+	feed(ev);
+}
+
+static void waking(uint64_t ts, int cpu, int64_t tid)
+{
+	struct analyzer_event ev = analyzer_event_init(ANALYZER_EV_WAKEUP, ts, cpu);
+
+	ev.a = tid;
+	ev.flags = ANALYZER_EVF_WAKING;
+	feed(ev);
+}
+
+static void fork_ev(uint64_t ts, int cpu, int64_t parent, int64_t child, int64_t ppid,
+		    int64_t cpid)
+{
+	struct analyzer_event ev = analyzer_event_init(ANALYZER_EV_FORK, ts, cpu);
+
+	ev.a = parent;
+	ev.b = child;
+	ev.c = ppid;
+	ev.d = cpid;
+	ev.str = "app";
+	feed(ev);
+}
+
+static void exit_ev(uint64_t ts, int cpu, int64_t tid)
+{
+	struct analyzer_event ev = analyzer_event_init(ANALYZER_EV_EXIT, ts, cpu);
+
+	ev.a = tid;
+	feed(ev);
+}
+
+static void runtime_ev(uint64_t ts, int cpu, int64_t tid, uint64_t rt)
+{
+	struct analyzer_event ev = analyzer_event_init(ANALYZER_EV_STAT_RUNTIME, ts, cpu);
+
+	ev.a = tid;
+	ev.b = (int64_t)rt;
+	feed(ev);
+}
+
+static void statedump(uint64_t ts, int64_t tid, int64_t pid, int64_t ppid)
+{
+	struct analyzer_event ev = analyzer_event_init(ANALYZER_EV_STATEDUMP, ts, 0);
+
+	ev.a = tid;
+	ev.b = pid;
+	ev.c = ppid;
+	ev.str = "app";
+	feed(ev);
+}
+
+static int finish(void)
+{
+	res = analyzer_result_create();
+	cr_assert_not_null(res);
+	return analyzer_core_finish(core, false, res, &diag);
+}
+
+static void finish_ok(void)
+{
+	int status = finish();
+
+	cr_assert_eq(status, DPS_OK, "finish: %d %s", status, diag.msg);
+	cr_assert_not_null(res->actset);
+}
+
+static const struct analyzer_thread *thread(int64_t tid)
+{
+	for (size_t i = 0; i < res->n_threads; i++) {
+		if (res->threads[i].tid == tid) {
+			return &res->threads[i];
+		}
+	}
+	cr_assert_fail("thread %" PRId64 " not in the result", tid);
+	return NULL;
+}
+
+static const char *kind_name(uint32_t kind)
+{
+	static const char *const names[] = { "?", "run", "sleep", "create", "join",
+					     "wait", "wake", "heap", "stack" };
+
+	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
+}
+
+/* The actions of thread tid as text, e.g. "run 1000; sleep 2000; run 900". */
+static const char *actions(int64_t tid)
+{
+	static char buf[4096];
+	const struct dps_actset_thread *t = NULL;
+	size_t len = 0;
+	char num[32];
+
+	for (size_t i = 0; i < res->actset->n_threads; i++) {
+		if (res->actset->threads[i].tid == tid) {
+			t = &res->actset->threads[i];
+		}
+	}
+	cr_assert_not_null(t, "thread %" PRId64 " not in the action set", tid);
+	buf[0] = '\0';
+	for (size_t a = 0; a < t->n_actions; a++) {
+		const struct dps_action *act = &t->actions[a];
+		const char *kw = kind_name(act->kind);
+
+		switch (act->kind) {
+		case DPS_ACT_RUN:
+		case DPS_ACT_SLEEP:
+			dps_actset_format_us((uint64_t)act->arg, num, sizeof(num));
+			break;
+		case DPS_ACT_HEAP:
+		case DPS_ACT_STACK:
+			snprintf(num, sizeof(num), "%+" PRId64, act->arg);
+			break;
+		default:
+			snprintf(num, sizeof(num), "%" PRIu64, res->actset->threads[act->arg].id);
+			break;
+		}
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s %s", a ? "; " : "",
+					kw, num);
+	}
+	return buf;
+}
+
+TestSuite(core, .init = setup, .fini = teardown);
+
+Test(core, run_block_timer_wake_is_run_sleep_run)
+{
+	start(true);
+	statedump(0, 100, 100, 1);
+	sw(US(0), 0, 0, 0, 100);
+	sw(US(1000), 0, 100, BLOCKED, 0);
+	waking(US(3000), 1, 100);		/* CPU 1 idle: a timer */
+	sw(US(3100), 0, 0, 0, 100);
+	sw(US(4000), 0, 100, BLOCKED, 0);
+	sw(US(5000), 1, 0, 0, 0);
+	finish_ok();
+	cr_expect_str_eq(actions(100), "run 1000; sleep 2000; run 900; sleep 1000");
+	cr_expect_eq(thread(100)->stats.busy_ns, US(1900));
+	cr_expect_eq(thread(100)->stats.waiting_ns, US(100));
+	cr_expect_eq(thread(100)->stats.blocked_ns, US(3000));
+}
+
+Test(core, preempted_time_is_waiting_not_sleep)
+{
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	sw(US(500), 0, 100, PREEMPTED, 7);
+	sw(US(800), 0, 7, BLOCKED, 100);
+	sw(US(1000), 0, 100, 4096, 7);		/* 2.10 preempted value */
+	sw(US(1100), 0, 7, 1, 100);
+	sw(US(1200), 0, 100, 2048, 7);		/* 2.8 preempted value */
+	sw(US(1300), 0, 7, 1, 100);
+	sw(US(1400), 0, 100, 256, 0);		/* >= 2.13 / perf 6.x preempted */
+	finish_ok();
+	cr_expect_str_eq(actions(100), "run 900");
+	cr_expect_eq(thread(100)->stats.busy_ns, US(900));
+	cr_expect_eq(thread(100)->stats.waiting_ns, US(500));
+	cr_expect_eq(thread(100)->stats.n_sleeps, 0);
+}
+
+Test(core, blocked_states_of_every_version_block)
+{
+	int64_t states[] = { 1, 2, 130, 258, 1026, -255 };
+
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+		sw(US(100 + i * 200), 0, 100, states[i], 0);
+		waking(US(200 + i * 200), 1, 100);
+		sw(US(200 + i * 200), 0, 0, 0, 100);
+	}
+	finish_ok();
+	cr_expect_eq(thread(100)->stats.n_sleeps, 6, "%s", actions(100));
+}
+
+Test(core, wake_by_traced_thread_is_wait_and_wake)
+{
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	fork_ev(US(10), 0, 100, 101, 100, 100);
+	sw(US(20), 1, 0, 0, 101);
+	sw(US(100), 1, 101, BLOCKED, 0);	/* 101 waits for 100 */
+	waking(US(300), 0, 101);		/* 100 runs on CPU 0: it wakes 101 */
+	sw(US(310), 1, 0, 0, 101);
+	sw(US(400), 1, 101, BLOCKED, 0);
+	sw(US(500), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_expect_str_eq(actions(100), "run 10; create 101; run 290; wake 101; run 200");
+	cr_expect_str_eq(actions(101), "run 80; wait 100; run 90; sleep 100");
+	cr_expect_eq(thread(101)->stats.waiting_ns, US(10) + US(10));
+}
+
+Test(core, waker_in_interrupt_or_outside_syscall_is_no_dependency)
+{
+	struct analyzer_event ev;
+
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	fork_ev(US(10), 0, 100, 101, 100, 100);
+	ev = analyzer_event_init(ANALYZER_EV_SYSCALL_ENTRY, US(15), 0);
+	feed(ev);
+	ev = analyzer_event_init(ANALYZER_EV_SYSCALL_EXIT, US(16), 0);
+	feed(ev);
+	sw(US(20), 1, 0, 0, 101);
+	sw(US(100), 1, 101, BLOCKED, 0);
+	waking(US(300), 0, 101);		/* 100 is not in a syscall: a timer interrupt */
+	sw(US(310), 1, 0, 0, 101);
+	sw(US(400), 1, 101, BLOCKED, 0);
+	sw(US(500), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_expect_str_eq(actions(101), "run 80; sleep 200; run 90; sleep 100");
+}
+
+Test(core, waker_that_exits_is_a_join)
+{
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	fork_ev(US(10), 0, 100, 101, 100, 100);
+	sw(US(20), 1, 0, 0, 101);
+	sw(US(100), 0, 100, BLOCKED, 0);	/* pthread_join */
+	waking(US(400), 1, 100);		/* 101's exit path wakes the joiner */
+	exit_ev(US(401), 1, 101);
+	sw(US(402), 1, 101, 64, 0);		/* TASK_DEAD */
+	sw(US(410), 0, 0, 0, 100);
+	sw(US(500), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_expect_str_eq(actions(100), "run 10; create 101; run 90; join 101; run 90");
+	cr_expect_str_eq(actions(101), "run 382");
+	cr_expect_eq(thread(100)->stats.n_joins, 1);
+	cr_expect_eq(thread(101)->stats.n_wakes, 0);
+}
+
+Test(core, child_ended_before_join_is_joined_at_its_exit)
+{
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	fork_ev(US(10), 0, 100, 101, 100, 100);
+	sw(US(20), 1, 0, 0, 101);
+	exit_ev(US(200), 1, 101);
+	sw(US(201), 1, 101, 64, 0);
+	sw(US(1000), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_expect_str_eq(actions(100), "run 10; create 101; run 190; join 101; run 800");
+	cr_expect_eq(thread(101)->parent, 0);
+}
+
+Test(core, short_blocks_are_folded_into_run)
+{
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	sw(US(100), 0, 100, BLOCKED, 0);
+	waking(US(110), 1, 100);		/* 10 us < --min-block 20 us */
+	sw(US(110), 0, 0, 0, 100);
+	sw(US(200), 0, 100, BLOCKED, 0);
+	waking(US(300), 1, 100);		/* 100 us: kept */
+	sw(US(300), 0, 0, 0, 100);
+	sw(US(400), 0, 100, PREEMPTED, 0);
+	finish_ok();
+	cr_expect_str_eq(actions(100), "run 200; sleep 100; run 100");
+	cr_expect_eq(thread(100)->stats.n_folded, 1);
+}
+
+Test(core, missing_switch_in_after_idle_is_inferred_at_the_wakeup)
+{
+	start(true);
+	sw(US(0), 1, 0, 0, 100);
+	sw(US(1000), 1, 100, BLOCKED, 0);	/* CPU 1 goes idle */
+	waking(US(2000), 0, 100);
+	/* no sched_switch from idle to 100 on CPU 1 (this machine's kernel) */
+	sw(US(5000), 1, 100, BLOCKED, 0);
+	finish_ok();
+	cr_expect_eq(thread(100)->stats.busy_ns, US(4000));
+	cr_expect_eq(thread(100)->stats.blocked_ns, US(1000));
+	cr_expect_eq(thread(100)->stats.n_inferred, 1);
+	cr_expect_str_eq(actions(100), "run 1000; sleep 1000; run 3000");
+}
+
+Test(core, missing_switch_in_never_turns_idle_time_into_run)
+{
+	start(true);
+	sw(US(0), 1, 0, 0, 100);
+	sw(US(1000), 1, 100, BLOCKED, 0);
+	/* the wake-up is lost too: without evidence, run starts at the switch-out */
+	sw(US(5000), 1, 100, BLOCKED, 0);
+	sw(US(6000), 1, 0, 0, 0);
+	finish_ok();
+	cr_expect_eq(thread(100)->stats.busy_ns, US(1000));
+	cr_expect_eq(thread(100)->stats.n_inferred, 1);
+}
+
+Test(core, sched_stat_runtime_places_the_switch_in_and_gives_cpu_time)
+{
+	start(true);
+	sw(US(0), 1, 0, 0, 100);
+	runtime_ev(US(1000), 1, 100, US(1000));
+	sw(US(1000), 1, 100, BLOCKED, 0);
+	waking(US(2000), 0, 100);
+	runtime_ev(US(5000), 1, 100, US(2000));	/* started at 3000, not at the wake-up */
+	sw(US(5000), 1, 100, BLOCKED, 0);
+	finish_ok();
+	cr_expect_eq(thread(100)->stats.busy_ns, US(3000));
+	cr_expect(thread(100)->stats.busy_exact);
+	cr_expect_eq(thread(100)->stats.waiting_ns, US(1000));
+	cr_expect_str_eq(actions(100), "run 1000; sleep 1000; run 2000");
+}
+
+Test(core, run_actions_are_scaled_to_sched_stat_runtime)
+{
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	runtime_ev(US(1000), 0, 100, US(500));	/* only half of the slot was CPU time */
+	sw(US(1000), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_expect_eq(thread(100)->stats.busy_ns, US(500));
+	cr_expect_str_eq(actions(100), "run 500");
+}
+
+Test(core, trace_starting_mid_run_counts_from_the_cpu_first_event)
+{
+	struct analyzer_event ev;
+
+	start(true);
+	sw(US(0), 0, 7, BLOCKED, 8);
+	ev = analyzer_event_init(ANALYZER_EV_OTHER, US(100), 1);	/* CPU 1's first event */
+	feed(ev);
+	sw(US(300), 0, 8, BLOCKED, 0);
+	sw(US(700), 1, 100, BLOCKED, 0);	/* 100 was running since CPU 1's first event */
+	finish_ok();
+	cr_expect_eq(thread(100)->stats.busy_ns, US(600));
+	cr_expect(thread(100)->pre_existing);
+}
+
+Test(core, trace_ending_mid_run_or_mid_block_closes_at_the_end)
+{
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	fork_ev(US(10), 0, 100, 101, 100, 100);
+	sw(US(100), 0, 100, BLOCKED, 101);
+	sw(US(1000), 1, 0, 0, 0);		/* end of trace at 1000 */
+	finish_ok();
+	cr_expect_eq(thread(101)->stats.busy_ns, US(900));
+	cr_expect_eq(thread(100)->stats.blocked_ns, US(900));
+	cr_expect_eq(thread(100)->end_ns, US(1000));
+}
+
+Test(core, reused_tid_gets_a_fresh_id)
+{
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	fork_ev(US(10), 0, 100, 101, 100, 100);
+	exit_ev(US(50), 1, 101);
+	fork_ev(US(100), 0, 100, 101, 100, 100);
+	sw(US(200), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_assert_eq(res->n_threads, 3);
+	cr_expect_eq(res->threads[1].id, 101);
+	cr_expect_eq(res->threads[2].id, 1000000101ULL);
+	cr_expect_eq(res->threads[2].tid, 101);
+}
+
+Test(core, no_match_lists_candidates)
+{
+	opts.pid = 4242;
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	sw(US(100), 0, 100, BLOCKED, 0);
+	cr_assert_eq(finish(), DPS_ERR_INVAL);
+	cr_expect(strstr(diag.msg, "matches no thread") != NULL, "%s", diag.msg);
+	cr_expect(strstr(diag.msg, "100") != NULL, "%s", diag.msg);
+}
+
+Test(core, several_processes_matching_a_name_is_an_error)
+{
+	struct analyzer_event ev;
+
+	opts.pid = -1;
+	opts.comm = "app";
+	start(true);
+	statedump(0, 100, 100, 1);
+	statedump(0, 200, 200, 1);
+	ev = analyzer_event_init(ANALYZER_EV_OTHER, US(10), 0);
+	feed(ev);
+	cr_assert_eq(finish(), DPS_ERR_INVAL);
+	cr_expect(strstr(diag.msg, "2 processes") != NULL, "%s", diag.msg);
+}
+
+Test(core, pre_existing_threads_attach_to_the_root)
+{
+	start(true);
+	statedump(0, 100, 100, 1);
+	statedump(0, 102, 100, 1);
+	sw(US(10), 0, 0, 0, 100);
+	sw(US(20), 1, 0, 0, 102);
+	sw(US(50), 1, 102, BLOCKED, 0);
+	sw(US(100), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_assert_eq(res->n_threads, 2);
+	cr_expect_eq(res->threads[0].tid, 100);
+	cr_expect(thread(102)->pre_existing);
+	cr_expect_eq(thread(102)->parent, 0);
+	cr_expect_str_eq(actions(100), "create 102; run 90");
+}
+
+Test(core, child_processes_only_with_follow_children)
+{
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	fork_ev(US(10), 0, 100, 300, 100, 300);	/* a new process */
+	sw(US(20), 1, 0, 0, 300);
+	exit_ev(US(60), 1, 300);
+	sw(US(61), 1, 300, 64, 0);
+	sw(US(100), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_expect_eq(res->n_threads, 1);
+	cr_expect_str_eq(actions(100), "run 100");
+}
+
+Test(core, child_processes_followed)
+{
+	opts.follow_children = true;
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	fork_ev(US(10), 0, 100, 300, 100, 300);
+	sw(US(20), 1, 0, 0, 300);
+	exit_ev(US(60), 1, 300);
+	sw(US(61), 1, 300, 64, 0);
+	sw(US(100), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_expect_eq(res->n_threads, 2);
+	cr_expect_str_eq(actions(100), "run 10; create 300; run 50; join 300; run 40");
+}
+
+Test(core, heap_from_libc_events_with_null_and_unknown_frees)
+{
+	struct analyzer_event ev;
+
+	start(false);
+	ev = analyzer_event_init(ANALYZER_EV_ALLOC, US(0), 0);
+	ev.ctx_tid = 100;
+	ev.ctx_pid = 100;
+	ev.a = 0x1000;
+	ev.b = 64;
+	feed(ev);
+	ev = analyzer_event_init(ANALYZER_EV_REALLOC, US(10), 0);
+	ev.ctx_tid = 100;
+	ev.ctx_pid = 100;
+	ev.a = 0x1000;
+	ev.b = 256;
+	ev.c = 0x2000;
+	feed(ev);
+	ev = analyzer_event_init(ANALYZER_EV_FREE, US(20), 0);
+	ev.ctx_tid = 100;
+	ev.ctx_pid = 100;
+	ev.a = 0;
+	feed(ev);
+	ev.ts = US(25);
+	ev.a = 0x9999;
+	feed(ev);
+	ev.ts = US(30);
+	ev.a = 0x2000;
+	feed(ev);
+	finish_ok();
+	cr_expect_str_eq(actions(100), "heap +64; run 10; heap +192; run 20; heap -256");
+	cr_expect_eq(thread(100)->stats.n_free_null, 1);
+	cr_expect_eq(thread(100)->stats.n_free_unknown, 1);
+	cr_expect_eq(thread(100)->stats.heap_peak_bytes, 256);
+}
+
+Test(core, stack_depth_from_sp)
+{
+	struct analyzer_event ev;
+
+	start(false);
+	ev = analyzer_event_init(ANALYZER_EV_FUNC_ENTRY, US(0), 0);
+	ev.ctx_tid = 100;
+	ev.ctx_pid = 100;
+	ev.flags = ANALYZER_EVF_HAS_SP;
+	ev.b = 0x7000;
+	feed(ev);
+	ev.ts = US(5);
+	ev.b = 0x7000 - 512;
+	feed(ev);
+	ev.kind = ANALYZER_EV_FUNC_EXIT;
+	ev.ts = US(9);
+	ev.b = 0x7000;
+	feed(ev);
+	finish_ok();
+	cr_expect_str_eq(actions(100), "run 5; stack +512; run 4; stack -512");
+	cr_expect_eq(thread(100)->stats.stack_peak_bytes, 512);
+}
+
+Test(core, dps_events_alone_give_the_timeline)
+{
+	struct analyzer_event ev;
+
+	opts.pid = 100;
+	start(false);
+	ev = analyzer_event_init(ANALYZER_EV_DPS_THREAD_BEGIN, US(0), 0);
+	ev.ctx_tid = 100;
+	ev.ctx_pid = 100;
+	ev.a = 1;
+	feed(ev);
+	ev.kind = ANALYZER_EV_DPS_CREATE;
+	ev.ts = US(10);
+	ev.a = 2;
+	feed(ev);
+	ev = analyzer_event_init(ANALYZER_EV_DPS_THREAD_BEGIN, US(12), 1);
+	ev.ctx_tid = 101;
+	ev.ctx_pid = 100;
+	ev.a = 2;
+	feed(ev);
+	ev = analyzer_event_init(ANALYZER_EV_DPS_SLEEP_BEGIN, US(20), 0);
+	ev.ctx_tid = 100;
+	ev.ctx_pid = 100;
+	feed(ev);
+	ev.kind = ANALYZER_EV_DPS_SLEEP_END;
+	ev.ts = US(120);
+	feed(ev);
+	ev = analyzer_event_init(ANALYZER_EV_DPS_JOIN_BEGIN, US(130), 0);
+	ev.ctx_tid = 100;
+	ev.ctx_pid = 100;
+	ev.a = 2;
+	feed(ev);
+	ev = analyzer_event_init(ANALYZER_EV_DPS_THREAD_END, US(150), 1);
+	ev.ctx_tid = 101;
+	ev.ctx_pid = 100;
+	ev.a = 2;
+	feed(ev);
+	ev = analyzer_event_init(ANALYZER_EV_DPS_JOIN_END, US(160), 0);
+	ev.ctx_tid = 100;
+	ev.ctx_pid = 100;
+	ev.a = 2;
+	feed(ev);
+	ev.kind = ANALYZER_EV_DPS_THREAD_END;
+	ev.ts = US(170);
+	ev.a = 1;
+	feed(ev);
+	finish_ok();
+	cr_assert_eq(res->n_threads, 2);
+	cr_expect_str_eq(actions(100), "run 12; create 101; run 8; sleep 100; run 10; join 101; "
+				       "run 10");
+}
+
+Test(core, discarded_events_mark_the_result_partial)
+{
+	struct analyzer_event ev;
+
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	ev = analyzer_event_init(ANALYZER_EV_DISCARDED, US(50), -1);
+	ev.a = 12;
+	ev.b = (int64_t)US(80);
+	feed(ev);
+	sw(US(100), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_expect(res->partial);
+	cr_expect(strstr(res->partial_reason, "12 events discarded") != NULL, "%s",
+		  res->partial_reason);
+	cr_expect(res->actset->partial);
+}
