@@ -273,8 +273,14 @@ static void write_action(const struct dps_actset *set, const struct dps_action *
 	int n;
 
 	/* Padded so the comments line up: the table reads like the .act file beside it. */
-	n = snprintf(init, sizeof(init), "{%" PRId64 ", %" PRIu32 ", %" PRIu32 "},", a->arg,
-		     a->kind, a->line);
+	if (a->arg == INT64_MIN) {
+		/* -9223372036854775808 would be the negation of a constant too big for int64. */
+		n = snprintf(init, sizeof(init), "{INT64_MIN, %" PRIu32 ", %" PRIu32 "},", a->kind,
+			     a->line);
+	} else {
+		n = snprintf(init, sizeof(init), "{%" PRId64 ", %" PRIu32 ", %" PRIu32 "},", a->arg,
+			     a->kind, a->line);
+	}
 	fprintf(out, "\t%s%*s/* %s ", init, n < 24 ? 24 - n : 1, "", kind);
 	switch (a->kind) {
 	case DPS_ACT_RUN:
@@ -315,7 +321,9 @@ static void write_threads(const struct dps_actset *set, FILE *out)
 		const struct dps_actset_thread *th = &set->threads[t];
 
 		simgen_sanitize_name(th->comm, name, SIMGEN_THREAD_NAME_MAX);
-		fprintf(out, "\t{%" PRIu64 ", ", th->id);
+		/* Ids above INT64_MAX need the suffix, or the constant is "so large that it
+		 * is unsigned" (a warning). */
+		fprintf(out, "\t{%" PRIu64 "%s, ", th->id, th->id > INT64_MAX ? "u" : "");
 		if (name[0]) {
 			fprintf(out, "\"%s\", ", name);
 		} else {

@@ -198,7 +198,9 @@ struct set_name {
 	char name[32];
 };
 
-static struct set_name good_sets[] = {{"listing10"}, {"waitwake"}, {"memory"}, {"hostile"}};
+static struct set_name good_sets[] = {
+	{"listing10"}, {"waitwake"}, {"memory"}, {"hostile"}, {"edge"},
+};
 
 ParameterizedTestParameters(simgen, output_matches_its_golden_file)
 {
@@ -754,4 +756,26 @@ Test(simgen, what_if_knobs_scale_the_right_threads, .timeout = 300)
 	cr_expect_float_eq(run, 0.7, 0.0015, "12005 run_req %.3f ms: %s", run, r.err);
 	cr_expect_float_eq(sleep, 0.4, 0.0015, "12005 sleep_req %.3f ms: %s", sleep, r.err);
 	run_fini(&r);
+}
+
+/* The parser stops at +-(2^63-1) bytes, but a set built in memory can hold INT64_MIN, whose
+ * decimal literal is not valid C: the generated code must still compile warning-free. */
+Test(simgen, int64_min_argument_stays_valid_c)
+{
+	struct dps_actset *set = dps_actset_create();
+	struct dps_diag diag = {{0}};
+	char path[4200];
+	struct run c;
+	size_t t;
+
+	cr_assert_not_null(set);
+	t = dps_actset_add_thread(set, 1);
+	cr_assert_eq(dps_actset_append(set, t, DPS_ACT_HEAP, INT64_MIN, 1), DPS_OK);
+	cr_assert_eq(dps_actset_resolve(set, &diag), DPS_OK, "%s", diag.msg);
+	snprintf(path, sizeof(path), "%s/min.c", tmp_dir);
+	cr_assert_eq(simgen_write_file(set, NULL, path, &diag), SIMGEN_OK, "%s", diag.msg);
+	c = compile_object(path);
+	cr_expect_eq(c.status, 0, "%s", c.err);
+	run_fini(&c);
+	dps_actset_destroy(set);
 }
