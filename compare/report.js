@@ -580,4 +580,31 @@
 	renderTable();
 	renderMemory();
 	document.body.setAttribute('data-rendered', '1');
+	if (location.hash === '#selftest') selfTest();
+
+	/*
+	 * Exercises zoom, redraw and hover the way a user would (tests open the report with
+	 * #selftest in headless Chromium, where no one moves a mouse) and reports in
+	 * data-selftest: "ok", or what failed.
+	 */
+	function selfTest() {
+		var fails = [], p = panels[0], r = rows.findIndex(function (x) { return x.i[0] >= 0; });
+		var t = threadOf(0, r), span = view.t1 - view.t0;
+		zoomAt((view.t0 + view.t1) / 2, 0.5);
+		panels.forEach(renderVisible);
+		if (Math.abs((view.t1 - view.t0) - span / 2) > span * 1e-6) fails.push('zoom span');
+		if (p.rowVer[r] !== viewVersion) fails.push('redraw after zoom');
+		setView(full0, full1);
+		panels.forEach(renderVisible);
+		if (t && t.nseg) {
+			var box = p.svg.getBoundingClientRect(), mid = (t.b[0] + t.e[0]) / 2;
+			hover(p, { clientX: box.left + X(p, mid), clientY: box.top + r * RH + RH / 2 });
+			if (tip.textContent.indexOf('state: ' + KIND[t.k[0]]) < 0) fails.push('hover: ' + tip.textContent);
+			hideTip();
+		}
+		selectRow(r);
+		panels.forEach(renderVisible);
+		if (!p.rowEls[r].querySelector('.sel')) fails.push('select');
+		document.body.setAttribute('data-selftest', fails.length ? fails.join('; ') : 'ok');
+	}
 })();

@@ -17,6 +17,9 @@
 	"--headless --no-sandbox --disable-gpu --disable-quic --no-first-run "                     \
 	"--disable-background-networking --disable-component-update --disable-sync"
 
+/* URL fragment for the next make_report ("#selftest" runs the page's interaction self-test) */
+static const char *url_fragment = "";
+
 struct report {
 	char dir[64];
 	char *html;	/* the file */
@@ -59,8 +62,8 @@ static struct report make_report(const char *fmt, ...)
 	cr_assert_not_null(r.html);
 	free(cmd);
 	cr_assert_gt(asprintf(&cmd, "timeout 180 chromium " CHROMIUM_FLAGS
-				    " --user-data-dir=%s/profile --dump-dom file://%s/r.html",
-			      r.dir, r.dir), 0);
+				    " --user-data-dir=%s/profile --dump-dom file://%s/r.html%s",
+			      r.dir, r.dir, url_fragment), 0);
 	r.dom = ct_run_capture(cmd, &err);
 	cr_assert_eq(ct_last_status, 0, "chromium failed (is it installed? scripts/setup.sh "
 		     "installs it): %s", err);
@@ -165,5 +168,17 @@ Test(compare_report, eight_thousand_threads_stay_drawable, .timeout = 300)
 	assert_all_drawn(&r, 8001, 8001);
 	/* generous: per-pixel culling keeps the file and the page small */
 	cr_expect_lt(r.html_len, 16u << 20, "report of %zu bytes", r.html_len);
+	report_fini(&r);
+}
+
+Test(compare_report, zoom_hover_and_selection_work, .timeout = 240)
+{
+	struct report r;
+
+	url_fragment = "#selftest";
+	r = make_report("base double2");
+	url_fragment = "";
+	cr_expect(strstr(r.dom, "data-selftest=\"ok\""), "self-test: %.300s",
+		  strstr(r.dom, "data-selftest") ? strstr(r.dom, "data-selftest") : "(not run)");
 	report_fini(&r);
 }
