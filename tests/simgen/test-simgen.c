@@ -199,7 +199,7 @@ struct set_name {
 };
 
 static struct set_name good_sets[] = {
-	{"listing10"}, {"waitwake"}, {"memory"}, {"hostile"}, {"edge"},
+    {"listing10"}, {"waitwake"}, {"memory"}, {"hostile"}, {"edge"},
 };
 
 ParameterizedTestParameters(simgen, output_matches_its_golden_file)
@@ -778,4 +778,36 @@ Test(simgen, int64_min_argument_stays_valid_c)
 	cr_expect_eq(c.status, 0, "%s", c.err);
 	run_fini(&c);
 	dps_actset_destroy(set);
+}
+
+Test(simgen, standard_output_gets_the_same_program)
+{
+	char expect[4200];
+	char *const argv[] = {(char *)dps_bin(), (char *)"gen", (char *)"sets/waitwake",
+			      (char *)"-o",	 (char *)"-",	NULL};
+	struct run r = run_in(data_dir(), argv, NULL);
+	char *want;
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	snprintf(expect, sizeof(expect), "%s/waitwake.expect", data_dir());
+	want = read_all(expect, NULL);
+	cr_assert_not_null(want);
+	cr_expect_str_eq(r.out, want);
+	free(want);
+	run_fini(&r);
+}
+
+/* Without -o the program is ./NAME, NAME being the set directory's (trailing '/' ignored). */
+Test(simgen, build_without_output_names_the_program_after_the_set, .timeout = 300)
+{
+	char set[4200], prog[4300];
+	char *const argv[] = {(char *)dps_bin(), (char *)"build", set, NULL};
+	struct run r;
+
+	snprintf(set, sizeof(set), "%s/sets/memory/", data_dir());
+	snprintf(prog, sizeof(prog), "%s/memory", tmp_dir);
+	r = run_in(tmp_dir, argv, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(access(prog, X_OK) == 0, "no %s", prog);
+	run_fini(&r);
 }
