@@ -76,15 +76,34 @@ static double signed_pct(const struct compare_value *v)
 	return ((double)v->v[1] - (double)v->v[0]) / fabs((double)v->v[0]) * 100.0;
 }
 
-/* Copies a name for the terminal: control characters (escape sequences) become '?'. */
+static size_t utf8_len(const unsigned char *s);
+
+/*
+ * Copies a name for the terminal: control characters (escape sequences) and invalid UTF-8
+ * become '?', and a name cut to fit is cut between characters.
+ */
 static void sanitize_name(const char *in, char *out, size_t len)
 {
+	const unsigned char *p = (const unsigned char *)in;
 	size_t i = 0;
 
-	for (; *in && i + 1 < len; in++) {
-		unsigned char c = (unsigned char)*in;
+	while (*p) {
+		size_t n = utf8_len(p);
 
-		out[i++] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+		if (n == 0 || n == 1) {
+			if (i + 2 > len) {
+				break;
+			}
+			out[i++] = (n == 0 || *p < 0x20 || *p == 0x7f) ? '?' : (char)*p;
+			p++;
+			continue;
+		}
+		if (i + n + 1 > len) {
+			break;
+		}
+		memcpy(out + i, p, n);
+		i += n;
+		p += n;
 	}
 	out[i] = '\0';
 }
@@ -115,6 +134,8 @@ static void format_cell_pct(const struct compare_value *v, char *buf, size_t len
 		snprintf(buf, len, "-");
 	} else if (isnan(p)) {
 		snprintf(buf, len, "new");
+	} else if (p == 0) {
+		snprintf(buf, len, "0.0%%");
 	} else {
 		snprintf(buf, len, "%+.1f%%", p);
 	}
