@@ -238,3 +238,22 @@ Test(compare_cli, a_trace_against_its_own_action_set)
 	free(cmd);
 	free(t);
 }
+
+Test(compare_cli, memory_curves_of_a_real_trace_against_themselves)
+{
+	struct analyzer_result *a = load_trace("ls-ust", 5035), *b = load_trace("ls-ust", 5035);
+	struct compare_result *res = NULL;
+	struct dps_diag diag = { { 0 } };
+
+	cr_assert_eq(compare_run(a, COMPARE_INPUT_TRACE, "a", b, COMPARE_INPUT_TRACE, "b", &res,
+				 &diag), DPS_OK, "%s", diag.msg);
+	cr_assert(res->has_mem, "ls-ust has malloc/free and function entry/exit events");
+	cr_expect_gt(res->mem.n_points[0], 100, "heap changes compared");
+	cr_expect_gt(res->mem.n_points[1], 100, "stack changes compared");
+	cr_expect_eq(res->mem.max_abs[0], 0);
+	cr_expect_eq(res->mem.max_abs[1], 0);
+	assert_zero_error(res);
+	compare_result_destroy(res);
+	analyzer_result_destroy(a);
+	analyzer_result_destroy(b);
+}
