@@ -227,7 +227,9 @@ static void bench_threads(void)
 	static struct dps_thread_desc th[PLAYED + 1];
 	struct dps_program prog = { .name = "threads", .threads = th, .n_threads = PLAYED + 1 };
 	struct dps_play_options opts;
-	double played[5];
+	double played[5], raw_many[5];
+	static pthread_t pts[PLAYED];
+	static uint64_t started[PLAYED];
 
 	for (size_t i = 0; i < N; i++) {
 		uint64_t started = 0, t0;
@@ -249,6 +251,19 @@ static void bench_threads(void)
 		root[PLAYED + i - 1] = (struct dps_action){ .kind = DPS_ACT_JOIN, .arg = (int64_t)i };
 		th[i] = (struct dps_thread_desc){ .id = i, .actions = NULL, .n_actions = 0 };
 	}
+	/* the floor for the played case: the same pattern with raw pthreads (all alive at once, so
+	 * each needs a fresh stack mapping, unlike the one-at-a-time rows above) */
+	for (size_t r = 0; r < 5; r++) {
+		uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+
+		for (size_t i = 0; i < PLAYED; i++) {
+			pthread_create(&pts[i], NULL, empty_thread, &started[i]);
+		}
+		for (size_t i = 0; i < PLAYED; i++) {
+			pthread_join(pts[i], NULL);
+		}
+		raw_many[r] = (double)(clock_ns(CLOCK_MONOTONIC) - t0) / PLAYED;
+	}
 	th[0] = (struct dps_thread_desc){ .id = 0, .actions = root, .n_actions = 2 * PLAYED };
 	dps_play_options_default(&opts);
 	opts.summary = false;
@@ -264,9 +279,14 @@ static void bench_threads(void)
 	       quantile(create, N, 0.5) / 1000, quantile(create, N, 0.9) / 1000);
 	printf("| pthread_join of an ended thread | %d | %.1f us | %.1f us |\n", N,
 	       quantile(join, N, 0.5) / 1000, quantile(join, N, 0.9) / 1000);
-	printf("| player: create + join of an empty thread (%d per play) | 5 plays | %.1f us | "
-	       "%.1f us |\n\n",
-	       PLAYED, quantile(played, 5, 0.5) / 1000, quantile(played, 5, 0.9) / 1000);
+	printf("| raw: %d pthread_create, then %d pthread_join, per thread | 5 rounds | %.1f us | "
+	       "%.1f us |\n",
+	       PLAYED, PLAYED, quantile(raw_many, 5, 0.5) / 1000, quantile(raw_many, 5, 0.9) / 1000);
+	printf("| player: the same as create/join actions of an empty thread, per thread | 5 plays | "
+	       "%.1f us | %.1f us |\n\n",
+	       quantile(played, 5, 0.5) / 1000, quantile(played, 5, 0.9) / 1000);
+	printf("Player / raw (same pattern): %.2f x\n\n",
+	       quantile(played, 5, 0.5) / quantile(raw_many, 5, 0.5));
 }
 
 int main(int argc, char **argv)

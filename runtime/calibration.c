@@ -171,7 +171,7 @@ static void describe_machine(char *buf, size_t len)
 			char *colon = strchr(line, ':');
 
 			if (!strncmp(line, "model name", 10) && colon) {
-				snprintf(model, sizeof(model), "%s", colon + 2);
+				snprintf(model, sizeof(model), "%.100s", colon + 2);
 				model[strcspn(model, "\n")] = '\0';
 				break;
 			}
@@ -182,7 +182,7 @@ static void describe_machine(char *buf, size_t len)
 		snprintf(buf, len, "%s", model);
 		return;
 	}
-	snprintf(buf, len, "%s %s %s", u.nodename, u.machine, model);
+	snprintf(buf, len, "%.32s %.16s %.72s", u.nodename, u.machine, model);
 }
 
 /* Loops per µs of thread CPU time (immune to preemption, which only delays wall time). */

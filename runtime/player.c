@@ -76,13 +76,13 @@ struct player {
 	size_t running;			/* started, not ended, not blocked */
 	int aborted;			/* read without the lock: atomics */
 	int error;			/* first error, under the lock */
+	size_t n_created;		/* pthread_create calls, under the lock (fault injection) */
 	uint64_t t0;
 };
 
 /* Fault injection for the tests of the failure paths: the Nth pthread_create (1-based) of
- * the next dps_play() fails. 0 = off. */
+ * each dps_play() fails. 0 = off. */
 static size_t fail_create_at;
-static size_t create_count;
 
 void dps__player_fail_create_at(size_t n)
 {
@@ -215,8 +215,8 @@ static void do_create(struct player *pl, struct slot *self, const struct dps_act
 		}
 		goto end;
 	}
-	create_count++;
-	if (fail_create_at && create_count == fail_create_at) {
+	pl->n_created++;
+	if (fail_create_at && pl->n_created == fail_create_at) {
 		rc = 11;	/* EAGAIN, as when the thread limit is hit */
 	} else {
 		rc = pthread_create(&child->pt, NULL, thread_main, child);
@@ -600,7 +600,6 @@ int dps_play(const struct dps_program *prog, const struct dps_play_options *opts
 	dps__ensure_init();
 	pl.prog = prog;
 	pl.opts = *opts;
-	create_count = 0;
 	pthread_mutex_init(&pl.lock, NULL);
 	pl.slots = calloc(prog->n_threads, sizeof(*pl.slots));
 	if (!pl.slots) {
@@ -630,6 +629,7 @@ int dps_play(const struct dps_program *prog, const struct dps_play_options *opts
 	pl.running = 1;
 	play_thread(&pl.slots[prog->root]);
 	pthread_setname_np(pthread_self(), old_name);
+	dps__tls_id = 0;
 	lttng_ust_context_procname_reset();
 
 	/* Reap every pthread no joiner claimed; claimed ones end before their joiner does. */

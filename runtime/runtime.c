@@ -28,8 +28,9 @@ static struct dps_config config;
 #define CPU_MODE_LAST_CHUNK_READS 2.0
 /* Chunks aim this fraction of what remains so that a loop rate that dropped since the last
  * measurement (frequency scaling, a busy sibling hyperthread: +-25 % on the reference VM)
- * still lands short of the target and the next read corrects it. */
-#define CPU_MODE_CHUNK_FRACTION 0.9
+ * or time the hypervisor steals from the vCPU (counted as the thread's CPU time) still lands
+ * short of the target and the next read corrects it. */
+#define CPU_MODE_CHUNK_FRACTION 0.75
 
 const char *dps_run_mode_name(enum dps_run_mode mode)
 {

@@ -151,7 +151,7 @@ ParameterizedTestParameters(cli, run_of_a_bad_set_exits_2_and_runs_nothing)
 
 ParameterizedTest(struct bad_run *c, cli, run_of_a_bad_set_exits_2_and_runs_nothing)
 {
-	char expect[256];
+	char expect[320];
 
 	for (size_t i = 0; i < 3 && c->files[i][0][0]; i++) {
 		write_file("set", c->files[i][0], c->files[i][1]);
@@ -250,7 +250,7 @@ Test(cli, hand_stub_builds_against_the_installed_libdps, .timeout = 300)
 	snprintf(prefix, sizeof(prefix), "%s/prefix", dir);
 	snprintf(pc, sizeof(pc), "%s/lib/pkgconfig", prefix);
 	snprintf(cmd, sizeof(cmd),
-		 "cmake --install '%s' --prefix '%s' >/dev/null "
+		 "cmake --install '%s' --prefix '%s' --component libdps >/dev/null "
 		 "&& ls '%s'/include/dps/dps.h >/dev/null "
 		 "&& PKG_CONFIG_PATH='%s' cc -std=gnu11 -Wall -Werror '%s/runtime/examples/hand-stub.c' "
 		 "$(PKG_CONFIG_PATH='%s' pkg-config --cflags --libs dps) -o '%s/hand-stub' "
