@@ -85,8 +85,9 @@ row() { # name, paper cycles (or -), our key
     echo "at every point: heap = mallinfo2 (uordblks + hblkhd) change minus the calibrated"
     echo "heap_overhead, stack = stack-pointer depth minus the calibrated stack_offset. \"heap raw\" is"
     echo "the mallinfo2 change without the overhead model (allocator chunk headers and rounding)."
-    echo "Time overhead = (replayed - desired) / desired total time of the curve; median and p90 over"
-    echo "the runs. The floor is the paper's algorithm as printed (one alloca of the asked bytes per"
+    echo "Time overhead = (replayed - desired) / desired total time of the curve, in runs without the"
+    echo "per-point measurement (it costs about as much as the gap between points of a dense curve);"
+    echo "median and p90 over the runs. The floor is the paper's algorithm as printed (one alloca of the asked bytes per"
     echo "rise, no compensation), measured in the same run. Targets: heap 0 B, stack <= 64 B, time"
     echo "<= 0.1 %."
     echo

@@ -381,27 +381,36 @@ static double clock_cost_ns(void)
 	return (double)(t - t0) / 1000;
 }
 
-/* Least squares of y = a * u + b * v (no intercept). */
-static void fit2(const double *u, const double *v, const double *y, size_t n, double *a,
-		 double *b)
+/*
+ * y = a * u + b * v, v = the faults beyond the first. The two terms are nearly collinear and a
+ * busy machine adds outliers, so each is a median: a from the points without extra faults
+ * (y / u), then b from the others ((y - a * u) / v). stack: u is 1 (eq. 8's constant term).
+ */
+static void fit_use(const double *u, const double *v, const double *y, size_t n, double *a,
+		    double *b)
 {
-	double suu = 0, svv = 0, suv = 0, suy = 0, svy = 0, det;
+	double *r = calloc(n ? n : 1, sizeof(double));
+	size_t k = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		suu += u[i] * u[i];
-		svv += v[i] * v[i];
-		suv += u[i] * v[i];
-		suy += u[i] * y[i];
-		svy += v[i] * y[i];
-	}
-	det = suu * svv - suv * suv;
-	if (fabs(det) < 1e-9) {
-		*a = suu > 0 ? suy / suu : 0;
-		*b = 0;
+	*a = 0;
+	*b = 0;
+	if (!r) {
 		return;
 	}
-	*a = (suy * svv - svy * suv) / det;
-	*b = (svy * suu - suy * suv) / det;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] == 0 && u[i] > 0) {
+			r[k++] = y[i] / u[i];
+		}
+	}
+	*a = median(r, k);
+	k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] > 0) {
+			r[k++] = (y[i] - *a * u[i]) / v[i];
+		}
+	}
+	*b = median(r, k);
+	free(r);
 }
 
 /* time_basic (eq. 1): the whole algorithm per point, zero delay, 1-byte stack, no heap. */
@@ -502,7 +511,7 @@ static int measure_time_heap(struct dps_mem_calibration *cal, double clock_ns)
 	}
 	cal->heap_alloc_fault_ns = median(fault, n_fault);
 	cal->heap_alloc_nofault_ns = median(nofault, n_nofault);
-	fit2(u, v, y, m, &cal->heap_use_iter_ns, &cal->heap_use_fault_ns);
+	fit_use(u, v, y, m, &cal->heap_use_iter_ns, &cal->heap_use_fault_ns);
 end:
 	free(nofault);
 	free(fault);
@@ -591,7 +600,7 @@ static int measure_time_stack(struct dps_mem_calibration *cal, double clock_ns)
 		v[i] = pf > 1 ? (double)(pf - 1) : 0;
 		y[i] = (double)times[i].stack_use_ns - clock_ns;
 	}
-	fit2(u, v, y, STACK_POINTS, &cal->stack_use_base_ns, &cal->stack_use_fault_ns);
+	fit_use(u, v, y, STACK_POINTS, &cal->stack_use_base_ns, &cal->stack_use_fault_ns);
 	cal->stack_alloc_ns = median(nofault, n_nofault);
 	cal->stack_alloc_fault_ns = median(fault, n_fault);
 end:

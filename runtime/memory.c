@@ -32,7 +32,8 @@
 #include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/allocator_interface.h>
+/* From libasan (sanitizer/allocator_interface.h, not always installed). */
+size_t __sanitizer_get_current_allocated_bytes(void);
 #endif
 
 #include "memory-internal.h"
