@@ -191,8 +191,15 @@
 		else if (r % 2) body.push('<rect class="stripe" x="0" y="' + y + '" width="' + p.W +
 			'" height="' + RH + '"/>');
 		if (RH >= 10) {
-			body.push('<text x="' + (4 + Math.min(rows[r].d, 12) * 8) + '" y="' + (y + RH - 4) + '">' +
-				esc(rowName(r)) + '</text>');
+			var name = rowName(r), ind = 4 + Math.min(rows[r].d, 12) * 8;
+			if (name.length > 30) name = name.slice(0, 29) + '\u2026';
+			body.push('<text x="' + ind + '" y="' + (y + RH - 4) + '">' + esc(name) + '</text>');
+			/* in the simulated panel, the CPU error next to the name: where to look first */
+			var e = p.s === 1 && rows[r].m === 'matched' ? pctNum(rows[r].v[0]) : 0;
+			if (e !== 0 && Math.abs(e) < 1e29 && Math.abs(e) >= 0.05) {
+				body.push('<text class="badge ' + (e > 0 ? 'pos' : 'neg') + '" x="' + (LW - 4) + '" y="' +
+					(y + RH - 4) + '" text-anchor="end">' + (e > 0 ? '+' : '') + e.toFixed(1) + '%</text>');
+			}
 		}
 		if (!t) {
 			body.push('<rect class="absent" x="' + LW + '" y="' + (y + off) + '" width="' + (p.W - LW) +
