@@ -1142,8 +1142,11 @@ int dps_actset_load_dir(const char *dir, struct dps_actset **out, struct dps_dia
 			goto nomem;
 		}
 	}
-	/* Deterministic order whatever readdir gives: by id. */
-	qsort(set->threads, set->n_threads, sizeof(*set->threads), compare_ids);
+	/* Deterministic order whatever readdir gives: by id. (An empty directory has no array,
+	 * and qsort must not get NULL; resolve() reports it.) */
+	if (set->n_threads) {
+		qsort(set->threads, set->n_threads, sizeof(*set->threads), compare_ids);
+	}
 	for (size_t t = 1; t < set->n_threads; t++) {
 		if (set->threads[t].id == set->threads[t - 1].id) {
 			dps_diag_set(diag, set->threads[t].path, 0, 0,

@@ -72,6 +72,9 @@ static int run(char *const argv[])
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	slurp(out_path, out_text, sizeof(out_text));
 	slurp(err_path, err_text, sizeof(err_text));
+	/* Under sanitizers the child's reports land in its stderr, not ours: fail on them here. */
+	cr_assert_null(strstr(err_text, "Sanitizer"), "%s: %s", argv[1], err_text);
+	cr_assert_null(strstr(err_text, "runtime error:"), "%s: %s", argv[1], err_text);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
