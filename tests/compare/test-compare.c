@@ -374,3 +374,75 @@ Test(compare, json_document_parses_and_carries_the_figures)
 	unlink(path);
 	pair_fini(&p);
 }
+
+Test(compare, partial_inputs_are_marked_partial_in_every_output)
+{
+	struct pair p = compare_sets("base", "partial");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	cr_expect_not(p.res->side[0].model->partial);
+	cr_expect(p.res->side[1].model->partial);
+	f = open_memstream(&buf, &len);
+	cr_assert_eq(compare_write_json(p.res, f), DPS_OK);
+	fclose(f);
+	cr_expect(strstr(buf, "\"partial\": true, \"partial_reason\": \"12 events discarded"), "%s",
+		  buf);
+	free(buf);
+	f = open_memstream(&buf, &len);
+	cr_assert_eq(compare_write_text(p.res, f, true), DPS_OK);
+	fclose(f);
+	cr_expect(strstr(buf, "PARTIAL: 12 events discarded"), "%s", buf);
+	free(buf);
+	f = open_memstream(&buf, &len);
+	cr_assert_eq(compare_write_html(p.res, NULL, f), DPS_OK);
+	fclose(f);
+	cr_expect(strstr(buf, "PARTIAL: 12 events discarded"));
+	free(buf);
+	pair_fini(&p);
+}
+
+Test(compare, figures_are_humanized)
+{
+	static const struct {
+		int64_t ns;
+		bool sign;
+		const char *want;
+	} ns_cases[] = {
+		{ 0, false, "0 ns" },	       { 0, true, "0 ns" },
+		{ 850, false, "850 ns" },      { -850, true, "-850 ns" },
+		{ 12300, true, "+12.30 us" },  { 4500000, false, "4.50 ms" },
+		{ 1234000000, false, "1.234 s" },
+	};
+	static const struct {
+		double bytes;
+		const char *want;
+	} b_cases[] = {
+		{ 0, "0 B" }, { 1023, "1023 B" }, { 4096, "4.0 KiB" }, { -65536, "-64.0 KiB" },
+		{ 3.5 * 1024 * 1024, "3.5 MiB" },
+	};
+	char buf[32];
+
+	for (size_t i = 0; i < sizeof(ns_cases) / sizeof(ns_cases[0]); i++) {
+		cr_expect_str_eq(compare_format_ns(ns_cases[i].ns, ns_cases[i].sign, buf, sizeof(buf)),
+				 ns_cases[i].want);
+	}
+	for (size_t i = 0; i < sizeof(b_cases) / sizeof(b_cases[0]); i++) {
+		cr_expect_str_eq(compare_format_bytes(b_cases[i].bytes, buf, sizeof(buf)),
+				 b_cases[i].want);
+	}
+}
+
+Test(compare, relative_errors_of_edge_values)
+{
+	struct compare_value both_zero = { { 0, 0 }, { true, true } };
+	struct compare_value from_zero = { { 0, 5 }, { true, true } };
+	struct compare_value one_side = { { 7, 0 }, { true, false } };
+	struct compare_value half = { { 200, 100 }, { true, true } };
+
+	cr_expect_float_eq(compare_value_err_pct(&both_zero), 0.0, 1e-12);
+	cr_expect_float_eq(compare_value_err_pct(&from_zero), 100.0, 1e-12);
+	cr_expect_float_eq(compare_value_err_pct(&one_side), 100.0, 1e-12);
+	cr_expect_float_eq(compare_value_err_pct(&half), 50.0, 1e-12);
+}
