@@ -31,6 +31,7 @@ struct ev {
 	char procname[32];
 	uint64_t id, req_ns, act_ns, peer, cpu_ns;
 	int64_t mode;
+	int64_t delta_bytes, size_bytes, depth_bytes, real_depth_bytes;
 	bool has_req;
 };
 
@@ -157,6 +158,10 @@ static void record(const bt_message *msg)
 	e->act_ns = get_int(payload, "act_ns", &v) ? (uint64_t)v : 0;
 	e->cpu_ns = get_int(payload, "cpu_ns", &v) ? (uint64_t)v : 0;
 	e->mode = get_int(payload, "mode", &v) ? v : -1;
+	e->delta_bytes = get_int(payload, "delta_bytes", &v) ? v : 0;
+	e->size_bytes = get_int(payload, "size_bytes", &v) ? v : -1;
+	e->depth_bytes = get_int(payload, "depth_bytes", &v) ? v : -1;
+	e->real_depth_bytes = get_int(payload, "real_depth_bytes", &v) ? v : -1;
 	if (get_int(payload, "child_id", &v) || get_int(payload, "waker_id", &v) ||
 	    get_int(payload, "wakee_id", &v)) {
 		e->peer = (uint64_t)v;
@@ -303,7 +308,11 @@ Test(live, dps_run_is_traced_per_thread_in_order, .init = make_dir, .fini = remo
 	static const char *const root_seq[] = {
 		"dps:thread_begin", "dps:run_begin", "dps:run_end", "dps:create",
 		"dps:sleep_begin", "dps:sleep_end", "dps:wake", "dps:join_begin",
-		"dps:join_end", "dps:thread_end",
+		"dps:join_end", "dps:create", "dps:join_begin", "dps:join_end", "dps:thread_end",
+	};
+	static const char *const memory_seq[] = {
+		"dps:thread_begin", "dps:heap", "dps:stack", "dps:run_begin", "dps:run_end",
+		"dps:stack", "dps:heap", "dps:thread_end",
 	};
 	static const char *const worker_seq[] = {
 		"dps:thread_begin", "dps:wait_begin", "dps:wait_end", "dps:run_begin",
@@ -313,7 +322,8 @@ Test(live, dps_run_is_traced_per_thread_in_order, .init = make_dir, .fini = remo
 	const char *bin = getenv("DPS_BIN");
 	char *argv[] = { (char *)bin, (char *)"run", set, (char *)"--mode", (char *)"wall",
 			 (char *)"--no-summary", NULL };
-	int64_t root, worker;
+	int64_t root, worker, memory;
+	const struct ev *e;
 	pid_t pid;
 	int status;
 	int ret;
@@ -321,7 +331,8 @@ Test(live, dps_run_is_traced_per_thread_in_order, .init = make_dir, .fini = remo
 	cr_assert_not_null(bin);
 	snprintf(set, sizeof(set), "%s/set", dir);
 	mkdir(set, 0755);
-	write_file("1.act", "run 2000\ncreate 2\nsleep 5000\nwake 2\njoin 2\n");
+	write_file("1.act", "run 2000\ncreate 2\nsleep 5000\nwake 2\njoin 2\ncreate 3\njoin 3\n");
+	write_file("3.act", "heap +65536\nstack +4096\nrun 100\nstack -4096\nheap -65536\n");
 	write_file("2.act", "wait 1\nrun 3000\nsleep 1000\n");
 	write_file("manifest", "dps-manifest 1\nroot 1\nthread 1 comm \"live-root\"\n"
 			       "thread 2 comm \"live-worker\"\n");
@@ -356,6 +367,22 @@ Test(live, dps_run_is_traced_per_thread_in_order, .init = make_dir, .fini = remo
 	cr_assert_neq(root, worker);
 	check_sequence(root, root_seq, sizeof(root_seq) / sizeof(root_seq[0]));
 	check_sequence(worker, worker_seq, sizeof(worker_seq) / sizeof(worker_seq[0]));
+	memory = vtid_of(3);
+	check_sequence(memory, memory_seq, sizeof(memory_seq) / sizeof(memory_seq[0]));
+
+	/* memory events: the heap stub's size and the stack depth after each action */
+	e = find(memory, "dps:heap", 0);
+	cr_assert_eq(e->delta_bytes, 65536);
+	cr_assert_eq(e->size_bytes, 65536);
+	cr_assert_eq(find(memory, "dps:heap", 1)->size_bytes, 0);
+	e = find(memory, "dps:stack", 0);
+	cr_assert_eq(e->delta_bytes, 4096);
+	cr_assert_eq(e->depth_bytes, 4096);
+	cr_assert_geq(e->real_depth_bytes, 4096 - 1024, "real depth %" PRId64, e->real_depth_bytes);
+	cr_assert_leq(e->real_depth_bytes, 4096 + 1024, "real depth %" PRId64, e->real_depth_bytes);
+	e = find(memory, "dps:stack", 1);
+	cr_assert_eq(e->delta_bytes, -4096);
+	cr_assert_eq(e->depth_bytes, 0);
 
 	/* names and identity from the contexts */
 	cr_assert_str_eq(find(worker, "dps:run_begin", 0)->procname, "live-worker");
