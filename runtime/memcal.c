@@ -223,29 +223,36 @@ static int measure_heap_model(struct dps_mem_calibration *cal)
 		}
 	}
 	cal->heap_model_misses = best_miss;
-	/* Blocks above the largest dynamic mmap threshold (32 MiB) are always mmapped. */
-	for (int64_t hdr = 0; hdr <= 64; hdr += 8) {
-		uint64_t miss = 0, seen = 0;
+	/* Blocks above the largest dynamic mmap threshold (32 MiB) are always mmapped; sizes
+	 * around page boundaries tell the header. */
+	{
+		int64_t mdelta[6] = { 0 };
+		uint64_t msize[6];
+		bool seen = true;
 
 		for (int k = 0; k < 6; k++) {
-			uint64_t x = 33u * 1024 * 1024 + cal->page_size * (uint64_t)k -
-				     (uint64_t)(8 * k + 8);
-			struct dps_mem_calibration c = *cal;
-
-			c.heap_mmap_header_bytes = (uint64_t)hdr;
+			msize[k] = 33u * 1024 * 1024 + cal->page_size * (uint64_t)k -
+				   (uint64_t)(8 * k + 8);
 			dps_mem_heap_info(&a);
-			p = malloc(x);
+			p = malloc(msize[k]);
 			dps_mem_heap_info(&b);
-			if (p && b.mmapped_blocks > a.mmapped_blocks) {
-				seen++;
-				miss += (int64_t)x + dps_mem_heap_overhead(&c, x, true) !=
-					b.in_use_bytes - a.in_use_bytes;
-			}
+			seen = seen && p && b.mmapped_blocks > a.mmapped_blocks;
+			mdelta[k] = b.in_use_bytes - a.in_use_bytes;
 			free(p);
 		}
-		if (seen && !miss) {
-			cal->heap_mmap_header_bytes = (uint64_t)hdr;
-			break;
+		for (int64_t hdr = 0; seen && hdr <= 64; hdr += 8) {
+			struct dps_mem_calibration c = *cal;
+			bool ok = true;
+
+			c.heap_mmap_header_bytes = (uint64_t)hdr;
+			for (int k = 0; k < 6 && ok; k++) {
+				ok = (int64_t)msize[k] + dps_mem_heap_overhead(&c, msize[k], true) ==
+				     mdelta[k];
+			}
+			if (ok) {
+				cal->heap_mmap_header_bytes = (uint64_t)hdr;
+				break;
+			}
 		}
 	}
 end:
