@@ -569,6 +569,8 @@
 				svg.setAttribute('width', W);
 				svg.setAttribute('height', H);
 				svg.innerHTML = out.join('');
+				svg.memHover = { ts: ts, which: which, name: name, row: r, t0: t0,
+					t1: t1, ML: ML, W: W };
 			});
 			var m = rows[r].mem;
 			document.getElementById('mem-err').textContent = m ?
@@ -576,6 +578,30 @@
 				'; stack max error ' + fmtBytes(m[2]) + ', mean ' + fmtBytes(m[3]) + '.' :
 				'Only one run has memory samples for this thread.';
 		}
+		/* Value of a memory curve at time t (the sample at or before t; 0 before the first). */
+		function valueAt(t, which, tm) {
+			var h = t && t.h ? t.h : [], lo = 0, hi = h.length / 3;
+			while (lo < hi) {
+				var mid = (lo + hi) >> 1;
+				if (h[3 * mid] <= tm) lo = mid + 1; else hi = mid;
+			}
+			return lo ? h[3 * (lo - 1) + 1 + which] : 0;
+		}
+		['heap', 'stack'].forEach(function (name) {
+			var svg = document.getElementById('mem-' + name);
+			svg.addEventListener('mousemove', function (ev) {
+				var m = svg.memHover, box = svg.getBoundingClientRect();
+				if (!m) return;
+				var tm = m.t0 + (ev.clientX - box.left - m.ML) / Math.max(1, m.W - m.ML - 10) * (m.t1 - m.t0);
+				var lines = [rowName(m.row) + ' | ' + m.name + ' at ' + fmtNs(tm)];
+				[0, 1].forEach(function (s) {
+					if (m.ts[s]) lines.push((s ? 'measured (simulated) ' : 'desired (original) ') +
+						fmtBytes(valueAt(m.ts[s], m.which, tm)));
+				});
+				showTip(ev, lines);
+			});
+			svg.addEventListener('mouseleave', hideTip);
+		});
 		sel.onchange = draw;
 		draw();
 		window.addEventListener('resize', draw);
@@ -604,9 +630,23 @@
 		setView(full0, full1);
 		panels.forEach(renderVisible);
 		if (t && t.nseg) {
+			/* a point of the first segment away from any mark (marks win the hover) */
 			var box = p.svg.getBoundingClientRect(), mid = (t.b[0] + t.e[0]) / 2;
+			[0.3, 0.7, 0.1, 0.9, 0.5].some(function (f) {
+				var c = t.b[0] + f * (t.e[0] - t.b[0]);
+				mid = c;
+				return !t.mt.some(function (m) { return Math.abs(m - c) * p.scale < 8; });
+			});
 			hover(p, { clientX: box.left + X(p, mid), clientY: box.top + r * RH + RH / 2 });
 			if (tip.textContent.indexOf('state: ' + KIND[t.k[0]]) < 0) fails.push('hover: ' + tip.textContent);
+			hideTip();
+		}
+		var ms = document.getElementById('mem-heap');
+		if (ms && ms.memHover) {
+			var mb = ms.getBoundingClientRect();
+			ms.dispatchEvent(new MouseEvent('mousemove', { clientX: mb.left + mb.width / 2,
+				clientY: mb.top + 20 }));
+			if (tip.textContent.indexOf('desired (original)') < 0) fails.push('memory hover');
 			hideTip();
 		}
 		selectRow(r);

@@ -182,3 +182,15 @@ Test(compare_report, zoom_hover_and_selection_work, .timeout = 240)
 		  strstr(r.dom, "data-selftest") ? strstr(r.dom, "data-selftest") : "(not run)");
 	report_fini(&r);
 }
+
+Test(compare_report, memory_hover_works, .timeout = 240)
+{
+	struct report r;
+
+	url_fragment = "#selftest";
+	r = make_report("mem mem-off");
+	url_fragment = "";
+	cr_expect(strstr(r.dom, "data-selftest=\"ok\""), "self-test: %.300s",
+		  strstr(r.dom, "data-selftest") ? strstr(r.dom, "data-selftest") : "(not run)");
+	report_fini(&r);
+}
