@@ -35,6 +35,9 @@ static inline uint64_t dps__cputime_ns(void)
 
 /* The action-set id of the calling thread for events (0 outside the player). */
 extern __thread uint64_t dps__tls_id;
+/* Set while this thread calibrates: its PSF calls fire no events (they would land in the
+ * trace of the program being recorded as thousands of anonymous runs). */
+extern __thread bool dps__tls_silent;
 
 /* Makes sure dps_init() ran (with defaults when the caller never called it). */
 void dps__ensure_init(void);

@@ -15,6 +15,7 @@
 
 struct dps_calibration dps__calibration;
 __thread uint64_t dps__tls_id;
+__thread bool dps__tls_silent;
 
 static __thread bool tls_prepared;
 /* cpu mode: the loop rate this thread last observed (loops per µs of CPU); 0 = calibration. */
@@ -246,7 +247,9 @@ uint64_t dps__run(uint64_t ns, enum dps_run_mode mode, uint32_t line)
 	uint64_t id = dps__tls_id;
 	uint64_t t0, t1;
 
-	lttng_ust_tracepoint(dps, run_begin, id, ns, 0, (int)mode, line);
+	if (!dps__tls_silent) {
+		lttng_ust_tracepoint(dps, run_begin, id, ns, 0, (int)mode, line);
+	}
 	t0 = dps__now_ns();
 	switch (mode) {
 	case DPS_RUN_CPU:
@@ -261,7 +264,9 @@ uint64_t dps__run(uint64_t ns, enum dps_run_mode mode, uint32_t line)
 		break;
 	}
 	t1 = dps__now_ns();
-	lttng_ust_tracepoint(dps, run_end, id, ns, t1 - t0, (int)mode, line);
+	if (!dps__tls_silent) {
+		lttng_ust_tracepoint(dps, run_end, id, ns, t1 - t0, (int)mode, line);
+	}
 	return t1 - t0;
 }
 

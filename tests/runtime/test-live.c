@@ -298,7 +298,8 @@ static void check_pair(int64_t vtid, const char *begin, const char *end, uint64_
 	/* trace timestamps bracket the measured interval (both within the events' cost) */
 	cr_assert_geq(d + 50000, e->act_ns, "%s..%s %" PRIu64 " ns vs act %" PRIu64, begin, end, d,
 		      e->act_ns);
-	cr_assert_lt(d, req_ns + 20 * MS, "%s..%s took %" PRIu64 " ns for %" PRIu64, begin, end,
+	/* generous: other builds may preempt us for a while */
+	cr_assert_lt(d, req_ns + 300 * MS, "%s..%s took %" PRIu64 " ns for %" PRIu64, begin, end,
 		     d, req_ns);
 }
 
@@ -320,7 +321,7 @@ Test(live, dps_run_is_traced_per_thread_in_order, .init = make_dir, .fini = remo
 	};
 	char session[64], out[256], set[256];
 	const char *bin = getenv("DPS_BIN");
-	char *argv[] = { (char *)bin, (char *)"run", set, (char *)"--mode", (char *)"wall",
+	char *argv[] = { (char *)bin, (char *)"run", set, (char *)"--mode", (char *)"cpu",
 			 (char *)"--no-summary", NULL };
 	int64_t root, worker, memory;
 	const struct ev *e;
@@ -346,7 +347,9 @@ Test(live, dps_run_is_traced_per_thread_in_order, .init = make_dir, .fini = remo
 			session);
 	ret = ret ?: sh("lttng start '%s' >/dev/null", session);
 	if (!ret) {
-		setenv("DPS_CALIBRATION", "override", 1);
+		/* A quick calibration at start, on the thread that then plays the root: its
+		 * measurement must leave no event but dps:calibration in the trace. */
+		unsetenv("DPS_CALIBRATION");
 		ret = posix_spawn(&pid, bin, NULL, NULL, argv, environ);
 		ret = ret ?: (waitpid(pid, &status, 0) == pid && WIFEXITED(status) ?
 				      WEXITSTATUS(status) : 99);
@@ -392,7 +395,7 @@ Test(live, dps_run_is_traced_per_thread_in_order, .init = make_dir, .fini = remo
 	cr_assert_eq(find(root, "dps:wake", 0)->peer, 2);
 	cr_assert_eq(find(worker, "dps:wait_begin", 0)->peer, 1);
 	cr_assert_eq(find(root, "dps:join_end", 0)->peer, 2);
-	cr_assert_eq(find(root, "dps:run_begin", 0)->mode, 2, "wall mode");
+	cr_assert_eq(find(root, "dps:run_begin", 0)->mode, 1, "cpu mode");
 
 	/* durations */
 	check_pair(root, "dps:run_begin", "dps:run_end", 2 * MS);
@@ -400,7 +403,7 @@ Test(live, dps_run_is_traced_per_thread_in_order, .init = make_dir, .fini = remo
 	check_pair(worker, "dps:run_begin", "dps:run_end", 3 * MS);
 	check_pair(worker, "dps:sleep_begin", "dps:sleep_end", 1 * MS);
 	cr_assert_geq(find(worker, "dps:thread_end", 0)->cpu_ns, 3 * MS - MS / 10,
-		      "the worker spun 3 ms");
+		      "the worker ran 3 ms of CPU (cpu mode)");
 
 	/* across threads */
 	cr_assert_lt(find(root, "dps:create", 0)->ts, find(worker, "dps:thread_begin", 0)->ts);

@@ -71,7 +71,7 @@ Test(player, plays_a_single_thread_and_reports_it)
 
 Test(player, join_of_a_thread_that_already_ended)
 {
-	static const struct dps_action a0[] = { ACT(CREATE, 1), ACT(SLEEP, 20 * MS),
+	static const struct dps_action a0[] = { ACT(CREATE, 1), ACT(SLEEP, 100 * MS),
 						ACT(JOIN, 1) };
 	static const struct dps_action a1[] = { ACT(RUN, 100 * US) };
 	static const struct dps_thread_desc th[] = { THREAD(1, a0), THREAD(2, a1) };
@@ -79,8 +79,8 @@ Test(player, join_of_a_thread_that_already_ended)
 	struct dps_play_result r;
 
 	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
-	cr_assert_lt(r.threads[1].end_ns, 20 * MS, "the child ended before the join");
-	cr_assert_geq(r.threads[0].end_ns, 20 * MS);
+	cr_assert_lt(r.threads[1].end_ns, 100 * MS, "the child ended before the join");
+	cr_assert_geq(r.threads[0].end_ns, 100 * MS);
 	dps_play_result_fini(&r);
 }
 
@@ -373,8 +373,8 @@ static bool task_named(const char *want)
 
 Test(player, threads_carry_the_recorded_name_truncated_to_15)
 {
-	static const struct dps_action a0[] = { ACT(CREATE, 1), ACT(SLEEP, 300 * MS), ACT(JOIN, 1) };
-	static const struct dps_action a1[] = { ACT(SLEEP, 300 * MS) };
+	static const struct dps_action a0[] = { ACT(CREATE, 1), ACT(SLEEP, 1000 * MS), ACT(JOIN, 1) };
+	static const struct dps_action a1[] = { ACT(SLEEP, 1000 * MS) };
 	static const struct dps_thread_desc th[] = {
 		{ .id = 1, .name = "root-thread", .actions = a0, .n_actions = 3 },
 		{ .id = 2, .name = "worker-with-a-long-name", .actions = a1, .n_actions = 1 },
@@ -382,7 +382,7 @@ Test(player, threads_carry_the_recorded_name_truncated_to_15)
 	struct dps_program prog = { .threads = th, .n_threads = 2, .root = 0 };
 	struct name_probe p = { .prog = &prog };
 	pthread_t pt;
-	struct timespec ts = { 0, 100 * MS };
+	struct timespec ts = { 0, 250 * MS };
 
 	cr_assert_eq(pthread_create(&pt, NULL, play_in_thread, &p), 0);
 	nanosleep(&ts, NULL);

@@ -75,7 +75,7 @@ struct dps_calibration {
 	double work_spread_pct;		/* agreement across repeats (max-min)/median, % */
 	double clock_read_ns;		/* cost of one CLOCK_MONOTONIC read */
 	double cputime_read_ns;		/* cost of one CLOCK_THREAD_CPUTIME_ID read */
-	double action_overhead_ns;	/* fixed cost of one played action, tracepoints included */
+	double action_overhead_ns;	/* fixed cost of a zero-length run (events silenced) */
 	double thread_create_ns;	/* pthread_create + start */
 	double thread_join_ns;		/* pthread_join of an ended thread */
 	uint64_t timer_slack_ns;	/* slack set with PR_SET_TIMERSLACK while sleeping */
