@@ -104,7 +104,7 @@ static void clamp_table(struct dps_mem_alloc *tab, size_t n)
 
 static int play(const struct curve *c, bool paper, struct dps_mem_sample *s, struct stats *st)
 {
-	struct dps__mem_play_internal internal = { .raw_stack = paper };
+	struct dps__mem_play_internal internal = {.raw_stack = paper};
 	struct dps_mem_stub_options opts;
 	struct dps_mem_stub_result res;
 	char err[256] = "";
@@ -119,8 +119,10 @@ static int play(const struct curve *c, bool paper, struct dps_mem_sample *s, str
 		goto error;
 	}
 	st->late_us[st->runs] = ((double)res.actual_ns - (double)res.want_ns) / 1e3;
-	st->over_pct[st->runs++] = res.want_ns ?
-		100.0 * ((double)res.actual_ns - (double)res.want_ns) / (double)res.want_ns : 0;
+	st->over_pct[st->runs++] =
+	    res.want_ns
+		? 100.0 * ((double)res.actual_ns - (double)res.want_ns) / (double)res.want_ns
+		: 0;
 	opts.samples = s;
 	ret = dps__mem_stub_play_internal(c->tab, c->n, &opts, &internal, NULL, err, sizeof(err));
 	if (ret) {
@@ -153,8 +155,8 @@ static void svg_polyline(FILE *f, const struct dps_mem_sample *s, size_t n, bool
 	fprintf(f, "<polyline fill='none' style='%s' points='0,200", style);
 	for (size_t i = 0; i < n; i += step) {
 		double x = (double)(measured ? s[i].t_ns : s[i].want_ns) * x_scale;
-		double v = (double)(heap ? (measured ? s[i].heap_got : s[i].heap_want) :
-					   (measured ? s[i].stack_got : s[i].stack_want));
+		double v = (double)(heap ? (measured ? s[i].heap_got : s[i].heap_want)
+					 : (measured ? s[i].stack_got : s[i].stack_want));
 		double y = 200 - v * y_scale;
 
 		/* a step curve: the value holds until the next point */
@@ -180,13 +182,15 @@ static void plot(FILE *f, const struct curve *c, const struct dps_mem_sample *s)
 	fprintf(f, "<h2>%s, thread %llu: %zu points, %.3f ms</h2>\n", c->name,
 		(unsigned long long)c->id, c->n, (double)t_max / 1e6);
 	for (int heap = 1; heap >= 0; heap--) {
-		fprintf(f, "<p>%s (max %lld bytes): <span style='color:#1f77b4'>desired</span>, "
+		fprintf(f,
+			"<p>%s (max %lld bytes): <span style='color:#1f77b4'>desired</span>, "
 			"<span style='color:#d62728'>measured</span> (%s)</p>\n",
 			heap ? "heap in use" : "stack depth", (long long)(heap ? h_max : s_max),
-			heap ? "mallinfo2 minus heap_overhead" : "stack pointer minus stack_offset");
+			heap ? "mallinfo2 minus heap_overhead"
+			     : "stack pointer minus stack_offset");
 		fprintf(f, "<svg width='820' height='210' viewBox='-10 -5 820 210' "
-			"xmlns='http://www.w3.org/2000/svg'><rect x='0' y='0' width='800' "
-			"height='200' fill='#fafafa' stroke='#ccc'/>\n");
+			   "xmlns='http://www.w3.org/2000/svg'><rect x='0' y='0' width='800' "
+			   "height='200' fill='#fafafa' stroke='#ccc'/>\n");
 		svg_polyline(f, s, c->n, false, heap, 800.0 / (double)t_max,
 			     190.0 / (double)(heap ? h_max : s_max),
 			     "stroke:#1f77b4;stroke-width:3;opacity:0.5");
@@ -209,7 +213,7 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		char *eq;
 		struct dps_actset *set = NULL;
-		struct dps_diag diag = { 0 };
+		struct dps_diag diag = {0};
 
 		if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
 			runs = atoi(argv[++i]);
@@ -222,7 +226,8 @@ int main(int argc, char **argv)
 		}
 		eq = strchr(argv[i], '=');
 		if (!eq) {
-			fprintf(stderr, "usage: memory-replay [--runs N] [--html FILE] NAME=SETDIR...\n");
+			fprintf(stderr,
+				"usage: memory-replay [--runs N] [--html FILE] NAME=SETDIR...\n");
 			return 2;
 		}
 		*eq = '\0';
@@ -240,9 +245,8 @@ int main(int argc, char **argv)
 			}
 			clamp_table(tab, n);
 			curves = realloc(curves, (n_curves + 1) * sizeof(*curves));
-			curves[n_curves++] = (struct curve){ .name = argv[i],
-							     .id = set->threads[t].id,
-							     .tab = tab, .n = n };
+			curves[n_curves++] = (struct curve){
+			    .name = argv[i], .id = set->threads[t].id, .tab = tab, .n = n};
 		}
 		dps_actset_destroy(set);
 	}
@@ -252,19 +256,23 @@ int main(int argc, char **argv)
 			perror(html);
 			return 1;
 		}
-		fprintf(hf, "<!DOCTYPE html><html><head><meta charset='utf-8'><title>dps memory "
-			"stubs: desired vs measured</title></head><body style='font-family:sans-serif'>"
-			"<h1>Main-memory stubs: desired vs measured curves</h1>\n"
-			"<p>Written by bench/memory.sh (the memory-stub paper's Figure 3).</p>\n");
+		fprintf(
+		    hf,
+		    "<!DOCTYPE html><html><head><meta charset='utf-8'><title>dps memory "
+		    "stubs: desired vs measured</title></head><body style='font-family:sans-serif'>"
+		    "<h1>Main-memory stubs: desired vs measured curves</h1>\n"
+		    "<p>Written by bench/memory.sh (the memory-stub paper's Figure 3).</p>\n");
 	}
-	printf("| curve | thread | points | curve ms | heap peak B | stack peak B | heap max/mean err B "
-	       "| heap raw max err B | stack max/mean err B | time overhead %% median (p90), end late us median "
+	printf("| curve | thread | points | curve ms | heap peak B | stack peak B | heap max/mean "
+	       "err B "
+	       "| heap raw max err B | stack max/mean err B | time overhead %% median (p90), end "
+	       "late us median "
 	       "| paper-as-printed: stack max err B, time overhead %% median |\n");
 	printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (size_t k = 0; k < n_curves; k++) {
 		const struct curve *c = &curves[k];
 		struct dps_mem_sample *s = calloc(c->n, sizeof(*s));
-		struct stats dps = { 0 }, paper = { 0 };
+		struct stats dps = {0}, paper = {0};
 		uint64_t want = 0;
 		int64_t hp = 0, sp = 0, h = 0, st = 0;
 
@@ -286,15 +294,15 @@ int main(int argc, char **argv)
 			break;
 		}
 		printf("| %s | %llu | %zu | %.3f | %lld | %lld | %lld / %.1f | %lld | %lld / %.1f "
-		       "| %.4f (%.4f), %.1f | %lld, %.4f |\n", c->name, (unsigned long long)c->id, c->n,
-		       (double)want / 1e6, (long long)hp, (long long)sp, (long long)dps.heap_max,
-		       dps.heap_mean / runs, (long long)dps.heap_raw_max, (long long)dps.stack_max,
-		       dps.stack_mean / runs, quantile(dps.over_pct, dps.runs, 0.5),
-		       quantile(dps.over_pct, dps.runs, 0.9), quantile(dps.late_us, dps.runs, 0.5),
-		       (long long)paper.stack_max,
+		       "| %.4f (%.4f), %.1f | %lld, %.4f |\n",
+		       c->name, (unsigned long long)c->id, c->n, (double)want / 1e6, (long long)hp,
+		       (long long)sp, (long long)dps.heap_max, dps.heap_mean / runs,
+		       (long long)dps.heap_raw_max, (long long)dps.stack_max, dps.stack_mean / runs,
+		       quantile(dps.over_pct, dps.runs, 0.5), quantile(dps.over_pct, dps.runs, 0.9),
+		       quantile(dps.late_us, dps.runs, 0.5), (long long)paper.stack_max,
 		       quantile(paper.over_pct, paper.runs, 0.5));
 		if (hf) {
-			plot(hf, c, s);	/* the last dps run */
+			plot(hf, c, s); /* the last dps run */
 		}
 		free(s);
 	}

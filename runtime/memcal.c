@@ -156,9 +156,9 @@ void dps_mem_compensate(const struct dps_mem_calibration *cal, const struct dps_
 
 static int measure_heap_model(struct dps_mem_calibration *cal)
 {
-	static const uint64_t aligns[] = { 16, 8, 32, 1 };
-	static const uint64_t headers[] = { 8, 0, 16 };
-	static const uint64_t mins[] = { 32, 0, 16, 24, 48, 64 };
+	static const uint64_t aligns[] = {16, 8, 32, 1};
+	static const uint64_t headers[] = {8, 0, 16};
+	static const uint64_t mins[] = {32, 0, 16, 24, 48, 64};
 	int64_t *delta = calloc(HEAP_SWEEP + 1, sizeof(*delta));
 	void **keep = calloc((HEAP_SWEEP + 1) * HEAP_TRIES, sizeof(*keep));
 	size_t n_keep = 0;
@@ -226,7 +226,7 @@ static int measure_heap_model(struct dps_mem_calibration *cal)
 	/* Blocks above the largest dynamic mmap threshold (32 MiB) are always mmapped; sizes
 	 * around page boundaries tell the header. */
 	{
-		int64_t mdelta[6] = { 0 };
+		int64_t mdelta[6] = {0};
 		uint64_t msize[6];
 		bool seen = true;
 
@@ -246,8 +246,9 @@ static int measure_heap_model(struct dps_mem_calibration *cal)
 
 			c.heap_mmap_header_bytes = (uint64_t)hdr;
 			for (int k = 0; k < 6 && ok; k++) {
-				ok = (int64_t)msize[k] + dps_mem_heap_overhead(&c, msize[k], true) ==
-				     mdelta[k];
+				ok =
+				    (int64_t)msize[k] + dps_mem_heap_overhead(&c, msize[k], true) ==
+				    mdelta[k];
 			}
 			if (ok) {
 				cal->heap_mmap_header_bytes = (uint64_t)hdr;
@@ -276,10 +277,10 @@ static int measure_stack_model(struct dps_mem_calibration *cal)
 	struct dps_mem_alloc tab[2 * STACK_RISES + 1];
 	struct dps__mem_point_times times[2 * STACK_RISES + 1];
 	struct dps_mem_sample samples[2 * STACK_RISES + 1];
-	struct dps__mem_play_internal internal = { .raw_stack = true, .times = times };
+	struct dps__mem_play_internal internal = {.raw_stack = true, .times = times};
 	struct dps_mem_stub_options opts;
 	struct dps_mem_calibration c = *cal;
-	static const int64_t aligns[] = { 16, 8, 32, 64, 1 };
+	static const int64_t aligns[] = {16, 8, 32, 64, 1};
 	int64_t over_sum = 0, over_min = INT64_MAX, over_max = INT64_MIN;
 	bool fitted = false;
 	int ret;
@@ -296,8 +297,8 @@ static int measure_stack_model(struct dps_mem_calibration *cal)
 	c.stack_offset_bytes = 0;
 	c.heap_offset_bytes = 0;
 	opts.cal = &c;
-	ret = dps__mem_stub_play_internal(tab, 2 * STACK_RISES + 1, &opts, &internal, NULL, NULL,
-					  0);
+	ret =
+	    dps__mem_stub_play_internal(tab, 2 * STACK_RISES + 1, &opts, &internal, NULL, NULL, 0);
 	if (ret) {
 		goto end;
 	}
@@ -348,7 +349,7 @@ static double tsc_cycles_per_ns(void)
 {
 #if defined(__x86_64__)
 	uint64_t t0 = now_ns(), c0 = __builtin_ia32_rdtsc();
-	struct timespec ts = { .tv_sec = 0, .tv_nsec = 20 * 1000 * 1000 };
+	struct timespec ts = {.tv_sec = 0, .tv_nsec = 20 * 1000 * 1000};
 	uint64_t t1, c1;
 
 	nanosleep(&ts, NULL);
@@ -427,7 +428,7 @@ static void fit_use(const double *u, const double *v, const double *y, size_t n,
 static int measure_time_basic(struct dps_mem_calibration *cal)
 {
 	static struct dps_mem_alloc tab[BASIC_POINTS];
-	struct dps__mem_play_internal internal = { .raw_stack = true };
+	struct dps__mem_play_internal internal = {.raw_stack = true};
 	struct dps_mem_stub_options opts;
 	struct dps_mem_stub_result res;
 	double per[BASIC_RUNS];
@@ -435,14 +436,14 @@ static int measure_time_basic(struct dps_mem_calibration *cal)
 	int ret = DPS_OK;
 
 	for (size_t i = 0; i < BASIC_POINTS; i++) {
-		tab[i] = (struct dps_mem_alloc){ .time_ns = 0, .stack_alloc = 1, .heap_alloc = 0 };
+		tab[i] = (struct dps_mem_alloc){.time_ns = 0, .stack_alloc = 1, .heap_alloc = 0};
 	}
 	dps_mem_stub_options_default(&opts);
 	opts.compensate = false;
 	opts.cal = cal;
 	for (int r = 0; r < BASIC_RUNS; r++) {
-		ret = dps__mem_stub_play_internal(tab, BASIC_POINTS, &opts, &internal, &res, NULL,
-						  0);
+		ret =
+		    dps__mem_stub_play_internal(tab, BASIC_POINTS, &opts, &internal, &res, NULL, 0);
 		if (ret) {
 			goto end;
 		}
@@ -463,10 +464,10 @@ end:
 
 static int measure_time_heap(struct dps_mem_calibration *cal, double clock_ns)
 {
-	static const int64_t steps[] = { 48, 1000, 4096, 5000, 12288, 200, 20000, 50000 };
+	static const int64_t steps[] = {48, 1000, 4096, 5000, 12288, 200, 20000, 50000};
 	static struct dps_mem_alloc tab[HEAP_POINTS];
 	static struct dps__mem_point_times times[HEAP_POINTS];
-	struct dps__mem_play_internal internal = { .raw_stack = true, .times = times };
+	struct dps__mem_play_internal internal = {.raw_stack = true, .times = times};
 	struct dps_mem_stub_options opts;
 	double *u = calloc(HEAP_POINTS * 4, sizeof(double));
 	double *fault = calloc(HEAP_POINTS, sizeof(double));
@@ -484,9 +485,9 @@ static int measure_time_heap(struct dps_mem_calibration *cal, double clock_ns)
 	y = v + HEAP_POINTS;
 	for (size_t i = 0; i < HEAP_POINTS; i++) {
 		tab[i] = (struct dps_mem_alloc){
-			.time_ns = 0,
-			.stack_alloc = 1,
-			.heap_alloc = steps[i % (sizeof(steps) / sizeof(steps[0]))],
+		    .time_ns = 0,
+		    .stack_alloc = 1,
+		    .heap_alloc = steps[i % (sizeof(steps) / sizeof(steps[0]))],
 		};
 	}
 	memset(times, 0, sizeof(times));
@@ -541,25 +542,25 @@ struct stack_job {
 static void *run_stack_job(void *arg)
 {
 	struct stack_job *job = arg;
-	struct dps__mem_play_internal internal = { .raw_stack = true, .times = job->times };
+	struct dps__mem_play_internal internal = {.raw_stack = true, .times = job->times};
 	struct dps_mem_stub_options opts;
 
 	dps_mem_stub_options_default(&opts);
 	opts.compensate = false;
 	opts.cal = job->cal;
 	opts.samples = job->samples;
-	job->ret = dps__mem_stub_play_internal(job->tab, STACK_POINTS, &opts, &internal, NULL,
-					       NULL, 0);
+	job->ret =
+	    dps__mem_stub_play_internal(job->tab, STACK_POINTS, &opts, &internal, NULL, NULL, 0);
 	return NULL;
 }
 
 static int measure_time_stack(struct dps_mem_calibration *cal, double clock_ns)
 {
-	static const int64_t steps[] = { 64, 1000, 4096, 200, 9000, 16, 3000, 20000 };
+	static const int64_t steps[] = {64, 1000, 4096, 200, 9000, 16, 3000, 20000};
 	static struct dps_mem_alloc tab[STACK_POINTS];
 	static struct dps__mem_point_times times[STACK_POINTS];
 	static struct dps_mem_sample samples[STACK_POINTS];
-	struct stack_job job = { .cal = cal, .tab = tab, .times = times, .samples = samples };
+	struct stack_job job = {.cal = cal, .tab = tab, .times = times, .samples = samples};
 	double fault[STACK_POINTS], nofault[STACK_POINTS];
 	double u[STACK_POINTS], v[STACK_POINTS], y[STACK_POINTS];
 	size_t n_fault = 0, n_nofault = 0;
@@ -570,7 +571,7 @@ static int measure_time_stack(struct dps_mem_calibration *cal, double clock_ns)
 
 	for (size_t i = 0; i < STACK_POINTS; i++) {
 		tab[i] = (struct dps_mem_alloc){
-			.stack_alloc = steps[i % (sizeof(steps) / sizeof(steps[0]))],
+		    .stack_alloc = steps[i % (sizeof(steps) / sizeof(steps[0]))],
 		};
 	}
 	memset(times, 0, sizeof(times));
@@ -626,8 +627,8 @@ static double measure_sleep_overshoot(void)
 	for (int i = 0; i < SLEEP_SAMPLES; i++) {
 		uint64_t deadline = now_ns() + 200 * 1000;
 		struct timespec ts = {
-			.tv_sec = (time_t)(deadline / 1000000000u),
-			.tv_nsec = (long)(deadline % 1000000000u),
+		    .tv_sec = (time_t)(deadline / 1000000000u),
+		    .tv_nsec = (long)(deadline % 1000000000u),
 		};
 
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
@@ -768,35 +769,38 @@ struct key {
 	size_t offset;
 };
 
-#define KEY(name, type) { #name, type, offsetof(struct dps_mem_calibration, name) }
+#define KEY(name, type)                                                                            \
+	{                                                                                          \
+#name, type, offsetof(struct dps_mem_calibration, name)                            \
+	}
 
 static const struct key keys[] = {
-	KEY(format_version, KEY_INT),
-	KEY(measured, KEY_BOOL),
-	KEY(page_size, KEY_U64),
-	KEY(cycles_per_ns, KEY_DOUBLE),
-	KEY(time_basic_ns, KEY_DOUBLE),
-	KEY(time_basic_scv, KEY_DOUBLE),
-	KEY(sleep_overshoot_ns, KEY_DOUBLE),
-	KEY(heap_alloc_fault_ns, KEY_DOUBLE),
-	KEY(heap_alloc_nofault_ns, KEY_DOUBLE),
-	KEY(heap_use_iter_ns, KEY_DOUBLE),
-	KEY(heap_use_fault_ns, KEY_DOUBLE),
-	KEY(stack_alloc_ns, KEY_DOUBLE),
-	KEY(stack_alloc_fault_ns, KEY_DOUBLE),
-	KEY(stack_use_base_ns, KEY_DOUBLE),
-	KEY(stack_use_fault_ns, KEY_DOUBLE),
-	KEY(heap_offset_bytes, KEY_I64),
-	KEY(heap_chunk_header_bytes, KEY_U64),
-	KEY(heap_chunk_align_bytes, KEY_U64),
-	KEY(heap_chunk_min_bytes, KEY_U64),
-	KEY(heap_mmap_header_bytes, KEY_U64),
-	KEY(heap_model_misses, KEY_U64),
-	KEY(heap_tcache, KEY_BOOL),
-	KEY(stack_offset_bytes, KEY_I64),
-	KEY(stack_overhead_bytes, KEY_I64),
-	KEY(stack_align_bytes, KEY_U64),
-	KEY(stack_alloca_extra_bytes, KEY_I64),
+    KEY(format_version, KEY_INT),
+    KEY(measured, KEY_BOOL),
+    KEY(page_size, KEY_U64),
+    KEY(cycles_per_ns, KEY_DOUBLE),
+    KEY(time_basic_ns, KEY_DOUBLE),
+    KEY(time_basic_scv, KEY_DOUBLE),
+    KEY(sleep_overshoot_ns, KEY_DOUBLE),
+    KEY(heap_alloc_fault_ns, KEY_DOUBLE),
+    KEY(heap_alloc_nofault_ns, KEY_DOUBLE),
+    KEY(heap_use_iter_ns, KEY_DOUBLE),
+    KEY(heap_use_fault_ns, KEY_DOUBLE),
+    KEY(stack_alloc_ns, KEY_DOUBLE),
+    KEY(stack_alloc_fault_ns, KEY_DOUBLE),
+    KEY(stack_use_base_ns, KEY_DOUBLE),
+    KEY(stack_use_fault_ns, KEY_DOUBLE),
+    KEY(heap_offset_bytes, KEY_I64),
+    KEY(heap_chunk_header_bytes, KEY_U64),
+    KEY(heap_chunk_align_bytes, KEY_U64),
+    KEY(heap_chunk_min_bytes, KEY_U64),
+    KEY(heap_mmap_header_bytes, KEY_U64),
+    KEY(heap_model_misses, KEY_U64),
+    KEY(heap_tcache, KEY_BOOL),
+    KEY(stack_offset_bytes, KEY_I64),
+    KEY(stack_overhead_bytes, KEY_I64),
+    KEY(stack_align_bytes, KEY_U64),
+    KEY(stack_alloca_extra_bytes, KEY_I64),
 };
 
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
@@ -945,16 +949,19 @@ int dps_mem_calibration_load(const char *path, struct dps_mem_calibration *cal, 
 			}
 		}
 		if (!k) {
-			snprintf(err, errlen, "%s:%u: unknown key '%s' (expected a key written by "
-				 "dps calibrate --memory)", path, lineno, name);
+			snprintf(err, errlen,
+				 "%s:%u: unknown key '%s' (expected a key written by "
+				 "dps calibrate --memory)",
+				 path, lineno, name);
 			ret = DPS_ERR_INVAL;
 			goto end;
 		}
 		if (!parse_value(k, value, (char *)&c + k->offset)) {
 			snprintf(err, errlen, "%s:%u: bad value '%s' for %s (expected %s)", path,
 				 lineno, value, name,
-				 k->type == KEY_DOUBLE ? "a finite number" :
-				 k->type == KEY_BOOL ? "0 or 1" : "an integer");
+				 k->type == KEY_DOUBLE ? "a finite number"
+				 : k->type == KEY_BOOL ? "0 or 1"
+						       : "an integer");
 			ret = DPS_ERR_INVAL;
 			goto end;
 		}
@@ -972,8 +979,10 @@ int dps_mem_calibration_load(const char *path, struct dps_mem_calibration *cal, 
 	}
 	if (!c.page_size || (c.page_size & (c.page_size - 1)) || !c.stack_align_bytes ||
 	    !c.heap_chunk_align_bytes) {
-		snprintf(err, errlen, "%s: page_size, stack_align_bytes and heap_chunk_align_bytes "
-			 "must be non-zero (page_size a power of two)", path);
+		snprintf(err, errlen,
+			 "%s: page_size, stack_align_bytes and heap_chunk_align_bytes "
+			 "must be non-zero (page_size a power of two)",
+			 path);
 		ret = DPS_ERR_INVAL;
 		goto end;
 	}

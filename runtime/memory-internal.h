@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <dps/dps.h>
 #include <dps/dps-memory.h>
+#include <dps/dps.h>
 
 struct dps__mem_thread;
 
@@ -55,23 +55,23 @@ void dps__mem_set_stack_notify(struct dps__mem_thread *mem, dps__stack_done_fn f
  * applies it, and uses play_from to run the rest at the right depth. Returns the index where
  * the list ends (n). The notify callback, if set, gets ctx.
  */
-size_t dps__mem_stack_play(struct dps__mem_thread *mem, const struct dps_action *actions,
-			   size_t n, size_t i, dps__play_from_fn play_from, void *ctx);
+size_t dps__mem_stack_play(struct dps__mem_thread *mem, const struct dps_action *actions, size_t n,
+			   size_t i, dps__play_from_fn play_from, void *ctx);
 
 /*
  * For the calibration functions (memcal.c): the stub on a table with per-point timings, and
  * optionally the paper's uncompensated stack (alloca of exactly the asked bytes per rise).
  */
 struct dps__mem_point_times {
-	uint64_t heap_alloc_ns, heap_use_ns;	/* realloc; distmemset of the new heap */
-	uint64_t stack_alloc_ns, stack_use_ns;	/* alloca; distmemset of the new stack */
-	int64_t alloca_bytes;			/* stack pointer move of the alloca */
-	uintptr_t sp;				/* stack pointer when the point was done */
+	uint64_t heap_alloc_ns, heap_use_ns;   /* realloc; distmemset of the new heap */
+	uint64_t stack_alloc_ns, stack_use_ns; /* alloca; distmemset of the new stack */
+	int64_t alloca_bytes;		       /* stack pointer move of the alloca */
+	uintptr_t sp;			       /* stack pointer when the point was done */
 };
 
 struct dps__mem_play_internal {
-	bool raw_stack;				/* paper's uncompensated recursion */
-	struct dps__mem_point_times *times;	/* NULL or n entries */
+	bool raw_stack;			    /* paper's uncompensated recursion */
+	struct dps__mem_point_times *times; /* NULL or n entries */
 };
 
 int dps__mem_stub_play_internal(const struct dps_mem_alloc *table, size_t n,

@@ -45,18 +45,18 @@ struct mem_walk;
 struct mem_level;
 
 struct dps__mem_thread {
-	char *heap;			/* the heap stub's block (owned), NULL when empty */
-	size_t heap_size;		/* bytes the stub currently holds */
-	int status;			/* DPS_ERR_RANGE once a frame had to be capped */
+	char *heap;	  /* the heap stub's block (owned), NULL when empty */
+	size_t heap_size; /* bytes the stub currently holds */
+	int status;	  /* DPS_ERR_RANGE once a frame had to be capped */
 	/* stack replay */
-	int64_t target;			/* desired depth, sum of the stack changes */
-	uintptr_t root_sp;		/* stack pointer of depth 0 */
-	uintptr_t stack_limit;		/* lowest stack pointer a frame may reach */
-	uintptr_t stack_low;		/* lowest stack address touched so far */
+	int64_t target;	       /* desired depth, sum of the stack changes */
+	uintptr_t root_sp;     /* stack pointer of depth 0 */
+	uintptr_t stack_limit; /* lowest stack pointer a frame may reach */
+	uintptr_t stack_low;   /* lowest stack address touched so far */
 	uint64_t frames;
 	dps__stack_done_fn notify;
 	/* the player's walk */
-	const struct dps_action *actions;	/* borrowed: the list being played */
+	const struct dps_action *actions; /* borrowed: the list being played */
 	dps__play_from_fn play_from;
 	void *ctx;
 };
@@ -66,12 +66,12 @@ struct mem_walk {
 	struct dps__mem_thread *mem;
 	const struct dps_mem_calibration *cal;
 	size_t n;
-	bool raw;			/* paper's uncompensated stack (calibration) */
-	struct dps__mem_point_times *times;	/* NULL or n entries */
-	struct mem_level *levels;	/* the recursion's levels, [0] = root (mapped) */
+	bool raw;			    /* paper's uncompensated stack (calibration) */
+	struct dps__mem_point_times *times; /* NULL or n entries */
+	struct mem_level *levels;	    /* the recursion's levels, [0] = root (mapped) */
 	size_t levels_len;
-	size_t level;			/* current level */
-	uint64_t t_mark;		/* timing (calibration) */
+	size_t level;	 /* current level */
+	uint64_t t_mark; /* timing (calibration) */
 	/* plays points from i until one that changes the stack; returns its index or n */
 	size_t (*next)(struct mem_walk *w, size_t i);
 	int64_t (*delta)(struct mem_walk *w, size_t i);
@@ -179,13 +179,13 @@ void dps__mem_set_stack_notify(struct dps__mem_thread *mem, dps__stack_done_fn f
 
 static char *fit_block(const struct dps_mem_calibration *cal, char *block, size_t size)
 {
-	size_t want = (size_t)dps_mem_heap_overhead(cal, size, false) + size -
-		      cal->heap_chunk_header_bytes;
+	size_t want =
+	    (size_t)dps_mem_heap_overhead(cal, size, false) + size - cal->heap_chunk_header_bytes;
 	char *misfit[FIT_TRIES];
 	size_t n = 0;
 
 	if (!cal->heap_chunk_header_bytes) {
-		return block;	/* an allocator with no chunk slack (ASan) */
+		return block; /* an allocator with no chunk slack (ASan) */
 	}
 	while (n < FIT_TRIES) {
 		size_t have = malloc_usable_size(block);
@@ -304,9 +304,9 @@ static int64_t child_error(const struct dps_mem_calibration *cal, int64_t gap)
 /* One level of the recursion; kept out of the frames so that a frame is as small as it can be
  * (its size is the paper's stack_overhead, the smallest rise the stub can draw). */
 struct mem_level {
-	int64_t base;		/* depth of the level below (INT64_MIN at the root) */
-	int64_t top;		/* depth of this level */
-	uintptr_t sp;		/* its stack pointer */
+	int64_t base; /* depth of the level below (INT64_MIN at the root) */
+	int64_t top;  /* depth of this level */
+	uintptr_t sp; /* its stack pointer */
 };
 
 enum mem_step { STEP_STAY, STEP_RISE, STEP_LEAVE };
@@ -405,8 +405,8 @@ static __attribute__((noinline)) int64_t frame_alloca(struct mem_walk *w, size_t
 }
 
 /* A new frame is in place: touch its new pages, push its level, and do point j there. */
-static __attribute__((noinline)) void frame_enter(struct mem_walk *w, size_t j,
-						  volatile char *area, int64_t a, uintptr_t sp)
+static __attribute__((noinline)) void frame_enter(struct mem_walk *w, size_t j, volatile char *area,
+						  int64_t a, uintptr_t sp)
 {
 	struct dps__mem_thread *mem = w->mem;
 	struct dps__mem_point_times *tm = w->times ? &w->times[j] : NULL;
@@ -513,7 +513,7 @@ static __attribute__((noinline)) void walk_root(struct mem_walk *w, size_t i)
 	w->mem->root_sp = sp;
 	w->mem->stack_low = sp;
 	w->level = 0;
-	w->levels[0] = (struct mem_level){ .base = INT64_MIN, .top = 0, .sp = sp };
+	w->levels[0] = (struct mem_level){.base = INT64_MIN, .top = 0, .sp = sp};
 	walk_level(w, i);
 }
 
@@ -539,16 +539,16 @@ static void player_done(struct mem_walk *w, size_t i, uintptr_t sp)
 	}
 }
 
-size_t dps__mem_stack_play(struct dps__mem_thread *mem, const struct dps_action *actions,
-			   size_t n, size_t i, dps__play_from_fn play_from, void *ctx)
+size_t dps__mem_stack_play(struct dps__mem_thread *mem, const struct dps_action *actions, size_t n,
+			   size_t i, dps__play_from_fn play_from, void *ctx)
 {
 	struct mem_walk w = {
-		.mem = mem,
-		.cal = dps_mem_calibration_borrow(),
-		.n = n,
-		.next = player_next,
-		.delta = player_delta,
-		.done = player_done,
+	    .mem = mem,
+	    .cal = dps_mem_calibration_borrow(),
+	    .n = n,
+	    .next = player_next,
+	    .delta = player_delta,
+	    .done = player_done,
 	};
 	size_t max_frames = 0;
 
@@ -575,12 +575,12 @@ size_t dps__mem_stack_play(struct dps__mem_thread *mem, const struct dps_action 
  * The data-table stub (Listing 1 tables).
  */
 struct table_walk {
-	struct mem_walk w;		/* first: the callbacks get it */
+	struct mem_walk w; /* first: the callbacks get it */
 	const struct dps_mem_alloc *tab;
 	const struct dps_mem_stub_options *opts;
 	uint64_t t0;
-	uint64_t want_ns;		/* desired time of the current point */
-	uint64_t last_ns;		/* time the last point was done */
+	uint64_t want_ns; /* desired time of the current point */
+	uint64_t last_ns; /* time the last point was done */
 	int64_t heap_want;
 	uintptr_t user_sp;
 	struct dps_mem_heap_info heap0;
@@ -606,8 +606,8 @@ static void wait_until(uint64_t deadline, uint64_t spin_ns, uint64_t early)
 	if (deadline - now > spin_ns) {
 		uint64_t wake = deadline - spin_ns;
 		struct timespec ts = {
-			.tv_sec = (time_t)(wake / 1000000000u),
-			.tv_nsec = (long)(wake % 1000000000u),
+		    .tv_sec = (time_t)(wake / 1000000000u),
+		    .tv_nsec = (long)(wake % 1000000000u),
 		};
 
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
@@ -633,17 +633,17 @@ static void table_delay(struct table_walk *tw, size_t i)
 	}
 	deadline = tw->t0 + tw->want_ns;
 	if (tw->opts->compensate) {
-		double over = dps_mem_time_overhead_ns(tw->w.cal, p->heap_alloc,
-						       tw->w.mem->heap_size, p->stack_alloc,
-						       (uint64_t)(tw->w.mem->target > 0 ?
-								  tw->w.mem->target : 0));
+		double over = dps_mem_time_overhead_ns(
+		    tw->w.cal, p->heap_alloc, tw->w.mem->heap_size, p->stack_alloc,
+		    (uint64_t)(tw->w.mem->target > 0 ? tw->w.mem->target : 0));
 		uint64_t early = over > 0 ? (uint64_t)over : 0;
 
 		deadline = deadline > early ? deadline - early : 0;
 	}
 	wait_until(deadline, tw->opts->spin_ns,
-		   tw->opts->compensate && tw->w.cal->sleep_overshoot_ns > 0 ?
-			   (uint64_t)tw->w.cal->sleep_overshoot_ns : 0);
+		   tw->opts->compensate && tw->w.cal->sleep_overshoot_ns > 0
+		       ? (uint64_t)tw->w.cal->sleep_overshoot_ns
+		       : 0);
 }
 
 static void table_done(struct mem_walk *w, size_t i, uintptr_t sp)
@@ -722,7 +722,7 @@ void dps_mem_stub_options_default(struct dps_mem_stub_options *opts)
 
 int dps_mem_table_check(const struct dps_mem_alloc *table, size_t n, char *err, size_t errlen)
 {
-	const int64_t limit = (int64_t)1 << 46;	/* 64 TiB: far beyond any real curve */
+	const int64_t limit = (int64_t)1 << 46; /* 64 TiB: far beyond any real curve */
 	int64_t heap = 0, stack = 0;
 	int ret = DPS_OK;
 
@@ -743,10 +743,11 @@ int dps_mem_table_check(const struct dps_mem_alloc *table, size_t n, char *err, 
 		heap += p->heap_alloc;
 		stack += p->stack_alloc;
 		if (heap < 0 || stack < 0) {
-			snprintf(err, errlen,
-				 "point %zu: the %s goes below zero (%lld bytes); expected a curve that "
-				 "starts at 0 and stays >= 0", i, heap < 0 ? "heap" : "stack",
-				 (long long)(heap < 0 ? heap : stack));
+			snprintf(
+			    err, errlen,
+			    "point %zu: the %s goes below zero (%lld bytes); expected a curve that "
+			    "starts at 0 and stays >= 0",
+			    i, heap < 0 ? "heap" : "stack", (long long)(heap < 0 ? heap : stack));
 			ret = DPS_ERR_INVAL;
 			break;
 		}
@@ -760,8 +761,8 @@ int dps__mem_stub_play_internal(const struct dps_mem_alloc *table, size_t n,
 				struct dps_mem_stub_result *result, char *err, size_t errlen)
 {
 	struct dps_mem_stub_options defaults;
-	struct dps__mem_thread mem = { 0 };
-	struct table_walk tw = { 0 };
+	struct dps__mem_thread mem = {0};
+	struct table_walk tw = {0};
 	size_t max_frames = 0;
 	int slack = -1;
 	void *warm;
@@ -812,8 +813,10 @@ int dps__mem_stub_play_internal(const struct dps_mem_alloc *table, size_t n,
 	ret = tw.status;
 	if (!ret && mem.status) {
 		ret = mem.status;
-		snprintf(err, errlen, "the stack curve (peak %lld bytes) does not fit the thread's "
-			 "stack: capped", (long long)tw.res.stack_peak);
+		snprintf(err, errlen,
+			 "the stack curve (peak %lld bytes) does not fit the thread's "
+			 "stack: capped",
+			 (long long)tw.res.stack_peak);
 	} else if (ret) {
 		snprintf(err, errlen, "cannot grow the heap stub to %lld bytes",
 			 (long long)tw.res.heap_peak);

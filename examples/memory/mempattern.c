@@ -20,7 +20,7 @@
 static unsigned pause_us = 2000;
 
 /* Heap sizes of the main thread, allocated in this order and freed in reverse. */
-static const size_t main_sizes[] = { 1000, 24000, 200000, 64, 4096 };
+static const size_t main_sizes[] = {1000, 24000, 200000, 64, 4096};
 #define N_MAIN (sizeof(main_sizes) / sizeof(main_sizes[0]))
 
 static void *volatile sink;
@@ -72,7 +72,7 @@ static void *worker(void *arg)
 	if (block) {
 		memset(block, 2, 5000);
 	}
-	sink = block;	/* else the compiler may drop the malloc/free pair */
+	sink = block; /* else the compiler may drop the malloc/free pair */
 	pause_a_little();
 	descend(6, 1024);
 	free(block);
@@ -82,7 +82,7 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-	void *blocks[N_MAIN] = { 0 };
+	void *blocks[N_MAIN] = {0};
 	pthread_t tid;
 	void *zeroed;
 

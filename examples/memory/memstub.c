@@ -13,10 +13,10 @@
 
 /* Listing 1: time since the previous point (us), stack and heap changes (bytes). */
 static const struct dps_mem_alloc mem_use[] = {
-	{ .time_ns = DPS_MEM_US(129), .stack_alloc = 300, .heap_alloc = 0 },
-	{ .time_ns = DPS_MEM_US(223), .stack_alloc = 100, .heap_alloc = 200 },
-	{ .time_ns = DPS_MEM_US(384), .stack_alloc = -100, .heap_alloc = -40 },
-	{ .time_ns = DPS_MEM_US(112), .stack_alloc = -300, .heap_alloc = -160 },
+    {.time_ns = DPS_MEM_US(129), .stack_alloc = 300, .heap_alloc = 0},
+    {.time_ns = DPS_MEM_US(223), .stack_alloc = 100, .heap_alloc = 200},
+    {.time_ns = DPS_MEM_US(384), .stack_alloc = -100, .heap_alloc = -40},
+    {.time_ns = DPS_MEM_US(112), .stack_alloc = -300, .heap_alloc = -160},
 };
 #define NUMDATA (sizeof(mem_use) / sizeof(mem_use[0]))
 

@@ -54,10 +54,10 @@ static void remove_tree(const char *dir)
 
 static struct dps_actset *analyze(const char *trace, const char *pid, const char *out)
 {
-	const char *argv[] = { getenv("DPS_BIN"), "analyze", trace, "--pid", pid,
-			       "-o", out, "-q", "--no-progress", NULL };
+	const char *argv[] = {getenv("DPS_BIN"), "analyze", trace, "--pid", pid, "-o", out, "-q",
+			      "--no-progress",	 NULL};
 	struct dps_actset *set = NULL;
-	struct dps_diag diag = { 0 };
+	struct dps_diag diag = {0};
 
 	cr_assert(argv[0], "DPS_BIN not set");
 	cr_assert_eq(run(argv), 0, "dps analyze %s failed", trace);
@@ -85,8 +85,9 @@ Test(memory_analyze, ls_ust_heap_curve_matches_the_trace)
 	/* The trace files only (the copy in tests/data has a README beside the streams). */
 	snprintf(trace, sizeof(trace), "%s/trace", tmp);
 	snprintf(out, sizeof(out), "%s/set", tmp);
-	snprintf(cmd, sizeof(cmd), "mkdir '%s' && cp -r '%s/traces/ls-ust/.' '%s/' && rm -f '%s'/README*",
-		 trace, getenv("DPS_TEST_DATA"), trace, trace);
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir '%s' && cp -r '%s/traces/ls-ust/.' '%s/' && rm -f '%s'/README*", trace,
+		 getenv("DPS_TEST_DATA"), trace, trace);
 	cr_assert_eq(system(cmd), 0);
 	set = analyze(trace, "5035", out);
 	ls = thread_by_id(set, 5035);
@@ -165,9 +166,9 @@ Test(memory_analyze, known_pattern_program_recorded_live, .timeout = 120)
 	char prog[512], line[256];
 	struct dps_actset *set;
 	const struct dps_actset_thread *main_t = NULL, *worker = NULL;
-	static const int64_t main_allocs[] = { 1000, 24000, 200000, 64, 4096 };
-	static const int64_t reallocs[] = { 8192, 8192, 8192, 8192, 8192, 8192, -49152 };
-	static const int64_t main_frees[] = { -4096, -64, -200000, -24000, -1000 };
+	static const int64_t main_allocs[] = {1000, 24000, 200000, 64, 4096};
+	static const int64_t reallocs[] = {8192, 8192, 8192, 8192, 8192, 8192, -49152};
+	static const int64_t main_frees[] = {-4096, -64, -200000, -24000, -1000};
 	int64_t heap[4096];
 	size_t n, count;
 	int64_t size;
@@ -177,8 +178,17 @@ Test(memory_analyze, known_pattern_program_recorded_live, .timeout = 120)
 	snprintf(trace, sizeof(trace), "%s/rec", tmp);
 	snprintf(out, sizeof(out), "%s/set", tmp);
 	{
-		const char *argv[] = { getenv("DPS_BIN"), "record", "--no-kernel", "--memory", "-q",
-				       "-o", trace, "--", prog, "1000", NULL };
+		const char *argv[] = {getenv("DPS_BIN"),
+				      "record",
+				      "--no-kernel",
+				      "--memory",
+				      "-q",
+				      "-o",
+				      trace,
+				      "--",
+				      prog,
+				      "1000",
+				      NULL};
 
 		cr_assert_eq(run(argv), 0, "dps record failed");
 	}
@@ -205,13 +215,14 @@ Test(memory_analyze, known_pattern_program_recorded_live, .timeout = 120)
 	n = heap_actions(main_t, heap, 4096);
 	cr_expect(has_run(heap, n, main_allocs, 5), "main's malloc sizes not found in order");
 	cr_expect(has_run(heap, n, reallocs, 7), "main's realloc chain not found");
-	cr_expect(has_run(heap, n, (const int64_t[]){ 4000 }, 1), "main's calloc(100, 40)");
+	cr_expect(has_run(heap, n, (const int64_t[]){4000}, 1), "main's calloc(100, 40)");
 	cr_expect(has_run(heap, n, main_frees, 5), "main's frees not found in reverse order");
 	n = heap_actions(worker, heap, 4096);
-	cr_expect(has_run(heap, n, (const int64_t[]){ 5000 }, 1), "worker's malloc(5000)");
-	cr_expect(has_run(heap, n, (const int64_t[]){ -5000 }, 1), "worker's free");
+	cr_expect(has_run(heap, n, (const int64_t[]){5000}, 1), "worker's malloc(5000)");
+	cr_expect(has_run(heap, n, (const int64_t[]){-5000}, 1), "worker's free");
 
-	/* descend(12, 512) in main, descend(6, 1024) in the worker: equal rises of alloca + frame */
+	/* descend(12, 512) in main, descend(6, 1024) in the worker: equal rises of alloca + frame
+	 */
 	longest_equal_rises(main_t, &count, &size);
 	cr_expect_geq(count, 10, "main: %zu equal rises", count);
 	cr_expect(size >= 512 && size <= 512 + 256, "main: rise of %lld bytes", (long long)size);

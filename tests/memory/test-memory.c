@@ -62,14 +62,17 @@ static void play_and_check(const struct dps_mem_alloc *tab, size_t n)
 
 static struct dps_mem_alloc pt(uint64_t us, int64_t stack, int64_t heap)
 {
-	return (struct dps_mem_alloc){ .time_ns = DPS_MEM_US(us), .stack_alloc = stack,
-				       .heap_alloc = heap };
+	return (struct dps_mem_alloc){
+	    .time_ns = DPS_MEM_US(us), .stack_alloc = stack, .heap_alloc = heap};
 }
 
 Test(memory, paper_listing_1_table)
 {
 	const struct dps_mem_alloc tab[] = {
-		pt(129, 300, 0), pt(223, 100, 200), pt(384, -100, -40), pt(112, -300, -160),
+	    pt(129, 300, 0),
+	    pt(223, 100, 200),
+	    pt(384, -100, -40),
+	    pt(112, -300, -160),
 	};
 
 	play_and_check(tab, 4);
@@ -96,15 +99,27 @@ Test(memory, rising_and_trailing_edges)
 Test(memory, constant_stack_between_each_pair_of_edges)
 {
 	const struct dps_mem_alloc tab[] = {
-		/* rising, constant, rising */
-		pt(10, 512, 100), pt(10, 0, 100), pt(10, 0, -50), pt(10, 256, 0),
-		/* rising, constant, trailing */
-		pt(10, 1024, 0), pt(10, 0, 4096), pt(10, 0, 0), pt(10, -1024, 0),
-		/* trailing, constant, trailing */
-		pt(10, -128, 0), pt(10, 0, 7), pt(10, 0, -7), pt(10, -300, 1),
-		/* trailing, constant, rising */
-		pt(10, -200, 0), pt(10, 0, 9000), pt(10, 0, -9000), pt(10, 777, 0),
-		pt(10, -917, -4246),
+	    /* rising, constant, rising */
+	    pt(10, 512, 100),
+	    pt(10, 0, 100),
+	    pt(10, 0, -50),
+	    pt(10, 256, 0),
+	    /* rising, constant, trailing */
+	    pt(10, 1024, 0),
+	    pt(10, 0, 4096),
+	    pt(10, 0, 0),
+	    pt(10, -1024, 0),
+	    /* trailing, constant, trailing */
+	    pt(10, -128, 0),
+	    pt(10, 0, 7),
+	    pt(10, 0, -7),
+	    pt(10, -300, 1),
+	    /* trailing, constant, rising */
+	    pt(10, -200, 0),
+	    pt(10, 0, 9000),
+	    pt(10, 0, -9000),
+	    pt(10, 777, 0),
+	    pt(10, -917, -4246),
 	};
 
 	play_and_check(tab, sizeof(tab) / sizeof(tab[0]));
@@ -113,9 +128,9 @@ Test(memory, constant_stack_between_each_pair_of_edges)
 Test(memory, heap_shrinking_to_zero_and_back)
 {
 	const struct dps_mem_alloc tab[] = {
-		pt(0, 0, 1), pt(0, 0, 200000), pt(0, 0, -150000), pt(0, 0, -50001),
-		pt(0, 64, 5), pt(0, 0, -5), pt(0, -64, 40 << 20), pt(0, 0, -(40 << 20)),
-		pt(0, 0, 24), pt(0, 0, -24),
+	    pt(0, 0, 1),  pt(0, 0, 200000), pt(0, 0, -150000),	  pt(0, 0, -50001),
+	    pt(0, 64, 5), pt(0, 0, -5),	    pt(0, -64, 40 << 20), pt(0, 0, -(40 << 20)),
+	    pt(0, 0, 24), pt(0, 0, -24),
 	};
 
 	play_and_check(tab, sizeof(tab) / sizeof(tab[0]));
@@ -171,8 +186,8 @@ Test(memory, delays_keep_total_time, .timeout = 30)
 
 Test(memory, bad_tables_are_refused_with_the_point)
 {
-	const struct dps_mem_alloc below[] = { pt(0, 100, 10), pt(0, -101, 0) };
-	const struct dps_mem_alloc heap_below[] = { pt(0, 0, 10), pt(0, 0, 5), pt(0, 0, -16) };
+	const struct dps_mem_alloc below[] = {pt(0, 100, 10), pt(0, -101, 0)};
+	const struct dps_mem_alloc heap_below[] = {pt(0, 0, 10), pt(0, 0, 5), pt(0, 0, -16)};
 	char err[256] = "";
 
 	cr_assert_eq(dps_mem_stub_play(below, 2, NULL, NULL, err, sizeof(err)), DPS_ERR_INVAL);
@@ -191,7 +206,7 @@ struct small_stack_job {
 static void *play_deep(void *arg)
 {
 	struct small_stack_job *job = arg;
-	const struct dps_mem_alloc tab[] = { pt(0, 4 << 20, 0), pt(0, 0, 0), pt(0, -(4 << 20), 0) };
+	const struct dps_mem_alloc tab[] = {pt(0, 4 << 20, 0), pt(0, 0, 0), pt(0, -(4 << 20), 0)};
 
 	job->ret = dps_mem_stub_play(tab, 3, NULL, &job->res, job->err, sizeof(job->err));
 	return NULL;
@@ -199,7 +214,7 @@ static void *play_deep(void *arg)
 
 Test(memory, stack_too_deep_for_the_thread_is_capped)
 {
-	struct small_stack_job job = { 0 };
+	struct small_stack_job job = {0};
 	pthread_attr_t attr;
 	pthread_t tid;
 
@@ -236,14 +251,13 @@ Test(memory, page_fault_model_is_equation_4)
 	cr_expect_float_eq(dps_mem_time_overhead_ns(&cal, 4096, 0, 0, 0),
 			   cal.time_basic_ns + cal.heap_alloc_fault_ns + 2 * cal.heap_use_iter_ns,
 			   1e-9);
-	cr_expect_float_eq(dps_mem_time_overhead_ns(&cal, 0, 0, -5, 100), cal.time_basic_ns,
-			   1e-9);
+	cr_expect_float_eq(dps_mem_time_overhead_ns(&cal, 0, 0, -5, 100), cal.time_basic_ns, 1e-9);
 }
 
 Test(memory, compensation_shortens_delays_and_carries)
 {
 	struct dps_mem_calibration cal;
-	struct dps_mem_alloc tab[3] = { pt(0, 4096, 4096), pt(1000, 0, 0), pt(1000, 0, 0) };
+	struct dps_mem_alloc tab[3] = {pt(0, 4096, 4096), pt(1000, 0, 0), pt(1000, 0, 0)};
 	double o0, o1, o2;
 
 	dps_mem_calibration_default(&cal);
@@ -355,13 +369,13 @@ static void stack_done(void *arg, size_t i, int64_t depth, int64_t real)
 Test(memory, player_hook_replays_stack_actions_at_depth)
 {
 	const struct dps_action acts[] = {
-		{ .kind = DPS_ACT_STACK, .arg = 4000 }, { .kind = DPS_ACT_HEAP, .arg = 1000 },
-		{ .kind = DPS_ACT_RUN, .arg = 0 },	{ .kind = DPS_ACT_STACK, .arg = 300 },
-		{ .kind = DPS_ACT_STACK, .arg = -1500 }, { .kind = DPS_ACT_HEAP, .arg = -600 },
-		{ .kind = DPS_ACT_STACK, .arg = 20 },	{ .kind = DPS_ACT_STACK, .arg = -2820 },
-		{ .kind = DPS_ACT_HEAP, .arg = -400 },
+	    {.kind = DPS_ACT_STACK, .arg = 4000},  {.kind = DPS_ACT_HEAP, .arg = 1000},
+	    {.kind = DPS_ACT_RUN, .arg = 0},	   {.kind = DPS_ACT_STACK, .arg = 300},
+	    {.kind = DPS_ACT_STACK, .arg = -1500}, {.kind = DPS_ACT_HEAP, .arg = -600},
+	    {.kind = DPS_ACT_STACK, .arg = 20},	   {.kind = DPS_ACT_STACK, .arg = -2820},
+	    {.kind = DPS_ACT_HEAP, .arg = -400},
 	};
-	struct player_ctx ctx = { .actions = acts, .n = sizeof(acts) / sizeof(acts[0]) };
+	struct player_ctx ctx = {.actions = acts, .n = sizeof(acts) / sizeof(acts[0])};
 	const struct dps_mem_calibration *cal = dps_mem_calibration_borrow();
 
 	ctx.mem = dps__mem_thread_begin();
@@ -372,8 +386,7 @@ Test(memory, player_hook_replays_stack_actions_at_depth)
 	cr_expect_eq(dps__mem_stack_depth(ctx.mem), 0);
 	cr_expect_eq(dps__mem_heap_size(ctx.mem), 0);
 	cr_expect_eq(dps__mem_status(ctx.mem), 0);
-	cr_expect(ctx.worst <= stack_bound(cal), "worst stack error %lld",
-		  (long long)ctx.worst);
+	cr_expect(ctx.worst <= stack_bound(cal), "worst stack error %lld", (long long)ctx.worst);
 	dps__mem_thread_end(ctx.mem);
 	dps__mem_thread_end(NULL);
 }

@@ -32,13 +32,13 @@
 extern "C" {
 #endif
 
-#define DPS_MEM_US(us) ((uint64_t)(us) * 1000u)
+#define DPS_MEM_US(us) ((uint64_t)(us)*1000u)
 
 /* One trace point (the paper's struct memAlloc). */
 struct dps_mem_alloc {
-	uint64_t time_ns;	/* delay since the previous point (the paper's `time`, in ns) */
-	int64_t stack_alloc;	/* change of the stack depth at this point, bytes */
-	int64_t heap_alloc;	/* change of the heap in use at this point, bytes */
+	uint64_t time_ns;    /* delay since the previous point (the paper's `time`, in ns) */
+	int64_t stack_alloc; /* change of the stack depth at this point, bytes */
+	int64_t heap_alloc;  /* change of the heap in use at this point, bytes */
 };
 
 /*
@@ -50,18 +50,19 @@ struct dps_mem_alloc {
 
 struct dps_mem_calibration {
 	int format_version;
-	bool measured;			/* false: defaults, not this machine */
+	bool measured; /* false: defaults, not this machine */
 	uint64_t page_size;
-	double cycles_per_ns;		/* TSC rate, to state the constants in cycles */
+	double cycles_per_ns; /* TSC rate, to state the constants in cycles */
 	/* eq. 1: time spent per trace point by the algorithm itself (zero delay, 1-byte stack) */
 	double time_basic_ns;
-	double time_basic_scv;		/* its squared coefficient of variation (paper 0.009) */
-	double sleep_overshoot_ns;	/* median lateness of an absolute-time sleep (the delays
-					 * wake this much early) */
+	double time_basic_scv;	   /* its squared coefficient of variation (paper 0.009) */
+	double sleep_overshoot_ns; /* median lateness of an absolute-time sleep (the delays
+				    * wake this much early) */
 	/* eq. 5: realloc of the heap block, with / without a page fault (paper: 3722 / 94 cy) */
 	double heap_alloc_fault_ns;
 	double heap_alloc_nofault_ns;
-	/* eq. 6: distmemset of new heap memory: iter * (pf + 1) + fault * (pf - 1) (69 / 3252 cy) */
+	/* eq. 6: distmemset of new heap memory: iter * (pf + 1) + fault * (pf - 1) (69 / 3252 cy)
+	 */
 	double heap_use_iter_ns;
 	double heap_use_fault_ns;
 	/*
@@ -75,19 +76,19 @@ struct dps_mem_calibration {
 	double stack_use_base_ns;
 	double stack_use_fault_ns;
 	/* heap_overhead: what mallinfo2 counts beyond the bytes asked for (allocator chunks) */
-	int64_t heap_offset_bytes;	/* fixed cost of the stub itself with no heap (paper 32) */
-	uint64_t heap_chunk_header_bytes;	/* per-block header (glibc x86-64: 8) */
-	uint64_t heap_chunk_align_bytes;	/* chunk size granularity (16) */
-	uint64_t heap_chunk_min_bytes;		/* smallest chunk (32) */
-	uint64_t heap_mmap_header_bytes;	/* extra bytes of an mmapped block before paging */
-	uint64_t heap_model_misses;	/* sizes of the calibration sweep the model got wrong */
-	bool heap_tcache;		/* freed small chunks stay counted (glibc tcache on) */
+	int64_t heap_offset_bytes; /* fixed cost of the stub itself with no heap (paper 32) */
+	uint64_t heap_chunk_header_bytes; /* per-block header (glibc x86-64: 8) */
+	uint64_t heap_chunk_align_bytes;  /* chunk size granularity (16) */
+	uint64_t heap_chunk_min_bytes;	  /* smallest chunk (32) */
+	uint64_t heap_mmap_header_bytes;  /* extra bytes of an mmapped block before paging */
+	uint64_t heap_model_misses;	  /* sizes of the calibration sweep the model got wrong */
+	bool heap_tcache;		  /* freed small chunks stay counted (glibc tcache on) */
 	/* stack_offset / stack_overhead: the stub's own stack (paper 216 / 64 bytes) */
-	int64_t stack_offset_bytes;	/* depth of the stub's frames at stack level 0 */
-	int64_t stack_overhead_bytes;	/* per recursion frame, beyond the alloca'd bytes */
-	uint64_t stack_align_bytes;	/* alloca granularity */
-	int64_t stack_alloca_extra_bytes;	/* alloca(a) moves the stack by
-						 * align_up(a + extra, align) */
+	int64_t stack_offset_bytes;	  /* depth of the stub's frames at stack level 0 */
+	int64_t stack_overhead_bytes;	  /* per recursion frame, beyond the alloca'd bytes */
+	uint64_t stack_align_bytes;	  /* alloca granularity */
+	int64_t stack_alloca_extra_bytes; /* alloca(a) moves the stack by
+					   * align_up(a + extra, align) */
 };
 
 /* Deterministic values for tests, the paper's constants converted at 2.4 GHz. */
@@ -116,8 +117,7 @@ uint64_t dps_mem_pagefaults(const struct dps_mem_calibration *cal, uint64_t x, u
 double dps_mem_time_overhead_ns(const struct dps_mem_calibration *cal, int64_t heap_x,
 				uint64_t heap_y, int64_t stack_x, uint64_t stack_y);
 /* heap_overhead: bytes mallinfo2 counts for one block of `size` bytes beyond `size`. */
-int64_t dps_mem_heap_overhead(const struct dps_mem_calibration *cal, uint64_t size,
-			      bool mmapped);
+int64_t dps_mem_heap_overhead(const struct dps_mem_calibration *cal, uint64_t size, bool mmapped);
 
 /*
  * Compensation for a table meant for a player whose delays are plain sleeps: every delay is
@@ -148,34 +148,34 @@ static inline uintptr_t dps_mem_stack_pointer(void)
 
 struct dps_mem_heap_info {
 	int64_t in_use_bytes;	/* uordblks + hblkhd */
-	int64_t mmapped_blocks;	/* hblks */
+	int64_t mmapped_blocks; /* hblks */
 };
 void dps_mem_heap_info(struct dps_mem_heap_info *info);
 
 /* One trace point as replayed, filled when dps_mem_stub_options.samples is set. */
 struct dps_mem_sample {
-	uint64_t want_ns, t_ns;		/* desired / actual time of the point since the start */
-	int64_t heap_want, heap_raw;	/* desired heap; mallinfo2 change since the start */
-	int64_t heap_got;		/* heap_raw minus the calibrated heap_overhead */
-	int64_t stack_want, stack_raw;	/* desired depth; stack-pointer depth since the start */
-	int64_t stack_got;		/* stack_raw minus the calibrated stack_offset */
+	uint64_t want_ns, t_ns;	       /* desired / actual time of the point since the start */
+	int64_t heap_want, heap_raw;   /* desired heap; mallinfo2 change since the start */
+	int64_t heap_got;	       /* heap_raw minus the calibrated heap_overhead */
+	int64_t stack_want, stack_raw; /* desired depth; stack-pointer depth since the start */
+	int64_t stack_got;	       /* stack_raw minus the calibrated stack_offset */
 };
 
 struct dps_mem_stub_options {
-	const struct dps_mem_calibration *cal;	/* NULL: dps_mem_calibration_borrow() */
-	bool compensate;		/* shift points by their predicted time overhead */
+	const struct dps_mem_calibration *cal; /* NULL: dps_mem_calibration_borrow() */
+	bool compensate;		       /* shift points by their predicted time overhead */
 	uint64_t spin_ns;		/* busy-wait the last spin_ns of every delay (0: sleep) */
-	struct dps_mem_sample *samples;	/* NULL or n entries: measure at every point */
+	struct dps_mem_sample *samples; /* NULL or n entries: measure at every point */
 	/* called at every point once its changes are in effect; sp = the stub's stack pointer */
 	void (*probe)(void *arg, size_t i, uintptr_t sp);
 	void *probe_arg;
 };
 
 struct dps_mem_stub_result {
-	uint64_t want_ns;		/* sum of the delays */
-	uint64_t actual_ns;		/* start to the last point done */
-	int64_t heap_peak, stack_peak;	/* desired peaks, bytes */
-	uint64_t frames;		/* recursion frames created */
+	uint64_t want_ns;	       /* sum of the delays */
+	uint64_t actual_ns;	       /* start to the last point done */
+	int64_t heap_peak, stack_peak; /* desired peaks, bytes */
+	uint64_t frames;	       /* recursion frames created */
 };
 
 void dps_mem_stub_options_default(struct dps_mem_stub_options *opts);
