@@ -18,14 +18,12 @@
 
 #define SIMGEN_TEXT_MAX 200
 
+/* No '"', '\\', '*', '/', '?', '%': nothing that can end a string or a comment, start an
+ * escape or a trigraph, or be read as a format by whoever prints the name. */
 static bool is_name_char(unsigned char c)
 {
-	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
-		return true;
-	}
-	/* No '"', '\\', '*', '/', '?', '%': nothing that can end a string or a comment, start
-	 * an escape or a trigraph, or be read as a format by whoever prints the name. */
-	return c && strchr(" _.,:+=@()[]-", c) != NULL;
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c && strchr(" _.,:+=@()[]-", c) != NULL);
 }
 
 /* Copies in into buf (max bytes + NUL), replacing bytes outside the safe set with '_' (one per
