@@ -111,12 +111,12 @@ static bool has_valid_parent(const struct analyzer_result *m, size_t i)
 }
 
 /*
- * Marks what the root reaches through parent links (iteratively: a parent chain can be as long
- * as the thread count). Returns DPS_OK or DPS_ERR_NOMEM.
+ * Marks the threads whose parent chain reaches a seed thread (iteratively: a chain can be as
+ * long as the thread count). Returns DPS_OK or DPS_ERR_NOMEM.
  */
-static int mark_reached(const struct analyzer_result *m, bool *reached)
+static int mark_reached(const struct analyzer_result *m, const bool *seed, bool *reached)
 {
-	/* state: 0 unknown, 1 reaches the root, 2 does not */
+	/* state: 0 unknown, 1 reaches a seed, 2 does not */
 	unsigned char *state = calloc(m->n_threads, 1);
 	size_t *chain = malloc(m->n_threads * sizeof(*chain));
 	int ret = DPS_OK;
@@ -125,7 +125,9 @@ static int mark_reached(const struct analyzer_result *m, bool *reached)
 		ret = DPS_ERR_NOMEM;
 		goto end;
 	}
-	state[m->root] = 1;
+	for (size_t i = 0; i < m->n_threads; i++) {
+		state[i] = seed[i] ? 1 : 0;
+	}
 	for (size_t i = 0; i < m->n_threads; i++) {
 		size_t n = 0, cur = i;
 		unsigned char verdict;
@@ -156,11 +158,43 @@ end:
 	return ret;
 }
 
+/*
+ * The threads to hang under the root as "creator unknown": those with no valid parent, and,
+ * for a parent chain that loops without reaching the root or such a thread (a broken model),
+ * every thread of it. Their own children stay below them.
+ */
+static int find_strays(const struct analyzer_result *m, bool *stray)
+{
+	bool *seed = calloc(m->n_threads, sizeof(*seed));
+	bool *reached = calloc(m->n_threads, sizeof(*reached));
+	int ret = DPS_OK;
+
+	if (!seed || !reached) {
+		ret = DPS_ERR_NOMEM;
+		goto end;
+	}
+	for (size_t i = 0; i < m->n_threads; i++) {
+		stray[i] = i != m->root && !has_valid_parent(m, i);
+		seed[i] = stray[i] || i == m->root;
+	}
+	ret = mark_reached(m, seed, reached);
+	if (ret) {
+		goto end;
+	}
+	for (size_t i = 0; i < m->n_threads; i++) {
+		stray[i] |= !reached[i];
+	}
+end:
+	free(seed);
+	free(reached);
+	return ret;
+}
+
 /* Builds the children lists of a model, strays under the root. */
 static int tree_init(struct tree *t, const struct analyzer_result *m)
 {
 	size_t n = m->n_threads, k = 0, n_stray = 0;
-	bool *reached = NULL;
+	bool *stray = NULL;
 	size_t *fill = NULL;
 	struct child_key *strays = NULL;
 	int ret;
@@ -170,14 +204,14 @@ static int tree_init(struct tree *t, const struct analyzer_result *m)
 	t->first = calloc(n, sizeof(*t->first));
 	t->count = calloc(n, sizeof(*t->count));
 	t->kids = calloc(n, sizeof(*t->kids));
-	reached = calloc(n, sizeof(*reached));
+	stray = calloc(n, sizeof(*stray));
 	fill = calloc(n, sizeof(*fill));
 	strays = calloc(n, sizeof(*strays));
-	if (!t->first || !t->count || !t->kids || !reached || !fill || !strays) {
+	if (!t->first || !t->count || !t->kids || !stray || !fill || !strays) {
 		ret = DPS_ERR_NOMEM;
 		goto error;
 	}
-	ret = mark_reached(m, reached);
+	ret = find_strays(m, stray);
 	if (ret) {
 		goto error;
 	}
@@ -185,7 +219,7 @@ static int tree_init(struct tree *t, const struct analyzer_result *m)
 		if (i == m->root) {
 			continue;
 		}
-		if (reached[i]) {
+		if (!stray[i]) {
 			t->count[m->threads[i].parent]++;
 		} else {
 			strays[n_stray++] = (struct child_key){
@@ -203,7 +237,7 @@ static int tree_init(struct tree *t, const struct analyzer_result *m)
 	for (size_t i = 0; i < n; i++) {
 		size_t p;
 
-		if (i == m->root || !reached[i]) {
+		if (i == m->root || stray[i]) {
 			continue;
 		}
 		p = m->threads[i].parent;
@@ -223,7 +257,7 @@ static int tree_init(struct tree *t, const struct analyzer_result *m)
 error:
 	tree_fini(t);
 end:
-	free(reached);
+	free(stray);
 	free(fill);
 	free(strays);
 	return ret;

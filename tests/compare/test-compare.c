@@ -266,11 +266,11 @@ static struct analyzer_result *build_run(bool swap, int64_t tid_base)
 	size_t a = swap ? 2 : 1, b = swap ? 1 : 2;
 
 	cr_assert_not_null(m);
-	m->threads = calloc(4, sizeof(*m->threads));
+	m->threads = calloc(5, sizeof(*m->threads));
 	cr_assert_not_null(m->threads);
-	m->n_threads = m->cap_threads = 4;
+	m->n_threads = m->cap_threads = 5;
 	m->root = 0;
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < 5; i++) {
 		m->threads[i].tid = tid_base + (int64_t)i;
 		m->threads[i].id = (uint64_t)(tid_base + (int64_t)i);
 		m->threads[i].parent = 0;
@@ -288,6 +288,8 @@ static struct analyzer_result *build_run(bool swap, int64_t tid_base)
 	m->threads[3].parent = ANALYZER_NO_THREAD;	/* creator unknown */
 	m->threads[3].start_ns = 500;
 	m->threads[3].stats.busy_ns = 7;
+	m->threads[4].parent = 3;	/* created by the stray: stays below it */
+	m->threads[4].create_rank = 0;
 	cr_assert_eq(compare_model_add_segment(&m->threads[a], 1000, 2000, ANALYZER_SEG_RUN, 0), 0);
 	cr_assert_eq(compare_model_add_segment(&m->threads[a], 2000, 2500,
 					       ANALYZER_SEG_PREEMPTED, 0), 0);
@@ -303,8 +305,9 @@ Test(compare, threads_are_matched_by_creation_rank_never_by_tid)
 
 	cr_assert_eq(compare_run(o, COMPARE_INPUT_MODEL, "o", s, COMPARE_INPUT_MODEL, "s", &res,
 				 &diag), DPS_OK, "%s", diag.msg);
-	cr_expect_eq(res->n_matched, 4);
+	cr_expect_eq(res->n_matched, 5);
 	cr_expect_eq(res->cpu_abs_err_ns, 0, "rank 0 must meet rank 0 whatever the index/tid");
+	cr_expect_eq(row_at(res, "0.~0.0")->idx[0], 4);
 	cr_expect_str_eq(row_at(res, "0.0")->path, "0.0");
 	cr_expect_eq(row_at(res, "0.0")->idx[0], 1);
 	cr_expect_eq(row_at(res, "0.0")->idx[1], 2);
@@ -445,4 +448,21 @@ Test(compare, relative_errors_of_edge_values)
 	cr_expect_float_eq(compare_value_err_pct(&from_zero), 100.0, 1e-12);
 	cr_expect_float_eq(compare_value_err_pct(&one_side), 100.0, 1e-12);
 	cr_expect_float_eq(compare_value_err_pct(&half), 50.0, 1e-12);
+}
+
+Test(compare, a_parent_loop_does_not_hang_or_lose_threads)
+{
+	struct analyzer_result *o = build_run(false, 1), *s = build_run(false, 1);
+	struct compare_result *res = NULL;
+	struct dps_diag diag = { { 0 } };
+
+	/* 1 and 2 claim each other as parent: a broken model must still compare */
+	o->threads[1].parent = 2;
+	o->threads[2].parent = 1;
+	cr_assert_eq(compare_run(o, COMPARE_INPUT_MODEL, NULL, s, COMPARE_INPUT_MODEL, NULL, &res,
+				 &diag), DPS_OK, "%s", diag.msg);
+	cr_expect_eq(res->n_matched + res->n_orig_only, o->n_threads, "every thread has a row");
+	compare_result_destroy(res);
+	analyzer_result_destroy(o);
+	analyzer_result_destroy(s);
 }
