@@ -65,18 +65,20 @@ static void pin_to_last_cpu(void)
 
 static void bench_accuracy(void)
 {
-	static const uint64_t reqs[] = { 10 * US, 100 * US, 1 * MS, 10 * MS, 100 * MS, 1000 * MS };
-	static const enum dps_run_mode modes[] = { DPS_RUN_WORK, DPS_RUN_CPU, DPS_RUN_WALL };
+	static const uint64_t reqs[] = {10 * US, 100 * US, 1 * MS, 10 * MS, 100 * MS, 1000 * MS};
+	static const enum dps_run_mode modes[] = {DPS_RUN_WORK, DPS_RUN_CPU, DPS_RUN_WALL};
 	static double err[2048], aerr[2048];
 
-	printf("## Run accuracy\n\n"
-	       "One thread pinned to the last CPU. Error = measured - requested; *wall* is measured "
-	       "in wall time (what dps_run_ns returns), *work* and *cpu* in the thread's CPU time, "
-	       "which equals wall time on an idle core and is immune to preemption when the "
-	       "machine is busy. Target: |error| <= 1 %% for N >= 100 us, <= 2 us below "
-	       "(p90).\n\n"
-	       "| mode | N | runs | median error | p90 abs error | p90 abs error %% | target met (p90) |\n"
-	       "|---|---|---|---|---|---|---|\n");
+	printf(
+	    "## Run accuracy\n\n"
+	    "One thread pinned to the last CPU. Error = measured - requested; *wall* is measured "
+	    "in wall time (what dps_run_ns returns), *work* and *cpu* in the thread's CPU time, "
+	    "which equals wall time on an idle core and is immune to preemption when the "
+	    "machine is busy. Target: |error| <= 1 %% for N >= 100 us, <= 2 us below "
+	    "(p90).\n\n"
+	    "| mode | N | runs | median error | p90 abs error | p90 abs error %% | target met "
+	    "(p90) |\n"
+	    "|---|---|---|---|---|---|---|\n");
 	for (size_t m = 0; m < 3; m++) {
 		for (size_t r = 0; r < sizeof(reqs) / sizeof(reqs[0]); r++) {
 			size_t n = reps_for(reqs[r], 1500, 3, 1000);
@@ -106,21 +108,22 @@ static void bench_accuracy(void)
 
 static void bench_sleep(void)
 {
-	static const uint64_t reqs[] = { 10 * US, 100 * US, 1 * MS, 10 * MS, 100 * MS };
+	static const uint64_t reqs[] = {10 * US, 100 * US, 1 * MS, 10 * MS, 100 * MS};
 	static double raw50[512], raw1[512], comp[512], cpu[512];
 
-	printf("## Sleep overshoot\n\n"
-	       "Overshoot = wall time slept - requested. *raw 50 us slack*: clock_nanosleep with the "
-	       "default timer slack; *raw 1 ns slack*: after PR_SET_TIMERSLACK 1 (the floor the "
-	       "kernel gives); *dps_sleep_ns*: sleeps short by the calibrated overshoot and spins the "
-	       "rest. Target: median overshoot <= 5 us after compensation. *spin* = CPU time the "
-	       "compensated sleep used.\n\n"
-	       "| N | sleeps | raw 50 us slack median / p90 | raw 1 ns slack median / p90 | "
-	       "dps_sleep_ns median / p90 | spin median | target met |\n"
-	       "|---|---|---|---|---|---|---|\n");
+	printf(
+	    "## Sleep overshoot\n\n"
+	    "Overshoot = wall time slept - requested. *raw 50 us slack*: clock_nanosleep with the "
+	    "default timer slack; *raw 1 ns slack*: after PR_SET_TIMERSLACK 1 (the floor the "
+	    "kernel gives); *dps_sleep_ns*: sleeps short by the calibrated overshoot and spins the "
+	    "rest. Target: median overshoot <= 5 us after compensation. *spin* = CPU time the "
+	    "compensated sleep used.\n\n"
+	    "| N | sleeps | raw 50 us slack median / p90 | raw 1 ns slack median / p90 | "
+	    "dps_sleep_ns median / p90 | spin median | target met |\n"
+	    "|---|---|---|---|---|---|---|\n");
 	for (size_t r = 0; r < sizeof(reqs) / sizeof(reqs[0]); r++) {
 		size_t n = reps_for(reqs[r], 500, 5, 200);
-		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)reqs[r] };
+		struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)reqs[r]};
 		double m50, p50, m1, p1, mc, pc, mcpu;
 
 		for (size_t i = 0; i < n; i++) {
@@ -147,10 +150,11 @@ static void bench_sleep(void)
 		mc = quantile(comp, n, 0.5);
 		pc = quantile(comp, n, 0.9);
 		mcpu = quantile(cpu, n, 0.5);
-		printf("| %g us | %zu | %.1f / %.1f us | %.1f / %.1f us | %.2f / %.2f us | %.1f us | "
-		       "%s |\n",
-		       (double)reqs[r] / US, n, m50 / 1000, p50 / 1000, m1 / 1000, p1 / 1000,
-		       mc / 1000, pc / 1000, mcpu / 1000, mc <= 5000 ? "yes" : "**no**");
+		printf(
+		    "| %g us | %zu | %.1f / %.1f us | %.1f / %.1f us | %.2f / %.2f us | %.1f us | "
+		    "%s |\n",
+		    (double)reqs[r] / US, n, m50 / 1000, p50 / 1000, m1 / 1000, p1 / 1000,
+		    mc / 1000, pc / 1000, mcpu / 1000, mc <= 5000 ? "yes" : "**no**");
 		fflush(stdout);
 	}
 	printf("\n");
@@ -160,14 +164,14 @@ static void bench_sleep(void)
 static double play_per_action(enum dps_action_kind kind, size_t n)
 {
 	struct dps_action *acts = calloc(n, sizeof(*acts));
-	struct dps_thread_desc th = { .id = 1, .name = "bench", .actions = acts, .n_actions = n };
-	struct dps_program prog = { .name = "bench", .threads = &th, .n_threads = 1, .root = 0 };
+	struct dps_thread_desc th = {.id = 1, .name = "bench", .actions = acts, .n_actions = n};
+	struct dps_program prog = {.name = "bench", .threads = &th, .n_threads = 1, .root = 0};
 	struct dps_play_options opts;
 	uint64_t t0;
 	double per;
 
 	for (size_t i = 0; i < n; i++) {
-		acts[i] = (struct dps_action){ .kind = kind, .arg = 0, .line = (uint32_t)i + 1 };
+		acts[i] = (struct dps_action){.kind = kind, .arg = 0, .line = (uint32_t)i + 1};
 	}
 	dps_play_options_default(&opts);
 	opts.mode = DPS_RUN_WORK;
@@ -202,13 +206,13 @@ static void bench_overhead(const char *label)
 		}
 		floor_ns[r] = (double)(clock_ns(CLOCK_MONOTONIC) - t0) / N;
 	}
-	printf("| %s | %.0f / %.0f ns | %.0f / %.0f ns | %.0f / %.0f ns | %.0f ns | %.1f x | %s |\n",
-	       label, quantile(run0, ROUNDS, 0.5), quantile(run0, ROUNDS, 0.9),
-	       quantile(sleep0, ROUNDS, 0.5), quantile(sleep0, ROUNDS, 0.9),
-	       quantile(psf, ROUNDS, 0.5), quantile(psf, ROUNDS, 0.9),
-	       quantile(floor_ns, ROUNDS, 0.5),
-	       quantile(run0, ROUNDS, 0.5) / quantile(floor_ns, ROUNDS, 0.5),
-	       quantile(run0, ROUNDS, 0.9) <= 1000 ? "yes" : "**no**");
+	printf(
+	    "| %s | %.0f / %.0f ns | %.0f / %.0f ns | %.0f / %.0f ns | %.0f ns | %.1f x | %s |\n",
+	    label, quantile(run0, ROUNDS, 0.5), quantile(run0, ROUNDS, 0.9),
+	    quantile(sleep0, ROUNDS, 0.5), quantile(sleep0, ROUNDS, 0.9),
+	    quantile(psf, ROUNDS, 0.5), quantile(psf, ROUNDS, 0.9), quantile(floor_ns, ROUNDS, 0.5),
+	    quantile(run0, ROUNDS, 0.5) / quantile(floor_ns, ROUNDS, 0.5),
+	    quantile(run0, ROUNDS, 0.9) <= 1000 ? "yes" : "**no**");
 }
 
 static void *empty_thread(void *arg)
@@ -225,7 +229,7 @@ static void bench_threads(void)
 	static double create[N], join[N];
 	static struct dps_action root[2 * PLAYED];
 	static struct dps_thread_desc th[PLAYED + 1];
-	struct dps_program prog = { .name = "threads", .threads = th, .n_threads = PLAYED + 1 };
+	struct dps_program prog = {.name = "threads", .threads = th, .n_threads = PLAYED + 1};
 	struct dps_play_options opts;
 	double played[5], raw_many[5];
 	static pthread_t pts[PLAYED];
@@ -241,15 +245,15 @@ static void bench_threads(void)
 			sched_yield();
 		}
 		create[i] = (double)(started - t0);
-		dps_run_ns(50 * US, DPS_RUN_WALL);	/* let it exit */
+		dps_run_ns(50 * US, DPS_RUN_WALL); /* let it exit */
 		t0 = clock_ns(CLOCK_MONOTONIC);
 		pthread_join(pt, NULL);
 		join[i] = (double)(clock_ns(CLOCK_MONOTONIC) - t0);
 	}
 	for (size_t i = 1; i <= PLAYED; i++) {
-		root[i - 1] = (struct dps_action){ .kind = DPS_ACT_CREATE, .arg = (int64_t)i };
-		root[PLAYED + i - 1] = (struct dps_action){ .kind = DPS_ACT_JOIN, .arg = (int64_t)i };
-		th[i] = (struct dps_thread_desc){ .id = i, .actions = NULL, .n_actions = 0 };
+		root[i - 1] = (struct dps_action){.kind = DPS_ACT_CREATE, .arg = (int64_t)i};
+		root[PLAYED + i - 1] = (struct dps_action){.kind = DPS_ACT_JOIN, .arg = (int64_t)i};
+		th[i] = (struct dps_thread_desc){.id = i, .actions = NULL, .n_actions = 0};
 	}
 	/* the floor for the played case: the same pattern with raw pthreads (all alive at once, so
 	 * each needs a fresh stack mapping, unlike the one-at-a-time rows above) */
@@ -264,7 +268,7 @@ static void bench_threads(void)
 		}
 		raw_many[r] = (double)(clock_ns(CLOCK_MONOTONIC) - t0) / PLAYED;
 	}
-	th[0] = (struct dps_thread_desc){ .id = 0, .actions = root, .n_actions = 2 * PLAYED };
+	th[0] = (struct dps_thread_desc){.id = 0, .actions = root, .n_actions = 2 * PLAYED};
 	dps_play_options_default(&opts);
 	opts.summary = false;
 	for (size_t r = 0; r < 5; r++) {
@@ -281,10 +285,12 @@ static void bench_threads(void)
 	       quantile(join, N, 0.5) / 1000, quantile(join, N, 0.9) / 1000);
 	printf("| raw: %d pthread_create, then %d pthread_join, per thread | 5 rounds | %.1f us | "
 	       "%.1f us |\n",
-	       PLAYED, PLAYED, quantile(raw_many, 5, 0.5) / 1000, quantile(raw_many, 5, 0.9) / 1000);
-	printf("| player: the same as create/join actions of an empty thread, per thread | 5 plays | "
-	       "%.1f us | %.1f us |\n\n",
-	       quantile(played, 5, 0.5) / 1000, quantile(played, 5, 0.9) / 1000);
+	       PLAYED, PLAYED, quantile(raw_many, 5, 0.5) / 1000,
+	       quantile(raw_many, 5, 0.9) / 1000);
+	printf(
+	    "| player: the same as create/join actions of an empty thread, per thread | 5 plays | "
+	    "%.1f us | %.1f us |\n\n",
+	    quantile(played, 5, 0.5) / 1000, quantile(played, 5, 0.9) / 1000);
 	printf("Player / raw (same pattern): %.2f x\n\n",
 	       quantile(played, 5, 0.5) / quantile(raw_many, 5, 0.5));
 }
@@ -316,14 +322,15 @@ int main(int argc, char **argv)
 		bench_sleep();
 	}
 	if (!strcmp(part, "overhead-header")) {
-		printf("## Per-action overhead\n\n"
-		       "Wall time per action of a played list of 100,000 zero-length actions "
-		       "(median / p90 of 7 plays), of the bare dps_run_ns(0), and the floor: two "
-		       "CLOCK_MONOTONIC reads (what any timed action costs). *session active*: "
-		       "an LTTng UST session records dps:* with vtid/vpid/procname (both tracepoints "
-		       "of each action fire). Target: <= 1 us per action, tracepoints included.\n\n"
-		       "| tracing | run 0 (player) | sleep 0 (player) | dps_run_ns(0) | floor | "
-		       "run 0 / floor | target met (p90) |\n|---|---|---|---|---|---|---|\n");
+		printf(
+		    "## Per-action overhead\n\n"
+		    "Wall time per action of a played list of 100,000 zero-length actions "
+		    "(median / p90 of 7 plays), of the bare dps_run_ns(0), and the floor: two "
+		    "CLOCK_MONOTONIC reads (what any timed action costs). *session active*: "
+		    "an LTTng UST session records dps:* with vtid/vpid/procname (both tracepoints "
+		    "of each action fire). Target: <= 1 us per action, tracepoints included.\n\n"
+		    "| tracing | run 0 (player) | sleep 0 (player) | dps_run_ns(0) | floor | "
+		    "run 0 / floor | target met (p90) |\n|---|---|---|---|---|---|---|\n");
 	}
 	if (!strcmp(part, "overhead") || !strcmp(part, "all")) {
 		bench_overhead(label);

@@ -3,24 +3,25 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <dps/dps.h>
 #include <dps/dps-memory.h>
+#include <dps/dps.h>
 
 #include "cli.h"
 
 static void print_help(FILE *out)
 {
-	fprintf(out, "Usage: dps calibrate [-o FILE] [--quick] [--memory]\n\n"
-		     "Measures this machine for libdps: busy-loop rate (repeats must agree), clock\n"
-		     "read costs, per-action overhead, thread create/join cost and the sleep\n"
-		     "overshoot per requested duration. Writes the calibration file (format in\n"
-		     "doc/runtime.md) to FILE, or to stdout without -o. Run it on an idle machine.\n\n"
-		     "Options:\n"
-		     "  -o, --output FILE  write the file there (replaced if it exists)\n"
-		     "  --quick            the quick measurement programs do at start (~0.2 s)\n"
-		     "  --memory           the main-memory stubs' calibration instead (a separate\n"
-		     "                     file, DPS_MEM_CALIBRATION; see doc/memory.md)\n"
-		     "  -h, --help         this help\n");
+	fprintf(out,
+		"Usage: dps calibrate [-o FILE] [--quick] [--memory]\n\n"
+		"Measures this machine for libdps: busy-loop rate (repeats must agree), clock\n"
+		"read costs, per-action overhead, thread create/join cost and the sleep\n"
+		"overshoot per requested duration. Writes the calibration file (format in\n"
+		"doc/runtime.md) to FILE, or to stdout without -o. Run it on an idle machine.\n\n"
+		"Options:\n"
+		"  -o, --output FILE  write the file there (replaced if it exists)\n"
+		"  --quick            the quick measurement programs do at start (~0.2 s)\n"
+		"  --memory           the main-memory stubs' calibration instead (a separate\n"
+		"                     file, DPS_MEM_CALIBRATION; see doc/memory.md)\n"
+		"  -h, --help         this help\n");
 }
 
 /* --memory (memory helper, doc/memory.md): the main-memory stubs' calibration functions. */
@@ -45,8 +46,10 @@ static int calibrate_memory(const char *output, bool quick)
 		fprintf(stderr, "dps calibrate: %s\n", err);
 		return DPS_EXIT_FAILURE;
 	}
-	fprintf(stderr, "dps calibrate: memory: time_basic %.1f ns, stack frame %lld bytes, "
-		"wrote %s\n", cal.time_basic_ns, (long long)cal.stack_overhead_bytes, output);
+	fprintf(stderr,
+		"dps calibrate: memory: time_basic %.1f ns, stack frame %lld bytes, "
+		"wrote %s\n",
+		cal.time_basic_ns, (long long)cal.stack_overhead_bytes, output);
 	return DPS_EXIT_OK;
 }
 

@@ -43,55 +43,55 @@ struct measure_plan {
 	size_t thread_repeats;
 	const uint64_t *sleep_points;
 	size_t n_sleep_points;
-	uint64_t sleep_budget_ns;	/* per point; repeats = budget / request, clamped */
+	uint64_t sleep_budget_ns; /* per point; repeats = budget / request, clamped */
 	size_t sleep_repeats_min, sleep_repeats_max;
 };
 
 static const uint64_t sleep_points_full[] = {
-	10000, 20000, 50000, 100000, 200000, 500000, 1000000, 2000000, 5000000, 10000000,
-	20000000, 50000000, 100000000,
+    10000,   20000,   50000,	100000,	  200000,   500000,    1000000,
+    2000000, 5000000, 10000000, 20000000, 50000000, 100000000,
 };
-static const uint64_t sleep_points_quick[] = { 10000, 100000, 1000000, 10000000 };
+static const uint64_t sleep_points_quick[] = {10000, 100000, 1000000, 10000000};
 
 static const struct measure_plan plan_full = {
-	.warmup_ns = 100000000,
-	.work_chunk_ns = 20000000,
-	.work_repeats = 9,
-	.work_rounds = WORK_ROUNDS_MAX,
-	.work_spread_max = WORK_SPREAD_MAX_PCT,
-	.clock_reads = 20000,
-	.cputime_reads = 2000,
-	.overhead_calls = 20000,
-	.thread_repeats = 50,
-	.sleep_points = sleep_points_full,
-	.n_sleep_points = sizeof(sleep_points_full) / sizeof(sleep_points_full[0]),
-	.sleep_budget_ns = 100000000,
-	.sleep_repeats_min = 5,
-	.sleep_repeats_max = 50,
+    .warmup_ns = 100000000,
+    .work_chunk_ns = 20000000,
+    .work_repeats = 9,
+    .work_rounds = WORK_ROUNDS_MAX,
+    .work_spread_max = WORK_SPREAD_MAX_PCT,
+    .clock_reads = 20000,
+    .cputime_reads = 2000,
+    .overhead_calls = 20000,
+    .thread_repeats = 50,
+    .sleep_points = sleep_points_full,
+    .n_sleep_points = sizeof(sleep_points_full) / sizeof(sleep_points_full[0]),
+    .sleep_budget_ns = 100000000,
+    .sleep_repeats_min = 5,
+    .sleep_repeats_max = 50,
 };
 
 static const struct measure_plan plan_quick = {
-	.warmup_ns = 20000000,
-	.work_chunk_ns = 4000000,
-	.work_repeats = 5,
-	.work_rounds = WORK_ROUNDS_MAX_QUICK,
-	.work_spread_max = WORK_SPREAD_MAX_PCT_QUICK,
-	.clock_reads = 5000,
-	.cputime_reads = 300,
-	.overhead_calls = 3000,
-	.thread_repeats = 10,
-	.sleep_points = sleep_points_quick,
-	.n_sleep_points = sizeof(sleep_points_quick) / sizeof(sleep_points_quick[0]),
-	.sleep_budget_ns = 20000000,
-	.sleep_repeats_min = 3,
-	.sleep_repeats_max = 20,
+    .warmup_ns = 20000000,
+    .work_chunk_ns = 4000000,
+    .work_repeats = 5,
+    .work_rounds = WORK_ROUNDS_MAX_QUICK,
+    .work_spread_max = WORK_SPREAD_MAX_PCT_QUICK,
+    .clock_reads = 5000,
+    .cputime_reads = 300,
+    .overhead_calls = 3000,
+    .thread_repeats = 10,
+    .sleep_points = sleep_points_quick,
+    .n_sleep_points = sizeof(sleep_points_quick) / sizeof(sleep_points_quick[0]),
+    .sleep_budget_ns = 20000000,
+    .sleep_repeats_min = 3,
+    .sleep_repeats_max = 20,
 };
 
 void dps_calibration_default(struct dps_calibration *cal)
 {
 	/* Plausible values for a current x86-64 core; deterministic, never measured. */
-	static const uint64_t req[] = { 10000, 100000, 1000000, 10000000, 100000000 };
-	static const double over[] = { 7000, 7000, 20000, 60000, 60000 };
+	static const uint64_t req[] = {10000, 100000, 1000000, 10000000, 100000000};
+	static const double over[] = {7000, 7000, 20000, 60000, 60000};
 
 	memset(cal, 0, sizeof(*cal));
 	cal->format_version = DPS_CALIBRATION_FORMAT_VERSION;
@@ -244,9 +244,8 @@ static void measure_work(struct dps_calibration *cal, const struct measure_plan 
 			sorted[i] = rates[i];
 		}
 		median = quantile(sorted, plan->work_repeats, 0.5);
-		spread = median > 0 ?
-				 100.0 * (sorted[plan->work_repeats - 1] - sorted[0]) / median :
-				 INFINITY;
+		spread = median > 0 ? 100.0 * (sorted[plan->work_repeats - 1] - sorted[0]) / median
+				    : INFINITY;
 		if (spread < best_spread) {
 			best_spread = spread;
 			best_median = median;
@@ -317,7 +316,7 @@ static int measure_threads(struct dps_calibration *cal, size_t n)
 		n = 64;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct thread_probe p = { 0 };
+		struct thread_probe p = {0};
 		pthread_t th;
 		uint64_t t0, t1;
 
@@ -365,8 +364,8 @@ static void measure_sleep(struct dps_calibration *cal, const struct measure_plan
 		}
 		for (size_t i = 0; i < reps; i++) {
 			struct timespec ts = {
-				.tv_sec = (time_t)(req / DPS_NS_PER_S),
-				.tv_nsec = (long)(req % DPS_NS_PER_S),
+			    .tv_sec = (time_t)(req / DPS_NS_PER_S),
+			    .tv_nsec = (long)(req % DPS_NS_PER_S),
 			};
 			uint64_t t0 = dps__now_ns();
 
@@ -439,8 +438,9 @@ static void write_quoted(FILE *out, const char *s)
 
 int dps_calibration_write(const struct dps_calibration *cal, FILE *out)
 {
-	fprintf(out, "# dps calibration (doc/runtime.md). Times in ns; the sleep table gives the\n"
-		     "# overshoot of a raw clock_nanosleep (90th percentile) per requested duration.\n");
+	fprintf(out,
+		"# dps calibration (doc/runtime.md). Times in ns; the sleep table gives the\n"
+		"# overshoot of a raw clock_nanosleep (90th percentile) per requested duration.\n");
 	fprintf(out, "dps-calibration %d\n", DPS_CALIBRATION_FORMAT_VERSION);
 	fprintf(out, "machine ");
 	write_quoted(out, cal->machine);
@@ -495,17 +495,17 @@ enum cal_key {
 };
 
 static const char *const key_names[KEY_COUNT] = {
-	[KEY_MACHINE] = "machine",
-	[KEY_WORK_LOOPS_PER_US] = "work_loops_per_us",
-	[KEY_WORK_SPREAD_PCT] = "work_spread_pct",
-	[KEY_CLOCK_READ_NS] = "clock_read_ns",
-	[KEY_CPUTIME_READ_NS] = "cputime_read_ns",
-	[KEY_ACTION_OVERHEAD_NS] = "action_overhead_ns",
-	[KEY_THREAD_CREATE_NS] = "thread_create_ns",
-	[KEY_THREAD_JOIN_NS] = "thread_join_ns",
-	[KEY_TIMER_SLACK_NS] = "timer_slack_ns",
-	[KEY_MIN_BLOCK_NS] = "min_block_ns",
-	[KEY_SLEEP_OVERSHOOT_NS] = "sleep_overshoot_ns",
+    [KEY_MACHINE] = "machine",
+    [KEY_WORK_LOOPS_PER_US] = "work_loops_per_us",
+    [KEY_WORK_SPREAD_PCT] = "work_spread_pct",
+    [KEY_CLOCK_READ_NS] = "clock_read_ns",
+    [KEY_CPUTIME_READ_NS] = "cputime_read_ns",
+    [KEY_ACTION_OVERHEAD_NS] = "action_overhead_ns",
+    [KEY_THREAD_CREATE_NS] = "thread_create_ns",
+    [KEY_THREAD_JOIN_NS] = "thread_join_ns",
+    [KEY_TIMER_SLACK_NS] = "timer_slack_ns",
+    [KEY_MIN_BLOCK_NS] = "min_block_ns",
+    [KEY_SLEEP_OVERSHOOT_NS] = "sleep_overshoot_ns",
 };
 
 struct cal_parser {
@@ -550,8 +550,7 @@ static int parse_double(struct cal_parser *p, const char *key, char **s, double 
 	*s = skip_blank(*s);
 	errno = 0;
 	v = strtod(*s, &end);
-	if (end == *s || (*end && *end != ' ' && *end != '\t') || errno || !isfinite(v) ||
-	    v < 0) {
+	if (end == *s || (*end && *end != ' ' && *end != '\t') || errno || !isfinite(v) || v < 0) {
 		return fail(p, "%s: expected a non-negative number, got \"%s\"", key, *s);
 	}
 	*s = end;
@@ -619,8 +618,7 @@ static void strip_line(char *s)
 		}
 	}
 	n = strlen(s);
-	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' ||
-		     s[n - 1] == '\n')) {
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n')) {
 		s[--n] = '\0';
 	}
 }
@@ -634,9 +632,9 @@ static int parse_key_value(struct cal_parser *p, struct dps_calibration *cal, en
 
 	switch (key) {
 	case KEY_MACHINE:
-		return parse_quoted(p, &s, cal->machine, sizeof(cal->machine)) ?:
-			       (*skip_blank(s) ? fail(p, "machine: unexpected text after the string")
-					       : DPS_OK);
+		return parse_quoted(p, &s, cal->machine, sizeof(cal->machine))
+			   ?: (*skip_blank(s) ? fail(p, "machine: unexpected text after the string")
+					      : DPS_OK);
 	case KEY_TIMER_SLACK_NS:
 	case KEY_MIN_BLOCK_NS:
 		ret = parse_u64(p, key_names[key], &s, &u);
@@ -654,9 +652,11 @@ static int parse_key_value(struct cal_parser *p, struct dps_calibration *cal, en
 			return ret;
 		}
 		if (cal->n_sleep_points && u <= cal->sleep_req_ns[cal->n_sleep_points - 1]) {
-			return fail(p, "sleep_overshoot_ns: expected requested durations in increasing "
-				       "order (%" PRIu64 " after %" PRIu64 ")",
-				    u, cal->sleep_req_ns[cal->n_sleep_points - 1]);
+			return fail(
+			    p,
+			    "sleep_overshoot_ns: expected requested durations in increasing "
+			    "order (%" PRIu64 " after %" PRIu64 ")",
+			    u, cal->sleep_req_ns[cal->n_sleep_points - 1]);
 		}
 		cal->sleep_req_ns[cal->n_sleep_points] = u;
 		cal->sleep_overshoot_ns[cal->n_sleep_points] = d;
@@ -737,9 +737,9 @@ static int parse_header(struct cal_parser *p, char *s)
 
 int dps_calibration_load(const char *path, struct dps_calibration *cal, char *err, size_t errlen)
 {
-	struct cal_parser p = { .path = path, .line = 0, .err = err, .errlen = errlen };
+	struct cal_parser p = {.path = path, .line = 0, .err = err, .errlen = errlen};
 	struct dps_calibration tmp;
-	bool seen[KEY_COUNT] = { false };
+	bool seen[KEY_COUNT] = {false};
 	bool header = false;
 	char *buf = NULL;
 	size_t cap = 0;
@@ -786,11 +786,12 @@ int dps_calibration_load(const char *path, struct dps_calibration *cal, char *er
 			}
 		}
 		if (key < 0) {
-			ret = fail(&p, "unknown key \"%.*s\" (expected one of machine, "
-				       "work_loops_per_us, work_spread_pct, clock_read_ns, "
-				       "cputime_read_ns, action_overhead_ns, thread_create_ns, "
-				       "thread_join_ns, timer_slack_ns, min_block_ns, "
-				       "sleep_overshoot_ns)",
+			ret = fail(&p,
+				   "unknown key \"%.*s\" (expected one of machine, "
+				   "work_loops_per_us, work_spread_pct, clock_read_ns, "
+				   "cputime_read_ns, action_overhead_ns, thread_create_ns, "
+				   "thread_join_ns, timer_slack_ns, min_block_ns, "
+				   "sleep_overshoot_ns)",
 				   (int)key_len, s);
 			goto end;
 		}
@@ -837,8 +838,8 @@ int dps_calibration_load(const char *path, struct dps_calibration *cal, char *er
 				continue;
 			}
 			if (!n) {
-				n = (size_t)snprintf(err, errlen, "%s: missing keys (defaults used):",
-						     path);
+				n = (size_t)snprintf(err, errlen,
+						     "%s: missing keys (defaults used):", path);
 			}
 			if (n < errlen) {
 				n += (size_t)snprintf(err + n, errlen - n, " %s", key_names[k]);

@@ -39,23 +39,24 @@ const char *dps_status_string(int status)
 
 static void print_help(FILE *out, const char *argv0, const struct dps_program *prog)
 {
-	fprintf(out,
-		"Usage: %s [OPTIONS]\n"
-		"Replays %s with libdps (doc/runtime.md).\n\n"
-		"Options:\n"
-		"  --mode work|cpu|wall       how `run` actions spend their time (default cpu)\n"
-		"  --calibration FILE         calibration from `dps calibrate -o FILE` (default:\n"
-		"                             $DPS_CALIBRATION, a path or `override`, else a quick\n"
-		"                             measurement at start)\n"
-		"  --scale X                  every run lasts X times as long (what-if)\n"
-		"  --sleep-scale X            every sleep lasts X times as long\n"
-		"  --thread-scale ID=X        runs of thread ID last X times as long\n"
-		"  --thread-sleep-scale ID=X  sleeps of thread ID last X times as long\n"
-		"  --no-summary               no per-thread summary on stderr at the end\n"
-		"  --quiet                    no informational messages\n"
-		"  -h, --help                 this help\n\n"
-		"Exit codes: 0 ok, 1 failure, 2 bad usage or bad input.\n",
-		argv0, prog && prog->name ? prog->name : "the program's action set");
+	fprintf(
+	    out,
+	    "Usage: %s [OPTIONS]\n"
+	    "Replays %s with libdps (doc/runtime.md).\n\n"
+	    "Options:\n"
+	    "  --mode work|cpu|wall       how `run` actions spend their time (default cpu)\n"
+	    "  --calibration FILE         calibration from `dps calibrate -o FILE` (default:\n"
+	    "                             $DPS_CALIBRATION, a path or `override`, else a quick\n"
+	    "                             measurement at start)\n"
+	    "  --scale X                  every run lasts X times as long (what-if)\n"
+	    "  --sleep-scale X            every sleep lasts X times as long\n"
+	    "  --thread-scale ID=X        runs of thread ID last X times as long\n"
+	    "  --thread-sleep-scale ID=X  sleeps of thread ID last X times as long\n"
+	    "  --no-summary               no per-thread summary on stderr at the end\n"
+	    "  --quiet                    no informational messages\n"
+	    "  -h, --help                 this help\n\n"
+	    "Exit codes: 0 ok, 1 failure, 2 bad usage or bad input.\n",
+	    argv0, prog && prog->name ? prog->name : "the program's action set");
 }
 
 static int parse_scale(const char *argv0, const char *opt, const char *text, double *out)
@@ -164,8 +165,9 @@ int dps_main_parse_args(int argc, char **argv, const struct dps_program *prog,
 		}
 		if (!strcmp(name, "--mode")) {
 			if (dps_run_mode_parse(value, &opts->mode)) {
-				fprintf(stderr, "%s: --mode: expected work, cpu or wall, got '%s'\n",
-					argv0, value);
+				fprintf(stderr,
+					"%s: --mode: expected work, cpu or wall, got '%s'\n", argv0,
+					value);
 				ret = 2;
 			}
 			cfg->mode = opts->mode;

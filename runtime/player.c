@@ -21,16 +21,16 @@
 
 #include <lttng/ust-events.h>
 
+#include "dps_tp.h"
 #include "memory-internal.h"
 #include "player-internal.h"
 #include "runtime-internal.h"
-#include "dps_tp.h"
 
 enum slot_state {
-	SLOT_IDLE = 0,		/* not created (yet) */
-	SLOT_STARTED,		/* playing */
-	SLOT_ENDED,		/* played its last action */
-	SLOT_FAILED,		/* pthread_create failed */
+	SLOT_IDLE = 0, /* not created (yet) */
+	SLOT_STARTED,  /* playing */
+	SLOT_ENDED,    /* played its last action */
+	SLOT_FAILED,   /* pthread_create failed */
 };
 
 enum slot_block {
@@ -49,34 +49,34 @@ struct dep {
 struct player;
 
 struct slot {
-	struct player *pl;		/* borrowed: back pointer for the thread function */
+	struct player *pl; /* borrowed: back pointer for the thread function */
 	size_t idx;
 	pthread_t pt;
 	enum slot_state state;
-	bool has_pt;			/* pt is a started pthread not yet claimed for joining */
-	enum slot_block block;		/* what the thread is blocked on, for deadlock checks */
-	const struct dep *block_dep;	/* borrowed: the dep of a BLOCK_WAIT */
-	size_t block_child;		/* the joinee of a BLOCK_JOIN */
-	pthread_cond_t state_cond;	/* joiners wait here for state changes */
-	pthread_cond_t wake_cond;	/* the thread itself waits here for wakes */
-	struct dps_thread_result res;	/* written by the thread, read after it ended */
+	bool has_pt;		      /* pt is a started pthread not yet claimed for joining */
+	enum slot_block block;	      /* what the thread is blocked on, for deadlock checks */
+	const struct dep *block_dep;  /* borrowed: the dep of a BLOCK_WAIT */
+	size_t block_child;	      /* the joinee of a BLOCK_JOIN */
+	pthread_cond_t state_cond;    /* joiners wait here for state changes */
+	pthread_cond_t wake_cond;     /* the thread itself waits here for wakes */
+	struct dps_thread_result res; /* written by the thread, read after it ended */
 
 	/* Per-thread play context (used only by the thread itself) */
 	double run_scale, sleep_scale;
-	struct dps__mem_thread *mem;	/* owned while playing; NULL without memory actions */
+	struct dps__mem_thread *mem; /* owned while playing; NULL without memory actions */
 };
 
 struct player {
-	const struct dps_program *prog;	/* borrowed */
+	const struct dps_program *prog; /* borrowed */
 	struct dps_play_options opts;
 	pthread_mutex_t lock;
-	struct slot *slots;		/* owned, prog->n_threads */
-	struct dep *deps;		/* owned, sorted by (sleeper, waker) */
+	struct slot *slots; /* owned, prog->n_threads */
+	struct dep *deps;   /* owned, sorted by (sleeper, waker) */
 	size_t n_deps;
-	size_t running;			/* started, not ended, not blocked */
-	int aborted;			/* read without the lock: atomics */
-	int error;			/* first error, under the lock */
-	size_t n_created;		/* pthread_create calls, under the lock (fault injection) */
+	size_t running;	  /* started, not ended, not blocked */
+	int aborted;	  /* read without the lock: atomics */
+	int error;	  /* first error, under the lock */
+	size_t n_created; /* pthread_create calls, under the lock (fault injection) */
 	uint64_t t0;
 };
 
@@ -101,7 +101,7 @@ static int compare_dep(const void *a, const void *b)
 
 static struct dep *find_dep(struct player *pl, size_t sleeper, size_t waker)
 {
-	struct dep key = { .sleeper = sleeper, .waker = waker };
+	struct dep key = {.sleeper = sleeper, .waker = waker};
 
 	return bsearch(&key, pl->deps, pl->n_deps, sizeof(key), compare_dep);
 }
@@ -217,7 +217,7 @@ static void do_create(struct player *pl, struct slot *self, const struct dps_act
 	}
 	pl->n_created++;
 	if (fail_create_at && pl->n_created == fail_create_at) {
-		rc = 11;	/* EAGAIN, as when the thread limit is hit */
+		rc = 11; /* EAGAIN, as when the thread limit is hit */
 	} else {
 		rc = pthread_create(&child->pt, NULL, thread_main, child);
 	}
@@ -433,7 +433,7 @@ static void play_thread(struct slot *self)
 			break;
 		}
 		if (!self->mem) {
-			i++;	/* no stack stub (allocation failed): skip, error recorded */
+			i++; /* no stack stub (allocation failed): skip, error recorded */
 			continue;
 		}
 		i = dps__mem_stack_play(self->mem, t->actions, t->n_actions, i, play_from, self);
@@ -541,9 +541,9 @@ static int build_deps(struct player *pl, size_t max)
 			const struct dps_action *a = &d->actions[i];
 
 			if (a->kind == DPS_ACT_WAIT) {
-				pl->deps[n++] = (struct dep){ .sleeper = t, .waker = (size_t)a->arg };
+				pl->deps[n++] = (struct dep){.sleeper = t, .waker = (size_t)a->arg};
 			} else if (a->kind == DPS_ACT_WAKE) {
-				pl->deps[n++] = (struct dep){ .sleeper = (size_t)a->arg, .waker = t };
+				pl->deps[n++] = (struct dep){.sleeper = (size_t)a->arg, .waker = t};
 			}
 		}
 	}
@@ -617,8 +617,9 @@ int dps_play(const struct dps_program *prog, const struct dps_play_options *opts
 		s->idx = n_conds;
 		s->run_scale = opts->run_scale *
 			       (opts->thread_run_scale ? opts->thread_run_scale[n_conds] : 1.0);
-		s->sleep_scale = opts->sleep_scale *
-				 (opts->thread_sleep_scale ? opts->thread_sleep_scale[n_conds] : 1.0);
+		s->sleep_scale =
+		    opts->sleep_scale *
+		    (opts->thread_sleep_scale ? opts->thread_sleep_scale[n_conds] : 1.0);
 		pthread_cond_init(&s->state_cond, NULL);
 		pthread_cond_init(&s->wake_cond, NULL);
 	}
@@ -694,8 +695,9 @@ void dps_play_result_print(const struct dps_program *prog, const struct dps_play
 		"actions");
 	for (size_t i = 0; i < result->n_threads; i++) {
 		const struct dps_thread_result *r = &result->threads[i];
-		const char *name = prog && i < prog->n_threads && prog->threads[i].name ?
-					   prog->threads[i].name : "";
+		const char *name = prog && i < prog->n_threads && prog->threads[i].name
+				       ? prog->threads[i].name
+				       : "";
 
 		fprintf(out,
 			"%-10" PRIu64 " %-15.15s %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f "

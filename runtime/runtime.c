@@ -10,8 +10,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 
-#include "runtime-internal.h"
 #include "dps_tp.h"
+#include "runtime-internal.h"
 
 struct dps_calibration dps__calibration;
 __thread uint64_t dps__tls_id;
@@ -21,7 +21,7 @@ static __thread bool tls_prepared;
 /* cpu mode: the loop rate this thread last observed (loops per µs of CPU); 0 = calibration. */
 static __thread double tls_loop_rate;
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool initialized;	/* read without the lock only through __atomic loads */
+static bool initialized; /* read without the lock only through __atomic loads */
 static struct dps_config config;
 
 /* Below this remaining CPU time, one more CLOCK_THREAD_CPUTIME_ID read costs more than it
@@ -48,7 +48,7 @@ const char *dps_run_mode_name(enum dps_run_mode mode)
 
 int dps_run_mode_parse(const char *name, enum dps_run_mode *mode)
 {
-	static const enum dps_run_mode modes[] = { DPS_RUN_WORK, DPS_RUN_CPU, DPS_RUN_WALL };
+	static const enum dps_run_mode modes[] = {DPS_RUN_WORK, DPS_RUN_CPU, DPS_RUN_WALL};
 
 	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
 		if (name && !strcmp(name, dps_run_mode_name(modes[i]))) {
@@ -76,8 +76,8 @@ void dps__thread_prepare(void)
 	}
 	/* Timer slack is per thread (inherited at creation); the default 50 µs would dominate
 	 * every short sleep. */
-	prctl(PR_SET_TIMERSLACK, dps__calibration.timer_slack_ns ?
-		      dps__calibration.timer_slack_ns : 1UL, 0, 0, 0);
+	prctl(PR_SET_TIMERSLACK,
+	      dps__calibration.timer_slack_ns ? dps__calibration.timer_slack_ns : 1UL, 0, 0, 0);
 	tls_prepared = true;
 }
 
@@ -86,8 +86,9 @@ static void emit_calibration(const struct dps_calibration *cal)
 	uint64_t overshoot[DPS_SLEEP_OVERSHOOT_POINTS];
 
 	for (size_t i = 0; i < cal->n_sleep_points; i++) {
-		overshoot[i] = cal->sleep_overshoot_ns[i] > 0 ?
-				       (uint64_t)(cal->sleep_overshoot_ns[i] + 0.5) : 0;
+		overshoot[i] = cal->sleep_overshoot_ns[i] > 0
+				   ? (uint64_t)(cal->sleep_overshoot_ns[i] + 0.5)
+				   : 0;
 	}
 	lttng_ust_tracepoint(dps, calibration, cal, overshoot);
 }
@@ -97,8 +98,8 @@ static void emit_calibration(const struct dps_calibration *cal)
  * defaults), then a quick measurement. A file with missing keys still loads; its message is
  * passed on in err so the caller can warn.
  */
-static int load_calibration(const struct dps_config *cfg, struct dps_calibration *cal,
-			    char *err, size_t errlen)
+static int load_calibration(const struct dps_config *cfg, struct dps_calibration *cal, char *err,
+			    size_t errlen)
 {
 	const char *path = cfg->calibration_path;
 
@@ -138,7 +139,7 @@ int dps_init(const struct dps_config *cfg, char *err, size_t errlen)
 	}
 	dps__calibration = cal;
 	config = *cfg;
-	config.calibration_path = NULL;	/* borrowed from the caller; not kept */
+	config.calibration_path = NULL; /* borrowed from the caller; not kept */
 	tls_prepared = false;
 	dps__thread_prepare();
 	emit_calibration(&dps__calibration);
@@ -207,8 +208,8 @@ static uint64_t loops_for_ns(double loops_per_us, double ns)
  */
 static void run_cpu(uint64_t ns)
 {
-	double read_ns = dps__calibration.cputime_read_ns > 1 ? dps__calibration.cputime_read_ns
-							       : 1;
+	double read_ns =
+	    dps__calibration.cputime_read_ns > 1 ? dps__calibration.cputime_read_ns : 1;
 	double rate = tls_loop_rate > 0 ? tls_loop_rate : dps__calibration.work_loops_per_us;
 	uint64_t c0 = dps__cputime_ns();
 	uint64_t used = 0;
@@ -289,8 +290,8 @@ uint64_t dps__sleep(uint64_t ns, uint32_t line)
 	if ((double)ns > overshoot) {
 		uint64_t wake = deadline - (uint64_t)overshoot;
 		struct timespec ts = {
-			.tv_sec = (time_t)(wake / DPS_NS_PER_S),
-			.tv_nsec = (long)(wake % DPS_NS_PER_S),
+		    .tv_sec = (time_t)(wake / DPS_NS_PER_S),
+		    .tv_nsec = (long)(wake % DPS_NS_PER_S),
 		};
 
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {

@@ -73,51 +73,50 @@ static void write_files(const struct file *files)
  */
 struct bad_set {
 	struct file files[MAX_FILES];
-	char where[24];		/* "1.act:2:5: " expected right after "<dir>/" */
-	char what[32];		/* a piece of the message */
+	char where[24]; /* "1.act:2:5: " expected right after "<dir>/" */
+	char what[32];	/* a piece of the message */
 };
 
 ParameterizedTestParameters(actset, bad_sets_are_located)
 {
 	static struct bad_set cases[] = {
-		/* unknown keyword */
-		{ { { "1.act", "run 10\nfly 3\n" } }, "1.act:2:1: ", "expected an action" },
-		{ { { "1.act", "  Run 10\n" } }, "1.act:1:3: ", "expected an action" },
-		/* negative or overflowing numbers */
-		{ { { "1.act", "sleep -5\n" } }, "1.act:1:7: ", "non-negative" },
-		{ { { "1.act", "run 99999999999999999999\n" } }, "1.act:1:5: ", "too large" },
-		{ { { "1.act", "run 18446744073709552\n" } }, "1.act:1:5: ", "too large" },
-		{ { { "1.act", "create 2\n" }, { "2.act", "join 184467440737095516160\n" } },
-		  "2.act:1:6: ", "too large" },
-		{ { { "1.act", "heap +9223372036854775808\n" } }, "1.act:1:6: ", "out of range" },
-		/* malformed arguments */
-		{ { { "1.act", "run\n" } }, "1.act:1:5: ", "expected a duration" },
-		{ { { "1.act", "run 10 20\n" } }, "1.act:1:8: ", "expected end of line" },
-		{ { { "1.act", "run 10xs\n" } }, "1.act:1:7: ", "" },
-		{ { { "1.act", "run 0.0001ns\n" } }, "1.act:1:5: ", "" },
-		{ { { "1.act", "stack +x\n" } }, "1.act:1:8: ", "+4096" },
-		{ { { "1.act", "create\n" } }, "1.act:1:8: ", "expected a thread id" },
-		/* header */
-		{ { { "1.act", "dps-actions 2\n" } }, "1.act:1:13: ", "unsupported" },
-		{ { { "1.act", "run 1\ndps-actions 1\n" } }, "1.act:2:1: ", "first statement" },
-		/* creation graph */
-		{ { { "1.act", "run 1\ncreate 3\n" } }, "1.act:2:8: ", "no action file" },
-		{ { { "1.act", "create 2\njoin 9\n" }, { "2.act", "run 1\n" } }, "1.act:2:6: ",
-		  "never created" },
-		{ { { "1.act", "create 2\ncreate 3\n" }, { "2.act", "run 1\n" },
-		    { "3.act", "create 2\n" } },
-		  "3.act:1:8: ", "created twice" },
-		{ { { "1.act", "run 1\n" }, { "2.act", "create 3\n" }, { "3.act", "create 2\n" } },
-		  "3.act:1:8: ", "create cycle" },
-		{ { { "1.act", "create 2\n" }, { "2.act", "\n\ncreate 1\n" } }, "2.act:3:8: ",
-		  "no root" },
-		{ { { "1.act", "run 1\n" }, { "2.act", "run 1\n" } }, "2.act:1:1: ",
-		  "several root" },
-		{ { { "1.act", "create 1\n" } }, "1.act:1:8: ", "creates itself" },
-		{ { { "1.act", "create 2\nwake 1\n" }, { "2.act", "run 1\n" } }, "1.act:2:6: ",
-		  "itself" },
-		{ { { "1.act", "create 2\n" }, { "2.act", "join 1\n" } }, "2.act:1:6: ",
-		  "root" },
+	    /* unknown keyword */
+	    {{{"1.act", "run 10\nfly 3\n"}}, "1.act:2:1: ", "expected an action"},
+	    {{{"1.act", "  Run 10\n"}}, "1.act:1:3: ", "expected an action"},
+	    /* negative or overflowing numbers */
+	    {{{"1.act", "sleep -5\n"}}, "1.act:1:7: ", "non-negative"},
+	    {{{"1.act", "run 99999999999999999999\n"}}, "1.act:1:5: ", "too large"},
+	    {{{"1.act", "run 18446744073709552\n"}}, "1.act:1:5: ", "too large"},
+	    {{{"1.act", "create 2\n"}, {"2.act", "join 184467440737095516160\n"}},
+	     "2.act:1:6: ",
+	     "too large"},
+	    {{{"1.act", "heap +9223372036854775808\n"}}, "1.act:1:6: ", "out of range"},
+	    /* malformed arguments */
+	    {{{"1.act", "run\n"}}, "1.act:1:5: ", "expected a duration"},
+	    {{{"1.act", "run 10 20\n"}}, "1.act:1:8: ", "expected end of line"},
+	    {{{"1.act", "run 10xs\n"}}, "1.act:1:7: ", ""},
+	    {{{"1.act", "run 0.0001ns\n"}}, "1.act:1:5: ", ""},
+	    {{{"1.act", "stack +x\n"}}, "1.act:1:8: ", "+4096"},
+	    {{{"1.act", "create\n"}}, "1.act:1:8: ", "expected a thread id"},
+	    /* header */
+	    {{{"1.act", "dps-actions 2\n"}}, "1.act:1:13: ", "unsupported"},
+	    {{{"1.act", "run 1\ndps-actions 1\n"}}, "1.act:2:1: ", "first statement"},
+	    /* creation graph */
+	    {{{"1.act", "run 1\ncreate 3\n"}}, "1.act:2:8: ", "no action file"},
+	    {{{"1.act", "create 2\njoin 9\n"}, {"2.act", "run 1\n"}},
+	     "1.act:2:6: ",
+	     "never created"},
+	    {{{"1.act", "create 2\ncreate 3\n"}, {"2.act", "run 1\n"}, {"3.act", "create 2\n"}},
+	     "3.act:1:8: ",
+	     "created twice"},
+	    {{{"1.act", "run 1\n"}, {"2.act", "create 3\n"}, {"3.act", "create 2\n"}},
+	     "3.act:1:8: ",
+	     "create cycle"},
+	    {{{"1.act", "create 2\n"}, {"2.act", "\n\ncreate 1\n"}}, "2.act:3:8: ", "no root"},
+	    {{{"1.act", "run 1\n"}, {"2.act", "run 1\n"}}, "2.act:1:1: ", "several root"},
+	    {{{"1.act", "create 1\n"}}, "1.act:1:8: ", "creates itself"},
+	    {{{"1.act", "create 2\nwake 1\n"}, {"2.act", "run 1\n"}}, "1.act:2:6: ", "itself"},
+	    {{{"1.act", "create 2\n"}, {"2.act", "join 1\n"}}, "2.act:1:6: ", "root"},
 	};
 
 	return cr_make_param_array(struct bad_set, cases, sizeof(cases) / sizeof(cases[0]));
@@ -138,8 +137,7 @@ ParameterizedTest(struct bad_set *c, actset, bad_sets_are_located, .init = make_
 	snprintf(expect, sizeof(expect), "%s/%s", dir, c->where);
 	cr_assert_eq(strncmp(diag.msg, expect, strlen(expect)), 0, "expected '%s...', got '%s'",
 		     expect, diag.msg);
-	cr_assert_not_null(strstr(diag.msg, c->what), "expected '%s' in '%s'", c->what,
-			   diag.msg);
+	cr_assert_not_null(strstr(diag.msg, c->what), "expected '%s' in '%s'", c->what, diag.msg);
 }
 
 /*
@@ -156,43 +154,55 @@ struct good_set {
 	struct dps_action acts[MAX_ACTS];
 };
 
-#define A(k, x) { .arg = (x), .kind = DPS_ACT_##k }
+#define A(k, x)                                                                                    \
+	{                                                                                          \
+		.arg = (x), .kind = DPS_ACT_##k                                                    \
+	}
 
 ParameterizedTestParameters(actset, good_sets_load)
 {
 	static struct good_set cases[] = {
-		/* the paper's four keywords, integer microseconds */
-		{ { { "100.act", "run 54\nsleep 12780\ncreate 101\njoin 101\n" },
-		    { "101.act", "run 1\n" } },
-		  2, 100, 4,
-		  { A(RUN, 54000), A(SLEEP, 12780000), A(CREATE, 1), A(JOIN, 1) } },
-		/* comments, blank lines, tabs, CRLF, no final newline */
-		{ { { "7.act", "# a comment\n\n\trun 1 # trailing\r\nsleep 2" } },
-		  1, 7, 2, { A(RUN, 1000), A(SLEEP, 2000) } },
-		/* units and fractions */
-		{ { { "1.act", "dps-actions 1\nrun 850ns\nrun 0.85\nrun 1.5ms\nsleep 2s\nrun 3us\n"
-				"run 0.001" } },
-		  1, 1, 6,
-		  { A(RUN, 850), A(RUN, 850), A(RUN, 1500000), A(SLEEP, 2000000000LL),
-		    A(RUN, 3000), A(RUN, 1) } },
-		/* extensions: wait/wake, heap/stack */
-		{ { { "1.act", "create 2\nwake 2\nwait 2\nheap +4096\nstack -512\njoin 2\n" },
-		    { "2.act", "wait 1\nwake 1\n" } },
-		  2, 1, 6,
-		  { A(CREATE, 1), A(WAKE, 1), A(WAIT, 1), A(HEAP, 4096), A(STACK, -512),
-		    A(JOIN, 1) } },
-		/* an empty file is a thread with no actions; the root need not be the lowest id */
-		{ { { "1.act", "" }, { "9.act", "create 1\n" } }, 2, 9, 0, { { 0 } } },
-		/* zero durations and the largest id */
-		{ { { "18446744073709551615.act", "run 0\nsleep 0us\n" } },
-		  1, UINT64_MAX, 2, { A(RUN, 0), A(SLEEP, 0) } },
+	    /* the paper's four keywords, integer microseconds */
+	    {{{"100.act", "run 54\nsleep 12780\ncreate 101\njoin 101\n"}, {"101.act", "run 1\n"}},
+	     2,
+	     100,
+	     4,
+	     {A(RUN, 54000), A(SLEEP, 12780000), A(CREATE, 1), A(JOIN, 1)}},
+	    /* comments, blank lines, tabs, CRLF, no final newline */
+	    {{{"7.act", "# a comment\n\n\trun 1 # trailing\r\nsleep 2"}},
+	     1,
+	     7,
+	     2,
+	     {A(RUN, 1000), A(SLEEP, 2000)}},
+	    /* units and fractions */
+	    {{{"1.act", "dps-actions 1\nrun 850ns\nrun 0.85\nrun 1.5ms\nsleep 2s\nrun 3us\n"
+			"run 0.001"}},
+	     1,
+	     1,
+	     6,
+	     {A(RUN, 850), A(RUN, 850), A(RUN, 1500000), A(SLEEP, 2000000000LL), A(RUN, 3000),
+	      A(RUN, 1)}},
+	    /* extensions: wait/wake, heap/stack */
+	    {{{"1.act", "create 2\nwake 2\nwait 2\nheap +4096\nstack -512\njoin 2\n"},
+	      {"2.act", "wait 1\nwake 1\n"}},
+	     2,
+	     1,
+	     6,
+	     {A(CREATE, 1), A(WAKE, 1), A(WAIT, 1), A(HEAP, 4096), A(STACK, -512), A(JOIN, 1)}},
+	    /* an empty file is a thread with no actions; the root need not be the lowest id */
+	    {{{"1.act", ""}, {"9.act", "create 1\n"}}, 2, 9, 0, {{0}}},
+	    /* zero durations and the largest id */
+	    {{{"18446744073709551615.act", "run 0\nsleep 0us\n"}},
+	     1,
+	     UINT64_MAX,
+	     2,
+	     {A(RUN, 0), A(SLEEP, 0)}},
 	};
 
 	return cr_make_param_array(struct good_set, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
-ParameterizedTest(struct good_set *c, actset, good_sets_load, .init = make_dir,
-		  .fini = remove_dir)
+ParameterizedTest(struct good_set *c, actset, good_sets_load, .init = make_dir, .fini = remove_dir)
 {
 	struct dps_actset *set = NULL;
 	struct dps_diag diag;
@@ -237,9 +247,9 @@ Test(actset, empty_directory_has_no_thread, .init = make_dir, .fini = remove_dir
 Test(actset, program_view_matches_the_set, .init = make_dir, .fini = remove_dir)
 {
 	static const struct file files[MAX_FILES] = {
-		{ "5.act", "create 6\njoin 6\n" },
-		{ "6.act", "run 10\n" },
-		{ "manifest", "dps-manifest 1\nroot 5\nthread 6 comm \"worker\"\n" },
+	    {"5.act", "create 6\njoin 6\n"},
+	    {"6.act", "run 10\n"},
+	    {"manifest", "dps-manifest 1\nroot 5\nthread 6 comm \"worker\"\n"},
 	};
 	struct dps_actset *set = NULL;
 	struct dps_thread_desc descs[2];
@@ -260,8 +270,8 @@ Test(actset, program_view_matches_the_set, .init = make_dir, .fini = remove_dir)
 Test(actset, write_then_load_round_trips, .init = make_dir, .fini = remove_dir)
 {
 	static const struct file files[MAX_FILES] = {
-		{ "5.act", "create 6\nrun 0.85\nsleep 1500\nwake 6\njoin 6\n" },
-		{ "6.act", "wait 5\nheap +64\nstack +32\nstack -32\nheap -64\n" },
+	    {"5.act", "create 6\nrun 0.85\nsleep 1500\nwake 6\njoin 6\n"},
+	    {"6.act", "wait 5\nheap +64\nstack +32\nstack -32\nheap -64\n"},
 	};
 	struct dps_actset *a = NULL, *b = NULL;
 	struct dps_diag diag;

@@ -149,39 +149,39 @@ Test(calibration, missing_file_is_noent)
 
 struct bad_cal {
 	char text[256];
-	char where[16];		/* ":LINE: " expected right after the path */
-	char what[64];		/* a piece of the message */
+	char where[16]; /* ":LINE: " expected right after the path */
+	char what[64];	/* a piece of the message */
 };
 
 ParameterizedTestParameters(calibration, bad_files_name_file_and_line)
 {
 	static struct bad_cal cases[] = {
-		{ "", ":1: ", "empty file" },
-		{ "\n# nothing\n", ":2: ", "empty file" },
-		{ "work_loops_per_us 3\n", ":1: ", "header" },
-		{ "dps-calibration 2\n", ":1: ", "unsupported calibration format version 2" },
-		{ "dps-calibration one\n", ":1: ", "unsigned integer" },
-		{ "dps-calibration 1\nwork_loops 3\n", ":2: ", "unknown key \"work_loops\"" },
-		{ "dps-calibration 1\n\nclock_read_ns -3\n", ":3: ", "non-negative number" },
-		{ "dps-calibration 1\nclock_read_ns 3 4\n", ":2: ", "unexpected text \"4\"" },
-		{ "dps-calibration 1\nclock_read_ns nan\n", ":2: ", "non-negative number" },
-		{ "dps-calibration 1\nclock_read_ns 12abc\n", ":2: ", "non-negative number" },
-		{ "dps-calibration 1\nwork_loops_per_us 0\n", ":2: ", "positive" },
-		{ "dps-calibration 1\nclock_read_ns 3\nclock_read_ns 4\n", ":3: ", "twice" },
-		{ "dps-calibration 1\ntimer_slack_ns 0\n", ":2: ", "at least 1" },
-		{ "dps-calibration 1\nmin_block_ns 99999999999999999999\n", ":2: ", "below 2^64" },
-		{ "dps-calibration 1\nsleep_overshoot_ns 2000 5\nsleep_overshoot_ns 1000 5\n",
-		  ":3: ", "increasing" },
-		{ "dps-calibration 1\nsleep_overshoot_ns 2000\n", ":2: ", "non-negative number" },
-		{ "dps-calibration 1\nmachine \"unterminated\n", ":2: ", "closing quote" },
-		{ "dps-calibration 1\nmachine bare\n", ":2: ", "double-quoted" },
+	    {"", ":1: ", "empty file"},
+	    {"\n# nothing\n", ":2: ", "empty file"},
+	    {"work_loops_per_us 3\n", ":1: ", "header"},
+	    {"dps-calibration 2\n", ":1: ", "unsupported calibration format version 2"},
+	    {"dps-calibration one\n", ":1: ", "unsigned integer"},
+	    {"dps-calibration 1\nwork_loops 3\n", ":2: ", "unknown key \"work_loops\""},
+	    {"dps-calibration 1\n\nclock_read_ns -3\n", ":3: ", "non-negative number"},
+	    {"dps-calibration 1\nclock_read_ns 3 4\n", ":2: ", "unexpected text \"4\""},
+	    {"dps-calibration 1\nclock_read_ns nan\n", ":2: ", "non-negative number"},
+	    {"dps-calibration 1\nclock_read_ns 12abc\n", ":2: ", "non-negative number"},
+	    {"dps-calibration 1\nwork_loops_per_us 0\n", ":2: ", "positive"},
+	    {"dps-calibration 1\nclock_read_ns 3\nclock_read_ns 4\n", ":3: ", "twice"},
+	    {"dps-calibration 1\ntimer_slack_ns 0\n", ":2: ", "at least 1"},
+	    {"dps-calibration 1\nmin_block_ns 99999999999999999999\n", ":2: ", "below 2^64"},
+	    {"dps-calibration 1\nsleep_overshoot_ns 2000 5\nsleep_overshoot_ns 1000 5\n",
+	     ":3: ", "increasing"},
+	    {"dps-calibration 1\nsleep_overshoot_ns 2000\n", ":2: ", "non-negative number"},
+	    {"dps-calibration 1\nmachine \"unterminated\n", ":2: ", "closing quote"},
+	    {"dps-calibration 1\nmachine bare\n", ":2: ", "double-quoted"},
 	};
 
 	return cr_make_param_array(struct bad_cal, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
-ParameterizedTest(struct bad_cal *c, calibration, bad_files_name_file_and_line,
-		  .init = make_tmp, .fini = remove_tmp)
+ParameterizedTest(struct bad_cal *c, calibration, bad_files_name_file_and_line, .init = make_tmp,
+		  .fini = remove_tmp)
 {
 	struct dps_calibration cal;
 	char err[512];

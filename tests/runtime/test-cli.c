@@ -5,15 +5,14 @@
  * hand-written stub built against the installed libdps with pkg-config.
  */
 #include <fcntl.h>
-#include <stdarg.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <spawn.h>
 
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -66,8 +65,7 @@ static int run(char *const argv[])
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	cr_assert_eq(posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ), 0, "spawn %s",
-		     argv[0]);
+	cr_assert_eq(posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ), 0, "spawn %s", argv[0]);
 	posix_spawn_file_actions_destroy(&fa);
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	slurp(out_path, out_text, sizeof(out_text));
@@ -129,24 +127,23 @@ static char *set_path(const char *sub)
 /* Inline arrays, not pointers: Criterion runs each parameter in a fresh process image. */
 struct bad_run {
 	char files[3][2][64];
-	char where[24];		/* "<file>:line:col: " after "<dir>/set/" */
+	char where[24]; /* "<file>:line:col: " after "<dir>/set/" */
 };
 
 ParameterizedTestParameters(cli, run_of_a_bad_set_exits_2_and_runs_nothing)
 {
 	static struct bad_run cases[] = {
-		{ { { "1.act", "run 10\nfly 3\n" } }, "1.act:2:1: " },
-		{ { { "1.act", "sleep -5\n" } }, "1.act:1:7: " },
-		{ { { "1.act", "run 99999999999999999999\n" } }, "1.act:1:5: " },
-		{ { { "1.act", "create 3\n" } }, "1.act:1:8: " },
-		{ { { "1.act", "create 2\njoin 9\n" }, { "2.act", "run 1\n" } }, "1.act:2:6: " },
-		{ { { "1.act", "create 2\ncreate 3\n" }, { "2.act", "run 1\n" },
-		    { "3.act", "create 2\n" } },
-		  "3.act:1:8: " },
-		{ { { "1.act", "run 1\n" }, { "2.act", "create 3\n" }, { "3.act", "create 2\n" } },
-		  "3.act:1:8: " },
-		{ { { "1.act", "create 2\n" }, { "2.act", "create 1\n" } }, "2.act:1:8: " },
-		{ { { "1.act", "run 1\n" }, { "2.act", "run 1\n" } }, "2.act:1:1: " },
+	    {{{"1.act", "run 10\nfly 3\n"}}, "1.act:2:1: "},
+	    {{{"1.act", "sleep -5\n"}}, "1.act:1:7: "},
+	    {{{"1.act", "run 99999999999999999999\n"}}, "1.act:1:5: "},
+	    {{{"1.act", "create 3\n"}}, "1.act:1:8: "},
+	    {{{"1.act", "create 2\njoin 9\n"}, {"2.act", "run 1\n"}}, "1.act:2:6: "},
+	    {{{"1.act", "create 2\ncreate 3\n"}, {"2.act", "run 1\n"}, {"3.act", "create 2\n"}},
+	     "3.act:1:8: "},
+	    {{{"1.act", "run 1\n"}, {"2.act", "create 3\n"}, {"3.act", "create 2\n"}},
+	     "3.act:1:8: "},
+	    {{{"1.act", "create 2\n"}, {"2.act", "create 1\n"}}, "2.act:1:8: "},
+	    {{{"1.act", "run 1\n"}, {"2.act", "run 1\n"}}, "2.act:1:1: "},
 	};
 
 	return cr_make_param_array(struct bad_run, cases, sizeof(cases) / sizeof(cases[0]));
@@ -252,12 +249,13 @@ Test(cli, hand_stub_builds_against_the_installed_libdps, .timeout = 300)
 	cr_assert_not_null(src);
 	snprintf(prefix, sizeof(prefix), "%s/prefix", dir);
 	snprintf(pc, sizeof(pc), "%s/lib/pkgconfig", prefix);
-	snprintf(cmd, sizeof(cmd),
-		 "cmake --install '%s' --prefix '%s' --component libdps >/dev/null "
-		 "&& ls '%s'/include/dps/dps.h >/dev/null "
-		 "&& PKG_CONFIG_PATH='%s' cc -std=gnu11 -Wall -Werror '%s/runtime/examples/hand-stub.c' "
-		 "$(PKG_CONFIG_PATH='%s' pkg-config --cflags --libs dps) -o '%s/hand-stub' "
-		 "&& LD_LIBRARY_PATH='%s/lib' DPS_CALIBRATION=override '%s/hand-stub' 1000 200",
-		 build, prefix, prefix, pc, src, pc, dir, prefix, dir);
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "cmake --install '%s' --prefix '%s' --component libdps >/dev/null "
+	    "&& ls '%s'/include/dps/dps.h >/dev/null "
+	    "&& PKG_CONFIG_PATH='%s' cc -std=gnu11 -Wall -Werror '%s/runtime/examples/hand-stub.c' "
+	    "$(PKG_CONFIG_PATH='%s' pkg-config --cflags --libs dps) -o '%s/hand-stub' "
+	    "&& LD_LIBRARY_PATH='%s/lib' DPS_CALIBRATION=override '%s/hand-stub' 1000 200",
+	    build, prefix, prefix, pc, src, pc, dir, prefix, dir);
 	cr_assert_eq(system(cmd), 0, "failed: %s", cmd);
 }

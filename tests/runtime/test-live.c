@@ -144,8 +144,8 @@ static void record(const bt_message *msg)
 	memset(e, 0, sizeof(*e));
 	snprintf(e->name, sizeof(e->name), "%s",
 		 bt_event_class_get_name(bt_event_borrow_class_const(event)));
-	bt_clock_snapshot_get_ns_from_origin(bt_message_event_borrow_default_clock_snapshot_const(msg),
-					     (int64_t *)&e->ts);
+	bt_clock_snapshot_get_ns_from_origin(
+	    bt_message_event_borrow_default_clock_snapshot_const(msg), (int64_t *)&e->ts);
 	e->vtid = get_int(ctx, "vtid", &v) ? v : -1;
 	e->vpid = get_int(ctx, "vpid", &v) ? v : -1;
 	pn = member(ctx, "procname");
@@ -213,26 +213,27 @@ static void read_trace(const char *path)
 		     BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK);
 	bt_value_array_append_string_element(inputs, path);
 	cr_assert_eq(bt_graph_add_source_component(
-			     graph, bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs"),
-			     "src", params, BT_LOGGING_LEVEL_WARNING, &src),
+			 graph, bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs"),
+			 "src", params, BT_LOGGING_LEVEL_WARNING, &src),
 		     BT_GRAPH_ADD_COMPONENT_STATUS_OK);
 	cr_assert_eq(bt_graph_add_filter_component(
-			     graph,
-			     bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer"),
-			     "mux", NULL, BT_LOGGING_LEVEL_WARNING, &mux),
+			 graph,
+			 bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer"),
+			 "mux", NULL, BT_LOGGING_LEVEL_WARNING, &mux),
 		     BT_GRAPH_ADD_COMPONENT_STATUS_OK);
-	cr_assert_eq(bt_graph_add_simple_sink_component(graph, "sink", NULL, consume, NULL, NULL,
-							&sink),
-		     BT_GRAPH_ADD_COMPONENT_STATUS_OK);
+	cr_assert_eq(
+	    bt_graph_add_simple_sink_component(graph, "sink", NULL, consume, NULL, NULL, &sink),
+	    BT_GRAPH_ADD_COMPONENT_STATUS_OK);
 	for (uint64_t i = 0; i < bt_component_source_get_output_port_count(src); i++) {
-		cr_assert_eq(bt_graph_connect_ports(
-				     graph, bt_component_source_borrow_output_port_by_index_const(src, i),
-				     bt_component_filter_borrow_input_port_by_index_const(mux, i), NULL),
-			     BT_GRAPH_CONNECT_PORTS_STATUS_OK);
+		cr_assert_eq(
+		    bt_graph_connect_ports(
+			graph, bt_component_source_borrow_output_port_by_index_const(src, i),
+			bt_component_filter_borrow_input_port_by_index_const(mux, i), NULL),
+		    BT_GRAPH_CONNECT_PORTS_STATUS_OK);
 	}
 	cr_assert_eq(bt_graph_connect_ports(
-			     graph, bt_component_filter_borrow_output_port_by_index_const(mux, 0),
-			     bt_component_sink_borrow_input_port_by_index_const(sink, 0), NULL),
+			 graph, bt_component_filter_borrow_output_port_by_index_const(mux, 0),
+			 bt_component_sink_borrow_input_port_by_index_const(sink, 0), NULL),
 		     BT_GRAPH_CONNECT_PORTS_STATUS_OK);
 	do {
 		st = bt_graph_run(graph);
@@ -299,30 +300,31 @@ static void check_pair(int64_t vtid, const char *begin, const char *end, uint64_
 	cr_assert_geq(d + 50000, e->act_ns, "%s..%s %" PRIu64 " ns vs act %" PRIu64, begin, end, d,
 		      e->act_ns);
 	/* generous: other builds may preempt us for a while */
-	cr_assert_lt(d, req_ns + 300 * MS, "%s..%s took %" PRIu64 " ns for %" PRIu64, begin, end,
-		     d, req_ns);
+	cr_assert_lt(d, req_ns + 300 * MS, "%s..%s took %" PRIu64 " ns for %" PRIu64, begin, end, d,
+		     req_ns);
 }
 
 Test(live, dps_run_is_traced_per_thread_in_order, .init = make_dir, .fini = remove_dir,
      .timeout = 120)
 {
 	static const char *const root_seq[] = {
-		"dps:thread_begin", "dps:run_begin", "dps:run_end", "dps:create",
-		"dps:sleep_begin", "dps:sleep_end", "dps:wake", "dps:join_begin",
-		"dps:join_end", "dps:create", "dps:join_begin", "dps:join_end", "dps:thread_end",
+	    "dps:thread_begin", "dps:run_begin", "dps:run_end",	   "dps:create",
+	    "dps:sleep_begin",	"dps:sleep_end", "dps:wake",	   "dps:join_begin",
+	    "dps:join_end",	"dps:create",	 "dps:join_begin", "dps:join_end",
+	    "dps:thread_end",
 	};
 	static const char *const memory_seq[] = {
-		"dps:thread_begin", "dps:heap", "dps:stack", "dps:run_begin", "dps:run_end",
-		"dps:stack", "dps:heap", "dps:thread_end",
+	    "dps:thread_begin", "dps:heap",  "dps:stack", "dps:run_begin",
+	    "dps:run_end",	"dps:stack", "dps:heap",  "dps:thread_end",
 	};
 	static const char *const worker_seq[] = {
-		"dps:thread_begin", "dps:wait_begin", "dps:wait_end", "dps:run_begin",
-		"dps:run_end", "dps:sleep_begin", "dps:sleep_end", "dps:thread_end",
+	    "dps:thread_begin", "dps:wait_begin",  "dps:wait_end",  "dps:run_begin",
+	    "dps:run_end",	"dps:sleep_begin", "dps:sleep_end", "dps:thread_end",
 	};
 	char session[64], out[256], set[256];
 	const char *bin = getenv("DPS_BIN");
-	char *argv[] = { (char *)bin, (char *)"run", set, (char *)"--mode", (char *)"cpu",
-			 (char *)"--no-summary", NULL };
+	char *argv[] = {(char *)bin,   (char *)"run",	       set, (char *)"--mode",
+			(char *)"cpu", (char *)"--no-summary", NULL};
 	int64_t root, worker, memory;
 	const struct ev *e;
 	pid_t pid;
@@ -343,7 +345,8 @@ Test(live, dps_run_is_traced_per_thread_in_order, .init = make_dir, .fini = remo
 	cr_assert_eq(sh("lttng create '%s' --output='%s' >/dev/null", session, out), 0,
 		     "lttng create failed (session daemon running?)");
 	ret = sh("lttng enable-event -u 'dps:*' -s '%s' >/dev/null", session);
-	ret = ret ?: sh("lttng add-context -u -t vtid -t vpid -t procname -s '%s' >/dev/null",
+	ret = ret
+		  ?: sh("lttng add-context -u -t vtid -t vpid -t procname -s '%s' >/dev/null",
 			session);
 	ret = ret ?: sh("lttng start '%s' >/dev/null", session);
 	if (!ret) {
@@ -351,8 +354,10 @@ Test(live, dps_run_is_traced_per_thread_in_order, .init = make_dir, .fini = remo
 		 * measurement must leave no event but dps:calibration in the trace. */
 		unsetenv("DPS_CALIBRATION");
 		ret = posix_spawn(&pid, bin, NULL, NULL, argv, environ);
-		ret = ret ?: (waitpid(pid, &status, 0) == pid && WIFEXITED(status) ?
-				      WEXITSTATUS(status) : 99);
+		ret = ret
+			  ?: (waitpid(pid, &status, 0) == pid && WIFEXITED(status)
+				  ? WEXITSTATUS(status)
+				  : 99);
 	}
 	sh("lttng stop '%s' >/dev/null", session);
 	sh("lttng destroy '%s' >/dev/null", session);
@@ -390,7 +395,8 @@ Test(live, dps_run_is_traced_per_thread_in_order, .init = make_dir, .fini = remo
 	/* names and identity from the contexts */
 	cr_assert_str_eq(find(worker, "dps:run_begin", 0)->procname, "live-worker");
 	cr_assert_str_eq(find(root, "dps:run_begin", 0)->procname, "live-root");
-	cr_assert_eq(find(root, "dps:thread_begin", 0)->vpid, find(worker, "dps:thread_begin", 0)->vpid);
+	cr_assert_eq(find(root, "dps:thread_begin", 0)->vpid,
+		     find(worker, "dps:thread_begin", 0)->vpid);
 	cr_assert_eq(find(root, "dps:create", 0)->peer, 2);
 	cr_assert_eq(find(root, "dps:wake", 0)->peer, 2);
 	cr_assert_eq(find(worker, "dps:wait_begin", 0)->peer, 1);

@@ -18,7 +18,10 @@
 
 #include "player-internal.h"
 
-#define ACT(k, x) { .arg = (x), .kind = DPS_ACT_##k, .line = __LINE__ }
+#define ACT(k, x)                                                                                  \
+	{                                                                                          \
+		.arg = (x), .kind = DPS_ACT_##k, .line = __LINE__                                  \
+	}
 #define MS 1000000LL
 #define US 1000LL
 
@@ -45,14 +48,17 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-#define THREAD(i, acts) { .id = (i), .name = NULL, .actions = (acts), \
-			  .n_actions = sizeof(acts) / sizeof((acts)[0]) }
+#define THREAD(i, acts)                                                                            \
+	{                                                                                          \
+		.id = (i), .name = NULL, .actions = (acts),                                        \
+		.n_actions = sizeof(acts) / sizeof((acts)[0])                                      \
+	}
 
 Test(player, plays_a_single_thread_and_reports_it)
 {
-	static const struct dps_action a0[] = { ACT(RUN, 2 * MS), ACT(SLEEP, 3 * MS) };
-	static const struct dps_thread_desc th[] = { THREAD(7, a0) };
-	struct dps_program prog = { .name = "one", .threads = th, .n_threads = 1, .root = 0 };
+	static const struct dps_action a0[] = {ACT(RUN, 2 * MS), ACT(SLEEP, 3 * MS)};
+	static const struct dps_thread_desc th[] = {THREAD(7, a0)};
+	struct dps_program prog = {.name = "one", .threads = th, .n_threads = 1, .root = 0};
 	struct dps_play_result r;
 
 	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
@@ -71,11 +77,10 @@ Test(player, plays_a_single_thread_and_reports_it)
 
 Test(player, join_of_a_thread_that_already_ended)
 {
-	static const struct dps_action a0[] = { ACT(CREATE, 1), ACT(SLEEP, 100 * MS),
-						ACT(JOIN, 1) };
-	static const struct dps_action a1[] = { ACT(RUN, 100 * US) };
-	static const struct dps_thread_desc th[] = { THREAD(1, a0), THREAD(2, a1) };
-	struct dps_program prog = { .threads = th, .n_threads = 2, .root = 0 };
+	static const struct dps_action a0[] = {ACT(CREATE, 1), ACT(SLEEP, 100 * MS), ACT(JOIN, 1)};
+	static const struct dps_action a1[] = {ACT(RUN, 100 * US)};
+	static const struct dps_thread_desc th[] = {THREAD(1, a0), THREAD(2, a1)};
+	struct dps_program prog = {.threads = th, .n_threads = 2, .root = 0};
 	struct dps_play_result r;
 
 	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
@@ -87,12 +92,12 @@ Test(player, join_of_a_thread_that_already_ended)
 Test(player, join_waits_for_a_thread_created_later_by_another)
 {
 	/* root creates 2 (which joins 3 at once), then creates 3 after 10 ms */
-	static const struct dps_action a0[] = { ACT(CREATE, 1), ACT(SLEEP, 10 * MS),
-						ACT(CREATE, 2), ACT(JOIN, 1) };
-	static const struct dps_action a1[] = { ACT(JOIN, 2) };
-	static const struct dps_action a2[] = { ACT(RUN, 5 * MS) };
-	static const struct dps_thread_desc th[] = { THREAD(1, a0), THREAD(2, a1), THREAD(3, a2) };
-	struct dps_program prog = { .threads = th, .n_threads = 3, .root = 0 };
+	static const struct dps_action a0[] = {ACT(CREATE, 1), ACT(SLEEP, 10 * MS), ACT(CREATE, 2),
+					       ACT(JOIN, 1)};
+	static const struct dps_action a1[] = {ACT(JOIN, 2)};
+	static const struct dps_action a2[] = {ACT(RUN, 5 * MS)};
+	static const struct dps_thread_desc th[] = {THREAD(1, a0), THREAD(2, a1), THREAD(3, a2)};
+	struct dps_program prog = {.threads = th, .n_threads = 3, .root = 0};
 	struct dps_play_result r;
 
 	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
@@ -103,10 +108,10 @@ Test(player, join_waits_for_a_thread_created_later_by_another)
 
 Test(player, wake_before_wait_is_not_lost)
 {
-	static const struct dps_action a0[] = { ACT(CREATE, 1), ACT(WAKE, 1), ACT(JOIN, 1) };
-	static const struct dps_action a1[] = { ACT(SLEEP, 20 * MS), ACT(WAIT, 0) };
-	static const struct dps_thread_desc th[] = { THREAD(10, a0), THREAD(11, a1) };
-	struct dps_program prog = { .threads = th, .n_threads = 2, .root = 0 };
+	static const struct dps_action a0[] = {ACT(CREATE, 1), ACT(WAKE, 1), ACT(JOIN, 1)};
+	static const struct dps_action a1[] = {ACT(SLEEP, 20 * MS), ACT(WAIT, 0)};
+	static const struct dps_thread_desc th[] = {THREAD(10, a0), THREAD(11, a1)};
+	struct dps_program prog = {.threads = th, .n_threads = 2, .root = 0};
 	struct dps_play_result r;
 	uint64_t t0 = now_ns();
 
@@ -118,11 +123,11 @@ Test(player, wake_before_wait_is_not_lost)
 
 Test(player, wait_blocks_until_the_wake)
 {
-	static const struct dps_action a0[] = { ACT(CREATE, 1), ACT(SLEEP, 30 * MS), ACT(WAKE, 1),
-						ACT(JOIN, 1) };
-	static const struct dps_action a1[] = { ACT(WAIT, 0) };
-	static const struct dps_thread_desc th[] = { THREAD(10, a0), THREAD(11, a1) };
-	struct dps_program prog = { .threads = th, .n_threads = 2, .root = 0 };
+	static const struct dps_action a0[] = {ACT(CREATE, 1), ACT(SLEEP, 30 * MS), ACT(WAKE, 1),
+					       ACT(JOIN, 1)};
+	static const struct dps_action a1[] = {ACT(WAIT, 0)};
+	static const struct dps_thread_desc th[] = {THREAD(10, a0), THREAD(11, a1)};
+	struct dps_program prog = {.threads = th, .n_threads = 2, .root = 0};
 	struct dps_play_result r;
 
 	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
@@ -134,14 +139,14 @@ Test(player, wakes_are_counted_per_pair)
 {
 	/* three wakes from root, one from thread 2; thread 1 consumes three from root and one
 	 * from 2, in an order that makes a non-counting or non-pairwise wait hang or miss */
-	static const struct dps_action a0[] = { ACT(CREATE, 1), ACT(WAKE, 1), ACT(WAKE, 1),
-						ACT(WAKE, 1), ACT(CREATE, 2), ACT(JOIN, 1),
-						ACT(JOIN, 2) };
-	static const struct dps_action a1[] = { ACT(WAIT, 2), ACT(WAIT, 0), ACT(WAIT, 0),
-						ACT(WAIT, 0) };
-	static const struct dps_action a2[] = { ACT(SLEEP, 10 * MS), ACT(WAKE, 1) };
-	static const struct dps_thread_desc th[] = { THREAD(1, a0), THREAD(2, a1), THREAD(3, a2) };
-	struct dps_program prog = { .threads = th, .n_threads = 3, .root = 0 };
+	static const struct dps_action a0[] = {ACT(CREATE, 1), ACT(WAKE, 1),   ACT(WAKE, 1),
+					       ACT(WAKE, 1),   ACT(CREATE, 2), ACT(JOIN, 1),
+					       ACT(JOIN, 2)};
+	static const struct dps_action a1[] = {ACT(WAIT, 2), ACT(WAIT, 0), ACT(WAIT, 0),
+					       ACT(WAIT, 0)};
+	static const struct dps_action a2[] = {ACT(SLEEP, 10 * MS), ACT(WAKE, 1)};
+	static const struct dps_thread_desc th[] = {THREAD(1, a0), THREAD(2, a1), THREAD(3, a2)};
+	struct dps_program prog = {.threads = th, .n_threads = 3, .root = 0};
 	struct dps_play_result r;
 
 	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
@@ -151,12 +156,12 @@ Test(player, wakes_are_counted_per_pair)
 
 Test(player, wait_for_a_waker_that_ended_without_waking_returns)
 {
-	static const struct dps_action a0[] = { ACT(CREATE, 1), ACT(CREATE, 2), ACT(JOIN, 1),
-						ACT(JOIN, 2) };
-	static const struct dps_action a1[] = { ACT(WAIT, 2) };
-	static const struct dps_action a2[] = { ACT(RUN, 1 * MS) };
-	static const struct dps_thread_desc th[] = { THREAD(1, a0), THREAD(2, a1), THREAD(3, a2) };
-	struct dps_program prog = { .threads = th, .n_threads = 3, .root = 0 };
+	static const struct dps_action a0[] = {ACT(CREATE, 1), ACT(CREATE, 2), ACT(JOIN, 1),
+					       ACT(JOIN, 2)};
+	static const struct dps_action a1[] = {ACT(WAIT, 2)};
+	static const struct dps_action a2[] = {ACT(RUN, 1 * MS)};
+	static const struct dps_thread_desc th[] = {THREAD(1, a0), THREAD(2, a1), THREAD(3, a2)};
+	struct dps_program prog = {.threads = th, .n_threads = 3, .root = 0};
 	struct dps_play_result r;
 
 	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
@@ -168,21 +173,21 @@ Test(player, a_deep_create_chain)
 	enum { N = 300 };
 	static struct dps_action acts[N][3];
 	static struct dps_thread_desc th[N];
-	struct dps_program prog = { .threads = th, .n_threads = N, .root = 0 };
+	struct dps_program prog = {.threads = th, .n_threads = N, .root = 0};
 	struct dps_play_result r;
 
 	for (size_t i = 0; i < N; i++) {
 		size_t n = 0;
 
-		acts[i][n++] = (struct dps_action){ .kind = DPS_ACT_RUN, .arg = 10 * US };
+		acts[i][n++] = (struct dps_action){.kind = DPS_ACT_RUN, .arg = 10 * US};
 		if (i + 1 < N) {
-			acts[i][n++] = (struct dps_action){ .kind = DPS_ACT_CREATE,
-							    .arg = (int64_t)i + 1 };
-			acts[i][n++] = (struct dps_action){ .kind = DPS_ACT_JOIN,
-							    .arg = (int64_t)i + 1 };
+			acts[i][n++] =
+			    (struct dps_action){.kind = DPS_ACT_CREATE, .arg = (int64_t)i + 1};
+			acts[i][n++] =
+			    (struct dps_action){.kind = DPS_ACT_JOIN, .arg = (int64_t)i + 1};
 		}
-		th[i] = (struct dps_thread_desc){ .id = 1000 + i, .actions = acts[i],
-						  .n_actions = n };
+		th[i] =
+		    (struct dps_thread_desc){.id = 1000 + i, .actions = acts[i], .n_actions = n};
 	}
 	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
 	for (size_t i = 0; i + 1 < N; i++) {
@@ -196,20 +201,20 @@ Test(player, a_thousand_threads)
 {
 	enum { N = 1001 };
 	static struct dps_action root[2 * (N - 1)];
-	static struct dps_action child[2] = { { .kind = DPS_ACT_RUN, .arg = 10 * US },
-					      { .kind = DPS_ACT_SLEEP, .arg = 1 * MS } };
+	static struct dps_action child[2] = {{.kind = DPS_ACT_RUN, .arg = 10 * US},
+					     {.kind = DPS_ACT_SLEEP, .arg = 1 * MS}};
 	static struct dps_thread_desc th[N];
-	struct dps_program prog = { .threads = th, .n_threads = N, .root = 0 };
+	struct dps_program prog = {.threads = th, .n_threads = N, .root = 0};
 	struct dps_play_result r;
 
 	for (size_t i = 1; i < N; i++) {
-		root[i - 1] = (struct dps_action){ .kind = DPS_ACT_CREATE, .arg = (int64_t)i };
-		root[N - 1 + i - 1] = (struct dps_action){ .kind = DPS_ACT_JOIN, .arg = (int64_t)i };
-		th[i] = (struct dps_thread_desc){ .id = i, .name = "worker", .actions = child,
-						  .n_actions = 2 };
+		root[i - 1] = (struct dps_action){.kind = DPS_ACT_CREATE, .arg = (int64_t)i};
+		root[N - 1 + i - 1] = (struct dps_action){.kind = DPS_ACT_JOIN, .arg = (int64_t)i};
+		th[i] = (struct dps_thread_desc){
+		    .id = i, .name = "worker", .actions = child, .n_actions = 2};
 	}
-	th[0] = (struct dps_thread_desc){ .id = 0, .name = "main", .actions = root,
-					  .n_actions = 2 * (N - 1) };
+	th[0] = (struct dps_thread_desc){
+	    .id = 0, .name = "main", .actions = root, .n_actions = 2 * (N - 1)};
 	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
 	cr_assert_eq(r.n_threads, N);
 	for (size_t i = 1; i < N; i++) {
@@ -223,10 +228,10 @@ Test(player, a_thousand_threads)
 Test(player, unjoined_threads_are_reaped_at_the_end)
 {
 	/* nobody joins 2: dps_play must still wait for it and join it */
-	static const struct dps_action a0[] = { ACT(CREATE, 1) };
-	static const struct dps_action a1[] = { ACT(SLEEP, 20 * MS) };
-	static const struct dps_thread_desc th[] = { THREAD(1, a0), THREAD(2, a1) };
-	struct dps_program prog = { .threads = th, .n_threads = 2, .root = 0 };
+	static const struct dps_action a0[] = {ACT(CREATE, 1)};
+	static const struct dps_action a1[] = {ACT(SLEEP, 20 * MS)};
+	static const struct dps_thread_desc th[] = {THREAD(1, a0), THREAD(2, a1)};
+	struct dps_program prog = {.threads = th, .n_threads = 2, .root = 0};
 	struct dps_play_result r;
 
 	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
@@ -239,19 +244,19 @@ Test(player, creation_failure_aborts_and_joins_every_started_thread)
 {
 	enum { N = 10 };
 	static struct dps_action root[2 * (N - 1)];
-	static struct dps_action child[2] = { { .kind = DPS_ACT_WAIT, .arg = 0 },
-					      { .kind = DPS_ACT_RUN, .arg = 1 * MS } };
+	static struct dps_action child[2] = {{.kind = DPS_ACT_WAIT, .arg = 0},
+					     {.kind = DPS_ACT_RUN, .arg = 1 * MS}};
 	static struct dps_thread_desc th[N];
-	struct dps_program prog = { .threads = th, .n_threads = N, .root = 0 };
+	struct dps_program prog = {.threads = th, .n_threads = N, .root = 0};
 	struct dps_play_result r;
 
 	/* children wait for a wake the root would give only after creating them all */
 	for (size_t i = 1; i < N; i++) {
-		root[i - 1] = (struct dps_action){ .kind = DPS_ACT_CREATE, .arg = (int64_t)i };
-		root[N - 1 + i - 1] = (struct dps_action){ .kind = DPS_ACT_WAKE, .arg = (int64_t)i };
-		th[i] = (struct dps_thread_desc){ .id = i, .actions = child, .n_actions = 2 };
+		root[i - 1] = (struct dps_action){.kind = DPS_ACT_CREATE, .arg = (int64_t)i};
+		root[N - 1 + i - 1] = (struct dps_action){.kind = DPS_ACT_WAKE, .arg = (int64_t)i};
+		th[i] = (struct dps_thread_desc){.id = i, .actions = child, .n_actions = 2};
 	}
-	th[0] = (struct dps_thread_desc){ .id = 0, .actions = root, .n_actions = 2 * (N - 1) };
+	th[0] = (struct dps_thread_desc){.id = 0, .actions = root, .n_actions = 2 * (N - 1)};
 	dps__player_fail_create_at(5);
 	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_ERR_AGAIN);
 	dps__player_fail_create_at(0);
@@ -266,28 +271,28 @@ Test(player, creation_failure_aborts_and_joins_every_started_thread)
 
 Test(player, a_dependency_deadlock_is_reported_not_hung)
 {
-	static const struct dps_action a0[] = { ACT(CREATE, 1), ACT(WAIT, 1), ACT(WAKE, 1),
-						ACT(JOIN, 1) };
-	static const struct dps_action a1[] = { ACT(WAIT, 0), ACT(WAKE, 0) };
-	static const struct dps_thread_desc th[] = { THREAD(1, a0), THREAD(2, a1) };
-	struct dps_program prog = { .threads = th, .n_threads = 2, .root = 0 };
+	static const struct dps_action a0[] = {ACT(CREATE, 1), ACT(WAIT, 1), ACT(WAKE, 1),
+					       ACT(JOIN, 1)};
+	static const struct dps_action a1[] = {ACT(WAIT, 0), ACT(WAKE, 0)};
+	static const struct dps_thread_desc th[] = {THREAD(1, a0), THREAD(2, a1)};
+	struct dps_program prog = {.threads = th, .n_threads = 2, .root = 0};
 
 	cr_assert_eq(dps_play(&prog, &opts, NULL), DPS_ERR_DEADLK);
 }
 
 Test(player, invalid_programs_are_refused_before_anything_runs)
 {
-	static const struct dps_action bad_ref[] = { ACT(CREATE, 5) };
-	static const struct dps_action self_join[] = { ACT(JOIN, 0) };
-	static const struct dps_action bad_kind[] = { { .kind = 99, .arg = 0 } };
-	static const struct dps_thread_desc t1[] = { THREAD(1, bad_ref) };
-	static const struct dps_thread_desc t2[] = { THREAD(1, self_join) };
-	static const struct dps_thread_desc t3[] = { THREAD(1, bad_kind) };
-	struct dps_program p1 = { .threads = t1, .n_threads = 1 };
-	struct dps_program p2 = { .threads = t2, .n_threads = 1 };
-	struct dps_program p3 = { .threads = t3, .n_threads = 1 };
-	struct dps_program p4 = { .threads = t3, .n_threads = 1, .root = 3 };
-	struct dps_program p5 = { .threads = NULL, .n_threads = 0 };
+	static const struct dps_action bad_ref[] = {ACT(CREATE, 5)};
+	static const struct dps_action self_join[] = {ACT(JOIN, 0)};
+	static const struct dps_action bad_kind[] = {{.kind = 99, .arg = 0}};
+	static const struct dps_thread_desc t1[] = {THREAD(1, bad_ref)};
+	static const struct dps_thread_desc t2[] = {THREAD(1, self_join)};
+	static const struct dps_thread_desc t3[] = {THREAD(1, bad_kind)};
+	struct dps_program p1 = {.threads = t1, .n_threads = 1};
+	struct dps_program p2 = {.threads = t2, .n_threads = 1};
+	struct dps_program p3 = {.threads = t3, .n_threads = 1};
+	struct dps_program p4 = {.threads = t3, .n_threads = 1, .root = 3};
+	struct dps_program p5 = {.threads = NULL, .n_threads = 0};
 
 	cr_assert_eq(dps_play(&p1, &opts, NULL), DPS_ERR_INVAL);
 	cr_assert_eq(dps_play(&p2, &opts, NULL), DPS_ERR_INVAL);
@@ -299,12 +304,12 @@ Test(player, invalid_programs_are_refused_before_anything_runs)
 
 Test(player, scales_apply_globally_and_per_thread)
 {
-	static const struct dps_action a0[] = { ACT(CREATE, 1), ACT(RUN, 4 * MS), ACT(SLEEP, 4 * MS),
-						ACT(JOIN, 1) };
-	static const struct dps_action a1[] = { ACT(RUN, 4 * MS) };
-	static const struct dps_thread_desc th[] = { THREAD(1, a0), THREAD(2, a1) };
-	struct dps_program prog = { .threads = th, .n_threads = 2, .root = 0 };
-	double thread_scale[2] = { 1.0, 0.25 };
+	static const struct dps_action a0[] = {ACT(CREATE, 1), ACT(RUN, 4 * MS), ACT(SLEEP, 4 * MS),
+					       ACT(JOIN, 1)};
+	static const struct dps_action a1[] = {ACT(RUN, 4 * MS)};
+	static const struct dps_thread_desc th[] = {THREAD(1, a0), THREAD(2, a1)};
+	struct dps_program prog = {.threads = th, .n_threads = 2, .root = 0};
+	double thread_scale[2] = {1.0, 0.25};
 	struct dps_play_result r;
 
 	opts.run_scale = 2.0;
@@ -320,11 +325,11 @@ Test(player, scales_apply_globally_and_per_thread)
 Test(player, memory_actions_play_and_count)
 {
 	static const struct dps_action a0[] = {
-		ACT(HEAP, 1 << 20), ACT(STACK, 8192), ACT(RUN, 100 * US), ACT(STACK, 4096),
-		ACT(HEAP, -(1 << 19)), ACT(STACK, -12288), ACT(HEAP, -(1 << 19)), ACT(STACK, 1024),
+	    ACT(HEAP, 1 << 20),	   ACT(STACK, 8192),   ACT(RUN, 100 * US),    ACT(STACK, 4096),
+	    ACT(HEAP, -(1 << 19)), ACT(STACK, -12288), ACT(HEAP, -(1 << 19)), ACT(STACK, 1024),
 	};
-	static const struct dps_thread_desc th[] = { THREAD(1, a0) };
-	struct dps_program prog = { .threads = th, .n_threads = 1, .root = 0 };
+	static const struct dps_thread_desc th[] = {THREAD(1, a0)};
+	struct dps_program prog = {.threads = th, .n_threads = 1, .root = 0};
 	struct dps_play_result r;
 
 	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
@@ -373,16 +378,16 @@ static bool task_named(const char *want)
 
 Test(player, threads_carry_the_recorded_name_truncated_to_15)
 {
-	static const struct dps_action a0[] = { ACT(CREATE, 1), ACT(SLEEP, 1000 * MS), ACT(JOIN, 1) };
-	static const struct dps_action a1[] = { ACT(SLEEP, 1000 * MS) };
+	static const struct dps_action a0[] = {ACT(CREATE, 1), ACT(SLEEP, 1000 * MS), ACT(JOIN, 1)};
+	static const struct dps_action a1[] = {ACT(SLEEP, 1000 * MS)};
 	static const struct dps_thread_desc th[] = {
-		{ .id = 1, .name = "root-thread", .actions = a0, .n_actions = 3 },
-		{ .id = 2, .name = "worker-with-a-long-name", .actions = a1, .n_actions = 1 },
+	    {.id = 1, .name = "root-thread", .actions = a0, .n_actions = 3},
+	    {.id = 2, .name = "worker-with-a-long-name", .actions = a1, .n_actions = 1},
 	};
-	struct dps_program prog = { .threads = th, .n_threads = 2, .root = 0 };
-	struct name_probe p = { .prog = &prog };
+	struct dps_program prog = {.threads = th, .n_threads = 2, .root = 0};
+	struct name_probe p = {.prog = &prog};
 	pthread_t pt;
-	struct timespec ts = { 0, 250 * MS };
+	struct timespec ts = {0, 250 * MS};
 
 	cr_assert_eq(pthread_create(&pt, NULL, play_in_thread, &p), 0);
 	nanosleep(&ts, NULL);
@@ -394,11 +399,11 @@ Test(player, threads_carry_the_recorded_name_truncated_to_15)
 
 Test(player, summary_prints_every_thread)
 {
-	static const struct dps_action a0[] = { ACT(RUN, 100 * US) };
+	static const struct dps_action a0[] = {ACT(RUN, 100 * US)};
 	static const struct dps_thread_desc th[] = {
-		{ .id = 42, .name = "only", .actions = a0, .n_actions = 1 },
+	    {.id = 42, .name = "only", .actions = a0, .n_actions = 1},
 	};
-	struct dps_program prog = { .name = "sum", .threads = th, .n_threads = 1, .root = 0 };
+	struct dps_program prog = {.name = "sum", .threads = th, .n_threads = 1, .root = 0};
 	struct dps_play_result r;
 	char *buf = NULL;
 	size_t len = 0;
@@ -417,19 +422,19 @@ Test(player, summary_prints_every_thread)
 /*
  * dps_main_parse_args / dps_main: what generated programs call.
  */
-static const struct dps_action main_a0[] = { ACT(CREATE, 1), ACT(RUN, 100 * US), ACT(JOIN, 1) };
-static const struct dps_action main_a1[] = { ACT(SLEEP, 100 * US) };
+static const struct dps_action main_a0[] = {ACT(CREATE, 1), ACT(RUN, 100 * US), ACT(JOIN, 1)};
+static const struct dps_action main_a1[] = {ACT(SLEEP, 100 * US)};
 static const struct dps_thread_desc main_threads[] = {
-	{ .id = 7, .name = "main", .actions = main_a0, .n_actions = 3 },
-	{ .id = 9, .name = "worker", .actions = main_a1, .n_actions = 1 },
+    {.id = 7, .name = "main", .actions = main_a0, .n_actions = 3},
+    {.id = 9, .name = "worker", .actions = main_a1, .n_actions = 1},
 };
-static const struct dps_program main_prog = { .name = "prog", .threads = main_threads,
-					       .n_threads = 2, .root = 0 };
+static const struct dps_program main_prog = {
+    .name = "prog", .threads = main_threads, .n_threads = 2, .root = 0};
 
-static int parse(struct dps_config *cfg, struct dps_play_options *o, const char *a,
-		 const char *b, const char *c)
+static int parse(struct dps_config *cfg, struct dps_play_options *o, const char *a, const char *b,
+		 const char *c)
 {
-	char *argv[] = { (char *)"prog", (char *)a, (char *)b, (char *)c, NULL };
+	char *argv[] = {(char *)"prog", (char *)a, (char *)b, (char *)c, NULL};
 	int argc = 1 + (a != NULL) + (b != NULL) + (c != NULL);
 
 	return dps_main_parse_args(argc, argv, &main_prog, cfg, o);
@@ -482,12 +487,17 @@ Test(player, bad_main_options_are_usage_errors)
 
 Test(player, dps_main_plays_and_returns_exit_codes)
 {
-	char *ok[] = { (char *)"prog", (char *)"--mode", (char *)"wall", (char *)"--no-summary",
-		       (char *)"--thread-scale", (char *)"9=2", NULL };
-	char *help[] = { (char *)"prog", (char *)"--help", NULL };
-	char *bad[] = { (char *)"prog", (char *)"--bogus", NULL };
-	char *bad_cal[] = { (char *)"prog", (char *)"--calibration", (char *)"/nonexistent.cal",
-			    NULL };
+	char *ok[] = {(char *)"prog",
+		      (char *)"--mode",
+		      (char *)"wall",
+		      (char *)"--no-summary",
+		      (char *)"--thread-scale",
+		      (char *)"9=2",
+		      NULL};
+	char *help[] = {(char *)"prog", (char *)"--help", NULL};
+	char *bad[] = {(char *)"prog", (char *)"--bogus", NULL};
+	char *bad_cal[] = {(char *)"prog", (char *)"--calibration", (char *)"/nonexistent.cal",
+			   NULL};
 
 	cr_assert_eq(dps_main(6, ok, &main_prog), 0);
 	cr_assert_eq(dps_main(2, help, &main_prog), 0);

@@ -66,7 +66,7 @@ Test(psf, busy_loop_time_grows_with_loops)
 Test(psf, run_mode_names_parse_back)
 {
 	enum dps_run_mode m;
-	static const enum dps_run_mode all[] = { DPS_RUN_WORK, DPS_RUN_CPU, DPS_RUN_WALL };
+	static const enum dps_run_mode all[] = {DPS_RUN_WORK, DPS_RUN_CPU, DPS_RUN_WALL};
 
 	for (size_t i = 0; i < 3; i++) {
 		cr_assert_eq(dps_run_mode_parse(dps_run_mode_name(all[i]), &m), DPS_OK);
@@ -123,7 +123,7 @@ Test(psf, work_run_is_near_its_duration, .init = init_measured, .timeout = 30)
 
 Test(psf, short_runs_take_little_time, .init = init_measured, .timeout = 30)
 {
-	static const enum dps_run_mode modes[] = { DPS_RUN_WORK, DPS_RUN_CPU, DPS_RUN_WALL };
+	static const enum dps_run_mode modes[] = {DPS_RUN_WORK, DPS_RUN_CPU, DPS_RUN_WALL};
 
 	for (size_t m = 0; m < 3; m++) {
 		uint64_t best = UINT64_MAX;
@@ -139,10 +139,9 @@ Test(psf, short_runs_take_little_time, .init = init_measured, .timeout = 30)
 	}
 }
 
-Test(psf, sleep_lasts_at_least_its_duration_and_not_much_more, .init = init_measured,
-     .timeout = 30)
+Test(psf, sleep_lasts_at_least_its_duration_and_not_much_more, .init = init_measured, .timeout = 30)
 {
-	static const uint64_t reqs[] = { 0, 20000, 1000000, 10000000 };
+	static const uint64_t reqs[] = {0, 20000, 1000000, 10000000};
 
 	for (size_t i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
 		uint64_t best = UINT64_MAX;
@@ -195,9 +194,9 @@ Test(psf, psfs_without_init_calibrate_by_themselves, .timeout = 60)
 
 Test(psf, status_strings_are_never_null)
 {
-	static const int all[] = { DPS_OK, DPS_ERROR, DPS_ERR_NOENT, DPS_ERR_IO, DPS_ERR_AGAIN,
-				   DPS_ERR_NOMEM, DPS_ERR_INVAL, DPS_ERR_RANGE, DPS_ERR_DEADLK,
-				   -999 };
+	static const int all[] = {DPS_OK,	  DPS_ERROR,	 DPS_ERR_NOENT, DPS_ERR_IO,
+				  DPS_ERR_AGAIN,  DPS_ERR_NOMEM, DPS_ERR_INVAL, DPS_ERR_RANGE,
+				  DPS_ERR_DEADLK, -999};
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
 		cr_assert_not_null(dps_status_string(all[i]));
