@@ -572,6 +572,40 @@ static int compute_memory(struct compare_result *res)
 	return DPS_OK;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median and max of the per-thread CPU errors: the figures the fidelity benchmark reports. */
+static int compute_thread_cpu_errors(struct compare_result *res)
+{
+	double *errs = malloc((res->n_threads ? res->n_threads : 1) * sizeof(*errs));
+	size_t n = 0;
+
+	if (!errs) {
+		return DPS_ERR_NOMEM;
+	}
+	for (size_t r = 0; r < res->n_threads; r++) {
+		const struct compare_value *v = &res->threads[r].m[COMPARE_M_CPU];
+
+		if (res->threads[r].match == COMPARE_MATCHED && v->v[0] > 0) {
+			errs[n++] = compare_value_err_pct(v);
+		}
+	}
+	qsort(errs, n, sizeof(*errs), cmp_double);
+	res->n_thread_cpu = n;
+	if (n) {
+		res->thread_cpu_err_median_pct = n % 2 ? errs[n / 2] :
+						 (errs[n / 2 - 1] + errs[n / 2]) / 2;
+		res->thread_cpu_err_max_pct = errs[n - 1];
+	}
+	free(errs);
+	return DPS_OK;
+}
+
 static void compute_summary(struct compare_result *res)
 {
 	uint64_t mo = res->side[0].makespan_ns, ms = res->side[1].makespan_ns;
@@ -651,6 +685,9 @@ int compare_run(const struct analyzer_result *orig, enum compare_input_kind orig
 	ret = match_trees(res);
 	if (!ret) {
 		ret = compute_memory(res);
+	}
+	if (!ret) {
+		ret = compute_thread_cpu_errors(res);
 	}
 	if (ret) {
 		goto error;

@@ -104,6 +104,10 @@ struct compare_result {
 	uint64_t cpu_abs_err_ns;	/* sum over rows of |cpu sim - cpu orig| */
 	double cpu_err_pct;		/* cpu_abs_err_ns / orig CPU total * 100 */
 	double fidelity_err_pct;	/* max(cpu_err_pct, makespan_err_pct): lower is better */
+	/* |cpu sim - cpu orig| / cpu orig * 100 over matched threads with CPU in orig */
+	size_t n_thread_cpu;		/* threads counted (0: median/max are 0) */
+	double thread_cpu_err_median_pct;
+	double thread_cpu_err_max_pct;
 
 	bool has_mem;			/* both sides carry memory samples */
 	struct compare_mem_error mem;	/* over every matched thread's points */

@@ -249,6 +249,8 @@ static void write_summary(const struct compare_result *res, FILE *out)
 		compare_format_ns((int64_t)res->side[1].cpu_total_ns, false, b, sizeof(b)),
 		compare_format_ns((int64_t)res->cpu_abs_err_ns, false, d, sizeof(d)),
 		res->cpu_err_pct);
+	fprintf(out, "per thread CPU error: median %.2f %%, max %.2f %% over %zu matched threads\n",
+		res->thread_cpu_err_median_pct, res->thread_cpu_err_max_pct, res->n_thread_cpu);
 	if (res->has_mem) {
 		fprintf(out, "heap       max error %s, mean %s over %zu points\n",
 			compare_format_bytes((double)res->mem.max_abs[0], a, sizeof(a)),
@@ -520,6 +522,11 @@ int compare_write_json(const struct compare_result *res, FILE *out)
 		", \"abs_err_ns\": %" PRIu64 ", \"err_pct\": ", res->side[0].cpu_total_ns,
 		res->side[1].cpu_total_ns, res->cpu_abs_err_ns);
 	json_double(out, res->cpu_err_pct);
+	fprintf(out, "},\n    \"thread_cpu_err\": {\"threads\": %zu, \"median_pct\": ",
+		res->n_thread_cpu);
+	json_double(out, res->thread_cpu_err_median_pct);
+	fputs(", \"max_pct\": ", out);
+	json_double(out, res->thread_cpu_err_max_pct);
 	fputs("},\n    \"fidelity_err_pct\": ", out);
 	json_double(out, res->fidelity_err_pct);
 	fputs(",\n    \"memory\": ", out);

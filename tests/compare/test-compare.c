@@ -183,6 +183,10 @@ Test(compare, doubled_run_changes_that_thread_and_its_dependents_only)
 	cr_expect_float_eq(p.res->cpu_err_pct, 500.0 / 1010.0 * 100.0, 1e-9);
 	cr_expect_float_eq(p.res->makespan_err_pct, 500.0 / 810.0 * 100.0, 1e-9);
 	cr_expect_float_eq(p.res->fidelity_err_pct, p.res->makespan_err_pct, 1e-12);
+	/* per-thread CPU errors 0, 83.3 (500/600), 0, 0: median 0, max 83.3 */
+	cr_expect_eq(p.res->n_thread_cpu, 4);
+	cr_expect_float_eq(p.res->thread_cpu_err_median_pct, 0.0, 1e-12);
+	cr_expect_float_eq(p.res->thread_cpu_err_max_pct, 500.0 / 600.0 * 100.0, 1e-9);
 	pair_fini(&p);
 }
 
