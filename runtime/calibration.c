@@ -342,8 +342,9 @@ static int measure_threads(struct dps_calibration *cal, size_t n)
 	return ret;
 }
 
-/* Raw clock_nanosleep overshoot with the timer slack in force; stores the 90th percentile,
- * which compensation subtracts so that nine sleeps in ten wake early and spin to the deadline. */
+/* Raw clock_nanosleep overshoot with the timer slack in force; stores the 90th percentile
+ * (median below 10 samples), which compensation subtracts so that nine sleeps in ten wake early
+ * and spin to the deadline. */
 static void measure_sleep(struct dps_calibration *cal, const struct measure_plan *plan)
 {
 	double over[64];
@@ -373,7 +374,9 @@ static void measure_sleep(struct dps_calibration *cal, const struct measure_plan
 			over[i] = (double)(dps__now_ns() - t0) - (double)req;
 		}
 		cal->sleep_req_ns[p] = req;
-		cal->sleep_overshoot_ns[p] = quantile(over, reps, 0.9);
+		/* With few samples the 90th percentile is the maximum, one outlier away from a
+		 * needless spin on every later sleep: take the median then. */
+		cal->sleep_overshoot_ns[p] = quantile(over, reps, reps >= 10 ? 0.9 : 0.5);
 		if (cal->sleep_overshoot_ns[p] < 0) {
 			cal->sleep_overshoot_ns[p] = 0;
 		}

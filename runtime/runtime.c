@@ -192,6 +192,12 @@ void dps__spin_until(uint64_t deadline_ns)
 	}
 }
 
+/* a + b, saturated: a run or sleep of ~2^64 ns lasts "forever", it does not wrap to nothing */
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 static uint64_t loops_for_ns(double loops_per_us, double ns)
 {
 	double loops = ns * loops_per_us / (double)DPS_NS_PER_US;
@@ -257,7 +263,7 @@ uint64_t dps__run(uint64_t ns, enum dps_run_mode mode, uint32_t line)
 		run_cpu(ns);
 		break;
 	case DPS_RUN_WALL:
-		dps__spin_until(t0 + ns);
+		dps__spin_until(add_sat(t0, ns));
 		break;
 	case DPS_RUN_WORK:
 	default:
@@ -285,7 +291,7 @@ uint64_t dps__sleep(uint64_t ns, uint32_t line)
 	dps__thread_prepare();
 	lttng_ust_tracepoint(dps, sleep_begin, id, ns, 0, line);
 	t0 = dps__now_ns();
-	deadline = t0 + ns;
+	deadline = add_sat(t0, ns);
 	overshoot = dps_calibration_sleep_overshoot_ns(&dps__calibration, ns);
 	if ((double)ns > overshoot) {
 		uint64_t wake = deadline - (uint64_t)overshoot;
