@@ -159,6 +159,11 @@ static void write_cards(FILE *out, const struct compare_result *res)
 		 compare_format_ns((int64_t)res->cpu_abs_err_ns, false, a, sizeof(a)),
 		 compare_format_ns((int64_t)res->side[0].cpu_total_ns, false, b, sizeof(b)));
 	write_card(out, "", v, l);
+	snprintf(v, sizeof(v), "%.2f %% / %.2f %%", res->thread_cpu_err_median_pct,
+		 res->thread_cpu_err_max_pct);
+	snprintf(l, sizeof(l), "per-thread CPU error, median / max over %zu matched threads",
+		 res->n_thread_cpu);
+	write_card(out, "", v, l);
 	snprintf(v, sizeof(v), "%zu / %zu / %zu", res->n_matched, res->n_orig_only,
 		 res->n_sim_only);
 	write_card(out, res->n_orig_only || res->n_sim_only ? "bad" : "", v,
