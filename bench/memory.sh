@@ -54,6 +54,27 @@ record_pattern() {
 record_pattern pattern 2000
 record_pattern pattern-long 50000
 
+# The whole pipeline on the pattern: its action set played by dps run (the player calls the
+# same stubs), recorded the same way, compared with the original by dps compare, whose HTML
+# report draws the memory curves side by side. UST only on both sides: with the kernel part,
+# the LTTng listener threads of the original and of dps run itself are threads too, and the
+# memory curves would be compared across threads that do not correspond.
+compare_pattern() {
+    local pid sim_pid
+    pid=$(awk '$1 == "pid" { print $2 }' "$work/rec-pattern/record.info")
+    "$dps" analyze "$work/rec-pattern/ust" --pid "$pid" -o "$work/pattern-ust" -q \
+        >/dev/null 2>&1 || return 1
+    "$dps" record --no-kernel -q -o "$work/sim-pattern" -- "$dps" run "$work/pattern-ust" \
+        --mode wall >/dev/null 2>&1 || return 1
+    sim_pid=$(awk '$1 == "pid" { print $2 }' "$work/sim-pattern/record.info")
+    "$dps" compare "$work/rec-pattern/ust" "$work/sim-pattern/ust" --orig-pid "$pid" \
+        --sim-pid "$sim_pid" --html "$src/bench/results/memory-compare.html" \
+        >"$work/compare.txt" 2>&1
+}
+if ! compare_pattern; then
+    notes+=("dps run + dps compare of the pattern failed: $(tail -c 300 "$work/compare.txt" 2>/dev/null)")
+fi
+
 lsust=$src/tests/data/traces/ls-ust
 [ -d "$lsust" ] || lsust=/work/shared/traces/ls-ust
 # The copy in tests/data has a README next to the streams, which a CTF reader would take for
@@ -96,6 +117,16 @@ row() { # name, paper cycles (or -), our key
     for n in "${notes[@]+"${notes[@]}"}"; do echo "Note: $n"; echo; done
     echo "Curves (the paper's Figure 3): bench/results/memory-curves.html."
     echo
+    if [ -s "$work/compare.txt" ]; then
+        echo "The pattern's action set (from the UST part of its recording) played by"
+        echo "\`dps run --mode wall\` (the player, same stubs), recorded, and compared with the original"
+        echo "by \`dps compare\` (report: bench/results/memory-compare.html); its memory lines:"
+        echo
+        echo '```'
+        grep -E '^(heap|stack) ' "$work/compare.txt" || true
+        echo '```'
+        echo
+    fi
     echo "## Calibration on this machine next to the paper's (dps calibrate --memory)"
     echo
     echo "Paper: Core 2 Duo P8400 (2.26 GHz), cycles; ns = cycles / 2.26. This machine: ns measured,"
