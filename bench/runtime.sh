@@ -25,8 +25,10 @@ cc -O2 -std=gnu11 -D_GNU_SOURCE -I"$src/runtime/include" "$src/bench/runtime-ben
     -o "$build/runtime-bench"
 bench=$build/runtime-bench
 
-echo "runtime.sh: calibrating (dps calibrate)" >&2
-"$build/cli/dps" calibrate -o "$tmp/machine.cal" 2>/dev/null
+# The bench pins itself to the last CPU; calibrate there too (vCPUs of a VM can differ).
+last_cpu=$(($(nproc) - 1))
+echo "runtime.sh: calibrating (dps calibrate on CPU $last_cpu)" >&2
+taskset -c "$last_cpu" "$build/cli/dps" calibrate -o "$tmp/machine.cal" 2>/dev/null
 
 {
     echo "# Runtime benchmark (bench/runtime.sh)"
@@ -39,7 +41,7 @@ echo "runtime.sh: calibrating (dps calibrate)" >&2
     echo "- $(uname -srm), $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
     echo "- clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown),"\
          "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-    echo "- calibration used (\`dps calibrate\`):"
+    echo "- calibration used (\`dps calibrate\`, pinned to the benchmark's CPU):"
     echo
     echo '```'
     grep -v '^#' "$tmp/machine.cal"

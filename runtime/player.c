@@ -13,6 +13,7 @@
  * play is aborted: blocked threads are released, every thread stops after its current action,
  * and dps_play() joins every thread it started before returning the error.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -217,7 +218,7 @@ static void do_create(struct player *pl, struct slot *self, const struct dps_act
 	}
 	pl->n_created++;
 	if (fail_create_at && pl->n_created == fail_create_at) {
-		rc = 11; /* EAGAIN, as when the thread limit is hit */
+		rc = EAGAIN; /* as when the thread limit is hit */
 	} else {
 		rc = pthread_create(&child->pt, NULL, thread_main, child);
 	}
