@@ -14,6 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <dps/dps-memory.h>
+
 #include "actset.h"
 
 /* ls-ust, thread 5035 (ls): heap in use at the end and at its peak, from every malloc/calloc/
@@ -231,6 +233,32 @@ Test(memory_analyze, known_pattern_program_recorded_live, .timeout = 120)
 	cr_expect(size >= 1024 && size <= 1024 + 256, "worker: rise of %lld bytes",
 		  (long long)size);
 	dps_actset_destroy(set);
+	remove_tree(tmp);
+	free(tmp);
+}
+
+Test(memory_analyze, dps_calibrate_memory_writes_a_loadable_file)
+{
+	char *tmp = make_tmpdir();
+	char path[512];
+	struct dps_mem_calibration cal;
+	char err[256] = "";
+
+	snprintf(path, sizeof(path), "%s/memory.cal", tmp);
+	{
+		const char *argv[] = { getenv("DPS_BIN"), "calibrate", "--memory", "--quick",
+				       "-o", path, NULL };
+
+		cr_assert_eq(run(argv), 0);
+	}
+	cr_assert_eq(dps_mem_calibration_load(path, &cal, err, sizeof(err)), 0, "%s", err);
+	cr_expect_gt(cal.stack_overhead_bytes, 0);
+	cr_expect_gt(cal.heap_chunk_align_bytes, 0);
+	{
+		const char *argv[] = { getenv("DPS_BIN"), "calibrate", "--memory", "--bogus", NULL };
+
+		cr_expect_eq(run(argv), 2, "bad usage must exit 2");
+	}
 	remove_tree(tmp);
 	free(tmp);
 }

@@ -390,3 +390,43 @@ Test(memory, player_hook_replays_stack_actions_at_depth)
 	dps__mem_thread_end(ctx.mem);
 	dps__mem_thread_end(NULL);
 }
+
+Test(memory, heap_that_cannot_grow_is_reported)
+{
+	/* 32 TiB: refused by any allocator here; the stub keeps its block and says so */
+	const struct dps_mem_alloc tab[] = { pt(0, 0, 100), pt(0, 0, (int64_t)1 << 45),
+					     pt(0, 0, 0) };
+	char err[256] = "";
+
+	cr_assert_eq(dps_mem_stub_play(tab, 3, NULL, NULL, err, sizeof(err)), DPS_ERR_NOMEM);
+	cr_expect(strstr(err, "cannot grow the heap stub"), "%s", err);
+}
+
+Test(memory, player_heap_hook_keeps_the_block_when_it_cannot_grow)
+{
+	struct dps__mem_thread *mem = dps__mem_thread_begin();
+
+	cr_assert(mem);
+	cr_assert_eq(dps__mem_heap(mem, 4096), 0);
+	cr_expect_eq(dps__mem_heap(mem, (int64_t)1 << 45), DPS_ERR_NOMEM);
+	cr_expect_eq(dps__mem_heap_size(mem), 4096);
+	cr_expect_eq(dps__mem_heap(mem, -10000), 0);
+	cr_expect_eq(dps__mem_heap_size(mem), 0);
+	dps__mem_thread_end(mem);
+}
+
+Test(memory, full_calibration_fits_the_page_fault_model, .timeout = 60)
+{
+	struct dps_mem_calibration cal;
+
+	cr_assert_eq(dps_mem_calibration_measure(&cal, false), 0);
+	cr_expect(cal.measured);
+	cr_expect_gt(cal.time_basic_ns, 0);
+	/* a page fault costs far more than a realloc that finds room (eq. 5) */
+	cr_expect_gt(cal.heap_alloc_fault_ns, cal.heap_alloc_nofault_ns, "%f vs %f",
+		     cal.heap_alloc_fault_ns, cal.heap_alloc_nofault_ns);
+	cr_expect_gt(cal.heap_use_fault_ns, cal.heap_use_iter_ns);
+	cr_expect_gt(cal.stack_use_fault_ns, 0);
+	cr_expect_gt(cal.stack_overhead_bytes, 0);
+	cr_expect_geq(cal.stack_offset_bytes, 0);
+}
