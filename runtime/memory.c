@@ -136,6 +136,9 @@ void dps_mem_heap_info(struct dps_mem_heap_info *info)
 
 struct dps__mem_thread *dps__mem_thread_begin(void)
 {
+	/* The first memory thread measures the byte and stack model (a few ms) here, at its
+	 * start, rather than in the middle of its curve. */
+	dps_mem_calibration_borrow();
 	return calloc(1, sizeof(struct dps__mem_thread));
 }
 
