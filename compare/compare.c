@@ -275,7 +275,10 @@ static int fill_path(struct compare_result *res, struct compare_thread *row,
 		row->depth = 0;
 		return row->path ? DPS_OK : DPS_ERR_NOMEM;
 	}
-	snprintf(part, sizeof(part), e->group ? "~%" PRIu64 : "%" PRIu64, e->rank);
+	/* a thread only in the simulated run is named by its own rank, marked '+' so that it
+	 * cannot take the path of an original thread */
+	snprintf(part, sizeof(part), "%s%s%" PRIu64, e->idx[0] == COMPARE_NO_THREAD ? "+" : "",
+		 e->group ? "~" : "", e->rank);
 	parent = res->threads[e->parent_row].path;
 	len = strlen(parent) + 1 + strlen(part) + 1;
 	row->path = malloc(len);
@@ -355,23 +358,77 @@ static const struct child_key *kid_at(const struct tree *t, size_t parent, size_
 	return &t->kids[t->first[parent] + k];
 }
 
-/*
- * Pushes the children pairs of a row, merged by (group, rank), in reverse so that the stack
- * pops them in creation order.
- */
-static int push_children(struct dfs_entry **stack, size_t *n, size_t *cap, const struct tree *tr,
-			 const struct dfs_entry *e, size_t row)
+/* Above this many DP cells, children are paired by rank only (a huge, uneven fan-out). */
+#define ALIGN_MAX_CELLS (8u << 20)
+/* Slack of the alignment band around the diagonal. */
+#define ALIGN_BAND 16
+/* Cost of leaving a thread unpaired; a pair costs 0..1 by CPU, +2 if the names differ,
+ * +3 across groups (created vs creator unknown). */
+#define ALIGN_SKIP_COST 1.5
+
+/* The k-th child of parent (both known to exist). */
+static const struct child_key *kid_ref(const struct tree *t, size_t parent, size_t k)
 {
-	size_t i0 = 0, i1 = 0, n0, n1, first = *n;
+	return &t->kids[t->first[parent] + k];
+}
+
+static double pair_cost(const struct tree *tr, const struct child_key *a,
+			const struct child_key *b)
+{
+	const struct analyzer_thread *ta = &tr[0].m->threads[a->idx];
+	const struct analyzer_thread *tb = &tr[1].m->threads[b->idx];
+	double ca = (double)ta->stats.busy_ns, cb = (double)tb->stats.busy_ns;
+	double mx = ca > cb ? ca : cb, c = 0;
+
+	if (a->group != b->group) {
+		c += 3;
+	}
+	if (strcmp(compare_thread_name(ta), compare_thread_name(tb))) {
+		c += 2;
+	}
+	if (mx > 0) {
+		c += (ca > cb ? ca - cb : cb - ca) / mx;
+	}
+	return c;
+}
+
+static int append_pair(struct dfs_entry **out, size_t *n, size_t *cap, size_t row,
+		       const struct child_key *a, const struct child_key *b)
+{
+	struct dfs_entry c = { .idx = { COMPARE_NO_THREAD, COMPARE_NO_THREAD },
+			       .parent_row = row };
 	int ret;
 
-	n0 = e->idx[0] == COMPARE_NO_THREAD ? 0 : tr[0].count[e->idx[0]];
-	n1 = e->idx[1] == COMPARE_NO_THREAD ? 0 : tr[1].count[e->idx[1]];
-	while (i0 < n0 || i1 < n1) {
+	if (a) {
+		c.idx[0] = a->idx;
+		c.group = a->group;
+		c.rank = a->rank;
+	}
+	if (b) {
+		c.idx[1] = b->idx;
+		if (!a) {
+			c.group = b->group;
+			c.rank = b->rank;
+		}
+	}
+	ret = compare_grow((void **)out, cap, *n + 1, sizeof(**out));
+	if (ret) {
+		return ret;
+	}
+	(*out)[(*n)++] = c;
+	return DPS_OK;
+}
+
+/* Pairs children of equal (group, rank): the creation tree's own identity. */
+static int pair_by_rank(struct dfs_entry **out, size_t *n, size_t *cap, const struct tree *tr,
+			const struct dfs_entry *e, size_t row, size_t n0, size_t n1)
+{
+	size_t i0 = 0, i1 = 0;
+	int ret = DPS_OK;
+
+	while (!ret && (i0 < n0 || i1 < n1)) {
 		const struct child_key *a = kid_at(&tr[0], e->idx[0], i0);
 		const struct child_key *b = kid_at(&tr[1], e->idx[1], i1);
-		struct dfs_entry c = { .idx = { COMPARE_NO_THREAD, COMPARE_NO_THREAD },
-				       .parent_row = row };
 		int order;
 
 		if (a && b) {
@@ -380,25 +437,151 @@ static int push_children(struct dfs_entry **stack, size_t *n, size_t *cap, const
 		} else {
 			order = a ? -1 : 1;
 		}
-		if (a && order <= 0) {
-			c.idx[0] = a->idx;
-			c.group = a->group;
-			c.rank = a->rank;
-			i0++;
-		}
-		if (b && order >= 0) {
-			c.idx[1] = b->idx;
-			c.group = b->group;
-			c.rank = b->rank;
-			i1++;
-		}
-		ret = compare_grow((void **)stack, cap, *n + 1, sizeof(**stack));
-		if (ret) {
-			return ret;
-		}
-		(*stack)[(*n)++] = c;
+		ret = append_pair(out, n, cap, row, order <= 0 ? a : NULL, order >= 0 ? b : NULL);
+		i0 += order <= 0;
+		i1 += order >= 0;
 	}
-	/* reverse the pushed range */
+	return ret;
+}
+
+/*
+ * When one run's thread created more threads than its counterpart (a tracer's helper thread
+ * in the stub, a thread the simulation lost), pairing by rank would shift every later pair.
+ * Instead, children are aligned in creation order (an edit distance in a band around the
+ * diagonal) so that the extra threads are the ones left unpaired: pairs of the same name and
+ * similar CPU time are cheap, unpaired threads cost ALIGN_SKIP_COST each.
+ */
+static int pair_by_alignment(struct dfs_entry **out, size_t *n, size_t *cap,
+			     const struct tree *tr, const struct dfs_entry *e, size_t row,
+			     size_t n0, size_t n1, bool *done)
+{
+	ptrdiff_t lo = (n1 < n0 ? (ptrdiff_t)n1 - (ptrdiff_t)n0 : 0) - ALIGN_BAND;
+	ptrdiff_t hi = (n1 > n0 ? (ptrdiff_t)n1 - (ptrdiff_t)n0 : 0) + ALIGN_BAND;
+	size_t w = (size_t)(hi - lo + 1), cells = (n0 + 1) * w, i, k;
+	double *dp = NULL;
+	unsigned char *from = NULL;	/* 0 pair, 1 skip orig, 2 skip sim */
+	size_t *path0 = NULL, *path1 = NULL, np = 0;
+	ptrdiff_t j;
+	int ret = DPS_OK;
+
+	*done = false;
+	if (cells > ALIGN_MAX_CELLS) {
+		return DPS_OK;
+	}
+	dp = malloc(cells * sizeof(*dp));
+	from = malloc(cells);
+	path0 = malloc((n0 + n1) * sizeof(*path0));
+	path1 = malloc((n0 + n1) * sizeof(*path1));
+	if (!dp || !from || !path0 || !path1) {
+		ret = DPS_ERR_NOMEM;
+		goto end;
+	}
+	/* cell (i, j) lives at i * w + (j - i - lo) */
+	for (i = 0; i <= n0; i++) {
+		for (k = 0; k < w; k++) {
+			double best = -1;
+			unsigned char how = 0;
+
+			j = (ptrdiff_t)i + lo + (ptrdiff_t)k;
+			if (j < 0 || j > (ptrdiff_t)n1) {
+				dp[i * w + k] = -1;
+				continue;
+			}
+			if (i == 0 && j == 0) {
+				best = 0;
+			}
+			if (i > 0 && j > 0) {
+				double c = dp[(i - 1) * w + k] + pair_cost(tr,
+					kid_ref(&tr[0], e->idx[0], i - 1), kid_ref(&tr[1], e->idx[1],
+										(size_t)j - 1));
+
+				if (dp[(i - 1) * w + k] >= 0 && (best < 0 || c < best)) {
+					best = c;
+					how = 0;
+				}
+			}
+			if (i > 0 && k + 1 < w && dp[(i - 1) * w + k + 1] >= 0) {
+				double c = dp[(i - 1) * w + k + 1] + ALIGN_SKIP_COST;
+
+				if (best < 0 || c < best) {
+					best = c;
+					how = 1;
+				}
+			}
+			if (j > 0 && k > 0 && dp[i * w + k - 1] >= 0) {
+				double c = dp[i * w + k - 1] + ALIGN_SKIP_COST;
+
+				if (best < 0 || c < best) {
+					best = c;
+					how = 2;
+				}
+			}
+			dp[i * w + k] = best;
+			from[i * w + k] = how;
+		}
+	}
+	/* trace back from (n0, n1) */
+	i = n0;
+	j = (ptrdiff_t)n1;
+	while (i > 0 || j > 0) {
+		k = (size_t)(j - (ptrdiff_t)i - lo);
+		switch (from[i * w + k]) {
+		case 0:
+			path0[np] = i - 1;
+			path1[np++] = (size_t)j - 1;
+			i--;
+			j--;
+			break;
+		case 1:
+			path0[np] = i - 1;
+			path1[np++] = COMPARE_NO_THREAD;
+			i--;
+			break;
+		default:
+			path0[np] = COMPARE_NO_THREAD;
+			path1[np++] = (size_t)j - 1;
+			j--;
+			break;
+		}
+	}
+	for (size_t p = np; !ret && p-- > 0;) {
+		ret = append_pair(out, n, cap, row,
+				  path0[p] == COMPARE_NO_THREAD ? NULL :
+				  kid_ref(&tr[0], e->idx[0], path0[p]),
+				  path1[p] == COMPARE_NO_THREAD ? NULL :
+				  kid_ref(&tr[1], e->idx[1], path1[p]));
+	}
+	*done = !ret;
+end:
+	free(dp);
+	free(from);
+	free(path0);
+	free(path1);
+	return ret;
+}
+
+/*
+ * Pushes the children pairs of a row in reverse, so that the stack pops them in creation
+ * order: by rank when both have as many children, else by alignment.
+ */
+static int push_children(struct dfs_entry **stack, size_t *n, size_t *cap, const struct tree *tr,
+			 const struct dfs_entry *e, size_t row)
+{
+	size_t n0, n1, first = *n;
+	bool done = false;
+	int ret = DPS_OK;
+
+	n0 = e->idx[0] == COMPARE_NO_THREAD ? 0 : tr[0].count[e->idx[0]];
+	n1 = e->idx[1] == COMPARE_NO_THREAD ? 0 : tr[1].count[e->idx[1]];
+	if (n0 != n1 && n0 && n1) {
+		ret = pair_by_alignment(stack, n, cap, tr, e, row, n0, n1, &done);
+	}
+	if (!ret && !done) {
+		ret = pair_by_rank(stack, n, cap, tr, e, row, n0, n1);
+	}
+	if (ret) {
+		return ret;
+	}
 	for (size_t a = first, b = *n; a + 1 < b; a++, b--) {
 		struct dfs_entry tmp = (*stack)[a];
 

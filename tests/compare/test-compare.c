@@ -208,7 +208,7 @@ Test(compare, unmatched_threads_are_reported_on_either_side)
 {
 	struct pair p = compare_sets("base", "extra");
 	struct pair q = compare_sets("extra", "base");
-	const struct compare_thread *x = row_at(p.res, "0.3"), *y = row_at(q.res, "0.3");
+	const struct compare_thread *x = row_at(p.res, "0.+3"), *y = row_at(q.res, "0.3");
 
 	cr_expect_eq(p.res->n_matched, 4);
 	cr_expect_eq(p.res->n_sim_only, 1);
@@ -466,6 +466,53 @@ Test(compare, a_parent_loop_does_not_hang_or_lose_threads)
 	cr_assert_eq(compare_run(o, COMPARE_INPUT_MODEL, NULL, s, COMPARE_INPUT_MODEL, NULL, &res,
 				 &diag), DPS_OK, "%s", diag.msg);
 	cr_expect_eq(res->n_matched + res->n_orig_only, o->n_threads, "every thread has a row");
+	compare_result_destroy(res);
+	analyzer_result_destroy(o);
+	analyzer_result_destroy(s);
+}
+
+/* A run whose root created `extra` helper threads (another name, little CPU) first. */
+static struct analyzer_result *build_fanout(size_t extra, size_t n_real)
+{
+	struct analyzer_result *m = analyzer_result_create();
+	size_t n = 1 + extra + n_real;
+
+	cr_assert_not_null(m);
+	m->threads = calloc(n, sizeof(*m->threads));
+	cr_assert_not_null(m->threads);
+	m->n_threads = m->cap_threads = n;
+	m->threads[0].parent = ANALYZER_NO_THREAD;
+	m->root = 0;
+	m->threads[0].comm = strdup("main");
+	for (size_t i = 1; i < n; i++) {
+		bool helper = i <= extra;
+
+		m->threads[i].parent = 0;
+		m->threads[i].create_rank = i - 1;
+		m->threads[i].comm = strdup(helper ? "prog-ust" : "worker");
+		/* workers differ in CPU so that a shifted pairing would show */
+		m->threads[i].stats.busy_ns = helper ? 500 : 1000000 * (i - extra);
+		m->threads[i].end_ns = 10;
+	}
+	m->threads[0].end_ns = 10;
+	return m;
+}
+
+Test(compare, extra_threads_on_one_side_do_not_shift_the_others)
+{
+	struct analyzer_result *o = build_fanout(0, 3), *s = build_fanout(2, 3);
+	struct compare_result *res = NULL;
+	struct dps_diag diag = { { 0 } };
+
+	cr_assert_eq(compare_run(o, COMPARE_INPUT_MODEL, NULL, s, COMPARE_INPUT_MODEL, NULL, &res,
+				 &diag), DPS_OK, "%s", diag.msg);
+	cr_expect_eq(res->n_matched, 4, "the root and the three workers");
+	cr_expect_eq(res->n_sim_only, 2, "the two helper threads");
+	cr_expect_eq(row_at(res, "0.0")->idx[1], 3, "worker 0 meets worker 0, not a helper");
+	cr_expect_eq(row_at(res, "0.2")->idx[1], 5);
+	cr_expect_eq(row_at(res, "0.+0")->match, COMPARE_SIM_ONLY);
+	cr_expect_eq(row_at(res, "0.+1")->match, COMPARE_SIM_ONLY);
+	cr_expect_eq(res->cpu_abs_err_ns, 1000, "only the helpers' CPU differs");
 	compare_result_destroy(res);
 	analyzer_result_destroy(o);
 	analyzer_result_destroy(s);
