@@ -420,7 +420,8 @@ static __attribute__((noinline)) void frame_enter(struct mem_walk *w, size_t j, 
 	if (tm) {
 		t0 = now_ns();
 		tm->stack_alloc_ns = t0 - w->t_mark;
-		tm->alloca_bytes = area ? tm->alloca_bytes - (int64_t)(uintptr_t)area : 0;
+		/* the stack pointer's move, which is what the depth sees */
+		tm->alloca_bytes = area ? tm->alloca_bytes - (int64_t)sp : 0;
 	}
 	if (area && (uintptr_t)area < mem->stack_low) {
 		size_t fresh = mem->stack_low - (uintptr_t)area;
