@@ -6,12 +6,12 @@
 # bench/results/fidelity.md. Method: doc/fidelity.md. Needs root (perf sched record).
 #
 #   bench/fidelity.sh [BUILD_DIR]          (default: $DPS_BUILD_DIR, else build/dev)
-#   WORKLOADS="xz sort" RUNS=3 KEEP=1 bench/fidelity.sh /work/build-fid
+#   WORKLOADS="xz sort" RUNS=1 KEEP=1 bench/fidelity.sh build/dev
 #
-# Environment: WORKLOADS (default "xz pigz sort gcc"), RUNS (repetitions of each workload,
-# default 1; the table shows the median over runs), KEEP=1 (keep the work directory with
-# every trace, action set and report; it is printed at the end), WORK (work directory, default a fresh /tmp one),
-# OUT (results file, default bench/results/fidelity.md).
+# Environment: WORKLOADS (default "xz pigz sort gcc"); RUNS (repetitions of each workload,
+# default 3; the table shows the median over runs); KEEP=1 (keep the work directory with every
+# trace, action set and report; its path is printed at the end); WORK (work directory, kept;
+# default a fresh /tmp one); OUT (results file, default bench/results/fidelity.md).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,4 +49,4 @@ fi
 
 python3 "$here/bench/fidelity.py" --dps "$dps" --work "$work" \
     --out "${OUT:-$here/bench/results/fidelity.md}" --source "$here" \
-    --workloads "${WORKLOADS:-xz pigz sort gcc}" --runs "${RUNS:-1}"
+    --workloads "${WORKLOADS:-xz pigz sort gcc}" --runs "${RUNS:-3}"
