@@ -26,7 +26,7 @@
 /* Paper's machine: Core 2 Duo P8400, 2.26 GHz. Its cycle figures become ns with this. */
 #define PAPER_CYCLES_PER_NS 2.26
 
-static uint64_t now_ns(void)
+static uint64_t read_clock_ns(void)
 {
 	struct timespec ts;
 
@@ -34,7 +34,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static int64_t align_up(int64_t v, int64_t align)
+static int64_t round_up(int64_t v, int64_t align)
 {
 	return align > 1 ? (v + align - 1) / align * align : v;
 }
@@ -97,9 +97,9 @@ double dps_mem_time_overhead_ns(const struct dps_mem_calibration *cal, int64_t h
 	return t;
 }
 
-static int64_t chunk_size(const struct dps_mem_calibration *cal, uint64_t size)
+static int64_t predict_chunk_size(const struct dps_mem_calibration *cal, uint64_t size)
 {
-	int64_t c = align_up((int64_t)(size + cal->heap_chunk_header_bytes),
+	int64_t c = round_up((int64_t)(size + cal->heap_chunk_header_bytes),
 			     (int64_t)cal->heap_chunk_align_bytes);
 
 	return c < (int64_t)cal->heap_chunk_min_bytes ? (int64_t)cal->heap_chunk_min_bytes : c;
@@ -112,9 +112,9 @@ int64_t dps_mem_heap_overhead(const struct dps_mem_calibration *cal, uint64_t si
 	if (!size) {
 		return 0;
 	}
-	c = chunk_size(cal, size);
+	c = predict_chunk_size(cal, size);
 	if (mmapped) {
-		c = align_up(c + (int64_t)cal->heap_mmap_header_bytes, (int64_t)cal->page_size);
+		c = round_up(c + (int64_t)cal->heap_mmap_header_bytes, (int64_t)cal->page_size);
 	}
 	return c - (int64_t)size;
 }
@@ -148,7 +148,7 @@ void dps_mem_compensate(const struct dps_mem_calibration *cal, const struct dps_
 /*
  * heap_overhead: what mallinfo2 counts for one block beyond the bytes asked. Measured on fresh
  * blocks of every size up to 1100 bytes and around page boundaries of mmapped blocks, then
- * fitted as chunk(x) = max(min, align_up(x + header, align)), mmapped: align_up(chunk + hdr,
+ * fitted as chunk(x) = max(min, round_up(x + header, align)), mmapped: round_up(chunk + hdr,
  * page). Blocks reused from a per-thread cache show no change and are retried.
  */
 #define HEAP_SWEEP 1100
@@ -211,7 +211,7 @@ static int measure_heap_model(struct dps_mem_calibration *cal)
 				c.heap_chunk_header_bytes = headers[ih];
 				c.heap_chunk_min_bytes = mins[im];
 				for (uint64_t x = 1; x <= HEAP_SWEEP; x++) {
-					miss += chunk_size(&c, x) != delta[x];
+					miss += predict_chunk_size(&c, x) != delta[x];
 				}
 				if (miss < best_miss) {
 					best_miss = miss;
@@ -321,7 +321,7 @@ static int measure_stack_model(struct dps_mem_calibration *cal)
 			bool ok = true;
 
 			for (int k = 1; k <= STACK_RISES && ok; k++) {
-				ok = align_up(k + extra, aligns[ia]) == times[k].alloca_bytes;
+				ok = round_up(k + extra, aligns[ia]) == times[k].alloca_bytes;
 			}
 			if (ok) {
 				cal->stack_align_bytes = (uint64_t)aligns[ia];
@@ -334,7 +334,7 @@ static int measure_stack_model(struct dps_mem_calibration *cal)
 		int64_t worst = 0;
 
 		for (int k = 1; k <= STACK_RISES; k++) {
-			int64_t e = times[k].alloca_bytes - align_up(k, 16);
+			int64_t e = times[k].alloca_bytes - round_up(k, 16);
 
 			worst = e > worst ? e : worst;
 		}
@@ -345,15 +345,15 @@ end:
 	return ret;
 }
 
-static double tsc_cycles_per_ns(void)
+static double measure_tsc_rate(void)
 {
 #if defined(__x86_64__)
-	uint64_t t0 = now_ns(), c0 = __builtin_ia32_rdtsc();
+	uint64_t t0 = read_clock_ns(), c0 = __builtin_ia32_rdtsc();
 	struct timespec ts = {.tv_sec = 0, .tv_nsec = 20 * 1000 * 1000};
 	uint64_t t1, c1;
 
 	nanosleep(&ts, NULL);
-	t1 = now_ns();
+	t1 = read_clock_ns();
 	c1 = __builtin_ia32_rdtsc();
 	return t1 > t0 ? (double)(c1 - c0) / (double)(t1 - t0) : 0;
 #else
@@ -361,30 +361,30 @@ static double tsc_cycles_per_ns(void)
 #endif
 }
 
-static int compare_double(const void *a, const void *b)
+static int compare_doubles(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
 }
 
-static double median(double *v, size_t n)
+static double compute_median(double *v, size_t n)
 {
 	if (!n) {
 		return 0;
 	}
-	qsort(v, n, sizeof(*v), compare_double);
+	qsort(v, n, sizeof(*v), compare_doubles);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* Cost of one clock read, subtracted from the per-operation timings. */
-static double clock_cost_ns(void)
+static double measure_clock_cost(void)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = read_clock_ns();
 	uint64_t t = t0;
 
 	for (int i = 0; i < 1000; i++) {
-		t = now_ns();
+		t = read_clock_ns();
 	}
 	return (double)(t - t0) / 1000;
 }
@@ -410,14 +410,14 @@ static void fit_use(const double *u, const double *v, const double *y, size_t n,
 			r[k++] = y[i] / u[i];
 		}
 	}
-	*a = median(r, k);
+	*a = compute_median(r, k);
 	k = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (v[i] > 0) {
 			r[k++] = (y[i] - *a * u[i]) / v[i];
 		}
 	}
-	*b = median(r, k);
+	*b = compute_median(r, k);
 	free(r);
 }
 
@@ -454,7 +454,7 @@ static int measure_time_basic(struct dps_mem_calibration *cal)
 		var += (per[r] - mean) * (per[r] - mean) / BASIC_RUNS;
 	}
 	cal->time_basic_scv = mean > 0 ? var / (mean * mean) : 0;
-	cal->time_basic_ns = median(per, BASIC_RUNS);
+	cal->time_basic_ns = compute_median(per, BASIC_RUNS);
 end:
 	return ret;
 }
@@ -517,8 +517,8 @@ static int measure_time_heap(struct dps_mem_calibration *cal, double clock_ns)
 		y[m] = use;
 		m++;
 	}
-	cal->heap_alloc_fault_ns = median(fault, n_fault);
-	cal->heap_alloc_nofault_ns = median(nofault, n_nofault);
+	cal->heap_alloc_fault_ns = compute_median(fault, n_fault);
+	cal->heap_alloc_nofault_ns = compute_median(nofault, n_nofault);
 	fit_use(u, v, y, m, &cal->heap_use_iter_ns, &cal->heap_use_fault_ns);
 end:
 	free(nofault);
@@ -609,8 +609,8 @@ static int measure_time_stack(struct dps_mem_calibration *cal, double clock_ns)
 		y[i] = (double)times[i].stack_use_ns - clock_ns;
 	}
 	fit_use(u, v, y, STACK_POINTS, &cal->stack_use_base_ns, &cal->stack_use_fault_ns);
-	cal->stack_alloc_ns = median(nofault, n_nofault);
-	cal->stack_alloc_fault_ns = median(fault, n_fault);
+	cal->stack_alloc_ns = compute_median(nofault, n_nofault);
+	cal->stack_alloc_fault_ns = compute_median(fault, n_fault);
 end:
 	pthread_attr_destroy(&attr);
 	munmap(stack, FRESH_STACK_BYTES);
@@ -625,7 +625,7 @@ static double measure_sleep_overshoot(void)
 	double late[SLEEP_SAMPLES];
 
 	for (int i = 0; i < SLEEP_SAMPLES; i++) {
-		uint64_t deadline = now_ns() + 200 * 1000;
+		uint64_t deadline = read_clock_ns() + 200 * 1000;
 		struct timespec ts = {
 		    .tv_sec = (time_t)(deadline / 1000000000u),
 		    .tv_nsec = (long)(deadline % 1000000000u),
@@ -633,9 +633,9 @@ static double measure_sleep_overshoot(void)
 
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
 		}
-		late[i] = (double)(now_ns() - deadline);
+		late[i] = (double)(read_clock_ns() - deadline);
 	}
-	return median(late, SLEEP_SAMPLES);
+	return compute_median(late, SLEEP_SAMPLES);
 }
 
 /* Median of each time constant over repeated calibrations: one page-fault storm from another
@@ -670,8 +670,8 @@ int dps_mem_calibration_measure(struct dps_mem_calibration *cal, bool quick)
 		cal->sleep_overshoot_ns = 0;
 		goto end;
 	}
-	cal->cycles_per_ns = tsc_cycles_per_ns();
-	clock_ns = clock_cost_ns();
+	cal->cycles_per_ns = measure_tsc_rate();
+	clock_ns = measure_clock_cost();
 	{
 		/* Measured with the stub's own timer slack (1 ns), restored after. */
 		int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
@@ -703,15 +703,15 @@ int dps_mem_calibration_measure(struct dps_mem_calibration *cal, bool quick)
 		v[7][r] = cal->stack_use_fault_ns;
 		v[8][r] = cal->stack_alloc_fault_ns;
 	}
-	cal->time_basic_ns = median(v[0], TIME_REPEATS);
-	cal->heap_alloc_fault_ns = median(v[1], TIME_REPEATS);
-	cal->heap_alloc_nofault_ns = median(v[2], TIME_REPEATS);
-	cal->heap_use_iter_ns = median(v[3], TIME_REPEATS);
-	cal->heap_use_fault_ns = median(v[4], TIME_REPEATS);
-	cal->stack_alloc_ns = median(v[5], TIME_REPEATS);
-	cal->stack_use_base_ns = median(v[6], TIME_REPEATS);
-	cal->stack_use_fault_ns = median(v[7], TIME_REPEATS);
-	cal->stack_alloc_fault_ns = median(v[8], TIME_REPEATS);
+	cal->time_basic_ns = compute_median(v[0], TIME_REPEATS);
+	cal->heap_alloc_fault_ns = compute_median(v[1], TIME_REPEATS);
+	cal->heap_alloc_nofault_ns = compute_median(v[2], TIME_REPEATS);
+	cal->heap_use_iter_ns = compute_median(v[3], TIME_REPEATS);
+	cal->heap_use_fault_ns = compute_median(v[4], TIME_REPEATS);
+	cal->stack_alloc_ns = compute_median(v[5], TIME_REPEATS);
+	cal->stack_use_base_ns = compute_median(v[6], TIME_REPEATS);
+	cal->stack_use_fault_ns = compute_median(v[7], TIME_REPEATS);
+	cal->stack_alloc_fault_ns = compute_median(v[8], TIME_REPEATS);
 	cal->measured = true;
 end:
 	return ret;

@@ -79,7 +79,7 @@ struct mem_walk {
 	void (*done)(struct mem_walk *w, size_t i, uintptr_t sp);
 };
 
-static uint64_t now_ns(void)
+static uint64_t read_clock_ns(void)
 {
 	struct timespec ts;
 
@@ -87,7 +87,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static size_t page_size(void)
+static size_t get_page_size(void)
 {
 	static size_t size;
 
@@ -105,7 +105,7 @@ static size_t page_size(void)
  */
 static void distmemset(volatile char *p, size_t from, size_t to)
 {
-	size_t step = page_size();
+	size_t step = get_page_size();
 	size_t off;
 
 	if (from >= to) {
@@ -232,7 +232,7 @@ static int resize_heap(struct dps__mem_thread *mem, const struct dps_mem_calibra
 	}
 	new_size = old + (size_t)delta;
 	if (tm) {
-		t0 = now_ns();
+		t0 = read_clock_ns();
 	}
 	block = realloc(mem->heap, new_size);
 	if (!block) {
@@ -240,7 +240,7 @@ static int resize_heap(struct dps__mem_thread *mem, const struct dps_mem_calibra
 	}
 	block = fit_block(cal, block, new_size);
 	if (tm) {
-		uint64_t t1 = now_ns();
+		uint64_t t1 = read_clock_ns();
 
 		tm->heap_alloc_ns = t1 - t0;
 		t0 = t1;
@@ -249,7 +249,7 @@ static int resize_heap(struct dps__mem_thread *mem, const struct dps_mem_calibra
 		distmemset(block, old, new_size);
 	}
 	if (tm) {
-		tm->heap_use_ns = now_ns() - t0;
+		tm->heap_use_ns = read_clock_ns() - t0;
 	}
 	mem->heap = block;
 	mem->heap_size = new_size;
@@ -262,7 +262,7 @@ int dps__mem_heap(struct dps__mem_thread *mem, int64_t delta)
 }
 
 /* Bytes the stack pointer moves for alloca(a), a > 0 (calibrated granularity). */
-static int64_t alloca_bytes(const struct dps_mem_calibration *cal, int64_t a)
+static int64_t predict_alloca_bytes(const struct dps_mem_calibration *cal, int64_t a)
 {
 	int64_t align = cal->stack_align_bytes ? (int64_t)cal->stack_align_bytes : 16;
 
@@ -282,17 +282,17 @@ static int64_t choose_alloca(const struct dps_mem_calibration *cal, int64_t gap)
 	if (a < 1) {
 		a = 1;
 	}
-	while (a > align && alloca_bytes(cal, a) > gap + align / 2) {
+	while (a > align && predict_alloca_bytes(cal, a) > gap + align / 2) {
 		a -= align;
 	}
-	if (llabs(alloca_bytes(cal, a) - gap) >= gap) {
+	if (llabs(predict_alloca_bytes(cal, a) - gap) >= gap) {
 		return 0;
 	}
 	return a;
 }
 
 /* Depth error of a new frame started `gap` bytes below the current level. */
-static int64_t child_error(const struct dps_mem_calibration *cal, int64_t gap)
+static int64_t predict_child_error(const struct dps_mem_calibration *cal, int64_t gap)
 {
 	int64_t over = cal->stack_overhead_bytes;
 	int64_t a;
@@ -301,7 +301,7 @@ static int64_t child_error(const struct dps_mem_calibration *cal, int64_t gap)
 		return over - gap;
 	}
 	a = choose_alloca(cal, gap - over);
-	return llabs(over + (a ? alloca_bytes(cal, a) : 0) - gap);
+	return llabs(over + (a ? predict_alloca_bytes(cal, a) : 0) - gap);
 }
 
 /* One level of the recursion; kept out of the frames so that a frame is as small as it can be
@@ -333,7 +333,7 @@ static __attribute__((noinline)) enum mem_step decide(struct mem_walk *w, size_t
 		return t < lv->top && lv->base != INT64_MIN ? STEP_LEAVE : STEP_STAY;
 	}
 	if (t > lv->top) {
-		return child_error(w->cal, t - lv->top) < stay ? STEP_RISE : STEP_STAY;
+		return predict_child_error(w->cal, t - lv->top) < stay ? STEP_RISE : STEP_STAY;
 	}
 	if (t < lv->top && lv->base != INT64_MIN) {
 		int64_t up = t - lv->base;
@@ -342,13 +342,13 @@ static __attribute__((noinline)) enum mem_step decide(struct mem_walk *w, size_t
 		if (up <= 0) {
 			return STEP_LEAVE;
 		}
-		regrow = child_error(w->cal, up);
+		regrow = predict_child_error(w->cal, up);
 		return (up < regrow ? up : regrow) < stay ? STEP_LEAVE : STEP_STAY;
 	}
 	return STEP_STAY;
 }
 
-static size_t stack_frame(struct mem_walk *w, size_t j);
+static size_t grow_stack_frame(struct mem_walk *w, size_t j);
 
 /*
  * Plays points from i at the current level (Listing 3's loop, with Listing 2's constant-stack
@@ -368,7 +368,7 @@ static inline __attribute__((always_inline)) size_t walk_level(struct mem_walk *
 			enum mem_step step = decide(w, j);
 
 			if (step == STEP_RISE) {
-				j = stack_frame(w, j);
+				j = grow_stack_frame(w, j);
 				if (j >= w->n) {
 					return w->n;
 				}
@@ -385,7 +385,8 @@ static inline __attribute__((always_inline)) size_t walk_level(struct mem_walk *
 }
 
 /* The alloca argument of a new frame whose prologue left the stack pointer at sp. */
-static __attribute__((noinline)) int64_t frame_alloca(struct mem_walk *w, size_t j, uintptr_t sp)
+static __attribute__((noinline)) int64_t compute_frame_alloca(struct mem_walk *w, size_t j,
+							      uintptr_t sp)
 {
 	struct dps__mem_thread *mem = w->mem;
 	int64_t a;
@@ -395,20 +396,20 @@ static __attribute__((noinline)) int64_t frame_alloca(struct mem_walk *w, size_t
 	} else {
 		a = choose_alloca(w->cal, mem->target - (int64_t)(mem->root_sp - sp));
 	}
-	if (a > 0 && sp - (uintptr_t)alloca_bytes(w->cal, a) < mem->stack_limit) {
+	if (a > 0 && sp - (uintptr_t)predict_alloca_bytes(w->cal, a) < mem->stack_limit) {
 		/* The thread's stack cannot hold the curve: cap it rather than crash. */
 		mem->status = DPS_ERR_RANGE;
 		a = 0;
 	}
 	if (w->times) {
 		w->times[j].alloca_bytes = (int64_t)sp;
-		w->t_mark = now_ns();
+		w->t_mark = read_clock_ns();
 	}
 	return a;
 }
 
 /* A new frame is in place: touch its new pages, push its level, and do point j there. */
-static __attribute__((noinline)) void frame_enter(struct mem_walk *w, size_t j, volatile char *area,
+static __attribute__((noinline)) void enter_frame(struct mem_walk *w, size_t j, volatile char *area,
 						  int64_t a, uintptr_t sp)
 {
 	struct dps__mem_thread *mem = w->mem;
@@ -418,7 +419,7 @@ static __attribute__((noinline)) void frame_enter(struct mem_walk *w, size_t j, 
 	uint64_t t0 = 0;
 
 	if (tm) {
-		t0 = now_ns();
+		t0 = read_clock_ns();
 		tm->stack_alloc_ns = t0 - w->t_mark;
 		/* the stack pointer's move, which is what the depth sees */
 		tm->alloca_bytes = area ? tm->alloca_bytes - (int64_t)sp : 0;
@@ -431,7 +432,7 @@ static __attribute__((noinline)) void frame_enter(struct mem_walk *w, size_t j, 
 		mem->stack_low = (uintptr_t)area;
 	}
 	if (tm) {
-		tm->stack_use_ns = now_ns() - t0;
+		tm->stack_use_ns = read_clock_ns() - t0;
 	}
 	mem->frames++;
 	lv = &w->levels[++w->level];
@@ -446,22 +447,22 @@ static __attribute__((noinline)) void frame_enter(struct mem_walk *w, size_t j, 
  * on at this depth. Returns like walk_level(). Everything but the alloca happens in helpers so
  * that this frame stays small.
  */
-static __attribute__((noinline)) size_t stack_frame(struct mem_walk *w, size_t j)
+static __attribute__((noinline)) size_t grow_stack_frame(struct mem_walk *w, size_t j)
 {
-	int64_t a = frame_alloca(w, j, dps_mem_stack_pointer());
+	int64_t a = compute_frame_alloca(w, j, dps_mem_stack_pointer());
 	volatile char *area = NULL;
 	size_t r;
 
 	if (a > 0) {
 		area = alloca((size_t)a);
 	}
-	frame_enter(w, j, area, a, dps_mem_stack_pointer());
+	enter_frame(w, j, area, a, dps_mem_stack_pointer());
 	r = walk_level(w, j + 1);
 	w->level--;
 	return r;
 }
 
-static void stack_limits(struct dps__mem_thread *mem, uintptr_t sp)
+static void find_stack_limits(struct dps__mem_thread *mem, uintptr_t sp)
 {
 	pthread_attr_t attr;
 	void *addr = NULL;
@@ -497,7 +498,7 @@ static int walk_prepare(struct mem_walk *w, size_t max_frames)
 	}
 	w->levels = map;
 	w->levels_len = len;
-	stack_limits(w->mem, dps_mem_stack_pointer());
+	find_stack_limits(w->mem, dps_mem_stack_pointer());
 	return DPS_OK;
 }
 
@@ -524,17 +525,17 @@ static __attribute__((noinline)) void walk_root(struct mem_walk *w, size_t i)
 /*
  * The player's walk: its actions between stack actions are played by its own callback.
  */
-static size_t player_next(struct mem_walk *w, size_t i)
+static size_t play_player_next(struct mem_walk *w, size_t i)
 {
 	return w->mem->play_from(w->mem->ctx, i);
 }
 
-static int64_t player_delta(struct mem_walk *w, size_t i)
+static int64_t get_player_delta(struct mem_walk *w, size_t i)
 {
 	return w->mem->actions[i].arg;
 }
 
-static void player_done(struct mem_walk *w, size_t i, uintptr_t sp)
+static void finish_player_point(struct mem_walk *w, size_t i, uintptr_t sp)
 {
 	struct dps__mem_thread *mem = w->mem;
 
@@ -550,9 +551,9 @@ size_t dps__mem_stack_play(struct dps__mem_thread *mem, const struct dps_action 
 	    .mem = mem,
 	    .cal = dps_mem_calibration_borrow(),
 	    .n = n,
-	    .next = player_next,
-	    .delta = player_delta,
-	    .done = player_done,
+	    .next = play_player_next,
+	    .delta = get_player_delta,
+	    .done = finish_player_point,
 	};
 	size_t max_frames = 0;
 
@@ -599,7 +600,7 @@ struct table_walk {
  */
 static void wait_until(uint64_t deadline, uint64_t spin_ns, uint64_t early)
 {
-	uint64_t now = now_ns();
+	uint64_t now = read_clock_ns();
 
 	if (now >= deadline) {
 		return;
@@ -617,7 +618,7 @@ static void wait_until(uint64_t deadline, uint64_t spin_ns, uint64_t early)
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
 		}
 	}
-	while (now_ns() < deadline) {
+	while (read_clock_ns() < deadline) {
 		__asm__ volatile("" ::: "memory");
 	}
 }
@@ -626,7 +627,7 @@ static void wait_until(uint64_t deadline, uint64_t spin_ns, uint64_t early)
  * Delay before point i, on an absolute schedule so that the stub's own time never adds up
  * over the points; with compensation the point starts early by its predicted overhead.
  */
-static void table_delay(struct table_walk *tw, size_t i)
+static void wait_table_delay(struct table_walk *tw, size_t i)
 {
 	const struct dps_mem_alloc *p = &tw->tab[i];
 	uint64_t deadline;
@@ -650,7 +651,7 @@ static void table_delay(struct table_walk *tw, size_t i)
 		       : 0);
 }
 
-static void table_done(struct mem_walk *w, size_t i, uintptr_t sp)
+static void finish_table_point(struct mem_walk *w, size_t i, uintptr_t sp)
 {
 	struct table_walk *tw = (struct table_walk *)w;
 	const struct dps_mem_alloc *p = &tw->tab[i];
@@ -666,7 +667,7 @@ static void table_done(struct mem_walk *w, size_t i, uintptr_t sp)
 	if (tw->heap_want < 0) {
 		tw->heap_want = 0;
 	}
-	tw->last_ns = now_ns();
+	tw->last_ns = read_clock_ns();
 	if (tm) {
 		tm->sp = sp;
 	}
@@ -699,21 +700,21 @@ static void table_done(struct mem_walk *w, size_t i, uintptr_t sp)
 }
 
 /* Listing 2 (constantStack): points that leave the stack alone are played at this level. */
-static size_t table_next(struct mem_walk *w, size_t i)
+static size_t play_table_next(struct mem_walk *w, size_t i)
 {
 	struct table_walk *tw = (struct table_walk *)w;
 
 	for (; i < w->n; i++) {
-		table_delay(tw, i);
+		wait_table_delay(tw, i);
 		if (tw->tab[i].stack_alloc) {
 			return i;
 		}
-		table_done(w, i, w->levels[w->level].sp);
+		finish_table_point(w, i, w->levels[w->level].sp);
 	}
 	return w->n;
 }
 
-static int64_t table_delta(struct mem_walk *w, size_t i)
+static int64_t get_table_delta(struct mem_walk *w, size_t i)
 {
 	return ((struct table_walk *)w)->tab[i].stack_alloc;
 }
@@ -785,9 +786,9 @@ int dps__mem_stub_play_internal(const struct dps_mem_alloc *table, size_t n,
 	tw.w.n = n;
 	tw.w.raw = internal && internal->raw_stack;
 	tw.w.times = internal ? internal->times : NULL;
-	tw.w.next = table_next;
-	tw.w.delta = table_delta;
-	tw.w.done = table_done;
+	tw.w.next = play_table_next;
+	tw.w.delta = get_table_delta;
+	tw.w.done = finish_table_point;
 	tw.tab = table;
 	tw.opts = opts;
 	/* The thread's first malloc sets up its allocator state: not part of the curve. */
@@ -806,7 +807,7 @@ int dps__mem_stub_play_internal(const struct dps_mem_alloc *table, size_t n,
 	}
 	tw.user_sp = dps_mem_stack_pointer();
 	dps_mem_heap_info(&tw.heap0);
-	tw.t0 = now_ns();
+	tw.t0 = read_clock_ns();
 	tw.last_ns = tw.t0;
 	walk_root(&tw.w, 0);
 	walk_finish(&tw.w);
