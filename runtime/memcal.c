@@ -154,6 +154,9 @@ void dps_mem_compensate(const struct dps_mem_calibration *cal, const struct dps_
 #define HEAP_SWEEP 1100
 #define HEAP_TRIES 16
 
+/* Blocks go through here so that the compiler cannot drop a malloc/free pair it sees. */
+static void *volatile heap_sink;
+
 static int measure_heap_model(struct dps_mem_calibration *cal)
 {
 	static const uint64_t aligns[] = {16, 8, 32, 1};
@@ -173,6 +176,7 @@ static int measure_heap_model(struct dps_mem_calibration *cal)
 	}
 	/* tcache: a freed small chunk stays counted as in use. */
 	p = malloc(40);
+	heap_sink = p;
 	dps_mem_heap_info(&a);
 	free(p);
 	dps_mem_heap_info(&b);
@@ -188,6 +192,7 @@ static int measure_heap_model(struct dps_mem_calibration *cal)
 
 			dps_mem_heap_info(&a);
 			p = malloc(x);
+			heap_sink = p;
 			dps_mem_heap_info(&b);
 			if (!p) {
 				ret = DPS_ERR_NOMEM;
@@ -235,6 +240,7 @@ static int measure_heap_model(struct dps_mem_calibration *cal)
 				   (uint64_t)(8 * k + 8);
 			dps_mem_heap_info(&a);
 			p = malloc(msize[k]);
+			heap_sink = p;
 			dps_mem_heap_info(&b);
 			seen = seen && p && b.mmapped_blocks > a.mmapped_blocks;
 			mdelta[k] = b.in_use_bytes - a.in_use_bytes;
