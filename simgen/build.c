@@ -390,9 +390,13 @@ end:
 	return ret;
 }
 
-/* The compiler command: CC words, our flags, libdps's, the user's, then the libraries. */
+/*
+ * One compiler command: CC words, our flags, libdps's, the user's, then -c src -o obj
+ * (lib_libs NULL) or -o exe followed by the inputs and the libraries.
+ */
 static int make_cc_argv(const struct simgen_build_options *bopts, char *const *lib_cflags,
-			char *const *lib_libs, const char *src, const char *exe, struct strv *argv)
+			char *const *lib_libs, char *const *inputs, const char *output,
+			struct strv *argv)
 {
 	static const char *const base[] = {"-std=gnu11", "-O2", "-pthread"};
 	const char *cc = bopts->cc;
@@ -420,16 +424,19 @@ static int make_cc_argv(const struct simgen_build_options *bopts, char *const *l
 	for (size_t i = 0; bopts->cflags && bopts->cflags[i] && !ret; i++) {
 		ret = strv_push_words(argv, bopts->cflags[i], " \t");
 	}
+	if (!ret && !lib_libs) {
+		ret = strv_push(argv, "-c");
+	}
 	if (!ret) {
 		ret = strv_push(argv, "-o");
 	}
 	if (!ret) {
-		ret = strv_push(argv, exe);
+		ret = strv_push(argv, output);
 	}
 	if (!ret) {
-		ret = strv_push(argv, src);
+		ret = strv_push_all(argv, inputs);
 	}
-	if (!ret) {
+	if (!ret && lib_libs) {
 		ret = strv_push_all(argv, lib_libs);
 	}
 	return ret;
@@ -452,44 +459,162 @@ static char *make_work_dir(const char *output)
 	return dir;
 }
 
-static int compile(const struct simgen_build_options *bopts, const char *src, const char *exe,
-		   struct dps_diag *diag)
+/*
+ * Runs the n commands in cmds at once and waits for all of them. Returns SIMGEN_OK, or the
+ * first failure: SIMGEN_ERR_NOENT (compiler not found) or SIMGEN_ERROR, with diag naming the
+ * command and its status.
+ */
+static int run_parallel(struct strv *cmds, size_t n, bool verbose, struct dps_diag *diag)
+{
+	pid_t *pids = calloc(n, sizeof(*pids));
+	int ret = pids ? SIMGEN_OK : SIMGEN_ERR_NOMEM;
+
+	for (size_t i = 0; i < n && !ret; i++) {
+		int err;
+
+		if (verbose) {
+			char *cmd = strv_join(cmds[i].v);
+
+			fprintf(stderr, "dps build: %s\n", cmd ? cmd : cmds[i].v[0]);
+			free(cmd);
+		}
+		err = posix_spawnp(&pids[i], cmds[i].v[0], NULL, NULL, cmds[i].v, environ);
+		if (err) {
+			pids[i] = 0;
+			dps_diag_setf(diag, "%s: \"%s\" (%s)",
+				      err == ENOENT ? "C compiler not found (use --cc or $CC)"
+						    : "cannot start the C compiler",
+				      cmds[i].v[0], strerror(err));
+			ret = err == ENOENT ? SIMGEN_ERR_NOENT : SIMGEN_ERROR;
+		}
+	}
+	/* Every started compiler is waited for, even after a failure. */
+	for (size_t i = 0; pids && i < n; i++) {
+		int status;
+
+		if (!pids[i]) {
+			continue;
+		}
+		while (waitpid(pids[i], &status, 0) < 0 && errno == EINTR) {
+		}
+		if (!ret && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
+			char *cmd = strv_join(cmds[i].v);
+
+			dps_diag_setf(diag, "the C compiler failed (%s %d): %s",
+				      WIFEXITED(status) ? "exit status" : "signal",
+				      WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+				      cmd ? cmd : cmds[i].v[0]);
+			free(cmd);
+			ret = SIMGEN_ERROR;
+		}
+	}
+	free(pids);
+	return ret;
+}
+
+/*
+ * Compiles and links the program in work: program.c alone (n_parts 0), or program.c with
+ * part-0.c ... part-<n_parts-1>.c compiled in parallel first. exe is the output.
+ */
+static int compile(const struct simgen_build_options *bopts, const char *src, const char *work,
+		   size_t n_parts, const char *exe, struct dps_diag *diag)
 {
 	char **lib_cflags = NULL, **lib_libs = NULL;
-	struct strv argv = {0};
+	struct strv *cmds = NULL, link_inputs = {0};
 	const char *origin = "";
-	char *cmd = NULL;
-	int ret, status;
+	int ret;
 
 	ret = simgen_libdps_flags(&lib_cflags, &lib_libs, &origin, diag);
 	if (ret) {
 		goto end;
 	}
-	ret = make_cc_argv(bopts, lib_cflags, lib_libs, src, exe, &argv);
+	if (bopts->verbose) {
+		fprintf(stderr, "dps build: libdps from the %s\n", origin);
+	}
+	cmds = calloc(n_parts + 1, sizeof(*cmds));
+	ret = cmds ? strv_push(&link_inputs, src) : SIMGEN_ERR_NOMEM;
+	for (size_t k = 0; k < n_parts && !ret; k++) {
+		char *part_src = NULL, *part_obj = NULL;
+
+		if (asprintf(&part_src, "%s/part-%zu.c", work, k) < 0) {
+			part_src = NULL;
+		}
+		if (asprintf(&part_obj, "%s/part-%zu.o", work, k) < 0) {
+			part_obj = NULL;
+		}
+		ret = part_src && part_obj ? SIMGEN_OK : SIMGEN_ERR_NOMEM;
+		if (!ret) {
+			char *const inputs[] = {part_src, NULL};
+
+			ret = make_cc_argv(bopts, lib_cflags, NULL, inputs, part_obj, &cmds[k]);
+		}
+		if (!ret) {
+			ret = strv_push(&link_inputs, part_obj);
+		}
+		free(part_src);
+		free(part_obj);
+	}
+	if (!ret) {
+		ret = make_cc_argv(bopts, lib_cflags, lib_libs, link_inputs.v, exe, &cmds[n_parts]);
+	}
 	if (ret) {
 		dps_diag_setf(diag, "out of memory");
-		goto end;
+		goto free_cmds;
 	}
-	cmd = strv_join(argv.v);
-	if (bopts->verbose) {
-		fprintf(stderr, "dps build: libdps from the %s\ndps build: %s\n", origin,
-			cmd ? cmd : argv.v[0]);
+	ret = n_parts ? run_parallel(cmds, n_parts, bopts->verbose, diag) : SIMGEN_OK;
+	if (!ret) {
+		ret = run_parallel(&cmds[n_parts], 1, bopts->verbose, diag);
 	}
-	status = run_command(argv.v, environ, NULL, false);
-	if (status == SIMGEN_ERR_NOENT) {
-		dps_diag_setf(diag, "C compiler not found: \"%s\" (use --cc or $CC)", argv.v[0]);
-		ret = SIMGEN_ERR_NOENT;
-	} else if (status != 0) {
-		dps_diag_setf(diag, "the C compiler failed (%s %d): %s",
-			      status < 0 ? "status" : "exit status", status, cmd ? cmd : argv.v[0]);
-		ret = SIMGEN_ERROR;
+free_cmds:
+	for (size_t k = 0; cmds && k <= n_parts; k++) {
+		strv_fini(&cmds[k]);
 	}
+	free(cmds);
+	strv_fini(&link_inputs);
 end:
-	free(cmd);
-	strv_fini(&argv);
 	simgen_strv_free(lib_cflags);
 	simgen_strv_free(lib_libs);
 	return ret;
+}
+
+/* How many parallel parts: the explicit --jobs, else one per online CPU (at most 8) for a big
+ * set, never more than the threads that have actions, and none (one file) when the source is
+ * to be kept, since --source names one file. */
+static size_t get_n_parts(const struct dps_actset *set, const struct simgen_build_options *bopts)
+{
+	size_t n_actions = 0, n_tables = 0, n;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	for (size_t t = 0; t < set->n_threads; t++) {
+		n_actions += set->threads[t].n_actions;
+		n_tables += set->threads[t].n_actions > 0;
+	}
+	if (bopts->jobs) {
+		n = bopts->jobs;
+	} else if (n_actions >= SIMGEN_SPLIT_MIN_ACTIONS && cpus > 1) {
+		n = cpus < 8 ? (size_t)cpus : 8;
+	} else {
+		n = 1;
+	}
+	if (n > n_tables) {
+		n = n_tables;
+	}
+	return bopts->keep_source || n < 2 ? 0 : n;
+}
+
+/* Removes what a split build leaves in work (the parts may be missing: unlink just fails). */
+static void remove_parts(const char *work, size_t n_parts)
+{
+	for (size_t k = 0; work && k < n_parts; k++) {
+		char *path;
+
+		if (asprintf(&path, "%s/part-%zu.c", work, k) >= 0) {
+			unlink(path);
+			path[strlen(path) - 1] = 'o';
+			unlink(path);
+			free(path);
+		}
+	}
 }
 
 int simgen_build(const struct dps_actset *set, const struct simgen_options *gopts,
@@ -497,6 +622,7 @@ int simgen_build(const struct dps_actset *set, const struct simgen_options *gopt
 		 struct dps_diag *diag)
 {
 	static const struct simgen_build_options no_opts;
+	size_t n_parts = 0;
 	struct stat st;
 	char *work = NULL, *src = NULL, *exe = NULL;
 	int ret;
@@ -534,11 +660,16 @@ int simgen_build(const struct dps_actset *set, const struct simgen_options *gopt
 		ret = SIMGEN_ERR_NOMEM;
 		goto remove_work;
 	}
-	ret = simgen_write_file(set, gopts, src, diag);
+	n_parts = get_n_parts(set, bopts);
+	if (n_parts) {
+		ret = simgen_write_split(set, gopts, work, n_parts, diag);
+	} else {
+		ret = simgen_write_file(set, gopts, src, diag);
+	}
 	if (ret) {
 		goto remove_work;
 	}
-	ret = compile(bopts, src, exe, diag);
+	ret = compile(bopts, src, work, n_parts, exe, diag);
 	if (ret) {
 		goto remove_work;
 	}
@@ -553,6 +684,7 @@ remove_work:
 	if (exe) {
 		unlink(exe);
 	}
+	remove_parts(work, n_parts);
 	if (src && !bopts->keep_source) {
 		unlink(src);
 	}

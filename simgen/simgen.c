@@ -295,23 +295,26 @@ static void write_action(const struct dps_actset *set, const struct dps_action *
 	}
 }
 
-static void write_threads(const struct dps_actset *set, FILE *out)
+/* One thread's comment and table. storage is "static " in a single-file program, "" for the
+ * part files of a split build, whose tables the main file declares extern. */
+static void write_table(const struct dps_actset *set, size_t t, const char *storage, FILE *out)
+{
+	const struct dps_actset_thread *th = &set->threads[t];
+
+	write_thread_comment(set, t, out);
+	if (!th->n_actions) {
+		return;
+	}
+	fprintf(out, "%sconst struct dps_action actions_%" PRIu64 "[] = {\n", storage, th->id);
+	for (size_t i = 0; i < th->n_actions; i++) {
+		write_action(set, &th->actions[i], out);
+	}
+	fprintf(out, "};\n");
+}
+
+static void write_thread_descs(const struct dps_actset *set, FILE *out)
 {
 	char name[SIMGEN_THREAD_NAME_MAX + 1];
-
-	for (size_t t = 0; t < set->n_threads; t++) {
-		const struct dps_actset_thread *th = &set->threads[t];
-
-		write_thread_comment(set, t, out);
-		if (!th->n_actions) {
-			continue;
-		}
-		fprintf(out, "static const struct dps_action actions_%" PRIu64 "[] = {\n", th->id);
-		for (size_t i = 0; i < th->n_actions; i++) {
-			write_action(set, &th->actions[i], out);
-		}
-		fprintf(out, "};\n");
-	}
 
 	fprintf(out, "\n/* {id, name, actions, n_actions}; NULL name = \"dps-<id>\" */\n"
 		     "static const struct dps_thread_desc threads[] = {\n");
@@ -336,19 +339,12 @@ static void write_threads(const struct dps_actset *set, FILE *out)
 	fprintf(out, "};\n");
 }
 
-int simgen_write(const struct dps_actset *set, const struct simgen_options *opts, FILE *out,
-		 struct dps_diag *diag)
+static void write_program(const struct dps_actset *set, const struct simgen_options *opts,
+			  FILE *out)
 {
 	char name[SIMGEN_PROGRAM_NAME_MAX + 1];
-	int ret;
 
-	ret = check_set(set, diag);
-	if (ret) {
-		goto end;
-	}
 	simgen_program_name(set, opts, name, SIMGEN_PROGRAM_NAME_MAX);
-	write_header(set, opts, out);
-	write_threads(set, out);
 	fprintf(out,
 		"\nstatic const struct dps_program program = {\n"
 		"\t.name = \"%s\",\n"
@@ -361,6 +357,23 @@ int simgen_write(const struct dps_actset *set, const struct simgen_options *opts
 		"\treturn dps_main(argc, argv, &program);\n"
 		"}\n",
 		name, set->n_threads, set->root);
+}
+
+int simgen_write(const struct dps_actset *set, const struct simgen_options *opts, FILE *out,
+		 struct dps_diag *diag)
+{
+	int ret;
+
+	ret = check_set(set, diag);
+	if (ret) {
+		goto end;
+	}
+	write_header(set, opts, out);
+	for (size_t t = 0; t < set->n_threads; t++) {
+		write_table(set, t, "static ", out);
+	}
+	write_thread_descs(set, out);
+	write_program(set, opts, out);
 	if (ferror(out)) {
 		dps_diag_setf(diag, "simgen: cannot write the program: %s", strerror(errno));
 		ret = SIMGEN_ERR_IO;
@@ -457,5 +470,128 @@ unlink_tmp:
 free_tmp:
 	free(tmp);
 end:
+	return ret;
+}
+
+/* Spreads the threads over n_parts so the action counts are even: largest first, each to the
+ * least loaded part (lowest index on ties, so the split is deterministic). part[t] receives the
+ * part of thread t. Returns SIMGEN_OK or SIMGEN_ERR_NOMEM. */
+static int assign_parts(const struct dps_actset *set, size_t n_parts, size_t *part)
+{
+	size_t *order = malloc(set->n_threads * sizeof(*order));
+	size_t *load = calloc(n_parts, sizeof(*load));
+	int ret = SIMGEN_ERR_NOMEM;
+
+	if (!order || !load) {
+		goto end;
+	}
+	for (size_t t = 0; t < set->n_threads; t++) {
+		size_t i = t;
+
+		/* Insertion sort by n_actions, descending, stable: sets have few threads. */
+		while (i > 0 && set->threads[order[i - 1]].n_actions < set->threads[t].n_actions) {
+			order[i] = order[i - 1];
+			i--;
+		}
+		order[i] = t;
+	}
+	for (size_t i = 0; i < set->n_threads; i++) {
+		size_t best = 0;
+
+		for (size_t k = 1; k < n_parts; k++) {
+			if (load[k] < load[best]) {
+				best = k;
+			}
+		}
+		part[order[i]] = best;
+		load[best] += set->threads[order[i]].n_actions;
+	}
+	ret = SIMGEN_OK;
+end:
+	free(order);
+	free(load);
+	return ret;
+}
+
+/* Writes one file of a split program; which < 0 is the main file. */
+static int write_split_file(const struct dps_actset *set, const struct simgen_options *opts,
+			    const size_t *part, long which, const char *path,
+			    struct dps_diag *diag)
+{
+	FILE *out = fopen(path, "w");
+	int ret = SIMGEN_OK;
+	bool failed;
+
+	if (!out) {
+		dps_diag_setf(diag, "Cannot create a program part: path=\"%s\", errno=%d (%s)", path,
+			      errno, strerror(errno));
+		ret = SIMGEN_ERR_IO;
+		goto end;
+	}
+	setvbuf(out, NULL, _IOFBF, 1 << 20);
+	if (which < 0) {
+		write_header(set, opts, out);
+		fprintf(out, "\n/* The tables are in the part files, compiled in parallel. */\n");
+		for (size_t t = 0; t < set->n_threads; t++) {
+			if (set->threads[t].n_actions) {
+				fprintf(out, "extern const struct dps_action actions_%" PRIu64 "[];\n",
+					set->threads[t].id);
+			}
+		}
+		write_thread_descs(set, out);
+		write_program(set, opts, out);
+	} else {
+		fprintf(out, "/* Part %ld of a program generated by dps gen (simgen %d). */\n"
+			     "#include <dps/dps.h>\n",
+			which, SIMGEN_VERSION);
+		for (size_t t = 0; t < set->n_threads; t++) {
+			if (part[t] == (size_t)which) {
+				fprintf(out, "\nextern const struct dps_action actions_%" PRIu64 "[];",
+					set->threads[t].id);
+				write_table(set, t, "", out);
+			}
+		}
+	}
+	failed = ferror(out);
+	if (fclose(out) != 0 || failed) {
+		dps_diag_setf(diag, "Cannot write a program part: path=\"%s\", errno=%d (%s)", path,
+			      errno, strerror(errno));
+		ret = SIMGEN_ERR_IO;
+	}
+end:
+	return ret;
+}
+
+int simgen_write_split(const struct dps_actset *set, const struct simgen_options *opts,
+		       const char *dir, size_t n_parts, struct dps_diag *diag)
+{
+	size_t *part = NULL;
+	char *path = NULL;
+	int ret;
+
+	ret = check_set(set, diag);
+	if (ret) {
+		goto end;
+	}
+	part = calloc(set->n_threads, sizeof(*part));
+	ret = part && n_parts ? assign_parts(set, n_parts, part) : SIMGEN_ERR_NOMEM;
+	for (long k = -1; !ret && k < (long)n_parts; k++) {
+		int n = k < 0 ? asprintf(&path, "%s/program.c", dir)
+			      : asprintf(&path, "%s/part-%ld.c", dir, k);
+
+		if (n < 0) {
+			path = NULL;
+			ret = SIMGEN_ERR_NOMEM;
+			break;
+		}
+		ret = write_split_file(set, opts, part, k, path, diag);
+		free(path);
+		path = NULL;
+	}
+	if (ret == SIMGEN_ERR_NOMEM) {
+		dps_diag_setf(diag, "simgen: out of memory");
+	}
+end:
+	free(part);
 	return ret;
 }

@@ -56,6 +56,15 @@ int simgen_write_file(const struct dps_actset *set, const struct simgen_options 
 		      const char *path, struct dps_diag *diag);
 
 /*
+ * Writes the program split for a parallel build: dir/program.c (header, thread table, main)
+ * and dir/part-<k>.c for k < n_parts, holding the action tables, spread so each part has a
+ * similar number of actions (a thread's table is never split). Used by simgen_build() for big
+ * sets; the files are plain fopen'ed (dir is meant to be private). Same statuses as above.
+ */
+int simgen_write_split(const struct dps_actset *set, const struct simgen_options *opts,
+		       const char *dir, size_t n_parts, struct dps_diag *diag);
+
+/*
  * Sanitizers (exposed for tests). Each writes a NUL-terminated string of at most max bytes
  * (plus the NUL) into buf, which must hold max + 1 bytes, and returns buf.
  *  - name: [A-Za-z0-9 _.,:+=@()[]-] kept, every other byte or UTF-8 sequence becomes '_'.
@@ -72,17 +81,23 @@ void simgen_program_name(const struct dps_actset *set, const struct simgen_optio
 
 /* How dps build compiles a generated program. */
 struct simgen_build_options {
-	const char *cc;		   /* NULL: $CC, else "cc" */
-	const char *const *cflags; /* extra compiler arguments (NULL-terminated), may be NULL */
-	const char *keep_source;   /* NULL: the generated C is removed after the build */
-	bool verbose;		   /* print the commands run on stderr */
+	const char *cc;			/* NULL: $CC, else "cc" */
+	const char *const *cflags;	/* extra compiler arguments (NULL-terminated), may be NULL */
+	const char *keep_source;	/* NULL: the generated C is removed after the build */
+	unsigned jobs;			/* parallel compilers, 0: automatic (see simgen_build) */
+	bool verbose;			/* print the commands run on stderr */
 };
+
+/* From this many actions on, dps build compiles the tables in parallel parts by default. */
+#define SIMGEN_SPLIT_MIN_ACTIONS 100000
 
 /*
  * Generates set into a temporary C file next to output, compiles and links it against libdps
  * and renames the executable to output. Returns SIMGEN_OK, SIMGEN_ERR_INVAL (bad set),
  * SIMGEN_ERR_NOENT (no libdps), SIMGEN_ERROR (compiler failed; diag has the command and status)
- * or SIMGEN_ERR_IO.
+ * or SIMGEN_ERR_IO. A set of SIMGEN_SPLIT_MIN_ACTIONS or more (or bopts->jobs > 1) is written
+ * as parts (simgen_write_split) compiled by up to jobs compilers at once (default: one per
+ * online CPU, at most 8); the program is the same. keep_source forces a single file.
  */
 int simgen_build(const struct dps_actset *set, const struct simgen_options *gopts,
 		 const struct simgen_build_options *bopts, const char *output,

@@ -811,3 +811,81 @@ Test(simgen, build_without_output_names_the_program_after_the_set, .timeout = 30
 	cr_expect(access(prog, X_OK) == 0, "no %s", prog);
 	run_fini(&r);
 }
+
+/* Big sets are compiled as parallel parts: the parts must build warning-free too, give the
+ * same program, and leave nothing behind. -j forces the split on a small set. */
+Test(simgen, parallel_parts_build_the_same_program, .timeout = 300)
+{
+	char flags[4096];
+	char *extra[] = {(char *)"-j", (char *)"2", (char *)"--cflags", flags, (char *)"-v", NULL};
+	char *prog;
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(flags, sizeof(flags), "-Wall -Wextra -Werror %s", SIMGEN_TEST_WARNINGS);
+	prog = build("waitwake", extra);
+
+	char *const argv[] = {prog, (char *)"--mode", (char *)"wall", NULL};
+	struct run r = run_in(NULL, argv, "DPS_CALIBRATION=override");
+	double run, sleep;
+
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_assert(get_requested_ms(r.err, "501", &run, &sleep), "%s", r.err);
+	cr_expect_float_eq(sleep, 2.0, 0.0015, "501 sleep_req %.3f ms: %s", sleep, r.err);
+	run_fini(&r);
+
+	d = opendir(tmp_dir);
+	cr_assert_not_null(d);
+	while ((de = readdir(d))) {
+		cr_expect(strncmp(de->d_name, ".dps-build-", 11) != 0, "left behind: %s",
+			  de->d_name);
+	}
+	closedir(d);
+}
+
+Test(simgen, split_spreads_the_actions_over_the_parts)
+{
+	struct dps_actset *set = dps_actset_create();
+	struct dps_diag diag = {{0}};
+	/* Thread sizes 50, 40, 30, 20, 10 over 2 parts: largest first to the least loaded part
+	 * gives 50+20+10 = 80 and 40+30 = 70. */
+	static const size_t sizes[] = {50, 40, 30, 20, 10};
+	char path[4300];
+	char *part0, *part1, *main_c;
+
+	cr_assert_not_null(set);
+	for (size_t t = 0; t < 5; t++) {
+		size_t i = dps_actset_add_thread(set, 10 + t);
+
+		for (size_t k = 1; t == 0 && k < 5; k++) {
+			cr_assert_eq(dps_actset_append(set, i, DPS_ACT_CREATE, (int64_t)(10 + k), 1),
+				     DPS_OK);
+		}
+		while (set->threads[i].n_actions < sizes[t]) {
+			cr_assert_eq(dps_actset_append(set, i, DPS_ACT_RUN, 1000, 2), DPS_OK);
+		}
+	}
+	cr_assert_eq(dps_actset_resolve(set, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(simgen_write_split(set, NULL, tmp_dir, 2, &diag), SIMGEN_OK, "%s", diag.msg);
+
+	snprintf(path, sizeof(path), "%s/part-0.c", tmp_dir);
+	part0 = read_all(path, NULL);
+	snprintf(path, sizeof(path), "%s/part-1.c", tmp_dir);
+	part1 = read_all(path, NULL);
+	snprintf(path, sizeof(path), "%s/program.c", tmp_dir);
+	main_c = read_all(path, NULL);
+	cr_assert(part0 && part1 && main_c);
+	cr_expect_not_null(strstr(part0, "const struct dps_action actions_10[]"));
+	cr_expect_not_null(strstr(part0, "const struct dps_action actions_13[]"));
+	cr_expect_not_null(strstr(part0, "const struct dps_action actions_14[]"));
+	cr_expect_not_null(strstr(part1, "const struct dps_action actions_11[]"));
+	cr_expect_not_null(strstr(part1, "const struct dps_action actions_12[]"));
+	cr_expect_null(strstr(part0, "actions_11[]"));
+	cr_expect_not_null(strstr(main_c, "extern const struct dps_action actions_12[];"));
+	cr_expect_not_null(strstr(main_c, "{12, NULL, actions_12, 30},"));
+	cr_expect_null(strstr(main_c, "{1000, 1, 2}"), "tables belong in the parts");
+	free(part0);
+	free(part1);
+	free(main_c);
+	dps_actset_destroy(set);
+}
