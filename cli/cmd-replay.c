@@ -37,6 +37,7 @@ struct replay_args {
 	const char *stub_opts[REPLAY_MAX_ARGS];	/* what-if knobs passed to the stub */
 	int n_stub_opts;
 	bool quiet;
+	char recorded_pid[32];		/* from TRACE/record.info when no selection is given */
 };
 
 /* An argv under construction; strings are borrowed or owned by `owned`. */
@@ -66,6 +67,8 @@ static void print_usage(FILE *out)
 	fprintf(out,
 		"Usage: dps replay TRACE [--pid P | --tid T | --comm NAME] [OPTIONS]\n"
 		"\n"
+		"A trace made by dps record needs no selection: its record.info names the pid.\n"
+		"\n"
 		"The main job end to end: analyze TRACE, generate and build the stub, run it\n"
 		"while recording it the way TRACE was recorded (dps record), compare the two\n"
 		"runs and write a self-contained HTML report. Everything lands in OUTDIR:\n"
@@ -91,6 +94,38 @@ static void print_usage(FILE *out)
 		"  -h, --help\n"
 		"\n"
 		"Exit: 0 ok, 1 a step failed (its message says which), 2 bad usage or input.\n");
+}
+
+/*
+ * The pid dps record wrote into TRACE/record.info ("pid N"), so a dps-recorded trace needs no
+ * selection and the simulated run is found among everything else perf saw system-wide.
+ * Returns 0 and fills buf, or -1 when there is no such file or line.
+ */
+static int read_recorded_pid(const char *trace, char *buf, size_t len)
+{
+	char path[4096], line[256];
+	FILE *f;
+	int ret = -1;
+
+	if (snprintf(path, sizeof(path), "%s/record.info", trace) >= (int)sizeof(path)) {
+		return -1;
+	}
+	f = fopen(path, "r");
+	if (!f) {
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		long long pid;
+		char end;
+
+		if (sscanf(line, "pid %lld%c", &pid, &end) == 2 && end == '\n' && pid > 0) {
+			snprintf(buf, len, "%lld", pid);
+			ret = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
 }
 
 static int parse_args(int argc, char **argv, struct replay_args *ra)
@@ -187,6 +222,11 @@ static int parse_args(int argc, char **argv, struct replay_args *ra)
 		return DPS_EXIT_USAGE;
 	}
 	ra->trace = argv[optind];
+	if (!ra->sel_opt && !ra->set &&
+	    !read_recorded_pid(ra->trace, ra->recorded_pid, sizeof(ra->recorded_pid))) {
+		ra->sel_opt = "--pid";
+		ra->sel_val = ra->recorded_pid;
+	}
 	if (!ra->sel_opt && !ra->set) {
 		fprintf(stderr, "dps replay: no selection: which process of the trace should be "
 				"replayed? The processes found:\n");
@@ -337,6 +377,7 @@ int dps_cmd_replay(int argc, char **argv)
 	char outdir_buf[4096];
 	const char *set_dir;
 	char root_tid[32] = "";
+	char sim_pid[32];
 	double t0 = now_s();
 	int ret;
 
@@ -471,8 +512,14 @@ int dps_cmd_replay(int argc, char **argv)
 			argv_push(&a, "--orig-tid");
 			argv_push(&a, root_tid);
 		}
-		argv_push(&a, "--sim-comm");
-		argv_push(&a, REPLAY_STUB_NAME);
+		/* perf sees the whole system: pick the stub's process by the pid dps record saw. */
+		if (!read_recorded_pid(p.sim_trace, sim_pid, sizeof(sim_pid))) {
+			argv_push(&a, "--sim-pid");
+			argv_push(&a, sim_pid);
+		} else {
+			argv_push(&a, "--sim-comm");
+			argv_push(&a, REPLAY_STUB_NAME);
+		}
 		if (ra.follow_children) {
 			argv_push(&a, "--follow-children");
 		}
