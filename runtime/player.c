@@ -649,14 +649,21 @@ int dps_play(const struct dps_program *prog, const struct dps_play_options *opts
 	}
 	end_ns = dps__now_ns() - pl.t0;
 	ret = pl.error;
-	if (result) {
-		fill_result(&pl, result, end_ns);
-		if (!result->threads && !ret) {
+	if (result || opts->summary) {
+		/* the summary needs a result even when the caller did not ask for one */
+		struct dps_play_result local;
+		struct dps_play_result *r = result ? result : &local;
+
+		fill_result(&pl, r, end_ns);
+		if (!r->threads && !ret) {
 			ret = DPS_ERR_NOMEM;
 		}
-	}
-	if (opts->summary && result) {
-		dps_play_result_print(prog, result, stderr);
+		if (opts->summary && r->threads) {
+			dps_play_result_print(prog, r, stderr);
+		}
+		if (!result) {
+			dps_play_result_fini(&local);
+		}
 	}
 	free(pl.deps);
 end_slots:
