@@ -14,17 +14,17 @@ static void print_usage(FILE *out)
 	fprintf(out,
 		"Usage: dps build SET [-o PROG] [--cc CC] [--cflags FLAGS]... [--source FILE]\n"
 		"                 [-j N] [-v]\n\n"
-		"Generate the program for the action set in directory SET (see dps gen) and compile\n"
-		"it against libdps: the one named by DPS_PKG_CONFIG_PATH (a directory holding\n"
-		"dps.pc), else this dps's build tree when dps runs from it, else the installed one\n"
-		"(pkg-config dps).\n\n"
+		"Generate the program for the action set in directory SET (see dps gen) and\n"
+		"compile it against libdps: the one named by DPS_PKG_CONFIG_PATH (a directory\n"
+		"holding dps.pc), else this dps's build tree when dps runs from it, else the\n"
+		"installed one (pkg-config dps).\n\n"
 		"  -o, --output PROG   the executable (default: ./NAME, NAME from SET)\n"
 		"  -n, --name NAME     program name in its summary (default: SET's name)\n"
 		"      --cc CC         C compiler (default: $CC, else cc)\n"
 		"      --cflags FLAGS  extra compiler flags, split at blanks (repeatable)\n"
 		"      --source FILE   keep the generated C in FILE (one file, no parallel parts)\n"
-		"  -j, --jobs N        compile in N parallel parts (default: one per CPU, up to 8,\n"
-		"                      for sets of 100000 actions or more; 1 = one file)\n"
+		"  -j, --jobs N        compile in N parallel parts (default: one per CPU, at\n"
+		"                      most 8, from 100000 actions on; 1 = one file)\n"
 		"  -v, --verbose       print the compiler commands\n"
 		"  -h, --help          this help\n\n"
 		"Exit: 0 ok, 1 compile or write failure, 2 bad usage or bad set.\n");
@@ -100,7 +100,8 @@ int dps_cmd_build(int argc, char **argv)
 			unsigned long jobs = strtoul(optarg, &end, 10);
 
 			if (!optarg[0] || *end || jobs < 1 || jobs > 64) {
-				fprintf(stderr, "dps build: --jobs expects 1 to 64, got '%s'\n", optarg);
+				fprintf(stderr, "dps build: --jobs expects 1 to 64, got '%s'\n",
+					optarg);
 				ret = DPS_EXIT_USAGE;
 				goto free_cflags;
 			}

@@ -523,7 +523,8 @@ static int write_split_file(const struct dps_actset *set, const struct simgen_op
 	bool failed;
 
 	if (!out) {
-		dps_diag_setf(diag, "Cannot create a program part: path=\"%s\", errno=%d (%s)", path,
+		dps_diag_setf(diag, "Cannot create a program part: path=\"%s\", errno=%d (%s)",
+			      path,
 			      errno, strerror(errno));
 		ret = SIMGEN_ERR_IO;
 		goto end;
@@ -534,7 +535,8 @@ static int write_split_file(const struct dps_actset *set, const struct simgen_op
 		fprintf(out, "\n/* The tables are in the part files, compiled in parallel. */\n");
 		for (size_t t = 0; t < set->n_threads; t++) {
 			if (set->threads[t].n_actions) {
-				fprintf(out, "extern const struct dps_action actions_%" PRIu64 "[];\n",
+				fprintf(out, "extern const struct dps_action actions_%" PRIu64
+					     "[];\n",
 					set->threads[t].id);
 			}
 		}
@@ -546,7 +548,9 @@ static int write_split_file(const struct dps_actset *set, const struct simgen_op
 			which, SIMGEN_VERSION);
 		for (size_t t = 0; t < set->n_threads; t++) {
 			if (part[t] == (size_t)which) {
-				fprintf(out, "\nextern const struct dps_action actions_%" PRIu64 "[];",
+				/* Declared first, as for any non-static definition. */
+				fprintf(out,
+					"\nextern const struct dps_action actions_%" PRIu64 "[];",
 					set->threads[t].id);
 				write_table(set, t, "", out);
 			}

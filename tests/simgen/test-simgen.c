@@ -858,8 +858,9 @@ Test(simgen, split_spreads_the_actions_over_the_parts)
 		size_t i = dps_actset_add_thread(set, 10 + t);
 
 		for (size_t k = 1; t == 0 && k < 5; k++) {
-			cr_assert_eq(dps_actset_append(set, i, DPS_ACT_CREATE, (int64_t)(10 + k), 1),
-				     DPS_OK);
+			int64_t child = (int64_t)(10 + k);
+
+			cr_assert_eq(dps_actset_append(set, i, DPS_ACT_CREATE, child, 1), DPS_OK);
 		}
 		while (set->threads[i].n_actions < sizes[t]) {
 			cr_assert_eq(dps_actset_append(set, i, DPS_ACT_RUN, 1000, 2), DPS_OK);
