@@ -246,8 +246,8 @@ Test(memory_analyze, dps_calibrate_memory_writes_a_loadable_file)
 
 	snprintf(path, sizeof(path), "%s/memory.cal", tmp);
 	{
-		const char *argv[] = { getenv("DPS_BIN"), "calibrate", "--memory", "--quick",
-				       "-o", path, NULL };
+		const char *argv[] = {
+		    getenv("DPS_BIN"), "calibrate", "--memory", "--quick", "-o", path, NULL};
 
 		cr_assert_eq(run(argv), 0);
 	}
@@ -255,7 +255,7 @@ Test(memory_analyze, dps_calibrate_memory_writes_a_loadable_file)
 	cr_expect_gt(cal.stack_overhead_bytes, 0);
 	cr_expect_gt(cal.heap_chunk_align_bytes, 0);
 	{
-		const char *argv[] = { getenv("DPS_BIN"), "calibrate", "--memory", "--bogus", NULL };
+		const char *argv[] = {getenv("DPS_BIN"), "calibrate", "--memory", "--bogus", NULL};
 
 		cr_expect_eq(run(argv), 2, "bad usage must exit 2");
 	}

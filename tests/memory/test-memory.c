@@ -395,8 +395,7 @@ Test(memory, player_hook_replays_stack_actions_at_depth)
 Test(memory, heap_that_cannot_grow_is_reported)
 {
 	/* 32 TiB: refused by any allocator here; the stub keeps its block and says so */
-	const struct dps_mem_alloc tab[] = { pt(0, 0, 100), pt(0, 0, (int64_t)1 << 45),
-					     pt(0, 0, 0) };
+	const struct dps_mem_alloc tab[] = {pt(0, 0, 100), pt(0, 0, (int64_t)1 << 45), pt(0, 0, 0)};
 	char err[256] = "";
 
 	cr_assert_eq(dps_mem_stub_play(tab, 3, NULL, NULL, err, sizeof(err)), DPS_ERR_NOMEM);
