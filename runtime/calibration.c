@@ -626,94 +626,111 @@ static void strip_line(char *s)
 	}
 }
 
+/* Where a scalar key's value goes: a double or a u64 member, and its lower bound. */
+static double *double_member(struct dps_calibration *cal, enum cal_key key)
+{
+	switch (key) {
+	case KEY_WORK_LOOPS_PER_US:
+		return &cal->work_loops_per_us;
+	case KEY_WORK_SPREAD_PCT:
+		return &cal->work_spread_pct;
+	case KEY_CLOCK_READ_NS:
+		return &cal->clock_read_ns;
+	case KEY_CPUTIME_READ_NS:
+		return &cal->cputime_read_ns;
+	case KEY_ACTION_OVERHEAD_NS:
+		return &cal->action_overhead_ns;
+	case KEY_THREAD_CREATE_NS:
+		return &cal->thread_create_ns;
+	case KEY_THREAD_JOIN_NS:
+		return &cal->thread_join_ns;
+	default:
+		return NULL;
+	}
+}
+
+/* machine "...": the quoted string and nothing after it. */
+static int parse_machine(struct cal_parser *p, struct dps_calibration *cal, char *s)
+{
+	int ret = parse_quoted(p, &s, cal->machine, sizeof(cal->machine));
+
+	if (!ret && *skip_blank(s)) {
+		ret = fail(p, "machine: unexpected text after the string");
+	}
+	return ret;
+}
+
+/* sleep_overshoot_ns REQ OVERSHOOT: one more point of the table, REQ increasing. */
+static int parse_sleep_point(struct cal_parser *p, struct dps_calibration *cal, char **s)
+{
+	const char *key = key_names[KEY_SLEEP_OVERSHOOT_NS];
+	size_t n = cal->n_sleep_points;
+	uint64_t req = 0;
+	double over = 0;
+	int ret = DPS_OK;
+
+	if (n >= DPS_SLEEP_OVERSHOOT_POINTS) {
+		ret = fail(p, "%s: at most %d points", key, DPS_SLEEP_OVERSHOOT_POINTS);
+	}
+	if (!ret) {
+		ret = parse_u64(p, key, s, &req);
+	}
+	if (!ret) {
+		ret = parse_double(p, key, s, &over);
+	}
+	if (!ret && n && req <= cal->sleep_req_ns[n - 1]) {
+		ret = fail(p,
+			   "%s: expected requested durations in increasing order (%" PRIu64
+			   " after %" PRIu64 ")",
+			   key, req, cal->sleep_req_ns[n - 1]);
+	}
+	if (!ret) {
+		cal->sleep_req_ns[n] = req;
+		cal->sleep_overshoot_ns[n] = over;
+		cal->n_sleep_points++;
+	}
+	return ret;
+}
+
+/* One `key value...` line (s points after the key). Returns DPS_OK or DPS_ERR_INVAL with the
+ * file:line message in p. */
 static int parse_key_value(struct cal_parser *p, struct dps_calibration *cal, enum cal_key key,
 			   char *s)
 {
+	double *dmember = double_member(cal, key);
 	double d = 0;
 	uint64_t u = 0;
 	int ret;
 
-	switch (key) {
-	case KEY_MACHINE:
-		return parse_quoted(p, &s, cal->machine, sizeof(cal->machine))
-			   ?: (*skip_blank(s) ? fail(p, "machine: unexpected text after the string")
-					      : DPS_OK);
-	case KEY_TIMER_SLACK_NS:
-	case KEY_MIN_BLOCK_NS:
-		ret = parse_u64(p, key_names[key], &s, &u);
-		break;
-	case KEY_SLEEP_OVERSHOOT_NS:
-		if (cal->n_sleep_points >= DPS_SLEEP_OVERSHOOT_POINTS) {
-			return fail(p, "sleep_overshoot_ns: at most %d points",
-				    DPS_SLEEP_OVERSHOOT_POINTS);
-		}
-		ret = parse_u64(p, key_names[key], &s, &u);
-		if (!ret) {
-			ret = parse_double(p, key_names[key], &s, &d);
-		}
-		if (ret) {
-			return ret;
-		}
-		if (cal->n_sleep_points && u <= cal->sleep_req_ns[cal->n_sleep_points - 1]) {
-			return fail(
-			    p,
-			    "sleep_overshoot_ns: expected requested durations in increasing "
-			    "order (%" PRIu64 " after %" PRIu64 ")",
-			    u, cal->sleep_req_ns[cal->n_sleep_points - 1]);
-		}
-		cal->sleep_req_ns[cal->n_sleep_points] = u;
-		cal->sleep_overshoot_ns[cal->n_sleep_points] = d;
-		cal->n_sleep_points++;
-		break;
-	default:
+	if (key == KEY_MACHINE) {
+		/* the quoted string checks its own end of line */
+		ret = parse_machine(p, cal, s);
+		s += strlen(s);
+	} else if (key == KEY_SLEEP_OVERSHOOT_NS) {
+		ret = parse_sleep_point(p, cal, &s);
+	} else if (dmember) {
 		ret = parse_double(p, key_names[key], &s, &d);
-		break;
+	} else {
+		ret = parse_u64(p, key_names[key], &s, &u);
 	}
-	if (ret) {
-		return ret;
+	if (!ret && *skip_blank(s)) {
+		ret = fail(p, "%s: unexpected text \"%s\" after the value", key_names[key],
+			   skip_blank(s));
 	}
-	if (*skip_blank(s)) {
-		return fail(p, "%s: unexpected text \"%s\" after the value", key_names[key],
-			    skip_blank(s));
+	if (!ret && key == KEY_WORK_LOOPS_PER_US && !(d > 0)) {
+		ret = fail(p, "work_loops_per_us: expected a positive number");
 	}
-	switch (key) {
-	case KEY_WORK_LOOPS_PER_US:
-		if (!(d > 0)) {
-			return fail(p, "work_loops_per_us: expected a positive number");
-		}
-		cal->work_loops_per_us = d;
-		break;
-	case KEY_WORK_SPREAD_PCT:
-		cal->work_spread_pct = d;
-		break;
-	case KEY_CLOCK_READ_NS:
-		cal->clock_read_ns = d;
-		break;
-	case KEY_CPUTIME_READ_NS:
-		cal->cputime_read_ns = d;
-		break;
-	case KEY_ACTION_OVERHEAD_NS:
-		cal->action_overhead_ns = d;
-		break;
-	case KEY_THREAD_CREATE_NS:
-		cal->thread_create_ns = d;
-		break;
-	case KEY_THREAD_JOIN_NS:
-		cal->thread_join_ns = d;
-		break;
-	case KEY_TIMER_SLACK_NS:
-		if (!u) {
-			return fail(p, "timer_slack_ns: expected at least 1");
-		}
+	if (!ret && key == KEY_TIMER_SLACK_NS && !u) {
+		ret = fail(p, "timer_slack_ns: expected at least 1");
+	}
+	if (!ret && dmember) {
+		*dmember = d;
+	} else if (!ret && key == KEY_TIMER_SLACK_NS) {
 		cal->timer_slack_ns = u;
-		break;
-	case KEY_MIN_BLOCK_NS:
+	} else if (!ret && key == KEY_MIN_BLOCK_NS) {
 		cal->min_block_ns = u;
-		break;
-	default:
-		break;
 	}
-	return DPS_OK;
+	return ret;
 }
 
 static int parse_header(struct cal_parser *p, char *s)

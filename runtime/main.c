@@ -76,45 +76,48 @@ static int parse_scale(const char *argv0, const char *opt, const char *text, dou
 }
 
 /* ID=X into table[index of ID]; the table is allocated on first use (n_threads ones). */
+/* ID=X into table[index of ID]; the table is allocated on first use (n_threads ones).
+ * Returns 0, or 2 with the message printed. */
 static int parse_thread_scale(const char *argv0, const char *opt, const char *text,
 			      const struct dps_program *prog, double **table)
 {
 	const char *eq = strchr(text, '=');
 	unsigned long long id;
 	char *end;
-	double v;
-	size_t t;
+	double v = 1.0;
+	size_t t = 0;
+	int ret = 0;
 
 	errno = 0;
 	id = strtoull(text, &end, 10);
 	if (!eq || end != eq || end == text || errno || text[0] == '-') {
 		fprintf(stderr, "%s: %s: expected ID=X, got '%s'\n", argv0, opt, text);
-		return 2;
+		ret = 2;
 	}
-	if (parse_scale(argv0, opt, eq + 1, &v)) {
-		return 2;
+	if (!ret) {
+		ret = parse_scale(argv0, opt, eq + 1, &v);
 	}
-	for (t = 0; prog && t < prog->n_threads; t++) {
-		if (prog->threads[t].id == id) {
-			break;
-		}
+	while (!ret && prog && t < prog->n_threads && prog->threads[t].id != id) {
+		t++;
 	}
-	if (!prog || t == prog->n_threads) {
+	if (!ret && (!prog || t == prog->n_threads)) {
 		fprintf(stderr, "%s: %s: no thread with id %llu in this program\n", argv0, opt, id);
-		return 2;
+		ret = 2;
 	}
-	if (!*table) {
+	if (!ret && !*table) {
 		*table = malloc(prog->n_threads * sizeof(**table));
 		if (!*table) {
 			fprintf(stderr, "%s: out of memory\n", argv0);
-			return 2;
+			ret = 2;
 		}
-		for (size_t i = 0; i < prog->n_threads; i++) {
+		for (size_t i = 0; *table && i < prog->n_threads; i++) {
 			(*table)[i] = 1.0;
 		}
 	}
-	(*table)[t] = v;
-	return 0;
+	if (!ret) {
+		(*table)[t] = v;
+	}
+	return ret;
 }
 
 int dps_main_parse_args(int argc, char **argv, const struct dps_program *prog,

@@ -484,45 +484,52 @@ void dps_play_options_default(struct dps_play_options *opts)
 }
 
 /* Checks what the player relies on: indexes in range. Returns DPS_OK or DPS_ERR_INVAL. */
+/* Is action a of thread t well-formed for a program of n threads? */
+static bool is_valid_action(const struct dps_action *a, size_t t, size_t n)
+{
+	switch (a->kind) {
+	case DPS_ACT_CREATE:
+	case DPS_ACT_JOIN:
+	case DPS_ACT_WAIT:
+	case DPS_ACT_WAKE:
+		return a->arg >= 0 && (uint64_t)a->arg < n && (size_t)a->arg != t;
+	case DPS_ACT_RUN:
+	case DPS_ACT_SLEEP:
+	case DPS_ACT_HEAP:
+	case DPS_ACT_STACK:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Checks what the player relies on (indexes in range, known kinds) and counts the wait/wake
+ * actions. Returns DPS_OK or DPS_ERR_INVAL. */
 static int check_program(const struct dps_program *prog, size_t *n_deps)
 {
+	int ret = DPS_OK;
+
 	*n_deps = 0;
 	if (!prog || !prog->n_threads || prog->root >= prog->n_threads || !prog->threads) {
-		return DPS_ERR_INVAL;
+		ret = DPS_ERR_INVAL;
 	}
-	for (size_t t = 0; t < prog->n_threads; t++) {
+	for (size_t t = 0; !ret && t < prog->n_threads; t++) {
 		const struct dps_thread_desc *d = &prog->threads[t];
 
 		if (d->n_actions && !d->actions) {
-			return DPS_ERR_INVAL;
+			ret = DPS_ERR_INVAL;
 		}
-		for (size_t i = 0; i < d->n_actions; i++) {
+		for (size_t i = 0; !ret && i < d->n_actions; i++) {
 			const struct dps_action *a = &d->actions[i];
 
-			switch (a->kind) {
-			case DPS_ACT_CREATE:
-			case DPS_ACT_JOIN:
-			case DPS_ACT_WAIT:
-			case DPS_ACT_WAKE:
-				if (a->arg < 0 || (uint64_t)a->arg >= prog->n_threads ||
-				    (size_t)a->arg == t) {
-					return DPS_ERR_INVAL;
-				}
-				if (a->kind == DPS_ACT_WAIT || a->kind == DPS_ACT_WAKE) {
-					(*n_deps)++;
-				}
-				break;
-			case DPS_ACT_RUN:
-			case DPS_ACT_SLEEP:
-			case DPS_ACT_HEAP:
-			case DPS_ACT_STACK:
-				break;
-			default:
-				return DPS_ERR_INVAL;
+			if (!is_valid_action(a, t, prog->n_threads)) {
+				ret = DPS_ERR_INVAL;
+			} else if (a->kind == DPS_ACT_WAIT || a->kind == DPS_ACT_WAKE) {
+				(*n_deps)++;
 			}
 		}
 	}
-	return DPS_OK;
+	return ret;
 }
 
 /* Collects the distinct (sleeper, waker) pairs of the program, sorted. */
