@@ -89,6 +89,36 @@ struct analyzer_source {
 	bool progress_shown;
 };
 
+static bool starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* A cause without babeltrace2's debugging details (": msg-it-addr=0x..., state=..."): up to
+ * the first ": " followed by a key=value list, and without a final period. */
+static int cause_length(const char *msg)
+{
+	const char *p = msg;
+	size_t n = strlen(msg);
+
+	while ((p = strstr(p, ": "))) {
+		const char *q = p + 2;
+
+		while (*q && *q != ' ' && *q != ',' && *q != '=') {
+			q++;
+		}
+		if (*q == '=') {
+			n = (size_t)(p - msg);
+			break;
+		}
+		p += 2;
+	}
+	while (n && (msg[n - 1] == '.' || msg[n - 1] == ' ')) {
+		n--;
+	}
+	return (int)n;
+}
+
 /*
  * Errors: babeltrace2's causes, most recent first, as one line.
  */
@@ -105,9 +135,14 @@ static void take_bt_error(struct dps_diag *diag, const char *what)
 		for (uint64_t i = 0; i < n && len < sizeof(buf) - 1; i++) {
 			const bt_error_cause *c = bt_error_borrow_cause_by_index(err, i);
 			const char *msg = bt_error_cause_get_message(c);
+			int keep;
 
-			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
-						i ? "; " : ": ", msg ? msg : "?");
+			if (!msg || starts(msg, "Component initialization method failed")) {
+				continue;
+			}
+			keep = cause_length(msg);
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%.*s",
+						i ? "; " : ": ", keep, msg);
 		}
 		bt_error_release(err);
 	}
@@ -246,11 +281,6 @@ static struct fref context_field(const bt_event_class *cls, const char *name)
 static bool has(const struct fref *r)
 {
 	return r->where != W_NONE;
-}
-
-static bool starts(const char *s, const char *prefix)
-{
-	return !strncmp(s, prefix, strlen(prefix));
 }
 
 static void resolve_kernel(const bt_event_class *cls, const char *name, struct class_info *ci)

@@ -170,7 +170,8 @@ int dps_cmd_analyze(int argc, char **argv)
 		status = analyzer_list_processes(&opts, &res, &diag);
 		if (status) {
 			fprintf(stderr, "dps analyze: %s\n", diag.msg);
-			return status == DPS_ERR_INVAL ? DPS_EXIT_USAGE : DPS_EXIT_FAILURE;
+			return status == DPS_ERR_INVAL || status == DPS_ERR_NOENT ? DPS_EXIT_USAGE
+									 : DPS_EXIT_FAILURE;
 		}
 		fprintf(stderr, "dps analyze: no selection: pick a process with --pid, --tid or "
 				"--comm\n");
@@ -181,7 +182,8 @@ int dps_cmd_analyze(int argc, char **argv)
 	status = analyzer_run(&opts, &res, &diag);
 	if (status) {
 		fprintf(stderr, "dps analyze: %s\n", diag.msg);
-		return status == DPS_ERR_INVAL ? DPS_EXIT_USAGE : DPS_EXIT_FAILURE;
+		return status == DPS_ERR_INVAL || status == DPS_ERR_NOENT ? DPS_EXIT_USAGE
+									 : DPS_EXIT_FAILURE;
 	}
 	if (res->partial) {
 		fprintf(stderr, "dps analyze: warning: the trace is incomplete (%s); the result is "

@@ -1,0 +1,472 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The analyzer on real traces (tests/data/traces): golden action sets and statistics
+ * (tests/analyzer/expect/<case>.expect; DPS_UPDATE_EXPECT=1 rewrites them), the structure
+ * each trace is known to have, and the error paths through the dps command (exit codes and
+ * messages).
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "analyzer.h"
+
+static char *path_of(const char *env, const char *rel)
+{
+	const char *base = getenv(env);
+	char *p = NULL;
+
+	cr_assert_not_null(base, "%s is not set (run through ctest)", env);
+	cr_assert(asprintf(&p, "%s/%s", base, rel) > 0);
+	return p;
+}
+
+static struct analyzer_result *analyze(const char *trace, int64_t pid, bool follow)
+{
+	struct analyzer_options opts;
+	struct analyzer_result *res = NULL;
+	struct dps_diag diag = { "" };
+	char *path = path_of("DPS_TEST_DATA", trace);
+	const char *traces[] = { path };
+	int status;
+
+	analyzer_options_default(&opts);
+	opts.traces = traces;
+	opts.n_traces = 1;
+	opts.pid = pid;
+	opts.follow_children = follow;
+	status = analyzer_run(&opts, &res, &diag);
+	cr_assert_eq(status, DPS_OK, "%s: %d %s", trace, status, diag.msg);
+	free(path);
+	/* Goldens must not depend on where the tree is. */
+	free(res->source);
+	res->source = strdup(trace);
+	return res;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	const struct dps_actset_thread *x = *(const struct dps_actset_thread *const *)a;
+	const struct dps_actset_thread *y = *(const struct dps_actset_thread *const *)b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The set's files (at most max_lines actions each, 0 = all) and the JSON statistics. */
+static char *render(const struct analyzer_result *res, size_t max_lines)
+{
+	const struct dps_actset *set = res->actset;
+	const struct dps_actset_thread **order = malloc(set->n_threads * sizeof(*order));
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	cr_assert_not_null(out);
+	for (size_t i = 0; i < set->n_threads; i++) {
+		order[i] = &set->threads[i];
+	}
+	qsort(order, set->n_threads, sizeof(*order), cmp_id);
+	for (size_t i = 0; i < set->n_threads; i++) {
+		size_t t = (size_t)(order[i] - set->threads);
+		char *one = NULL;
+		size_t one_len = 0;
+		FILE *f = open_memstream(&one, &one_len);
+		size_t lines = 0;
+
+		dps_actset_write_thread(set, t, f);
+		fclose(f);
+		fprintf(out, "== %" PRIu64 ".act\n", order[i]->id);
+		for (char *p = one; *p && (!max_lines || lines < max_lines + 1); lines++) {
+			char *nl = strchr(p, '\n');
+			size_t n = nl ? (size_t)(nl - p + 1) : strlen(p);
+
+			fwrite(p, 1, n, out);
+			p += n;
+		}
+		if (max_lines && lines > max_lines) {
+			fprintf(out, "...\n");
+		}
+		free(one);
+	}
+	fprintf(out, "== stats\n");
+	analyzer_result_print_json(res, out);
+	fclose(out);
+	free(order);
+	return text;
+}
+
+static char *read_all(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *text = NULL;
+	size_t cap = 0;
+
+	if (!f) {
+		return NULL;
+	}
+	getdelim(&text, &cap, '\0', f);
+	fclose(f);
+	return text;
+}
+
+static void check_golden(const char *name, const char *actual)
+{
+	char *rel = NULL;
+	char *path;
+	char *expect;
+
+	cr_assert(asprintf(&rel, "tests/analyzer/expect/%s.expect", name) > 0);
+	path = path_of("DPS_SOURCE_DIR", rel);
+	if (getenv("DPS_UPDATE_EXPECT")) {
+		FILE *f = fopen(path, "w");
+
+		cr_assert_not_null(f, "cannot write %s", path);
+		fputs(actual, f);
+		fclose(f);
+	}
+	expect = read_all(path);
+	cr_assert_not_null(expect, "%s is missing (DPS_UPDATE_EXPECT=1 writes it)", path);
+	if (strcmp(expect, actual)) {
+		char tmp[] = "/tmp/dps-analyzer-actual-XXXXXX";
+		int fd = mkstemp(tmp);
+
+		if (fd >= 0) {
+			cr_assert(write(fd, actual, strlen(actual)) >= 0);
+			close(fd);
+		}
+		cr_assert_fail("%s differs from the golden output: diff %s %s", name, path, tmp);
+	}
+	free(expect);
+	free(path);
+	free(rel);
+}
+
+static size_t count_marks(const struct analyzer_thread *t, uint32_t kind)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->n_marks; i++) {
+		n += t->marks[i].kind == kind;
+	}
+	return n;
+}
+
+Test(traces, rotation_git_creates_two_threads_that_exit)
+{
+	struct analyzer_result *res = analyze("traces/tracefile-rotation-sched", 6742, false);
+	char *text;
+
+	cr_assert_eq(res->n_threads, 3);
+	cr_expect_str_eq(res->threads[0].comm, "git");
+	cr_expect_eq(res->threads[0].tid, 6742);
+	cr_expect_eq(count_marks(&res->threads[0], ANALYZER_MARK_CREATE), 2);
+	for (size_t i = 1; i < 3; i++) {
+		cr_expect_eq(res->threads[i].parent, 0);
+		cr_expect_eq(res->threads[i].create_rank, i - 1);
+		cr_expect_eq(count_marks(&res->threads[i], ANALYZER_MARK_EXIT), 1);
+		cr_expect(!res->threads[i].pre_existing);
+	}
+	cr_expect_eq(res->threads[0].stats.n_joins, 2);
+	text = render(res, 0);
+	check_golden("rotation-git", text);
+	free(text);
+	analyzer_result_destroy(res);
+}
+
+Test(traces, many_threads_creates_8000_threads_that_all_exit, .timeout = 120)
+{
+	struct analyzer_result *res = analyze("traces/many-threads", 2673, false);
+	size_t exited = 0;
+	char *text;
+
+	cr_assert_eq(res->n_threads, 8001);
+	cr_expect_eq(res->threads[0].tid, 2673);
+	cr_expect_eq(count_marks(&res->threads[0], ANALYZER_MARK_CREATE), 8000);
+	for (size_t i = 1; i < res->n_threads; i++) {
+		cr_assert_eq(res->threads[i].parent, 0);
+		cr_assert_eq(res->threads[i].create_rank, i - 1);
+		exited += count_marks(&res->threads[i], ANALYZER_MARK_EXIT);
+	}
+	cr_expect_eq(exited, 8000);
+	cr_expect_eq(res->threads[0].stats.n_joins, 8000);
+	text = render(res, 12);
+	/* 8001 files: keep the golden to the root, a few children and the totals. */
+	{
+		char *cut = strstr(text, "== 2690.act");
+		char *stats = strstr(text, "== stats");
+		char *tot = strstr(stats, "\"total\"");
+
+		cr_assert(cut && stats && tot);
+		memmove(cut, tot, strlen(tot) + 1);
+	}
+	check_golden("many-threads", text);
+	free(text);
+	analyzer_result_destroy(res);
+}
+
+Test(traces, pacman_without_and_with_children)
+{
+	struct analyzer_result *res = analyze("traces/pacman", 9855, false);
+	char *text;
+
+	cr_assert_eq(res->n_threads, 2);
+	cr_expect_str_eq(res->threads[0].comm, "pacman");
+	text = render(res, 0);
+	check_golden("pacman", text);
+	free(text);
+	analyzer_result_destroy(res);
+
+	res = analyze("traces/pacman", 9855, true);
+	cr_expect_gt(res->n_threads, 20);
+	for (size_t i = 1; i < res->n_threads; i++) {
+		cr_expect_neq(res->threads[i].parent, ANALYZER_NO_THREAD);
+	}
+	text = render(res, 0);
+	check_golden("pacman-follow", text);
+	free(text);
+	analyzer_result_destroy(res);
+}
+
+Test(traces, ls_ust_heap_and_stack)
+{
+	struct analyzer_result *res = analyze("traces/ls-ust", 5035, false);
+	const struct analyzer_thread *t = &res->threads[0];
+	char *text;
+
+	cr_assert_eq(res->n_threads, 2);
+	cr_expect_eq(t->tid, 5035);
+	cr_expect_eq(t->stats.n_free_null, 39);
+	cr_expect_gt(t->stats.heap_peak_bytes, 0);
+	cr_expect_gt(t->stats.stack_peak_bytes, 0);
+	cr_expect(res->threads[1].pre_existing);
+	text = render(res, 200);
+	check_golden("ls-ust", text);
+	free(text);
+	analyzer_result_destroy(res);
+}
+
+/* CPU 1 never reports leaving idle: t2's switch-ins are inferred; its CPU time still matches
+ * what getrusage said (63.326 ms, README), from the segments alone too. */
+Test(traces, perf_trace_with_missing_idle_switch_ins)
+{
+	struct analyzer_result *res = analyze("traces/perf-idle-cpu1", 22396, false);
+	const struct analyzer_thread *t = &res->threads[0];
+	uint64_t run = 0;
+	char *text;
+
+	cr_assert_eq(res->n_threads, 1);
+	cr_expect_str_eq(t->comm, "t2");
+	cr_expect_gt(t->stats.n_inferred, 15);
+	cr_expect(t->stats.busy_exact);
+	cr_expect(t->stats.busy_ns > 61000000 && t->stats.busy_ns < 65000000, "busy %" PRIu64,
+		  t->stats.busy_ns);
+	for (size_t i = 0; i < t->n_segs; i++) {
+		if (t->segs[i].kind == ANALYZER_SEG_RUN) {
+			run += t->segs[i].end_ns - t->segs[i].begin_ns;
+		}
+	}
+	cr_expect(run > 60000000 && run < 68000000, "run segments %" PRIu64, run);
+	cr_expect_eq(t->stats.n_sleeps, 20, "%" PRIu64, t->stats.n_sleeps);
+	text = render(res, 0);
+	check_golden("perf-idle-cpu1", text);
+	free(text);
+	analyzer_result_destroy(res);
+}
+
+/*
+ * The dps command: exit codes and messages.
+ */
+struct cmd_out {
+	int status;
+	char *out, *err;
+};
+
+static struct cmd_out run_dps(const char *args)
+{
+	struct cmd_out r = { 0 };
+	char out[] = "/tmp/dps-an-out-XXXXXX", err[] = "/tmp/dps-an-err-XXXXXX";
+	int fo = mkstemp(out), fe = mkstemp(err);
+	char *cmd = NULL;
+	int st;
+
+	cr_assert(fo >= 0 && fe >= 0);
+	close(fo);
+	close(fe);
+	cr_assert(asprintf(&cmd, "%s %s >%s 2>%s", getenv("DPS_BIN"), args, out, err) > 0);
+	st = system(cmd);
+	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	r.out = read_all(out);
+	r.err = read_all(err);
+	unlink(out);
+	unlink(err);
+	free(cmd);
+	return r;
+}
+
+static void free_out(struct cmd_out *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+static char *data(const char *rel)
+{
+	return path_of("DPS_TEST_DATA", rel);
+}
+
+Test(cli, no_selection_lists_processes_and_exits_2)
+{
+	char *t = data("traces/many-threads");
+	char *args = NULL;
+	struct cmd_out r;
+
+	cr_assert(asprintf(&args, "analyze %s", t) > 0);
+	r = run_dps(args);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.out, "2673") && strstr(r.out, "multithread") && strstr(r.out, "8001"),
+		  "%s", r.out);
+	cr_expect(strstr(r.err, "--pid") != NULL, "%s", r.err);
+	free_out(&r);
+	free(args);
+	free(t);
+}
+
+Test(cli, empty_selection_exits_2_with_candidates)
+{
+	char *t = data("traces/tracefile-rotation-sched");
+	char *args = NULL;
+	struct cmd_out r;
+
+	cr_assert(asprintf(&args, "analyze %s --comm no-such-process", t) > 0);
+	r = run_dps(args);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "matches no thread") && strstr(r.err, "6742 git"), "%s", r.err);
+	free_out(&r);
+	free(args);
+	free(t);
+}
+
+Test(cli, writes_the_action_set_and_the_manifest)
+{
+	char *t = data("traces/tracefile-rotation-sched");
+	char dir[] = "/tmp/dps-an-set-XXXXXX";
+	char *args = NULL, *path = NULL, *manifest;
+	struct cmd_out r;
+	struct dps_actset *set = NULL;
+	struct dps_diag diag;
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert(asprintf(&args, "analyze %s --comm git -o %s/set --json", t, dir) > 0);
+	r = run_dps(args);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "\"busy_ns\"") != NULL);
+	cr_assert(asprintf(&path, "%s/set/manifest", dir) > 0);
+	manifest = read_all(path);
+	cr_assert_not_null(manifest);
+	cr_expect(strstr(manifest, "root 6742") && strstr(manifest, "options \"--comm git"),
+		  "%s", manifest);
+	free(path);
+	cr_assert(asprintf(&path, "%s/set", dir) > 0);
+	cr_expect_eq(dps_actset_load_dir(path, &set, &diag), DPS_OK, "%s", diag.msg);
+	cr_expect_eq(set->n_threads, 3);
+	dps_actset_destroy(set);
+	free(manifest);
+	free(path);
+	free_out(&r);
+	free(args);
+	free(t);
+	cr_assert(asprintf(&args, "rm -rf %s", dir) > 0);
+	cr_expect_eq(system(args), 0);
+	free(args);
+}
+
+static char *copy_trace(const char *rel, char *dir)
+{
+	char *src = data(rel);
+	char *cmd = NULL;
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert(asprintf(&cmd, "cp -r %s %s/t && chmod -R u+w %s/t", src, dir, dir) > 0);
+	cr_assert_eq(system(cmd), 0);
+	free(cmd);
+	free(src);
+	return NULL;
+}
+
+Test(cli, corrupt_stream_exits_1_with_babeltrace2_causes)
+{
+	char dir[] = "/tmp/dps-an-bad-XXXXXX";
+	char *args = NULL;
+	char path[256];
+	struct cmd_out r;
+	FILE *f;
+
+	copy_trace("traces/ls-ust", dir);
+	snprintf(path, sizeof(path), "%s/t/ust/u_0", dir);
+	f = fopen(path, "r+");
+	if (!f) {
+		/* the layout of the copied trace */
+		snprintf(path, sizeof(path), "%s/t/u_0", dir);
+		f = fopen(path, "r+");
+	}
+	cr_assert_not_null(f, "%s", path);
+	fwrite("\0\0\0\0", 1, 4, f);	/* the CTF magic */
+	fclose(f);
+	cr_assert(asprintf(&args, "analyze %s/t --pid 5035", dir) > 0);
+	r = run_dps(args);
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "babeltrace2 cannot read this trace: Invalid CTF magic number"),
+		  "%s", r.err);
+	cr_expect_eq(strchr(r.err, '\n'), r.err + strlen(r.err) - 1, "one line: %s", r.err);
+	free_out(&r);
+	free(args);
+	cr_assert(asprintf(&args, "rm -rf %s", dir) > 0);
+	cr_expect_eq(system(args), 0);
+	free(args);
+}
+
+Test(cli, truncated_stream_exits_1)
+{
+	char dir[] = "/tmp/dps-an-trunc-XXXXXX";
+	char *args = NULL;
+	char path[256];
+	struct cmd_out r;
+
+	copy_trace("traces/tracefile-rotation-sched", dir);
+	snprintf(path, sizeof(path), "%s/t/kernel/mychan_0_0", dir);
+	cr_assert_eq(truncate(path, 30000), 0, "%s: %s", path, strerror(errno));
+	cr_assert(asprintf(&args, "analyze %s/t --pid 6742", dir) > 0);
+	r = run_dps(args);
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "cannot read this trace") != NULL, "%s", r.err);
+	free_out(&r);
+	free(args);
+	cr_assert(asprintf(&args, "rm -rf %s", dir) > 0);
+	cr_expect_eq(system(args), 0);
+	free(args);
+}
+
+Test(cli, missing_or_empty_trace_paths_exit_2)
+{
+	struct cmd_out r = run_dps("analyze /nonexistent-dps-trace --pid 1");
+
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "No such file") != NULL, "%s", r.err);
+	free_out(&r);
+	r = run_dps("analyze /proc/self/fdinfo --pid 1");
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "no CTF trace found") != NULL, "%s", r.err);
+	free_out(&r);
+	r = run_dps("analyze");
+	cr_expect_eq(r.status, 2);
+	free_out(&r);
+	r = run_dps("analyze x --min-block abc --pid 1");
+	cr_expect_eq(r.status, 2);
+	free_out(&r);
+}
