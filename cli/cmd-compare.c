@@ -29,6 +29,8 @@ enum {
 	OPT_FOLLOW,
 	OPT_MIN_BLOCK,
 	OPT_CALIBRATION,
+	OPT_EXCLUDE_COMM,
+	OPT_KEEP_TRACER,
 	OPT_HELP,
 };
 
@@ -38,31 +40,40 @@ struct compare_cli {
 	const char *title;
 	double threshold;	/* < 0: none */
 	struct analyzer_options sel[2];
+	struct compare_options copts;
+	const char **exclude;	/* owned array of borrowed argv strings */
+	size_t n_exclude;
 };
 
 static void print_help(FILE *out)
 {
-	fprintf(out,
-		"Usage: dps compare ORIG SIM [OPTIONS]\n\n"
-		"Compares an original run with a simulated one, thread by thread. ORIG and SIM are\n"
-		"each a trace directory (LTTng/perf CTF) or an action set (a directory of <id>.act\n"
-		"files, played on an ideal machine). Threads are matched by their place in the\n"
-		"creation tree, never by tid. Differences are not failures: exit 0 unless an input\n"
-		"is bad (2), something fails (1), or --threshold is exceeded (1).\n\n"
-		"Output:\n"
-		"  --json             JSON on stdout instead of the table (schema dps-compare/1)\n"
-		"  --html FILE        also write a self-contained HTML report to FILE\n"
-		"  --title TEXT       title of the HTML report\n"
-		"  --all              list every thread in the table (default: at most 60 rows)\n"
-		"  --threshold PCT    exit 1 when the fidelity error exceeds PCT %%\n\n"
-		"Trace selection (both sides; --orig-* / --sim-* for one side only):\n"
-		"  --pid N, --tid N, --comm NAME     the process to compare\n"
-		"  --orig-pid N, --orig-tid N, --orig-comm NAME\n"
-		"  --sim-pid N, --sim-tid N, --sim-comm NAME\n"
-		"  --follow-children  take fork+exec children as threads of the process\n"
-		"  --min-block DUR    fold blocks shorter than DUR (e.g. 20us) into runs\n"
-		"  --calibration FILE the calibration file giving the default --min-block\n\n"
-		"See doc/compare.md for every figure's definition and the JSON schema.\n");
+	fprintf(
+	    out,
+	    "Usage: dps compare ORIG SIM [OPTIONS]\n\n"
+	    "Compares an original run with a simulated one, thread by thread. ORIG and SIM are\n"
+	    "each a trace directory (LTTng/perf CTF) or an action set (a directory of <id>.act\n"
+	    "files, played on an ideal machine). Threads are matched by their place in the\n"
+	    "creation tree, never by tid. Differences are not failures: exit 0 unless an input\n"
+	    "is bad (2), something fails (1), or --threshold is exceeded (1).\n\n"
+	    "Output:\n"
+	    "  --json             JSON on stdout instead of the table (schema dps-compare/1)\n"
+	    "  --html FILE        also write a self-contained HTML report to FILE\n"
+	    "  --title TEXT       title of the HTML report\n"
+	    "  --all              list every thread in the table (default: at most 60 rows)\n"
+	    "  --threshold PCT    exit 1 when the fidelity error exceeds PCT %%\n\n"
+	    "Threads:\n"
+	    "  --exclude-comm GLOB  leave out threads whose name matches GLOB (both runs;\n"
+	    "                       repeatable)\n"
+	    "  --keep-tracer-threads  keep lttng-ust's listener threads (\"<prog>-ust\"),\n"
+	    "                       left out by default\n\n"
+	    "Trace selection (both sides; --orig-* / --sim-* for one side only):\n"
+	    "  --pid N, --tid N, --comm NAME     the process to compare\n"
+	    "  --orig-pid N, --orig-tid N, --orig-comm NAME\n"
+	    "  --sim-pid N, --sim-tid N, --sim-comm NAME\n"
+	    "  --follow-children  take fork+exec children as threads of the process\n"
+	    "  --min-block DUR    fold blocks shorter than DUR (e.g. 20us) into runs\n"
+	    "  --calibration FILE the calibration file giving the default --min-block\n\n"
+	    "See doc/compare.md for every figure's definition and the JSON schema.\n");
 }
 
 static int parse_i64(const char *s, int64_t *out)
@@ -144,6 +155,8 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli, int *first
 		{ "follow-children", no_argument, NULL, OPT_FOLLOW },
 		{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
 		{ "calibration", required_argument, NULL, OPT_CALIBRATION },
+		{ "exclude-comm", required_argument, NULL, OPT_EXCLUDE_COMM },
+		{ "keep-tracer-threads", no_argument, NULL, OPT_KEEP_TRACER },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -172,8 +185,10 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli, int *first
 			cli->threshold = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !isfinite(cli->threshold) ||
 			    cli->threshold < 0) {
-				fprintf(stderr, "dps compare: --threshold expects a percentage >= 0, "
-						"got '%s'\n", optarg);
+				fprintf(stderr,
+					"dps compare: --threshold expects a percentage >= 0, "
+					"got '%s'\n",
+					optarg);
 				ret = DPS_EXIT_USAGE;
 			}
 			break;
@@ -209,14 +224,33 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli, int *first
 			break;
 		case OPT_MIN_BLOCK:
 			if (parse_duration_ns(optarg, &o->min_block_ns)) {
-				fprintf(stderr, "dps compare: --min-block expects a duration such as "
-						"20us, got '%s'\n", optarg);
+				fprintf(stderr,
+					"dps compare: --min-block expects a duration such as "
+					"20us, got '%s'\n",
+					optarg);
 				ret = DPS_EXIT_USAGE;
 			}
 			s->min_block_ns = o->min_block_ns;
 			break;
 		case OPT_CALIBRATION:
 			o->calibration_path = s->calibration_path = optarg;
+			break;
+		case OPT_EXCLUDE_COMM: {
+			const char **p = realloc(cli->exclude, (cli->n_exclude + 1) * sizeof(*p));
+
+			if (!p) {
+				fprintf(stderr, "dps compare: out of memory\n");
+				ret = DPS_EXIT_FAILURE;
+				break;
+			}
+			p[cli->n_exclude++] = optarg;
+			cli->exclude = p;
+			cli->copts.exclude_comm = p;
+			cli->copts.n_exclude_comm = cli->n_exclude;
+			break;
+		}
+		case OPT_KEEP_TRACER:
+			cli->copts.keep_tracer_threads = true;
 			break;
 		case OPT_HELP:
 		case 'h':
@@ -253,7 +287,8 @@ static int write_html_file(const struct compare_result *res, const struct compar
 
 	f = fopen(cli->html, "w");
 	if (!f) {
-		fprintf(stderr, "dps compare: cannot write the report: path=\"%s\", errno=%d (%s)\n",
+		fprintf(stderr,
+			"dps compare: cannot write the report: path=\"%s\", errno=%d (%s)\n",
 			cli->html, errno, strerror(errno));
 		return DPS_EXIT_FAILURE;
 	}
@@ -277,6 +312,7 @@ int dps_cmd_compare(int argc, char **argv)
 
 	analyzer_options_default(&cli.sel[0]);
 	analyzer_options_default(&cli.sel[1]);
+	compare_options_default(&cli.copts);
 	ret = parse_args(argc, argv, &cli, &first);
 	if (ret || first < 0) {
 		goto end;
@@ -285,19 +321,20 @@ int dps_cmd_compare(int argc, char **argv)
 		cli.sel[s].progress = dps_cli_stderr_is_tty();
 		st = compare_load(argv[first + s], &cli.sel[s], &models[s], &kinds[s], &diag);
 		if (st) {
-			fprintf(stderr, "dps compare: %s input %s: %s\n", s ? "simulated" : "original",
-				argv[first + s], diag.msg);
+			fprintf(stderr, "dps compare: %s input %s: %s\n",
+				s ? "simulated" : "original", argv[first + s], diag.msg);
 			ret = exit_for(st);
 			goto end;
 		}
 		if (models[s]->partial) {
 			fprintf(stderr, "dps compare: warning: the %s input is partial: %s\n",
 				s ? "simulated" : "original",
-				models[s]->partial_reason ? models[s]->partial_reason : "incomplete");
+				models[s]->partial_reason ? models[s]->partial_reason
+							  : "incomplete");
 		}
 	}
 	st = compare_run(models[0], kinds[0], argv[first], models[1], kinds[1], argv[first + 1],
-			 &res, &diag);
+			 &cli.copts, &res, &diag);
 	if (st) {
 		fprintf(stderr, "dps compare: %s\n", diag.msg);
 		ret = exit_for(st);
@@ -316,11 +353,13 @@ int dps_cmd_compare(int argc, char **argv)
 		}
 	}
 	if (cli.threshold >= 0 && res->fidelity_err_pct > cli.threshold) {
-		fprintf(stderr, "dps compare: fidelity error %.2f %% exceeds the threshold %.2f %%\n",
+		fprintf(stderr,
+			"dps compare: fidelity error %.2f %% exceeds the threshold %.2f %%\n",
 			res->fidelity_err_pct, cli.threshold);
 		ret = DPS_EXIT_FAILURE;
 	}
 end:
+	free(cli.exclude);
 	compare_result_destroy(res);
 	analyzer_result_destroy(models[0]);
 	analyzer_result_destroy(models[1]);

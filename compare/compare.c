@@ -10,6 +10,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@ struct child_key {
 
 struct tree {
 	const struct analyzer_result *m;
+	const bool *excluded;	/* borrowed: threads left out */
 	size_t *first;		/* per thread: offset of its children in kids */
 	size_t *count;
 	struct child_key *kids;	/* every non-root thread once, grouped by parent */
@@ -103,18 +105,20 @@ static void tree_fini(struct tree *t)
 	free(t->kids);
 }
 
-static bool has_valid_parent(const struct analyzer_result *m, size_t i)
+static bool has_valid_parent(const struct analyzer_result *m, const bool *excluded, size_t i)
 {
 	size_t p = m->threads[i].parent;
 
-	return i != m->root && p != ANALYZER_NO_THREAD && p < m->n_threads && p != i;
+	return i != m->root && p != ANALYZER_NO_THREAD && p < m->n_threads && p != i &&
+	       !excluded[p];
 }
 
 /*
  * Marks the threads whose parent chain reaches a seed thread (iteratively: a chain can be as
  * long as the thread count). Returns DPS_OK or DPS_ERR_NOMEM.
  */
-static int mark_reached(const struct analyzer_result *m, const bool *seed, bool *reached)
+static int mark_reached(const struct analyzer_result *m, const bool *excluded, const bool *seed,
+			bool *reached)
 {
 	/* state: 0 unknown, 1 reaches a seed, 2 does not */
 	unsigned char *state = calloc(m->n_threads, 1);
@@ -136,7 +140,7 @@ static int mark_reached(const struct analyzer_result *m, const bool *seed, bool 
 		while (state[cur] == 0 && n <= m->n_threads) {
 			chain[n < m->n_threads ? n : m->n_threads - 1] = cur;
 			n++;
-			if (!has_valid_parent(m, cur)) {
+			if (!has_valid_parent(m, excluded, cur)) {
 				break;
 			}
 			cur = m->threads[cur].parent;
@@ -163,7 +167,7 @@ end:
  * for a parent chain that loops without reaching the root or such a thread (a broken model),
  * every thread of it. Their own children stay below them.
  */
-static int find_strays(const struct analyzer_result *m, bool *stray)
+static int find_strays(const struct analyzer_result *m, const bool *excluded, bool *stray)
 {
 	bool *seed = calloc(m->n_threads, sizeof(*seed));
 	bool *reached = calloc(m->n_threads, sizeof(*reached));
@@ -174,10 +178,10 @@ static int find_strays(const struct analyzer_result *m, bool *stray)
 		goto end;
 	}
 	for (size_t i = 0; i < m->n_threads; i++) {
-		stray[i] = i != m->root && !has_valid_parent(m, i);
+		stray[i] = i != m->root && !has_valid_parent(m, excluded, i);
 		seed[i] = stray[i] || i == m->root;
 	}
-	ret = mark_reached(m, seed, reached);
+	ret = mark_reached(m, excluded, seed, reached);
 	if (ret) {
 		goto end;
 	}
@@ -191,7 +195,7 @@ end:
 }
 
 /* Builds the children lists of a model, strays under the root. */
-static int tree_init(struct tree *t, const struct analyzer_result *m)
+static int tree_init(struct tree *t, const struct analyzer_result *m, const bool *excluded)
 {
 	size_t n = m->n_threads, k = 0, n_stray = 0;
 	bool *stray = NULL;
@@ -201,6 +205,7 @@ static int tree_init(struct tree *t, const struct analyzer_result *m)
 
 	memset(t, 0, sizeof(*t));
 	t->m = m;
+	t->excluded = excluded;
 	t->first = calloc(n, sizeof(*t->first));
 	t->count = calloc(n, sizeof(*t->count));
 	t->kids = calloc(n, sizeof(*t->kids));
@@ -211,12 +216,12 @@ static int tree_init(struct tree *t, const struct analyzer_result *m)
 		ret = DPS_ERR_NOMEM;
 		goto error;
 	}
-	ret = find_strays(m, stray);
+	ret = find_strays(m, excluded, stray);
 	if (ret) {
 		goto error;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (i == m->root) {
+		if (i == m->root || excluded[i]) {
 			continue;
 		}
 		if (!stray[i]) {
@@ -237,7 +242,7 @@ static int tree_init(struct tree *t, const struct analyzer_result *m)
 	for (size_t i = 0; i < n; i++) {
 		size_t p;
 
-		if (i == m->root || stray[i]) {
+		if (i == m->root || stray[i] || excluded[i]) {
 			continue;
 		}
 		p = m->threads[i].parent;
@@ -250,8 +255,16 @@ static int tree_init(struct tree *t, const struct analyzer_result *m)
 		strays[s].rank = s;
 		t->kids[t->first[m->root] + fill[m->root]++] = strays[s];
 	}
+	/* Ranks count the children that take part, so that a left-out thread (a tracer's) or a
+	 * gap in the recorded ranks does not offset the others. */
 	for (size_t i = 0; i < n; i++) {
-		qsort(t->kids + t->first[i], t->count[i], sizeof(*t->kids), cmp_child_key);
+		struct child_key *kids = t->kids + t->first[i];
+		uint64_t next[2] = { 0, 0 };
+
+		qsort(kids, t->count[i], sizeof(*kids), cmp_child_key);
+		for (size_t c = 0; c < t->count[i]; c++) {
+			kids[c].rank = next[kids[c].group]++;
+		}
 	}
 	goto end;
 error:
@@ -491,9 +504,9 @@ static int pair_by_alignment(struct dfs_entry **out, size_t *n, size_t *cap,
 				best = 0;
 			}
 			if (i > 0 && j > 0) {
-				double c = dp[(i - 1) * w + k] + pair_cost(tr,
-					kid_ref(&tr[0], e->idx[0], i - 1), kid_ref(&tr[1], e->idx[1],
-										(size_t)j - 1));
+				double c = dp[(i - 1) * w + k] +
+					   pair_cost(tr, kid_ref(&tr[0], e->idx[0], i - 1),
+						     kid_ref(&tr[1], e->idx[1], (size_t)j - 1));
 
 				if (dp[(i - 1) * w + k] >= 0 && (best < 0 || c < best)) {
 					best = c;
@@ -598,9 +611,9 @@ static int match_trees(struct compare_result *res)
 	size_t n = 0, cap = 0, rows_cap = 0;
 	int ret;
 
-	ret = tree_init(&tr[0], res->side[0].model);
+	ret = tree_init(&tr[0], res->side[0].model, res->side[0].excluded);
 	if (!ret) {
-		ret = tree_init(&tr[1], res->side[1].model);
+		ret = tree_init(&tr[1], res->side[1].model, res->side[1].excluded);
 	}
 	if (ret) {
 		goto end;
@@ -641,6 +654,9 @@ static void compute_side(struct compare_side_info *si)
 	for (size_t i = 0; i < m->n_threads; i++) {
 		const struct analyzer_thread *th = &m->threads[i];
 
+		if (si->excluded[i]) {
+			continue;
+		}
 		if (th->start_ns < first) {
 			first = th->start_ns;
 		}
@@ -820,18 +836,50 @@ static void compute_summary(struct compare_result *res)
 static int check_model(const struct analyzer_result *m, const char *which, struct dps_diag *diag)
 {
 	if (!m || !m->n_threads || m->root >= m->n_threads) {
-		dps_diag_setf(diag, "the %s run has no thread or no root thread: nothing to compare",
-			      which);
+		dps_diag_setf(
+		    diag, "the %s run has no thread or no root thread: nothing to compare", which);
 		return DPS_ERR_INVAL;
 	}
 	return DPS_OK;
 }
 
+void compare_options_default(struct compare_options *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+}
+
+/* lttng-ust names its listener threads after the program with "-ust" appended. */
+static bool is_tracer_thread(const struct analyzer_thread *th)
+{
+	size_t len = th->comm ? strlen(th->comm) : 0;
+
+	return len > 4 && !strcmp(th->comm + len - 4, "-ust");
+}
+
+static void mark_excluded(struct compare_side_info *si, const struct compare_options *opts)
+{
+	const struct analyzer_result *m = si->model;
+
+	for (size_t i = 0; i < m->n_threads; i++) {
+		const struct analyzer_thread *th = &m->threads[i];
+		bool ex = !opts->keep_tracer_threads && is_tracer_thread(th);
+
+		for (size_t k = 0; !ex && k < opts->n_exclude_comm; k++) {
+			ex = !fnmatch(opts->exclude_comm[k], compare_thread_name(th), 0);
+		}
+		si->excluded[i] = ex && i != m->root;
+		si->n_excluded += si->excluded[i];
+		si->row_of[i] = COMPARE_NO_THREAD;
+	}
+}
+
 int compare_run(const struct analyzer_result *orig, enum compare_input_kind orig_kind,
 		const char *orig_label, const struct analyzer_result *sim,
 		enum compare_input_kind sim_kind, const char *sim_label,
-		struct compare_result **out, struct dps_diag *diag)
+		const struct compare_options *opts, struct compare_result **out,
+		struct dps_diag *diag)
 {
+	struct compare_options defaults;
 	const struct analyzer_result *models[2] = { orig, sim };
 	enum compare_input_kind kinds[2] = { orig_kind, sim_kind };
 	const char *labels[2] = { orig_label, sim_label };
@@ -846,6 +894,10 @@ int compare_run(const struct analyzer_result *orig, enum compare_input_kind orig
 	if (ret) {
 		goto end;
 	}
+	if (!opts) {
+		compare_options_default(&defaults);
+		opts = &defaults;
+	}
 	res = calloc(1, sizeof(*res));
 	if (!res) {
 		ret = DPS_ERR_NOMEM;
@@ -859,10 +911,12 @@ int compare_run(const struct analyzer_result *orig, enum compare_input_kind orig
 		res->side[s].kind = kinds[s];
 		res->side[s].label = strdup(label);
 		res->side[s].row_of = malloc(models[s]->n_threads * sizeof(size_t));
-		if (!res->side[s].label || !res->side[s].row_of) {
+		res->side[s].excluded = calloc(models[s]->n_threads, sizeof(bool));
+		if (!res->side[s].label || !res->side[s].row_of || !res->side[s].excluded) {
 			ret = DPS_ERR_NOMEM;
 			goto error;
 		}
+		mark_excluded(&res->side[s], opts);
 		compute_side(&res->side[s]);
 	}
 	ret = match_trees(res);
@@ -896,6 +950,7 @@ void compare_result_destroy(struct compare_result *res)
 	for (int s = 0; s < 2; s++) {
 		free(res->side[s].label);
 		free(res->side[s].row_of);
+		free(res->side[s].excluded);
 	}
 	free(res);
 }

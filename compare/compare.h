@@ -90,7 +90,10 @@ struct compare_side_info {
 	uint64_t makespan_ns;		/* last end - origin (earliest start if before origin) */
 	uint64_t cpu_total_ns;
 	bool has_mem;			/* some thread has memory samples */
-	size_t *row_of;			/* owned: thread index -> row in compare_result.threads */
+	size_t *row_of;			/* owned: thread index -> row in compare_result.threads,
+					 * COMPARE_NO_THREAD for an excluded thread */
+	bool *excluded;			/* owned: per thread, dropped by compare_options */
+	size_t n_excluded;
 };
 
 struct compare_result {
@@ -112,6 +115,17 @@ struct compare_result {
 	bool has_mem;			/* both sides carry memory samples */
 	struct compare_mem_error mem;	/* over every matched thread's points */
 };
+
+/* What to leave out of a comparison (compare_options_default: lttng-ust's threads). */
+struct compare_options {
+	const char *const *exclude_comm;	/* borrowed: fnmatch(3) patterns of thread names
+						 * dropped from both runs (never the root) */
+	size_t n_exclude_comm;
+	bool keep_tracer_threads;	/* false: also drop lttng-ust's listener threads, named
+					 * "<program>-ust", which every UST-traced process starts */
+};
+
+void compare_options_default(struct compare_options *opts);
 
 /* Options of the HTML writer. */
 struct compare_html_options {
@@ -143,13 +157,15 @@ int compare_load(const char *path, const struct analyzer_options *opts,
 
 /*
  * Compares two models (borrowed: they must outlive the result). labels name the inputs in
- * the outputs (NULL: the model's source). Returns DPS_OK, DPS_ERR_INVAL when a model has no
- * thread or no valid root, DPS_ERR_NOMEM. *out is NULL on error.
+ * the outputs (NULL: the model's source); opts NULL means compare_options_default. Returns
+ * DPS_OK, DPS_ERR_INVAL when a model has no thread or no valid root, DPS_ERR_NOMEM. *out is
+ * NULL on error.
  */
 int compare_run(const struct analyzer_result *orig, enum compare_input_kind orig_kind,
 		const char *orig_label, const struct analyzer_result *sim,
 		enum compare_input_kind sim_kind, const char *sim_label,
-		struct compare_result **out, struct dps_diag *diag);
+		const struct compare_options *opts, struct compare_result **out,
+		struct dps_diag *diag);
 
 void compare_result_destroy(struct compare_result *res);	/* accepts NULL */
 

@@ -32,7 +32,10 @@ static const char *const match_ids[] = {
 
 static int64_t other_row(const struct compare_side_info *si, uint32_t other)
 {
-	return other < si->model->n_threads ? (int64_t)si->row_of[other] : -1;
+	if (other >= si->model->n_threads || si->row_of[other] == COMPARE_NO_THREAD) {
+		return -1;
+	}
+	return (int64_t)si->row_of[other];
 }
 
 static void write_thread_json(FILE *out, const struct compare_side_info *si, size_t idx)
@@ -40,8 +43,8 @@ static void write_thread_json(FILE *out, const struct compare_side_info *si, siz
 	const struct analyzer_thread *th = &si->model->threads[idx];
 	int64_t origin = (int64_t)si->origin_ns, prev = origin;
 
-	fprintf(out, "{\"id\":%" PRIu64 ",\"tid\":%" PRId64 ",\"r\":%zu,\"c\":", th->id, th->tid,
-		si->row_of[idx]);
+	fprintf(out, "{\"id\":%" PRIu64 ",\"tid\":%" PRId64 ",\"r\":%" PRId64 ",\"c\":", th->id,
+		th->tid, si->row_of[idx] == COMPARE_NO_THREAD ? -1 : (int64_t)si->row_of[idx]);
 	compare_json_string(out, compare_thread_name(th), true);
 	fprintf(out, ",\"start\":%" PRId64 ",\"end\":%" PRId64 ",\"g\":[",
 		(int64_t)th->start_ns - origin, (int64_t)th->end_ns - origin);
@@ -193,11 +196,18 @@ static void write_sources(FILE *out, const struct compare_result *res)
 
 		fprintf(out, "%s: <code>", side_titles[s]);
 		compare_html_escape(out, si->label);
-		fprintf(out, "</code> (%s, %zu threads)", kind_names[si->kind], si->model->n_threads);
+		fprintf(out, "</code> (%s, %zu threads", kind_names[si->kind],
+			si->model->n_threads - si->n_excluded);
+		if (si->n_excluded) {
+			fprintf(out, "; %zu left out: tracer threads or --exclude-comm",
+				si->n_excluded);
+		}
+		fputs(")", out);
 		if (si->model->partial) {
 			fputs(" <span class=\"partial\">PARTIAL: ", out);
-			compare_html_escape(out, si->model->partial_reason ? si->model->partial_reason :
-						 "incomplete input");
+			compare_html_escape(out, si->model->partial_reason
+						     ? si->model->partial_reason
+						     : "incomplete input");
 			fputs("</span>", out);
 		}
 		fputs("<br>\n", out);
@@ -236,7 +246,8 @@ static const char memory_html[] =
 	"<div class=\"toolbar\">Thread <select id=\"mem-thread\"></select>"
 	"<span class=\"legend\"><span class=\"orig\">desired (original)</span>"
 	"<span class=\"sim\">measured (simulated)</span></span></div>"
-	"<svg id=\"mem-heap\" class=\"memchart\"></svg><svg id=\"mem-stack\" class=\"memchart\"></svg>"
+	"<svg id=\"mem-heap\" class=\"memchart\"></svg>"
+	"<svg id=\"mem-stack\" class=\"memchart\"></svg>"
 	"<div id=\"mem-err\" class=\"note\"></div></section>\n";
 
 static const char notes_html[] =

@@ -110,7 +110,8 @@ int compare_model_add_mark(struct analyzer_thread *th, uint64_t ts, enum analyze
 	if (ret) {
 		return ret;
 	}
-	th->marks[th->n_marks++] = (struct analyzer_mark){ .ts_ns = ts, .kind = kind, .other = other };
+	th->marks[th->n_marks++] =
+	    (struct analyzer_mark){.ts_ns = ts, .kind = kind, .other = other};
 	return DPS_OK;
 }
 
@@ -267,7 +268,8 @@ static int play_action(struct play *pl, size_t t, const struct dps_action *a, bo
 		if (pl->res->threads[o].end_ns > p->t) {
 			uint64_t e = pl->res->threads[o].end_ns;
 
-			ret = compare_model_add_segment(th, p->t, e, ANALYZER_SEG_JOIN, (uint32_t)o);
+			ret =
+			    compare_model_add_segment(th, p->t, e, ANALYZER_SEG_JOIN, (uint32_t)o);
 			th->stats.blocked_ns += e - p->t;
 			th->stats.n_switches++;
 			p->t = e;
@@ -290,7 +292,8 @@ static int play_action(struct play *pl, size_t t, const struct dps_action *a, bo
 		}
 		d = q->times[q->head++];
 		if (d > p->t) {
-			ret = compare_model_add_segment(th, p->t, d, ANALYZER_SEG_WAIT, (uint32_t)o);
+			ret =
+			    compare_model_add_segment(th, p->t, d, ANALYZER_SEG_WAIT, (uint32_t)o);
 			th->stats.blocked_ns += d - p->t;
 			th->stats.n_switches++;
 			p->t = d;

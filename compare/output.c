@@ -229,8 +229,12 @@ static void write_side_line(const struct compare_result *res, int s, FILE *out)
 	char name[512];
 
 	sanitize_name(si->label, name, sizeof(name));
-	fprintf(out, "%s: %s (%s, %zu threads)%s%s\n", s ? "sim " : "orig", name,
-		kind_names[si->kind], si->model->n_threads, si->model->partial ? ", PARTIAL: " : "",
+	fprintf(out, "%s: %s (%s, %zu threads", s ? "sim " : "orig", name, kind_names[si->kind],
+		si->model->n_threads - si->n_excluded);
+	if (si->n_excluded) {
+		fprintf(out, ", %zu left out", si->n_excluded);
+	}
+	fprintf(out, ")%s%s\n", si->model->partial ? ", PARTIAL: " : "",
 		si->model->partial ? (si->model->partial_reason ? si->model->partial_reason :
 				      "incomplete input") : "");
 }
@@ -495,8 +499,9 @@ static void json_side(FILE *out, const struct compare_result *res, int s)
 
 	fprintf(out, "  \"%s\": {\"label\": ", s ? "sim" : "orig");
 	compare_json_string(out, si->label, false);
-	fprintf(out, ", \"kind\": \"%s\", \"threads\": %zu, \"partial\": %s, \"partial_reason\": ",
-		kind_ids[si->kind], si->model->n_threads, si->model->partial ? "true" : "false");
+	fprintf(out, ", \"kind\": \"%s\", \"threads\": %zu, \"excluded\": %zu, \"partial\": %s, "
+		"\"partial_reason\": ", kind_ids[si->kind], si->model->n_threads - si->n_excluded,
+		si->n_excluded, si->model->partial ? "true" : "false");
 	if (si->model->partial_reason) {
 		compare_json_string(out, si->model->partial_reason, false);
 	} else {

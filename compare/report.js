@@ -68,6 +68,7 @@
 	D.sides.forEach(function (side) {
 		side.threads.forEach(function (t) {
 			decode(t);
+			if (t.r < 0) return; /* left out of the comparison */
 			full0 = Math.min(full0, t.s);
 			full1 = Math.max(full1, t.e_);
 		});

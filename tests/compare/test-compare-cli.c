@@ -173,8 +173,9 @@ Test(compare_cli, a_trace_against_itself_has_zero_error)
 	struct compare_result *res = NULL;
 	struct dps_diag diag = { { 0 } };
 
-	cr_assert_eq(compare_run(a, COMPARE_INPUT_TRACE, "a", b, COMPARE_INPUT_TRACE, "b", &res,
-				 &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(compare_run(a, COMPARE_INPUT_TRACE, "a", b, COMPARE_INPUT_TRACE, "b", NULL,
+				 &res, &diag),
+		     DPS_OK, "%s", diag.msg);
 	cr_expect_eq(res->n_matched, 3, "git and its two threads");
 	cr_expect_gt(res->side[0].cpu_total_ns, 0);
 	assert_zero_error(res);
@@ -219,8 +220,9 @@ Test(compare_cli, a_trace_against_its_own_action_set)
 	cr_assert_eq(dps_actset_write_dir(tr->actset, dir, &diag), DPS_OK, "%s", diag.msg);
 	cr_assert_eq(compare_load(dir, &opts, &ideal, &kind, &diag), DPS_OK, "%s", diag.msg);
 	cr_expect_eq(kind, COMPARE_INPUT_ACTSET);
-	cr_assert_eq(compare_run(tr, COMPARE_INPUT_TRACE, t, ideal, COMPARE_INPUT_ACTSET, dir, &res,
-				 &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(compare_run(tr, COMPARE_INPUT_TRACE, t, ideal, COMPARE_INPUT_ACTSET, dir, NULL,
+				 &res, &diag),
+		     DPS_OK, "%s", diag.msg);
 	/* one of each: every thread finds its counterpart; the ideal machine never preempts */
 	cr_expect_eq(res->n_matched, tr->n_threads);
 	cr_expect_eq(res->n_orig_only + res->n_sim_only, 0);
@@ -245,8 +247,9 @@ Test(compare_cli, memory_curves_of_a_real_trace_against_themselves)
 	struct compare_result *res = NULL;
 	struct dps_diag diag = { { 0 } };
 
-	cr_assert_eq(compare_run(a, COMPARE_INPUT_TRACE, "a", b, COMPARE_INPUT_TRACE, "b", &res,
-				 &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(compare_run(a, COMPARE_INPUT_TRACE, "a", b, COMPARE_INPUT_TRACE, "b", NULL,
+				 &res, &diag),
+		     DPS_OK, "%s", diag.msg);
 	cr_assert(res->has_mem, "ls-ust has malloc/free and function entry/exit events");
 	cr_expect_gt(res->mem.n_points[0], 100, "heap changes compared");
 	cr_expect_gt(res->mem.n_points[1], 100, "stack changes compared");

@@ -37,8 +37,8 @@ static struct pair compare_sets(const char *a, const char *b)
 
 	p.m[0] = ct_load_set(a);
 	p.m[1] = ct_load_set(b);
-	ret = compare_run(p.m[0], COMPARE_INPUT_ACTSET, a, p.m[1], COMPARE_INPUT_ACTSET, b, &p.res,
-			  &diag);
+	ret = compare_run(p.m[0], COMPARE_INPUT_ACTSET, a, p.m[1], COMPARE_INPUT_ACTSET, b, NULL,
+			  &p.res, &diag);
 	cr_assert_eq(ret, DPS_OK, "compare_run(%s, %s): %s", a, b, diag.msg);
 	return p;
 }
@@ -307,8 +307,9 @@ Test(compare, threads_are_matched_by_creation_rank_never_by_tid)
 	struct compare_result *res = NULL;
 	struct dps_diag diag = { { 0 } };
 
-	cr_assert_eq(compare_run(o, COMPARE_INPUT_MODEL, "o", s, COMPARE_INPUT_MODEL, "s", &res,
-				 &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(compare_run(o, COMPARE_INPUT_MODEL, "o", s, COMPARE_INPUT_MODEL, "s", NULL,
+				 &res, &diag),
+		     DPS_OK, "%s", diag.msg);
 	cr_expect_eq(res->n_matched, 5);
 	cr_expect_eq(res->cpu_abs_err_ns, 0, "rank 0 must meet rank 0 whatever the index/tid");
 	cr_expect_eq(row_at(res, "0.~0.0")->idx[0], 4);
@@ -330,8 +331,9 @@ Test(compare, empty_models_are_bad_input)
 	struct compare_result *res = (struct compare_result *)1;
 	struct dps_diag diag = { { 0 } };
 
-	cr_expect_eq(compare_run(o, COMPARE_INPUT_MODEL, NULL, e, COMPARE_INPUT_MODEL, NULL, &res,
-				 &diag), DPS_ERR_INVAL);
+	cr_expect_eq(compare_run(o, COMPARE_INPUT_MODEL, NULL, e, COMPARE_INPUT_MODEL, NULL, NULL,
+				 &res, &diag),
+		     DPS_ERR_INVAL);
 	cr_expect_null(res);
 	cr_expect(strstr(diag.msg, "simulated"), "%s", diag.msg);
 	analyzer_result_destroy(e);
@@ -432,8 +434,9 @@ Test(compare, figures_are_humanized)
 	char buf[32];
 
 	for (size_t i = 0; i < sizeof(ns_cases) / sizeof(ns_cases[0]); i++) {
-		cr_expect_str_eq(compare_format_ns(ns_cases[i].ns, ns_cases[i].sign, buf, sizeof(buf)),
-				 ns_cases[i].want);
+		cr_expect_str_eq(
+		    compare_format_ns(ns_cases[i].ns, ns_cases[i].sign, buf, sizeof(buf)),
+		    ns_cases[i].want);
 	}
 	for (size_t i = 0; i < sizeof(b_cases) / sizeof(b_cases[0]); i++) {
 		cr_expect_str_eq(compare_format_bytes(b_cases[i].bytes, buf, sizeof(buf)),
@@ -463,8 +466,9 @@ Test(compare, a_parent_loop_does_not_hang_or_lose_threads)
 	/* 1 and 2 claim each other as parent: a broken model must still compare */
 	o->threads[1].parent = 2;
 	o->threads[2].parent = 1;
-	cr_assert_eq(compare_run(o, COMPARE_INPUT_MODEL, NULL, s, COMPARE_INPUT_MODEL, NULL, &res,
-				 &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(compare_run(o, COMPARE_INPUT_MODEL, NULL, s, COMPARE_INPUT_MODEL, NULL, NULL,
+				 &res, &diag),
+		     DPS_OK, "%s", diag.msg);
 	cr_expect_eq(res->n_matched + res->n_orig_only, o->n_threads, "every thread has a row");
 	compare_result_destroy(res);
 	analyzer_result_destroy(o);
@@ -472,7 +476,7 @@ Test(compare, a_parent_loop_does_not_hang_or_lose_threads)
 }
 
 /* A run whose root created `extra` helper threads (another name, little CPU) first. */
-static struct analyzer_result *build_fanout(size_t extra, size_t n_real)
+static struct analyzer_result *build_fanout(size_t extra, size_t n_real, const char *helper_name)
 {
 	struct analyzer_result *m = analyzer_result_create();
 	size_t n = 1 + extra + n_real;
@@ -489,7 +493,7 @@ static struct analyzer_result *build_fanout(size_t extra, size_t n_real)
 
 		m->threads[i].parent = 0;
 		m->threads[i].create_rank = i - 1;
-		m->threads[i].comm = strdup(helper ? "prog-ust" : "worker");
+		m->threads[i].comm = strdup(helper ? helper_name : "worker");
 		/* workers differ in CPU so that a shifted pairing would show */
 		m->threads[i].stats.busy_ns = helper ? 500 : 1000000 * (i - extra);
 		m->threads[i].end_ns = 10;
@@ -500,12 +504,13 @@ static struct analyzer_result *build_fanout(size_t extra, size_t n_real)
 
 Test(compare, extra_threads_on_one_side_do_not_shift_the_others)
 {
-	struct analyzer_result *o = build_fanout(0, 3), *s = build_fanout(2, 3);
+	struct analyzer_result *o = build_fanout(0, 3, "h"), *s = build_fanout(2, 3, "helper");
 	struct compare_result *res = NULL;
 	struct dps_diag diag = { { 0 } };
 
-	cr_assert_eq(compare_run(o, COMPARE_INPUT_MODEL, NULL, s, COMPARE_INPUT_MODEL, NULL, &res,
-				 &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(compare_run(o, COMPARE_INPUT_MODEL, NULL, s, COMPARE_INPUT_MODEL, NULL, NULL,
+				 &res, &diag),
+		     DPS_OK, "%s", diag.msg);
 	cr_expect_eq(res->n_matched, 4, "the root and the three workers");
 	cr_expect_eq(res->n_sim_only, 2, "the two helper threads");
 	cr_expect_eq(row_at(res, "0.0")->idx[1], 3, "worker 0 meets worker 0, not a helper");
@@ -513,6 +518,42 @@ Test(compare, extra_threads_on_one_side_do_not_shift_the_others)
 	cr_expect_eq(row_at(res, "0.+0")->match, COMPARE_SIM_ONLY);
 	cr_expect_eq(row_at(res, "0.+1")->match, COMPARE_SIM_ONLY);
 	cr_expect_eq(res->cpu_abs_err_ns, 1000, "only the helpers' CPU differs");
+	compare_result_destroy(res);
+	analyzer_result_destroy(o);
+	analyzer_result_destroy(s);
+}
+
+Test(compare, tracer_threads_are_left_out_unless_asked)
+{
+	struct analyzer_result *o = build_fanout(0, 3, "x"), *s = build_fanout(2, 3, "prog-ust");
+	struct compare_result *res = NULL;
+	struct compare_options opts;
+	struct dps_diag diag = { { 0 } };
+	const char *pattern[] = { "work*" };
+
+	/* default: lttng-ust's listener threads are not part of the program */
+	cr_assert_eq(compare_run(o, COMPARE_INPUT_MODEL, NULL, s, COMPARE_INPUT_MODEL, NULL, NULL,
+				 &res, &diag), DPS_OK, "%s", diag.msg);
+	cr_expect_eq(res->n_threads, 4);
+	cr_expect_eq(res->n_sim_only, 0);
+	cr_expect_eq(res->side[1].n_excluded, 2);
+	cr_expect_eq(res->cpu_abs_err_ns, 0);
+	cr_expect_eq(res->side[1].row_of[1], COMPARE_NO_THREAD);
+	compare_result_destroy(res);
+	/* kept on request: they show as threads only in the simulated run */
+	compare_options_default(&opts);
+	opts.keep_tracer_threads = true;
+	cr_assert_eq(compare_run(o, COMPARE_INPUT_MODEL, NULL, s, COMPARE_INPUT_MODEL, NULL, &opts,
+				 &res, &diag), DPS_OK, "%s", diag.msg);
+	cr_expect_eq(res->n_sim_only, 2);
+	compare_result_destroy(res);
+	/* a pattern leaves out matching threads on both sides, never the root */
+	opts.exclude_comm = pattern;
+	opts.n_exclude_comm = 1;
+	cr_assert_eq(compare_run(o, COMPARE_INPUT_MODEL, NULL, s, COMPARE_INPUT_MODEL, NULL, &opts,
+				 &res, &diag), DPS_OK, "%s", diag.msg);
+	cr_expect_eq(res->n_matched, 1);
+	cr_expect_eq(res->side[0].n_excluded, 3);
 	compare_result_destroy(res);
 	analyzer_result_destroy(o);
 	analyzer_result_destroy(s);
