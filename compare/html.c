@@ -252,9 +252,10 @@ static const char memory_html[] =
 
 static const char notes_html[] =
 	"<p class=\"note\">Threads are matched by their place in the creation tree (path 0 is the "
-	"root, 0.2 the third thread it created, ~N a thread whose creator is unknown), never by "
-	"tid. Errors are simulated minus original; % is relative to the original. Start and end "
-	"are offsets from each run's root start. Definitions: doc/compare.md.</p>\n";
+	"root, 0.2 the third thread it created, ~N a thread whose creator is unknown, +N a thread "
+	"only the simulated run created), never by tid. Errors are simulated minus original; % is "
+	"relative to the original. Start and end are offsets from each run's root start. "
+	"Definitions: doc/compare.md.</p>\n";
 
 int compare_write_html(const struct compare_result *res, const struct compare_html_options *opts,
 		       FILE *out)
