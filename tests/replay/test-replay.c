@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Round trips through the whole pipeline with the real tools: dps build, dps record (perf for
+ * kernel scheduling, LTTng UST), the analyzer and compare; and dps replay on the bundled real
+ * trace. Bounds are generous (2 shared cores): they catch a broken pipeline — lost threads,
+ * runs that don't burn their CPU, a stub that never ends — not the last percent, which
+ * bench/fidelity.sh measures.
+ */
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "compare.h"
+
+static char tmpdir[] = "/tmp/dps-test-replay-XXXXXX";
+
+static const char *env_or_skip(const char *name)
+{
+	const char *v = getenv(name);
+
+	if (!v) {
+		cr_skip_test("%s not set: run through ctest", name);
+	}
+	return v;
+}
+
+static void setup(void)
+{
+	cr_assert_not_null(mkdtemp(tmpdir), "mkdtemp");
+}
+
+static void teardown(void)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd)) {
+		/* Leftovers in /tmp are not a test failure. */
+	}
+}
+
+/* Runs a shell command, returns its exit status. */
+static int run(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static long read_recorded_pid(const char *trace)
+{
+	char path[4096], line[256];
+	long pid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/record.info", trace);
+	f = fopen(path, "r");
+	cr_assert_not_null(f, "dps record wrote no %s", path);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "pid %ld", &pid) == 1) {
+			break;
+		}
+	}
+	fclose(f);
+	cr_assert_gt(pid, 0, "no pid line in %s", path);
+	return pid;
+}
+
+static void require_root(void)
+{
+	if (geteuid() != 0) {
+		cr_skip_test("kernel scheduling capture (perf sched record) needs root");
+	}
+}
+
+Test(replay, action_set_round_trips_through_a_traced_run, .init = setup, .fini = teardown,
+     .timeout = 600)
+{
+	const char *dps = env_or_skip("DPS_BIN");
+	const char *src = env_or_skip("DPS_SOURCE_DIR");
+	char set[4096], stub[4096], trace[4096];
+	struct analyzer_options aopts;
+	struct analyzer_result *orig = NULL, *sim = NULL;
+	enum compare_input_kind ok, sk;
+	struct compare_result *res = NULL;
+	struct dps_diag diag = {{0}};
+	char pid_str[32];
+
+	require_root();
+	snprintf(set, sizeof(set), "%s/tests/replay/data/roundtrip", src);
+	snprintf(stub, sizeof(stub), "%s/stub", tmpdir);
+	snprintf(trace, sizeof(trace), "%s/trace", tmpdir);
+	cr_assert_eq(run("'%s' build '%s' -o '%s'", dps, set, stub), 0, "dps build failed");
+	cr_assert_eq(run("'%s' record -q -o '%s' -- '%s' --no-summary", dps, trace, stub), 0,
+		     "dps record of the stub failed");
+
+	/* The input set, played on an ideal machine, against the traced run of its stub. */
+	analyzer_options_default(&aopts);
+	cr_assert_eq(compare_load(set, &aopts, &orig, &ok, &diag), DPS_OK, "%s", diag.msg);
+	snprintf(pid_str, sizeof(pid_str), "%ld", read_recorded_pid(trace));
+	aopts.pid = read_recorded_pid(trace);
+	cr_assert_eq(compare_load(trace, &aopts, &sim, &sk, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(ok, COMPARE_INPUT_ACTSET);
+	cr_assert_eq(sk, COMPARE_INPUT_TRACE);
+	cr_assert_eq(compare_run(orig, ok, set, sim, sk, trace, NULL, &res, &diag), DPS_OK, "%s",
+		     diag.msg);
+
+	/* Every thread of the set is found in the run, in its place in the creation tree. */
+	cr_expect_eq(res->n_matched, 3, "matched %zu threads, expected 3", res->n_matched);
+	cr_expect_eq(res->n_orig_only, 0, "%zu threads of the set are missing from the run",
+		     res->n_orig_only);
+	cr_expect_eq(res->n_sim_only, 0, "%zu unexpected threads in the run", res->n_sim_only);
+	/* Each thread burns the CPU time its runs ask for (cpu mode). */
+	cr_expect_leq(res->thread_cpu_err_max_pct, 15.0, "per-thread CPU error up to %.1f %%",
+		      res->thread_cpu_err_max_pct);
+	/* The ideal-machine makespan (60 ms) stretches only by contention on 2 cores. */
+	cr_expect_leq(res->makespan_err_pct, 60.0, "makespan error %.1f %%",
+		      res->makespan_err_pct);
+
+	compare_result_destroy(res);
+	analyzer_result_destroy(orig);
+	analyzer_result_destroy(sim);
+}
+
+Test(replay, replay_of_the_bundled_trace_writes_every_output, .init = setup, .fini = teardown,
+     .timeout = 600)
+{
+	const char *dps = env_or_skip("DPS_BIN");
+	const char *src = env_or_skip("DPS_SOURCE_DIR");
+	const char *outputs[] = {"set/manifest", "stub.c", "dps-stub", "calibration",
+				 "sim-trace/record.info", "compare.txt", "compare.json",
+				 "report.html"};
+	char out[4096], path[8192];
+	struct stat st;
+
+	require_root();
+	snprintf(out, sizeof(out), "%s/out", tmpdir);
+	cr_assert_eq(run("'%s' replay -q '%s/examples/traces/xz-T2' -o '%s' > '%s.log' 2>&1", dps,
+			 src, out, out),
+		     0, "dps replay failed; see its log");
+	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", out, outputs[i]);
+		cr_expect_eq(stat(path, &st), 0, "dps replay did not write %s", path);
+	}
+	/* The table names the three xz threads as matched and says where the report is. */
+	cr_expect_eq(run("grep -q '3 matched, 0 only in orig, 0 only in sim' '%s/compare.txt'", out),
+		     0, "compare.txt does not show 3 matched threads");
+	cr_expect_eq(run("grep -q 'Report: %s/report.html' '%s.log'", out, out), 0,
+		     "dps replay did not say where the report is");
+	cr_expect_eq(run("python3 -m json.tool '%s/compare.json' > /dev/null", out), 0,
+		     "compare.json is not valid JSON");
+}
+
+Test(replay, replay_rejects_a_bad_selection_with_the_candidates, .init = setup,
+     .fini = teardown)
+{
+	const char *dps = env_or_skip("DPS_BIN");
+	const char *src = env_or_skip("DPS_SOURCE_DIR");
+	char out[4096];
+
+	snprintf(out, sizeof(out), "%s/out", tmpdir);
+	/* No record.info in this trace and no selection: list the processes, exit 2. */
+	cr_expect_eq(run("'%s' replay '%s/tests/data/traces/tracefile-rotation-sched' -o '%s' "
+			 "> '%s.log' 2>&1",
+			 dps, src, out, out),
+		     2);
+	cr_expect_eq(run("grep -q 'git' '%s.log'", out), 0, "the candidates were not listed");
+	cr_expect_eq(run("'%s' replay '%s/examples/traces/xz-T2' --comm no-such-process -o '%s' "
+			 "> /dev/null 2>&1",
+			 dps, src, out),
+		     2);
+	cr_expect_eq(run("'%s' replay > /dev/null 2>&1", dps), 2);
+}
