@@ -53,19 +53,38 @@ static int calibrate_memory(const char *output, bool quick)
 	return DPS_EXIT_OK;
 }
 
+/* Writes the CPU calibration to output (stdout when NULL). Returns an exit code. */
+static int write_calibration(const struct dps_calibration *cal, const char *output)
+{
+	char err[512];
+	int ret;
+
+	if (!output) {
+		ret = dps_calibration_write(cal, stdout);
+		return ret || fflush(stdout) ? DPS_EXIT_FAILURE : DPS_EXIT_OK;
+	}
+	ret = dps_calibration_save(cal, output, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "dps calibrate: %s\n", err);
+	} else {
+		fprintf(stderr, "dps calibrate: %.3f loops/us (spread %.2f %%), wrote %s\n",
+			cal->work_loops_per_us, cal->work_spread_pct, output);
+	}
+	return ret ? DPS_EXIT_FAILURE : DPS_EXIT_OK;
+}
+
 int dps_cmd_calibrate(int argc, char **argv)
 {
 	struct dps_calibration cal;
 	const char *output = NULL;
 	bool quick = false;
 	bool memory = false;
-	char err[512];
-	int ret;
+	bool help = false;
+	int ret = DPS_EXIT_OK;
 
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1; i < argc && !help && ret == DPS_EXIT_OK; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			print_help(stdout);
-			return DPS_EXIT_OK;
+			help = true;
 		} else if (!strcmp(argv[i], "--quick")) {
 			quick = true;
 		} else if (!strcmp(argv[i], "--memory")) {
@@ -78,27 +97,22 @@ int dps_cmd_calibrate(int argc, char **argv)
 		} else {
 			fprintf(stderr, "dps calibrate: unexpected argument '%s'\n", argv[i]);
 			print_help(stderr);
-			return DPS_EXIT_USAGE;
+			ret = DPS_EXIT_USAGE;
 		}
 	}
-	if (memory) {
-		return calibrate_memory(output, quick);
+	if (help) {
+		print_help(stdout);
+	} else if (ret == DPS_EXIT_OK && memory) {
+		ret = calibrate_memory(output, quick);
+	} else if (ret == DPS_EXIT_OK) {
+		ret = dps_calibration_measure(&cal, quick);
+		if (ret) {
+			fprintf(stderr, "dps calibrate: measurement failed: %s\n",
+				dps_status_string(ret));
+			ret = DPS_EXIT_FAILURE;
+		} else {
+			ret = write_calibration(&cal, output);
+		}
 	}
-	ret = dps_calibration_measure(&cal, quick);
-	if (ret) {
-		fprintf(stderr, "dps calibrate: measurement failed: %s\n", dps_status_string(ret));
-		return DPS_EXIT_FAILURE;
-	}
-	if (!output) {
-		ret = dps_calibration_write(&cal, stdout);
-		return ret || fflush(stdout) ? DPS_EXIT_FAILURE : DPS_EXIT_OK;
-	}
-	ret = dps_calibration_save(&cal, output, err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "dps calibrate: %s\n", err);
-		return DPS_EXIT_FAILURE;
-	}
-	fprintf(stderr, "dps calibrate: %.3f loops/us (spread %.2f %%), wrote %s\n",
-		cal.work_loops_per_us, cal.work_spread_pct, output);
-	return DPS_EXIT_OK;
+	return ret;
 }

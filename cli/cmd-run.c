@@ -49,25 +49,30 @@ int dps_cmd_run(int argc, char **argv)
 	int ret;
 
 	dps_play_options_default(&opts);
+	dps_diag_clear(&diag);
 	if (argc < 2) {
 		print_help(stderr);
-		return DPS_EXIT_USAGE;
+		ret = DPS_EXIT_USAGE;
+		goto end;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		print_help(stdout);
-		return DPS_EXIT_OK;
+		ret = DPS_EXIT_OK;
+		goto end;
 	}
 	if (argv[1][0] == '-') {
 		fprintf(stderr, "dps run: expected the action-set directory first, got '%s'\n",
 			argv[1]);
-		return DPS_EXIT_USAGE;
+		ret = DPS_EXIT_USAGE;
+		goto end;
 	}
-	dps_diag_clear(&diag);
+	/* Everything is loaded and validated before anything runs. */
 	ret = dps_actset_load_dir(argv[1], &set, &diag);
 	if (ret) {
 		fprintf(stderr, "%s\n", diag.msg[0] ? diag.msg : dps_status_string(ret));
-		return ret == DPS_ERR_INVAL || ret == DPS_ERR_NOENT ? DPS_EXIT_USAGE
-								    : DPS_EXIT_FAILURE;
+		ret = ret == DPS_ERR_INVAL || ret == DPS_ERR_NOENT ? DPS_EXIT_USAGE
+								   : DPS_EXIT_FAILURE;
+		goto end;
 	}
 	descs = calloc(set->n_threads ? set->n_threads : 1, sizeof(*descs));
 	if (!descs) {

@@ -468,18 +468,20 @@ int dps_calibration_save(const struct dps_calibration *cal, const char *path, ch
 			 size_t errlen)
 {
 	FILE *out = fopen(path, "w");
-	int ret;
+	int ret = DPS_OK;
 
 	if (!out) {
 		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
-		return DPS_ERR_IO;
+		ret = DPS_ERR_IO;
+		goto end;
 	}
 	ret = dps_calibration_write(cal, out);
 	if (fclose(out) || ret) {
 		snprintf(err, errlen, "%s: write failed", path);
-		return DPS_ERR_IO;
+		ret = DPS_ERR_IO;
 	}
-	return DPS_OK;
+end:
+	return ret;
 }
 
 enum cal_key {

@@ -599,7 +599,7 @@ int dps_play(const struct dps_program *prog, const struct dps_play_options *opts
 	}
 	ret = check_program(prog, &max_deps);
 	if (ret) {
-		return ret;
+		goto end;
 	}
 	if (!opts) {
 		dps_play_options_default(&defaults);
@@ -681,6 +681,7 @@ end_slots:
 	free(pl.slots);
 end_lock:
 	pthread_mutex_destroy(&pl.lock);
+end:
 	return ret;
 }
 
