@@ -9,7 +9,9 @@
  * previous one. Each table is played --runs times by dps's stub and, as the floor, by the
  * paper's algorithm as printed (one alloca of the asked bytes per rise, no compensation).
  *
- * Usage: memory-replay [--runs N] [--html FILE] NAME=SETDIR...
+ * Usage: memory-replay [--runs N] [--html FILE] NAME=SETDIR|NAME=@synthetic...
+ * @synthetic: a deterministic random walk of 600 points, 2 ms apart, with stack and heap
+ * changes of any size (not multiples of 16 like recorded frames), a quarter of them constant.
  * Prints markdown rows; --html writes desired-vs-measured curves (the paper's Figure 3).
  */
 #include <stdio.h>
@@ -82,6 +84,29 @@ static size_t build_table(const struct dps_actset_thread *t, struct dps_mem_allo
 		}
 	}
 	return n;
+}
+
+/* A random walk from a fixed seed, so that every run of the bench replays the same curve. */
+#define SYNTH_POINTS 600
+
+static size_t build_synthetic(struct dps_mem_alloc **out)
+{
+	struct dps_mem_alloc *tab = calloc(SYNTH_POINTS, sizeof(*tab));
+	uint64_t x = 0x2545f4914f6cdd1dULL;
+
+	*out = tab;
+	if (!tab) {
+		return 0;
+	}
+	for (size_t i = 0; i < SYNTH_POINTS; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		tab[i].time_ns = 1500000 + x % 1000000;
+		tab[i].stack_alloc = (x >> 20) % 4 == 0 ? 0 : (int64_t)((x >> 24) % 1401) - 650;
+		tab[i].heap_alloc = (int64_t)((x >> 36) % 9001) - 4000;
+	}
+	return SYNTH_POINTS;
 }
 
 /* The analyzer starts a curve at the thread's first event; a shrink below it (memory freed
@@ -227,10 +252,20 @@ int main(int argc, char **argv)
 		eq = strchr(argv[i], '=');
 		if (!eq) {
 			fprintf(stderr,
-				"usage: memory-replay [--runs N] [--html FILE] NAME=SETDIR...\n");
+				"usage: memory-replay [--runs N] [--html FILE] NAME=SETDIR|@synthetic...\n");
 			return 2;
 		}
 		*eq = '\0';
+		if (!strcmp(eq + 1, "@synthetic")) {
+			struct dps_mem_alloc *tab;
+			size_t n = build_synthetic(&tab);
+
+			clamp_table(tab, n);
+			curves = realloc(curves, (n_curves + 1) * sizeof(*curves));
+			curves[n_curves++] =
+			    (struct curve){.name = argv[i], .id = 0, .tab = tab, .n = n};
+			continue;
+		}
 		if (dps_actset_load_dir(eq + 1, &set, &diag)) {
 			fprintf(stderr, "memory-replay: %s: %s\n", eq + 1, diag.msg);
 			return 1;
