@@ -18,7 +18,7 @@ static void print_help(FILE *out)
 		"doc/runtime.md) to FILE, or to stdout without -o. Run it on an idle machine.\n\n"
 		"Options:\n"
 		"  -o, --output FILE  write the file there (replaced if it exists)\n"
-		"  --quick            the quick measurement programs do at start (<0.5 s)\n"
+		"  --quick            the quick measurement programs do at start\n"
 		"  --memory           the main-memory stubs' calibration instead (a separate\n"
 		"                     file, DPS_MEM_CALIBRATION; see doc/memory.md)\n"
 		"  -h, --help         this help\n");
