@@ -5,6 +5,7 @@
 #
 #   bench/simgen.sh [BUILD_DIR]        (default: $DPS_BUILD_DIR, else build/dev)
 #   REPS=5 ACTIONS=1000000 bench/simgen.sh
+#   RESULT=/tmp/x.md ACTIONS=20000 bench/simgen.sh   (a quick try that leaves the results alone)
 #
 # Floors measured in the same run: for generation, loading and validating the set alone
 # (dps gen --check: no generator can be faster than reading its input); for the build, the C
@@ -24,7 +25,7 @@ work=$(mktemp -d /tmp/dps-bench-simgen-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 REPS=${REPS:-5} ACTIONS=${ACTIONS:-1000000} CC=${CC:-cc} \
-python3 - "$dps" "$work" "$here/runtime/include" "$here/bench/results/simgen.md" <<'PY'
+python3 - "$dps" "$work" "$here/runtime/include" "${RESULT:-$here/bench/results/simgen.md}" <<'PY'
 import os, platform, random, subprocess, sys, time
 
 dps, work, include, result = sys.argv[1:5]
