@@ -107,13 +107,9 @@ static int64_t predict_chunk_size(const struct dps_mem_calibration *cal, uint64_
 
 int64_t dps_mem_heap_overhead(const struct dps_mem_calibration *cal, uint64_t size, bool mmapped)
 {
-	int64_t c;
+	int64_t c = size ? predict_chunk_size(cal, size) : 0;
 
-	if (!size) {
-		return 0;
-	}
-	c = predict_chunk_size(cal, size);
-	if (mmapped) {
+	if (size && mmapped) {
 		c = round_up(c + (int64_t)cal->heap_mmap_header_bytes, (int64_t)cal->page_size);
 	}
 	return c - (int64_t)size;
@@ -353,6 +349,7 @@ end:
 
 static double measure_tsc_rate(void)
 {
+	double rate = 0;
 #if defined(__x86_64__)
 	uint64_t t0 = read_clock_ns(), c0 = __builtin_ia32_rdtsc();
 	struct timespec ts = {.tv_sec = 0, .tv_nsec = 20 * 1000 * 1000};
@@ -361,10 +358,9 @@ static double measure_tsc_rate(void)
 	nanosleep(&ts, NULL);
 	t1 = read_clock_ns();
 	c1 = __builtin_ia32_rdtsc();
-	return t1 > t0 ? (double)(c1 - c0) / (double)(t1 - t0) : 0;
-#else
-	return 0;
+	rate = t1 > t0 ? (double)(c1 - c0) / (double)(t1 - t0) : 0;
 #endif
+	return rate;
 }
 
 static int compare_doubles(const void *a, const void *b)
@@ -376,11 +372,13 @@ static int compare_doubles(const void *a, const void *b)
 
 static double compute_median(double *v, size_t n)
 {
-	if (!n) {
-		return 0;
+	double m = 0;
+
+	if (n) {
+		qsort(v, n, sizeof(*v), compare_doubles);
+		m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 	}
-	qsort(v, n, sizeof(*v), compare_doubles);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	return m;
 }
 
 /* Cost of one clock read, subtracted from the per-operation timings. */
@@ -585,18 +583,19 @@ static int measure_time_stack(struct dps_mem_calibration *cal, double clock_ns)
 	stack = mmap(NULL, FRESH_STACK_BYTES, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (stack == MAP_FAILED) {
-		return DPS_ERR_NOMEM;
+		ret = DPS_ERR_NOMEM;
+		goto end;
 	}
 	pthread_attr_init(&attr);
 	pthread_attr_setstack(&attr, stack, FRESH_STACK_BYTES);
 	if (pthread_create(&tid, &attr, run_stack_job, &job)) {
 		ret = DPS_ERROR;
-		goto end;
+		goto destroy_thread_stack;
 	}
 	pthread_join(tid, NULL);
 	ret = job.ret;
 	if (ret) {
-		goto end;
+		goto destroy_thread_stack;
 	}
 	for (size_t i = 0; i < STACK_POINTS; i++) {
 		/* y: depth before this frame's alloca; the new pages are below it. */
@@ -617,9 +616,10 @@ static int measure_time_stack(struct dps_mem_calibration *cal, double clock_ns)
 	fit_use(u, v, y, STACK_POINTS, &cal->stack_use_base_ns, &cal->stack_use_fault_ns);
 	cal->stack_alloc_ns = compute_median(nofault, n_nofault);
 	cal->stack_alloc_fault_ns = compute_median(fault, n_fault);
-end:
+destroy_thread_stack:
 	pthread_attr_destroy(&attr);
 	munmap(stack, FRESH_STACK_BYTES);
+end:
 	return ret;
 }
 
@@ -848,13 +848,15 @@ int dps_mem_calibration_save(const struct dps_mem_calibration *cal, const char *
 
 	if (!f) {
 		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
-		return DPS_ERR_IO;
+		ret = DPS_ERR_IO;
+		goto end;
 	}
 	ret = dps_mem_calibration_write(cal, f);
 	if (fclose(f) || ret) {
 		snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno));
 		ret = DPS_ERR_IO;
 	}
+end:
 	return ret;
 }
 
@@ -862,22 +864,19 @@ int dps_mem_calibration_save(const struct dps_mem_calibration *cal, const char *
 static bool parse_value(const struct key *k, const char *text, void *dst)
 {
 	char *end = NULL;
+	bool ok = true;
 
 	errno = 0;
 	switch (k->type) {
 	case KEY_INT: {
 		long v = strtol(text, &end, 10);
 
-		if (v < 0 || v > 1000000) {
-			return false;
-		}
+		ok = v >= 0 && v <= 1000000;
 		*(int *)dst = (int)v;
 		break;
 	}
 	case KEY_U64:
-		if (*text == '-') {
-			return false;
-		}
+		ok = *text != '-';
 		*(uint64_t *)dst = strtoull(text, &end, 10);
 		break;
 	case KEY_I64:
@@ -885,21 +884,17 @@ static bool parse_value(const struct key *k, const char *text, void *dst)
 		break;
 	case KEY_DOUBLE:
 		*(double *)dst = strtod(text, &end);
-		if (!isfinite(*(double *)dst)) {
-			return false;
-		}
+		ok = isfinite(*(double *)dst);
 		break;
 	case KEY_BOOL: {
 		long v = strtol(text, &end, 10);
 
-		if (v != 0 && v != 1) {
-			return false;
-		}
+		ok = v == 0 || v == 1;
 		*(bool *)dst = v;
 		break;
 	}
 	}
-	return !errno && end && end != text && *end == '\0';
+	return ok && !errno && end && end != text && *end == '\0';
 }
 
 static char *trim(char *s)
@@ -928,8 +923,9 @@ int dps_mem_calibration_load(const char *path, struct dps_mem_calibration *cal, 
 	dps_mem_calibration_default(&c);
 	f = fopen(path, "r");
 	if (!f) {
+		ret = errno == ENOENT ? DPS_ERR_NOENT : DPS_ERR_IO;
 		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-		return errno == ENOENT ? DPS_ERR_NOENT : DPS_ERR_IO;
+		goto end;
 	}
 	while (fgets(line, sizeof(line), f)) {
 		char *s, *eq, *name, *value;
@@ -944,7 +940,7 @@ int dps_mem_calibration_load(const char *path, struct dps_mem_calibration *cal, 
 		if (!eq) {
 			snprintf(err, errlen, "%s:%u: expected 'key = value'", path, lineno);
 			ret = DPS_ERR_INVAL;
-			goto end;
+			goto close_file;
 		}
 		*eq = '\0';
 		name = trim(s);
@@ -960,7 +956,7 @@ int dps_mem_calibration_load(const char *path, struct dps_mem_calibration *cal, 
 				 "dps calibrate --memory)",
 				 path, lineno, name);
 			ret = DPS_ERR_INVAL;
-			goto end;
+			goto close_file;
 		}
 		if (!parse_value(k, value, (char *)&c + k->offset)) {
 			snprintf(err, errlen, "%s:%u: bad value '%s' for %s (expected %s)", path,
@@ -969,19 +965,19 @@ int dps_mem_calibration_load(const char *path, struct dps_mem_calibration *cal, 
 				 : k->type == KEY_BOOL ? "0 or 1"
 						       : "an integer");
 			ret = DPS_ERR_INVAL;
-			goto end;
+			goto close_file;
 		}
 	}
 	if (ferror(f)) {
 		snprintf(err, errlen, "%s: read failed", path);
 		ret = DPS_ERR_IO;
-		goto end;
+		goto close_file;
 	}
 	if (c.format_version != DPS_MEM_CALIBRATION_FORMAT_VERSION) {
 		snprintf(err, errlen, "%s: format_version %d, expected %d", path, c.format_version,
 			 DPS_MEM_CALIBRATION_FORMAT_VERSION);
 		ret = DPS_ERR_INVAL;
-		goto end;
+		goto close_file;
 	}
 	if (!c.page_size || (c.page_size & (c.page_size - 1)) || !c.stack_align_bytes ||
 	    !c.heap_chunk_align_bytes) {
@@ -990,10 +986,11 @@ int dps_mem_calibration_load(const char *path, struct dps_mem_calibration *cal, 
 			 "must be non-zero (page_size a power of two)",
 			 path);
 		ret = DPS_ERR_INVAL;
-		goto end;
+		goto close_file;
 	}
 	*cal = c;
-end:
+close_file:
 	fclose(f);
+end:
 	return ret;
 }

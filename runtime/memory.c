@@ -187,10 +187,8 @@ static char *fit_block(const struct dps_mem_calibration *cal, char *block, size_
 	char *misfit[FIT_TRIES];
 	size_t n = 0;
 
-	if (!cal->heap_chunk_header_bytes) {
-		return block; /* an allocator with no chunk slack (ASan) */
-	}
-	while (n < FIT_TRIES) {
+	/* header 0: an allocator with no chunk slack (ASan) */
+	while (cal->heap_chunk_header_bytes && n < FIT_TRIES) {
 		size_t have = malloc_usable_size(block);
 		char *fresh;
 
@@ -219,16 +217,17 @@ static int resize_heap(struct dps__mem_thread *mem, const struct dps_mem_calibra
 	size_t old = mem->heap_size;
 	size_t new_size;
 	uint64_t t0 = 0;
+	int ret = DPS_OK;
 	char *block;
 
 	if (delta == 0) {
-		return DPS_OK;
+		goto end;
 	}
 	if (delta < 0 && (uint64_t)-delta >= old) {
 		free(mem->heap);
 		mem->heap = NULL;
 		mem->heap_size = 0;
-		return DPS_OK;
+		goto end;
 	}
 	new_size = old + (size_t)delta;
 	if (tm) {
@@ -236,7 +235,8 @@ static int resize_heap(struct dps__mem_thread *mem, const struct dps_mem_calibra
 	}
 	block = realloc(mem->heap, new_size);
 	if (!block) {
-		return DPS_ERR_NOMEM;
+		ret = DPS_ERR_NOMEM;
+		goto end;
 	}
 	block = fit_block(cal, block, new_size);
 	if (tm) {
@@ -253,7 +253,8 @@ static int resize_heap(struct dps__mem_thread *mem, const struct dps_mem_calibra
 	}
 	mem->heap = block;
 	mem->heap_size = new_size;
-	return DPS_OK;
+end:
+	return ret;
 }
 
 int dps__mem_heap(struct dps__mem_thread *mem, int64_t delta)
@@ -273,10 +274,10 @@ static int64_t predict_alloca_bytes(const struct dps_mem_calibration *cal, int64
 static int64_t choose_alloca(const struct dps_mem_calibration *cal, int64_t gap)
 {
 	int64_t align = cal->stack_align_bytes ? (int64_t)cal->stack_align_bytes : 16;
-	int64_t a;
+	int64_t a = 0;
 
 	if (gap <= 0) {
-		return 0;
+		goto end;
 	}
 	a = (gap + align / 2) / align * align - cal->stack_alloca_extra_bytes;
 	if (a < 1) {
@@ -286,8 +287,9 @@ static int64_t choose_alloca(const struct dps_mem_calibration *cal, int64_t gap)
 		a -= align;
 	}
 	if (llabs(predict_alloca_bytes(cal, a) - gap) >= gap) {
-		return 0;
+		a = 0; /* no alloca is closer */
 	}
+end:
 	return a;
 }
 
@@ -295,12 +297,8 @@ static int64_t choose_alloca(const struct dps_mem_calibration *cal, int64_t gap)
 static int64_t predict_child_error(const struct dps_mem_calibration *cal, int64_t gap)
 {
 	int64_t over = cal->stack_overhead_bytes;
-	int64_t a;
+	int64_t a = gap > over ? choose_alloca(cal, gap - over) : 0;
 
-	if (gap <= over) {
-		return over - gap;
-	}
-	a = choose_alloca(cal, gap - over);
 	return llabs(over + (a ? predict_alloca_bytes(cal, a) : 0) - gap);
 }
 
@@ -325,27 +323,33 @@ static __attribute__((noinline)) enum mem_step decide(struct mem_walk *w, size_t
 	const struct mem_level *lv = &w->levels[w->level];
 	int64_t t = w->mem->target;
 	int64_t stay = llabs(t - lv->top);
+	bool above_root = lv->base != INT64_MIN;
+	enum mem_step step = STEP_STAY;
 
 	if (w->raw) {
 		if (w->delta(w, j) > 0 && t > lv->top) {
-			return STEP_RISE;
+			step = STEP_RISE;
+		} else if (t < lv->top && above_root) {
+			step = STEP_LEAVE;
 		}
-		return t < lv->top && lv->base != INT64_MIN ? STEP_LEAVE : STEP_STAY;
-	}
-	if (t > lv->top) {
-		return predict_child_error(w->cal, t - lv->top) < stay ? STEP_RISE : STEP_STAY;
-	}
-	if (t < lv->top && lv->base != INT64_MIN) {
+	} else if (t > lv->top) {
+		if (predict_child_error(w->cal, t - lv->top) < stay) {
+			step = STEP_RISE;
+		}
+	} else if (t < lv->top && above_root) {
 		int64_t up = t - lv->base;
-		int64_t regrow;
 
 		if (up <= 0) {
-			return STEP_LEAVE;
+			step = STEP_LEAVE;
+		} else {
+			int64_t regrow = predict_child_error(w->cal, up);
+
+			if ((up < regrow ? up : regrow) < stay) {
+				step = STEP_LEAVE;
+			}
 		}
-		regrow = predict_child_error(w->cal, up);
-		return (up < regrow ? up : regrow) < stay ? STEP_LEAVE : STEP_STAY;
 	}
-	return STEP_STAY;
+	return step;
 }
 
 static size_t grow_stack_frame(struct mem_walk *w, size_t j);
@@ -357,6 +361,9 @@ static size_t grow_stack_frame(struct mem_walk *w, size_t j);
  */
 static inline __attribute__((always_inline)) size_t walk_level(struct mem_walk *w, size_t i)
 {
+	/* Returns from inside the loops on purpose: this is inlined into every recursion frame,
+	 * and a result variable kept across the calls costs a register, i.e. 16 bytes of every
+	 * frame, which is the smallest rise the stub can draw. */
 	for (;;) {
 		size_t j = w->next(w, i);
 
@@ -489,17 +496,20 @@ static void find_stack_limits(struct dps__mem_thread *mem, uintptr_t sp)
 static int walk_prepare(struct mem_walk *w, size_t max_frames)
 {
 	size_t len = (max_frames + 2) * sizeof(struct mem_level);
+	int ret = DPS_OK;
 	void *map;
 
 	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 		   -1, 0);
 	if (map == MAP_FAILED) {
-		return DPS_ERR_NOMEM;
+		ret = DPS_ERR_NOMEM;
+		goto end;
 	}
 	w->levels = map;
 	w->levels_len = len;
 	find_stack_limits(w->mem, dps_mem_stack_pointer());
-	return DPS_OK;
+end:
+	return ret;
 }
 
 static void walk_finish(struct mem_walk *w)
@@ -564,15 +574,15 @@ size_t dps__mem_stack_play(struct dps__mem_thread *mem, const struct dps_action 
 	for (size_t k = i; k < n; k++) {
 		max_frames += actions[k].kind == DPS_ACT_STACK && actions[k].arg;
 	}
-	if (walk_prepare(&w, max_frames)) {
+	if (walk_prepare(&w, max_frames) == DPS_OK) {
+		walk_root(&w, i);
+		walk_finish(&w);
+	} else {
 		/* No room for the levels: play the rest flat rather than not at all. */
 		mem->status = DPS_ERR_NOMEM;
 		for (size_t k = i; k < n; k = play_from(ctx, k + 1)) {
 		}
-		return n;
 	}
-	walk_root(&w, i);
-	walk_finish(&w);
 	return n;
 }
 
@@ -707,11 +717,11 @@ static size_t play_table_next(struct mem_walk *w, size_t i)
 	for (; i < w->n; i++) {
 		wait_table_delay(tw, i);
 		if (tw->tab[i].stack_alloc) {
-			return i;
+			break;
 		}
 		finish_table_point(w, i, w->levels[w->level].sp);
 	}
-	return w->n;
+	return i;
 }
 
 static int64_t get_table_delta(struct mem_walk *w, size_t i)
@@ -733,7 +743,8 @@ int dps_mem_table_check(const struct dps_mem_alloc *table, size_t n, char *err, 
 
 	if (n && !table) {
 		snprintf(err, errlen, "no table for %zu points", n);
-		return DPS_ERR_INVAL;
+		ret = DPS_ERR_INVAL;
+		n = 0;
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct dps_mem_alloc *p = &table[i];
