@@ -342,9 +342,26 @@ static int measure_threads(struct dps_calibration *cal, size_t n)
 	return ret;
 }
 
-/* Raw clock_nanosleep overshoot with the timer slack in force; stores the 90th percentile
- * (median below 10 samples), which compensation subtracts so that nine sleeps in ten wake early
- * and spin to the deadline. */
+/*
+ * The overshoot to compensate from n samples: the 90th percentile, so that nine sleeps in ten
+ * wake before their deadline; but never more than twice the median plus 5 µs, because on a busy
+ * machine the tail holds preemptions, not timer behaviour, and every later sleep would spin
+ * that long. With fewer than 10 samples the 90th percentile is the maximum: the median then.
+ */
+static double robust_overshoot(double *over, size_t n)
+{
+	double median = quantile(over, n, 0.5);
+	double p90 = quantile(over, n, 0.9);
+	double cap = 2 * median + 5000;
+
+	if (n < 10) {
+		return median;
+	}
+	return p90 < cap ? p90 : cap;
+}
+
+/* Raw clock_nanosleep overshoot with the timer slack in force, per requested duration (see
+ * robust_overshoot for what is stored). */
 static void measure_sleep(struct dps_calibration *cal, const struct measure_plan *plan)
 {
 	double over[64];
@@ -374,9 +391,7 @@ static void measure_sleep(struct dps_calibration *cal, const struct measure_plan
 			over[i] = (double)(dps__now_ns() - t0) - (double)req;
 		}
 		cal->sleep_req_ns[p] = req;
-		/* With few samples the 90th percentile is the maximum, one outlier away from a
-		 * needless spin on every later sleep: take the median then. */
-		cal->sleep_overshoot_ns[p] = quantile(over, reps, reps >= 10 ? 0.9 : 0.5);
+		cal->sleep_overshoot_ns[p] = robust_overshoot(over, reps);
 		if (cal->sleep_overshoot_ns[p] < 0) {
 			cal->sleep_overshoot_ns[p] = 0;
 		}
@@ -443,7 +458,7 @@ int dps_calibration_write(const struct dps_calibration *cal, FILE *out)
 {
 	fprintf(out,
 		"# dps calibration (doc/runtime.md). Times in ns; the sleep table gives the\n"
-		"# overshoot of a raw clock_nanosleep (90th percentile) per requested duration.\n");
+		"# overshoot of a raw clock_nanosleep (~90th percentile) per requested duration.\n");
 	fprintf(out, "dps-calibration %d\n", DPS_CALIBRATION_FORMAT_VERSION);
 	fprintf(out, "machine ");
 	write_quoted(out, cal->machine);
