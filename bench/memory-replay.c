@@ -67,10 +67,7 @@ static size_t build_table(const struct dps_actset_thread *t, struct dps_mem_allo
 	size_t n = 0;
 
 	*out = tab;
-	if (!tab) {
-		return 0;
-	}
-	for (size_t i = 0; i < t->n_actions; i++) {
+	for (size_t i = 0; tab && i < t->n_actions; i++) {
 		const struct dps_action *a = &t->actions[i];
 
 		if (a->kind == DPS_ACT_RUN || a->kind == DPS_ACT_SLEEP) {
@@ -95,10 +92,7 @@ static size_t build_synthetic(struct dps_mem_alloc **out)
 	uint64_t x = 0x2545f4914f6cdd1dULL;
 
 	*out = tab;
-	if (!tab) {
-		return 0;
-	}
-	for (size_t i = 0; i < SYNTH_POINTS; i++) {
+	for (size_t i = 0; tab && i < SYNTH_POINTS; i++) {
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
@@ -106,7 +100,7 @@ static size_t build_synthetic(struct dps_mem_alloc **out)
 		tab[i].stack_alloc = (x >> 20) % 4 == 0 ? 0 : (int64_t)((x >> 24) % 1401) - 650;
 		tab[i].heap_alloc = (int64_t)((x >> 36) % 9001) - 4000;
 	}
-	return SYNTH_POINTS;
+	return tab ? SYNTH_POINTS : 0;
 }
 
 /* The analyzer starts a curve at the thread's first event; a shrink below it (memory freed
@@ -141,7 +135,7 @@ static int play(const struct curve *c, bool paper, struct dps_mem_sample *s, str
 	 * the gap between points of a dense curve. */
 	ret = dps__mem_stub_play_internal(c->tab, c->n, &opts, &internal, &res, err, sizeof(err));
 	if (ret) {
-		goto error;
+		goto end;
 	}
 	st->late_us[st->runs] = ((double)res.actual_ns - (double)res.want_ns) / 1e3;
 	st->over_pct[st->runs++] =
@@ -151,7 +145,7 @@ static int play(const struct curve *c, bool paper, struct dps_mem_sample *s, str
 	opts.samples = s;
 	ret = dps__mem_stub_play_internal(c->tab, c->n, &opts, &internal, NULL, err, sizeof(err));
 	if (ret) {
-		goto error;
+		goto end;
 	}
 	for (size_t i = 0; i < c->n; i++) {
 		int64_t he = llabs(s[i].heap_got - s[i].heap_want);
@@ -164,10 +158,11 @@ static int play(const struct curve *c, bool paper, struct dps_mem_sample *s, str
 		st->heap_mean += (double)he / (double)c->n;
 		st->stack_mean += (double)se / (double)c->n;
 	}
-	return 0;
-error:
-	fprintf(stderr, "memory-replay: %s thread %llu: %s\n", c->name, (unsigned long long)c->id,
-		err);
+end:
+	if (ret) {
+		fprintf(stderr, "memory-replay: %s thread %llu: %s\n", c->name,
+			(unsigned long long)c->id, err);
+	}
 	return ret;
 }
 
@@ -251,8 +246,8 @@ int main(int argc, char **argv)
 		}
 		eq = strchr(argv[i], '=');
 		if (!eq) {
-			fprintf(stderr,
-				"usage: memory-replay [--runs N] [--html FILE] NAME=SETDIR|@synthetic...\n");
+			fprintf(stderr, "usage: memory-replay [--runs N] [--html FILE] "
+					"NAME=SETDIR|@synthetic...\n");
 			return 2;
 		}
 		*eq = '\0';
