@@ -627,7 +627,9 @@ static void on_wakeup(struct analyzer_core *core, const struct analyzer_event *e
 	w = find_waker(core, ev, ctx);
 	if (w != NO_T && w != s && st->tracked && T(core, w)->tracked) {
 		other = w;
-		kind = T(core, w)->exited ? ANALYZER_SEG_JOIN : ANALYZER_SEG_WAIT;
+		/* A dead waker reaped by its creator (wait4 after the exit) is a join. */
+		kind = T(core, w)->exited && T(core, w)->creator == s ? ANALYZER_SEG_JOIN
+								      : ANALYZER_SEG_WAIT;
 	}
 	seg = set_state(core, s, TS_RUNNABLE, ev->ts, kind, other);
 	st->block_waker = other;
@@ -656,7 +658,9 @@ static void convert_wake_to_join(struct analyzer_core *core, size_t x)
 		return;
 	}
 	st = T(core, xt->wake_target);
-	if (st->block_waker != x || st->block_seg == NO_T || st->block_seg >= st->n_segs) {
+	/* Only its creator reaps it (pthread_join, wait4): another thread woken just before
+	 * the exit was woken by something else, such as a mutex unlock. */
+	if (xt->creator != xt->wake_target || st->block_waker != x || st->block_seg == NO_T || st->block_seg >= st->n_segs) {
 		return;
 	}
 	seg = &st->segs[st->block_seg];

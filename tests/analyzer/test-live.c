@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Live: dps record (LTTng UST with the libc wrapper + perf sched here) of live-prog.c, whose
+ * behaviour is known, then the analyzer on that trace. Tolerances are generous: the machine
+ * is shared. CPU times are of the thread itself (CLOCK_THREAD_CPUTIME_ID in the program, the
+ * sched_stat_runtime sum in the analyzer), so load does not change them much.
+ */
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "analyzer.h"
+
+static const struct analyzer_thread *by_comm(const struct analyzer_result *res, const char *comm)
+{
+	for (size_t i = 0; i < res->n_threads; i++) {
+		if (res->threads[i].comm && !strcmp(res->threads[i].comm, comm)) {
+			return &res->threads[i];
+		}
+	}
+	cr_assert_fail("no thread named %s", comm);
+	return NULL;
+}
+
+static const struct dps_actset_thread *set_thread(const struct analyzer_result *res,
+						  const struct analyzer_thread *t)
+{
+	size_t i = dps_actset_find(res->actset, t->id);
+
+	cr_assert_neq(i, DPS_ACTSET_NO_THREAD);
+	return &res->actset->threads[i];
+}
+
+/* Index of the first action kind/arg (arg -1: any) at or after from, or -1. */
+static long find_action(const struct dps_actset_thread *t, size_t from, uint32_t kind,
+			int64_t arg)
+{
+	for (size_t a = from; a < t->n_actions; a++) {
+		if (t->actions[a].kind == kind && (arg < 0 || t->actions[a].arg == arg)) {
+			return (long)a;
+		}
+	}
+	return -1;
+}
+
+/* Expectations that keep the trace for a post-mortem when they fail. */
+static bool all_ok = true;
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		bool c_ = (cond);                                                                  \
+		all_ok = all_ok && c_;                                                             \
+		cr_expect(c_, __VA_ARGS__);                                                        \
+	} while (0)
+
+static int64_t index_of(const struct analyzer_result *res, const struct analyzer_thread *t)
+{
+	return (int64_t)(t - res->threads);
+}
+
+Test(live, record_then_analyze_a_known_program, .timeout = 240)
+{
+	char dir[] = "/tmp/dps-live-XXXXXX";
+	char *cmd = NULL, *info = NULL, *trace = NULL;
+	const char *traces[1];
+	struct analyzer_options opts;
+	struct analyzer_result *res = NULL;
+	struct dps_diag diag = { "" };
+	const struct analyzer_thread *main_t, *a, *b;
+	const struct dps_actset_thread *sm, *sa, *sb;
+	long pid = -1, i1, i2, j1, j2, w, k;
+	uint64_t sleeps = 0;
+	FILE *f;
+	char line[256];
+	int st;
+
+	cr_assert_not_null(mkdtemp(dir));
+	cr_assert(asprintf(&trace, "%s/trace", dir) > 0);
+	cr_assert(asprintf(&cmd, "%s record -q --memory -o %s -- %s/tests/analyzer/analyzer-live-prog",
+			   getenv("DPS_BIN"), trace, getenv("DPS_BUILD_DIR")) > 0);
+	st = system(cmd);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "dps record failed: %s", cmd);
+	cr_assert(asprintf(&info, "%s/record.info", trace) > 0);
+	f = fopen(info, "r");
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, "pid %ld", &pid);
+	}
+	fclose(f);
+	cr_assert_gt(pid, 0);
+
+	analyzer_options_default(&opts);
+	traces[0] = trace;
+	opts.traces = traces;
+	opts.n_traces = 1;
+	opts.pid = pid;
+	cr_assert_eq(analyzer_run(&opts, &res, &diag), DPS_OK, "%s", diag.msg);
+	main_t = &res->threads[res->root];
+	CHECK(main_t->tid == pid, "root tid");
+	CHECK(!main_t->pre_existing, "the command's fork must be in the trace");
+	a = by_comm(res, "worker-a");
+	b = by_comm(res, "worker-b");
+	sm = set_thread(res, main_t);
+	sa = set_thread(res, a);
+	sb = set_thread(res, b);
+
+	/* main: create A, create B, join A, join B, in this order */
+	i1 = find_action(sm, 0, DPS_ACT_CREATE, index_of(res, a));
+	i2 = find_action(sm, 0, DPS_ACT_CREATE, index_of(res, b));
+	j1 = find_action(sm, 0, DPS_ACT_JOIN, index_of(res, a));
+	j2 = find_action(sm, 0, DPS_ACT_JOIN, index_of(res, b));
+	CHECK(i1 >= 0 && i2 > i1 && j1 > i2 && j2 > j1, "create %ld %ld join %ld %ld", i1, i2,
+		  j1, j2);
+	/* main ran 30 ms of CPU (20 before, 10 after) */
+	CHECK(main_t->stats.busy_ns > 24000000 && main_t->stats.busy_ns < 45000000,
+		  "main busy %" PRIu64, main_t->stats.busy_ns);
+
+	/* workers: 40 ms of CPU each, 3 sleeps of 20 ms */
+	for (int t = 0; t < 2; t++) {
+		const struct analyzer_thread *wt = t ? b : a;
+		const struct dps_actset_thread *ws = t ? sb : sa;
+
+		CHECK(wt->stats.busy_ns > 34000000 && wt->stats.busy_ns < 55000000,
+			  "%s busy %" PRIu64, wt->comm, wt->stats.busy_ns);
+		sleeps = 0;
+		for (size_t x = 0; x < ws->n_actions; x++) {
+			if (ws->actions[x].kind == DPS_ACT_SLEEP && ws->actions[x].arg > 15000000 &&
+			    ws->actions[x].arg < 60000000) {
+				sleeps++;
+			}
+		}
+		CHECK(sleeps >= 3, "%s: %" PRIu64 " sleeps of ~20 ms", wt->comm, sleeps);
+		CHECK(wt->parent == (size_t)res->root, "parent of %s", wt->comm);
+	}
+	/* B blocks on the mutex A holds: wait A in B, wake B in A */
+	w = find_action(sb, 0, DPS_ACT_WAIT, index_of(res, a));
+	k = find_action(sa, 0, DPS_ACT_WAKE, index_of(res, b));
+	CHECK(w >= 0 && k >= 0, "wait %ld wake %ld", w, k);
+	/* A's 1 MiB block, at most a few allocations of libc's own besides */
+	CHECK(find_action(sa, 0, DPS_ACT_HEAP, 1 << 20) >= 0, "heap +1 MiB in worker-a");
+	CHECK(find_action(sa, 0, DPS_ACT_HEAP, -(1 << 20)) >= 0, "heap -1 MiB in worker-a");
+
+	analyzer_result_destroy(res);
+	free(cmd);
+	if (!all_ok) {
+		cr_log_error("trace kept for inspection: %s (pid %ld)", trace, pid);
+	} else {
+		cr_assert(asprintf(&cmd, "rm -rf %s", dir) > 0);
+		cr_expect_eq(system(cmd), 0);
+		free(cmd);
+	}
+	free(info);
+	free(trace);
+}
