@@ -2,7 +2,7 @@
 /*
  * An action set played on an ideal machine: the timeline the set asks for when nothing
  * contends for a CPU. This is the "expected" side of a comparison when the user gives an
- * action set instead of a trace (doc/compare.md, "Action sets as inputs").
+ * action set instead of a trace (doc/compare.md, "Action sets on an ideal machine").
  *
  * Each thread runs its actions in order on its own CPU. A thread that cannot proceed (join of
  * a live child, wait with no wake given yet) parks on the thread it depends on and is put
