@@ -74,10 +74,12 @@ struct player {
 	struct slot *slots; /* owned, prog->n_threads */
 	struct dep *deps;   /* owned, sorted by (sleeper, waker) */
 	size_t n_deps;
-	size_t running;	  /* started, not ended, not blocked */
-	int aborted;	  /* read without the lock: atomics */
-	int error;	  /* first error, under the lock */
-	size_t n_created; /* pthread_create calls, under the lock (fault injection) */
+	size_t running;		  /* started, not ended, not blocked */
+	size_t live;		  /* started (or being created) and not ended */
+	pthread_cond_t all_ended; /* signalled when live drops to 0 */
+	int aborted;		  /* read without the lock: atomics */
+	int error;		  /* first error, under the lock */
+	size_t n_created;	  /* pthread_create calls, under the lock (fault injection) */
 	uint64_t t0;
 };
 
@@ -201,11 +203,19 @@ static uint64_t scale_ns(int64_t ns, double scale)
 
 static void *thread_main(void *arg);
 
+/*
+ * pthread_create runs outside the lock: it costs tens of µs (a fresh stack mapping), and
+ * holding the lock meanwhile would delay every wake, wait, join and thread end of the replay.
+ * The slot is claimed (STARTED, counted running) first, so the child may even end before its
+ * pthread_t is stored; it is reaped then by a later joiner or by dps_play().
+ */
 static void do_create(struct player *pl, struct slot *self, const struct dps_action *a)
 {
 	size_t c = (size_t)a->arg;
 	struct slot *child = &pl->slots[c];
-	int rc;
+	bool claimed = false, inject = false;
+	pthread_t pt;
+	int rc = 0;
 
 	lttng_ust_tracepoint(dps, create, dps__tls_id, pl->prog->threads[c].id, a->line);
 	pthread_mutex_lock(&pl->lock);
@@ -214,25 +224,35 @@ static void do_create(struct player *pl, struct slot *self, const struct dps_act
 		if (!pl->error) {
 			pl->error = DPS_ERR_INVAL;
 		}
+	} else {
+		child->state = SLOT_STARTED;
+		pl->running++;
+		pl->live++;
+		pl->n_created++;
+		inject = fail_create_at && pl->n_created == fail_create_at;
+		claimed = true;
+	}
+	pthread_mutex_unlock(&pl->lock);
+	if (!claimed) {
 		goto end;
 	}
-	pl->n_created++;
-	if (fail_create_at && pl->n_created == fail_create_at) {
-		rc = EAGAIN; /* as when the thread limit is hit */
-	} else {
-		rc = pthread_create(&child->pt, NULL, thread_main, child);
-	}
+	/* EAGAIN is what a thread limit gives; injected for the tests of this path */
+	rc = inject ? EAGAIN : pthread_create(&pt, NULL, thread_main, child);
+	pthread_mutex_lock(&pl->lock);
 	if (rc) {
 		child->state = SLOT_FAILED;
+		pl->running--;
+		if (!--pl->live) {
+			pthread_cond_broadcast(&pl->all_ended);
+		}
 		abort_locked(pl, DPS_ERR_AGAIN);
-		goto end;
+	} else {
+		child->pt = pt;
+		child->has_pt = true;
 	}
-	child->state = SLOT_STARTED;
-	child->has_pt = true;
-	pl->running++;
 	pthread_cond_broadcast(&child->state_cond);
-end:
 	pthread_mutex_unlock(&pl->lock);
+end:
 	(void)self;
 }
 
@@ -462,6 +482,9 @@ static void play_thread(struct slot *self)
 		}
 	}
 	pl->running--;
+	if (!--pl->live) {
+		pthread_cond_broadcast(&pl->all_ended);
+	}
 	check_deadlock_locked(pl);
 	pthread_mutex_unlock(&pl->lock);
 }
@@ -609,6 +632,7 @@ int dps_play(const struct dps_program *prog, const struct dps_play_options *opts
 	pl.prog = prog;
 	pl.opts = *opts;
 	pthread_mutex_init(&pl.lock, NULL);
+	pthread_cond_init(&pl.all_ended, NULL);
 	pl.slots = calloc(prog->n_threads, sizeof(*pl.slots));
 	if (!pl.slots) {
 		ret = DPS_ERR_NOMEM;
@@ -636,12 +660,20 @@ int dps_play(const struct dps_program *prog, const struct dps_play_options *opts
 	pl.t0 = dps__now_ns();
 	pl.slots[prog->root].state = SLOT_STARTED;
 	pl.running = 1;
+	pl.live = 1;
 	play_thread(&pl.slots[prog->root]);
 	pthread_setname_np(pthread_self(), old_name);
 	dps__tls_id = 0;
 	lttng_ust_context_procname_reset();
 
-	/* Reap every pthread no joiner claimed; claimed ones end before their joiner does. */
+	/* Every thread must have ended first: one may still be creating a thread with a lower
+	 * index than its own, which a single pass would already have passed. Then reap every
+	 * pthread no joiner claimed (claimed ones are joined before their joiner ends). */
+	pthread_mutex_lock(&pl.lock);
+	while (pl.live) {
+		pthread_cond_wait(&pl.all_ended, &pl.lock);
+	}
+	pthread_mutex_unlock(&pl.lock);
 	for (size_t i = 0; i < prog->n_threads; i++) {
 		struct slot *s = &pl.slots[i];
 		bool claim;
@@ -680,6 +712,7 @@ end_slots:
 	}
 	free(pl.slots);
 end_lock:
+	pthread_cond_destroy(&pl.all_ended);
 	pthread_mutex_destroy(&pl.lock);
 end:
 	return ret;

@@ -506,3 +506,22 @@ Test(player, dps_main_plays_and_returns_exit_codes)
 	 * so check the file error on a fresh process image instead: the CLI test does. */
 	cr_assert_eq(dps_main(3, bad_cal, &main_prog), 0);
 }
+
+Test(player, a_late_create_of_a_lower_index_is_still_waited_for)
+{
+	/* Regression: dps_play reaped in one pass by index after the root ended, so thread 1,
+	 * created late by thread 2 and joined by nobody, was passed over while still to come:
+	 * dps_play returned before it ran (and never joined it). */
+	static const struct dps_action a0[] = {ACT(CREATE, 2)};
+	static const struct dps_action a1[] = {ACT(SLEEP, 50 * MS)};
+	static const struct dps_action a2[] = {ACT(SLEEP, 50 * MS), ACT(CREATE, 1)};
+	static const struct dps_thread_desc th[] = {THREAD(1, a0), THREAD(2, a1), THREAD(3, a2)};
+	struct dps_program prog = {.threads = th, .n_threads = 3, .root = 0};
+	struct dps_play_result r;
+
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
+	cr_assert_eq(r.threads[1].n_actions, 1, "thread 2 never played");
+	cr_assert_geq(r.threads[1].end_ns, 100 * MS);
+	cr_assert_geq(r.makespan_ns, 100 * MS);
+	dps_play_result_fini(&r);
+}
