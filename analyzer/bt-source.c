@@ -79,8 +79,10 @@ struct analyzer_source {
 	struct bt_input *in;
 	size_t n_in;
 	GHashTable *classes;		/* const bt_event_class * -> struct class_info * */
-	const bt_event_class *last_cls;
-	struct class_info *last_ci;
+	struct {
+		const bt_event_class *cls;
+		struct class_info *ci;
+	} cache[64];			/* direct-mapped in front of the hash table */
 	struct analyzer_core *core;
 	const bt_plugin *ctf, *utils;
 	bool progress;
@@ -606,8 +608,10 @@ static int handle_event(struct analyzer_source *src, struct bt_input *in, const 
 	struct roots r;
 	uint64_t ts;
 
-	if (cls == src->last_cls) {
-		ci = src->last_ci;
+	size_t slot = ((uintptr_t)cls >> 4) & 63;
+
+	if (src->cache[slot].cls == cls) {
+		ci = src->cache[slot].ci;
 	} else {
 		ci = g_hash_table_lookup(src->classes, cls);
 		if (!ci) {
@@ -616,8 +620,8 @@ static int handle_event(struct analyzer_source *src, struct bt_input *in, const 
 				return DPS_ERR_NOMEM;
 			}
 		}
-		src->last_cls = cls;
-		src->last_ci = ci;
+		src->cache[slot].cls = cls;
+		src->cache[slot].ci = ci;
 	}
 	ts = snapshot_ns(in, bt_message_event_borrow_default_clock_snapshot_const(msg));
 	in->last_ts = ts;
@@ -635,12 +639,16 @@ static int handle_event(struct analyzer_source *src, struct bt_input *in, const 
 					    : NULL;
 	e.flags = ci->flags;
 	e.ctx_tid = read_int(&r, &ci->ctx_tid, -1);
-	e.ctx_pid = read_int(&r, &ci->ctx_pid, in->env_vpid);
-	e.ctx_comm = read_str(&r, &ci->ctx_comm);
-	if (!e.ctx_comm) {
-		e.ctx_comm = in->env_procname;
+	/* The pid of a known thread does not change: skip reading it. */
+	if (e.ctx_tid <= 0 || !analyzer_core_knows_pid(src->core, e.ctx_tid)) {
+		e.ctx_pid = read_int(&r, &ci->ctx_pid, in->env_vpid);
+		e.ctx_comm = read_str(&r, &ci->ctx_comm);
+		if (!e.ctx_comm) {
+			e.ctx_comm = in->env_procname;
+		}
 	}
-	if (has(&ci->irq) && (read_int(&r, &ci->irq, 0) & 0x58)) {
+	if (ci->kind == ANALYZER_EV_WAKEUP && has(&ci->irq) &&
+	    (read_int(&r, &ci->irq, 0) & 0x58)) {
 		/* perf's common_flags: hardirq 0x08, softirq 0x10, nmi 0x40 */
 		e.flags |= ANALYZER_EVF_IRQ;
 	}

@@ -28,6 +28,9 @@
 #define NO_T SIZE_MAX
 #define IDLE_T (SIZE_MAX - 1)
 #define MARK_DELETED 0xffffffffu
+/* tids below this (the kernel's pid_max limit) are looked up in a flat array: one load per
+ * event instead of a hash lookup. */
+#define TID_MAP_MAX (1u << 22)
 /* A reused tid gets id tid + generation * this (tids never reach it: pid_max <= 2^22). */
 #define ANALYZER_TID_REUSE_STRIDE 1000000000ULL
 
@@ -101,7 +104,9 @@ struct analyzer_core {
 	bool has_sched;
 	struct athread **th;
 	size_t n_th, cap_th;
-	GHashTable *by_tid;		/* tid -> index + 1 (latest thread of that tid) */
+	GHashTable *by_tid;		/* tid -> index + 1 (latest thread of that tid), big tids */
+	uint32_t *tid_map;		/* same for tids below TID_MAP_MAX: index + 1, 0 = none */
+	size_t n_tid_map;
 	struct cpu_state *cpus;
 	size_t n_cpus;
 	GHashTable *allocs;		/* ptr -> struct alloc_info* */
@@ -270,6 +275,35 @@ static void set_comm(struct analyzer_core *core, struct athread *t, const char *
 	maybe_track(core, t);
 }
 
+/* A child process that will not be replayed (no --follow-children): forget its timeline now
+ * rather than at the end, so memory follows the selection only. */
+static void untrack_child_process(struct analyzer_core *core, struct athread *t)
+{
+	struct athread *p;
+
+	if (!t->tracked || t->matched || core->opts.follow_children || t->creator == NO_T) {
+		return;
+	}
+	p = core->th[t->creator];
+	if (!p->tracked || p->pid < 0 || t->pid < 0 || p->pid == t->pid) {
+		return;
+	}
+	for (size_t i = 0; i < p->n_marks; i++) {
+		if (p->marks[i].kind == ANALYZER_MARK_CREATE &&
+		    core->th[p->marks[i].other] == t) {
+			p->marks[i].kind = MARK_DELETED;
+		}
+	}
+	free(t->segs);
+	free(t->marks);
+	free(t->mem);
+	t->segs = NULL;
+	t->marks = NULL;
+	t->mem = NULL;
+	t->n_segs = t->cap_segs = t->n_marks = t->cap_marks = t->n_mem = t->cap_mem = 0;
+	t->tracked = false;
+}
+
 static void set_pid(struct analyzer_core *core, struct athread *t, int64_t pid)
 {
 	if (pid < 0 || t->pid == pid) {
@@ -277,6 +311,7 @@ static void set_pid(struct analyzer_core *core, struct athread *t, int64_t pid)
 	}
 	t->pid = pid;
 	maybe_track(core, t);
+	untrack_child_process(core, t);
 }
 
 static size_t new_thread(struct analyzer_core *core, int64_t tid, uint64_t ts, uint32_t gen)
@@ -308,14 +343,41 @@ static size_t new_thread(struct analyzer_core *core, int64_t tid, uint64_t ts, u
 	t->wake_mark = NO_T;
 	idx = core->n_th++;
 	core->th[idx] = t;
-	g_hash_table_insert(core->by_tid, GINT_TO_POINTER((gint)tid), GSIZE_TO_POINTER(idx + 1));
+	if (tid >= 0 && tid < TID_MAP_MAX && idx < UINT32_MAX) {
+		if ((size_t)tid >= core->n_tid_map) {
+			size_t n = core->n_tid_map ? core->n_tid_map : 4096;
+			uint32_t *m;
+
+			while (n <= (size_t)tid) {
+				n *= 2;
+			}
+			m = realloc(core->tid_map, n * sizeof(*m));
+			if (!m) {
+				set_nomem(core);
+				return idx;
+			}
+			memset(m + core->n_tid_map, 0, (n - core->n_tid_map) * sizeof(*m));
+			core->tid_map = m;
+			core->n_tid_map = n;
+		}
+		core->tid_map[tid] = (uint32_t)(idx + 1);
+	} else {
+		g_hash_table_insert(core->by_tid, GINT_TO_POINTER((gint)tid),
+				    GSIZE_TO_POINTER(idx + 1));
+	}
 	return idx;
 }
 
 static size_t find_thread(struct analyzer_core *core, int64_t tid)
 {
-	gpointer v = g_hash_table_lookup(core->by_tid, GINT_TO_POINTER((gint)tid));
+	gpointer v;
 
+	if (tid >= 0 && tid < TID_MAP_MAX) {
+		return (size_t)tid < core->n_tid_map && core->tid_map[tid]
+			       ? (size_t)core->tid_map[tid] - 1
+			       : NO_T;
+	}
+	v = g_hash_table_lookup(core->by_tid, GINT_TO_POINTER((gint)tid));
 	return v ? GPOINTER_TO_SIZE(v) - 1 : NO_T;
 }
 
@@ -743,6 +805,7 @@ static void on_fork(struct analyzer_core *core, const struct analyzer_event *ev,
 		add_mark(core, T(core, p), ev->ts, ANALYZER_MARK_CREATE, c);
 	}
 	maybe_track(core, ct);
+	untrack_child_process(core, ct);
 }
 
 static void on_exit_ev(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx)
@@ -1173,6 +1236,13 @@ int analyzer_core_feed(struct analyzer_core *core, const struct analyzer_event *
 	return core->status;
 }
 
+bool analyzer_core_knows_pid(const struct analyzer_core *core, int64_t tid)
+{
+	size_t idx = find_thread((struct analyzer_core *)core, tid);
+
+	return idx != NO_T && core->th[idx]->pid >= 0;
+}
+
 /*
  * Creation and destruction
  */
@@ -1214,6 +1284,7 @@ void analyzer_core_destroy(struct analyzer_core *core)
 	free(core->th);
 	free(core->cpus);
 	g_hash_table_destroy(core->by_tid);
+	free(core->tid_map);
 	g_hash_table_destroy(core->allocs);
 	g_hash_table_destroy(core->dps_ids);
 	g_hash_table_destroy(core->dps_creates);
