@@ -485,7 +485,8 @@ def write_report(results, failures, load0):
     o.append("")
     o.append("## Per thread\n")
     o.append("CPU times in ms, errors in %. `runs`, `waits`, `wakes`: the original thread's "
-             "actions in the dps action set; `preempted`: its runnable-but-not-running time. "
+             "actions in the dps action set; `preempted`: its runnable-but-not-running time; "
+             "`dps extra per action`: (dps CPU - original CPU) / (runs + waits + wakes). "
              "perf's replay thread is matched to the original thread through perf's task list "
              "(creation order); dps's through the creation tree.\n")
     for r in results:
@@ -499,14 +500,20 @@ def write_report(results, failures, load0):
             o.append("- %s" % r["replay_note"].replace("|", "/"))
         o.append("- dps matching: %s; perf: %s\n" % (r["dps_note"], r["perf_note"]))
         o.append("| tid | comm | runs | waits | wakes | preempted | orig CPU | dps CPU | dps err "
-                 "| perf CPU | perf err | re-run CPU | re-run err |")
-        o.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+                 "| dps extra per action | perf CPU | perf err | re-run CPU | re-run err |")
+        o.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for t in r["orig"]["threads"]:
             cells = []
             for side in ("dps_cpu", "perf_cpu", "floor_cpu"):
                 v = r[side].get(t["tid"])
                 cells.append("-" if v is None else "%.1f" % (v / 1e6))
                 cells.append(fmt(pct(v, t["busy_ns"]) if v is not None else None, ""))
+                if side == "dps_cpu":
+                    # (dps - orig) CPU spread over the thread's actions: a constant here
+                    # points at a per-action cost (run overshoot, wait/wake system calls).
+                    n = t["n_runs"] + t["n_waits"] + t["n_wakes"]
+                    cells.append("-" if v is None or not n else
+                                 "%+.1f us" % ((v - t["busy_ns"]) / n / 1e3))
             o.append("| %d | %s | %d | %d | %d | %.1f | %.1f | %s |" %
                      (t["tid"], t["comm"], t["n_runs"], t["n_waits"], t["n_wakes"],
                       t["waiting_ns"] / 1e6, t["busy_ns"] / 1e6, " | ".join(cells)))
@@ -526,6 +533,7 @@ def main():
     ap.add_argument("--source", required=True)
     ap.add_argument("--workloads", default="xz pigz sort gcc")
     ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--report-only", action="store_true")
     ARGS = ap.parse_args()
     ARGS.work = os.path.abspath(ARGS.work)
     ARGS.dps = os.path.abspath(ARGS.dps)
@@ -534,6 +542,18 @@ def main():
         if w not in WORKLOADS:
             sys.exit("fidelity: unknown workload %s (known: %s)" % (w, " ".join(WORKLOADS)))
     load0 = open("/proc/loadavg").read().split()[:3]
+    saved = os.path.join(ARGS.work, "results.json")
+    if ARGS.report_only:
+        # Re-render the results file from a kept work directory's measurements.
+        with open(saved) as f:
+            d = json.load(f)
+        ARGS.runs = d["runs"]
+        ARGS.workloads = d["workloads"]
+        for r in d["results"]:
+            for side in ("dps_cpu", "perf_cpu", "floor_cpu"):
+                r[side] = {int(k): v for k, v in r[side].items()}
+        print(write_report(d["results"], [tuple(x) for x in d["failures"]], d["load0"]))
+        return 0
     say("work directory %s; workloads %s, %d run(s) each" %
         (ARGS.work, " ".join(ARGS.workloads), ARGS.runs))
 
@@ -565,6 +585,9 @@ def main():
             except (StepError, OSError, ValueError, KeyError) as e:
                 say("%s run %d FAILED: %s" % (name, r, e))
                 failures.append(("%s (run %d)" % (name, r), str(e)))
+    with open(saved, "w") as f:
+        json.dump({"runs": ARGS.runs, "workloads": ARGS.workloads, "load0": load0,
+                   "results": results, "failures": failures}, f)
     text = write_report(results, failures, load0)
     print(text)
     say("results written to %s; work directory %s" % (ARGS.out, ARGS.work))

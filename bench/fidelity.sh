@@ -11,7 +11,8 @@
 # Environment: WORKLOADS (default "xz pigz sort gcc"); RUNS (repetitions of each workload,
 # default 3; the table shows the median over runs); KEEP=1 (keep the work directory with every
 # trace, action set and report; its path is printed at the end); WORK (work directory, kept;
-# default a fresh /tmp one); OUT (results file, default bench/results/fidelity.md).
+# default a fresh /tmp one); OUT (results file, default bench/results/fidelity.md);
+# REPORT_ONLY=1 with WORK=DIR: rewrite the results file from DIR's saved measurements.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,4 +50,5 @@ fi
 
 python3 "$here/bench/fidelity.py" --dps "$dps" --work "$work" \
     --out "${OUT:-$here/bench/results/fidelity.md}" --source "$here" \
-    --workloads "${WORKLOADS:-xz pigz sort gcc}" --runs "${RUNS:-3}"
+    --workloads "${WORKLOADS:-xz pigz sort gcc}" --runs "${RUNS:-3}" \
+    ${REPORT_ONLY:+--report-only}
