@@ -55,6 +55,7 @@ struct athread {
 	bool has_runtime;
 	bool joined;		/* some thread joined it */
 	bool pid_from_fork;
+	bool marks_unsorted;	/* add_mark appended out of order: sort at the end */
 	int32_t cpu;
 	uint64_t since;		/* start of the current state */
 	uint64_t first_ts, last_ts, create_ts, exit_ts, end_ts;
@@ -175,25 +176,29 @@ static size_t add_seg(struct analyzer_core *core, struct athread *t, uint64_t b,
 	return t->n_segs - 1;
 }
 
-/* Appends a mark, keeping the array time-ordered (late marks are rare: dps create events). */
+/* Appends a mark; a late one (dps create events, joins found at the end) marks the array for
+ * one stable sort at the end rather than an insertion each time. */
 static size_t add_mark(struct analyzer_core *core, struct athread *t, uint64_t ts, uint32_t kind,
 		       size_t other)
 {
-	size_t i;
-
 	if (!grow((void **)&t->marks, &t->cap_marks, t->n_marks + 1, sizeof(*t->marks))) {
 		set_nomem(core);
 		return NO_T;
 	}
-	i = t->n_marks;
-	while (i > 0 && t->marks[i - 1].ts_ns > ts) {
-		i--;
+	if (t->n_marks && t->marks[t->n_marks - 1].ts_ns > ts) {
+		t->marks_unsorted = true;
 	}
-	memmove(&t->marks[i + 1], &t->marks[i], (t->n_marks - i) * sizeof(*t->marks));
-	t->marks[i] = (struct analyzer_mark){ .ts_ns = ts, .kind = kind,
-					      .other = other == NO_T ? 0 : (uint32_t)other };
-	t->n_marks++;
-	return i;
+	t->marks[t->n_marks] = (struct analyzer_mark){ .ts_ns = ts, .kind = kind,
+						       .other = other == NO_T ? 0 : (uint32_t)other };
+	return t->n_marks++;
+}
+
+static gint cmp_mark(gconstpointer a, gconstpointer b, gpointer data)
+{
+	const struct analyzer_mark *x = a, *y = b;
+
+	(void)data;
+	return x->ts_ns < y->ts_ns ? -1 : x->ts_ns > y->ts_ns;
 }
 
 static void add_mem_sample(struct analyzer_core *core, struct athread *t, uint64_t ts)
@@ -1929,7 +1934,10 @@ static int copy_thread(struct analyzer_core *core, size_t ci, struct analyzer_th
 	st->n_free_unknown = t->n_free_unknown;
 	st->heap_peak_bytes = t->heap_peak;
 	st->stack_peak_bytes = t->stack_peak;
-	/* Marks */
+	/* Marks (stable: a create and a wake at the same instant keep their order) */
+	if (t->marks_unsorted) {
+		g_qsort_with_data(t->marks, (gint)t->n_marks, sizeof(*t->marks), cmp_mark, NULL);
+	}
 	rt->marks = malloc((t->n_marks ? t->n_marks : 1) * sizeof(*rt->marks));
 	if (!rt->marks) {
 		return DPS_ERR_NOMEM;
