@@ -37,6 +37,9 @@ struct ev {
 
 static struct ev events[MAX_EVENTS];
 static size_t n_events;
+/* Only the dps we spawned: other dps processes on the machine (other tests, other users)
+ * record into every session that enables dps:*. */
+static int64_t want_vpid = -1;
 static char dir[64];
 static char trace_dir[512];
 
@@ -137,7 +140,8 @@ static void record(const bt_message *msg)
 	struct ev *e;
 	int64_t v;
 
-	if (n_events >= MAX_EVENTS) {
+	if (n_events >= MAX_EVENTS ||
+	    (want_vpid >= 0 && get_int(ctx, "vpid", &v) && v != want_vpid)) {
 		return;
 	}
 	e = &events[n_events++];
@@ -353,7 +357,11 @@ Test(live, dps_run_is_traced_per_thread_in_order, .init = make_dir, .fini = remo
 		/* A quick calibration at start, on the thread that then plays the root: its
 		 * measurement must leave no event but dps:calibration in the trace. */
 		unsetenv("DPS_CALIBRATION");
+		/* dps must be registered with the session daemon before its first event: under
+		 * ASan on a loaded machine the default wait (3 s) was seen to run out. */
+		setenv("LTTNG_UST_REGISTER_TIMEOUT", "30000", 1);
 		ret = posix_spawn(&pid, bin, NULL, NULL, argv, environ);
+		want_vpid = ret ? -1 : pid;
 		ret = ret
 			  ?: (waitpid(pid, &status, 0) == pid && WIFEXITED(status)
 				  ? WEXITSTATUS(status)
