@@ -164,7 +164,7 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli, int *first
 	int c, ret = DPS_EXIT_OK;
 	char *end;
 
-	optind = 1;
+	optind = 0;	/* glibc: a full re-initialisation, as dps replay calls this twice */
 	opterr = 0;
 	while (!ret && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
