@@ -29,7 +29,7 @@
 #define WORK_SPREAD_MAX_PCT 1.0
 #define WORK_SPREAD_MAX_PCT_QUICK 3.0
 #define WORK_ROUNDS_MAX 6
-#define WORK_ROUNDS_MAX_QUICK 3
+#define WORK_ROUNDS_MAX_QUICK 2
 
 struct measure_plan {
 	uint64_t warmup_ns;
@@ -51,7 +51,7 @@ static const uint64_t sleep_points_full[] = {
     10000,   20000,   50000,	100000,	  200000,   500000,    1000000,
     2000000, 5000000, 10000000, 20000000, 50000000, 100000000,
 };
-static const uint64_t sleep_points_quick[] = {10000, 100000, 1000000, 10000000};
+static const uint64_t sleep_points_quick[] = {10000, 100000, 1000000};
 
 static const struct measure_plan plan_full = {
     .warmup_ns = 100000000,
@@ -70,21 +70,25 @@ static const struct measure_plan plan_full = {
     .sleep_repeats_max = 50,
 };
 
+/* Quick: what a program measures at start when it has no file. It runs on the thread that then
+ * plays the root, inside the recorded run, so it is kept to a few tens of ms and starts no
+ * thread (probe threads would show up in the trace as extra children of the root); the thread
+ * costs keep their defaults. */
 static const struct measure_plan plan_quick = {
-    .warmup_ns = 20000000,
-    .work_chunk_ns = 4000000,
+    .warmup_ns = 2000000,
+    .work_chunk_ns = 500000,
     .work_repeats = 5,
     .work_rounds = WORK_ROUNDS_MAX_QUICK,
     .work_spread_max = WORK_SPREAD_MAX_PCT_QUICK,
-    .clock_reads = 5000,
-    .cputime_reads = 300,
-    .overhead_calls = 3000,
-    .thread_repeats = 10,
+    .clock_reads = 2000,
+    .cputime_reads = 200,
+    .overhead_calls = 1000,
+    .thread_repeats = 0,
     .sleep_points = sleep_points_quick,
     .n_sleep_points = sizeof(sleep_points_quick) / sizeof(sleep_points_quick[0]),
-    .sleep_budget_ns = 20000000,
-    .sleep_repeats_min = 3,
-    .sleep_repeats_max = 20,
+    .sleep_budget_ns = 5000000,
+    .sleep_repeats_min = 5,
+    .sleep_repeats_max = 10,
 };
 
 void dps_calibration_default(struct dps_calibration *cal)
@@ -196,13 +200,14 @@ static double measure_loop_rate(uint64_t loops)
 	return c1 > c0 ? (double)loops * (double)DPS_NS_PER_US / (double)(c1 - c0) : 0;
 }
 
-/* Warm-up: spin until two consecutive short measurements agree within 2 % (the frequency
- * governor has ramped up; on the reference machine that takes ~40 ms of spinning), at least
- * min_ns and at most 10 x min_ns. Returns the last rate. */
+/* Warm-up: spin until two consecutive probes (min_ns / 5 each) agree within 2 % (the
+ * frequency governor has ramped up), at least min_ns and at most 10 x min_ns. Returns the last
+ * rate. */
 static double warm_up(uint64_t min_ns)
 {
 	uint64_t t0 = dps__now_ns();
 	uint64_t loops = 100000;
+	double probe_us = (double)min_ns / 5 / (double)DPS_NS_PER_US; /* >= 5 probes */
 	double prev = 0, rate = 0;
 
 	for (;;) {
@@ -211,8 +216,7 @@ static double warm_up(uint64_t min_ns)
 		rate = measure_loop_rate(loops);
 		now = dps__now_ns();
 		if (rate > 0) {
-			/* keep each probe near 2 ms */
-			loops = (uint64_t)(rate * 2000.0);
+			loops = (uint64_t)(rate * probe_us);
 		}
 		if (now - t0 >= min_ns && prev > 0 && fabs(rate - prev) <= 0.02 * prev) {
 			break;
@@ -403,7 +407,7 @@ int dps_calibration_measure(struct dps_calibration *cal, bool quick)
 	const struct measure_plan *plan = quick ? &plan_quick : &plan_full;
 	int old_slack;
 	double min_block;
-	int ret;
+	int ret = DPS_OK;
 
 	memset(cal, 0, sizeof(*cal));
 	cal->format_version = DPS_CALIBRATION_FORMAT_VERSION;
@@ -416,7 +420,15 @@ int dps_calibration_measure(struct dps_calibration *cal, bool quick)
 	cal->clock_read_ns = measure_clock_read(CLOCK_MONOTONIC, plan->clock_reads);
 	cal->cputime_read_ns = measure_clock_read(CLOCK_THREAD_CPUTIME_ID, plan->cputime_reads);
 	cal->action_overhead_ns = measure_action_overhead(plan->overhead_calls);
-	ret = measure_threads(cal, plan->thread_repeats);
+	if (plan->thread_repeats) {
+		ret = measure_threads(cal, plan->thread_repeats);
+	} else {
+		struct dps_calibration def;
+
+		dps_calibration_default(&def);
+		cal->thread_create_ns = def.thread_create_ns;
+		cal->thread_join_ns = def.thread_join_ns;
+	}
 	measure_sleep(cal, plan);
 
 	/* Blocks shorter than twice the shortest sleep's overshoot cannot be replayed as sleeps
@@ -456,9 +468,10 @@ static void write_quoted(FILE *out, const char *s)
 
 int dps_calibration_write(const struct dps_calibration *cal, FILE *out)
 {
-	fprintf(out,
-		"# dps calibration (doc/runtime.md). Times in ns; the sleep table gives the\n"
-		"# overshoot of a raw clock_nanosleep (~90th percentile) per requested duration.\n");
+	fprintf(
+	    out,
+	    "# dps calibration (doc/runtime.md). Times in ns; the sleep table gives the\n"
+	    "# overshoot of a raw clock_nanosleep (~90th percentile) per requested duration.\n");
 	fprintf(out, "dps-calibration %d\n", DPS_CALIBRATION_FORMAT_VERSION);
 	fprintf(out, "machine ");
 	write_quoted(out, cal->machine);
