@@ -244,6 +244,8 @@ static const char toolbar_html[] =
 static const char memory_html[] =
 	"<section id=\"memory\"><h2>Memory curves</h2>"
 	"<div class=\"toolbar\">Thread <select id=\"mem-thread\"></select>"
+	"<select id=\"mem-x\"><option value=\"time\">x: time</option>"
+	"<option value=\"points\">x: point number</option></select>"
 	"<span class=\"legend\"><span class=\"orig\">desired (original)</span>"
 	"<span class=\"sim\">measured (simulated)</span></span></div>"
 	"<svg id=\"mem-heap\" class=\"memchart\"></svg>"

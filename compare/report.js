@@ -550,14 +550,29 @@
 		sel.innerHTML = memRows.map(function (r) {
 			return '<option value="' + r + '">' + esc(rowName(r)) + '</option>';
 		}).join('');
+		/* A curve as its sequence of changes: x = change number, as compare counts points. */
+		function changeSeries(t, which) {
+			var h = t.h || [], out = [], prev = 0, k = 0;
+			for (var i = 0; i + 2 < h.length; i += 3) {
+				var v = h[i + 1 + which];
+				if (v !== prev) { k++; out.push(k, v, v); prev = v; }
+			}
+			return { s: 0, e_: k, h: out };
+		}
+		var xsel = document.getElementById('mem-x');
 		function draw() {
 			var r = +sel.value, W = Math.max(400, sec.clientWidth - 4), H = 200, ML = 70, MB = 22;
-			var ts = [], t0 = Infinity, t1 = -Infinity;
-			[0, 1].forEach(function (s) { var t = threadOf(s, r); if (t) { ts[s] = t; t0 = Math.min(t0, t.s); t1 = Math.max(t1, t.e_); } });
+			var byPoint = xsel.value === 'points';
+			var fmtX = byPoint ? function (v) { return 'point ' + Math.round(v); } : fmtNs;
 			['heap', 'stack'].forEach(function (name, which) {
-				var vmax = 1;
-				ts.forEach(function (t) {
-					var h = t && t.h ? t.h : [];
+				var ts = [], t0 = Infinity, t1 = -Infinity, vmax = 1;
+				[0, 1].forEach(function (s) {
+					var t = threadOf(s, r);
+					if (!t) return;
+					ts[s] = byPoint ? changeSeries(t, which) : t;
+					t0 = Math.min(t0, ts[s].s);
+					t1 = Math.max(t1, ts[s].e_);
+					var h = ts[s].h || [];
 					for (var i = 0; i + 2 < h.length; i += 3) {
 						vmax = Math.max(vmax, h[i + 1 + which]);
 						t1 = Math.max(t1, h[i]);
@@ -569,10 +584,11 @@
 					'<line class="axisline" x1="' + ML + '" x2="' + ML + '" y1="8" y2="' + y(0) + '"/>',
 					'<text x="4" y="14">' + esc(fmtBytes(vmax)) + '</text>',
 					'<text x="4" y="' + y(0) + '">0</text>',
-					'<text x="' + ML + '" y="' + (H - 6) + '">' + esc(fmtNs(t0)) + '</text>',
-					'<text x="' + (W - 10) + '" y="' + (H - 6) + '" text-anchor="end">' + esc(fmtNs(t1)) + '</text>',
+					'<text x="' + ML + '" y="' + (H - 6) + '">' + esc(fmtX(t0)) + '</text>',
+					'<text x="' + (W - 10) + '" y="' + (H - 6) + '" text-anchor="end">' + esc(fmtX(t1)) + '</text>',
 					'<text x="' + (W / 2) + '" y="' + (H - 6) + '" text-anchor="middle">' + name +
-					' in use over time (from the root start)</text>'];
+					(byPoint ? ' after each change (the points compare compares)' :
+						' in use over time (from the root start)') + '</text>'];
 				[0, 1].forEach(function (s) {
 					var d = memCurve(ts[s], which, x, y);
 					if (d) out.push('<path class="' + SIDES[s] + '" d="' + d + '"/>');
@@ -582,7 +598,7 @@
 				svg.setAttribute('height', H);
 				svg.innerHTML = out.join('');
 				svg.memHover = { ts: ts, which: which, name: name, row: r, t0: t0,
-					t1: t1, ML: ML, W: W };
+					t1: t1, ML: ML, W: W, fmtX: fmtX };
 			});
 			var m = rows[r].mem;
 			document.getElementById('mem-err').textContent = m ?
@@ -605,7 +621,7 @@
 				var m = svg.memHover, box = svg.getBoundingClientRect();
 				if (!m) return;
 				var tm = m.t0 + (ev.clientX - box.left - m.ML) / Math.max(1, m.W - m.ML - 10) * (m.t1 - m.t0);
-				var lines = [rowName(m.row) + ' | ' + m.name + ' at ' + fmtNs(tm)];
+				var lines = [rowName(m.row) + ' | ' + m.name + ' at ' + m.fmtX(tm)];
 				[0, 1].forEach(function (s) {
 					if (m.ts[s]) lines.push((s ? 'measured (simulated) ' : 'desired (original) ') +
 						fmtBytes(valueAt(m.ts[s], m.which, tm)));
@@ -615,6 +631,7 @@
 			svg.addEventListener('mouseleave', hideTip);
 		});
 		sel.onchange = draw;
+		xsel.onchange = draw;
 		draw();
 		window.addEventListener('resize', draw);
 	}
@@ -666,6 +683,22 @@
 				clientY: box.top + hr * RH + RH / 2 });
 			if (tip.textContent.indexOf('state: ' + KIND[th.k[hi]]) < 0) fails.push('hover: ' + tip.textContent);
 			hideTip();
+		}
+		var ms = document.getElementById('mem-heap');
+		if (ms && ms.memHover) {
+			var mb = ms.getBoundingClientRect();
+			ms.dispatchEvent(new MouseEvent('mousemove', { clientX: mb.left + mb.width / 2,
+				clientY: mb.top + 20 }));
+			if (tip.textContent.indexOf('desired (original)') < 0) fails.push('memory hover');
+			hideTip();
+			var xs = document.getElementById('mem-x');
+			xs.value = 'points';
+			xs.onchange();
+			if (!ms.querySelector('path.orig') || ms.textContent.indexOf('point') < 0) {
+				fails.push('memory by point');
+			}
+		} else if (D.has_memory) {
+			fails.push('memory chart missing');
 		}
 		selectRow(r);
 		panels.forEach(measure);

@@ -193,5 +193,7 @@ Test(compare_report, memory_hover_works, .timeout = 240)
 	url_fragment = "";
 	cr_expect(strstr(r.dom, "data-selftest=\"ok\""), "self-test: %.300s",
 		  strstr(r.dom, "data-selftest") ? strstr(r.dom, "data-selftest") : "(not run)");
+	cr_expect(strstr(r.dom, "after each change (the points compare compares)"),
+		  "the self-test switched the memory charts to point numbers");
 	report_fini(&r);
 }
