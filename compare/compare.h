@@ -75,7 +75,7 @@ enum compare_match {
 struct compare_thread {
 	size_t idx[2];		/* thread index on each side, COMPARE_NO_THREAD if absent */
 	enum compare_match match;
-	char *path;		/* owned: place in the creation tree, "0", "0.2", "0.2.1" */
+	char *path;		/* owned: place in the creation tree: "0", "0.2", "0.~0", "0.+3" */
 	size_t depth;		/* 0 for the root */
 	struct compare_value m[COMPARE_M_COUNT];
 	bool has_mem;		/* both sides have memory samples for this thread */
