@@ -56,6 +56,7 @@ struct athread {
 	bool joined;		/* some thread joined it */
 	bool pid_from_fork;
 	bool marks_unsorted;	/* add_mark appended out of order: sort at the end */
+	bool attached;		/* no selected creator: created by the root (finish) */
 	int32_t cpu;
 	uint64_t since;		/* start of the current state */
 	uint64_t first_ts, last_ts, create_ts, exit_ts, end_ts;
@@ -1046,6 +1047,18 @@ static size_t dps_thread(struct analyzer_core *core, int64_t id)
 	return v ? GPOINTER_TO_SIZE(v) - 1 : NO_T;
 }
 
+/* Whether a is b or one of b's creators (a creation link b -> a would make a cycle). */
+static bool is_ancestor(const struct analyzer_core *core, size_t a, size_t b)
+{
+	for (size_t n = 0; b != NO_T && n <= core->n_th; n++) {
+		if (b == a) {
+			return true;
+		}
+		b = core->th[b]->creator;
+	}
+	return false;
+}
+
 static void on_dps(struct analyzer_core *core, const struct analyzer_event *ev, size_t x)
 {
 	struct athread *t = T(core, x);
@@ -1059,7 +1072,7 @@ static void on_dps(struct analyzer_core *core, const struct analyzer_event *ev, 
 		g_hash_table_insert(core->dps_ids, GSIZE_TO_POINTER((gsize)ev->a),
 				    GSIZE_TO_POINTER(x + 1));
 		pv = g_hash_table_lookup(core->dps_creates, GSIZE_TO_POINTER((gsize)ev->a));
-		if (pv && t->creator == NO_T) {
+		if (pv && t->creator == NO_T && !is_ancestor(core, x, GPOINTER_TO_SIZE(pv) - 1)) {
 			size_t p = GPOINTER_TO_SIZE(pv) - 1;
 
 			t->creator = p;
@@ -1613,11 +1626,14 @@ static int cmp_kept(const void *a, const void *b, void *arg)
 	return x->gen < y->gen ? -1 : x->gen > y->gen;
 }
 
+/* The action-set id: the tid; a reused tid's later threads tid + n x 10^9; the pseudo-thread
+ * of a UST trace without vtid (tid unknown) 900 x 10^9 + pid, apart from every real tid. */
 static uint64_t thread_id(const struct athread *t)
 {
-	uint64_t tid = t->tid > 0 ? (uint64_t)t->tid : (t->pid > 0 ? (uint64_t)t->pid : 1);
+	uint64_t base = t->tid > 0 ? (uint64_t)t->tid
+				   : 900 * ANALYZER_TID_REUSE_STRIDE + (t->pid > 0 ? (uint64_t)t->pid : 0);
 
-	return tid + (uint64_t)t->gen * ANALYZER_TID_REUSE_STRIDE;
+	return base + (uint64_t)t->gen * ANALYZER_TID_REUSE_STRIDE;
 }
 
 /* Selects the threads to keep and picks the root. Returns DPS_OK, or DPS_ERR_INVAL with the
@@ -1685,7 +1701,7 @@ static int select_threads(struct analyzer_core *core, size_t *root_out, struct d
 		if (proc_of(t) == proc_of(T(core, root)) ||
 		    (core->opts.follow_children && t->ppid >= 0 && t->ppid == proc_of(T(core, root)))) {
 			t->creator = root;
-			t->create_ts = T(core, root)->first_ts;
+			t->attached = true;
 			continue;
 		}
 		n_roots++;
@@ -1901,7 +1917,7 @@ static int copy_thread(struct analyzer_core *core, size_t ci, struct analyzer_th
 		if (s->kind == ANALYZER_SEG_WAIT || s->kind == ANALYZER_SEG_JOIN) {
 			struct athread *o = T(core, s->other);
 
-			if (!o->kept || (s->kind == ANALYZER_SEG_JOIN && o->res_idx == 0)) {
+			if (!o->kept || o == t || (s->kind == ANALYZER_SEG_JOIN && o->res_idx == 0)) {
 				/* Not selected, or the root (never created, so never joined: the
 				 * process exiting woke its other threads). */
 				s->kind = ANALYZER_SEG_SLEEP;
@@ -1951,7 +1967,7 @@ static int copy_thread(struct analyzer_core *core, size_t ci, struct analyzer_th
 		if (m.kind != ANALYZER_MARK_EXIT) {
 			struct athread *o = T(core, m.other);
 
-			if (!o->kept || (m.kind == ANALYZER_MARK_JOIN && o->res_idx == 0)) {
+			if (!o->kept || o == t || (m.kind == ANALYZER_MARK_JOIN && o->res_idx == 0)) {
 				continue;
 			}
 			m.other = (uint32_t)o->res_idx;
@@ -2018,7 +2034,7 @@ static int build_actset(struct analyzer_core *core, struct analyzer_result *res,
 		at->start_offset_ns = rt->start_ns > res->threads[res->root].start_ns
 					      ? rt->start_ns - res->threads[res->root].start_ns
 					      : 0;
-		if (dps_actset_set_str(&at->comm, rt->comm)) {
+		if (rt->comm && rt->comm[0] && dps_actset_set_str(&at->comm, rt->comm)) {
 			goto error;
 		}
 	}
@@ -2063,30 +2079,77 @@ error:
 static void add_pre_existing_creates(struct analyzer_core *core, size_t root)
 {
 	struct athread *r = T(core, root);
+	uint64_t r_start = r->created ? r->create_ts : r->first_ts;
 
 	for (size_t i = 0; i < core->n_th; i++) {
 		struct athread *t = T(core, i);
+		uint64_t at;
 
-		if (!t->kept || i == root || t->created || t->creator != root) {
+		if (!t->kept || i == root || !t->attached) {
 			continue;
 		}
-		add_mark(core, r, r->first_ts, ANALYZER_MARK_CREATE, i);
-		if (t->first_ts > r->first_ts) {
+		/* A thread whose creator is not selected (a reused tid, a fork the trace missed
+		 * the creator of) is created by the root when it appeared. */
+		at = t->created ? t->create_ts : r_start;
+		if (at < r_start) {
+			at = r_start;
+		}
+		add_mark(core, r, at, ANALYZER_MARK_CREATE, i);
+		if (!t->created && t->first_ts > at) {
 			/* Unknown before its first event: keep its timing with a sleep. */
-			struct analyzer_segment *old = t->segs;
-
 			if (grow((void **)&t->segs, &t->cap_segs, t->n_segs + 1, sizeof(*t->segs))) {
 				memmove(&t->segs[1], &t->segs[0], t->n_segs * sizeof(*t->segs));
-				t->segs[0] = (struct analyzer_segment){ r->first_ts, t->first_ts,
+				t->segs[0] = (struct analyzer_segment){ at, t->first_ts,
 									ANALYZER_SEG_SLEEP, 0 };
 				t->n_segs++;
 			} else {
-				t->segs = old;
 				set_nomem(core);
 			}
 		}
-		t->create_ts = r->first_ts;
+		t->create_ts = at;
 	}
+}
+
+/* Every kept thread with a kept creator is created exactly once by it: add the create a late
+ * tracking missed, drop duplicates. */
+static int ensure_create_marks(struct analyzer_core *core)
+{
+	uint8_t *seen = calloc(core->n_th ? core->n_th : 1, 1);
+
+	if (!seen) {
+		return DPS_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < core->n_th; i++) {
+		struct athread *p = T(core, i);
+
+		if (!p->kept) {
+			continue;
+		}
+		for (size_t m = 0; m < p->n_marks; m++) {
+			struct analyzer_mark *mk = &p->marks[m];
+
+			if (mk->kind != ANALYZER_MARK_CREATE) {
+				continue;
+			}
+			if (seen[mk->other] || T(core, mk->other)->creator != i) {
+				mk->kind = MARK_DELETED;
+			} else {
+				seen[mk->other] = 1;
+			}
+		}
+	}
+	for (size_t i = 0; i < core->n_th; i++) {
+		struct athread *t = T(core, i);
+
+		if (t->kept && !seen[i] && is_kept_creator(core, t)) {
+			struct athread *p = T(core, t->creator);
+			uint64_t at = t->created ? t->create_ts : p->first_ts;
+
+			add_mark(core, p, at, ANALYZER_MARK_CREATE, i);
+		}
+	}
+	free(seen);
+	return core->status;
 }
 
 static void fill_partial(struct analyzer_core *core, struct analyzer_result *res)
@@ -2143,7 +2206,8 @@ int analyzer_core_finish(struct analyzer_core *core, bool list_only, struct anal
 		return status;
 	}
 	add_pre_existing_creates(core, root);
-	status = add_implicit_joins(core);
+	status = ensure_create_marks(core);
+	status = status ? status : add_implicit_joins(core);
 	if (status) {
 		goto nomem;
 	}

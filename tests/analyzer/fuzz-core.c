@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libFuzzer harness for the analyzer's core: arbitrary event sequences (any kind, tids, CPUs,
+ * states, out-of-order and repeated timestamps, forks reusing tids, frees of anything) must
+ * never crash it nor make it build an invalid action set. Build and run (clang):
+ *
+ *   tests/analyzer/fuzz.sh [SECONDS]
+ *
+ * Each input is a sequence of 24-byte records; selection and options come from the first one.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int64_t small(uint8_t v, int span)
+{
+	return (int64_t)(v % span) - 1;	/* -1 .. span-2: unknown, idle, a few tids */
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct analyzer_options opts;
+	struct analyzer_core *core;
+	struct analyzer_result *res;
+	struct dps_diag diag;
+	uint64_t ts = 0;
+
+	if (size < 4) {
+		return 0;
+	}
+	analyzer_options_default(&opts);
+	opts.pid = data[0] & 1 ? (int64_t)(data[1] % 8) : -1;
+	opts.comm = data[0] & 2 ? "c1" : NULL;
+	opts.tid = data[0] & 4 ? (int64_t)(data[1] % 8) : -1;
+	opts.follow_children = data[0] & 8;
+	opts.min_block_ns = data[2] * 100;
+	core = analyzer_core_create(&opts, !(data[0] & 16));
+	if (!core) {
+		return 0;
+	}
+	for (size_t off = 4; off + 24 <= size; off += 24) {
+		const uint8_t *r = data + off;
+		struct analyzer_event ev;
+		uint16_t dt;
+
+		memcpy(&dt, r + 2, sizeof(dt));
+		/* mostly forward, sometimes backwards in time */
+		ts = (r[1] & 0x80) && ts > dt ? ts - (dt & 0xff) : ts + dt;
+		ev = analyzer_event_init(r[0] % ANALYZER_EV_NR, ts, (int32_t)small(r[1], 5));
+		ev.flags = r[4];
+		ev.ctx_tid = small(r[5], 10);
+		ev.ctx_pid = small(r[6], 10);
+		ev.ctx_comm = r[7] & 1 ? "c1" : (r[7] & 2 ? "" : NULL);
+		ev.a = r[8] & 0x80 ? (int64_t)r[9] << 8 : small(r[9], 10);
+		ev.b = r[10] & 0x80 ? (int64_t)r[11] * 1000 : small(r[11], 10);
+		ev.c = (int64_t)(int8_t)r[12] * (r[13] & 1 ? 257 : 1);
+		ev.d = small(r[14], 10);
+		ev.str = r[15] & 1 ? "c1" : (r[15] & 2 ? "/usr/bin/c2" : NULL);
+		ev.str2 = r[16] & 1 ? "c2" : NULL;
+		if (analyzer_core_feed(core, &ev)) {
+			break;
+		}
+	}
+	res = analyzer_result_create();
+	if (res) {
+		int status = analyzer_core_finish(core, data[3] & 1, res, &diag);
+
+		/* An invalid action set is an analyzer bug (DPS_ERROR "internal error"). */
+		if (status == DPS_ERROR) {
+			fprintf(stderr, "%s\n", diag.msg);
+			__builtin_trap();
+		}
+	}
+	analyzer_result_destroy(res);
+	analyzer_core_destroy(core);
+	return 0;
+}
