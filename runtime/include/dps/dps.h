@@ -204,8 +204,10 @@ void dps_play_result_print(const struct dps_program *prog, const struct dps_play
 			   FILE *out);
 
 /* Standard option parsing for generated programs: --calibration FILE, --mode M, --scale X,
- * --sleep-scale X, --thread-scale ID=X, --thread-sleep-scale ID=X, --no-summary, --help.
- * Returns 0 to continue, 1 when --help was printed, 2 on bad usage (message printed). */
+ * --sleep-scale X, --thread-scale ID=X, --thread-sleep-scale ID=X, --no-summary, --quiet,
+ * --help. cfg and opts are first set to their defaults. Returns 0 to continue, 1 when --help
+ * was printed, 2 on bad usage (message printed; nothing left to free). On 0/1, release opts
+ * with dps_main_args_fini(). */
 int dps_main_parse_args(int argc, char **argv, const struct dps_program *prog,
 			struct dps_config *cfg, struct dps_play_options *opts);
 /* Frees what dps_main_parse_args() allocated in opts (per-thread scale tables); NULL ok. */
