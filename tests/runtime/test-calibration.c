@@ -270,3 +270,16 @@ Test(calibration, quick_measurement_is_plausible, .timeout = 60)
 	cr_assert_geq(c.min_block_ns, 10000);
 	cr_assert_neq(c.machine[0], '\0');
 }
+
+Test(calibration, save_to_an_unwritable_place_is_an_io_error)
+{
+	struct dps_calibration c;
+	char err[256] = "";
+
+	dps_calibration_default(&c);
+	cr_assert_eq(dps_calibration_save(&c, "/nonexistent/dir/x.cal", err, sizeof(err)),
+		     DPS_ERR_IO);
+	cr_assert_not_null(strstr(err, "/nonexistent/dir/x.cal"), "%s", err);
+	cr_assert_eq(dps_calibration_save(&c, "/dev/full", err, sizeof(err)), DPS_ERR_IO,
+		     "a full disk must not pass for a saved file");
+}
