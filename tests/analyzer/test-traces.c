@@ -279,6 +279,34 @@ Test(traces, perf_trace_with_missing_idle_switch_ins)
 	analyzer_result_destroy(res);
 }
 
+/* dps record's output: perf-CTF and LTTng-UST traces of one run, merged by the analyzer. */
+Test(traces, record_of_perf_and_ust_merged)
+{
+	struct analyzer_result *res = analyze("traces/record-live-prog", 28719, false);
+	const struct analyzer_thread *a = NULL, *b = NULL;
+	char *text;
+
+	cr_expect(strstr(res->source, "record-live-prog") != NULL);
+	for (size_t i = 0; i < res->n_threads; i++) {
+		if (!strcmp(res->threads[i].comm, "worker-a")) {
+			a = &res->threads[i];
+		} else if (!strcmp(res->threads[i].comm, "worker-b")) {
+			b = &res->threads[i];
+		}
+	}
+	cr_assert(a && b);
+	cr_expect_eq(a->parent, 0);
+	cr_expect_eq(b->parent, 0);
+	cr_expect_eq(a->stats.heap_peak_bytes, 1 << 20);
+	cr_expect_eq(b->stats.n_waits, 1);
+	cr_expect_eq(a->stats.n_wakes, 1);
+	cr_expect(a->stats.busy_ns > 38000000 && a->stats.busy_ns < 46000000);
+	text = render(res, 0);
+	check_golden("record-live-prog", text);
+	free(text);
+	analyzer_result_destroy(res);
+}
+
 /*
  * The dps command: exit codes and messages.
  */
