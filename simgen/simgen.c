@@ -262,37 +262,102 @@ static const char *get_keyword(uint32_t kind)
 									       : "?";
 }
 
+/* Appends the decimal digits of v at p; returns the new end. The writers below replace
+ * fprintf on the per-action path, where formatting was most of the generation time. */
+static char *put_u64(char *p, uint64_t v)
+{
+	char digits[20];
+	int n = 0;
+
+	do {
+		digits[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n) {
+		*p++ = digits[--n];
+	}
+	return p;
+}
+
+/* Signed decimal; plus adds '+' to non-negative values. INT64_MIN is the caller's business. */
+static char *put_i64(char *p, int64_t v, bool plus)
+{
+	if (v < 0) {
+		*p++ = '-';
+		v = -v;
+	} else if (plus) {
+		*p++ = '+';
+	}
+	return put_u64(p, (uint64_t)v);
+}
+
+static char *put_str(char *p, const char *s)
+{
+	while (*s) {
+		*p++ = *s++;
+	}
+	return p;
+}
+
+/* ns as the action files write it (dps_actset_format_us): integer us, or a fraction with
+ * trailing zeros dropped. */
+static char *put_us(char *p, uint64_t ns)
+{
+	unsigned frac = (unsigned)(ns % 1000);
+
+	p = put_u64(p, ns / 1000);
+	if (frac) {
+		*p++ = '.';
+		*p++ = (char)('0' + frac / 100);
+		if (frac % 100) {
+			*p++ = (char)('0' + frac / 10 % 10);
+			if (frac % 10) {
+				*p++ = (char)('0' + frac % 10);
+			}
+		}
+	}
+	return p;
+}
+
+/* One table row: the initializer, padded so the comments line up (the table reads like the
+ * .act file beside it), and the action in .act syntax. */
 static void write_action(const struct dps_actset *set, const struct dps_action *a, FILE *out)
 {
-	const char *kind = get_keyword(a->kind);
-	char us[32];
+	char line[160];
+	char *p = line, *start;
 
-	char init[64];
-	int n;
-
-	/* Padded so the comments line up: the table reads like the .act file beside it. */
-	if (a->arg == INT64_MIN) {
-		/* -9223372036854775808 would be the negation of a constant too big for int64. */
-		n = snprintf(init, sizeof(init), "{INT64_MIN, %" PRIu32 ", %" PRIu32 "},", a->kind,
-			     a->line);
-	} else {
-		n = snprintf(init, sizeof(init), "{%" PRId64 ", %" PRIu32 ", %" PRIu32 "},", a->arg,
-			     a->kind, a->line);
-	}
-	fprintf(out, "\t%s%*s/* %s ", init, n < 24 ? 24 - n : 1, "", kind);
+	*p++ = '\t';
+	start = p;
+	*p++ = '{';
+	/* -9223372036854775808 would be the negation of a constant too big for int64. */
+	p = a->arg == INT64_MIN ? put_str(p, "INT64_MIN") : put_i64(p, a->arg, false);
+	p = put_str(p, ", ");
+	p = put_u64(p, a->kind);
+	p = put_str(p, ", ");
+	p = put_u64(p, a->line);
+	p = put_str(p, "},");
+	do {
+		*p++ = ' ';
+	} while (p - start < 24);
+	p = put_str(p, "/* ");
+	p = put_str(p, get_keyword(a->kind));
+	*p++ = ' ';
 	switch (a->kind) {
 	case DPS_ACT_RUN:
 	case DPS_ACT_SLEEP:
-		fprintf(out, "%s */\n", dps_actset_format_us((uint64_t)a->arg, us, sizeof(us)));
+		p = put_us(p, (uint64_t)a->arg);
 		break;
 	case DPS_ACT_HEAP:
 	case DPS_ACT_STACK:
-		fprintf(out, "%+" PRId64 " */\n", a->arg);
+		p = a->arg == INT64_MIN ? put_str(p, "-9223372036854775808")
+					: put_i64(p, a->arg, true);
 		break;
 	default:
-		fprintf(out, "%" PRIu64 " */\n", set->threads[a->arg].id);
+		p = put_u64(p, set->threads[a->arg].id);
 		break;
 	}
+	p = put_str(p, " */\n");
+	fwrite(line, 1, (size_t)(p - line), out);
 }
 
 /* One thread's comment and table. storage is "static " in a single-file program, "" for the
