@@ -97,4 +97,3 @@ int analyzer_list_processes(const struct analyzer_options *opts, struct analyzer
 {
 	return run(opts, true, out, diag);
 }
-

@@ -109,7 +109,7 @@ struct analyzer_result {
 
 /* One process of a trace, for choosing a selection (dps analyze with no selection). */
 struct analyzer_process {
-	int64_t pid;		/* pid, or the tid of its first thread when pid_known is false */
+	int64_t pid;		/* pid, or its first thread's tid when pid_known is false */
 	bool pid_known;
 	char *comm;		/* owned: name of its main (or first) thread */
 	size_t n_threads;

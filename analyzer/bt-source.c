@@ -49,9 +49,9 @@ struct fref {
 struct class_info {
 	uint32_t kind;
 	uint32_t flags;
-	bool skip;		/* nothing to read: count only */
-	bool calloc;		/* b = nmemb * size */
-	bool posix_memalign;	/* allocation only when result == 0 */
+	bool skip;	     /* nothing to read: count only */
+	bool calloc;	     /* b = nmemb * size */
+	bool posix_memalign; /* allocation only when result == 0 */
 	bool need_common, need_specific;
 	struct fref a, b, c, d, s1, s2, ctx_tid, ctx_pid, ctx_comm, irq;
 	struct fref calloc_size, result;
@@ -63,13 +63,13 @@ struct bt_input {
 	const bt_message **buf;
 	size_t n, pos, cap;
 	bool ended;
-	int32_t *stream_cpu;		/* by stream id */
+	int32_t *stream_cpu; /* by stream id */
 	size_t n_stream_cpu;
 	uint64_t freq;
 	uint64_t last_ts;
 	int64_t env_vpid;
 	char *env_procname;
-	bool kernel;			/* env domain = "kernel" (LTTng kernel or perf) */
+	bool kernel; /* env domain = "kernel" (LTTng kernel or perf) */
 	bool env_read;
 	bool failed;
 	int status;
@@ -78,11 +78,11 @@ struct bt_input {
 struct analyzer_source {
 	struct bt_input *in;
 	size_t n_in;
-	GHashTable *classes;		/* const bt_event_class * -> struct class_info * */
+	GHashTable *classes; /* const bt_event_class * -> struct class_info * */
 	struct {
 		const bt_event_class *cls;
 		struct class_info *ci;
-	} cache[64];			/* direct-mapped in front of the hash table */
+	} cache[64]; /* direct-mapped in front of the hash table */
 	struct analyzer_core *core;
 	const bt_plugin *ctf, *utils;
 	bool progress;
@@ -195,8 +195,10 @@ static int find_traces(const char *const *paths, size_t n, GPtrArray *out, struc
 			return DPS_ERR_NOENT;
 		}
 		if (!S_ISDIR(st.st_mode)) {
-			dps_diag_setf(diag, "%s: not a directory: expected a CTF trace directory "
-					    "(or a directory holding several)", paths[i]);
+			dps_diag_setf(diag,
+				      "%s: not a directory: expected a CTF trace directory "
+				      "(or a directory holding several)",
+				      paths[i]);
 			return DPS_ERR_INVAL;
 		}
 		found_traces = out;
@@ -207,8 +209,10 @@ static int find_traces(const char *const *paths, size_t n, GPtrArray *out, struc
 		}
 		found_traces = NULL;
 		if (out->len == before) {
-			dps_diag_setf(diag, "%s: no CTF trace found (no `metadata` file in it or "
-					    "below it)", paths[i]);
+			dps_diag_setf(diag,
+				      "%s: no CTF trace found (no `metadata` file in it or "
+				      "below it)",
+				      paths[i]);
 			return DPS_ERR_INVAL;
 		}
 	}
@@ -219,8 +223,7 @@ static int find_traces(const char *const *paths, size_t n, GPtrArray *out, struc
 /*
  * Event class resolution
  */
-static bool find_member(const bt_field_class *fc, const char *name, uint8_t where,
-			struct fref *out)
+static bool find_member(const bt_field_class *fc, const char *name, uint8_t where, struct fref *out)
 {
 	uint64_t n;
 
@@ -230,7 +233,7 @@ static bool find_member(const bt_field_class *fc, const char *name, uint8_t wher
 	n = bt_field_class_structure_get_member_count(fc);
 	for (uint64_t i = 0; i < n; i++) {
 		const bt_field_class_structure_member *m =
-			bt_field_class_structure_borrow_member_by_index_const(fc, i);
+		    bt_field_class_structure_borrow_member_by_index_const(fc, i);
 		const bt_field_class *mfc;
 		bt_field_class_type t;
 
@@ -259,7 +262,7 @@ static bool find_member(const bt_field_class *fc, const char *name, uint8_t wher
 static struct fref payload_field(const bt_event_class *cls, const char *n1, const char *n2)
 {
 	const bt_field_class *fc = bt_event_class_borrow_payload_field_class_const(cls);
-	struct fref r = { 0 };
+	struct fref r = {0};
 
 	if (!find_member(fc, n1, W_PAYLOAD, &r) && n2) {
 		find_member(fc, n2, W_PAYLOAD, &r);
@@ -270,7 +273,7 @@ static struct fref payload_field(const bt_event_class *cls, const char *n1, cons
 static struct fref context_field(const bt_event_class *cls, const char *name)
 {
 	const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(cls);
-	struct fref r = { 0 };
+	struct fref r = {0};
 
 	if (!find_member(bt_stream_class_borrow_event_common_context_field_class_const(sc), name,
 			 W_COMMON, &r)) {
@@ -297,7 +300,7 @@ static void resolve_kernel(const bt_event_class *cls, const char *name, struct c
 	} else if (!strcmp(name, "sched_wakeup") || !strcmp(name, "sched_waking") ||
 		   !strcmp(name, "sched_wakeup_new")) {
 		ci->kind = ANALYZER_EV_WAKEUP;
-		ci->flags = !strcmp(name, "sched_waking")       ? ANALYZER_EVF_WAKING
+		ci->flags = !strcmp(name, "sched_waking")	? ANALYZER_EVF_WAKING
 			    : !strcmp(name, "sched_wakeup_new") ? ANALYZER_EVF_WAKEUP_NEW
 								: 0;
 		ci->a = payload_field(cls, "tid", "pid");
@@ -352,7 +355,8 @@ static void resolve_ust(const bt_event_class *cls, const char *name, struct clas
 	size_t plen = ev ? (size_t)(ev - name) : 0;
 
 	ev = ev ? ev + 1 : name;
-	if ((plen == 14 && starts(name, "lttng_ust_libc")) || (plen == 8 && starts(name, "ust_libc"))) {
+	if ((plen == 14 && starts(name, "lttng_ust_libc")) ||
+	    (plen == 8 && starts(name, "ust_libc"))) {
 		if (!strcmp(ev, "malloc") || !strcmp(ev, "memalign")) {
 			ci->kind = ANALYZER_EV_ALLOC;
 			ci->a = payload_field(cls, "ptr", NULL);
@@ -399,20 +403,20 @@ static void resolve_ust(const bt_event_class *cls, const char *name, struct clas
 			uint32_t kind;
 			const char *a, *b;
 		} dps[] = {
-			{ "thread_begin", ANALYZER_EV_DPS_THREAD_BEGIN, "id", NULL },
-			{ "thread_end", ANALYZER_EV_DPS_THREAD_END, "id", "cpu_ns" },
-			{ "run_begin", ANALYZER_EV_DPS_RUN_BEGIN, NULL, NULL },
-			{ "run_end", ANALYZER_EV_DPS_RUN_END, NULL, NULL },
-			{ "sleep_begin", ANALYZER_EV_DPS_SLEEP_BEGIN, NULL, NULL },
-			{ "sleep_end", ANALYZER_EV_DPS_SLEEP_END, NULL, NULL },
-			{ "create", ANALYZER_EV_DPS_CREATE, "child_id", NULL },
-			{ "join_begin", ANALYZER_EV_DPS_JOIN_BEGIN, "child_id", NULL },
-			{ "join_end", ANALYZER_EV_DPS_JOIN_END, "child_id", NULL },
-			{ "wait_begin", ANALYZER_EV_DPS_WAIT_BEGIN, "waker_id", NULL },
-			{ "wait_end", ANALYZER_EV_DPS_WAIT_END, "waker_id", NULL },
-			{ "wake", ANALYZER_EV_DPS_WAKE, "wakee_id", NULL },
-			{ "heap", ANALYZER_EV_DPS_HEAP, "delta_bytes", "size_bytes" },
-			{ "stack", ANALYZER_EV_DPS_STACK, "delta_bytes", "depth_bytes" },
+		    {"thread_begin", ANALYZER_EV_DPS_THREAD_BEGIN, "id", NULL},
+		    {"thread_end", ANALYZER_EV_DPS_THREAD_END, "id", "cpu_ns"},
+		    {"run_begin", ANALYZER_EV_DPS_RUN_BEGIN, NULL, NULL},
+		    {"run_end", ANALYZER_EV_DPS_RUN_END, NULL, NULL},
+		    {"sleep_begin", ANALYZER_EV_DPS_SLEEP_BEGIN, NULL, NULL},
+		    {"sleep_end", ANALYZER_EV_DPS_SLEEP_END, NULL, NULL},
+		    {"create", ANALYZER_EV_DPS_CREATE, "child_id", NULL},
+		    {"join_begin", ANALYZER_EV_DPS_JOIN_BEGIN, "child_id", NULL},
+		    {"join_end", ANALYZER_EV_DPS_JOIN_END, "child_id", NULL},
+		    {"wait_begin", ANALYZER_EV_DPS_WAIT_BEGIN, "waker_id", NULL},
+		    {"wait_end", ANALYZER_EV_DPS_WAIT_END, "waker_id", NULL},
+		    {"wake", ANALYZER_EV_DPS_WAKE, "wakee_id", NULL},
+		    {"heap", ANALYZER_EV_DPS_HEAP, "delta_bytes", "size_bytes"},
+		    {"stack", ANALYZER_EV_DPS_STACK, "delta_bytes", "depth_bytes"},
 		};
 
 		for (size_t i = 0; i < sizeof(dps) / sizeof(dps[0]); i++) {
@@ -566,8 +570,8 @@ static void set_stream_cpu(struct bt_input *in, const bt_packet *packet)
 	const bt_field *ctx = bt_packet_borrow_context_field_const(packet);
 	const bt_stream *stream = bt_packet_borrow_stream_const(packet);
 	uint64_t id = bt_stream_get_id(stream);
-	struct fref r = { 0 };
-	struct roots roots = { { NULL } };
+	struct fref r = {0};
+	struct roots roots = {{NULL}};
 
 	if (!ctx || id > 1u << 20) {
 		return;
@@ -635,8 +639,8 @@ static int handle_event(struct analyzer_source *src, struct bt_input *in, const 
 	r.f[W_NONE] = NULL;
 	r.f[W_PAYLOAD] = bt_event_borrow_payload_field_const(ev);
 	r.f[W_COMMON] = ci->need_common ? bt_event_borrow_common_context_field_const(ev) : NULL;
-	r.f[W_SPECIFIC] = ci->need_specific ? bt_event_borrow_specific_context_field_const(ev)
-					    : NULL;
+	r.f[W_SPECIFIC] =
+	    ci->need_specific ? bt_event_borrow_specific_context_field_const(ev) : NULL;
 	e.flags = ci->flags;
 	e.ctx_tid = read_int(&r, &ci->ctx_tid, -1);
 	/* The pid of a known thread does not change: skip reading it. */
@@ -647,8 +651,7 @@ static int handle_event(struct analyzer_source *src, struct bt_input *in, const 
 			e.ctx_comm = in->env_procname;
 		}
 	}
-	if (ci->kind == ANALYZER_EV_WAKEUP && has(&ci->irq) &&
-	    (read_int(&r, &ci->irq, 0) & 0x58)) {
+	if (ci->kind == ANALYZER_EV_WAKEUP && has(&ci->irq) && (read_int(&r, &ci->irq, 0) & 0x58)) {
 		/* perf's common_flags: hardirq 0x08, softirq 0x10, nmi 0x40 */
 		e.flags |= ANALYZER_EVF_IRQ;
 	}
@@ -671,8 +674,8 @@ static int handle_event(struct analyzer_source *src, struct bt_input *in, const 
 	return analyzer_core_feed(src->core, &e);
 }
 
-static int handle_discarded(struct analyzer_source *src, struct bt_input *in,
-			    const bt_message *msg, bool packets)
+static int handle_discarded(struct analyzer_source *src, struct bt_input *in, const bt_message *msg,
+			    bool packets)
 {
 	struct analyzer_event e = analyzer_event_init(ANALYZER_EV_DISCARDED, in->last_ts, -1);
 	const bt_stream *stream = packets ? bt_message_discarded_packets_borrow_stream_const(msg)
@@ -689,9 +692,13 @@ static int handle_discarded(struct analyzer_source *src, struct bt_input *in,
 		}
 		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(sc)) {
 			e.ts = snapshot_ns(
-				in, bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(msg));
+			    in,
+			    bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(
+				msg));
 			e.b = (int64_t)snapshot_ns(
-				in, bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(msg));
+			    in,
+			    bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(
+				msg));
 		}
 	} else {
 		if (bt_message_discarded_events_get_count(msg, &count) ==
@@ -700,9 +707,12 @@ static int handle_discarded(struct analyzer_source *src, struct bt_input *in,
 		}
 		if (bt_stream_class_discarded_events_have_default_clock_snapshots(sc)) {
 			e.ts = snapshot_ns(
-				in, bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(msg));
+			    in,
+			    bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(
+				msg));
 			e.b = (int64_t)snapshot_ns(
-				in, bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg));
+			    in, bt_message_discarded_events_borrow_end_default_clock_snapshot_const(
+				    msg));
 		}
 	}
 	return analyzer_core_feed(src->core, &e);
@@ -811,19 +821,18 @@ static int build_graph(struct analyzer_source *src, struct bt_input *in, struct 
 	n_ports = bt_component_source_get_output_port_count(fs);
 	for (uint64_t i = 0; i < n_ports; i++) {
 		const bt_port_output *op =
-			bt_component_source_borrow_output_port_by_index_const(fs, i);
+		    bt_component_source_borrow_output_port_by_index_const(fs, i);
 		const bt_port_input *ip =
-			bt_component_filter_borrow_input_port_by_index_const(mux, i);
+		    bt_component_filter_borrow_input_port_by_index_const(mux, i);
 
 		if (!ip || bt_graph_connect_ports(in->graph, op, ip, NULL)) {
 			take_bt_error(diag, what);
 			goto end;
 		}
 	}
-	if (bt_graph_connect_ports(in->graph,
-				   bt_component_filter_borrow_output_port_by_index_const(mux, 0),
-				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
-				   NULL)) {
+	if (bt_graph_connect_ports(
+		in->graph, bt_component_filter_borrow_output_port_by_index_const(mux, 0),
+		bt_component_sink_borrow_input_port_by_index_const(sink, 0), NULL)) {
 		take_bt_error(diag, what);
 		goto end;
 	}
@@ -869,7 +878,7 @@ static uint64_t head_ts(const struct bt_input *in)
 	if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT) {
 		return snapshot_ns(in, bt_message_event_borrow_default_clock_snapshot_const(msg));
 	}
-	return 0;	/* stream/packet messages first */
+	return 0; /* stream/packet messages first */
 }
 
 static void show_progress(struct analyzer_source *src, bool last)
@@ -975,7 +984,7 @@ static void destroy_inputs(struct analyzer_source *src)
 int analyzer_source_read(const struct analyzer_options *opts, bool list_only,
 			 struct analyzer_result *res, struct dps_diag *diag)
 {
-	struct analyzer_source src = { 0 };
+	struct analyzer_source src = {0};
 	GPtrArray *traces = g_ptr_array_new_with_free_func(g_free);
 	bool has_sched = false;
 	int status;
@@ -1024,7 +1033,7 @@ int analyzer_source_read(const struct analyzer_options *opts, bool list_only,
 		for (size_t m = 0; m < in->n; m++) {
 			if (bt_message_get_type(in->buf[m]) == BT_MESSAGE_TYPE_STREAM_BEGINNING) {
 				read_env(in, bt_message_stream_beginning_borrow_stream_const(
-						     in->buf[m]));
+						 in->buf[m]));
 			}
 		}
 		has_sched = has_sched || in->kernel;

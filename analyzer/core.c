@@ -47,20 +47,20 @@ struct athread {
 	uint32_t gen;
 	char comm[32];
 	uint8_t state;
-	bool tracked;		/* detailed timeline recorded */
-	bool matched;		/* matches the selection itself (not only as a descendant) */
-	bool created;		/* fork seen */
+	bool tracked; /* detailed timeline recorded */
+	bool matched; /* matches the selection itself (not only as a descendant) */
+	bool created; /* fork seen */
 	bool exited;
 	bool in_syscall;
 	bool has_runtime;
-	bool joined;		/* some thread joined it */
+	bool joined; /* some thread joined it */
 	bool pid_from_fork;
-	bool marks_unsorted;	/* add_mark appended out of order: sort at the end */
-	bool attached;		/* no selected creator: created by the root (finish) */
+	bool marks_unsorted; /* add_mark appended out of order: sort at the end */
+	bool attached;	     /* no selected creator: created by the root (finish) */
 	int32_t cpu;
-	uint64_t since;		/* start of the current state */
+	uint64_t since; /* start of the current state */
 	uint64_t first_ts, last_ts, create_ts, exit_ts, end_ts;
-	uint64_t run_since;	/* last switch-in */
+	uint64_t run_since; /* last switch-in */
 	size_t creator;
 	uint64_t cpu_ns, runtime_ns, n_switches, n_inferred;
 
@@ -91,8 +91,8 @@ struct athread {
 };
 
 struct cpu_state {
-	size_t cur;		/* thread index, IDLE_T, or NO_T (unknown) */
-	uint64_t since;		/* when cur got the CPU (or the CPU's first event) */
+	size_t cur;	/* thread index, IDLE_T, or NO_T (unknown) */
+	uint64_t since; /* when cur got the CPU (or the CPU's first event) */
 	uint64_t first_ts;
 	bool seen;
 };
@@ -106,20 +106,20 @@ struct analyzer_core {
 	bool has_sched;
 	struct athread **th;
 	size_t n_th, cap_th;
-	GHashTable *by_tid;		/* tid -> index + 1 (latest thread of that tid), big tids */
-	uint32_t *tid_map;		/* same for tids below TID_MAP_MAX: index + 1, 0 = none */
+	GHashTable *by_tid; /* tid -> index + 1 (latest thread of that tid), big tids */
+	uint32_t *tid_map;  /* same for tids below TID_MAP_MAX: index + 1, 0 = none */
 	size_t n_tid_map;
 	struct cpu_state *cpus;
 	size_t n_cpus;
-	GHashTable *allocs;		/* ptr -> struct alloc_info* */
-	GHashTable *dps_ids;		/* dps thread id -> index + 1 */
-	GHashTable *dps_creates;	/* dps child id -> (parent index + 1) */
+	GHashTable *allocs;	 /* ptr -> struct alloc_info* */
+	GHashTable *dps_ids;	 /* dps thread id -> index + 1 */
+	GHashTable *dps_creates; /* dps child id -> (parent index + 1) */
 	uint64_t begin_ts, end_ts, n_events;
 	bool any_event;
 	bool seen_waking, seen_syscalls, seen_dps_heap, seen_dps_stack;
 	uint64_t n_discarded, n_discarded_packets, disc_begin, disc_end;
 	bool partial;
-	int status;			/* sticky ENOMEM */
+	int status; /* sticky ENOMEM */
 };
 
 /*
@@ -189,8 +189,8 @@ static size_t add_mark(struct analyzer_core *core, struct athread *t, uint64_t t
 	if (t->n_marks && t->marks[t->n_marks - 1].ts_ns > ts) {
 		t->marks_unsorted = true;
 	}
-	t->marks[t->n_marks] = (struct analyzer_mark){ .ts_ns = ts, .kind = kind,
-						       .other = other == NO_T ? 0 : (uint32_t)other };
+	t->marks[t->n_marks] = (struct analyzer_mark){
+	    .ts_ns = ts, .kind = kind, .other = other == NO_T ? 0 : (uint32_t)other};
 	return t->n_marks++;
 }
 
@@ -295,8 +295,7 @@ static void untrack_child_process(struct analyzer_core *core, struct athread *t)
 		return;
 	}
 	for (size_t i = 0; i < p->n_marks; i++) {
-		if (p->marks[i].kind == ANALYZER_MARK_CREATE &&
-		    core->th[p->marks[i].other] == t) {
+		if (p->marks[i].kind == ANALYZER_MARK_CREATE && core->th[p->marks[i].other] == t) {
 			p->marks[i].kind = MARK_DELETED;
 		}
 	}
@@ -380,8 +379,8 @@ static size_t find_thread(struct analyzer_core *core, int64_t tid)
 
 	if (tid >= 0 && tid < TID_MAP_MAX) {
 		return (size_t)tid < core->n_tid_map && core->tid_map[tid]
-			       ? (size_t)core->tid_map[tid] - 1
-			       : NO_T;
+			   ? (size_t)core->tid_map[tid] - 1
+			   : NO_T;
 	}
 	v = g_hash_table_lookup(core->by_tid, GINT_TO_POINTER((gint)tid));
 	return v ? GPOINTER_TO_SIZE(v) - 1 : NO_T;
@@ -418,7 +417,7 @@ static struct cpu_state *get_cpu(struct analyzer_core *core, int32_t cpu, uint64
 			return NULL;
 		}
 		for (size_t i = core->n_cpus; i < n; i++) {
-			c[i] = (struct cpu_state){ .cur = NO_T };
+			c[i] = (struct cpu_state){.cur = NO_T};
 		}
 		core->cpus = c;
 		core->n_cpus = n;
@@ -636,8 +635,7 @@ static void on_switch(struct analyzer_core *core, const struct analyzer_event *e
 /* Who woke: the context's thread (perf), else the CPU's current thread; not an interrupt,
  * not idle, and when the trace has syscalls, only a thread inside one (a futex wake, a
  * write to a pipe), not a timer interrupt landing on whoever ran. */
-static size_t find_waker(struct analyzer_core *core, const struct analyzer_event *ev,
-			 size_t ctx)
+static size_t find_waker(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx)
 {
 	size_t w;
 
@@ -728,7 +726,8 @@ static void convert_wake_to_join(struct analyzer_core *core, size_t x)
 	st = T(core, xt->wake_target);
 	/* Only its creator reaps it (pthread_join, wait4): another thread woken just before
 	 * the exit was woken by something else, such as a mutex unlock. */
-	if (xt->creator != xt->wake_target || st->block_waker != x || st->block_seg == NO_T || st->block_seg >= st->n_segs) {
+	if (xt->creator != xt->wake_target || st->block_waker != x || st->block_seg == NO_T ||
+	    st->block_seg >= st->n_segs) {
 		return;
 	}
 	seg = &st->segs[st->block_seg];
@@ -883,8 +882,7 @@ static void on_statedump(struct analyzer_core *core, const struct analyzer_event
 	set_pid(core, t, ev->b);
 }
 
-static void on_stat_runtime(struct analyzer_core *core, const struct analyzer_event *ev,
-			    size_t ctx)
+static void on_stat_runtime(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx)
 {
 	size_t x;
 	struct athread *t;
@@ -1315,7 +1313,7 @@ void analyzer_core_destroy(struct analyzer_core *core)
 struct proc_acc {
 	int64_t key;
 	bool pid_known;
-	size_t main;		/* thread index giving the name */
+	size_t main; /* thread index giving the name */
 	size_t n_threads;
 	uint64_t cpu_ns, begin, end;
 };
@@ -1373,7 +1371,8 @@ static int build_process_list(struct analyzer_core *core, struct analyzer_result
 			a->main = i;
 			a->begin = t->first_ts;
 			a->end = end;
-			g_hash_table_insert(by_key, GINT_TO_POINTER((gint)key), GSIZE_TO_POINTER(n));
+			g_hash_table_insert(by_key, GINT_TO_POINTER((gint)key),
+					    GSIZE_TO_POINTER(n));
 		}
 		a->n_threads++;
 		a->cpu_ns += thread_cpu_ns(t);
@@ -1428,8 +1427,7 @@ static void list_candidates(struct analyzer_core *core, struct analyzer_result *
 
 		len = strlen(diag->msg);
 		snprintf(diag->msg + len, sizeof(diag->msg) - len, " %s%" PRId64 " %s %zu %.1f;",
-			 p->pid_known ? "" : "~", p->pid, p->comm, p->n_threads,
-			 p->cpu_ns / 1e6);
+			 p->pid_known ? "" : "~", p->pid, p->comm, p->n_threads, p->cpu_ns / 1e6);
 	}
 	if (tmp->n_procs > 20) {
 		len = strlen(diag->msg);
@@ -1511,10 +1509,9 @@ static int insert_joins(struct athread *p, struct join_ins *ins, size_t n_ins)
 		struct analyzer_segment s = p->segs[i];
 
 		while (j < n_ins && ins[j].ts <= s.begin_ns) {
-			out[n_out++] = (struct analyzer_segment){ ins[j].ts < s.begin_ns ? s.begin_ns
-										    : ins[j].ts,
-								  0, ANALYZER_SEG_JOIN,
-								  (uint32_t)ins[j].child };
+			out[n_out++] = (struct analyzer_segment){
+			    ins[j].ts < s.begin_ns ? s.begin_ns : ins[j].ts, 0, ANALYZER_SEG_JOIN,
+			    (uint32_t)ins[j].child};
 			out[n_out - 1].end_ns = out[n_out - 1].begin_ns;
 			j++;
 		}
@@ -1525,9 +1522,8 @@ static int insert_joins(struct athread *p, struct join_ins *ins, size_t n_ins)
 			if (head.end_ns > head.begin_ns) {
 				out[n_out++] = head;
 			}
-			out[n_out++] = (struct analyzer_segment){ ins[j].ts, ins[j].ts,
-								  ANALYZER_SEG_JOIN,
-								  (uint32_t)ins[j].child };
+			out[n_out++] = (struct analyzer_segment){
+			    ins[j].ts, ins[j].ts, ANALYZER_SEG_JOIN, (uint32_t)ins[j].child};
 			s.begin_ns = ins[j].ts;
 			j++;
 		}
@@ -1539,8 +1535,8 @@ static int insert_joins(struct athread *p, struct join_ins *ins, size_t n_ins)
 		if (ins[j].ts > ts) {
 			ts = ins[j].ts;
 		}
-		out[n_out++] = (struct analyzer_segment){ ts, ts, ANALYZER_SEG_JOIN,
-							  (uint32_t)ins[j].child };
+		out[n_out++] =
+		    (struct analyzer_segment){ts, ts, ANALYZER_SEG_JOIN, (uint32_t)ins[j].child};
 	}
 	free(p->segs);
 	p->segs = out;
@@ -1585,7 +1581,7 @@ static int add_implicit_joins(struct analyzer_core *core)
 		if (thread_end(core, p) < c->exit_ts || (p->exited && p->exit_ts < c->exit_ts)) {
 			continue;
 		}
-		all[n++] = (struct join_ins){ c->exit_ts, i };
+		all[n++] = (struct join_ins){c->exit_ts, i};
 	}
 	qsort_r(all, n, sizeof(*all), cmp_join_parent, core);
 	status = DPS_OK;
@@ -1599,7 +1595,8 @@ static int add_implicit_joins(struct analyzer_core *core)
 		status = insert_joins(T(core, parent), &all[i], j - i);
 		for (size_t k = i; k < j && !status; k++) {
 			T(core, all[k].child)->joined = true;
-			add_mark(core, T(core, parent), all[k].ts, ANALYZER_MARK_JOIN, all[k].child);
+			add_mark(core, T(core, parent), all[k].ts, ANALYZER_MARK_JOIN,
+				 all[k].child);
 		}
 		i = j;
 	}
@@ -1630,8 +1627,9 @@ static int cmp_kept(const void *a, const void *b, void *arg)
  * of a UST trace without vtid (tid unknown) 900 x 10^9 + pid, apart from every real tid. */
 static uint64_t thread_id(const struct athread *t)
 {
-	uint64_t base = t->tid > 0 ? (uint64_t)t->tid
-				   : 900 * ANALYZER_TID_REUSE_STRIDE + (t->pid > 0 ? (uint64_t)t->pid : 0);
+	uint64_t base = t->tid > 0
+			    ? (uint64_t)t->tid
+			    : 900 * ANALYZER_TID_REUSE_STRIDE + (t->pid > 0 ? (uint64_t)t->pid : 0);
 
 	return base + (uint64_t)t->gen * ANALYZER_TID_REUSE_STRIDE;
 }
@@ -1640,7 +1638,7 @@ static uint64_t thread_id(const struct athread *t)
  * candidates in diag. */
 static int select_threads(struct analyzer_core *core, size_t *root_out, struct dps_diag *diag)
 {
-	struct analyzer_result tmp = { 0 };
+	struct analyzer_result tmp = {0};
 	size_t root = NO_T;
 	size_t n_roots = 0;
 	char procs[256] = "";
@@ -1655,7 +1653,8 @@ static int select_threads(struct analyzer_core *core, size_t *root_out, struct d
 			continue;
 		}
 		t->kept = true;
-		if (t->creator != NO_T && T(core, t->creator)->tracked && !T(core, t->creator)->kept) {
+		if (t->creator != NO_T && T(core, t->creator)->tracked &&
+		    !T(core, t->creator)->kept) {
 			t->kept = false;
 		}
 		if (t->kept && !core->opts.follow_children && is_kept_creator(core, t) &&
@@ -1683,10 +1682,10 @@ static int select_threads(struct analyzer_core *core, size_t *root_out, struct d
 		}
 	}
 	if (root == NO_T) {
-		list_candidates(core, &tmp, core->opts.pid >= 0 || core->opts.tid >= 0 ||
-							    core->opts.comm
-						    ? "the selection matches no thread"
-						    : "no selection (--pid, --tid or --comm)",
+		list_candidates(core, &tmp,
+				core->opts.pid >= 0 || core->opts.tid >= 0 || core->opts.comm
+				    ? "the selection matches no thread"
+				    : "no selection (--pid, --tid or --comm)",
 				diag);
 		status = DPS_ERR_INVAL;
 		goto end;
@@ -1699,7 +1698,8 @@ static int select_threads(struct analyzer_core *core, size_t *root_out, struct d
 			continue;
 		}
 		if (proc_of(t) == proc_of(T(core, root)) ||
-		    (core->opts.follow_children && t->ppid >= 0 && t->ppid == proc_of(T(core, root)))) {
+		    (core->opts.follow_children && t->ppid >= 0 &&
+		     t->ppid == proc_of(T(core, root)))) {
 			t->creator = root;
 			t->attached = true;
 			continue;
@@ -1733,8 +1733,8 @@ struct act_builder {
 	struct analyzer_core *core;
 	const struct analyzer_result *res;
 	struct dps_actset *set;
-	size_t t;		/* index in the set */
-	uint64_t pending_run;	/* ns */
+	size_t t;	      /* index in the set */
+	uint64_t pending_run; /* ns */
 	double run_scale;
 	int64_t heap, stack;
 	int status;
@@ -1787,8 +1787,8 @@ static void emit_point(struct act_builder *b, const struct analyzer_thread *rt, 
 {
 	/* Marks and memory samples up to `upto`, in time order. */
 	for (;;) {
-		bool have_m = *mi < rt->n_marks &&
-			      (inclusive ? rt->marks[*mi].ts_ns <= upto : rt->marks[*mi].ts_ns < upto);
+		bool have_m = *mi < rt->n_marks && (inclusive ? rt->marks[*mi].ts_ns <= upto
+							      : rt->marks[*mi].ts_ns < upto);
 		bool have_s = *si < rt->n_mem &&
 			      (inclusive ? rt->mem[*si].ts_ns <= upto : rt->mem[*si].ts_ns < upto);
 
@@ -1824,7 +1824,7 @@ static int build_actions(struct analyzer_core *core, struct analyzer_result *res
 {
 	struct analyzer_thread *rt = &res->threads[ri];
 	struct analyzer_thread_stats *st = &rt->stats;
-	struct act_builder b = { .core = core, .res = res, .set = set, .t = ri, .run_scale = 1.0 };
+	struct act_builder b = {.core = core, .res = res, .set = set, .t = ri, .run_scale = 1.0};
 	size_t mi = 0, si = 0;
 	uint64_t run_sum = 0, cur;
 
@@ -1857,7 +1857,8 @@ static int build_actions(struct analyzer_core *core, struct analyzer_result *res
 				if (next < cur) {
 					next = cur;
 				}
-				b.pending_run += (uint64_t)((double)(next - cur) * b.run_scale + 0.5);
+				b.pending_run +=
+				    (uint64_t)((double)(next - cur) * b.run_scale + 0.5);
 				cur = next;
 				if (next >= s->end_ns) {
 					break;
@@ -1917,7 +1918,8 @@ static int copy_thread(struct analyzer_core *core, size_t ci, struct analyzer_th
 		if (s->kind == ANALYZER_SEG_WAIT || s->kind == ANALYZER_SEG_JOIN) {
 			struct athread *o = T(core, s->other);
 
-			if (!o->kept || o == t || (s->kind == ANALYZER_SEG_JOIN && o->res_idx == 0)) {
+			if (!o->kept || o == t ||
+			    (s->kind == ANALYZER_SEG_JOIN && o->res_idx == 0)) {
 				/* Not selected, or the root (never created, so never joined: the
 				 * process exiting woke its other threads). */
 				s->kind = ANALYZER_SEG_SLEEP;
@@ -1967,7 +1969,8 @@ static int copy_thread(struct analyzer_core *core, size_t ci, struct analyzer_th
 		if (m.kind != ANALYZER_MARK_EXIT) {
 			struct athread *o = T(core, m.other);
 
-			if (!o->kept || o == t || (m.kind == ANALYZER_MARK_JOIN && o->res_idx == 0)) {
+			if (!o->kept || o == t ||
+			    (m.kind == ANALYZER_MARK_JOIN && o->res_idx == 0)) {
 				continue;
 			}
 			m.other = (uint32_t)o->res_idx;
@@ -2010,8 +2013,8 @@ static char *format_options(const struct analyzer_options *o, uint64_t min_block
 	return strdup(buf);
 }
 
-static int build_actset(struct analyzer_core *core, struct analyzer_result *res,
-			uint64_t min_block, struct dps_diag *diag)
+static int build_actset(struct analyzer_core *core, struct analyzer_result *res, uint64_t min_block,
+			struct dps_diag *diag)
 {
 	struct dps_actset *set = dps_actset_create();
 	int status = DPS_ERR_NOMEM;
@@ -2032,8 +2035,8 @@ static int build_actset(struct analyzer_core *core, struct analyzer_result *res,
 		at->pid = rt->pid;
 		at->pre_existing = rt->pre_existing && i != res->root;
 		at->start_offset_ns = rt->start_ns > res->threads[res->root].start_ns
-					      ? rt->start_ns - res->threads[res->root].start_ns
-					      : 0;
+					  ? rt->start_ns - res->threads[res->root].start_ns
+					  : 0;
 		if (rt->comm && rt->comm[0] && dps_actset_set_str(&at->comm, rt->comm)) {
 			goto error;
 		}
@@ -2097,10 +2100,11 @@ static void add_pre_existing_creates(struct analyzer_core *core, size_t root)
 		add_mark(core, r, at, ANALYZER_MARK_CREATE, i);
 		if (!t->created && t->first_ts > at) {
 			/* Unknown before its first event: keep its timing with a sleep. */
-			if (grow((void **)&t->segs, &t->cap_segs, t->n_segs + 1, sizeof(*t->segs))) {
+			if (grow((void **)&t->segs, &t->cap_segs, t->n_segs + 1,
+				 sizeof(*t->segs))) {
 				memmove(&t->segs[1], &t->segs[0], t->n_segs * sizeof(*t->segs));
-				t->segs[0] = (struct analyzer_segment){ at, t->first_ts,
-									ANALYZER_SEG_SLEEP, 0 };
+				t->segs[0] = (struct analyzer_segment){at, t->first_ts,
+								       ANALYZER_SEG_SLEEP, 0};
 				t->n_segs++;
 			} else {
 				set_nomem(core);
@@ -2168,8 +2172,7 @@ static void fill_partial(struct analyzer_core *core, struct analyzer_result *res
 			 core->n_discarded, core->n_discarded_packets, core->disc_begin / 1e9,
 			 core->disc_end / 1e9);
 	} else {
-		snprintf(buf, sizeof(buf),
-			 "%" PRIu64 " events discarded between %.6f s and %.6f s",
+		snprintf(buf, sizeof(buf), "%" PRIu64 " events discarded between %.6f s and %.6f s",
 			 core->n_discarded, core->disc_begin / 1e9, core->disc_end / 1e9);
 	}
 	free(res->partial_reason);

@@ -20,7 +20,7 @@ struct analyzer_core;
  * taken as running from its first to its last event. Returns NULL on ENOMEM.
  */
 struct analyzer_core *analyzer_core_create(const struct analyzer_options *opts, bool has_sched);
-void analyzer_core_destroy(struct analyzer_core *core);	/* accepts NULL */
+void analyzer_core_destroy(struct analyzer_core *core); /* accepts NULL */
 
 /* Feeds one event, in timestamp order. Returns DPS_OK or DPS_ERR_NOMEM. */
 int analyzer_core_feed(struct analyzer_core *core, const struct analyzer_event *ev);

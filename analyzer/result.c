@@ -9,10 +9,10 @@
 void analyzer_options_default(struct analyzer_options *opts)
 {
 	*opts = (struct analyzer_options){
-		.pid = -1,
-		.tid = -1,
-		.min_block_ns = -1,
-		.build_actset = true,
+	    .pid = -1,
+	    .tid = -1,
+	    .min_block_ns = -1,
+	    .build_actset = true,
 	};
 }
 
@@ -55,8 +55,8 @@ static void print_thread_row(FILE *out, const char *id, const char *tid, const c
 			     const char *parent, const struct analyzer_thread_stats *s)
 {
 	fprintf(out,
-		"%-12s %-8s %-16.16s %-12s %10.3f %10.3f %10.3f %6" PRIu64 " %6" PRIu64
-		" %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64 "\n",
+		"%-12s %-8s %-16.16s %-12s %10.3f %10.3f %10.3f %6" PRIu64 " %6" PRIu64 " %6" PRIu64
+		" %6" PRIu64 " %6" PRIu64 " %6" PRIu64 "\n",
 		id, tid, comm, parent, s->busy_ns / 1e6, s->blocked_ns / 1e6, s->waiting_ns / 1e6,
 		s->n_runs, s->n_sleeps, s->n_waits, s->n_wakes, s->n_creates, s->n_joins);
 }
@@ -83,7 +83,7 @@ static void sum_stats(struct analyzer_thread_stats *t, const struct analyzer_thr
 
 void analyzer_result_print_table(const struct analyzer_result *res, FILE *out)
 {
-	struct analyzer_thread_stats total = { 0 };
+	struct analyzer_thread_stats total = {0};
 	char id[32], tid[32], parent[32];
 	uint64_t span = res->end_ns > res->begin_ns ? res->end_ns - res->begin_ns : 0;
 
@@ -91,9 +91,9 @@ void analyzer_result_print_table(const struct analyzer_result *res, FILE *out)
 	fprintf(out, "events: %" PRIu64 ", span %.3f ms, threads %zu%s%s\n", res->n_events,
 		span / 1e6, res->n_threads, res->partial ? ", PARTIAL: " : "",
 		res->partial ? (res->partial_reason ? res->partial_reason : "incomplete") : "");
-	fprintf(out, "%-12s %-8s %-16s %-12s %10s %10s %10s %6s %6s %6s %6s %6s %6s\n", "id",
-		"tid", "comm", "parent", "busy_ms", "blocked_ms", "waiting_ms", "runs", "sleeps",
-		"waits", "wakes", "creats", "joins");
+	fprintf(out, "%-12s %-8s %-16s %-12s %10s %10s %10s %6s %6s %6s %6s %6s %6s\n", "id", "tid",
+		"comm", "parent", "busy_ms", "blocked_ms", "waiting_ms", "runs", "sleeps", "waits",
+		"wakes", "creats", "joins");
 	for (size_t i = 0; i < res->n_threads; i++) {
 		const struct analyzer_thread *t = &res->threads[i];
 
@@ -115,8 +115,9 @@ void analyzer_result_print_table(const struct analyzer_result *res, FILE *out)
 			total.n_inferred);
 	}
 	if (total.n_free_null || total.n_free_unknown) {
-		fprintf(out, "heap: %" PRIu64 " allocations, %" PRIu64 " frees (%" PRIu64
-			     " of NULL, %" PRIu64 " of pointers allocated before the trace)\n",
+		fprintf(out,
+			"heap: %" PRIu64 " allocations, %" PRIu64 " frees (%" PRIu64
+			" of NULL, %" PRIu64 " of pointers allocated before the trace)\n",
 			total.n_allocs, total.n_frees, total.n_free_null, total.n_free_unknown);
 	}
 }
@@ -148,18 +149,19 @@ static void json_stats(FILE *out, const struct analyzer_thread_stats *s)
 		", \"heap_peak_bytes\": %" PRId64 ", \"stack_peak_bytes\": %" PRId64,
 		s->busy_ns, s->blocked_ns, s->waiting_ns, s->busy_exact ? "true" : "false",
 		s->n_runs, s->n_sleeps, s->n_waits, s->n_wakes, s->n_creates, s->n_joins,
-		s->n_switches, s->n_folded, s->n_inferred, s->n_allocs, s->n_frees,
-		s->n_free_null, s->n_free_unknown, s->heap_peak_bytes, s->stack_peak_bytes);
+		s->n_switches, s->n_folded, s->n_inferred, s->n_allocs, s->n_frees, s->n_free_null,
+		s->n_free_unknown, s->heap_peak_bytes, s->stack_peak_bytes);
 }
 
 void analyzer_result_print_json(const struct analyzer_result *res, FILE *out)
 {
-	struct analyzer_thread_stats total = { 0 };
+	struct analyzer_thread_stats total = {0};
 
 	fputs("{\"source\": ", out);
 	json_str(out, res->source);
-	fprintf(out, ", \"events\": %" PRIu64 ", \"begin_ns\": %" PRIu64 ", \"end_ns\": %" PRIu64
-		     ", \"partial\": %s, \"partial_reason\": ",
+	fprintf(out,
+		", \"events\": %" PRIu64 ", \"begin_ns\": %" PRIu64 ", \"end_ns\": %" PRIu64
+		", \"partial\": %s, \"partial_reason\": ",
 		res->n_events, res->begin_ns, res->end_ns, res->partial ? "true" : "false");
 	if (res->partial_reason) {
 		json_str(out, res->partial_reason);
@@ -170,8 +172,9 @@ void analyzer_result_print_json(const struct analyzer_result *res, FILE *out)
 	for (size_t i = 0; i < res->n_threads; i++) {
 		const struct analyzer_thread *t = &res->threads[i];
 
-		fprintf(out, "%s\n  {\"id\": %" PRIu64 ", \"tid\": %" PRId64 ", \"pid\": %" PRId64
-			     ", \"comm\": ",
+		fprintf(out,
+			"%s\n  {\"id\": %" PRIu64 ", \"tid\": %" PRId64 ", \"pid\": %" PRId64
+			", \"comm\": ",
 			i ? "," : "", t->id, t->tid, t->pid);
 		json_str(out, t->comm);
 		if (t->parent == ANALYZER_NO_THREAD) {
@@ -179,8 +182,9 @@ void analyzer_result_print_json(const struct analyzer_result *res, FILE *out)
 		} else {
 			fprintf(out, ", \"parent\": %" PRIu64, res->threads[t->parent].id);
 		}
-		fprintf(out, ", \"create_rank\": %zu, \"pre_existing\": %s, \"start_ns\": %" PRIu64
-			     ", \"end_ns\": %" PRIu64 ", ",
+		fprintf(out,
+			", \"create_rank\": %zu, \"pre_existing\": %s, \"start_ns\": %" PRIu64
+			", \"end_ns\": %" PRIu64 ", ",
 			t->create_rank, t->pre_existing ? "true" : "false", t->start_ns, t->end_ns);
 		json_stats(out, &t->stats);
 		fputc('}', out);
@@ -201,8 +205,8 @@ void analyzer_processes_print(const struct analyzer_result *res, FILE *out)
 
 		snprintf(pid, sizeof(pid), "%s%" PRId64, p->pid_known ? "" : "~", p->pid);
 		fprintf(out, "%-9s %-16.16s %8zu %12.3f %12.6f %12.3f\n", pid, p->comm,
-			p->n_threads, p->cpu_ns / 1e6,
-			(p->begin_ns - res->begin_ns) / 1e9, (p->end_ns - p->begin_ns) / 1e6);
+			p->n_threads, p->cpu_ns / 1e6, (p->begin_ns - res->begin_ns) / 1e9,
+			(p->end_ns - p->begin_ns) / 1e6);
 	}
 	fprintf(out, "(~: pid unknown, tid of its first thread; begin_s from the trace start)\n");
 }

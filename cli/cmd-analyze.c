@@ -12,25 +12,26 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"Usage: dps analyze TRACE... [--pid P | --tid T | --comm NAME] [OPTIONS]\n\n"
-		"Reads LTTng (kernel, UST) and perf-CTF traces and writes one action file per\n"
-		"thread of the selected process, with per-thread statistics. Without a selection\n"
-		"it lists the processes of the trace (exit status 2).\n\n"
-		"  -p, --pid P            the process P (and its threads)\n"
-		"  -t, --tid T            the thread T (and the threads it creates)\n"
-		"  -c, --comm NAME        the process named NAME\n"
-		"  -f, --follow-children  also replay child processes (fork+exec) as threads\n"
-		"  -m, --min-block D      fold blocks shorter than D into run (default: the\n"
-		"                         calibration file's, else %u us); D in us, or with a unit\n"
-		"                         ns/us/ms/s\n"
-		"      --calibration FILE read min_block_ns from a dps calibrate file\n"
-		"  -o, --output DIR       write the action set into DIR\n"
-		"      --json             statistics as JSON on stdout\n"
-		"  -q, --quiet            no statistics table\n"
-		"      --no-progress      no progress indicator\n"
-		"  -h, --help\n",
-		ANALYZER_DEFAULT_MIN_BLOCK_NS / 1000);
+	fprintf(
+	    out,
+	    "Usage: dps analyze TRACE... [--pid P | --tid T | --comm NAME] [OPTIONS]\n\n"
+	    "Reads LTTng (kernel, UST) and perf-CTF traces and writes one action file per\n"
+	    "thread of the selected process, with per-thread statistics. Without a selection\n"
+	    "it lists the processes of the trace (exit status 2).\n\n"
+	    "  -p, --pid P            the process P (and its threads)\n"
+	    "  -t, --tid T            the thread T (and the threads it creates)\n"
+	    "  -c, --comm NAME        the process named NAME\n"
+	    "  -f, --follow-children  also replay child processes (fork+exec) as threads\n"
+	    "  -m, --min-block D      fold blocks shorter than D into run (default: the\n"
+	    "                         calibration file's, else %u us); D in us, or with a unit\n"
+	    "                         ns/us/ms/s\n"
+	    "      --calibration FILE read min_block_ns from a dps calibrate file\n"
+	    "  -o, --output DIR       write the action set into DIR\n"
+	    "      --json             statistics as JSON on stdout\n"
+	    "  -q, --quiet            no statistics table\n"
+	    "      --no-progress      no progress indicator\n"
+	    "  -h, --help\n",
+	    ANALYZER_DEFAULT_MIN_BLOCK_NS / 1000);
 }
 
 /* "20", "20us", "0.5ms", "850ns" -> ns. Returns false when malformed. */
@@ -80,22 +81,22 @@ int dps_cmd_analyze(int argc, char **argv)
 {
 	enum { OPT_JSON = 256, OPT_CALIB, OPT_NO_PROGRESS };
 	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "tid", required_argument, NULL, 't' },
-		{ "comm", required_argument, NULL, 'c' },
-		{ "follow-children", no_argument, NULL, 'f' },
-		{ "min-block", required_argument, NULL, 'm' },
-		{ "calibration", required_argument, NULL, OPT_CALIB },
-		{ "output", required_argument, NULL, 'o' },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"pid", required_argument, NULL, 'p'},
+	    {"tid", required_argument, NULL, 't'},
+	    {"comm", required_argument, NULL, 'c'},
+	    {"follow-children", no_argument, NULL, 'f'},
+	    {"min-block", required_argument, NULL, 'm'},
+	    {"calibration", required_argument, NULL, OPT_CALIB},
+	    {"output", required_argument, NULL, 'o'},
+	    {"json", no_argument, NULL, OPT_JSON},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct analyzer_options opts;
 	struct analyzer_result *res = NULL;
-	struct dps_diag diag = { "" };
+	struct dps_diag diag = {""};
 	const char *outdir = NULL;
 	bool json = false, quiet = false, progress = true;
 	int opt, status, rc = DPS_EXIT_FAILURE;
@@ -170,8 +171,9 @@ int dps_cmd_analyze(int argc, char **argv)
 		status = analyzer_list_processes(&opts, &res, &diag);
 		if (status) {
 			fprintf(stderr, "dps analyze: %s\n", diag.msg);
-			return status == DPS_ERR_INVAL || status == DPS_ERR_NOENT ? DPS_EXIT_USAGE
-									 : DPS_EXIT_FAILURE;
+			return status == DPS_ERR_INVAL || status == DPS_ERR_NOENT
+				   ? DPS_EXIT_USAGE
+				   : DPS_EXIT_FAILURE;
 		}
 		fprintf(stderr, "dps analyze: no selection: pick a process with --pid, --tid or "
 				"--comm\n");
@@ -183,11 +185,12 @@ int dps_cmd_analyze(int argc, char **argv)
 	if (status) {
 		fprintf(stderr, "dps analyze: %s\n", diag.msg);
 		return status == DPS_ERR_INVAL || status == DPS_ERR_NOENT ? DPS_EXIT_USAGE
-									 : DPS_EXIT_FAILURE;
+									  : DPS_EXIT_FAILURE;
 	}
 	if (res->partial) {
-		fprintf(stderr, "dps analyze: warning: the trace is incomplete (%s); the result is "
-				"marked partial\n",
+		fprintf(stderr,
+			"dps analyze: warning: the trace is incomplete (%s); the result is "
+			"marked partial\n",
 			res->partial_reason ? res->partial_reason : "events lost");
 	}
 	if (outdir) {

@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int64_t small(uint8_t v, int span)
 {
-	return (int64_t)(v % span) - 1;	/* -1 .. span-2: unknown, idle, a few tids */
+	return (int64_t)(v % span) - 1; /* -1 .. span-2: unknown, idle, a few tids */
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

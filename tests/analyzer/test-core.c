@@ -10,7 +10,7 @@
 
 #include "core.h"
 
-#define US(x) ((uint64_t)(x) * 1000ULL)
+#define US(x) ((uint64_t)(x)*1000ULL)
 #define BLOCKED 1
 #define PREEMPTED 0
 
@@ -64,8 +64,7 @@ static void waking(uint64_t ts, int cpu, int64_t tid)
 	feed(ev);
 }
 
-static void fork_ev(uint64_t ts, int cpu, int64_t parent, int64_t child, int64_t ppid,
-		    int64_t cpid)
+static void fork_ev(uint64_t ts, int cpu, int64_t parent, int64_t child, int64_t ppid, int64_t cpid)
 {
 	struct analyzer_event ev = analyzer_event_init(ANALYZER_EV_FORK, ts, cpu);
 
@@ -133,8 +132,8 @@ static const struct analyzer_thread *thread(int64_t tid)
 
 static const char *kind_name(uint32_t kind)
 {
-	static const char *const names[] = { "?", "run", "sleep", "create", "join",
-					     "wait", "wake", "heap", "stack" };
+	static const char *const names[] = {"?",    "run",  "sleep", "create", "join",
+					    "wait", "wake", "heap",  "stack"};
 
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
 }
@@ -171,8 +170,8 @@ static const char *actions(int64_t tid)
 			snprintf(num, sizeof(num), "%" PRIu64, res->actset->threads[act->arg].id);
 			break;
 		}
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s %s", a ? "; " : "",
-					kw, num);
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s %s", a ? "; " : "", kw,
+					num);
 	}
 	return buf;
 }
@@ -185,7 +184,7 @@ Test(core, run_block_timer_wake_is_run_sleep_run)
 	statedump(0, 100, 100, 1);
 	sw(US(0), 0, 0, 0, 100);
 	sw(US(1000), 0, 100, BLOCKED, 0);
-	waking(US(3000), 1, 100);		/* CPU 1 idle: a timer */
+	waking(US(3000), 1, 100); /* CPU 1 idle: a timer */
 	sw(US(3100), 0, 0, 0, 100);
 	sw(US(4000), 0, 100, BLOCKED, 0);
 	sw(US(5000), 1, 0, 0, 0);
@@ -202,11 +201,11 @@ Test(core, preempted_time_is_waiting_not_sleep)
 	sw(US(0), 0, 0, 0, 100);
 	sw(US(500), 0, 100, PREEMPTED, 7);
 	sw(US(800), 0, 7, BLOCKED, 100);
-	sw(US(1000), 0, 100, 4096, 7);		/* 2.10 preempted value */
+	sw(US(1000), 0, 100, 4096, 7); /* 2.10 preempted value */
 	sw(US(1100), 0, 7, 1, 100);
-	sw(US(1200), 0, 100, 2048, 7);		/* 2.8 preempted value */
+	sw(US(1200), 0, 100, 2048, 7); /* 2.8 preempted value */
 	sw(US(1300), 0, 7, 1, 100);
-	sw(US(1400), 0, 100, 256, 0);		/* >= 2.13 / perf 6.x preempted */
+	sw(US(1400), 0, 100, 256, 0); /* >= 2.13 / perf 6.x preempted */
 	finish_ok();
 	cr_expect_str_eq(actions(100), "run 900");
 	cr_expect_eq(thread(100)->stats.busy_ns, US(900));
@@ -216,7 +215,7 @@ Test(core, preempted_time_is_waiting_not_sleep)
 
 Test(core, blocked_states_of_every_version_block)
 {
-	int64_t states[] = { 1, 2, 130, 258, 1026, -255 };
+	int64_t states[] = {1, 2, 130, 258, 1026, -255};
 
 	start(true);
 	sw(US(0), 0, 0, 0, 100);
@@ -235,8 +234,8 @@ Test(core, wake_by_traced_thread_is_wait_and_wake)
 	sw(US(0), 0, 0, 0, 100);
 	fork_ev(US(10), 0, 100, 101, 100, 100);
 	sw(US(20), 1, 0, 0, 101);
-	sw(US(100), 1, 101, BLOCKED, 0);	/* 101 waits for 100 */
-	waking(US(300), 0, 101);		/* 100 runs on CPU 0: it wakes 101 */
+	sw(US(100), 1, 101, BLOCKED, 0); /* 101 waits for 100 */
+	waking(US(300), 0, 101);	 /* 100 runs on CPU 0: it wakes 101 */
 	sw(US(310), 1, 0, 0, 101);
 	sw(US(400), 1, 101, BLOCKED, 0);
 	sw(US(500), 0, 100, BLOCKED, 0);
@@ -259,7 +258,7 @@ Test(core, waker_in_interrupt_or_outside_syscall_is_no_dependency)
 	feed(ev);
 	sw(US(20), 1, 0, 0, 101);
 	sw(US(100), 1, 101, BLOCKED, 0);
-	waking(US(300), 0, 101);		/* 100 is not in a syscall: a timer interrupt */
+	waking(US(300), 0, 101); /* 100 is not in a syscall: a timer interrupt */
 	sw(US(310), 1, 0, 0, 101);
 	sw(US(400), 1, 101, BLOCKED, 0);
 	sw(US(500), 0, 100, BLOCKED, 0);
@@ -273,10 +272,10 @@ Test(core, waker_that_exits_is_a_join)
 	sw(US(0), 0, 0, 0, 100);
 	fork_ev(US(10), 0, 100, 101, 100, 100);
 	sw(US(20), 1, 0, 0, 101);
-	sw(US(100), 0, 100, BLOCKED, 0);	/* pthread_join */
-	waking(US(400), 1, 100);		/* 101's exit path wakes the joiner */
+	sw(US(100), 0, 100, BLOCKED, 0); /* pthread_join */
+	waking(US(400), 1, 100);	 /* 101's exit path wakes the joiner */
 	exit_ev(US(401), 1, 101);
-	sw(US(402), 1, 101, 64, 0);		/* TASK_DEAD */
+	sw(US(402), 1, 101, 64, 0); /* TASK_DEAD */
 	sw(US(410), 0, 0, 0, 100);
 	sw(US(500), 0, 100, BLOCKED, 0);
 	finish_ok();
@@ -305,10 +304,10 @@ Test(core, short_blocks_are_folded_into_run)
 	start(true);
 	sw(US(0), 0, 0, 0, 100);
 	sw(US(100), 0, 100, BLOCKED, 0);
-	waking(US(110), 1, 100);		/* 10 us < --min-block 20 us */
+	waking(US(110), 1, 100); /* 10 us < --min-block 20 us */
 	sw(US(110), 0, 0, 0, 100);
 	sw(US(200), 0, 100, BLOCKED, 0);
-	waking(US(300), 1, 100);		/* 100 us: kept */
+	waking(US(300), 1, 100); /* 100 us: kept */
 	sw(US(300), 0, 0, 0, 100);
 	sw(US(400), 0, 100, PREEMPTED, 0);
 	finish_ok();
@@ -320,7 +319,7 @@ Test(core, missing_switch_in_after_idle_is_inferred_at_the_wakeup)
 {
 	start(true);
 	sw(US(0), 1, 0, 0, 100);
-	sw(US(1000), 1, 100, BLOCKED, 0);	/* CPU 1 goes idle */
+	sw(US(1000), 1, 100, BLOCKED, 0); /* CPU 1 goes idle */
 	waking(US(2000), 0, 100);
 	/* no sched_switch from idle to 100 on CPU 1 (this machine's kernel) */
 	sw(US(5000), 1, 100, BLOCKED, 0);
@@ -351,7 +350,7 @@ Test(core, sched_stat_runtime_places_the_switch_in_and_gives_cpu_time)
 	runtime_ev(US(1000), 1, 100, US(1000));
 	sw(US(1000), 1, 100, BLOCKED, 0);
 	waking(US(2000), 0, 100);
-	runtime_ev(US(5000), 1, 100, US(2000));	/* started at 3000, not at the wake-up */
+	runtime_ev(US(5000), 1, 100, US(2000)); /* started at 3000, not at the wake-up */
 	sw(US(5000), 1, 100, BLOCKED, 0);
 	finish_ok();
 	cr_expect_eq(thread(100)->stats.busy_ns, US(3000));
@@ -364,7 +363,7 @@ Test(core, run_actions_are_scaled_to_sched_stat_runtime)
 {
 	start(true);
 	sw(US(0), 0, 0, 0, 100);
-	runtime_ev(US(1000), 0, 100, US(500));	/* only half of the slot was CPU time */
+	runtime_ev(US(1000), 0, 100, US(500)); /* only half of the slot was CPU time */
 	sw(US(1000), 0, 100, BLOCKED, 0);
 	finish_ok();
 	cr_expect_eq(thread(100)->stats.busy_ns, US(500));
@@ -377,10 +376,10 @@ Test(core, trace_starting_mid_run_counts_from_the_cpu_first_event)
 
 	start(true);
 	sw(US(0), 0, 7, BLOCKED, 8);
-	ev = analyzer_event_init(ANALYZER_EV_OTHER, US(100), 1);	/* CPU 1's first event */
+	ev = analyzer_event_init(ANALYZER_EV_OTHER, US(100), 1); /* CPU 1's first event */
 	feed(ev);
 	sw(US(300), 0, 8, BLOCKED, 0);
-	sw(US(700), 1, 100, BLOCKED, 0);	/* 100 was running since CPU 1's first event */
+	sw(US(700), 1, 100, BLOCKED, 0); /* 100 was running since CPU 1's first event */
 	finish_ok();
 	cr_expect_eq(thread(100)->stats.busy_ns, US(600));
 	cr_expect(thread(100)->pre_existing);
@@ -392,7 +391,7 @@ Test(core, trace_ending_mid_run_or_mid_block_closes_at_the_end)
 	sw(US(0), 0, 0, 0, 100);
 	fork_ev(US(10), 0, 100, 101, 100, 100);
 	sw(US(100), 0, 100, BLOCKED, 101);
-	sw(US(1000), 1, 0, 0, 0);		/* end of trace at 1000 */
+	sw(US(1000), 1, 0, 0, 0); /* end of trace at 1000 */
 	finish_ok();
 	cr_expect_eq(thread(101)->stats.busy_ns, US(900));
 	cr_expect_eq(thread(100)->stats.blocked_ns, US(900));
@@ -461,7 +460,7 @@ Test(core, child_processes_only_with_follow_children)
 {
 	start(true);
 	sw(US(0), 0, 0, 0, 100);
-	fork_ev(US(10), 0, 100, 300, 100, 300);	/* a new process */
+	fork_ev(US(10), 0, 100, 300, 100, 300); /* a new process */
 	sw(US(20), 1, 0, 0, 300);
 	exit_ev(US(60), 1, 300);
 	sw(US(61), 1, 300, 64, 0);

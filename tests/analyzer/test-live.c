@@ -36,8 +36,7 @@ static const struct dps_actset_thread *set_thread(const struct analyzer_result *
 }
 
 /* Index of the first action kind/arg (arg -1: any) at or after from, or -1. */
-static long find_action(const struct dps_actset_thread *t, size_t from, uint32_t kind,
-			int64_t arg)
+static long find_action(const struct dps_actset_thread *t, size_t from, uint32_t kind, int64_t arg)
 {
 	for (size_t a = from; a < t->n_actions; a++) {
 		if (t->actions[a].kind == kind && (arg < 0 || t->actions[a].arg == arg)) {
@@ -68,7 +67,7 @@ Test(live, record_then_analyze_a_known_program, .timeout = 240)
 	const char *traces[1];
 	struct analyzer_options opts;
 	struct analyzer_result *res = NULL;
-	struct dps_diag diag = { "" };
+	struct dps_diag diag = {""};
 	const struct analyzer_thread *main_t, *a, *b;
 	const struct dps_actset_thread *sm, *sa, *sb;
 	long pid = -1, i1, i2, j1, j2, w, k;
@@ -79,7 +78,8 @@ Test(live, record_then_analyze_a_known_program, .timeout = 240)
 
 	cr_assert_not_null(mkdtemp(dir));
 	cr_assert(asprintf(&trace, "%s/trace", dir) > 0);
-	cr_assert(asprintf(&cmd, "%s record -q --memory -o %s -- %s/tests/analyzer/analyzer-live-prog",
+	cr_assert(asprintf(&cmd,
+			   "%s record -q --memory -o %s -- %s/tests/analyzer/analyzer-live-prog",
 			   getenv("DPS_BIN"), trace, getenv("DPS_BUILD_DIR")) > 0);
 	st = system(cmd);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "dps record failed: %s", cmd);
@@ -112,11 +112,11 @@ Test(live, record_then_analyze_a_known_program, .timeout = 240)
 	i2 = find_action(sm, 0, DPS_ACT_CREATE, index_of(res, b));
 	j1 = find_action(sm, 0, DPS_ACT_JOIN, index_of(res, a));
 	j2 = find_action(sm, 0, DPS_ACT_JOIN, index_of(res, b));
-	CHECK(i1 >= 0 && i2 > i1 && j1 > i2 && j2 > j1, "create %ld %ld join %ld %ld", i1, i2,
-		  j1, j2);
+	CHECK(i1 >= 0 && i2 > i1 && j1 > i2 && j2 > j1, "create %ld %ld join %ld %ld", i1, i2, j1,
+	      j2);
 	/* main ran 30 ms of CPU (20 before, 10 after) */
 	CHECK(main_t->stats.busy_ns > 24000000 && main_t->stats.busy_ns < 45000000,
-		  "main busy %" PRIu64, main_t->stats.busy_ns);
+	      "main busy %" PRIu64, main_t->stats.busy_ns);
 
 	/* workers: 40 ms of CPU each, 3 sleeps of 20 ms */
 	for (int t = 0; t < 2; t++) {
@@ -124,7 +124,7 @@ Test(live, record_then_analyze_a_known_program, .timeout = 240)
 		const struct dps_actset_thread *ws = t ? sb : sa;
 
 		CHECK(wt->stats.busy_ns > 34000000 && wt->stats.busy_ns < 55000000,
-			  "%s busy %" PRIu64, wt->comm, wt->stats.busy_ns);
+		      "%s busy %" PRIu64, wt->comm, wt->stats.busy_ns);
 		sleeps = 0;
 		for (size_t x = 0; x < ws->n_actions; x++) {
 			if (ws->actions[x].kind == DPS_ACT_SLEEP && ws->actions[x].arg > 15000000 &&

@@ -31,9 +31,9 @@ static struct analyzer_result *analyze(const char *trace, int64_t pid, bool foll
 {
 	struct analyzer_options opts;
 	struct analyzer_result *res = NULL;
-	struct dps_diag diag = { "" };
+	struct dps_diag diag = {""};
 	char *path = path_of("DPS_TEST_DATA", trace);
-	const char *traces[] = { path };
+	const char *traces[] = {path};
 	int status;
 
 	analyzer_options_default(&opts);
@@ -317,7 +317,7 @@ struct cmd_out {
 
 static struct cmd_out run_dps(const char *args)
 {
-	struct cmd_out r = { 0 };
+	struct cmd_out r = {0};
 	char out[] = "/tmp/dps-an-out-XXXXXX", err[] = "/tmp/dps-an-err-XXXXXX";
 	int fo = mkstemp(out), fe = mkstemp(err);
 	char *cmd = NULL;
@@ -397,8 +397,8 @@ Test(cli, writes_the_action_set_and_the_manifest)
 	cr_assert(asprintf(&path, "%s/set/manifest", dir) > 0);
 	manifest = read_all(path);
 	cr_assert_not_null(manifest);
-	cr_expect(strstr(manifest, "root 6742") && strstr(manifest, "options \"--comm git"),
-		  "%s", manifest);
+	cr_expect(strstr(manifest, "root 6742") && strstr(manifest, "options \"--comm git"), "%s",
+		  manifest);
 	free(path);
 	cr_assert(asprintf(&path, "%s/set", dir) > 0);
 	cr_expect_eq(dps_actset_load_dir(path, &set, &diag), DPS_OK, "%s", diag.msg);
@@ -444,7 +444,7 @@ Test(cli, corrupt_stream_exits_1_with_babeltrace2_causes)
 		f = fopen(path, "r+");
 	}
 	cr_assert_not_null(f, "%s", path);
-	fwrite("\0\0\0\0", 1, 4, f);	/* the CTF magic */
+	fwrite("\0\0\0\0", 1, 4, f); /* the CTF magic */
 	fclose(f);
 	cr_assert(asprintf(&args, "analyze %s/t --pid 5035", dir) > 0);
 	r = run_dps(args);
