@@ -365,6 +365,22 @@ Test(cli, no_selection_lists_processes_and_exits_2)
 	free(t);
 }
 
+Test(cli, a_dps_record_directory_selects_the_recorded_command)
+{
+	char *t = data("traces/record-live-prog");
+	char *args = NULL;
+	struct cmd_out r;
+
+	cr_assert(asprintf(&args, "analyze %s --json", t) > 0);
+	r = run_dps(args);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "--pid 28719") != NULL, "%s", r.err);
+	cr_expect(strstr(r.out, "\"worker-a\"") != NULL);
+	free_out(&r);
+	free(args);
+	free(t);
+}
+
 Test(cli, empty_selection_exits_2_with_candidates)
 {
 	char *t = data("traces/tracefile-rotation-sched");
