@@ -129,6 +129,7 @@ struct analyzer_options {
 	const char *calibration_path;	/* NULL: none */
 	bool progress;			/* show progress on stderr when it is a terminal */
 	bool build_actset;		/* also build result->actset */
+	bool keep_tracer_threads;	/* keep lttng-ust's listener threads ("<name>-ust") */
 };
 
 void analyzer_options_default(struct analyzer_options *opts);

@@ -1681,6 +1681,25 @@ static int select_threads(struct analyzer_core *core, size_t *root_out, struct d
 			}
 		}
 	}
+	/* lttng-ust's listener threads ("<name>-ust") are the tracer's, not the program's: a
+	 * replay linked with lttng-ust gets its own. */
+	for (size_t i = 0; i < core->n_th && root != NO_T && !core->opts.keep_tracer_threads; i++) {
+		struct athread *t = T(core, i);
+		size_t len = strlen(t->comm);
+
+		if (t->kept && i != root && t->tid != core->opts.tid && len > 4 &&
+		    !strcmp(t->comm + len - 4, "-ust")) {
+			t->kept = false;
+		}
+	}
+	for (size_t i = 0; i < core->n_th && root != NO_T; i++) {
+		struct athread *t = T(core, i);
+
+		if (t->kept && t->creator != NO_T && T(core, t->creator)->tracked &&
+		    !T(core, t->creator)->kept) {
+			t->kept = false;
+		}
+	}
 	if (root == NO_T) {
 		list_candidates(core, &tmp,
 				core->opts.pid >= 0 || core->opts.tid >= 0 || core->opts.comm

@@ -30,6 +30,7 @@ static void usage(FILE *out)
 	    "      --json             statistics as JSON on stdout\n"
 	    "  -q, --quiet            no statistics table\n"
 	    "      --no-progress      no progress indicator\n"
+	    "      --keep-tracer-threads  keep lttng-ust's listener threads (NAME-ust)\n"
 	    "  -h, --help\n",
 	    ANALYZER_DEFAULT_MIN_BLOCK_NS / 1000);
 }
@@ -103,7 +104,7 @@ static bool read_recorded_pid(const char *trace, int64_t *pid)
 
 int dps_cmd_analyze(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_CALIB, OPT_NO_PROGRESS };
+	enum { OPT_JSON = 256, OPT_CALIB, OPT_NO_PROGRESS, OPT_KEEP_TRACER };
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
 	    {"tid", required_argument, NULL, 't'},
@@ -115,6 +116,7 @@ int dps_cmd_analyze(int argc, char **argv)
 	    {"json", no_argument, NULL, OPT_JSON},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+	    {"keep-tracer-threads", no_argument, NULL, OPT_KEEP_TRACER},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -172,6 +174,9 @@ int dps_cmd_analyze(int argc, char **argv)
 			break;
 		case OPT_NO_PROGRESS:
 			progress = false;
+			break;
+		case OPT_KEEP_TRACER:
+			opts.keep_tracer_threads = true;
 			break;
 		case 'h':
 			usage(stdout);
