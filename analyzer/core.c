@@ -133,9 +133,11 @@ static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
 	if (need <= *cap) {
 		return true;
 	}
-	ncap = *cap ? *cap * 2 : 16;
+	/* Doubling while small; 1.5x for the long timelines, whose slack is most of the
+	 * analyzer's memory. */
+	ncap = *cap ? (*cap < 4096 ? *cap * 2 : *cap + *cap / 2) : 16;
 	while (ncap < need) {
-		ncap *= 2;
+		ncap += ncap / 2;
 	}
 	p = realloc(*arr, ncap * elem);
 	if (!p) {
