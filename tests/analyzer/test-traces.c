@@ -381,6 +381,65 @@ Test(cli, a_dps_record_directory_selects_the_recorded_command)
 	free(t);
 }
 
+static uint64_t json_total(const char *json, const char *key)
+{
+	const char *tot = strstr(json, "\"total\"");
+	char pat[64];
+	const char *p;
+
+	cr_assert_not_null(tot);
+	snprintf(pat, sizeof(pat), "\"%s\": ", key);
+	p = strstr(tot, pat);
+	cr_assert_not_null(p, "%s", key);
+	return strtoull(p + strlen(pat), NULL, 10);
+}
+
+Test(cli, min_block_from_option_or_calibration_file_folds_blocks)
+{
+	char *t = data("traces/pacman");
+	char cal[] = "/tmp/dps-an-cal-XXXXXX";
+	int fd = mkstemp(cal);
+	char *args = NULL;
+	struct cmd_out r;
+	uint64_t sleeps_default, folded_default;
+
+	cr_assert(fd >= 0);
+	cr_assert(write(fd, "# dps calibration\nmin_block_ns 5000000\n", 39) == 39);
+	close(fd);
+	cr_assert(asprintf(&args, "analyze %s --pid 9855 --json", t) > 0);
+	r = run_dps(args);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	sleeps_default = json_total(r.out, "n_sleeps");
+	folded_default = json_total(r.out, "n_folded");
+	free_out(&r);
+	free(args);
+
+	cr_assert(asprintf(&args, "analyze %s --pid 9855 --json --calibration %s", t, cal) > 0);
+	r = run_dps(args);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_lt(json_total(r.out, "n_sleeps"), sleeps_default);
+	cr_expect_gt(json_total(r.out, "n_folded"), folded_default);
+	free_out(&r);
+	free(args);
+
+	/* the option wins over the file */
+	cr_assert(asprintf(&args, "analyze %s --pid 9855 --json --calibration %s --min-block 1ns",
+			   t, cal) > 0);
+	r = run_dps(args);
+	cr_expect_eq(json_total(r.out, "n_folded"), 0);
+	free_out(&r);
+	free(args);
+
+	cr_assert(asprintf(&args, "analyze %s --pid 9855 --calibration /nonexistent-cal", t) > 0);
+	r = run_dps(args);
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "cannot open the calibration file") != NULL, "%s", r.err);
+	free_out(&r);
+	free(args);
+	unlink(cal);
+	free(t);
+}
+
 Test(cli, empty_selection_exits_2_with_candidates)
 {
 	char *t = data("traces/tracefile-rotation-sched");
