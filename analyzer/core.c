@@ -1856,6 +1856,11 @@ static int build_actions(struct analyzer_core *core, struct analyzer_result *res
 	}
 	if (st->busy_exact && run_sum) {
 		b.run_scale = (double)st->busy_ns / (double)run_sum;
+		/* A thread selected late (its name matched after exec) has CPU time from before
+		 * its timeline: do not stretch its runs by that. */
+		if (b.run_scale > 2.0 || b.run_scale < 0.5) {
+			b.run_scale = 1.0;
+		}
 	}
 	/* Marks are stored with result indexes; actions name set ids. */
 	for (size_t i = 0; i < rt->n_segs && !b.status; i++) {
