@@ -573,3 +573,22 @@ Test(cli, missing_or_empty_trace_paths_exit_2)
 	cr_expect_eq(r.status, 2);
 	free_out(&r);
 }
+
+Test(cli, record_usage_errors_exit_2)
+{
+	struct cmd_out r = run_dps("record");
+
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "expected a command") != NULL, "%s", r.err);
+	free_out(&r);
+	r = run_dps("record --no-ust --no-kernel -- true");
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "nothing to record") != NULL, "%s", r.err);
+	free_out(&r);
+	r = run_dps("record --no-ust --memory -- true");
+	cr_expect_eq(r.status, 2);
+	free_out(&r);
+	r = run_dps("record --bogus -- true");
+	cr_expect_eq(r.status, 2);
+	free_out(&r);
+}
