@@ -140,9 +140,9 @@ WORKLOADS = {
         "follow": False,
     },
     "pigz": {
-        "desc": "`pigz -p 2` on 1,000,000 lines of pseudo-random words (43 MB)",
-        "inputs": [("text.in", lambda p: write_text(p, 7, 1000000))],
-        "cmd": ["pigz", "-p", "2", "-c", "text.in"],
+        "desc": "`pigz -p 2` on 2,500,000 lines of pseudo-random words (108 MB)",
+        "inputs": [("pigz.in", lambda p: write_text(p, 7, 2500000))],
+        "cmd": ["pigz", "-p", "2", "-c", "pigz.in"],
         "follow": False,
     },
     "sort": {
@@ -248,8 +248,9 @@ def measure_perf(orig, wdir):
     out = os.path.join(wdir, "perf-replay.out")
     trace = os.path.join(wdir, "perf-replay")
     with open(out, "wb") as f:
-        run([ARGS.dps, "record", "-q", "-o", trace, "--", "perf", "sched", "replay", "-i",
-             os.path.join(wdir, "orig", "perf.data"), "-r", "1"],
+        # -f: perf raises its open-file limit when one counter per replayed task needs it.
+        run([ARGS.dps, "record", "-q", "-o", trace, "--", "perf", "sched", "replay", "-f",
+             "-i", os.path.join(wdir, "orig", "perf.data"), "-r", "1"],
             os.path.join(wdir, "perf-replay.log"), stdout=f)
     tasks = []
     iter_ms = None
@@ -283,6 +284,62 @@ def measure_perf(orig, wdir):
     if not main:
         note += ", perf's main thread not found"
     return cpu, iter_ms, note
+
+
+PROBE_N = 2000
+PROBE_RUN_US = 5
+PROBE_LONG_N = 400
+PROBE_LONG_US = 1000
+
+
+def measure_probes(calib):
+    """dps's own CPU costs on this machine, traced exactly like the replays: the process start
+    and exit of a stub (root thread of a one-action stub, less its 1 ms run), the cost of a run
+    action (2000 runs of 5 us, 400 runs of 1 ms, in one thread) and of a wait or a wake (two
+    threads playing ping-pong: run 5 us, wake, wait). These explain what the per-thread tables
+    show for threads with many short actions."""
+    pdir = os.path.join(ARGS.work, "probes")
+    if os.path.exists(pdir):
+        shutil.rmtree(pdir)
+    sets = {
+        "start": {1: ["run 1000"]},
+        "run": {1: ["run %d" % PROBE_RUN_US] * PROBE_N},
+        "long": {1: ["run %d" % PROBE_LONG_US] * PROBE_LONG_N},
+        "sync": {1: ["create 2"] + ["run %d" % PROBE_RUN_US, "wake 2", "wait 2"] * PROBE_N +
+                 ["join 2"],
+                 2: ["wait 1", "run %d" % PROBE_RUN_US, "wake 1"] * PROBE_N},
+    }
+    log = os.path.join(pdir, "probes.log")
+    cpu = {}
+    for name, threads in sets.items():
+        sdir = os.path.join(pdir, name)
+        os.makedirs(sdir)
+        for tid, lines in threads.items():
+            with open(os.path.join(sdir, "%d.act" % tid), "w") as f:
+                f.write("dps-actions 1\n" + "\n".join(lines) + "\n")
+        stub = os.path.join(pdir, name + "-stub")
+        run([ARGS.dps, "build", sdir, "-o", stub], log, stdout=subprocess.DEVNULL)
+        trace = os.path.join(pdir, name + "-trace")
+        run([ARGS.dps, "record", "-q", "-o", trace, "--", stub, "--calibration", calib], log,
+            stdout=subprocess.DEVNULL)
+        pid = int(record_info(trace)["pid"])
+        d = run_json([ARGS.dps, "analyze", trace, "--pid", str(pid), "--json", "--quiet",
+                      "--no-progress"], log)
+        ts = [t for t in d["threads"] if not is_ust_listener(t)]
+        cpu[name] = {"root": next(t["busy_ns"] for t in ts if t["tid"] == pid),
+                     "other": [t["busy_ns"] for t in ts if t["tid"] != pid]}
+    runs_ns = PROBE_N * PROBE_RUN_US * 1000
+    start = cpu["start"]["root"] - 1000000
+    per_run = (cpu["run"]["root"] - start - runs_ns) / PROBE_N
+    other = cpu["sync"]["other"][0] if cpu["sync"]["other"] else None
+    per_sync = None if other is None else (other - runs_ns - PROBE_N * per_run) / (2 * PROBE_N)
+    # Long runs: what a run costs beyond the fixed per-run cost, per unit of its duration
+    # (the cpu-mode loop overshooting when its rate estimate is off).
+    long_ns = PROBE_LONG_N * PROBE_LONG_US * 1000
+    per_long = (cpu["long"]["root"] - start - long_ns) / PROBE_LONG_N
+    frac = (per_long - per_run) / (PROBE_LONG_US * 1000)
+    return {"start_ns": start, "run_ns": per_run, "sync_ns": per_sync, "long_run_ns": per_long,
+            "run_frac": frac}
 
 
 def one_run(name, wl, run_no, calib):
@@ -404,7 +461,19 @@ def machine():
     return cpu, perf, rev or "?"
 
 
-def write_report(results, failures, load0):
+def predicted(probes, t, is_root, sim_ns):
+    """The extra CPU the probes predict for a thread, in ms, and its share of the measured."""
+    if not probes or probes.get("sync_ns") is None:
+        return "-"
+    ns = (t["n_runs"] * probes["run_ns"] + t["busy_ns"] * probes.get("run_frac", 0) +
+          (t["n_waits"] + t["n_wakes"]) * probes["sync_ns"] +
+          (probes["start_ns"] if is_root else 0))
+    if sim_ns is None:
+        return "%+.1f ms" % (ns / 1e6)
+    return "%+.1f ms (measured %+.1f)" % (ns / 1e6, (sim_ns - t["busy_ns"]) / 1e6)
+
+
+def write_report(results, failures, load0, probes):
     cpu, perfver, rev = machine()
     load1 = open("/proc/loadavg").read().split()[:3]
     o = []
@@ -474,19 +543,36 @@ def write_report(results, failures, load0):
         o.append("- %s: %s" % (name, "all targets met" if not miss else "MISSED: " +
                                 "; ".join(miss)))
     o.append("")
+    if probes:
+        o.append("## dps's own costs, measured in the same run\n")
+        o.append("Four tiny stubs, built and recorded like the replays (CPU from sched_stat_runtime): "
+                 "a stub's process start and exit cost its root thread **%.2f ms** of CPU "
+                 "beyond its actions; a 5 us `run` costs **%.2f us** more than its duration, "
+                 "a 1 ms `run` **%.2f us** more (%.2f %% of its duration beyond the fixed "
+                 "cost); a `wait` or a `wake` costs **%s** (two threads in ping-pong: system "
+                 "calls, context switches, tracepoints). The original program's own "
+                 "synchronization CPU is already inside its recorded run times, so these costs "
+                 "come on top; they weigh on threads with many short actions. `dps extra "
+                 "predicted` in the per-thread tables is runs x the fixed run cost + CPU x the "
+                 "duration share + (waits + wakes) x the wait/wake cost (+ the start for the "
+                 "root), next to the extra CPU measured.\n" %
+                 (probes["start_ns"] / 1e6, probes["run_ns"] / 1e3,
+                  probes.get("long_run_ns", 0) / 1e3, probes.get("run_frac", 0) * 100,
+                  fmt(probes["sync_ns"] and probes["sync_ns"] / 1e3, " us")))
     o.append("## Workloads\n")
     for name in ARGS.workloads:
         wl = WORKLOADS[name]
         o.append("- **%s**: %s. Recorded as `dps record -o orig -- %s` (and once more as the "
                  "floor); replayed as `dps replay orig --pid PID%s --calibration CAL -o dps` and "
-                 "`dps record -o perf-replay -- perf sched replay -i orig/perf.data -r 1`." %
+                 "`dps record -o perf-replay -- perf sched replay -f -i orig/perf.data -r 1`." %
                  (name, wl["desc"], " ".join(wl["cmd"]),
                   " --follow-children" if wl["follow"] else ""))
     o.append("")
     o.append("## Per thread\n")
     o.append("CPU times in ms, errors in %. `runs`, `waits`, `wakes`: the original thread's "
              "actions in the dps action set; `preempted`: its runnable-but-not-running time; "
-             "`dps extra per action`: (dps CPU - original CPU) / (runs + waits + wakes). "
+             "`dps extra per action`: (dps CPU - original CPU) / (runs + waits + wakes); "
+             "`dps extra predicted`: from dps's own costs above. "
              "perf's replay thread is matched to the original thread through perf's task list "
              "(creation order); dps's through the creation tree.\n")
     for r in results:
@@ -500,8 +586,11 @@ def write_report(results, failures, load0):
             o.append("- %s" % r["replay_note"].replace("|", "/"))
         o.append("- dps matching: %s; perf: %s\n" % (r["dps_note"], r["perf_note"]))
         o.append("| tid | comm | runs | waits | wakes | preempted | orig CPU | dps CPU | dps err "
-                 "| dps extra per action | perf CPU | perf err | re-run CPU | re-run err |")
-        o.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+                 "| dps extra per action | dps extra predicted | perf CPU | perf err | re-run CPU "
+                 "| re-run err |")
+        o.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        tids = {t["tid"] for t in r["orig"]["threads"]}
+        root = next((t["tid"] for t in r["orig"]["threads"] if t["parent"] not in tids), None)
         for t in r["orig"]["threads"]:
             cells = []
             for side in ("dps_cpu", "perf_cpu", "floor_cpu"):
@@ -514,6 +603,7 @@ def write_report(results, failures, load0):
                     n = t["n_runs"] + t["n_waits"] + t["n_wakes"]
                     cells.append("-" if v is None or not n else
                                  "%+.1f us" % ((v - t["busy_ns"]) / n / 1e3))
+                    cells.append(predicted(probes, t, t["tid"] == root, v))
             o.append("| %d | %s | %d | %d | %d | %.1f | %.1f | %s |" %
                      (t["tid"], t["comm"], t["n_runs"], t["n_waits"], t["n_wakes"],
                       t["waiting_ns"] / 1e6, t["busy_ns"] / 1e6, " | ".join(cells)))
@@ -552,7 +642,8 @@ def main():
         for r in d["results"]:
             for side in ("dps_cpu", "perf_cpu", "floor_cpu"):
                 r[side] = {int(k): v for k, v in r[side].items()}
-        print(write_report(d["results"], [tuple(x) for x in d["failures"]], d["load0"]))
+        print(write_report(d["results"], [tuple(x) for x in d["failures"]], d["load0"],
+                           d.get("probes")))
         return 0
     say("work directory %s; workloads %s, %d run(s) each" %
         (ARGS.work, " ".join(ARGS.workloads), ARGS.runs))
@@ -577,18 +668,29 @@ def main():
     run([ARGS.dps, "calibrate", "-o", calib], os.path.join(ARGS.work, "calibrate.log"),
         stdout=subprocess.DEVNULL)
 
+    probes = None
+    try:
+        say("measuring dps's own costs (stub start, run, wait/wake) with four tiny stubs")
+        probes = measure_probes(calib)
+        say("stub start+exit %.2f ms, per 5 us run %.2f us, per 1 ms run %.2f us, per wait or "
+            "wake action %s" % (probes["start_ns"] / 1e6, probes["run_ns"] / 1e3,
+                                probes["long_run_ns"] / 1e3,
+                                fmt(probes["sync_ns"] and probes["sync_ns"] / 1e3, " us")))
+    except Exception as e:  # the probes only explain; the workloads still run
+        say("overhead probes FAILED: %s: %s" % (type(e).__name__, e))
+
     results = []
     for name in todo:
         for r in range(1, ARGS.runs + 1):
             try:
                 results.append(one_run(name, WORKLOADS[name], r, calib))
-            except (StepError, OSError, ValueError, KeyError) as e:
-                say("%s run %d FAILED: %s" % (name, r, e))
+            except Exception as e:  # one workload's failure must not stop the others
+                say("%s run %d FAILED: %s: %s" % (name, r, type(e).__name__, e))
                 failures.append(("%s (run %d)" % (name, r), str(e)))
     with open(saved, "w") as f:
         json.dump({"runs": ARGS.runs, "workloads": ARGS.workloads, "load0": load0,
-                   "results": results, "failures": failures}, f)
-    text = write_report(results, failures, load0)
+                   "results": results, "failures": failures, "probes": probes}, f)
+    text = write_report(results, failures, load0, probes)
     print(text)
     say("results written to %s; work directory %s" % (ARGS.out, ARGS.work))
     return 1 if failures and not results else 0
