@@ -17,7 +17,8 @@ static void usage(FILE *out)
 	    "Usage: dps analyze TRACE... [--pid P | --tid T | --comm NAME] [OPTIONS]\n\n"
 	    "Reads LTTng (kernel, UST) and perf-CTF traces and writes one action file per\n"
 	    "thread of the selected process, with per-thread statistics. Without a selection\n"
-	    "it lists the processes of the trace (exit status 2).\n\n"
+	    "it lists the processes of the trace (exit status 2); given only a dps record\n"
+	    "directory, it selects the recorded command.\n\n"
 	    "  -p, --pid P            the process P (and its threads)\n"
 	    "  -t, --tid T            the thread T (and the threads it creates)\n"
 	    "  -c, --comm NAME        the process named NAME\n"
@@ -31,6 +32,7 @@ static void usage(FILE *out)
 	    "  -q, --quiet            no statistics table\n"
 	    "      --no-progress      no progress indicator\n"
 	    "      --keep-tracer-threads  keep lttng-ust's listener threads (NAME-ust)\n"
+	    "      --list             only list the processes of the traces (exit status 0)\n"
 	    "  -h, --help\n",
 	    ANALYZER_DEFAULT_MIN_BLOCK_NS / 1000);
 }
@@ -104,7 +106,7 @@ static bool read_recorded_pid(const char *trace, int64_t *pid)
 
 int dps_cmd_analyze(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_CALIB, OPT_NO_PROGRESS, OPT_KEEP_TRACER };
+	enum { OPT_JSON = 256, OPT_CALIB, OPT_NO_PROGRESS, OPT_KEEP_TRACER, OPT_LIST };
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
 	    {"tid", required_argument, NULL, 't'},
@@ -117,6 +119,7 @@ int dps_cmd_analyze(int argc, char **argv)
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
 	    {"keep-tracer-threads", no_argument, NULL, OPT_KEEP_TRACER},
+	    {"list", no_argument, NULL, OPT_LIST},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -124,7 +127,7 @@ int dps_cmd_analyze(int argc, char **argv)
 	struct analyzer_result *res = NULL;
 	struct dps_diag diag = {""};
 	const char *outdir = NULL;
-	bool json = false, quiet = false, progress = true;
+	bool json = false, quiet = false, progress = true, list = false;
 	int opt, status, rc = DPS_EXIT_FAILURE;
 
 	analyzer_options_default(&opts);
@@ -178,6 +181,9 @@ int dps_cmd_analyze(int argc, char **argv)
 		case OPT_KEEP_TRACER:
 			opts.keep_tracer_threads = true;
 			break;
+		case OPT_LIST:
+			list = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return DPS_EXIT_OK;
@@ -196,12 +202,12 @@ int dps_cmd_analyze(int argc, char **argv)
 	opts.progress = progress && dps_cli_stderr_is_tty();
 	opts.build_actset = outdir != NULL;
 
-	if (opts.pid < 0 && opts.tid < 0 && !opts.comm && opts.n_traces == 1 &&
+	if (!list && opts.pid < 0 && opts.tid < 0 && !opts.comm && opts.n_traces == 1 &&
 	    read_recorded_pid(opts.traces[0], &opts.pid)) {
 		fprintf(stderr, "dps analyze: --pid %" PRId64 " (the command dps record recorded)\n",
 			opts.pid);
 	}
-	if (opts.pid < 0 && opts.tid < 0 && !opts.comm) {
+	if (list || (opts.pid < 0 && opts.tid < 0 && !opts.comm)) {
 		status = analyzer_list_processes(&opts, &res, &diag);
 		if (status) {
 			fprintf(stderr, "dps analyze: %s\n", diag.msg);
@@ -209,11 +215,13 @@ int dps_cmd_analyze(int argc, char **argv)
 				   ? DPS_EXIT_USAGE
 				   : DPS_EXIT_FAILURE;
 		}
-		fprintf(stderr, "dps analyze: no selection: pick a process with --pid, --tid or "
-				"--comm\n");
+		if (!list) {
+			fprintf(stderr, "dps analyze: no selection: pick a process with --pid, "
+					"--tid or --comm\n");
+		}
 		analyzer_processes_print(res, stdout);
 		analyzer_result_destroy(res);
-		return DPS_EXIT_USAGE;
+		return list ? DPS_EXIT_OK : DPS_EXIT_USAGE;
 	}
 	status = analyzer_run(&opts, &res, &diag);
 	if (status) {
