@@ -461,28 +461,76 @@ def machine():
     return cpu, perf, rev or "?"
 
 
-def predicted(probes, t, is_root, sim_ns):
-    """The extra CPU the probes predict for a thread, in ms, and its share of the measured."""
+def predicted_ns(probes, t, is_root):
+    """The extra CPU (ns) dps's own costs predict for a thread, or None without probes."""
     if not probes or probes.get("sync_ns") is None:
+        return None
+    return (t["n_runs"] * probes["run_ns"] + t["busy_ns"] * probes.get("run_frac", 0) +
+            (t["n_waits"] + t["n_wakes"]) * probes["sync_ns"] +
+            (probes["start_ns"] if is_root else 0))
+
+
+def explain(rs, probes):
+    """For a workload that missed: its threads above 2 % (worst run each) and how much of the
+    extra CPU measured over every run and thread dps's own costs predict."""
+    worst = {}
+    pred = meas = 0
+    for r in rs:
+        tids = {t["tid"] for t in r["orig"]["threads"]}
+        for i, t in enumerate(r["orig"]["threads"]):
+            v = r["dps_cpu"].get(t["tid"])
+            if v is None or t["busy_ns"] <= 0:
+                continue
+            e = pct(v, t["busy_ns"])
+            p = predicted_ns(probes, t, t["parent"] not in tids)
+            if p is not None:
+                pred += p
+                meas += v - t["busy_ns"]
+            key = (i, t["comm"])
+            if e > 2 and (key not in worst or e > worst[key][0]):
+                worst[key] = (e, t, v)
+    parts = ["%s #%d (%.1f ms of CPU in %d runs, %d waits, %d wakes): %+.1f ms = %+.0f %%" %
+             (comm, i, t["busy_ns"] / 1e6, t["n_runs"], t["n_waits"], t["n_wakes"],
+              (v - t["busy_ns"]) / 1e6, (v - t["busy_ns"]) / t["busy_ns"] * 100)
+             for (i, comm), (e, t, v) in sorted(worst.items())]
+    out = ""
+    if parts:
+        out = " Threads above 2 %% (worst run; #n = place in the thread list): %s." % \
+            "; ".join(parts)
+    if meas > 0 and probes:
+        out += (" Over all its runs and threads dps added %.1f ms of CPU; for the same actions "
+                "dps's own costs (the probes below) predict %.1f ms." % (meas / 1e6, pred / 1e6))
+    return out
+
+
+def predicted(probes, t, is_root, sim_ns):
+    """The extra CPU the probes predict for a thread, in ms, next to the measured extra."""
+    ns = predicted_ns(probes, t, is_root)
+    if ns is None:
         return "-"
-    ns = (t["n_runs"] * probes["run_ns"] + t["busy_ns"] * probes.get("run_frac", 0) +
-          (t["n_waits"] + t["n_wakes"]) * probes["sync_ns"] +
-          (probes["start_ns"] if is_root else 0))
     if sim_ns is None:
         return "%+.1f ms" % (ns / 1e6)
     return "%+.1f ms (measured %+.1f)" % (ns / 1e6, (sim_ns - t["busy_ns"]) / 1e6)
 
 
-def write_report(results, failures, load0, probes):
+def measure_meta():
+    """What the report says about the measurement: taken when the measuring ends, saved with
+    the measurements so that a re-rendered report still tells the truth."""
     cpu, perfver, rev = machine()
-    load1 = open("/proc/loadavg").read().split()[:3]
+    return {"cpu": cpu, "perf": perfver, "rev": rev, "nproc": os.cpu_count(),
+            "kernel": platform.release(),
+            "load1": open("/proc/loadavg").read().split()[:3],
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+
+
+def write_report(results, failures, load0, probes, meta):
+    cpu, perfver, rev, load1 = meta["cpu"], meta["perf"], meta["rev"], meta["load1"]
     o = []
     o.append("# Replay fidelity: dps vs perf sched replay\n")
-    o.append("Produced by `bench/fidelity.sh` (%s). Do not edit by hand; method and how to run "
-             "it: [doc/fidelity.md](../../doc/fidelity.md).\n" %
-             time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+    o.append("Produced by `bench/fidelity.sh` (measured %s). Do not edit by hand; method and how "
+             "to run it: [doc/fidelity.md](../../doc/fidelity.md).\n" % meta["date"])
     o.append("- machine: %s, %d CPUs (nproc), kernel %s, %s" %
-             (cpu, os.cpu_count(), platform.release(), perfver))
+             (cpu, meta["nproc"], meta["kernel"], perfver))
     o.append("- load average at start %s, at end %s (other work on the machine makes every "
              "figure noisier; the floor columns show how much)" % (" ".join(load0),
                                                                    " ".join(load1)))
@@ -541,14 +589,14 @@ def write_report(results, failures, load0, probes):
                         " and ".join(w for w, b in (("median CPU error", bm),
                                                     ("makespan", bk)) if not b))
         o.append("- %s: %s" % (name, "all targets met" if not miss else "MISSED: " +
-                                "; ".join(miss)))
+                                "; ".join(miss) + "." + explain(by[name], probes)))
     o.append("")
     if probes:
         o.append("## dps's own costs, measured in the same run\n")
-        o.append("Four tiny stubs, built and recorded like the replays (CPU from sched_stat_runtime): "
-                 "a stub's process start and exit cost its root thread **%.2f ms** of CPU "
-                 "beyond its actions; a 5 us `run` costs **%.2f us** more than its duration, "
-                 "a 1 ms `run` **%.2f us** more (%.2f %% of its duration beyond the fixed "
+        o.append("Four tiny stubs, built and recorded like the replays (CPU from "
+                 "sched_stat_runtime): a stub's process start and exit cost its root thread "
+                 "**%.2f ms** of CPU beyond its actions; a 5 us `run` costs **%.2f us** more "
+                 "than its duration, a 1 ms `run` **%.2f us** more (%.2f %% of its duration beyond the fixed "
                  "cost); a `wait` or a `wake` costs **%s** (two threads in ping-pong: system "
                  "calls, context switches, tracepoints). The original program's own "
                  "synchronization CPU is already inside its recorded run times, so these costs "
@@ -643,7 +691,7 @@ def main():
             for side in ("dps_cpu", "perf_cpu", "floor_cpu"):
                 r[side] = {int(k): v for k, v in r[side].items()}
         print(write_report(d["results"], [tuple(x) for x in d["failures"]], d["load0"],
-                           d.get("probes")))
+                           d.get("probes"), d["meta"]))
         return 0
     say("work directory %s; workloads %s, %d run(s) each" %
         (ARGS.work, " ".join(ARGS.workloads), ARGS.runs))
@@ -687,10 +735,11 @@ def main():
             except Exception as e:  # one workload's failure must not stop the others
                 say("%s run %d FAILED: %s: %s" % (name, r, type(e).__name__, e))
                 failures.append(("%s (run %d)" % (name, r), str(e)))
+    meta = measure_meta()
     with open(saved, "w") as f:
         json.dump({"runs": ARGS.runs, "workloads": ARGS.workloads, "load0": load0,
-                   "results": results, "failures": failures, "probes": probes}, f)
-    text = write_report(results, failures, load0, probes)
+                   "results": results, "failures": failures, "probes": probes, "meta": meta}, f)
+    text = write_report(results, failures, load0, probes, meta)
     print(text)
     say("results written to %s; work directory %s" % (ARGS.out, ARGS.work))
     return 1 if failures and not results else 0
