@@ -597,13 +597,13 @@ def write_report(results, failures, load0, probes, meta):
                  "sched_stat_runtime): a stub's process start and exit cost its root thread "
                  "**%.2f ms** of CPU beyond its actions; a 5 us `run` costs **%.2f us** more "
                  "than its duration, a 1 ms `run` **%.2f us** more (%.2f %% of its duration "
-                 "beyond the fixed cost); a `wait` or a `wake` costs **%s** (two threads in ping-pong: system "
-                 "calls, context switches, tracepoints). The original program's own "
-                 "synchronization CPU is already inside its recorded run times, so these costs "
-                 "come on top; they weigh on threads with many short actions. `dps extra "
-                 "predicted` in the per-thread tables is runs x the fixed run cost + CPU x the "
-                 "duration share + (waits + wakes) x the wait/wake cost (+ the start for the "
-                 "root), next to the extra CPU measured.\n" %
+                 "beyond the fixed cost); a `wait` or a `wake` costs **%s** (two threads in "
+                 "ping-pong: system calls, context switches, tracepoints). The original "
+                 "program's own synchronization CPU is already inside its recorded run times, so"
+                 " these costs come on top; they weigh on threads with many short actions. `dps "
+                 "extra predicted` in the per-thread tables is runs x the fixed run cost + CPU x"
+                 " the duration share + (waits + wakes) x the wait/wake cost (+ the start for "
+                 "the root), next to the extra CPU measured.\n" %
                  (probes["start_ns"] / 1e6, probes["run_ns"] / 1e3,
                   probes.get("long_run_ns", 0) / 1e3, probes.get("run_frac", 0) * 100,
                   fmt(probes["sync_ns"] and probes["sync_ns"] / 1e3, " us")))
