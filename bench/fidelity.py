@@ -465,8 +465,11 @@ def predicted_ns(probes, t, is_root):
     """The extra CPU (ns) dps's own costs predict for a thread, or None without probes."""
     if not probes or probes.get("sync_ns") is None:
         return None
-    return (t["n_runs"] * probes["run_ns"] + t["busy_ns"] * probes.get("run_frac", 0) +
-            (t["n_waits"] + t["n_wakes"]) * probes["sync_ns"] +
+    # The duration share is measured on 1 ms runs; the cpu-mode loop corrects itself within a
+    # run, so a longer run is not charged more than a 1 ms one.
+    avg = t["busy_ns"] / t["n_runs"] if t["n_runs"] else 0
+    per_run = probes["run_ns"] + probes.get("run_frac", 0) * min(avg, PROBE_LONG_US * 1000)
+    return (t["n_runs"] * per_run + (t["n_waits"] + t["n_wakes"]) * probes["sync_ns"] +
             (probes["start_ns"] if is_root else 0))
 
 
@@ -601,9 +604,10 @@ def write_report(results, failures, load0, probes, meta):
                  "ping-pong: system calls, context switches, tracepoints). The original "
                  "program's own synchronization CPU is already inside its recorded run times, so"
                  " these costs come on top; they weigh on threads with many short actions. `dps "
-                 "extra predicted` in the per-thread tables is runs x the fixed run cost + CPU x"
-                 " the duration share + (waits + wakes) x the wait/wake cost (+ the start for "
-                 "the root), next to the extra CPU measured.\n" %
+                 "extra predicted` in the per-thread tables is runs x (the fixed run cost + "
+                 "the duration share of the thread's mean run, counted up to 1 ms) + (waits + "
+                 "wakes) x the wait/wake cost (+ the start for the root), next to the extra "
+                 "CPU measured.\n" %
                  (probes["start_ns"] / 1e6, probes["run_ns"] / 1e3,
                   probes.get("long_run_ns", 0) / 1e3, probes.get("run_frac", 0) * 100,
                   fmt(probes["sync_ns"] and probes["sync_ns"] / 1e3, " us")))
