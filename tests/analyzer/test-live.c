@@ -7,6 +7,7 @@
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,4 +155,64 @@ Test(live, record_then_analyze_a_known_program, .timeout = 240)
 	}
 	free(info);
 	free(trace);
+}
+
+__attribute__((format(printf, 1, 2))) static int sh(const char *fmt, ...)
+{
+	char *cmd = NULL;
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	cr_assert(vasprintf(&cmd, fmt, ap) > 0);
+	va_end(ap);
+	st = system(cmd);
+	free(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A real LTTng session with buffers too small for the program: babeltrace2 reports discarded
+ * events, the analyzer warns and marks the result partial. */
+Test(live, discarded_events_mark_the_result_partial, .timeout = 120)
+{
+	char dir[] = "/tmp/dps-live-disc-XXXXXX";
+	char session[64], prog[4096];
+	const char *traces[1];
+	struct analyzer_options opts;
+	struct analyzer_result *res = NULL;
+	struct dps_diag diag = {""};
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(session, sizeof(session), "dps-test-disc-%ld", (long)getpid());
+	snprintf(prog, sizeof(prog), "%s/tests/analyzer/analyzer-malloc-burst",
+		 getenv("DPS_BUILD_DIR"));
+	cr_assert_eq(sh("lttng create %s --output=%s >/dev/null", session, dir), 0);
+	cr_assert_eq(sh("lttng enable-channel -u -s %s --subbuf-size=4096 --num-subbuf=2 c "
+			">/dev/null",
+			session),
+		     0);
+	cr_assert_eq(sh("lttng enable-event -u -s %s -c c 'lttng_ust_libc:*' >/dev/null", session),
+		     0);
+	cr_assert_eq(sh("lttng add-context -u -s %s -c c -t vtid -t vpid -t procname "
+			">/dev/null",
+			session),
+		     0);
+	cr_assert_eq(sh("lttng start %s >/dev/null", session), 0);
+	cr_assert_eq(sh("LD_PRELOAD=liblttng-ust-libc-wrapper.so.1 %s", prog), 0);
+	cr_assert_eq(sh("lttng stop %s >/dev/null", session), 0);
+	cr_assert_eq(sh("lttng destroy %s >/dev/null", session), 0);
+
+	analyzer_options_default(&opts);
+	traces[0] = dir;
+	opts.traces = traces;
+	opts.n_traces = 1;
+	opts.comm = "analyzer-malloc";
+	cr_assert_eq(analyzer_run(&opts, &res, &diag), DPS_OK, "%s", diag.msg);
+	cr_expect(res->partial);
+	cr_expect(res->partial_reason && strstr(res->partial_reason, "discarded between"), "%s",
+		  res->partial_reason ? res->partial_reason : "(none)");
+	cr_expect_gt(res->n_discarded, 0);
+	cr_expect(res->actset->partial);
+	analyzer_result_destroy(res);
+	cr_expect_eq(sh("rm -rf %s", dir), 0);
 }
