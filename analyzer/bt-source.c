@@ -53,6 +53,7 @@ struct class_info {
 	bool calloc;	     /* b = nmemb * size */
 	bool posix_memalign; /* allocation only when result == 0 */
 	bool need_common, need_specific;
+	bool ctx_is_a;		/* perf sched_switch: perf_tid is prev_pid */
 	struct fref a, b, c, d, s1, s2, ctx_tid, ctx_pid, ctx_comm, irq;
 	struct fref calloc_size, result;
 };
@@ -474,6 +475,8 @@ static struct class_info *resolve_class(struct analyzer_source *src, const bt_ev
 			    ci->ctx_comm.where == W_SPECIFIC;
 	/* A kernel event we do not use and that names no thread: count it only. */
 	ci->skip = ci->kind == ANALYZER_EV_OTHER && !has(&ci->ctx_tid);
+	ci->ctx_is_a = ci->kind == ANALYZER_EV_SWITCH && ci->ctx_tid.where == W_PAYLOAD &&
+		       has(&ci->a);
 	g_hash_table_insert(src->classes, (gpointer)cls, ci);
 	return ci;
 }
@@ -642,7 +645,10 @@ static int handle_event(struct analyzer_source *src, struct bt_input *in, const 
 	r.f[W_SPECIFIC] =
 	    ci->need_specific ? bt_event_borrow_specific_context_field_const(ev) : NULL;
 	e.flags = ci->flags;
-	e.ctx_tid = read_int(&r, &ci->ctx_tid, -1);
+	e.a = read_int(&r, &ci->a, -1);
+	/* perf's sample tid of a sched_switch is its prev_pid: one read less on the most
+	 * frequent event. */
+	e.ctx_tid = ci->ctx_is_a ? e.a : read_int(&r, &ci->ctx_tid, -1);
 	/* The pid of a known thread does not change: skip reading it. */
 	if (e.ctx_tid <= 0 || !analyzer_core_knows_pid(src->core, e.ctx_tid)) {
 		e.ctx_pid = read_int(&r, &ci->ctx_pid, in->env_vpid);
@@ -655,12 +661,14 @@ static int handle_event(struct analyzer_source *src, struct bt_input *in, const 
 		/* perf's common_flags: hardirq 0x08, softirq 0x10, nmi 0x40 */
 		e.flags |= ANALYZER_EVF_IRQ;
 	}
-	e.a = read_int(&r, &ci->a, -1);
 	e.b = read_int(&r, &ci->b, -1);
 	e.c = read_int(&r, &ci->c, -1);
 	e.d = read_int(&r, &ci->d, -1);
 	e.str = read_str(&r, &ci->s1);
-	e.str2 = read_str(&r, &ci->s2);
+	/* next_comm only for a thread not named yet: its renames show in its prev_comm. */
+	if (has(&ci->s2) && (e.b <= 0 || !analyzer_core_knows_comm(src->core, e.b))) {
+		e.str2 = read_str(&r, &ci->s2);
+	}
 	if (ci->calloc) {
 		e.b = (int64_t)((uint64_t)e.b * (uint64_t)read_int(&r, &ci->calloc_size, 1));
 	}
