@@ -65,6 +65,8 @@ struct slot {
 	/* Per-thread play context (used only by the thread itself) */
 	double run_scale, sleep_scale;
 	struct dps__mem_thread *mem; /* owned while playing; NULL without memory actions */
+	uint64_t cpu_base;	      /* thread CPU clock at thread_begin */
+	uint64_t cpu_budget;	      /* sum of the runs requested so far (cpu mode budget) */
 };
 
 struct player {
@@ -345,7 +347,9 @@ static void play_one(struct player *pl, struct slot *self, const struct dps_acti
 	switch (a->kind) {
 	case DPS_ACT_RUN:
 		ns = scale_ns(a->arg, self->run_scale);
-		act = dps__run(ns, pl->opts.mode, a->line);
+		self->cpu_budget += ns;
+		act = dps__run_budget(ns, pl->opts.mode, self->cpu_base + self->cpu_budget,
+				      a->line);
 		self->res.run_req_ns += ns;
 		self->res.run_act_ns += act;
 		break;
@@ -435,6 +439,8 @@ static void play_thread(struct slot *self)
 	self->res.id = t->id;
 	self->res.start_ns = dps__now_ns() - pl->t0;
 	cpu0 = dps__cputime_ns();
+	self->cpu_base = cpu0;
+	self->cpu_budget = 0;
 	lttng_ust_tracepoint(dps, thread_begin, t->id, t->name ? t->name : "");
 	if (has_memory_actions(t)) {
 		self->mem = dps__mem_thread_begin();

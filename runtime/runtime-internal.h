@@ -47,6 +47,16 @@ void dps__thread_prepare(void);
 
 /* The PSFs with the action's source line for the events. */
 uint64_t dps__run(uint64_t ns, enum dps_run_mode mode, uint32_t line);
+/*
+ * As dps__run, but in cpu mode against a per-thread budget: when cpu_target_ns is not 0, burn
+ * until the thread's CPU clock reads cpu_target_ns (the player passes the thread's CPU at its
+ * start plus every run requested so far). The replay's own costs between runs — wait/wake
+ * system calls and context switches, tracepoints, thread start — then come out of the next run
+ * instead of adding to the thread's CPU time, so a thread's total CPU matches the recording
+ * even when it has thousands of short runs between synchronizations. Other modes ignore it.
+ */
+uint64_t dps__run_budget(uint64_t ns, enum dps_run_mode mode, uint64_t cpu_target_ns,
+			 uint32_t line);
 uint64_t dps__sleep(uint64_t ns, uint32_t line);
 
 /* Spins on CLOCK_MONOTONIC until deadline_ns. */

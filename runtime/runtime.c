@@ -251,6 +251,12 @@ static void run_cpu(uint64_t ns)
 
 uint64_t dps__run(uint64_t ns, enum dps_run_mode mode, uint32_t line)
 {
+	return dps__run_budget(ns, mode, 0, line);
+}
+
+uint64_t dps__run_budget(uint64_t ns, enum dps_run_mode mode, uint64_t cpu_target_ns,
+			 uint32_t line)
+{
 	uint64_t id = dps__tls_id;
 	uint64_t t0, t1;
 
@@ -260,7 +266,17 @@ uint64_t dps__run(uint64_t ns, enum dps_run_mode mode, uint32_t line)
 	t0 = dps__now_ns();
 	switch (mode) {
 	case DPS_RUN_CPU:
-		run_cpu(ns);
+		if (cpu_target_ns) {
+			uint64_t now = dps__cputime_ns();
+
+			/* Behind the budget only: a run that the costs since the last one
+			 * already used up is skipped, and the debt goes to the next. */
+			if (cpu_target_ns > now) {
+				run_cpu(cpu_target_ns - now);
+			}
+		} else {
+			run_cpu(ns);
+		}
 		break;
 	case DPS_RUN_WALL:
 		dps__spin_until(add_sat(t0, ns));

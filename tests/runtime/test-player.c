@@ -135,6 +135,50 @@ Test(player, wait_blocks_until_the_wake)
 	dps_play_result_fini(&r);
 }
 
+/*
+ * cpu mode plays each thread against a CPU budget: the costs of the replay's own wait/wake
+ * (system calls, context switches, tracepoints) come out of the following runs, so a thread
+ * whose runs are interleaved with a thousand synchronizations still consumes the sum of its
+ * runs — not that plus the player's overhead (the pigz case of bench/fidelity.sh).
+ */
+Test(player, cpu_mode_absorbs_synchronization_costs_in_the_thread_budget)
+{
+	enum { N = 1000 };
+	static struct dps_action a0[3 + 3 * N], a1[3 * N];
+	struct dps_thread_desc th[2];
+	struct dps_program prog = {.threads = th, .n_threads = 2, .root = 0};
+	struct dps_play_result r;
+	size_t n0 = 0, n1 = 0;
+	double want_ns = N * 20.0 * US;
+
+	/* Ping-pong: each side runs 20 us, wakes the other and waits for it (a few us each). */
+	a0[n0++] = (struct dps_action)ACT(CREATE, 1);
+	for (int i = 0; i < N; i++) {
+		a0[n0++] = (struct dps_action)ACT(RUN, 20 * US);
+		a0[n0++] = (struct dps_action)ACT(WAKE, 1);
+		a0[n0++] = (struct dps_action)ACT(WAIT, 1);
+		a1[n1++] = (struct dps_action)ACT(WAIT, 0);
+		a1[n1++] = (struct dps_action)ACT(RUN, 20 * US);
+		a1[n1++] = (struct dps_action)ACT(WAKE, 0);
+	}
+	a0[n0++] = (struct dps_action)ACT(JOIN, 1);
+	th[0] = (struct dps_thread_desc){.id = 20, .actions = a0, .n_actions = n0};
+	th[1] = (struct dps_thread_desc){.id = 21, .actions = a1, .n_actions = n1};
+	opts.mode = DPS_RUN_CPU;
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
+	for (int t = 0; t < 2; t++) {
+		double cpu = (double)r.threads[t].cpu_ns;
+
+		/* At least the budget; above it only by what follows the last run (a wake and,
+		 * for the root, the join), never by N synchronizations' worth. */
+		cr_expect_geq(cpu, want_ns * 0.995, "thread %d: %.0f ns of CPU, want %.0f", t, cpu,
+			      want_ns);
+		cr_expect_leq(cpu, want_ns * 1.03 + 500.0 * US, "thread %d: %.0f ns of CPU, want %.0f",
+			      t, cpu, want_ns);
+	}
+	dps_play_result_fini(&r);
+}
+
 Test(player, wakes_are_counted_per_pair)
 {
 	/* three wakes from root, one from thread 2; thread 1 consumes three from root and one
