@@ -613,3 +613,24 @@ Test(core, discarded_events_mark_the_result_partial)
 		  res->partial_reason);
 	cr_expect(res->actset->partial);
 }
+
+Test(core, ust_without_vtid_is_one_pseudo_thread_per_process)
+{
+	struct analyzer_event ev;
+
+	start(false);
+	ev = analyzer_event_init(ANALYZER_EV_ALLOC, US(0), 0);
+	ev.ctx_pid = 100; /* per-PID buffers: vpid from the trace environment, no vtid */
+	ev.a = 0x1000;
+	ev.b = 128;
+	feed(ev);
+	ev.kind = ANALYZER_EV_FREE;
+	ev.ts = US(50);
+	feed(ev);
+	finish_ok();
+	cr_assert_eq(res->n_threads, 1);
+	cr_expect_eq(res->threads[0].id, 900000000000ULL + 100);
+	cr_expect_eq(res->threads[0].tid, -1);
+	cr_expect_eq(res->threads[0].pid, 100);
+	cr_expect_eq(res->actset->threads[0].n_actions, 3); /* heap +128; run 50; heap -128 */
+}
