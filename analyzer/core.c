@@ -85,6 +85,15 @@ struct athread {
 	struct analyzer_mem_sample *mem;
 	size_t n_mem, cap_mem;
 
+	/* A simulated run's thread: the span between dps:thread_begin and dps:thread_end is the
+	 * replay; what comes before (process start, lttng-ust registration, calibration) and
+	 * after (summary, exit) is the stub's own. runtime_at_* is the sched_stat_runtime sum
+	 * at those instants, interpolated over the running time not reported yet. */
+	bool dps_begun, dps_ended;
+	uint64_t dps_begin_ts, dps_end_ts;
+	uint64_t runtime_at_begin, runtime_at_end;
+	uint64_t last_rt_ts; /* last sched_stat_runtime of this thread */
+
 	/* finish */
 	bool kept;
 	size_t res_idx;
@@ -905,6 +914,7 @@ static void on_stat_runtime(struct analyzer_core *core, const struct analyzer_ev
 	}
 	t->runtime_ns += rt;
 	t->has_runtime = true;
+	t->last_rt_ts = ev->ts;
 	/* Remote updates (clock_gettime of another thread's CPU clock) say nothing about who
 	 * runs here; perf tells them apart by the context. */
 	if (ctx != NO_T && ctx != x) {
@@ -1059,6 +1069,18 @@ static bool is_ancestor(const struct analyzer_core *core, size_t a, size_t b)
 	return false;
 }
 
+/* The thread's sched_stat_runtime sum at ts, counting the time it has been running since
+ * the last report (the kernel reports at ticks and switch-outs). */
+static uint64_t runtime_at(const struct athread *t, uint64_t ts)
+{
+	uint64_t since = t->last_rt_ts > t->run_since ? t->last_rt_ts : t->run_since;
+
+	if (t->state == TS_RUNNING && ts > since) {
+		return t->runtime_ns + (ts - since);
+	}
+	return t->runtime_ns;
+}
+
 static void on_dps(struct analyzer_core *core, const struct analyzer_event *ev, size_t x)
 {
 	struct athread *t = T(core, x);
@@ -1068,6 +1090,12 @@ static void on_dps(struct analyzer_core *core, const struct analyzer_event *ev, 
 	switch (ev->kind) {
 	case ANALYZER_EV_DPS_THREAD_BEGIN: {
 		gpointer pv;
+
+		if (!t->dps_begun) {
+			t->dps_begun = true;
+			t->dps_begin_ts = ev->ts;
+			t->runtime_at_begin = runtime_at(t, ev->ts);
+		}
 
 		g_hash_table_insert(core->dps_ids, GSIZE_TO_POINTER((gsize)ev->a),
 				    GSIZE_TO_POINTER(x + 1));
@@ -1086,6 +1114,11 @@ static void on_dps(struct analyzer_core *core, const struct analyzer_event *ev, 
 		break;
 	}
 	case ANALYZER_EV_DPS_THREAD_END:
+		if (t->dps_begun && !t->dps_ended) {
+			t->dps_ended = true;
+			t->dps_end_ts = ev->ts;
+			t->runtime_at_end = runtime_at(t, ev->ts);
+		}
 		if (timeline) {
 			set_state(core, x, TS_DEAD, ev->ts, ANALYZER_SEG_SLEEP, NO_T);
 			t->exited = true;
@@ -1701,6 +1734,16 @@ static int select_threads(struct analyzer_core *core, size_t *root_out, struct d
 			t->kept = false;
 		}
 	}
+	/* A simulated run (its root played actions): only the threads that played actions are
+	 * the simulation; the others (lttng-ust's, a start-up calibration's probes) are the
+	 * stub's own and would shift the creation ranks compare matches on. */
+	for (size_t i = 0; i < core->n_th && root != NO_T && T(core, root)->dps_begun; i++) {
+		struct athread *t = T(core, i);
+
+		if (t->kept && !t->dps_begun && proc_of(t) == proc_of(T(core, root))) {
+			t->kept = false;
+		}
+	}
 	for (size_t i = 0; i < core->n_th && root != NO_T; i++) {
 		struct athread *t = T(core, i);
 
@@ -1922,6 +1965,39 @@ static int build_actions(struct analyzer_core *core, struct analyzer_result *res
 	return b.status;
 }
 
+/*
+ * Keeps only the replay of a simulated run's thread: segments and marks are cut to
+ * [dps:thread_begin, dps:thread_end], and the thread starts and ends there.
+ */
+static void clip_to_window(struct athread *t, struct analyzer_thread *rt)
+{
+	uint64_t b = t->dps_begin_ts;
+	uint64_t e = t->dps_ended ? t->dps_end_ts : rt->end_ns;
+	size_t n = 0;
+
+	if (e < b) {
+		e = b;
+	}
+	for (size_t i = 0; i < t->n_segs; i++) {
+		struct analyzer_segment sg = t->segs[i];
+
+		if (sg.end_ns <= b || sg.begin_ns >= e) {
+			continue;
+		}
+		sg.begin_ns = sg.begin_ns < b ? b : sg.begin_ns;
+		sg.end_ns = sg.end_ns > e ? e : sg.end_ns;
+		t->segs[n++] = sg;
+	}
+	t->n_segs = n;
+	for (size_t i = 0; i < t->n_marks; i++) {
+		struct analyzer_mark *m = &t->marks[i];
+
+		m->ts_ns = m->ts_ns < b ? b : m->ts_ns > e ? e : m->ts_ns;
+	}
+	rt->start_ns = b;
+	rt->end_ns = e;
+}
+
 static int copy_thread(struct analyzer_core *core, size_t ci, struct analyzer_thread *rt)
 {
 	struct athread *t = T(core, ci);
@@ -1937,6 +2013,9 @@ static int copy_thread(struct analyzer_core *core, size_t ci, struct analyzer_th
 	rt->end_ns = thread_end(core, t);
 	if (!rt->comm) {
 		return DPS_ERR_NOMEM;
+	}
+	if (t->dps_begun) {
+		clip_to_window(t, rt);
 	}
 	/* Segments: remap `other`, drop references to threads not kept. */
 	rt->segs = t->segs;
@@ -1975,6 +2054,10 @@ static int copy_thread(struct analyzer_core *core, size_t ci, struct analyzer_th
 	}
 	if (t->has_runtime && core->has_sched) {
 		st->busy_ns = t->runtime_ns;
+		if (t->dps_begun) {
+			st->busy_ns = (t->dps_ended ? t->runtime_at_end : t->runtime_ns) -
+				      t->runtime_at_begin;
+		}
 		st->busy_exact = true;
 	}
 	st->n_switches = t->n_switches;

@@ -596,6 +596,43 @@ Test(core, dps_events_alone_give_the_timeline)
 				       "run 10");
 }
 
+static void dps_ev(uint32_t kind, uint64_t ts, int cpu, int64_t tid, int64_t pid, int64_t a)
+{
+	struct analyzer_event ev = analyzer_event_init(kind, ts, cpu);
+
+	ev.ctx_tid = tid;
+	ev.ctx_pid = pid;
+	ev.a = a;
+	feed(ev);
+}
+
+/*
+ * A simulated run is what lies between each thread's dps:thread_begin and dps:thread_end: the
+ * stub's process start (loader, lttng-ust registration, calibration) and exit, and threads
+ * that never play actions (lttng-ust's, calibration probes), are the stub's own.
+ */
+Test(core, a_simulated_run_is_cut_to_its_dps_thread_window)
+{
+	opts.pid = 100;
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	fork_ev(US(100), 0, 100, 101, 100, 100);	/* a probe thread of the stub */
+	runtime_ev(US(1000), 0, 100, US(1000));
+	dps_ev(ANALYZER_EV_DPS_THREAD_BEGIN, US(2000), 0, 100, 100, 1);
+	runtime_ev(US(5000), 0, 100, US(4000));
+	dps_ev(ANALYZER_EV_DPS_THREAD_END, US(5000), 0, 100, 100, 1);
+	runtime_ev(US(6000), 0, 100, US(1000));	/* summary and exit */
+	exit_ev(US(6000), 0, 100);
+	sw(US(6000), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_expect_eq(res->n_threads, 1, "the probe thread is not part of the simulation");
+	/* CPU from 2000 us (1000 reported + 1000 running unreported) to 5000 us. */
+	cr_expect_eq(thread(100)->stats.busy_ns, US(3000));
+	cr_expect_eq(thread(100)->start_ns, US(2000));
+	cr_expect_eq(thread(100)->end_ns, US(5000));
+	cr_expect_str_eq(actions(100), "run 3000");
+}
+
 Test(core, discarded_events_mark_the_result_partial)
 {
 	struct analyzer_event ev;
