@@ -80,30 +80,6 @@ static bool parse_id(const char *s, int64_t *out)
 	return true;
 }
 
-/* The pid in a dps record directory's record.info, if the trace is one. */
-static bool read_recorded_pid(const char *trace, int64_t *pid)
-{
-	char path[4096], line[256];
-	bool found = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/record.info", trace);
-	f = fopen(path, "r");
-	if (!f) {
-		return false;
-	}
-	while (!found && fgets(line, sizeof(line), f)) {
-		long long v;
-
-		if (sscanf(line, "pid %lld", &v) == 1 && v > 0) {
-			*pid = v;
-			found = true;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
 int dps_cmd_analyze(int argc, char **argv)
 {
 	enum { OPT_JSON = 256, OPT_CALIB, OPT_NO_PROGRESS, OPT_KEEP_TRACER, OPT_LIST };
@@ -203,7 +179,7 @@ int dps_cmd_analyze(int argc, char **argv)
 	opts.build_actset = outdir != NULL;
 
 	if (!list && opts.pid < 0 && opts.tid < 0 && !opts.comm && opts.n_traces == 1 &&
-	    read_recorded_pid(opts.traces[0], &opts.pid)) {
+	    analyzer_recorded_pid(opts.traces[0], &opts.pid)) {
 		fprintf(stderr, "dps analyze: --pid %" PRId64 " (the command dps record recorded)\n",
 			opts.pid);
 	}

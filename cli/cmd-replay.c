@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "actset.h"
+#include "analyzer.h"
 #include "cli.h"
 
 #define REPLAY_MAX_ARGS 64
@@ -96,36 +97,16 @@ static void print_usage(FILE *out)
 		"Exit: 0 ok, 1 a step failed (its message says which), 2 bad usage or input.\n");
 }
 
-/*
- * The pid dps record wrote into TRACE/record.info ("pid N"), so a dps-recorded trace needs no
- * selection and the simulated run is found among everything else perf saw system-wide.
- * Returns 0 and fills buf, or -1 when there is no such file or line.
- */
+/* The pid of a dps record trace as a string for an argv, or -1 if TRACE is not one. */
 static int read_recorded_pid(const char *trace, char *buf, size_t len)
 {
-	char path[4096], line[256];
-	FILE *f;
-	int ret = -1;
+	int64_t pid;
 
-	if (snprintf(path, sizeof(path), "%s/record.info", trace) >= (int)sizeof(path)) {
+	if (!analyzer_recorded_pid(trace, &pid)) {
 		return -1;
 	}
-	f = fopen(path, "r");
-	if (!f) {
-		return -1;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		long long pid;
-		char end;
-
-		if (sscanf(line, "pid %lld%c", &pid, &end) == 2 && end == '\n' && pid > 0) {
-			snprintf(buf, len, "%lld", pid);
-			ret = 0;
-			break;
-		}
-	}
-	fclose(f);
-	return ret;
+	snprintf(buf, len, "%lld", (long long)pid);
+	return 0;
 }
 
 static int parse_args(int argc, char **argv, struct replay_args *ra)

@@ -1012,6 +1012,9 @@ int compare_load(const char *path, const struct analyzer_options *opts,
 	o.traces = traces;
 	o.n_traces = 1;
 	o.build_actset = false;
+	if (o.pid < 0 && o.tid < 0 && !o.comm) {
+		analyzer_recorded_pid(path, &o.pid);
+	}
 	ret = analyzer_run(&o, out, diag);
 end:
 	dps_actset_destroy(set);
