@@ -13,6 +13,8 @@
 
 #include <dps/dps.h>
 
+#include "runtime-internal.h"
+
 static uint64_t clock_ns(clockid_t c)
 {
 	struct timespec ts;
@@ -102,15 +104,57 @@ Test(psf, wall_run_lasts_at_least_its_duration, .init = init_override, .timeout 
 	cr_assert_lt(best, 3000000 + 20000000);
 }
 
+/* Best of 3: in a VM the thread CPU clock also counts time the hypervisor steals from the
+ * vCPU, so one attempt on a busy host can overshoot by milliseconds. */
 Test(psf, cpu_run_consumes_its_cpu_time, .init = init_measured, .timeout = 30)
 {
-	uint64_t c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	uint64_t act = dps_run_ns(20000000, DPS_RUN_CPU);
-	uint64_t used = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+	uint64_t best = UINT64_MAX;
 
-	cr_assert_geq(act, used - used / 20, "wall below the CPU used?");
-	cr_assert_gt(used, 18000000, "consumed %lu ns of CPU for 20 ms", (unsigned long)used);
-	cr_assert_lt(used, 26000000, "consumed %lu ns of CPU for 20 ms", (unsigned long)used);
+	for (int i = 0; i < 3; i++) {
+		uint64_t c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		uint64_t act = dps_run_ns(20000000, DPS_RUN_CPU);
+		uint64_t used = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+
+		cr_assert_geq(act, used - used / 20, "wall below the CPU used?");
+		cr_assert_gt(used, 18000000, "consumed %lu ns of CPU for 20 ms",
+			     (unsigned long)used);
+		best = used < best ? used : best;
+	}
+	cr_assert_lt(best, 26000000, "consumed %lu ns of CPU for 20 ms", (unsigned long)best);
+}
+
+/*
+ * The player's cpu mode runs against a per-thread CPU budget (doc/runtime.md): whatever CPU
+ * the thread spent since the last run comes out of the next one, and a run whose target the
+ * thread has already passed is skipped. Stolen time counts on the same clock, so this holds
+ * on a busy VM too.
+ */
+Test(psf, a_budgeted_run_ends_on_the_thread_cpu_target, .init = init_measured, .timeout = 30)
+{
+	uint64_t base, used, best = UINT64_MAX;
+	struct timespec pause = {.tv_sec = 0, .tv_nsec = 100000000};
+
+	/* 1 ms of "overhead" before a 3 ms run whose target is base + 3 ms: it burns ~2 ms.
+	 * Best of 5, apart: interrupt and writeback time charged to the running thread (after
+	 * other tests wrote traces) can make one attempt's CPU clock jump. */
+	for (int i = 0; i < 5 && best >= 3000000 + 300000; i++) {
+		nanosleep(&pause, NULL);
+		base = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		dps_run_ns(1000000, DPS_RUN_CPU);
+		dps__run_budget(3000000, DPS_RUN_CPU, base + 3000000, 0);
+		used = clock_ns(CLOCK_THREAD_CPUTIME_ID) - base;
+		cr_assert_geq(used, 3000000, "ended at %lu ns of CPU, before the target",
+			      (unsigned long)used);
+		best = used < best ? used : best;
+	}
+	cr_assert_lt(best, 3000000 + 300000, "ended at %lu ns of CPU, target 3000000",
+		     (unsigned long)best);
+
+	/* A target already behind: the run is skipped, not played in full. */
+	base = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	dps__run_budget(5000000, DPS_RUN_CPU, base, 0);
+	used = clock_ns(CLOCK_THREAD_CPUTIME_ID) - base;
+	cr_assert_lt(used, 1000000, "a run behind its budget burned %lu ns", (unsigned long)used);
 }
 
 Test(psf, cpu_run_stays_right_with_a_bad_loop_rate, .init = init_override, .timeout = 30)
