@@ -622,6 +622,13 @@ static int expect_arg(struct lexer *lx, struct token *tok, const char *what)
 	return DPS_OK;
 }
 
+static int compare_ids(const void *a, const void *b)
+{
+	const struct dps_actset_thread *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
 static int parse_manifest_thread(struct dps_actset *set, struct lexer *lx)
 {
 	struct token tok, val;
@@ -636,7 +643,14 @@ static int parse_manifest_thread(struct dps_actset *set, struct lexer *lx)
 	if (status) {
 		return status;
 	}
-	t = dps_actset_find(set, id);
+	/* load_dir sorted the threads by id before reading the manifest. */
+	{
+		struct dps_actset_thread key = {.id = id};
+		const struct dps_actset_thread *hit =
+			bsearch(&key, set->threads, set->n_threads, sizeof(key), compare_ids);
+
+		t = hit ? (size_t)(hit - set->threads) : DPS_ACTSET_NO_THREAD;
+	}
 	if (t == DPS_ACTSET_NO_THREAD) {
 		dps_diag_set(lx->diag, lx->name, lx->line, tok.col,
 			     "thread %" PRIu64 " has no action file %" PRIu64 ".act", id, id);
@@ -782,6 +796,42 @@ static int parse_manifest(struct dps_actset *set, const char *name, const char *
 /*
  * Resolution: the creation graph.
  */
+
+/* id -> thread index, sorted by id, so that resolving n threads is O(n log n), not O(n^2)
+ * (8,001 threads in many-threads). */
+struct id_index {
+	uint64_t id;
+	size_t idx;
+};
+
+static int cmp_id_index(const void *a, const void *b)
+{
+	const struct id_index *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static struct id_index *build_id_index(const struct dps_actset *set)
+{
+	struct id_index *ix = malloc((set->n_threads ? set->n_threads : 1) * sizeof(*ix));
+
+	if (!ix) {
+		return NULL;
+	}
+	for (size_t i = 0; i < set->n_threads; i++) {
+		ix[i] = (struct id_index){.id = set->threads[i].id, .idx = i};
+	}
+	qsort(ix, set->n_threads, sizeof(*ix), cmp_id_index);
+	return ix;
+}
+
+static size_t find_in_index(const struct id_index *ix, size_t n, uint64_t id)
+{
+	struct id_index key = {.id = id};
+	const struct id_index *hit = bsearch(&key, ix, n, sizeof(*ix), cmp_id_index);
+
+	return hit ? hit->idx : DPS_ACTSET_NO_THREAD;
+}
 static void describe_action(const struct dps_actset *set, size_t t, size_t a,
 			    const struct actset_cols *cols, const char **file, unsigned *line,
 			    unsigned *col)
@@ -799,6 +849,7 @@ static int resolve(struct dps_actset *set, const struct actset_cols *cols, struc
 	size_t *creator_act = NULL; /* per thread: action index of its create, in parent */
 	size_t *stack = NULL;
 	bool *reached = NULL;
+	struct id_index *ix = NULL;
 	size_t root = DPS_ACTSET_NO_THREAD;
 	int status = DPS_ERR_INVAL;
 	char thread_name[64];
@@ -811,7 +862,8 @@ static int resolve(struct dps_actset *set, const struct actset_cols *cols, struc
 	creator_act = malloc(n * sizeof(*creator_act));
 	stack = malloc(n * sizeof(*stack));
 	reached = calloc(n, sizeof(*reached));
-	if (!creator_act || !stack || !reached) {
+	ix = build_id_index(set);
+	if (!creator_act || !stack || !reached || !ix) {
 		dps_diag_setf(diag, "out of memory resolving the action set");
 		status = DPS_ERR_NOMEM;
 		goto end;
@@ -837,7 +889,7 @@ static int resolve(struct dps_actset *set, const struct actset_cols *cols, struc
 				continue;
 			}
 			describe_action(set, t, a, cols, &file, &line, &col);
-			child = dps_actset_find(set, (uint64_t)act->arg);
+			child = find_in_index(ix, n, (uint64_t)act->arg);
 			if (child == DPS_ACTSET_NO_THREAD) {
 				dps_diag_set(diag, file, line, col,
 					     "create of thread %" PRIu64
@@ -918,7 +970,7 @@ static int resolve(struct dps_actset *set, const struct actset_cols *cols, struc
 				if (th->actions[a].kind != DPS_ACT_CREATE) {
 					continue;
 				}
-				c = dps_actset_find(set, (uint64_t)th->actions[a].arg);
+				c = find_in_index(ix, n, (uint64_t)th->actions[a].arg);
 				if (!reached[c]) {
 					reached[c] = true;
 					stack[sp++] = c;
@@ -957,7 +1009,7 @@ static int resolve(struct dps_actset *set, const struct actset_cols *cols, struc
 				continue;
 			}
 			describe_action(set, t, a, cols, &file, &line, &col);
-			other = dps_actset_find(set, (uint64_t)act->arg);
+			other = find_in_index(ix, n, (uint64_t)act->arg);
 			if (act->kind != DPS_ACT_CREATE) {
 				snprintf(thread_name, sizeof(thread_name), "%" PRIu64,
 					 (uint64_t)act->arg);
@@ -993,6 +1045,7 @@ end:
 	free(creator_act);
 	free(stack);
 	free(reached);
+	free(ix);
 	return status;
 }
 
@@ -1090,13 +1143,6 @@ static bool parse_act_name(const char *name, uint64_t *id)
 	}
 	*id = v;
 	return true;
-}
-
-static int compare_ids(const void *a, const void *b)
-{
-	const struct dps_actset_thread *x = a, *y = b;
-
-	return x->id < y->id ? -1 : x->id > y->id;
 }
 
 int dps_actset_load_dir(const char *dir, struct dps_actset **out, struct dps_diag *diag)
