@@ -276,6 +276,30 @@ static int run_step(int (*fn)(int, char **), struct argv_buf *a, const char *out
 	return ret;
 }
 
+/* mkdir -p: the output directory and any missing parents. Returns 0 or -1 with errno. */
+static int make_dirs(const char *path)
+{
+	char buf[4096];
+	size_t len = strlen(path);
+
+	if (len >= sizeof(buf)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(buf, path, len + 1);
+	for (size_t i = 1; i <= len; i++) {
+		if (buf[i] != '/' && buf[i] != '\0') {
+			continue;
+		}
+		buf[i] = '\0';
+		if (mkdir(buf, 0777) && errno != EEXIST) {
+			return -1;
+		}
+		buf[i] = path[i];
+	}
+	return 0;
+}
+
 static void step_banner(const struct replay_args *ra, int step, const char *what, double t0)
 {
 	if (!ra->quiet) {
@@ -384,7 +408,7 @@ int dps_cmd_replay(int argc, char **argv)
 		fprintf(stderr, "dps replay: output directory path too long\n");
 		return DPS_EXIT_USAGE;
 	}
-	if (mkdir(ra.outdir, 0777) && errno != EEXIST) {
+	if (make_dirs(ra.outdir)) {
 		fprintf(stderr, "dps replay: cannot create %s: %s\n", ra.outdir, strerror(errno));
 		return DPS_EXIT_FAILURE;
 	}

@@ -141,13 +141,15 @@ Test(replay, replay_of_the_bundled_trace_writes_every_output, .init = setup, .fi
 	const char *outputs[] = {"set/manifest", "stub.c", "dps-stub", "calibration",
 				 "sim-trace/record.info", "compare.txt", "compare.json",
 				 "report.html"};
-	char out[4096], path[8192];
+	char out[4096], log[4096], path[8192];
 	struct stat st;
 
 	require_root();
-	snprintf(out, sizeof(out), "%s/out", tmpdir);
-	cr_assert_eq(run("'%s' replay -q '%s/examples/traces/xz-T2' -o '%s' > '%s.log' 2>&1", dps,
-			 src, out, out),
+	/* A nested output path whose parents do not exist yet (the README's out/demo). */
+	snprintf(out, sizeof(out), "%s/out/demo", tmpdir);
+	snprintf(log, sizeof(log), "%s/replay.log", tmpdir);
+	cr_assert_eq(run("'%s' replay -q '%s/examples/traces/xz-T2' -o '%s' > '%s' 2>&1", dps,
+			 src, out, log),
 		     0, "dps replay failed; see its log");
 	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", out, outputs[i]);
@@ -156,7 +158,7 @@ Test(replay, replay_of_the_bundled_trace_writes_every_output, .init = setup, .fi
 	/* The table names the three xz threads as matched and says where the report is. */
 	cr_expect_eq(run("grep -q '3 matched, 0 only in orig, 0 only in sim' '%s/compare.txt'", out),
 		     0, "compare.txt does not show 3 matched threads");
-	cr_expect_eq(run("grep -q 'Report: %s/report.html' '%s.log'", out, out), 0,
+	cr_expect_eq(run("grep -q 'Report: %s/report.html' '%s'", out, log), 0,
 		     "dps replay did not say where the report is");
 	cr_expect_eq(run("python3 -m json.tool '%s/compare.json' > /dev/null", out), 0,
 		     "compare.json is not valid JSON");
