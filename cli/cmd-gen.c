@@ -22,21 +22,6 @@ static void print_usage(FILE *out)
 		     "Exit: 0 ok, 1 cannot write, 2 bad usage or bad set. See doc/simgen.md.\n");
 }
 
-/* Loads and resolves dir; prints the diagnostic. Returns an exit code. */
-static int load_set(const char *cmd, const char *dir, struct dps_actset **set)
-{
-	struct dps_diag diag = {{0}};
-	int ret = dps_actset_load_dir(dir, set, &diag);
-
-	if (ret != DPS_OK) {
-		fprintf(stderr, "dps %s: %s\n", cmd,
-			diag.msg[0] ? diag.msg : "cannot load the action set");
-		/* A missing directory or a bad set is bad input; I/O trouble is a failure. */
-		ret = ret == DPS_ERR_IO || ret == DPS_ERR_NOMEM ? DPS_EXIT_FAILURE : DPS_EXIT_USAGE;
-	}
-	return ret;
-}
-
 int dps_cmd_gen(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -84,7 +69,7 @@ int dps_cmd_gen(int argc, char **argv)
 		goto end;
 	}
 	gopts.source_label = argv[optind];
-	ret = load_set(argv[0], argv[optind], &set);
+	ret = dps_cli_load_set(argv[0], argv[optind], &set);
 	if (ret || check) {
 		goto destroy_set;
 	}

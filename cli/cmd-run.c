@@ -43,13 +43,11 @@ int dps_cmd_run(int argc, char **argv)
 	struct dps_play_options opts;
 	struct dps_program prog;
 	struct dps_config cfg;
-	struct dps_diag diag;
 	char err[512];
 	static char sub_argv0[] = "dps run";
 	int ret;
 
 	dps_play_options_default(&opts);
-	dps_diag_clear(&diag);
 	if (argc < 2) {
 		print_help(stderr);
 		ret = DPS_EXIT_USAGE;
@@ -67,11 +65,8 @@ int dps_cmd_run(int argc, char **argv)
 		goto end;
 	}
 	/* Everything is loaded and validated before anything runs. */
-	ret = dps_actset_load_dir(argv[1], &set, &diag);
+	ret = dps_cli_load_set("run", argv[1], &set);
 	if (ret) {
-		fprintf(stderr, "%s\n", diag.msg[0] ? diag.msg : dps_status_string(ret));
-		ret = ret == DPS_ERR_INVAL || ret == DPS_ERR_NOENT ? DPS_EXIT_USAGE
-								   : DPS_EXIT_FAILURE;
 		goto end;
 	}
 	descs = calloc(set->n_threads ? set->n_threads : 1, sizeof(*descs));

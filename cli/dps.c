@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "actset.h"
 #include "cli.h"
 #include "log.h"
 
@@ -23,6 +24,25 @@ static const struct dps_command commands[] = {
 bool dps_cli_stderr_is_tty(void)
 {
 	return isatty(STDERR_FILENO);
+}
+
+int dps_cli_load_set(const char *cmd, const char *dir, struct dps_actset **set)
+{
+	struct dps_diag diag = {{0}};
+	int status = dps_actset_load_dir(dir, set, &diag);
+
+	if (status == DPS_OK) {
+		return DPS_EXIT_OK;
+	}
+	/* Like a compiler: the location first ("file:line:col: ..."), so editors can jump to it;
+	 * the message always names the file or directory. */
+	if (diag.msg[0]) {
+		fprintf(stderr, "%s\n", diag.msg);
+	} else {
+		fprintf(stderr, "dps %s: %s: cannot load the action set\n", cmd, dir);
+	}
+	/* A missing directory or a bad set is bad input; I/O trouble is a failure. */
+	return status == DPS_ERR_IO || status == DPS_ERR_NOMEM ? DPS_EXIT_FAILURE : DPS_EXIT_USAGE;
 }
 
 static void print_usage(FILE *out)
