@@ -8,6 +8,7 @@
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$src/build/bench-runtime}
+DRIFT_RUNS=${DRIFT_RUNS:-5}
 out=$src/bench/results/runtime.md
 tmp=$(mktemp -d)
 session=dps-bench-runtime-$$
@@ -82,6 +83,32 @@ echo >> "$tmp/overhead.md"
 echo "runtime.sh: threads" >&2
 "$bench" threads --calibration "$tmp/machine.cal" > "$tmp/threads.md"
 
+# The floor of *work* mode: a fixed loop count is only as steady as the CPU's own speed. The
+# same calibration repeated a few times on the same CPU shows how much that speed moves here.
+echo "runtime.sh: work-loop rate drift (dps calibrate x $((DRIFT_RUNS)))" >&2
+rates=$(grep '^work_loops_per_us' "$tmp/machine.cal" | cut -d' ' -f2)
+for _ in $(seq $((DRIFT_RUNS - 1))); do
+    taskset -c "$last_cpu" "$build/cli/dps" calibrate -o "$tmp/drift.cal" 2>/dev/null
+    rates="$rates $(grep '^work_loops_per_us' "$tmp/drift.cal" | cut -d' ' -f2)"
+done
+{
+    echo "## Work-loop rate drift (the floor of *work* mode)"
+    echo
+    echo "\`dps calibrate\` run $DRIFT_RUNS times back to back on CPU $last_cpu (each keeps the median of"
+    echo "repeats that agree within 1 %). *work* mode plays a loop count fixed by one calibration, so its"
+    echo "error can be no smaller than how far the loop rate moves between calibrations."
+    echo
+    echo "| runs | loops/us min | median | max | (max - min) / median |"
+    echo "|---|---|---|---|---|"
+    echo "$rates" | tr ' ' '\n' | sort -g | awk -v n="$DRIFT_RUNS" '
+        { v[NR] = $1 }
+        END { med = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
+              printf "| %d | %.1f | %.1f | %.1f | %.1f %% |\n", n, v[1], med, v[NR],
+                     100 * (v[NR] - v[1]) / med }'
+    echo
+} > "$tmp/drift.md"
+
 mkdir -p "$(dirname "$out")"
-cat "$tmp/head.md" "$tmp/accuracy.md" "$tmp/sleep.md" "$tmp/overhead.md" "$tmp/threads.md" > "$out"
+cat "$tmp/head.md" "$tmp/accuracy.md" "$tmp/sleep.md" "$tmp/overhead.md" "$tmp/threads.md" \
+    "$tmp/drift.md" > "$out"
 echo "runtime.sh: wrote $out (traced part: $traced)" >&2
