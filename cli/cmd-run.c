@@ -19,20 +19,10 @@ static void print_help(FILE *out)
 		"Usage: dps run DIR [OPTIONS]\n\n"
 		"Plays the action set in DIR (one <id>.act file per thread, optional manifest;\n"
 		"doc/action-format.md) with libdps: run, sleep, create, join, wait/wake,\n"
-		"heap/stack. Every action emits `dps` LTTng-UST events (doc/tracepoints.md).\n\n"
-		"Options:\n"
-		"  --mode work|cpu|wall       how `run` actions spend their time (default cpu)\n"
-		"  --calibration FILE         calibration file from `dps calibrate -o FILE`\n"
-		"                             (default: $DPS_CALIBRATION, a path or `override`,\n"
-		"                             else a quick measurement at start)\n"
-		"  --scale X                  every run lasts X times as long (what-if)\n"
-		"  --sleep-scale X            every sleep lasts X times as long\n"
-		"  --thread-scale ID=X        runs of thread ID last X times as long\n"
-		"  --thread-sleep-scale ID=X  sleeps of thread ID last X times as long\n"
-		"  --no-summary               no per-thread summary on stderr at the end\n"
-		"  --quiet                    no informational messages\n"
-		"  -h, --help                 this help\n\n"
-		"Exit codes: 0 ok, 1 failure, 2 bad usage or bad input (nothing was run).\n");
+		"heap/stack. Every action emits `dps` LTTng-UST events (doc/tracepoints.md).\n\n");
+	/* The options after DIR are those of every generated program: one list for both. */
+	dps_main_print_options(out);
+	fputs("\nExit codes: 0 ok, 1 failure, 2 bad usage or bad input (nothing was run).\n", out);
 }
 
 int dps_cmd_run(int argc, char **argv)

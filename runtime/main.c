@@ -37,12 +37,9 @@ const char *dps_status_string(int status)
 	}
 }
 
-static void print_help(FILE *out, const char *argv0, const struct dps_program *prog)
+void dps_main_print_options(FILE *out)
 {
-	fprintf(
-	    out,
-	    "Usage: %s [OPTIONS]\n"
-	    "Replays %s with libdps (doc/runtime.md).\n\n"
+	fputs(
 	    "Options:\n"
 	    "  --mode work|cpu|wall       how `run` actions spend their time (default cpu)\n"
 	    "  --calibration FILE         calibration from `dps calibrate -o FILE` (default:\n"
@@ -54,9 +51,16 @@ static void print_help(FILE *out, const char *argv0, const struct dps_program *p
 	    "  --thread-sleep-scale ID=X  sleeps of thread ID last X times as long\n"
 	    "  --no-summary               no per-thread summary on stderr at the end\n"
 	    "  --quiet                    no informational messages\n"
-	    "  -h, --help                 this help\n\n"
-	    "Exit codes: 0 ok, 1 failure, 2 bad usage or bad input.\n",
-	    argv0, prog && prog->name ? prog->name : "the program's action set");
+	    "  -h, --help                 this help\n",
+	    out);
+}
+
+static void print_help(FILE *out, const char *argv0, const struct dps_program *prog)
+{
+	fprintf(out, "Usage: %s [OPTIONS]\nReplays %s with libdps (doc/runtime.md).\n\n", argv0,
+		prog && prog->name ? prog->name : "the program's action set");
+	dps_main_print_options(out);
+	fputs("\nExit codes: 0 ok, 1 failure, 2 bad usage or bad input.\n", out);
 }
 
 static int parse_scale(const char *argv0, const char *opt, const char *text, double *out)

@@ -208,6 +208,8 @@ void dps_play_result_print(const struct dps_program *prog, const struct dps_play
  * --help. cfg and opts are first set to their defaults. Returns 0 to continue, 1 when --help
  * was printed, 2 on bad usage (message printed; nothing left to free). On 0/1, release opts
  * with dps_main_args_fini(). */
+/* Prints the options dps_main_parse_args() accepts, one per line (for a --help text). */
+void dps_main_print_options(FILE *out);
 int dps_main_parse_args(int argc, char **argv, const struct dps_program *prog,
 			struct dps_config *cfg, struct dps_play_options *opts);
 /* Frees what dps_main_parse_args() allocated in opts (per-thread scale tables); NULL ok. */
