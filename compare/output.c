@@ -353,22 +353,35 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
+/*
+ * One step of the escapers below for what is not plain ASCII: a valid UTF-8 sequence is copied
+ * as it is, an invalid byte becomes `replacement` (U+FFFD in the output's syntax). Returns
+ * false, without moving, on an ASCII byte, which the caller escapes its own way.
+ */
+static bool copy_multibyte(FILE *out, const unsigned char **p, const char *replacement)
+{
+	size_t n = utf8_len(*p);
+
+	if (n == 0) {
+		fputs(replacement, out);
+		(*p)++;
+		return true;
+	}
+	if (n > 1) {
+		fwrite(*p, 1, n, out);
+		*p += n;
+		return true;
+	}
+	return false;
+}
+
 void compare_json_string(FILE *out, const char *s, bool html_safe)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 
 	fputc('"', out);
 	while (*p) {
-		size_t n = utf8_len(p);
-
-		if (n == 0) {
-			fputs("\\ufffd", out);
-			p++;
-			continue;
-		}
-		if (n > 1) {
-			fwrite(p, 1, n, out);
-			p += n;
+		if (copy_multibyte(out, &p, "\\ufffd")) {
 			continue;
 		}
 		if (*p == '"' || *p == '\\') {
@@ -389,16 +402,7 @@ void compare_html_escape(FILE *out, const char *s)
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 
 	while (*p) {
-		size_t n = utf8_len(p);
-
-		if (n == 0) {
-			fputs("&#xfffd;", out);
-			p++;
-			continue;
-		}
-		if (n > 1) {
-			fwrite(p, 1, n, out);
-			p += n;
+		if (copy_multibyte(out, &p, "&#xfffd;")) {
 			continue;
 		}
 		switch (*p) {
