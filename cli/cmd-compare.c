@@ -14,6 +14,7 @@
 enum {
 	OPT_JSON = 256,
 	OPT_HTML,
+	OPT_JSON_FILE,
 	OPT_ALL,
 	OPT_THRESHOLD,
 	OPT_TITLE,
@@ -37,6 +38,7 @@ enum {
 struct compare_cli {
 	bool json, all;
 	const char *html;
+	const char *json_file;	/* --json-file: JSON also written there */
 	const char *title;
 	double threshold;	/* < 0: none */
 	struct analyzer_options sel[2];
@@ -58,6 +60,7 @@ static void print_help(FILE *out)
 	    "Output:\n"
 	    "  --json             JSON on stdout instead of the table (schema dps-compare/1)\n"
 	    "  --html FILE        also write a self-contained HTML report to FILE\n"
+	    "  --json-file FILE   also write the JSON to FILE (one analysis for every output)\n"
 	    "  --title TEXT       title of the HTML report\n"
 	    "  --all              list every thread in the table (default: at most 60 rows)\n"
 	    "  --threshold PCT    exit 1 when the fidelity error exceeds PCT %%\n\n"
@@ -140,6 +143,7 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli, int *first
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "html", required_argument, NULL, OPT_HTML },
+		{ "json-file", required_argument, NULL, OPT_JSON_FILE },
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 		{ "title", required_argument, NULL, OPT_TITLE },
@@ -173,6 +177,9 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli, int *first
 			break;
 		case OPT_HTML:
 			cli->html = optarg;
+			break;
+		case OPT_JSON_FILE:
+			cli->json_file = optarg;
 			break;
 		case OPT_ALL:
 			cli->all = true;
@@ -279,25 +286,27 @@ static int exit_for(int status)
 	return status == DPS_ERR_NOMEM || status == DPS_ERR_IO ? DPS_EXIT_FAILURE : DPS_EXIT_USAGE;
 }
 
-static int write_html_file(const struct compare_result *res, const struct compare_cli *cli)
+/* Writes the HTML report (html true) or the JSON into path; returns an exit code. */
+static int write_output_file(const struct compare_result *res, const struct compare_cli *cli,
+			     const char *path, bool html)
 {
 	struct compare_html_options ho = { .title = cli->title };
+	const char *what = html ? "report" : "JSON";
 	FILE *f;
 	int ret;
 
-	f = fopen(cli->html, "w");
+	f = fopen(path, "w");
 	if (!f) {
-		fprintf(stderr,
-			"dps compare: cannot write the report: path=\"%s\", errno=%d (%s)\n",
-			cli->html, errno, strerror(errno));
+		fprintf(stderr, "dps compare: cannot write the %s: path=\"%s\", errno=%d (%s)\n",
+			what, path, errno, strerror(errno));
 		return DPS_EXIT_FAILURE;
 	}
-	ret = compare_write_html(res, &ho, f);
+	ret = html ? compare_write_html(res, &ho, f) : compare_write_json(res, f);
 	if (fclose(f) || ret) {
-		fprintf(stderr, "dps compare: writing the report failed: path=\"%s\"\n", cli->html);
+		fprintf(stderr, "dps compare: writing the %s failed: path=\"%s\"\n", what, path);
 		return DPS_EXIT_FAILURE;
 	}
-	fprintf(stderr, "dps compare: report written to %s\n", cli->html);
+	fprintf(stderr, "dps compare: %s written to %s\n", what, path);
 	return DPS_EXIT_OK;
 }
 
@@ -347,7 +356,13 @@ int dps_cmd_compare(int argc, char **argv)
 		goto end;
 	}
 	if (cli.html) {
-		ret = write_html_file(res, &cli);
+		ret = write_output_file(res, &cli, cli.html, true);
+		if (ret) {
+			goto end;
+		}
+	}
+	if (cli.json_file) {
+		ret = write_output_file(res, &cli, cli.json_file, false);
 		if (ret) {
 			goto end;
 		}

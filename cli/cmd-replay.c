@@ -38,7 +38,6 @@ struct replay_args {
 	const char *stub_opts[REPLAY_MAX_ARGS];	/* what-if knobs passed to the stub */
 	int n_stub_opts;
 	bool quiet;
-	char recorded_pid[32];		/* from TRACE/record.info when no selection is given */
 };
 
 /* An argv under construction; strings are borrowed or owned by `owned`. */
@@ -97,18 +96,6 @@ static void print_usage(FILE *out)
 		"Exit: 0 ok, 1 a step failed (its message says which), 2 bad usage or input.\n");
 }
 
-/* The pid of a dps record trace as a string for an argv, or -1 if TRACE is not one. */
-static int read_recorded_pid(const char *trace, char *buf, size_t len)
-{
-	int64_t pid;
-
-	if (!analyzer_recorded_pid(trace, &pid)) {
-		return -1;
-	}
-	snprintf(buf, len, "%lld", (long long)pid);
-	return 0;
-}
-
 static int parse_args(int argc, char **argv, struct replay_args *ra)
 {
 	enum {
@@ -135,6 +122,7 @@ static int parse_args(int argc, char **argv, struct replay_args *ra)
 		{"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
 		{NULL, 0, NULL, 0},
 	};
+	int64_t recorded_pid;
 	int c;
 
 	optind = 0;
@@ -203,12 +191,9 @@ static int parse_args(int argc, char **argv, struct replay_args *ra)
 		return DPS_EXIT_USAGE;
 	}
 	ra->trace = argv[optind];
-	if (!ra->sel_opt && !ra->set &&
-	    !read_recorded_pid(ra->trace, ra->recorded_pid, sizeof(ra->recorded_pid))) {
-		ra->sel_opt = "--pid";
-		ra->sel_val = ra->recorded_pid;
-	}
-	if (!ra->sel_opt && !ra->set) {
+	/* A dps record trace selects its command by itself (analyze and compare read its
+	 * record.info); any other trace needs a selection, checked before calibrating. */
+	if (!ra->sel_opt && !ra->set && !analyzer_recorded_pid(ra->trace, &recorded_pid)) {
 		fprintf(stderr, "dps replay: no selection: which process of the trace should be "
 				"replayed? The processes found:\n");
 		return 3; /* caller lists the candidates */
@@ -382,7 +367,6 @@ int dps_cmd_replay(int argc, char **argv)
 	char outdir_buf[4096];
 	const char *set_dir;
 	char root_tid[32] = "";
-	char sim_pid[32];
 	double t0 = now_s();
 	int ret;
 
@@ -499,54 +483,44 @@ int dps_cmd_replay(int argc, char **argv)
 		return ret;
 	}
 
-	/* 5. Compare: table to the terminal and compare.txt, JSON to compare.json, HTML report. */
+	/* 5. Compare, once: table to compare.txt (shown below), JSON and the HTML report. The
+	 * simulated trace is a dps record trace: compare finds the stub by its record.info pid,
+	 * the only reliable way among everything perf recorded system-wide. */
 	step_banner(&ra, 5, "comparing the original and the simulated run", t0);
-	for (int pass = 0; pass < 2; pass++) {
-		a = (struct argv_buf){0};
-		argv_push(&a, "compare");
-		argv_push(&a, ra.trace);
-		argv_push(&a, p.sim_trace);
-		if (ra.sel_opt) {
-			static char orig_opt[16];
+	a = (struct argv_buf){0};
+	argv_push(&a, "compare");
+	argv_push(&a, ra.trace);
+	argv_push(&a, p.sim_trace);
+	if (ra.sel_opt) {
+		static char orig_opt[16];
 
-			snprintf(orig_opt, sizeof(orig_opt), "--orig-%s", ra.sel_opt + 2);
-			argv_push(&a, orig_opt);
-			argv_push(&a, ra.sel_val);
-		} else {
-			/* An edited set without a selection: its manifest names the original root. */
-			argv_push(&a, "--orig-tid");
-			argv_push(&a, root_tid);
-		}
-		/* perf sees the whole system: pick the stub's process by the pid dps record saw. */
-		if (!read_recorded_pid(p.sim_trace, sim_pid, sizeof(sim_pid))) {
-			argv_push(&a, "--sim-pid");
-			argv_push(&a, sim_pid);
-		} else {
-			argv_push(&a, "--sim-comm");
-			argv_push(&a, REPLAY_STUB_NAME);
-		}
-		if (ra.follow_children) {
-			argv_push(&a, "--follow-children");
-		}
-		if (ra.min_block) {
-			argv_push(&a, "--min-block");
-			argv_push(&a, ra.min_block);
-		}
-		argv_push(&a, "--calibration");
-		argv_push(&a, ra.calibration);
-		if (pass == 0) {
-			argv_push(&a, "--html");
-			argv_push(&a, p.report);
-			argv_push(&a, "--title");
-			argv_push(&a, ra.trace);
-		} else {
-			argv_push(&a, "--json");
-		}
-		ret = run_step(dps_cmd_compare, &a, pass == 0 ? p.compare_txt : p.compare_json);
-		if (ret) {
-			fprintf(stderr, "dps replay: comparison failed\n");
-			return ret;
-		}
+		snprintf(orig_opt, sizeof(orig_opt), "--orig-%s", ra.sel_opt + 2);
+		argv_push(&a, orig_opt);
+		argv_push(&a, ra.sel_val);
+	} else if (root_tid[0]) {
+		/* An edited set without a selection: its manifest names the original root. */
+		argv_push(&a, "--orig-tid");
+		argv_push(&a, root_tid);
+	}
+	if (ra.follow_children) {
+		argv_push(&a, "--follow-children");
+	}
+	if (ra.min_block) {
+		argv_push(&a, "--min-block");
+		argv_push(&a, ra.min_block);
+	}
+	argv_push(&a, "--calibration");
+	argv_push(&a, ra.calibration);
+	argv_push(&a, "--html");
+	argv_push(&a, p.report);
+	argv_push(&a, "--json-file");
+	argv_push(&a, p.compare_json);
+	argv_push(&a, "--title");
+	argv_push(&a, ra.trace);
+	ret = run_step(dps_cmd_compare, &a, p.compare_txt);
+	if (ret) {
+		fprintf(stderr, "dps replay: comparison failed\n");
+		return ret;
 	}
 
 	/* 6. Show the table and say where everything is. */
