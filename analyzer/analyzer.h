@@ -165,7 +165,8 @@ int analyzer_list_processes(const struct analyzer_options *opts, struct analyzer
 /* Bytes per call level when only lttng_ust_cyg_profile events give the stack (no sp). */
 #define ANALYZER_CYG_FRAME_BYTES 128
 
-/* Writes the statistics as a terminal table / as JSON (dps analyze, --json). */
+/* Writes the statistics as a terminal table / as JSON (dps analyze, --json; doc/analyzer.md). */
+#define ANALYZER_JSON_SCHEMA "dps-analyze/1"
 void analyzer_result_print_table(const struct analyzer_result *res, FILE *out);
 void analyzer_result_print_json(const struct analyzer_result *res, FILE *out);
 void analyzer_processes_print(const struct analyzer_result *res, FILE *out);

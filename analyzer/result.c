@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analyzer.h"
+#include "text-out.h"
 
 void analyzer_options_default(struct analyzer_options *opts)
 {
@@ -122,21 +123,6 @@ void analyzer_result_print_table(const struct analyzer_result *res, FILE *out)
 	}
 }
 
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		if (*p == '"' || *p == '\\') {
-			fprintf(out, "\\%c", *p);
-		} else if (*p < 0x20) {
-			fprintf(out, "\\u%04x", *p);
-		} else {
-			fputc(*p, out);
-		}
-	}
-	fputc('"', out);
-}
-
 static void json_stats(FILE *out, const struct analyzer_thread_stats *s)
 {
 	fprintf(out,
@@ -157,14 +143,14 @@ void analyzer_result_print_json(const struct analyzer_result *res, FILE *out)
 {
 	struct analyzer_thread_stats total = {0};
 
-	fputs("{\"source\": ", out);
-	json_str(out, res->source);
+	fputs("{\"schema\": \"" ANALYZER_JSON_SCHEMA "\", \"source\": ", out);
+	dps_json_string(out, res->source, false);
 	fprintf(out,
 		", \"events\": %" PRIu64 ", \"begin_ns\": %" PRIu64 ", \"end_ns\": %" PRIu64
 		", \"partial\": %s, \"partial_reason\": ",
 		res->n_events, res->begin_ns, res->end_ns, res->partial ? "true" : "false");
 	if (res->partial_reason) {
-		json_str(out, res->partial_reason);
+		dps_json_string(out, res->partial_reason, false);
 	} else {
 		fputs("null", out);
 	}
@@ -176,7 +162,7 @@ void analyzer_result_print_json(const struct analyzer_result *res, FILE *out)
 			"%s\n  {\"id\": %" PRIu64 ", \"tid\": %" PRId64 ", \"pid\": %" PRId64
 			", \"comm\": ",
 			i ? "," : "", t->id, t->tid, t->pid);
-		json_str(out, t->comm);
+		dps_json_string(out, t->comm, false);
 		if (t->parent == ANALYZER_NO_THREAD) {
 			fputs(", \"parent\": null", out);
 		} else {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "analyzer.h"
+#include "text-out.h"
 
 /* Grows *array (realloc) to hold at least need elements. DPS_OK or DPS_ERR_NOMEM. */
 int compare_grow(void **array, size_t *cap, size_t need, size_t elem_size);
@@ -19,12 +20,6 @@ int compare_model_add_segment(struct analyzer_thread *th, uint64_t begin, uint64
 int compare_model_add_mark(struct analyzer_thread *th, uint64_t ts, enum analyzer_mark_kind kind,
 			   uint32_t other);
 int compare_model_add_mem(struct analyzer_thread *th, uint64_t ts, int64_t heap, int64_t stack);
-
-/* Writes s as a JSON string (quotes included). Invalid UTF-8 becomes U+FFFD; with html_safe,
- * '<', '>' and '&' are written as \u003c... so the text can sit inside a <script> element. */
-void compare_json_string(FILE *out, const char *s, bool html_safe);
-/* Writes s with &, <, >, " and ' as entities (invalid UTF-8 becomes U+FFFD). */
-void compare_html_escape(FILE *out, const char *s);
 
 /* A thread's display name: its comm, or "(unnamed)". */
 const char *compare_thread_name(const struct analyzer_thread *th);

@@ -22,7 +22,11 @@
 #include "diag.h"
 
 #define COMPARE_NO_THREAD SIZE_MAX
+/* `dps compare --json` (doc/compare.md, "JSON"). */
 #define COMPARE_JSON_SCHEMA "dps-compare/1"
+/* The data the HTML report embeds for its script (doc/compare.md, "HTML report"): another
+ * shape (arrays of segments per thread, for drawing), so another name. */
+#define COMPARE_REPORT_DATA_SCHEMA "dps-compare-report-data/1"
 
 /* Where a side's model came from. */
 enum compare_input_kind {

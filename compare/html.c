@@ -45,7 +45,7 @@ static void write_thread_json(FILE *out, const struct compare_side_info *si, siz
 
 	fprintf(out, "{\"id\":%" PRIu64 ",\"tid\":%" PRId64 ",\"r\":%" PRId64 ",\"c\":", th->id,
 		th->tid, si->row_of[idx] == COMPARE_NO_THREAD ? -1 : (int64_t)si->row_of[idx]);
-	compare_json_string(out, compare_thread_name(th), true);
+	dps_json_string(out, compare_thread_name(th), true);
 	fprintf(out, ",\"start\":%" PRId64 ",\"end\":%" PRId64 ",\"g\":[",
 		(int64_t)th->start_ns - origin, (int64_t)th->end_ns - origin);
 	/* Segments delta-coded (gap from the previous end, duration, kind, other row): the
@@ -83,7 +83,7 @@ static void write_rows_json(FILE *out, const struct compare_result *res)
 		const struct compare_thread *row = &res->threads[r];
 
 		fprintf(out, "%s\n{\"p\":", r ? "," : "");
-		compare_json_string(out, row->path, true);
+		dps_json_string(out, row->path, true);
 		fprintf(out, ",\"d\":%zu,\"m\":\"%s\",\"i\":[%" PRId64 ",%" PRId64 "],\"v\":[",
 			row->depth, match_ids[row->match],
 			row->idx[0] == COMPARE_NO_THREAD ? -1 : (int64_t)row->idx[0],
@@ -115,7 +115,7 @@ static void write_rows_json(FILE *out, const struct compare_result *res)
 
 static void write_data_json(FILE *out, const struct compare_result *res)
 {
-	fprintf(out, "{\"schema\":\"%s\",\"has_memory\":%s,", COMPARE_JSON_SCHEMA,
+	fprintf(out, "{\"schema\":\"%s\",\"has_memory\":%s,", COMPARE_REPORT_DATA_SCHEMA,
 		res->side[0].has_mem || res->side[1].has_mem ? "true" : "false");
 	write_rows_json(out, res);
 	fputs(",\n\"sides\":[", out);
@@ -123,7 +123,7 @@ static void write_data_json(FILE *out, const struct compare_result *res)
 		const struct compare_side_info *si = &res->side[s];
 
 		fprintf(out, "%s{\"label\":", s ? ",\n" : "");
-		compare_json_string(out, si->label, true);
+		dps_json_string(out, si->label, true);
 		fputs(",\"threads\":[", out);
 		for (size_t i = 0; i < si->model->n_threads; i++) {
 			fputs(i ? ",\n" : "\n", out);
@@ -137,9 +137,9 @@ static void write_data_json(FILE *out, const struct compare_result *res)
 static void write_card(FILE *out, const char *cls, const char *value, const char *label)
 {
 	fprintf(out, "<div class=\"card %s\"><div class=\"v\">", cls);
-	compare_html_escape(out, value);
+	dps_html_escape(out, value);
 	fputs("</div><div class=\"l\">", out);
-	compare_html_escape(out, label);
+	dps_html_escape(out, label);
 	fputs("</div></div>\n", out);
 }
 
@@ -195,7 +195,7 @@ static void write_sources(FILE *out, const struct compare_result *res)
 		const struct compare_side_info *si = &res->side[s];
 
 		fprintf(out, "%s: <code>", side_titles[s]);
-		compare_html_escape(out, si->label);
+		dps_html_escape(out, si->label);
 		fprintf(out, "</code> (%s, %zu threads", kind_names[si->kind],
 			si->model->n_threads - si->n_excluded);
 		if (si->n_excluded) {
@@ -205,7 +205,7 @@ static void write_sources(FILE *out, const struct compare_result *res)
 		fputs(")", out);
 		if (si->model->partial) {
 			fputs(" <span class=\"partial\">PARTIAL: ", out);
-			compare_html_escape(out, si->model->partial_reason
+			dps_html_escape(out, si->model->partial_reason
 						     ? si->model->partial_reason
 						     : "incomplete input");
 			fputs("</span>", out);
@@ -219,7 +219,7 @@ static void write_panel(FILE *out, const struct compare_result *res, int s)
 {
 	fprintf(out, "<div class=\"panel\" id=\"panel-%s\"><h3><span class=\"side-%s\">%s</span> "
 		     "&mdash; <code>", side_ids[s], side_ids[s], side_titles[s]);
-	compare_html_escape(out, res->side[s].label);
+	dps_html_escape(out, res->side[s].label);
 	fputs("</code></h3><div class=\"axis\"><svg></svg></div>"
 	      "<div class=\"rows\"><svg><g class=\"body\"></g></svg></div></div>\n", out);
 }
@@ -267,7 +267,7 @@ int compare_write_html(const struct compare_result *res, const struct compare_ht
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>",
 	      out);
-	compare_html_escape(out, title);
+	dps_html_escape(out, title);
 	fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", compare_report_css);
 	/* the hatch pattern of rows absent from a run, shared by both panels */
 	fputs("<svg width=\"0\" height=\"0\" style=\"position:absolute\"><defs>"
@@ -275,7 +275,7 @@ int compare_write_html(const struct compare_result *res, const struct compare_ht
 	      "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#f1f3f5\"/>"
 	      "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#ced4da\" stroke-width=\"2\"/>"
 	      "</pattern></defs></svg>\n<h1>", out);
-	compare_html_escape(out, title);
+	dps_html_escape(out, title);
 	fputs("</h1>\n", out);
 	write_sources(out, res);
 	write_cards(out, res);

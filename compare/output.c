@@ -76,44 +76,12 @@ static double signed_pct(const struct compare_value *v)
 	return ((double)v->v[1] - (double)v->v[0]) / fabs((double)v->v[0]) * 100.0;
 }
 
-static size_t utf8_len(const unsigned char *s);
-
-/*
- * Copies a name for the terminal: control characters (escape sequences) and invalid UTF-8
- * become '?', and a name cut to fit is cut between characters.
- */
-static void sanitize_name(const char *in, char *out, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)in;
-	size_t i = 0;
-
-	while (*p) {
-		size_t n = utf8_len(p);
-
-		if (n == 0 || n == 1) {
-			if (i + 2 > len) {
-				break;
-			}
-			out[i++] = (n == 0 || *p < 0x20 || *p == 0x7f) ? '?' : (char)*p;
-			p++;
-			continue;
-		}
-		if (i + n + 1 > len) {
-			break;
-		}
-		memcpy(out + i, p, n);
-		i += n;
-		p += n;
-	}
-	out[i] = '\0';
-}
-
 static const char *row_name(const struct compare_result *res, const struct compare_thread *row,
 			    char *buf, size_t len)
 {
 	int s = row->idx[0] != COMPARE_NO_THREAD ? 0 : 1;
 
-	sanitize_name(compare_thread_name(&res->side[s].model->threads[row->idx[s]]), buf, len);
+	dps_text_sanitize(compare_thread_name(&res->side[s].model->threads[row->idx[s]]), buf, len);
 	return buf;
 }
 
@@ -228,7 +196,7 @@ static void write_side_line(const struct compare_result *res, int s, FILE *out)
 	const struct compare_side_info *si = &res->side[s];
 	char name[512];
 
-	sanitize_name(si->label, name, sizeof(name));
+	dps_text_sanitize(si->label, name, sizeof(name));
 	fprintf(out, "%s: %s (%s, %zu threads", s ? "sim " : "orig", name, kind_names[si->kind],
 		si->model->n_threads - si->n_excluded);
 	if (si->n_excluded) {
@@ -319,126 +287,6 @@ int compare_write_text(const struct compare_result *res, FILE *out, bool all_row
 	return ret;
 }
 
-/* Length of a valid UTF-8 sequence at s, 0 if invalid. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n;
-	uint32_t cp;
-
-	if (s[0] < 0x80) {
-		return 1;
-	} else if ((s[0] & 0xe0) == 0xc0) {
-		n = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		n = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		n = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80) {
-			return 0;
-		}
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	/* overlong forms, surrogates and beyond U+10FFFF are invalid */
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) {
-		return 0;
-	}
-	return n;
-}
-
-/*
- * One step of the escapers below for what is not plain ASCII: a valid UTF-8 sequence is copied
- * as it is, an invalid byte becomes `replacement` (U+FFFD in the output's syntax). Returns
- * false, without moving, on an ASCII byte, which the caller escapes its own way.
- */
-static bool copy_multibyte(FILE *out, const unsigned char **p, const char *replacement)
-{
-	size_t n = utf8_len(*p);
-
-	if (n == 0) {
-		fputs(replacement, out);
-		(*p)++;
-		return true;
-	}
-	if (n > 1) {
-		fwrite(*p, 1, n, out);
-		*p += n;
-		return true;
-	}
-	return false;
-}
-
-void compare_json_string(FILE *out, const char *s, bool html_safe)
-{
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-
-	fputc('"', out);
-	while (*p) {
-		if (copy_multibyte(out, &p, "\\ufffd")) {
-			continue;
-		}
-		if (*p == '"' || *p == '\\') {
-			fprintf(out, "\\%c", *p);
-		} else if (*p < 0x20 || *p == 0x7f ||
-			   (html_safe && (*p == '<' || *p == '>' || *p == '&'))) {
-			fprintf(out, "\\u%04x", *p);
-		} else {
-			fputc(*p, out);
-		}
-		p++;
-	}
-	fputc('"', out);
-}
-
-void compare_html_escape(FILE *out, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-
-	while (*p) {
-		if (copy_multibyte(out, &p, "&#xfffd;")) {
-			continue;
-		}
-		switch (*p) {
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		case '\'':
-			fputs("&#39;", out);
-			break;
-		default:
-			fputc(*p < 0x20 ? '?' : *p, out);
-			break;
-		}
-		p++;
-	}
-}
-
-/* A finite double for JSON (NaN/inf have no JSON form: null). */
-static void json_double(FILE *out, double v)
-{
-	if (isfinite(v)) {
-		fprintf(out, "%.6g", v);
-	} else {
-		fputs("null", out);
-	}
-}
-
 static void json_value(FILE *out, const struct compare_value *v, bool time)
 {
 	const char *unit = time ? "_ns" : "";
@@ -459,7 +307,7 @@ static void json_value(FILE *out, const struct compare_value *v, bool time)
 		fputs("null", out);
 	}
 	fputs(", \"err_pct\": ", out);
-	json_double(out, signed_pct(v));
+	dps_json_double(out, signed_pct(v));
 	fputc('}', out);
 }
 
@@ -472,7 +320,7 @@ static void json_mem(FILE *out, const struct compare_mem_error *e)
 		fprintf(out, "%s\"%s\": {\"points\": %zu, \"max_abs_err_bytes\": %" PRId64
 			", \"mean_abs_err_bytes\": ", w ? ", " : "", curve[w], e->n_points[w],
 			e->max_abs[w]);
-		json_double(out, e->mean_abs[w]);
+		dps_json_double(out, e->mean_abs[w]);
 		fputc('}', out);
 	}
 	fputc('}', out);
@@ -490,7 +338,7 @@ static void json_thread_ref(FILE *out, const struct compare_result *res, int s, 
 	fprintf(out, "{\"index\": %zu, \"id\": %" PRIu64 ", \"tid\": %" PRId64 ", \"pid\": %" PRId64
 		", \"comm\": ", idx, th->id, th->tid, th->pid);
 	if (th->comm) {
-		compare_json_string(out, th->comm, false);
+		dps_json_string(out, th->comm, false);
 	} else {
 		fputs("null", out);
 	}
@@ -502,12 +350,12 @@ static void json_side(FILE *out, const struct compare_result *res, int s)
 	const struct compare_side_info *si = &res->side[s];
 
 	fprintf(out, "  \"%s\": {\"label\": ", s ? "sim" : "orig");
-	compare_json_string(out, si->label, false);
+	dps_json_string(out, si->label, false);
 	fprintf(out, ", \"kind\": \"%s\", \"threads\": %zu, \"excluded\": %zu, \"partial\": %s, "
 		"\"partial_reason\": ", kind_ids[si->kind], si->model->n_threads - si->n_excluded,
 		si->n_excluded, si->model->partial ? "true" : "false");
 	if (si->model->partial_reason) {
-		compare_json_string(out, si->model->partial_reason, false);
+		dps_json_string(out, si->model->partial_reason, false);
 	} else {
 		fputs("null", out);
 	}
@@ -526,18 +374,18 @@ int compare_write_json(const struct compare_result *res, FILE *out)
 	fprintf(out, "    \"makespan\": {\"orig_ns\": %" PRIu64 ", \"sim_ns\": %" PRIu64
 		", \"err_ns\": %" PRId64 ", \"abs_err_pct\": ", res->side[0].makespan_ns,
 		res->side[1].makespan_ns, res->makespan_err_ns);
-	json_double(out, res->makespan_err_pct);
+	dps_json_double(out, res->makespan_err_pct);
 	fprintf(out, "},\n    \"cpu\": {\"orig_ns\": %" PRIu64 ", \"sim_ns\": %" PRIu64
 		", \"abs_err_ns\": %" PRIu64 ", \"err_pct\": ", res->side[0].cpu_total_ns,
 		res->side[1].cpu_total_ns, res->cpu_abs_err_ns);
-	json_double(out, res->cpu_err_pct);
+	dps_json_double(out, res->cpu_err_pct);
 	fprintf(out, "},\n    \"thread_cpu_err\": {\"threads\": %zu, \"median_pct\": ",
 		res->n_thread_cpu);
-	json_double(out, res->thread_cpu_err_median_pct);
+	dps_json_double(out, res->thread_cpu_err_median_pct);
 	fputs(", \"max_pct\": ", out);
-	json_double(out, res->thread_cpu_err_max_pct);
+	dps_json_double(out, res->thread_cpu_err_max_pct);
 	fputs("},\n    \"fidelity_err_pct\": ", out);
-	json_double(out, res->fidelity_err_pct);
+	dps_json_double(out, res->fidelity_err_pct);
 	fputs(",\n    \"memory\": ", out);
 	if (res->has_mem) {
 		json_mem(out, &res->mem);
@@ -549,7 +397,7 @@ int compare_write_json(const struct compare_result *res, FILE *out)
 		const struct compare_thread *row = &res->threads[r];
 
 		fprintf(out, "%s\n    {\"path\": ", r ? "," : "");
-		compare_json_string(out, row->path, false);
+		dps_json_string(out, row->path, false);
 		fprintf(out, ", \"match\": \"%s\", \"orig\": ", match_ids[row->match]);
 		json_thread_ref(out, res, 0, row->idx[0]);
 		fputs(", \"sim\": ", out);
