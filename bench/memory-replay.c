@@ -21,10 +21,11 @@
 #include <dps/dps-memory.h>
 
 #include "actset.h"
+#include "compare-internal.h"
+#include "compare.h"
 #include "memory-internal.h"
 
 #define MAX_RUNS 21
-#define PLOT_POINTS 1500
 
 struct curve {
 	const char *name;
@@ -166,59 +167,98 @@ end:
 	return ret;
 }
 
-static void svg_polyline(FILE *f, const struct dps_mem_sample *s, size_t n, bool measured,
-			 bool heap, double x_scale, double y_scale, const char *style)
+/*
+ * The curves go into the comparison report (compare/html.c: one renderer for every chart dps
+ * draws): each curve is a thread of two hand-built models, the desired curve on the original
+ * side and the measured one on the simulated side, so the report's memory section draws them
+ * one over the other (the paper's Figure 3) and its table gives the error per curve.
+ */
+struct report {
+	struct analyzer_result *side[2];	/* owned: [0] desired, [1] measured */
+};
+
+static int report_init(struct report *r)
 {
-	size_t step = n > PLOT_POINTS ? n / PLOT_POINTS : 1;
-	double prev_y = 200;
-
-	fprintf(f, "<polyline fill='none' style='%s' points='0,200", style);
-	for (size_t i = 0; i < n; i += step) {
-		double x = (double)(measured ? s[i].t_ns : s[i].want_ns) * x_scale;
-		double v = (double)(heap ? (measured ? s[i].heap_got : s[i].heap_want)
-					 : (measured ? s[i].stack_got : s[i].stack_want));
-		double y = 200 - v * y_scale;
-
-		/* a step curve: the value holds until the next point */
-		fprintf(f, " %.1f,%.1f %.1f,%.1f", x, prev_y, x, y);
-		prev_y = y;
+	for (int k = 0; k < 2; k++) {
+		r->side[k] = analyzer_result_create();
+		if (!r->side[k] ||
+		    compare_model_add_thread(r->side[k], 0, "memory-replay", ANALYZER_NO_THREAD) ==
+			ANALYZER_NO_THREAD) {
+			return DPS_ERR_NOMEM;
+		}
 	}
-	fprintf(f, "'/>\n");
+	return DPS_OK;
 }
 
-static void plot(FILE *f, const struct curve *c, const struct dps_mem_sample *s)
+/* Adds curve c with its measured samples s (the last dps run) to both sides. */
+static int report_add(struct report *r, const struct curve *c, const struct dps_mem_sample *s,
+		      uint64_t id)
 {
-	uint64_t t_max = 1;
-	int64_t h_max = 1, s_max = 1;
+	char name[128];
 
-	for (size_t i = 0; i < c->n; i++) {
-		t_max = s[i].t_ns > t_max ? s[i].t_ns : t_max;
-		t_max = s[i].want_ns > t_max ? s[i].want_ns : t_max;
-		h_max = s[i].heap_want > h_max ? s[i].heap_want : h_max;
-		h_max = s[i].heap_got > h_max ? s[i].heap_got : h_max;
-		s_max = s[i].stack_want > s_max ? s[i].stack_want : s_max;
-		s_max = s[i].stack_got > s_max ? s[i].stack_got : s_max;
+	snprintf(name, sizeof(name), "%s/%llu", c->name, (unsigned long long)c->id);
+	for (int k = 0; k < 2; k++) {
+		struct analyzer_result *m = r->side[k];
+		size_t t = compare_model_add_thread(m, id, name, m->root);
+		struct analyzer_thread *th;
+
+		if (t == ANALYZER_NO_THREAD) {
+			return DPS_ERR_NOMEM;
+		}
+		th = &m->threads[t];
+		for (size_t i = 0; i < c->n; i++) {
+			uint64_t ts = k ? s[i].t_ns : s[i].want_ns;
+			int ret = compare_model_add_mem(th, ts, k ? s[i].heap_got : s[i].heap_want,
+							k ? s[i].stack_got : s[i].stack_want);
+
+			if (ret) {
+				return ret;
+			}
+			th->end_ns = ts > th->end_ns ? ts : th->end_ns;
+		}
+		m->threads[m->root].end_ns = th->end_ns > m->threads[m->root].end_ns
+						     ? th->end_ns
+						     : m->threads[m->root].end_ns;
 	}
-	fprintf(f, "<h2>%s, thread %llu: %zu points, %.3f ms</h2>\n", c->name,
-		(unsigned long long)c->id, c->n, (double)t_max / 1e6);
-	for (int heap = 1; heap >= 0; heap--) {
-		fprintf(f,
-			"<p>%s (max %lld bytes): <span style='color:#1f77b4'>desired</span>, "
-			"<span style='color:#d62728'>measured</span> (%s)</p>\n",
-			heap ? "heap in use" : "stack depth", (long long)(heap ? h_max : s_max),
-			heap ? "mallinfo2 minus heap_overhead"
-			     : "stack pointer minus stack_offset");
-		fprintf(f, "<svg width='820' height='210' viewBox='-10 -5 820 210' "
-			   "xmlns='http://www.w3.org/2000/svg'><rect x='0' y='0' width='800' "
-			   "height='200' fill='#fafafa' stroke='#ccc'/>\n");
-		svg_polyline(f, s, c->n, false, heap, 800.0 / (double)t_max,
-			     190.0 / (double)(heap ? h_max : s_max),
-			     "stroke:#1f77b4;stroke-width:3;opacity:0.5");
-		svg_polyline(f, s, c->n, true, heap, 800.0 / (double)t_max,
-			     190.0 / (double)(heap ? h_max : s_max),
-			     "stroke:#d62728;stroke-width:1");
-		fprintf(f, "</svg>\n");
+	return DPS_OK;
+}
+
+/* Writes the report to path. Returns 0, or 1 with a message. */
+static int report_write(struct report *r, const char *path)
+{
+	struct compare_html_options ho = {
+		.title = "Main-memory stubs: desired vs measured curves (bench/memory.sh)",
+	};
+	struct compare_result *cmp = NULL;
+	struct dps_diag diag = {0};
+	FILE *f;
+	int ret;
+
+	ret = compare_run(r->side[0], COMPARE_INPUT_MODEL, "desired", r->side[1],
+			  COMPARE_INPUT_MODEL, "measured", NULL, &cmp, &diag);
+	if (ret) {
+		fprintf(stderr, "memory-replay: %s\n", diag.msg);
+		return 1;
 	}
+	f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		compare_result_destroy(cmp);
+		return 1;
+	}
+	ret = compare_write_html(cmp, &ho, f);
+	if (fclose(f) || ret) {
+		fprintf(stderr, "memory-replay: cannot write %s\n", path);
+		ret = 1;
+	}
+	compare_result_destroy(cmp);
+	return ret;
+}
+
+static void report_fini(struct report *r)
+{
+	analyzer_result_destroy(r->side[0]);
+	analyzer_result_destroy(r->side[1]);
 }
 
 int main(int argc, char **argv)
@@ -227,7 +267,7 @@ int main(int argc, char **argv)
 	size_t n_curves = 0;
 	const char *html = NULL;
 	int runs = 5;
-	FILE *hf = NULL;
+	struct report rep = {0};
 	int ret = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -280,18 +320,9 @@ int main(int argc, char **argv)
 		}
 		dps_actset_destroy(set);
 	}
-	if (html) {
-		hf = fopen(html, "w");
-		if (!hf) {
-			perror(html);
-			return 1;
-		}
-		fprintf(
-		    hf,
-		    "<!DOCTYPE html><html><head><meta charset='utf-8'><title>dps memory "
-		    "stubs: desired vs measured</title></head><body style='font-family:sans-serif'>"
-		    "<h1>Main-memory stubs: desired vs measured curves</h1>\n"
-		    "<p>Written by bench/memory.sh (the memory-stub paper's Figure 3).</p>\n");
+	if (html && report_init(&rep)) {
+		fprintf(stderr, "memory-replay: out of memory\n");
+		return 1;
 	}
 	printf("| curve | thread | points | curve ms | heap peak B | stack peak B | heap max/mean "
 	       "err B "
@@ -331,15 +362,16 @@ int main(int argc, char **argv)
 		       quantile(dps.over_pct, dps.runs, 0.5), quantile(dps.over_pct, dps.runs, 0.9),
 		       quantile(dps.late_us, dps.runs, 0.5), (long long)paper.stack_max,
 		       quantile(paper.over_pct, paper.runs, 0.5));
-		if (hf) {
-			plot(hf, c, s); /* the last dps run */
+		if (html && report_add(&rep, c, s, k + 1)) {
+			fprintf(stderr, "memory-replay: out of memory\n");
+			ret = 1;
 		}
 		free(s);
 	}
-	if (hf) {
-		fprintf(hf, "</body></html>\n");
-		fclose(hf);
+	if (html && !ret) {
+		ret = report_write(&rep, html);
 	}
+	report_fini(&rep);
 	for (size_t k = 0; k < n_curves; k++) {
 		free(curves[k].tab);
 	}

@@ -27,10 +27,7 @@ trap 'rm -rf "$work"' EXIT
 if [ ! -f "$build/CMakeCache.txt" ]; then
     cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
-cmake --build "$build" -j2 --target dps dps-common dps-runtime-static memory-pattern >/dev/null
-cc -O2 -std=gnu11 -D_GNU_SOURCE -I"$src/runtime/include" -I"$src/runtime" -I"$src/common" \
-    "$src/bench/memory-replay.c" "$build/common/libdps-common.a" "$build/runtime/libdps.a" \
-    $(pkg-config --libs lttng-ust) -lm -lpthread -ldl -o "$work/memory-replay"
+cmake --build "$build" -j2 --target dps memory-pattern dps-bench-memory-replay >/dev/null
 dps=$build/cli/dps
 
 # The replay is measured with glibc's per-thread cache off (doc/memory.md: it keeps freed
@@ -86,7 +83,7 @@ cp -r "$lsust"/. "$work/ls-ust-trace"/
 rm -f "$work/ls-ust-trace"/README*
 "$dps" analyze "$work/ls-ust-trace" --pid 5035 -o "$work/ls-ust" -q
 
-"$work/memory-replay" --runs "$runs" --html "$html" pattern="$work/pattern" \
+"$build/bench/dps-bench-memory-replay" --runs "$runs" --html "$html" pattern="$work/pattern" \
     pattern-long="$work/pattern-long" ls-ust="$work/ls-ust" synthetic=@synthetic >"$work/rows.md"
 
 cal() { awk -F' = ' -v k="$1" '$1 == k { print $2 }' "$work/memory.cal"; }

@@ -14,7 +14,12 @@
 /* Grows *array (realloc) to hold at least need elements. DPS_OK or DPS_ERR_NOMEM. */
 int compare_grow(void **array, size_t *cap, size_t need, size_t elem_size);
 
-/* Model builders (also used by tests to hand-build analyzer results). */
+/* Model builders (also used by tests and bench/memory-replay.c to hand-build analyzer
+ * results). compare_model_add_thread appends a thread (comm copied; parent an index or
+ * ANALYZER_NO_THREAD for the root, which also sets res->root) and returns its index, or
+ * ANALYZER_NO_THREAD on ENOMEM; the others return DPS_OK or DPS_ERR_NOMEM. */
+size_t compare_model_add_thread(struct analyzer_result *res, uint64_t id, const char *comm,
+				size_t parent);
 int compare_model_add_segment(struct analyzer_thread *th, uint64_t begin, uint64_t end,
 			      enum analyzer_seg_kind kind, uint32_t other);
 int compare_model_add_mark(struct analyzer_thread *th, uint64_t ts, enum analyzer_mark_kind kind,

@@ -73,6 +73,34 @@ int compare_grow(void **array, size_t *cap, size_t need, size_t elem_size)
 	return DPS_OK;
 }
 
+size_t compare_model_add_thread(struct analyzer_result *res, uint64_t id, const char *comm,
+				size_t parent)
+{
+	struct analyzer_thread *th;
+	size_t rank = 0;
+
+	if (compare_grow((void **)&res->threads, &res->cap_threads, res->n_threads + 1,
+			 sizeof(*res->threads))) {
+		return ANALYZER_NO_THREAD;
+	}
+	for (size_t i = 0; i < res->n_threads; i++) {
+		rank += parent != ANALYZER_NO_THREAD && res->threads[i].parent == parent;
+	}
+	th = &res->threads[res->n_threads];
+	*th = (struct analyzer_thread){
+		.id = id, .tid = -1, .pid = -1, .parent = parent,
+		.create_rank = parent == ANALYZER_NO_THREAD ? 0 : rank,
+	};
+	th->comm = strdup(comm ? comm : "");
+	if (!th->comm) {
+		return ANALYZER_NO_THREAD;
+	}
+	if (parent == ANALYZER_NO_THREAD) {
+		res->root = res->n_threads;
+	}
+	return res->n_threads++;
+}
+
 /* Appends a segment, extending the previous one when it continues it (run; heap; run). */
 int compare_model_add_segment(struct analyzer_thread *th, uint64_t begin, uint64_t end,
 			      enum analyzer_seg_kind kind, uint32_t other)
