@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/* The shared test helpers of dps-test.h, on GLib (spawning, files, temporary directories). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <criterion/criterion.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "dps-test.h"
+
+static const char *env_or_fail(const char *name)
+{
+	const char *v = getenv(name);
+
+	cr_assert(v && *v, "%s is not set (run the tests through ctest)", name);
+	return v;
+}
+
+const char *dps_test_bin(void)
+{
+	return env_or_fail("DPS_BIN");
+}
+
+const char *dps_test_source_dir(void)
+{
+	return env_or_fail("DPS_SOURCE_DIR");
+}
+
+const char *dps_test_build_dir(void)
+{
+	return env_or_fail("DPS_BUILD_DIR");
+}
+
+const char *dps_test_data_dir(void)
+{
+	return env_or_fail("DPS_TEST_DATA");
+}
+
+char *dps_test_strf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+char *dps_test_mkdtemp(const char *what)
+{
+	char *path = g_strdup_printf("/tmp/dps-test-%s-XXXXXX", what);
+
+	cr_assert_not_null(g_mkdtemp(path), "mkdtemp %s: %s", path, strerror(errno));
+	return path;
+}
+
+/* Removes path and what is below it, without following symbolic links. */
+static void remove_tree(const char *path)
+{
+	GDir *dir;
+
+	if (!g_file_test(path, G_FILE_TEST_IS_DIR) || g_file_test(path, G_FILE_TEST_IS_SYMLINK)) {
+		g_unlink(path);
+		return;
+	}
+	dir = g_dir_open(path, 0, NULL);
+	if (dir) {
+		const char *name;
+
+		while ((name = g_dir_read_name(dir))) {
+			char *sub = g_build_filename(path, name, NULL);
+
+			remove_tree(sub);
+			g_free(sub);
+		}
+		g_dir_close(dir);
+	}
+	g_rmdir(path);
+}
+
+void dps_test_rmtree(const char *path)
+{
+	if (path && *path) {
+		remove_tree(path);
+	}
+}
+
+char *dps_test_read_file(const char *path, size_t *len)
+{
+	char *text = NULL;
+	gsize n = 0;
+
+	if (!g_file_get_contents(path, &text, &n, NULL)) {
+		return NULL;
+	}
+	if (len) {
+		*len = n;
+	}
+	return text;
+}
+
+void dps_test_write_file(const char *path, const char *text)
+{
+	GError *error = NULL;
+
+	cr_assert(g_file_set_contents(path, text, -1, &error), "cannot write %s: %s", path,
+		  error ? error->message : "?");
+}
+
+struct dps_test_run dps_test_run(const char *cwd, const char *const *argv,
+				 const char *const *env)
+{
+	struct dps_test_run run = {.status = -1};
+	char **envp = g_get_environ();
+	GError *error = NULL;
+	int wait_status = 0;
+	bool ok;
+
+	for (size_t i = 0; env && env[i]; i++) {
+		const char *eq = strchr(env[i], '=');
+		char *name;
+
+		cr_assert_not_null(eq, "environment entry without '=': %s", env[i]);
+		name = g_strndup(env[i], (gsize)(eq - env[i]));
+		envp = g_environ_setenv(envp, name, eq + 1, TRUE);
+		g_free(name);
+	}
+	ok = g_spawn_sync(cwd, (char **)argv, envp, G_SPAWN_SEARCH_PATH, NULL, NULL, &run.out,
+			  &run.err, &wait_status, &error);
+	g_strfreev(envp);
+	cr_assert(ok, "cannot run %s: %s", argv[0], error ? error->message : "?");
+	if (WIFEXITED(wait_status)) {
+		run.status = WEXITSTATUS(wait_status);
+	}
+	cr_assert_null(strstr(run.err, "Sanitizer"), "%s: %s", argv[0], run.err);
+	cr_assert_null(strstr(run.err, "runtime error:"), "%s: %s", argv[0], run.err);
+	return run;
+}
+
+struct dps_test_run dps_test_run_dps(const char *first, ...)
+{
+	GPtrArray *argv = g_ptr_array_new();
+	struct dps_test_run run;
+	const char *arg;
+	va_list ap;
+
+	g_ptr_array_add(argv, (gpointer)dps_test_bin());
+	va_start(ap, first);
+	for (arg = first; arg; arg = va_arg(ap, const char *)) {
+		g_ptr_array_add(argv, (gpointer)arg);
+	}
+	va_end(ap);
+	g_ptr_array_add(argv, NULL);
+	run = dps_test_run(NULL, (const char *const *)argv->pdata, NULL);
+	g_ptr_array_free(argv, TRUE);
+	return run;
+}
+
+void dps_test_run_fini(struct dps_test_run *run)
+{
+	g_free(run->out);
+	g_free(run->err);
+	run->out = run->err = NULL;
+}

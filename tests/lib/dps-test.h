@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers every test executable shares (linked by dps_add_test in tests/CMakeLists.txt): where
+ * ctest says things are, temporary directories, whole files, and running a command with its
+ * output captured. Functions that cannot do their job fail the calling test (cr_assert), so a
+ * test never goes on with a half-made fixture. Strings they return are the caller's, freed
+ * with g_free().
+ */
+#ifndef DPS_TESTS_DPS_TEST_H
+#define DPS_TESTS_DPS_TEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Set by ctest (tests/CMakeLists.txt, DPS_TEST_ENV); borrowed, never NULL. */
+const char *dps_test_bin(void);		/* DPS_BIN: the dps command under test */
+const char *dps_test_source_dir(void);	/* DPS_SOURCE_DIR */
+const char *dps_test_build_dir(void);	/* DPS_BUILD_DIR */
+const char *dps_test_data_dir(void);	/* DPS_TEST_DATA: tests/data */
+
+/* printf into a new string (g_free). */
+char *dps_test_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A new directory /tmp/dps-test-WHAT-XXXXXX (g_free the path); dps_test_rmtree removes a
+ * tree and accepts NULL. */
+char *dps_test_mkdtemp(const char *what);
+void dps_test_rmtree(const char *path);
+
+/* The whole file, NUL-terminated (g_free), *len its size when len is not NULL; NULL when it
+ * cannot be read. */
+char *dps_test_read_file(const char *path, size_t *len);
+/* Writes text to path, replacing it; fails the test on error. */
+void dps_test_write_file(const char *path, const char *text);
+
+/* A finished command. */
+struct dps_test_run {
+	int status;	/* exit code; -1 when a signal killed it */
+	char *out;	/* owned: all of its stdout */
+	char *err;	/* owned: all of its stderr */
+};
+
+/*
+ * Runs argv (NULL-terminated; argv[0] looked up in PATH unless it has a '/') in cwd (NULL:
+ * ours), with env entries "NAME=VALUE" (NULL-terminated, may be NULL) added to our
+ * environment, and waits for it. Fails the test when it cannot start, or when its stderr holds
+ * a sanitizer report (a child's reports land in its stderr, not ours). Free with
+ * dps_test_run_fini.
+ */
+struct dps_test_run dps_test_run(const char *cwd, const char *const *argv,
+				 const char *const *env);
+/* dps_test_run of the dps command with these arguments (NULL-terminated), here. */
+struct dps_test_run dps_test_run_dps(const char *first, ...) __attribute__((sentinel));
+void dps_test_run_fini(struct dps_test_run *run);
+
+#endif /* DPS_TESTS_DPS_TEST_H */
