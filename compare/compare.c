@@ -16,6 +16,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <glib.h>
+
 #include "compare.h"
 #include "compare-internal.h"
 
@@ -326,17 +328,14 @@ static void fill_values(struct compare_result *res, struct compare_thread *row)
 	}
 }
 
-static int add_row(struct compare_result *res, size_t *cap, const struct dfs_entry *e)
+static int add_row(struct compare_result *res, GArray *rows, const struct dfs_entry *e)
 {
 	struct compare_thread *row;
 	int ret;
 
-	ret = compare_grow((void **)&res->threads, cap, res->n_threads + 1, sizeof(*res->threads));
-	if (ret) {
-		return ret;
-	}
-	row = &res->threads[res->n_threads];
-	memset(row, 0, sizeof(*row));
+	g_array_set_size(rows, rows->len + 1);
+	res->threads = (struct compare_thread *)(void *)rows->data;
+	row = &g_array_index(rows, struct compare_thread, rows->len - 1);
 	row->idx[0] = e->idx[0];
 	row->idx[1] = e->idx[1];
 	if (e->idx[0] != COMPARE_NO_THREAD && e->idx[1] != COMPARE_NO_THREAD) {
@@ -405,12 +404,11 @@ static double pair_cost(const struct tree *tr, const struct child_key *a,
 	return c;
 }
 
-static int append_pair(struct dfs_entry **out, size_t *n, size_t *cap, size_t row,
-		       const struct child_key *a, const struct child_key *b)
+static void append_pair(GArray *out, size_t row, const struct child_key *a,
+			const struct child_key *b)
 {
 	struct dfs_entry c = { .idx = { COMPARE_NO_THREAD, COMPARE_NO_THREAD },
 			       .parent_row = row };
-	int ret;
 
 	if (a) {
 		c.idx[0] = a->idx;
@@ -424,22 +422,16 @@ static int append_pair(struct dfs_entry **out, size_t *n, size_t *cap, size_t ro
 			c.rank = b->rank;
 		}
 	}
-	ret = compare_grow((void **)out, cap, *n + 1, sizeof(**out));
-	if (ret) {
-		return ret;
-	}
-	(*out)[(*n)++] = c;
-	return DPS_OK;
+	g_array_append_val(out, c);
 }
 
 /* Pairs children of equal (group, rank): the creation tree's own identity. */
-static int pair_by_rank(struct dfs_entry **out, size_t *n, size_t *cap, const struct tree *tr,
-			const struct dfs_entry *e, size_t row, size_t n0, size_t n1)
+static void pair_by_rank(GArray *out, const struct tree *tr, const struct dfs_entry *e,
+			 size_t row, size_t n0, size_t n1)
 {
 	size_t i0 = 0, i1 = 0;
-	int ret = DPS_OK;
 
-	while (!ret && (i0 < n0 || i1 < n1)) {
+	while (i0 < n0 || i1 < n1) {
 		const struct child_key *a = kid_at(&tr[0], e->idx[0], i0);
 		const struct child_key *b = kid_at(&tr[1], e->idx[1], i1);
 		int order;
@@ -450,11 +442,10 @@ static int pair_by_rank(struct dfs_entry **out, size_t *n, size_t *cap, const st
 		} else {
 			order = a ? -1 : 1;
 		}
-		ret = append_pair(out, n, cap, row, order <= 0 ? a : NULL, order >= 0 ? b : NULL);
+		append_pair(out, row, order <= 0 ? a : NULL, order >= 0 ? b : NULL);
 		i0 += order <= 0;
 		i1 += order >= 0;
 	}
-	return ret;
 }
 
 /*
@@ -464,9 +455,8 @@ static int pair_by_rank(struct dfs_entry **out, size_t *n, size_t *cap, const st
  * diagonal) so that the extra threads are the ones left unpaired: pairs of the same name and
  * similar CPU time are cheap, unpaired threads cost ALIGN_SKIP_COST each.
  */
-static int pair_by_alignment(struct dfs_entry **out, size_t *n, size_t *cap,
-			     const struct tree *tr, const struct dfs_entry *e, size_t row,
-			     size_t n0, size_t n1, bool *done)
+static int pair_by_alignment(GArray *out, const struct tree *tr, const struct dfs_entry *e,
+			     size_t row, size_t n0, size_t n1, bool *done)
 {
 	ptrdiff_t lo = (n1 < n0 ? (ptrdiff_t)n1 - (ptrdiff_t)n0 : 0) - ALIGN_BAND;
 	ptrdiff_t hi = (n1 > n0 ? (ptrdiff_t)n1 - (ptrdiff_t)n0 : 0) + ALIGN_BAND;
@@ -557,14 +547,12 @@ static int pair_by_alignment(struct dfs_entry **out, size_t *n, size_t *cap,
 			break;
 		}
 	}
-	for (size_t p = np; !ret && p-- > 0;) {
-		ret = append_pair(out, n, cap, row,
-				  path0[p] == COMPARE_NO_THREAD ? NULL :
-				  kid_ref(&tr[0], e->idx[0], path0[p]),
-				  path1[p] == COMPARE_NO_THREAD ? NULL :
-				  kid_ref(&tr[1], e->idx[1], path1[p]));
+	for (size_t p = np; p-- > 0;) {
+		append_pair(out, row,
+			    path0[p] == COMPARE_NO_THREAD ? NULL : kid_ref(&tr[0], e->idx[0], path0[p]),
+			    path1[p] == COMPARE_NO_THREAD ? NULL : kid_ref(&tr[1], e->idx[1], path1[p]));
 	}
-	*done = !ret;
+	*done = true;
 end:
 	free(dp);
 	free(from);
@@ -577,29 +565,30 @@ end:
  * Pushes the children pairs of a row in reverse, so that the stack pops them in creation
  * order: by rank when both have as many children, else by alignment.
  */
-static int push_children(struct dfs_entry **stack, size_t *n, size_t *cap, const struct tree *tr,
-			 const struct dfs_entry *e, size_t row)
+static int push_children(GArray *stack, const struct tree *tr, const struct dfs_entry *e,
+			 size_t row)
 {
-	size_t n0, n1, first = *n;
+	size_t n0, n1, first = stack->len;
 	bool done = false;
 	int ret = DPS_OK;
 
 	n0 = e->idx[0] == COMPARE_NO_THREAD ? 0 : tr[0].count[e->idx[0]];
 	n1 = e->idx[1] == COMPARE_NO_THREAD ? 0 : tr[1].count[e->idx[1]];
 	if (n0 != n1 && n0 && n1) {
-		ret = pair_by_alignment(stack, n, cap, tr, e, row, n0, n1, &done);
-	}
-	if (!ret && !done) {
-		ret = pair_by_rank(stack, n, cap, tr, e, row, n0, n1);
+		ret = pair_by_alignment(stack, tr, e, row, n0, n1, &done);
 	}
 	if (ret) {
 		return ret;
 	}
-	for (size_t a = first, b = *n; a + 1 < b; a++, b--) {
-		struct dfs_entry tmp = (*stack)[a];
+	if (!done) {
+		pair_by_rank(stack, tr, e, row, n0, n1);
+	}
+	for (size_t a = first, b = stack->len; a + 1 < b; a++, b--) {
+		struct dfs_entry tmp = g_array_index(stack, struct dfs_entry, a);
 
-		(*stack)[a] = (*stack)[b - 1];
-		(*stack)[b - 1] = tmp;
+		g_array_index(stack, struct dfs_entry, a) =
+			g_array_index(stack, struct dfs_entry, b - 1);
+		g_array_index(stack, struct dfs_entry, b - 1) = tmp;
 	}
 	return DPS_OK;
 }
@@ -607,8 +596,8 @@ static int push_children(struct dfs_entry **stack, size_t *n, size_t *cap, const
 static int match_trees(struct compare_result *res)
 {
 	struct tree tr[2] = { 0 };
-	struct dfs_entry *stack = NULL;
-	size_t n = 0, cap = 0, rows_cap = 0;
+	GArray *stack = g_array_new(FALSE, FALSE, sizeof(struct dfs_entry));
+	GArray *rows = g_array_new(FALSE, TRUE, sizeof(struct compare_thread));
 	int ret;
 
 	ret = tree_init(&tr[0], res->side[0].model, res->side[0].excluded);
@@ -618,28 +607,27 @@ static int match_trees(struct compare_result *res)
 	if (ret) {
 		goto end;
 	}
-	ret = compare_grow((void **)&stack, &cap, 1, sizeof(*stack));
-	if (ret) {
-		goto end;
-	}
-	stack[n++] = (struct dfs_entry){
+	g_array_append_val(stack, ((struct dfs_entry){
 		.idx = { res->side[0].model->root, res->side[1].model->root },
 		.parent_row = COMPARE_NO_THREAD,
-	};
-	while (n) {
-		struct dfs_entry e = stack[--n];
+	}));
+	while (stack->len) {
+		struct dfs_entry e = g_array_index(stack, struct dfs_entry, stack->len - 1);
 		size_t row = res->n_threads;
 
-		ret = add_row(res, &rows_cap, &e);
+		g_array_set_size(stack, stack->len - 1);
+		ret = add_row(res, rows, &e);
 		if (!ret) {
-			ret = push_children(&stack, &n, &cap, tr, &e, row);
+			ret = push_children(stack, tr, &e, row);
 		}
 		if (ret) {
 			goto end;
 		}
 	}
 end:
-	free(stack);
+	/* the rows become the result's array (compare_result_destroy frees it) */
+	res->threads = (struct compare_thread *)(void *)g_array_free(rows, FALSE);
+	g_array_free(stack, TRUE);
 	tree_fini(&tr[0]);
 	tree_fini(&tr[1]);
 	return ret;
@@ -946,7 +934,7 @@ void compare_result_destroy(struct compare_result *res)
 	for (size_t r = 0; r < res->n_threads; r++) {
 		free(res->threads[r].path);
 	}
-	free(res->threads);
+	g_free(res->threads);
 	for (int s = 0; s < 2; s++) {
 		free(res->side[s].label);
 		free(res->side[s].row_of);

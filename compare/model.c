@@ -38,8 +38,8 @@ struct play_thread {
 
 /* Wakes given by one thread to another and not consumed yet (times, FIFO). */
 struct wake_queue {
-	uint64_t *times;
-	size_t head, n, cap;
+	GArray *times;	/* owned: uint64_t */
+	size_t head;	/* the next one to consume */
 };
 
 struct play {
@@ -161,8 +161,8 @@ static void free_wake_queue(gpointer p)
 {
 	struct wake_queue *q = p;
 
-	free(q->times);
-	free(q);
+	g_array_free(q->times, TRUE);
+	g_free(q);
 }
 
 static struct wake_queue *get_wake_queue(struct play *pl, size_t waker, size_t wakee, bool create)
@@ -175,13 +175,9 @@ static struct wake_queue *get_wake_queue(struct play *pl, size_t waker, size_t w
 	if (q || !create) {
 		return q;
 	}
-	q = calloc(1, sizeof(*q));
-	k = malloc(sizeof(*k));
-	if (!q || !k) {
-		free(q);
-		free(k);
-		return NULL;
-	}
+	q = g_new0(struct wake_queue, 1);
+	q->times = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	k = g_new(guint64, 1);
 	*k = key;
 	g_hash_table_insert(pl->wakes, k, q);
 	return q;
@@ -313,12 +309,12 @@ static int play_action(struct play *pl, size_t t, const struct dps_action *a, bo
 			break;
 		}
 		q = get_wake_queue(pl, o, t, false);
-		if (!q || q->head == q->n) {
+		if (!q || q->head == q->times->len) {
 			park(pl, t, o);
 			*parked = true;
 			break;
 		}
-		d = q->times[q->head++];
+		d = g_array_index(q->times, uint64_t, q->head++);
 		if (d > p->t) {
 			ret =
 			    compare_model_add_segment(th, p->t, d, ANALYZER_SEG_WAIT, (uint32_t)o);
@@ -334,15 +330,7 @@ static int play_action(struct play *pl, size_t t, const struct dps_action *a, bo
 			break;
 		}
 		q = get_wake_queue(pl, t, o, true);
-		if (!q) {
-			ret = DPS_ERR_NOMEM;
-			break;
-		}
-		ret = compare_grow((void **)&q->times, &q->cap, q->n + 1, sizeof(*q->times));
-		if (ret) {
-			break;
-		}
-		q->times[q->n++] = p->t;
+		g_array_append_val(q->times, p->t);
 		ret = compare_model_add_mark(th, p->t, ANALYZER_MARK_WAKE, (uint32_t)o);
 		th->stats.n_wakes++;
 		if (pl->pt[o].state == PLAY_BLOCKED && pl->pt[o].blocked_on == t) {
@@ -458,7 +446,7 @@ int compare_model_from_actset(const struct dps_actset *set, struct analyzer_resu
 	res = analyzer_result_create();
 	pl.pt = calloc(n, sizeof(*pl.pt));
 	pl.work = malloc(n * sizeof(*pl.work));
-	pl.wakes = g_hash_table_new_full(g_int64_hash, g_int64_equal, free, free_wake_queue);
+	pl.wakes = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, free_wake_queue);
 	if (!res || !pl.pt || !pl.work || !pl.wakes) {
 		ret = DPS_ERR_NOMEM;
 		goto error;
