@@ -11,6 +11,8 @@
 #include "analyzer.h"
 #include "text-out.h"
 
+struct compare_result;
+
 /* Grows *array (realloc) to hold at least need elements. DPS_OK or DPS_ERR_NOMEM. */
 int compare_grow(void **array, size_t *cap, size_t need, size_t elem_size);
 
@@ -25,6 +27,11 @@ int compare_model_add_segment(struct analyzer_thread *th, uint64_t begin, uint64
 int compare_model_add_mark(struct analyzer_thread *th, uint64_t ts, enum analyzer_mark_kind kind,
 			   uint32_t other);
 int compare_model_add_mem(struct analyzer_thread *th, uint64_t ts, int64_t heap, int64_t stack);
+
+/* Fills res->threads with the rows of the two sides' threads (res->side[*].model and
+ * .excluded set), depth-first over the creation tree, and each side's row_of. Returns DPS_OK,
+ * DPS_ERR_NOMEM, or DPS_ERR_INVAL on a malformed tree. */
+int compare_match_trees(struct compare_result *res);
 
 /* A thread's display name: its comm, or "(unnamed)". */
 const char *compare_thread_name(const struct analyzer_thread *th);

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The tree's structural rules (doc/architecture.md), checked by ctest (test: tree-rules):
+#  1. layers point one way: a folder includes only headers of the folders below it;
+#  2. no C file over 1000 lines without a reason written at its top ("Over 1000 lines: ...");
+#  3. CMake lists name their sources: no file(GLOB ...).
+# Prints every violation and exits 1 if there is one.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bad=0
+say() {
+    echo "check-tree.sh: $*" >&2
+    bad=1
+}
+
+# 1. Which folders' headers each folder may include (besides its own). The order of the
+# pipeline: trace -> analyzer -> action set (common) -> simgen -> program (runtime) -> trace;
+# compare reads what the analyzer gives; replay drives them all; cli is the thin main.
+declare -A allowed=(
+    [runtime]="runtime tracepoints"
+    [tracepoints]="runtime tracepoints"
+    [stackprobe]="runtime tracepoints stackprobe"
+    [common]="runtime common"
+    [analyzer]="runtime common analyzer record"
+    [record]="runtime common record"
+    [simgen]="runtime common simgen"
+    [compare]="runtime common analyzer compare"
+    [replay]="runtime common analyzer record simgen compare replay"
+    [cli]="runtime common analyzer record simgen compare replay cli"
+)
+# Header name -> folder, for the project's own headers.
+declare -A owner=()
+while IFS= read -r h; do
+    dir=${h%%/*}
+    owner[$(basename "$h")]=$dir
+done < <(git ls-files '*.h' | grep -v '^tests/\|^bench/\|^examples/')
+for dir in "${!allowed[@]}"; do
+    [ -d "$dir" ] || continue
+    while IFS= read -r line; do
+        file=${line%%:*}
+        inc=$(sed -E 's/.*#include [<"]([^>"]+)[>"].*/\1/' <<<"$line")
+        base=$(basename "$inc")
+        from=${owner[$base]:-}
+        # <dps/...> is the runtime's public header directory
+        if [[ "$inc" == dps/* ]]; then
+            from=runtime
+        fi
+        [ -n "$from" ] || continue
+        case " ${allowed[$dir]} $dir " in
+        *" $from "*) ;;
+        *) say "$file includes $inc ($from/): $dir/ may include only ${allowed[$dir]}" ;;
+        esac
+    done < <(git grep -n -E '^#include [<"]' -- "$dir/*.c" "$dir/*.h" | sed -E 's/^([^:]+):[0-9]+:/\1:/')
+done
+# common/ holds the tools' shared code; it takes its types from the dependency-free headers,
+# never from libdps's API header.
+if git grep -n -E '#include <dps/dps\.h>' -- 'common/*' >/dev/null; then
+    say "common/ includes <dps/dps.h>; use the dependency-free headers (dps/dps-status.h, dps/dps-action.h)"
+fi
+
+# 2. Long files say why.
+while IFS= read -r f; do
+    n=$(wc -l <"$f")
+    if [ "$n" -gt 1000 ] && ! head -n 40 "$f" | grep -q 'Over 1000 lines:'; then
+        say "$f has $n lines and no 'Over 1000 lines: <reason>' at its top"
+    fi
+done < <(git ls-files '*.c' '*.h' | grep -v '^tests/data/')
+
+# 3. No globbed sources.
+if git grep -n -i 'file *( *GLOB' -- '*CMakeLists.txt'; then
+    say "CMake lists must name their files (no file(GLOB))"
+fi
+exit "$bad"
