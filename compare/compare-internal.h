@@ -14,7 +14,7 @@
 struct compare_result;
 
 /* Grows *array (realloc) to hold at least need elements. DPS_OK or DPS_ERR_NOMEM. */
-int compare_grow(void **array, size_t *cap, size_t need, size_t elem_size);
+enum dps_status compare_grow(void **array, size_t *cap, size_t need, size_t elem_size);
 
 /* Model builders (also used by tests and bench/memory-replay.c to hand-build analyzer
  * results). compare_model_add_thread appends a thread (comm copied; parent an index or
@@ -22,16 +22,16 @@ int compare_grow(void **array, size_t *cap, size_t need, size_t elem_size);
  * ANALYZER_NO_THREAD on ENOMEM; the others return DPS_OK or DPS_ERR_NOMEM. */
 size_t compare_model_add_thread(struct analyzer_result *res, uint64_t id, const char *comm,
 				size_t parent);
-int compare_model_add_segment(struct analyzer_thread *th, uint64_t begin, uint64_t end,
+enum dps_status compare_model_add_segment(struct analyzer_thread *th, uint64_t begin, uint64_t end,
 			      enum analyzer_seg_kind kind, uint32_t other);
-int compare_model_add_mark(struct analyzer_thread *th, uint64_t ts, enum analyzer_mark_kind kind,
+enum dps_status compare_model_add_mark(struct analyzer_thread *th, uint64_t ts, enum analyzer_mark_kind kind,
 			   uint32_t other);
-int compare_model_add_mem(struct analyzer_thread *th, uint64_t ts, int64_t heap, int64_t stack);
+enum dps_status compare_model_add_mem(struct analyzer_thread *th, uint64_t ts, int64_t heap, int64_t stack);
 
 /* Fills res->threads with the rows of the two sides' threads (res->side[*].model and
  * .excluded set), depth-first over the creation tree, and each side's row_of. Returns DPS_OK,
  * DPS_ERR_NOMEM, or DPS_ERR_INVAL on a malformed tree. */
-int compare_match_trees(struct compare_result *res);
+enum dps_status compare_match_trees(struct compare_result *res);
 
 /* A thread's display name: its comm, or "(unnamed)". */
 const char *compare_thread_name(const struct analyzer_thread *th);

@@ -285,7 +285,7 @@ static void mark_excluded(struct compare_side_info *si, const struct compare_opt
 	}
 }
 
-int compare_run(const struct analyzer_result *orig, enum compare_input_kind orig_kind,
+enum dps_status compare_run(const struct analyzer_result *orig, enum compare_input_kind orig_kind,
 		const char *orig_label, const struct analyzer_result *sim,
 		enum compare_input_kind sim_kind, const char *sim_label,
 		const struct compare_options *opts, struct compare_result **out,
@@ -389,7 +389,7 @@ bool compare_path_is_actset(const char *path)
 	return found;
 }
 
-int compare_load(const char *path, const struct analyzer_options *opts,
+enum dps_status compare_load(const char *path, const struct analyzer_options *opts,
 		 struct analyzer_result **out, enum compare_input_kind *kind,
 		 struct dps_diag *diag)
 {

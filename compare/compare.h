@@ -144,7 +144,7 @@ struct compare_html_options {
  * set is not resolved or deadlocks (diag names a blocked thread and what it waits for);
  * DPS_ERR_NOMEM. *out is NULL on error; the caller destroys it with analyzer_result_destroy().
  */
-int compare_model_from_actset(const struct dps_actset *set, struct analyzer_result **out,
+enum dps_status compare_model_from_actset(const struct dps_actset *set, struct analyzer_result **out,
 			      struct dps_diag *diag);
 
 /* True when path is a directory that holds an action set (<id>.act files or a manifest). */
@@ -155,7 +155,7 @@ bool compare_path_is_actset(const char *path);
  * (-> analyzer_run with opts, whose traces/n_traces are replaced by path). *kind says which.
  * Returns DPS_OK or the loader's status with diag filled; *out is NULL on error.
  */
-int compare_load(const char *path, const struct analyzer_options *opts,
+enum dps_status compare_load(const char *path, const struct analyzer_options *opts,
 		 struct analyzer_result **out, enum compare_input_kind *kind,
 		 struct dps_diag *diag);
 
@@ -165,7 +165,7 @@ int compare_load(const char *path, const struct analyzer_options *opts,
  * DPS_OK, DPS_ERR_INVAL when a model has no thread or no valid root, DPS_ERR_NOMEM. *out is
  * NULL on error.
  */
-int compare_run(const struct analyzer_result *orig, enum compare_input_kind orig_kind,
+enum dps_status compare_run(const struct analyzer_result *orig, enum compare_input_kind orig_kind,
 		const char *orig_label, const struct analyzer_result *sim,
 		enum compare_input_kind sim_kind, const char *sim_label,
 		const struct compare_options *opts, struct compare_result **out,
@@ -178,9 +178,9 @@ void compare_result_destroy(struct compare_result *res);	/* accepts NULL */
 double compare_value_err_pct(const struct compare_value *val);
 
 /* Writers. Return DPS_OK or DPS_ERR_IO (write failed) / DPS_ERR_NOMEM. */
-int compare_write_text(const struct compare_result *res, FILE *out, bool all_rows);
-int compare_write_json(const struct compare_result *res, FILE *out);
-int compare_write_html(const struct compare_result *res, const struct compare_html_options *opts,
+enum dps_status compare_write_text(const struct compare_result *res, FILE *out, bool all_rows);
+enum dps_status compare_write_json(const struct compare_result *res, FILE *out);
+enum dps_status compare_write_html(const struct compare_result *res, const struct compare_html_options *opts,
 		       FILE *out);
 
 /* Humanized figures for tables: "12.3 ms", "850 ns", "64.0 KiB". buf holds >= 32 bytes. */

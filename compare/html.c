@@ -259,7 +259,7 @@ static const char notes_html[] =
 	"relative to the original. Start and end are offsets from each run's root start. "
 	"Definitions: doc/compare.md.</p>\n";
 
-int compare_write_html(const struct compare_result *res, const struct compare_html_options *opts,
+enum dps_status compare_write_html(const struct compare_result *res, const struct compare_html_options *opts,
 		       FILE *out)
 {
 	const char *title = opts && opts->title ? opts->title : "dps compare";

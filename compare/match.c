@@ -551,7 +551,7 @@ static int push_children(GArray *stack, const struct tree *tr, const struct dfs_
 	return DPS_OK;
 }
 
-int compare_match_trees(struct compare_result *res)
+enum dps_status compare_match_trees(struct compare_result *res)
 {
 	struct tree tr[2] = { 0 };
 	GArray *stack = g_array_new(FALSE, FALSE, sizeof(struct dfs_entry));

@@ -52,7 +52,7 @@ struct play {
 	struct dps_diag *diag;
 };
 
-int compare_grow(void **array, size_t *cap, size_t need, size_t elem_size)
+enum dps_status compare_grow(void **array, size_t *cap, size_t need, size_t elem_size)
 {
 	size_t new_cap;
 	void *p;
@@ -102,7 +102,7 @@ size_t compare_model_add_thread(struct analyzer_result *res, uint64_t id, const 
 }
 
 /* Appends a segment, extending the previous one when it continues it (run; heap; run). */
-int compare_model_add_segment(struct analyzer_thread *th, uint64_t begin, uint64_t end,
+enum dps_status compare_model_add_segment(struct analyzer_thread *th, uint64_t begin, uint64_t end,
 			      enum analyzer_seg_kind kind, uint32_t other)
 {
 	struct analyzer_segment *last;
@@ -128,7 +128,7 @@ int compare_model_add_segment(struct analyzer_thread *th, uint64_t begin, uint64
 	return DPS_OK;
 }
 
-int compare_model_add_mark(struct analyzer_thread *th, uint64_t ts, enum analyzer_mark_kind kind,
+enum dps_status compare_model_add_mark(struct analyzer_thread *th, uint64_t ts, enum analyzer_mark_kind kind,
 			   uint32_t other)
 {
 	int ret;
@@ -143,7 +143,7 @@ int compare_model_add_mark(struct analyzer_thread *th, uint64_t ts, enum analyze
 	return DPS_OK;
 }
 
-int compare_model_add_mem(struct analyzer_thread *th, uint64_t ts, int64_t heap, int64_t stack)
+enum dps_status compare_model_add_mem(struct analyzer_thread *th, uint64_t ts, int64_t heap, int64_t stack)
 {
 	int ret;
 
@@ -428,7 +428,7 @@ static void describe_deadlock(struct play *pl)
 	dps_diag_setf(pl->diag, "the set deadlocks: some threads are never created");
 }
 
-int compare_model_from_actset(const struct dps_actset *set, struct analyzer_result **out,
+enum dps_status compare_model_from_actset(const struct dps_actset *set, struct analyzer_result **out,
 			      struct dps_diag *diag)
 {
 	struct play pl = { .set = set, .diag = diag };

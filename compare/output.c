@@ -242,7 +242,7 @@ static void write_summary(const struct compare_result *res, FILE *out)
 		     "0 = identical)\n", res->fidelity_err_pct);
 }
 
-int compare_write_text(const struct compare_result *res, FILE *out, bool all_rows)
+enum dps_status compare_write_text(const struct compare_result *res, FILE *out, bool all_rows)
 {
 	size_t n_show = res->n_threads, *order = NULL;
 	int path_w = 6;
@@ -364,7 +364,7 @@ static void json_side(FILE *out, const struct compare_result *res, int s)
 		si->makespan_ns, si->cpu_total_ns, si->has_mem ? "true" : "false");
 }
 
-int compare_write_json(const struct compare_result *res, FILE *out)
+enum dps_status compare_write_json(const struct compare_result *res, FILE *out)
 {
 	fprintf(out, "{\n  \"schema\": \"%s\",\n", COMPARE_JSON_SCHEMA);
 	json_side(out, res, 0);
