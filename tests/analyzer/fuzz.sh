@@ -9,8 +9,8 @@ out=$(mktemp -d /tmp/dps-fuzz-core-XXXXXX)
 clang -g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
     -I"$here/analyzer" -I"$here/common" -I"$here/runtime/include" \
     $(pkg-config --cflags glib-2.0) \
-    "$here/tests/analyzer/fuzz-core.c" "$here/analyzer/core.c" "$here/analyzer/result.c" \
-    "$here/common/actset.c" "$here/common/diag.c" \
+    "$here/tests/analyzer/fuzz-core.c" "$here"/analyzer/{core,threads,sched,memory,dps-events,select,joins,actions,result}.c \
+    "$here/common/actset.c" "$here/common/diag.c" "$here/common/text-out.c" \
     $(pkg-config --libs glib-2.0) -o "$out/fuzz-core"
 mkdir -p "$out/corpus"
 "$out/fuzz-core" -max_total_time="$secs" -max_len=4096 "$out/corpus"

@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Action building: a tracked thread's timeline becomes its actions (run for time on CPU, sleep
+ * for blocked time no traced thread ended, wait/wake, create, join, heap/stack at the points
+ * where the curves change). Blocks shorter than --min-block are folded into the surrounding
+ * run; run totals are scaled to sched_stat_runtime when the trace has it. Then the set's
+ * threads, manifest and options are filled in.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "core-internal.h"
+
+/* Builds one thread's actions from its segments, marks and memory samples. */
+struct act_builder {
+	struct analyzer_core *core;
+	const struct analyzer_result *res;
+	struct dps_actset *set;
+	size_t t;	      /* index in the set */
+	uint64_t pending_run; /* ns */
+	double run_scale;
+	int64_t heap, stack;
+	int status;
+};
+
+static void append(struct act_builder *b, enum dps_action_kind kind, int64_t arg)
+{
+	if (!b->status && b->set) {
+		b->status = dps_actset_append(b->set, b->t, kind, arg, 0);
+	}
+}
+
+static void flush_run(struct act_builder *b, struct analyzer_thread_stats *st)
+{
+	if (b->pending_run) {
+		append(b, DPS_ACT_RUN, (int64_t)b->pending_run);
+		st->n_runs++;
+		b->pending_run = 0;
+	}
+}
+
+static void emit(struct act_builder *b, enum dps_action_kind kind, int64_t arg,
+		 struct analyzer_thread_stats *st)
+{
+	flush_run(b, st);
+	append(b, kind, arg);
+	switch (kind) {
+	case DPS_ACT_SLEEP:
+		st->n_sleeps++;
+		break;
+	case DPS_ACT_WAIT:
+		st->n_waits++;
+		break;
+	case DPS_ACT_WAKE:
+		st->n_wakes++;
+		break;
+	case DPS_ACT_CREATE:
+		st->n_creates++;
+		break;
+	case DPS_ACT_JOIN:
+		st->n_joins++;
+		break;
+	default:
+		break;
+	}
+}
+
+static void emit_point(struct act_builder *b, const struct analyzer_thread *rt, size_t *mi,
+		       size_t *si, uint64_t upto, bool inclusive, struct analyzer_thread_stats *st)
+{
+	/* Marks and memory samples up to `upto`, in time order. */
+	for (;;) {
+		bool have_m = *mi < rt->n_marks && (inclusive ? rt->marks[*mi].ts_ns <= upto
+							      : rt->marks[*mi].ts_ns < upto);
+		bool have_s = *si < rt->n_mem &&
+			      (inclusive ? rt->mem[*si].ts_ns <= upto : rt->mem[*si].ts_ns < upto);
+
+		if (!have_m && !have_s) {
+			return;
+		}
+		if (have_m && (!have_s || rt->marks[*mi].ts_ns <= rt->mem[*si].ts_ns)) {
+			const struct analyzer_mark *m = &rt->marks[(*mi)++];
+
+			if (m->kind == ANALYZER_MARK_CREATE) {
+				emit(b, DPS_ACT_CREATE, (int64_t)b->res->threads[m->other].id, st);
+			} else if (m->kind == ANALYZER_MARK_WAKE) {
+				emit(b, DPS_ACT_WAKE, (int64_t)b->res->threads[m->other].id, st);
+			}
+		} else {
+			const struct analyzer_mem_sample *s = &rt->mem[(*si)++];
+
+			if (s->heap_bytes != b->heap) {
+				emit(b, DPS_ACT_HEAP, s->heap_bytes - b->heap, st);
+				b->heap = s->heap_bytes;
+			}
+			if (s->stack_bytes != b->stack) {
+				emit(b, DPS_ACT_STACK, s->stack_bytes - b->stack, st);
+				b->stack = s->stack_bytes;
+			}
+		}
+	}
+}
+
+/* rt's marks/segments already hold result indexes; create/wake/join args are set ids. */
+int analyzer__build_actions(struct analyzer_core *core, struct analyzer_result *res, size_t ri,
+			 struct dps_actset *set, uint64_t min_block)
+{
+	struct analyzer_thread *rt = &res->threads[ri];
+	struct analyzer_thread_stats *st = &rt->stats;
+	struct act_builder b = {.core = core, .res = res, .set = set, .t = ri, .run_scale = 1.0};
+	size_t mi = 0, si = 0;
+	uint64_t run_sum = 0, cur;
+
+	for (size_t i = 0; i < rt->n_segs; i++) {
+		if (rt->segs[i].kind == ANALYZER_SEG_RUN) {
+			run_sum += rt->segs[i].end_ns - rt->segs[i].begin_ns;
+		}
+	}
+	if (st->busy_exact && run_sum) {
+		b.run_scale = (double)st->busy_ns / (double)run_sum;
+		/* A thread selected late (its name matched after exec) has CPU time from before
+		 * its timeline: do not stretch its runs by that. */
+		if (b.run_scale > 2.0 || b.run_scale < 0.5) {
+			b.run_scale = 1.0;
+		}
+	}
+	/* Marks are stored with result indexes; actions name set ids. */
+	for (size_t i = 0; i < rt->n_segs && !b.status; i++) {
+		const struct analyzer_segment *s = &rt->segs[i];
+		uint64_t dur = s->end_ns - s->begin_ns;
+
+		emit_point(&b, rt, &mi, &si, s->begin_ns, s->kind != ANALYZER_SEG_RUN, st);
+		switch (s->kind) {
+		case ANALYZER_SEG_RUN:
+			cur = s->begin_ns;
+			while (!b.status) {
+				uint64_t next = s->end_ns;
+
+				if (mi < rt->n_marks && rt->marks[mi].ts_ns < next) {
+					next = rt->marks[mi].ts_ns;
+				}
+				if (si < rt->n_mem && rt->mem[si].ts_ns < next) {
+					next = rt->mem[si].ts_ns;
+				}
+				if (next < cur) {
+					next = cur;
+				}
+				b.pending_run +=
+				    (uint64_t)((double)(next - cur) * b.run_scale + 0.5);
+				cur = next;
+				if (next >= s->end_ns) {
+					break;
+				}
+				emit_point(&b, rt, &mi, &si, next, true, st);
+			}
+			break;
+		case ANALYZER_SEG_SLEEP:
+			if (dur < min_block) {
+				b.pending_run += dur;
+				st->n_folded++;
+			} else {
+				emit(&b, DPS_ACT_SLEEP, (int64_t)dur, st);
+			}
+			break;
+		case ANALYZER_SEG_WAIT:
+			emit(&b, DPS_ACT_WAIT, (int64_t)res->threads[s->other].id, st);
+			break;
+		case ANALYZER_SEG_JOIN:
+			emit(&b, DPS_ACT_JOIN, (int64_t)res->threads[s->other].id, st);
+			break;
+		default:
+			break;
+		}
+	}
+	emit_point(&b, rt, &mi, &si, UINT64_MAX, true, st);
+	flush_run(&b, st);
+	return b.status;
+}
+
+int analyzer__copy_thread(struct analyzer_core *core, size_t ci, struct analyzer_thread *rt)
+{
+	struct athread *t = analyzer__thread_at(core, ci);
+	struct analyzer_thread_stats *st = &rt->stats;
+	size_t n = 0;
+
+	rt->id = analyzer__thread_id(t);
+	rt->tid = t->tid > 0 ? t->tid : -1;
+	rt->pid = t->pid;
+	rt->comm = strdup(t->comm);
+	rt->pre_existing = !t->created;
+	rt->start_ns = t->created ? t->create_ts : t->first_ts;
+	rt->end_ns = analyzer__thread_end(core, t);
+	if (!rt->comm) {
+		return DPS_ERR_NOMEM;
+	}
+	if (t->sim.begun) {
+		analyzer__clip_to_window(t, rt);
+	}
+	/* Segments: remap `other`, drop references to threads not kept. */
+	rt->segs = t->tl.segs;
+	rt->n_segs = t->tl.n_segs;
+	rt->cap_segs = t->tl.cap_segs;
+	t->tl.segs = NULL;
+	t->tl.n_segs = t->tl.cap_segs = 0;
+	for (size_t i = 0; i < rt->n_segs; i++) {
+		struct analyzer_segment *s = &rt->segs[i];
+		uint64_t d = s->end_ns - s->begin_ns;
+
+		if (s->kind == ANALYZER_SEG_WAIT || s->kind == ANALYZER_SEG_JOIN) {
+			struct athread *o = analyzer__thread_at(core, s->other);
+
+			if (!o->kept || o == t ||
+			    (s->kind == ANALYZER_SEG_JOIN && o->res_idx == 0)) {
+				/* Not selected, or the root (never created, so never joined: the
+				 * process exiting woke its other threads). */
+				s->kind = ANALYZER_SEG_SLEEP;
+				s->other = 0;
+			} else {
+				s->other = (uint32_t)o->res_idx;
+			}
+		}
+		switch (s->kind) {
+		case ANALYZER_SEG_RUN:
+			st->busy_ns += d;
+			break;
+		case ANALYZER_SEG_PREEMPTED:
+			st->waiting_ns += d;
+			break;
+		default:
+			st->blocked_ns += d;
+			break;
+		}
+	}
+	if (t->sched.has_runtime && core->has_sched) {
+		st->busy_ns = t->sched.runtime_ns;
+		if (t->sim.begun) {
+			st->busy_ns = (t->sim.ended ? t->sim.runtime_at_end : t->sched.runtime_ns) -
+				      t->sim.runtime_at_begin;
+		}
+		st->busy_exact = true;
+	}
+	st->n_switches = t->sched.n_switches;
+	st->n_inferred = t->sched.n_inferred;
+	st->n_allocs = t->memory.n_allocs;
+	st->n_frees = t->memory.n_frees;
+	st->n_free_null = t->memory.n_free_null;
+	st->n_free_unknown = t->memory.n_free_unknown;
+	st->heap_peak_bytes = t->memory.heap_peak;
+	st->stack_peak_bytes = t->memory.stack_peak;
+	/* Marks (stable: a create and a wake at the same instant keep their order) */
+	if (t->tl.marks_unsorted) {
+		g_qsort_with_data(t->tl.marks, (gint)t->tl.n_marks, sizeof(*t->tl.marks), analyzer__cmp_mark, NULL);
+	}
+	rt->marks = malloc((t->tl.n_marks ? t->tl.n_marks : 1) * sizeof(*rt->marks));
+	if (!rt->marks) {
+		return DPS_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < t->tl.n_marks; i++) {
+		struct analyzer_mark m = t->tl.marks[i];
+
+		if (m.kind == MARK_DELETED) {
+			continue;
+		}
+		if (m.kind != ANALYZER_MARK_EXIT) {
+			struct athread *o = analyzer__thread_at(core, m.other);
+
+			if (!o->kept || o == t ||
+			    (m.kind == ANALYZER_MARK_JOIN && o->res_idx == 0)) {
+				continue;
+			}
+			m.other = (uint32_t)o->res_idx;
+		}
+		rt->marks[n++] = m;
+	}
+	rt->n_marks = n;
+	rt->cap_marks = t->tl.n_marks ? t->tl.n_marks : 1;
+	rt->mem = t->tl.mem;
+	rt->n_mem = t->tl.n_mem;
+	rt->cap_mem = t->tl.cap_mem;
+	t->tl.mem = NULL;
+	t->tl.n_mem = t->tl.cap_mem = 0;
+	return DPS_OK;
+}
+
+static char *format_options(const struct analyzer_options *o, uint64_t min_block)
+{
+	char buf[512];
+	char mb[32];
+	size_t len = 0;
+
+	buf[0] = '\0';
+	if (o->pid >= 0) {
+		len += snprintf(buf + len, sizeof(buf) - len, "--pid %" PRId64 " ", o->pid);
+	}
+	if (o->tid >= 0 && len < sizeof(buf)) {
+		len += snprintf(buf + len, sizeof(buf) - len, "--tid %" PRId64 " ", o->tid);
+	}
+	if (o->comm && len < sizeof(buf)) {
+		len += snprintf(buf + len, sizeof(buf) - len, "--comm %s ", o->comm);
+	}
+	if (o->follow_children && len < sizeof(buf)) {
+		len += snprintf(buf + len, sizeof(buf) - len, "--follow-children ");
+	}
+	if (len < sizeof(buf)) {
+		snprintf(buf + len, sizeof(buf) - len, "--min-block %sus",
+			 dps_actset_format_us(min_block, mb, sizeof(mb)));
+	}
+	return strdup(buf);
+}
+
+int analyzer__build_actset(struct analyzer_core *core, struct analyzer_result *res, uint64_t min_block,
+			struct dps_diag *diag)
+{
+	struct dps_actset *set = dps_actset_create();
+	int status = DPS_ERR_NOMEM;
+
+	if (!set) {
+		goto error;
+	}
+	for (size_t i = 0; i < res->n_threads; i++) {
+		const struct analyzer_thread *rt = &res->threads[i];
+		size_t t = dps_actset_add_thread(set, rt->id);
+		struct dps_actset_thread *at;
+
+		if (t == DPS_ACTSET_NO_THREAD) {
+			goto error;
+		}
+		at = &set->threads[t];
+		at->tid = rt->tid;
+		at->pid = rt->pid;
+		at->pre_existing = rt->pre_existing && i != res->root;
+		at->start_offset_ns = rt->start_ns > res->threads[res->root].start_ns
+					  ? rt->start_ns - res->threads[res->root].start_ns
+					  : 0;
+		if (rt->comm && rt->comm[0] && dps_actset_set_str(&at->comm, rt->comm)) {
+			goto error;
+		}
+	}
+	for (size_t i = 0; i < res->n_threads; i++) {
+		status = analyzer__build_actions(core, res, i, set, min_block);
+		if (status) {
+			goto error;
+		}
+	}
+	status = DPS_ERR_NOMEM;
+	set->format_version = DPS_ACTSET_FORMAT_VERSION;
+	set->options = format_options(&core->opts, min_block);
+	if (!set->options || dps_actset_set_str(&set->source_trace, res->source)) {
+		goto error;
+	}
+	set->partial = res->partial;
+	if (res->partial && dps_actset_set_str(&set->partial_reason, res->partial_reason)) {
+		goto error;
+	}
+	status = dps_actset_resolve(set, diag);
+	if (status) {
+		/* An analyzer bug, not bad input: say so. */
+		char msg[DPS_DIAG_MSG_LEN];
+
+		snprintf(msg, sizeof(msg), "%.900s", diag ? diag->msg : "");
+		dps_diag_setf(diag, "internal error, the action set built is invalid: %s", msg);
+		status = DPS_ERROR;
+		goto error;
+	}
+	res->actset = set;
+	return DPS_OK;
+error:
+	if (status == DPS_ERR_NOMEM) {
+		dps_diag_setf(diag, "out of memory building the action set");
+	}
+	dps_actset_destroy(set);
+	return status;
+}

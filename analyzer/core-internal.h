@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the analyzer core's files share (not part of the analyzer's API): the thread and CPU
+ * state, the core itself, and the functions one concern calls in another. Each group of
+ * declarations below is defined in the file it names.
+ */
+#ifndef DPS_ANALYZER_CORE_INTERNAL_H
+#define DPS_ANALYZER_CORE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <glib.h>
+
+#include "core.h"
+
+#define NO_T SIZE_MAX
+#define IDLE_T (SIZE_MAX - 1)
+#define MARK_DELETED 0xffffffffu
+/* tids below this (the kernel's pid_max limit) are looked up in a flat array: one load per
+ * event instead of a hash lookup. */
+#define TID_MAP_MAX (1u << 22)
+/* A reused tid gets id tid + generation * this (tids never reach it: pid_max <= 2^22). */
+#define ANALYZER_TID_REUSE_STRIDE 1000000000ULL
+
+enum th_state {
+	TS_UNKNOWN = 0,
+	TS_RUNNING,
+	TS_RUNNABLE,
+	TS_BLOCKED,
+	TS_DEAD,
+};
+
+/*
+ * One thread of the trace. Its members are grouped by the concern that owns them: identity and
+ * lifetime (threads.c, select.c), scheduler state (sched.c), memory (memory.c), the detailed
+ * timeline of a tracked thread (threads.c, filled by all), and the simulated-run window
+ * (dps-events.c).
+ */
+struct athread_sched {
+	uint8_t state;	    /* enum th_state */
+	int32_t cpu;	    /* last CPU it was seen on */
+	uint64_t since;	    /* start of the current state */
+	uint64_t run_since; /* last switch-in */
+	bool in_syscall;
+	bool has_runtime; /* sched_stat_runtime seen: runtime_ns is exact */
+	uint64_t cpu_ns, runtime_ns, n_switches, n_inferred;
+	uint64_t last_rt_ts; /* last sched_stat_runtime of this thread */
+	/* the block that ended last: who woke it and its segment (for the join conversion) */
+	size_t block_waker, block_seg;
+	/* the last wake this thread gave, for the same */
+	size_t wake_target, wake_mark;
+	uint64_t wake_ts;
+};
+
+struct athread_memory {
+	int64_t heap, stack;
+	uint64_t sp_base;
+	int64_t cyg_depth;
+	uint64_t n_allocs, n_frees, n_free_null, n_free_unknown;
+	int64_t heap_peak, stack_peak;
+};
+
+/* Only while tracked; `other` members hold internal indexes until finish. */
+struct athread_timeline {
+	struct analyzer_segment *segs; /* owned */
+	size_t n_segs, cap_segs;
+	struct analyzer_mark *marks; /* owned */
+	size_t n_marks, cap_marks;
+	bool marks_unsorted; /* analyzer__add_mark appended out of order: sort at the end */
+	struct analyzer_mem_sample *mem; /* owned */
+	size_t n_mem, cap_mem;
+};
+
+/*
+ * A simulated run's thread: the span between dps:thread_begin and dps:thread_end is the
+ * replay; what comes before (process start, lttng-ust registration, calibration) and after
+ * (summary, exit) is the stub's own. runtime_at_* is the sched_stat_runtime sum at those
+ * instants, interpolated over the running time not reported yet.
+ */
+struct athread_sim {
+	bool begun, ended;
+	uint64_t begin_ts, end_ts;
+	uint64_t runtime_at_begin, runtime_at_end;
+};
+
+struct athread {
+	/* identity and lifetime */
+	int64_t tid, pid, ppid;
+	uint32_t gen;
+	char comm[32];
+	bool created; /* fork seen */
+	bool exited;
+	bool joined; /* some thread joined it */
+	bool pid_from_fork;
+	uint64_t first_ts, last_ts, create_ts, exit_ts, end_ts;
+	size_t creator;
+
+	/* selection (select.c) */
+	bool tracked;  /* detailed timeline recorded */
+	bool matched;  /* matches the selection itself (not only as a descendant) */
+	bool attached; /* no selected creator: created by the root (finish) */
+	bool kept;     /* in the result (finish) */
+	size_t res_idx;
+
+	struct athread_sched sched;
+	struct athread_memory memory;
+	struct athread_timeline tl;
+	struct athread_sim sim;
+};
+
+struct cpu_state {
+	size_t cur;	/* thread index, IDLE_T, or NO_T (unknown) */
+	uint64_t since; /* when cur got the CPU (or the CPU's first event) */
+	uint64_t first_ts;
+	bool seen;
+};
+
+struct alloc_info {
+	uint64_t size;
+};
+
+struct analyzer_core {
+	struct analyzer_options opts;
+	bool has_sched;
+	struct athread **th;
+	size_t n_th, cap_th;
+	GHashTable *by_tid; /* tid -> index + 1 (latest thread of that tid), big tids */
+	uint32_t *tid_map;  /* same for tids below TID_MAP_MAX: index + 1, 0 = none */
+	size_t n_tid_map;
+	struct cpu_state *cpus;
+	size_t n_cpus;
+	GHashTable *allocs;	 /* ptr -> struct alloc_info* */
+	GHashTable *dps_ids;	 /* dps thread id -> index + 1 */
+	GHashTable *dps_creates; /* dps child id -> (parent index + 1) */
+	uint64_t begin_ts, end_ts, n_events;
+	bool any_event;
+	bool seen_waking, seen_syscalls, seen_dps_heap, seen_dps_stack;
+	uint64_t n_discarded, n_discarded_packets, disc_begin, disc_end;
+	bool partial;
+	int status; /* sticky ENOMEM */
+};
+
+/* threads.c */
+bool analyzer__grow(void **arr, size_t *cap, size_t need, size_t elem);
+void analyzer__set_nomem(struct analyzer_core *core);
+size_t analyzer__add_seg(struct analyzer_core *core, struct athread *t, uint64_t b, uint64_t e,
+		      uint32_t kind, size_t other);
+size_t analyzer__add_mark(struct analyzer_core *core, struct athread *t, uint64_t ts, uint32_t kind,
+		       size_t other);
+gint analyzer__cmp_mark(gconstpointer a, gconstpointer b, gpointer data);
+struct athread *analyzer__thread_at(struct analyzer_core *core, size_t i);
+void analyzer__set_comm(struct analyzer_core *core, struct athread *t, const char *comm);
+void analyzer__set_pid(struct analyzer_core *core, struct athread *t, int64_t pid);
+size_t analyzer__new_thread(struct analyzer_core *core, int64_t tid, uint64_t ts, uint32_t gen);
+size_t analyzer__find_thread(struct analyzer_core *core, int64_t tid);
+size_t analyzer__get_thread(struct analyzer_core *core, int64_t tid, uint64_t ts);
+void analyzer__retire_thread(struct analyzer_core *core, size_t idx, uint64_t ts);
+void analyzer__free_athread(struct athread *t);
+uint64_t analyzer__thread_cpu_ns(const struct athread *t);
+uint64_t analyzer__thread_end(const struct analyzer_core *core, const struct athread *t);
+void analyzer__close_timelines(struct analyzer_core *core);
+
+/* sched.c */
+struct cpu_state *analyzer__get_cpu(struct analyzer_core *core, int32_t cpu, uint64_t ts);
+size_t analyzer__set_state(struct analyzer_core *core, size_t idx, uint8_t state, uint64_t ts,
+			uint32_t block_kind, size_t other);
+void analyzer__note_running(struct analyzer_core *core, int32_t cpu, size_t idx, uint64_t ts,
+			 uint64_t hint);
+size_t analyzer__ctx_thread(struct analyzer_core *core, const struct analyzer_event *ev);
+void analyzer__on_switch(struct analyzer_core *core, const struct analyzer_event *ev);
+void analyzer__on_wakeup(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx);
+void analyzer__on_fork(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx);
+void analyzer__on_exit_ev(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx);
+void analyzer__on_exec(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx);
+void analyzer__on_statedump(struct analyzer_core *core, const struct analyzer_event *ev);
+void analyzer__on_stat_runtime(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx);
+void analyzer__on_syscall(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx,
+		       bool entry);
+
+/* memory.c */
+void analyzer__add_mem_sample(struct analyzer_core *core, struct athread *t, uint64_t ts);
+void analyzer__on_memory(struct analyzer_core *core, const struct analyzer_event *ev, size_t x);
+
+/* dps-events.c */
+void analyzer__on_dps(struct analyzer_core *core, const struct analyzer_event *ev, size_t x);
+void analyzer__clip_to_window(struct athread *t, struct analyzer_thread *rt);
+
+/* select.c */
+void analyzer__start_tracking(struct athread *t);
+void analyzer__maybe_track(struct analyzer_core *core, struct athread *t);
+void analyzer__untrack_child_process(struct analyzer_core *core, struct athread *t);
+int analyzer__build_process_list(struct analyzer_core *core, struct analyzer_result *res);
+bool analyzer__is_kept_creator(const struct analyzer_core *core, const struct athread *t);
+int analyzer__cmp_kept(const void *a, const void *b, void *arg);
+uint64_t analyzer__thread_id(const struct athread *t);
+int analyzer__select_threads(struct analyzer_core *core, size_t *root_out, struct dps_diag *diag);
+void analyzer__add_pre_existing_creates(struct analyzer_core *core, size_t root);
+int analyzer__ensure_create_marks(struct analyzer_core *core);
+
+/* joins.c */
+int analyzer__add_implicit_joins(struct analyzer_core *core);
+
+/* actions.c */
+int analyzer__build_actions(struct analyzer_core *core, struct analyzer_result *res, size_t ri,
+			 struct dps_actset *set, uint64_t min_block);
+int analyzer__copy_thread(struct analyzer_core *core, size_t ci, struct analyzer_thread *rt);
+int analyzer__build_actset(struct analyzer_core *core, struct analyzer_result *res, uint64_t min_block,
+			struct dps_diag *diag);
+
+#endif /* DPS_ANALYZER_CORE_INTERNAL_H */

@@ -1,0 +1,524 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Scheduler events: switch, wake-up, fork, exit, exec, the state dump, sched_stat_runtime and
+ * syscalls, turned into each thread's state (running, runnable, blocked) and, for tracked
+ * threads, timeline segments. The rules that need care (doc/analyzer.md):
+ *
+ * - A switch-out of a thread that no switch-in put on the CPU (this machine's kernel never
+ *   emits the switch that leaves idle on CPU 1) infers the switch-in: at the thread's wake-up
+ *   or when the CPU became free, at sched_stat_runtime's "runtime ago", or at the first event
+ *   that shows the thread on that CPU; never earlier than the CPU's last known switch.
+ * - sched_stat_runtime's per-thread sum, when the trace has it, is the exact CPU time: run
+ *   actions are scaled to it.
+ * - Blocked time ended by a wake-up from a selected thread is a wait/wake pair; if the waker
+ *   exits right after waking (pthread_join's futex, wait4's SIGCHLD) it becomes a join.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "core-internal.h"
+
+struct cpu_state *analyzer__get_cpu(struct analyzer_core *core, int32_t cpu, uint64_t ts)
+{
+	if (cpu < 0 || cpu > 65535) {
+		return NULL;
+	}
+	if ((size_t)cpu >= core->n_cpus) {
+		size_t n = (size_t)cpu + 1;
+		struct cpu_state *c = realloc(core->cpus, n * sizeof(*c));
+
+		if (!c) {
+			analyzer__set_nomem(core);
+			return NULL;
+		}
+		for (size_t i = core->n_cpus; i < n; i++) {
+			c[i] = (struct cpu_state){.cur = NO_T};
+		}
+		core->cpus = c;
+		core->n_cpus = n;
+	}
+	if (!core->cpus[cpu].seen) {
+		core->cpus[cpu].seen = true;
+		core->cpus[cpu].first_ts = ts;
+		core->cpus[cpu].since = ts;
+	}
+	return &core->cpus[cpu];
+}
+
+/*
+ * Closes the thread's current state at ts (a segment when tracked) and enters `state`.
+ * block_kind/other say how a blocked state ended (SLEEP, WAIT, JOIN). Returns the index of
+ * the segment written, or NO_T.
+ */
+size_t analyzer__set_state(struct analyzer_core *core, size_t idx, uint8_t state, uint64_t ts,
+			uint32_t block_kind, size_t other)
+{
+	struct athread *t = analyzer__thread_at(core, idx);
+	size_t seg = NO_T;
+	uint64_t b = t->sched.since;
+
+	if (ts < b && t->sched.state != TS_UNKNOWN) {
+		ts = b;
+	}
+	switch (t->sched.state) {
+	case TS_RUNNING:
+		t->sched.cpu_ns += ts - b;
+		if (t->tracked) {
+			seg = analyzer__add_seg(core, t, b, ts, ANALYZER_SEG_RUN, NO_T);
+		}
+		break;
+	case TS_RUNNABLE:
+		if (t->tracked && ts > b) {
+			seg = analyzer__add_seg(core, t, b, ts, ANALYZER_SEG_PREEMPTED, NO_T);
+		}
+		break;
+	case TS_BLOCKED:
+		if (t->tracked) {
+			seg = analyzer__add_seg(core, t, b, ts, block_kind, other);
+		}
+		break;
+	default:
+		break;
+	}
+	if (state == TS_RUNNING && t->sched.state != TS_RUNNING) {
+		t->sched.run_since = ts;
+	}
+	t->sched.state = state;
+	t->sched.since = ts;
+	if (ts > t->last_ts) {
+		t->last_ts = ts;
+	}
+	return seg;
+}
+
+/*
+ * Evidence that thread idx runs on CPU c at ts (its switch-out, its own event, a
+ * sched_stat_runtime). If the CPU did not know it, the switch-in is missing: infer it.
+ * hint: the instant sched_stat_runtime says it started running, or UINT64_MAX.
+ */
+void analyzer__note_running(struct analyzer_core *core, int32_t cpu, size_t idx, uint64_t ts,
+			 uint64_t hint)
+{
+	struct cpu_state *cs;
+	struct athread *t = analyzer__thread_at(core, idx);
+	uint64_t lower, t_in;
+
+	if (!core->has_sched) {
+		if (t->sched.state == TS_UNKNOWN) {
+			analyzer__set_state(core, idx, TS_RUNNING, ts, ANALYZER_SEG_SLEEP, NO_T);
+		}
+		return;
+	}
+	cs = analyzer__get_cpu(core, cpu, ts);
+	if (!cs) {
+		return;
+	}
+	if (cs->cur == idx) {
+		return;
+	}
+	if (t->sched.state == TS_RUNNING && t->sched.cpu != cpu && t->sched.cpu >= 0 &&
+	    (size_t)t->sched.cpu < core->n_cpus && core->cpus[t->sched.cpu].cur == idx) {
+		/* Its switch-out on the other CPU is missing: that CPU is unknown now. */
+		core->cpus[t->sched.cpu].cur = NO_T;
+		core->cpus[t->sched.cpu].since = ts;
+	}
+	lower = cs->since;
+	if (t->sched.state == TS_RUNNABLE || t->sched.state == TS_BLOCKED) {
+		if (t->sched.since > lower) {
+			lower = t->sched.since;
+		}
+	}
+	if (lower > ts) {
+		lower = ts;
+	}
+	if (hint != UINT64_MAX && hint <= ts) {
+		t_in = hint < lower ? lower : hint;
+	} else if (t->sched.state == TS_RUNNABLE || (t->sched.state == TS_UNKNOWN && cs->cur == NO_T)) {
+		/* Woken, or running since before the CPU's first event. */
+		t_in = lower;
+	} else if (t->sched.state == TS_RUNNING) {
+		t_in = t->sched.since;
+	} else {
+		/* Blocked with its wake-up lost: do not turn the gap into run time. */
+		t_in = ts;
+	}
+	if (cs->cur != NO_T && cs->cur != IDLE_T) {
+		struct athread *p = analyzer__thread_at(core, cs->cur);
+
+		if (p->sched.state == TS_RUNNING && p->sched.cpu == cpu) {
+			analyzer__set_state(core, cs->cur, TS_RUNNABLE, t_in, ANALYZER_SEG_SLEEP, NO_T);
+		}
+	}
+	if (t->sched.state != TS_RUNNING) {
+		if (cs->cur != NO_T || t->sched.state != TS_UNKNOWN) {
+			t->sched.n_inferred++;
+		}
+		analyzer__set_state(core, idx, TS_RUNNING, t_in, ANALYZER_SEG_SLEEP, NO_T);
+	}
+	t->sched.cpu = cpu;
+	cs->cur = idx;
+	cs->since = t_in;
+}
+
+/* The thread the event's context names (perf_tid, vtid), or NO_T. */
+size_t analyzer__ctx_thread(struct analyzer_core *core, const struct analyzer_event *ev)
+{
+	size_t idx;
+
+	if (ev->ctx_tid <= 0) {
+		return NO_T;
+	}
+	idx = analyzer__get_thread(core, ev->ctx_tid, ev->ts);
+	if (idx == NO_T) {
+		return NO_T;
+	}
+	analyzer__set_pid(core, analyzer__thread_at(core, idx), ev->ctx_pid);
+	if (ev->ctx_comm) {
+		analyzer__set_comm(core, analyzer__thread_at(core, idx), ev->ctx_comm);
+	}
+	return idx;
+}
+
+static size_t cpu_current(struct analyzer_core *core, int32_t cpu)
+{
+	if (cpu < 0 || (size_t)cpu >= core->n_cpus) {
+		return NO_T;
+	}
+	return core->cpus[cpu].cur;
+}
+
+/*
+ * Event handlers
+ */
+void analyzer__on_switch(struct analyzer_core *core, const struct analyzer_event *ev)
+{
+	struct cpu_state *cs = analyzer__get_cpu(core, ev->cpu, ev->ts);
+	size_t prev = NO_T, next = NO_T;
+
+	if (!cs) {
+		return;
+	}
+	if (ev->a > 0) {
+		prev = analyzer__get_thread(core, ev->a, ev->ts);
+		if (prev == NO_T) {
+			return;
+		}
+		analyzer__set_comm(core, analyzer__thread_at(core, prev), ev->str);
+		analyzer__note_running(core, ev->cpu, prev, ev->ts, UINT64_MAX);
+	} else if (cs->cur != NO_T && cs->cur != IDLE_T) {
+		/* Idle switches out while a thread was thought to run: that one left unseen. */
+		struct athread *p = analyzer__thread_at(core, cs->cur);
+
+		if (p->sched.state == TS_RUNNING && p->sched.cpu == ev->cpu) {
+			analyzer__set_state(core, cs->cur, TS_RUNNABLE, cs->since, ANALYZER_SEG_SLEEP, NO_T);
+		}
+	}
+	if (prev != NO_T) {
+		struct athread *p = analyzer__thread_at(core, prev);
+		uint8_t st;
+
+		if ((ev->c & 0xff) == 0) {
+			st = TS_RUNNABLE;
+		} else {
+			st = p->exited ? TS_DEAD : TS_BLOCKED;
+		}
+		p->sched.n_switches++;
+		analyzer__set_state(core, prev, st, ev->ts, ANALYZER_SEG_SLEEP, NO_T);
+		if (st == TS_DEAD) {
+			p->end_ts = ev->ts;
+		}
+	}
+	if (ev->b > 0) {
+		next = analyzer__get_thread(core, ev->b, ev->ts);
+		if (next == NO_T) {
+			return;
+		}
+		analyzer__set_comm(core, analyzer__thread_at(core, next), ev->str2);
+		if (analyzer__thread_at(core, next)->sched.state == TS_RUNNING && analyzer__thread_at(core, next)->sched.cpu != ev->cpu) {
+			analyzer__note_running(core, ev->cpu, next, ev->ts, UINT64_MAX);
+		} else {
+			analyzer__set_state(core, next, TS_RUNNING, ev->ts, ANALYZER_SEG_SLEEP, NO_T);
+		}
+		analyzer__thread_at(core, next)->sched.cpu = ev->cpu;
+		cs->cur = next;
+	} else {
+		cs->cur = IDLE_T;
+	}
+	cs->since = ev->ts;
+}
+
+/* Who woke: the context's thread (perf), else the CPU's current thread; not an interrupt,
+ * not idle, and when the trace has syscalls, only a thread inside one (a futex wake, a
+ * write to a pipe), not a timer interrupt landing on whoever ran. */
+static size_t find_waker(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx)
+{
+	size_t w;
+
+	if (ev->flags & ANALYZER_EVF_IRQ) {
+		return NO_T;
+	}
+	if (ctx != NO_T) {
+		return ctx;
+	}
+	if (!(ev->flags & ANALYZER_EVF_WAKING) && core->seen_waking) {
+		return NO_T;
+	}
+	w = cpu_current(core, ev->cpu);
+	if (w == NO_T || w == IDLE_T) {
+		return NO_T;
+	}
+	if (core->seen_syscalls && !analyzer__thread_at(core, w)->sched.in_syscall) {
+		return NO_T;
+	}
+	return w;
+}
+
+void analyzer__on_wakeup(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx)
+{
+	size_t s, w;
+	struct athread *st;
+	uint32_t kind = ANALYZER_SEG_SLEEP;
+	size_t other = NO_T;
+	size_t seg;
+
+	if (ev->flags & ANALYZER_EVF_WAKING) {
+		core->seen_waking = true;
+	}
+	if (ev->a <= 0) {
+		return;
+	}
+	s = analyzer__get_thread(core, ev->a, ev->ts);
+	if (s == NO_T) {
+		return;
+	}
+	st = analyzer__thread_at(core, s);
+	if (ev->flags & ANALYZER_EVF_WAKEUP_NEW) {
+		if (st->sched.state == TS_UNKNOWN || st->sched.state == TS_BLOCKED) {
+			analyzer__set_state(core, s, TS_RUNNABLE, ev->ts, ANALYZER_SEG_SLEEP, NO_T);
+		}
+		return;
+	}
+	if (st->sched.state == TS_UNKNOWN) {
+		analyzer__set_state(core, s, TS_RUNNABLE, ev->ts, ANALYZER_SEG_SLEEP, NO_T);
+		return;
+	}
+	if (st->sched.state != TS_BLOCKED) {
+		return;
+	}
+	w = find_waker(core, ev, ctx);
+	if (w != NO_T && w != s && st->tracked && analyzer__thread_at(core, w)->tracked) {
+		other = w;
+		/* A dead waker reaped by its creator (wait4 after the exit) is a join. */
+		kind = analyzer__thread_at(core, w)->exited && analyzer__thread_at(core, w)->creator == s ? ANALYZER_SEG_JOIN
+								      : ANALYZER_SEG_WAIT;
+	}
+	seg = analyzer__set_state(core, s, TS_RUNNABLE, ev->ts, kind, other);
+	st->sched.block_waker = other;
+	st->sched.block_seg = seg;
+	if (kind == ANALYZER_SEG_WAIT) {
+		struct athread *wt = analyzer__thread_at(core, w);
+
+		wt->sched.wake_target = s;
+		wt->sched.wake_ts = ev->ts;
+		wt->sched.wake_mark = analyzer__add_mark(core, wt, ev->ts, ANALYZER_MARK_WAKE, s);
+	} else if (kind == ANALYZER_SEG_JOIN) {
+		analyzer__thread_at(core, w)->joined = true;
+		analyzer__add_mark(core, st, ev->ts, ANALYZER_MARK_JOIN, w);
+	}
+}
+
+/* The waker exits right after its last wake: that wake was the end of a join (the futex of
+ * pthread_join is woken in the exit path, before sched_process_exit). */
+static void convert_wake_to_join(struct analyzer_core *core, size_t x)
+{
+	struct athread *xt = analyzer__thread_at(core, x);
+	struct athread *st;
+	struct analyzer_segment *seg;
+
+	if (xt->sched.wake_target == NO_T || xt->sched.state != TS_RUNNING || xt->sched.wake_ts < xt->sched.run_since) {
+		return;
+	}
+	st = analyzer__thread_at(core, xt->sched.wake_target);
+	/* Only its creator reaps it (pthread_join, wait4): another thread woken just before
+	 * the exit was woken by something else, such as a mutex unlock. */
+	if (xt->creator != xt->sched.wake_target || st->sched.block_waker != x || st->sched.block_seg == NO_T ||
+	    st->sched.block_seg >= st->tl.n_segs) {
+		return;
+	}
+	seg = &st->tl.segs[st->sched.block_seg];
+	if (seg->kind != ANALYZER_SEG_WAIT || seg->other != (uint32_t)x) {
+		return;
+	}
+	seg->kind = ANALYZER_SEG_JOIN;
+	if (xt->sched.wake_mark != NO_T && xt->sched.wake_mark < xt->tl.n_marks) {
+		xt->tl.marks[xt->sched.wake_mark].kind = MARK_DELETED;
+	}
+	xt->joined = true;
+	analyzer__add_mark(core, st, seg->end_ns, ANALYZER_MARK_JOIN, x);
+	xt->sched.wake_target = NO_T;
+}
+
+void analyzer__on_fork(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx)
+{
+	size_t p, c, old;
+	struct athread *pt, *ct;
+	uint32_t gen = 0;
+
+	if (ev->a < 0 || ev->b <= 0) {
+		return;
+	}
+	p = ev->a > 0 ? analyzer__get_thread(core, ev->a, ev->ts) : NO_T;
+	if (p != NO_T) {
+		pt = analyzer__thread_at(core, p);
+		if (ctx == NO_T || ctx == p) {
+			analyzer__note_running(core, ev->cpu, p, ev->ts, UINT64_MAX);
+		}
+		analyzer__set_pid(core, pt, ev->c);
+	}
+	old = analyzer__find_thread(core, ev->b);
+	if (old != NO_T) {
+		analyzer__retire_thread(core, old, ev->ts);
+		gen = analyzer__thread_at(core, old)->gen + 1;
+	}
+	c = analyzer__new_thread(core, ev->b, ev->ts, gen);
+	if (c == NO_T) {
+		return;
+	}
+	ct = analyzer__thread_at(core, c);
+	ct->created = true;
+	ct->create_ts = ev->ts;
+	ct->creator = p;
+	ct->sched.state = TS_RUNNABLE;
+	ct->sched.since = ev->ts;
+	if (ev->str) {
+		snprintf(ct->comm, sizeof(ct->comm), "%s", ev->str);
+	} else if (p != NO_T) {
+		memcpy(ct->comm, analyzer__thread_at(core, p)->comm, sizeof(ct->comm));
+	}
+	if (ev->d >= 0) {
+		ct->pid = ev->d;
+		ct->pid_from_fork = true;
+	}
+	if (p != NO_T && analyzer__thread_at(core, p)->tracked) {
+		analyzer__start_tracking(ct);
+		analyzer__add_mark(core, analyzer__thread_at(core, p), ev->ts, ANALYZER_MARK_CREATE, c);
+	}
+	analyzer__maybe_track(core, ct);
+	analyzer__untrack_child_process(core, ct);
+}
+
+void analyzer__on_exit_ev(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx)
+{
+	size_t x;
+	struct athread *xt;
+
+	if (ev->a <= 0) {
+		return;
+	}
+	x = analyzer__get_thread(core, ev->a, ev->ts);
+	if (x == NO_T) {
+		return;
+	}
+	xt = analyzer__thread_at(core, x);
+	if (ctx == NO_T || ctx == x) {
+		analyzer__note_running(core, ev->cpu, x, ev->ts, UINT64_MAX);
+	}
+	convert_wake_to_join(core, x);
+	xt->exited = true;
+	xt->exit_ts = ev->ts;
+	if (xt->tracked) {
+		analyzer__add_mark(core, xt, ev->ts, ANALYZER_MARK_EXIT, NO_T);
+	}
+}
+
+void analyzer__on_exec(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx)
+{
+	size_t x;
+	const char *base;
+	char comm[16];
+
+	if (ev->a <= 0) {
+		return;
+	}
+	x = analyzer__get_thread(core, ev->a, ev->ts);
+	if (x == NO_T) {
+		return;
+	}
+	if (ctx == NO_T || ctx == x) {
+		analyzer__note_running(core, ev->cpu, x, ev->ts, UINT64_MAX);
+	}
+	if (ev->str) {
+		/* The kernel names the task after the file's base name, 15 characters. */
+		base = strrchr(ev->str, '/');
+		base = base ? base + 1 : ev->str;
+		snprintf(comm, sizeof(comm), "%s", base);
+		analyzer__set_comm(core, analyzer__thread_at(core, x), comm);
+	}
+}
+
+void analyzer__on_statedump(struct analyzer_core *core, const struct analyzer_event *ev)
+{
+	size_t x;
+	struct athread *t;
+
+	if (ev->a <= 0) {
+		return;
+	}
+	x = analyzer__get_thread(core, ev->a, ev->ts);
+	if (x == NO_T) {
+		return;
+	}
+	t = analyzer__thread_at(core, x);
+	if (ev->c >= 0) {
+		t->ppid = ev->c;
+	}
+	analyzer__set_comm(core, t, ev->str);
+	analyzer__set_pid(core, t, ev->b);
+}
+
+void analyzer__on_stat_runtime(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx)
+{
+	size_t x;
+	struct athread *t;
+	uint64_t rt, hint = UINT64_MAX;
+
+	if (ev->a <= 0 || ev->b < 0) {
+		return;
+	}
+	x = analyzer__get_thread(core, ev->a, ev->ts);
+	if (x == NO_T) {
+		return;
+	}
+	t = analyzer__thread_at(core, x);
+	rt = (uint64_t)ev->b;
+	/* The first sample may count time from before the trace. */
+	if (rt > ev->ts - core->begin_ts) {
+		rt = ev->ts - core->begin_ts;
+	}
+	t->sched.runtime_ns += rt;
+	t->sched.has_runtime = true;
+	t->sched.last_rt_ts = ev->ts;
+	/* Remote updates (clock_gettime of another thread's CPU clock) say nothing about who
+	 * runs here; perf tells them apart by the context. */
+	if (ctx != NO_T && ctx != x) {
+		return;
+	}
+	if ((uint64_t)ev->b <= ev->ts) {
+		hint = ev->ts - (uint64_t)ev->b;
+	}
+	analyzer__note_running(core, ev->cpu, x, ev->ts, hint);
+}
+
+void analyzer__on_syscall(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx,
+		       bool entry)
+{
+	size_t x = ctx != NO_T ? ctx : cpu_current(core, ev->cpu);
+
+	core->seen_syscalls = true;
+	if (x != NO_T && x != IDLE_T) {
+		analyzer__thread_at(core, x)->sched.in_syscall = entry;
+	}
+}
