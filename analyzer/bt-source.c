@@ -46,6 +46,14 @@ struct fref {
 	uint32_t idx;
 };
 
+/* The index of an event member in its slots (event.h: `raw`). */
+#define INT_SLOT(m)                                                                                 \
+	((offsetof(struct analyzer_event, m) - offsetof(struct analyzer_event, raw.v[0])) /       \
+	 sizeof(int64_t))
+#define STR_SLOT(m)                                                                                 \
+	((offsetof(struct analyzer_event, m) - offsetof(struct analyzer_event, raw.s[0])) /       \
+	 sizeof(const char *))
+
 struct class_info {
 	uint32_t kind;
 	uint32_t flags;
@@ -53,8 +61,10 @@ struct class_info {
 	bool calloc;	     /* b = nmemb * size */
 	bool posix_memalign; /* allocation only when result == 0 */
 	bool need_common, need_specific;
-	bool ctx_is_a;		/* perf sched_switch: perf_tid is prev_pid */
-	struct fref a, b, c, d, s1, s2, ctx_tid, ctx_pid, ctx_comm, irq;
+	bool ctx_is_prev_tid;	/* perf sched_switch: perf_tid is prev_pid */
+	/* where each slot of the event's fields comes from (event.h: `raw`) */
+	struct fref v[ANALYZER_EV_INTS], s[ANALYZER_EV_STRS];
+	struct fref ctx_tid, ctx_pid, ctx_comm, irq;
 	struct fref calloc_size, result;
 };
 
@@ -293,49 +303,49 @@ static void resolve_kernel(const bt_event_class *cls, const char *name, struct c
 {
 	if (!strcmp(name, "sched_switch")) {
 		ci->kind = ANALYZER_EV_SWITCH;
-		ci->a = payload_field(cls, "prev_tid", "prev_pid");
-		ci->b = payload_field(cls, "next_tid", "next_pid");
-		ci->c = payload_field(cls, "prev_state", NULL);
-		ci->s1 = payload_field(cls, "prev_comm", NULL);
-		ci->s2 = payload_field(cls, "next_comm", NULL);
+		ci->v[INT_SLOT(sw.prev_tid)] = payload_field(cls, "prev_tid", "prev_pid");
+		ci->v[INT_SLOT(sw.next_tid)] = payload_field(cls, "next_tid", "next_pid");
+		ci->v[INT_SLOT(sw.prev_state)] = payload_field(cls, "prev_state", NULL);
+		ci->s[STR_SLOT(sw.prev_comm)] = payload_field(cls, "prev_comm", NULL);
+		ci->s[STR_SLOT(sw.next_comm)] = payload_field(cls, "next_comm", NULL);
 	} else if (!strcmp(name, "sched_wakeup") || !strcmp(name, "sched_waking") ||
 		   !strcmp(name, "sched_wakeup_new")) {
 		ci->kind = ANALYZER_EV_WAKEUP;
 		ci->flags = !strcmp(name, "sched_waking")	? ANALYZER_EVF_WAKING
 			    : !strcmp(name, "sched_wakeup_new") ? ANALYZER_EVF_WAKEUP_NEW
 								: 0;
-		ci->a = payload_field(cls, "tid", "pid");
-		ci->b = payload_field(cls, "target_cpu", NULL);
+		ci->v[INT_SLOT(wakeup.tid)] = payload_field(cls, "tid", "pid");
+		ci->v[INT_SLOT(wakeup.target_cpu)] = payload_field(cls, "target_cpu", NULL);
 	} else if (!strcmp(name, "sched_process_fork")) {
 		ci->kind = ANALYZER_EV_FORK;
 		/* lttng-modules: *_tid and (2.2+) *_pid = tgid; perf: *_pid are tids. */
-		ci->a = payload_field(cls, "parent_tid", NULL);
-		if (has(&ci->a)) {
-			ci->b = payload_field(cls, "child_tid", NULL);
-			ci->c = payload_field(cls, "parent_pid", NULL);
-			ci->d = payload_field(cls, "child_pid", NULL);
+		ci->v[INT_SLOT(fork.parent_tid)] = payload_field(cls, "parent_tid", NULL);
+		if (has(&ci->v[INT_SLOT(fork.parent_tid)])) {
+			ci->v[INT_SLOT(fork.child_tid)] = payload_field(cls, "child_tid", NULL);
+			ci->v[INT_SLOT(fork.parent_pid)] = payload_field(cls, "parent_pid", NULL);
+			ci->v[INT_SLOT(fork.child_pid)] = payload_field(cls, "child_pid", NULL);
 		} else {
-			ci->a = payload_field(cls, "parent_pid", NULL);
-			ci->b = payload_field(cls, "child_pid", NULL);
+			ci->v[INT_SLOT(fork.parent_tid)] = payload_field(cls, "parent_pid", NULL);
+			ci->v[INT_SLOT(fork.child_tid)] = payload_field(cls, "child_pid", NULL);
 		}
-		ci->s1 = payload_field(cls, "child_comm", NULL);
+		ci->s[STR_SLOT(fork.child_comm)] = payload_field(cls, "child_comm", NULL);
 	} else if (!strcmp(name, "sched_process_exit")) {
 		ci->kind = ANALYZER_EV_EXIT;
-		ci->a = payload_field(cls, "tid", "pid");
+		ci->v[INT_SLOT(exit.tid)] = payload_field(cls, "tid", "pid");
 	} else if (!strcmp(name, "sched_process_exec")) {
 		ci->kind = ANALYZER_EV_EXEC;
-		ci->a = payload_field(cls, "tid", "pid");
-		ci->s1 = payload_field(cls, "filename", NULL);
+		ci->v[INT_SLOT(exec.tid)] = payload_field(cls, "tid", "pid");
+		ci->s[STR_SLOT(exec.filename)] = payload_field(cls, "filename", NULL);
 	} else if (!strcmp(name, "lttng_statedump_process_state")) {
 		ci->kind = ANALYZER_EV_STATEDUMP;
-		ci->a = payload_field(cls, "tid", NULL);
-		ci->b = payload_field(cls, "pid", NULL);
-		ci->c = payload_field(cls, "ppid", NULL);
-		ci->s1 = payload_field(cls, "name", NULL);
+		ci->v[INT_SLOT(statedump.tid)] = payload_field(cls, "tid", NULL);
+		ci->v[INT_SLOT(statedump.pid)] = payload_field(cls, "pid", NULL);
+		ci->v[INT_SLOT(statedump.ppid)] = payload_field(cls, "ppid", NULL);
+		ci->s[STR_SLOT(statedump.name)] = payload_field(cls, "name", NULL);
 	} else if (!strcmp(name, "sched_stat_runtime")) {
 		ci->kind = ANALYZER_EV_STAT_RUNTIME;
-		ci->a = payload_field(cls, "tid", "pid");
-		ci->b = payload_field(cls, "runtime", NULL);
+		ci->v[INT_SLOT(stat_runtime.tid)] = payload_field(cls, "tid", "pid");
+		ci->v[INT_SLOT(stat_runtime.runtime_ns)] = payload_field(cls, "runtime", NULL);
 	} else if (starts(name, "syscall_entry_") || starts(name, "compat_syscall_entry_") ||
 		   (starts(name, "sys_") && !starts(name, "sys_exit")) ||
 		   starts(name, "compat_sys_") || starts(name, "raw_syscalls:sys_enter") ||
@@ -360,39 +370,39 @@ static void resolve_ust(const bt_event_class *cls, const char *name, struct clas
 	    (plen == 8 && starts(name, "ust_libc"))) {
 		if (!strcmp(ev, "malloc") || !strcmp(ev, "memalign")) {
 			ci->kind = ANALYZER_EV_ALLOC;
-			ci->a = payload_field(cls, "ptr", NULL);
-			ci->b = payload_field(cls, "size", NULL);
+			ci->v[INT_SLOT(alloc.ptr)] = payload_field(cls, "ptr", NULL);
+			ci->v[INT_SLOT(alloc.size_bytes)] = payload_field(cls, "size", NULL);
 		} else if (!strcmp(ev, "calloc")) {
 			ci->kind = ANALYZER_EV_ALLOC;
 			ci->calloc = true;
-			ci->a = payload_field(cls, "ptr", NULL);
-			ci->b = payload_field(cls, "nmemb", NULL);
+			ci->v[INT_SLOT(alloc.ptr)] = payload_field(cls, "ptr", NULL);
+			ci->v[INT_SLOT(alloc.size_bytes)] = payload_field(cls, "nmemb", NULL);
 			ci->calloc_size = payload_field(cls, "size", NULL);
 		} else if (!strcmp(ev, "posix_memalign")) {
 			ci->kind = ANALYZER_EV_ALLOC;
 			ci->posix_memalign = true;
-			ci->a = payload_field(cls, "out_ptr", NULL);
-			ci->b = payload_field(cls, "size", NULL);
+			ci->v[INT_SLOT(alloc.ptr)] = payload_field(cls, "out_ptr", NULL);
+			ci->v[INT_SLOT(alloc.size_bytes)] = payload_field(cls, "size", NULL);
 			ci->result = payload_field(cls, "result", NULL);
 		} else if (!strcmp(ev, "realloc")) {
 			ci->kind = ANALYZER_EV_REALLOC;
-			ci->a = payload_field(cls, "in_ptr", NULL);
-			ci->b = payload_field(cls, "size", NULL);
-			ci->c = payload_field(cls, "ptr", NULL);
+			ci->v[INT_SLOT(realloc.in_ptr)] = payload_field(cls, "in_ptr", NULL);
+			ci->v[INT_SLOT(realloc.size_bytes)] = payload_field(cls, "size", NULL);
+			ci->v[INT_SLOT(realloc.ptr)] = payload_field(cls, "ptr", NULL);
 		} else if (!strcmp(ev, "free")) {
 			ci->kind = ANALYZER_EV_FREE;
-			ci->a = payload_field(cls, "ptr", NULL);
+			ci->v[INT_SLOT(free.ptr)] = payload_field(cls, "ptr", NULL);
 		}
 	} else if (starts(name, "lttng_ust_cyg_profile")) {
 		ci->flags = ANALYZER_EVF_CYG;
-		ci->a = payload_field(cls, "addr", NULL);
+		ci->v[INT_SLOT(func.addr)] = payload_field(cls, "addr", NULL);
 		ci->kind = !strcmp(ev, "func_entry")  ? ANALYZER_EV_FUNC_ENTRY
 			   : !strcmp(ev, "func_exit") ? ANALYZER_EV_FUNC_EXIT
 						      : ANALYZER_EV_OTHER;
 	} else if (plen == 9 && starts(name, "dps_stack")) {
-		ci->a = payload_field(cls, "addr", NULL);
-		ci->b = payload_field(cls, "sp", NULL);
-		if (has(&ci->b)) {
+		ci->v[INT_SLOT(func.addr)] = payload_field(cls, "addr", NULL);
+		ci->v[INT_SLOT(func.sp)] = payload_field(cls, "sp", NULL);
+		if (has(&ci->v[INT_SLOT(func.sp)])) {
 			ci->flags = ANALYZER_EVF_HAS_SP;
 		}
 		ci->kind = !strcmp(ev, "func_entry")  ? ANALYZER_EV_FUNC_ENTRY
@@ -402,7 +412,8 @@ static void resolve_ust(const bt_event_class *cls, const char *name, struct clas
 		static const struct {
 			const char *name;
 			uint32_t kind;
-			const char *a, *b;
+			const char *f0, *f1; /* payload fields of slot 0 (.dps.id, .dps_mem.delta_bytes)
+					      * and slot 1 (.dps.cpu_ns, .dps_mem.size_bytes) */
 		} dps[] = {
 		    {"thread_begin", ANALYZER_EV_DPS_THREAD_BEGIN, "id", NULL},
 		    {"thread_end", ANALYZER_EV_DPS_THREAD_END, "id", "cpu_ns"},
@@ -425,11 +436,11 @@ static void resolve_ust(const bt_event_class *cls, const char *name, struct clas
 				continue;
 			}
 			ci->kind = dps[i].kind;
-			if (dps[i].a) {
-				ci->a = payload_field(cls, dps[i].a, NULL);
+			if (dps[i].f0) {
+				ci->v[0] = payload_field(cls, dps[i].f0, NULL);
 			}
-			if (dps[i].b) {
-				ci->b = payload_field(cls, dps[i].b, NULL);
+			if (dps[i].f1) {
+				ci->v[1] = payload_field(cls, dps[i].f1, NULL);
 			}
 		}
 	}
@@ -475,8 +486,8 @@ static struct class_info *resolve_class(struct analyzer_source *src, const bt_ev
 			    ci->ctx_comm.where == W_SPECIFIC;
 	/* A kernel event we do not use and that names no thread: count it only. */
 	ci->skip = ci->kind == ANALYZER_EV_OTHER && !has(&ci->ctx_tid);
-	ci->ctx_is_a = ci->kind == ANALYZER_EV_SWITCH && ci->ctx_tid.where == W_PAYLOAD &&
-		       has(&ci->a);
+	ci->ctx_is_prev_tid = ci->kind == ANALYZER_EV_SWITCH && ci->ctx_tid.where == W_PAYLOAD &&
+		       has(&ci->v[INT_SLOT(sw.prev_tid)]);
 	g_hash_table_insert(src->classes, (gpointer)cls, ci);
 	return ci;
 }
@@ -645,10 +656,10 @@ static int handle_event(struct analyzer_source *src, struct bt_input *in, const 
 	r.f[W_SPECIFIC] =
 	    ci->need_specific ? bt_event_borrow_specific_context_field_const(ev) : NULL;
 	e.flags = ci->flags;
-	e.a = read_int(&r, &ci->a, -1);
+	e.raw.v[0] = read_int(&r, &ci->v[0], -1);
 	/* perf's sample tid of a sched_switch is its prev_pid: one read less on the most
 	 * frequent event. */
-	e.ctx_tid = ci->ctx_is_a ? e.a : read_int(&r, &ci->ctx_tid, -1);
+	e.ctx_tid = ci->ctx_is_prev_tid ? e.sw.prev_tid : read_int(&r, &ci->ctx_tid, -1);
 	/* The pid of a known thread does not change: skip reading it. */
 	if (e.ctx_tid <= 0 || !analyzer_core_knows_pid(src->core, e.ctx_tid)) {
 		e.ctx_pid = read_int(&r, &ci->ctx_pid, in->env_vpid);
@@ -661,23 +672,26 @@ static int handle_event(struct analyzer_source *src, struct bt_input *in, const 
 		/* perf's common_flags: hardirq 0x08, softirq 0x10, nmi 0x40 */
 		e.flags |= ANALYZER_EVF_IRQ;
 	}
-	e.b = read_int(&r, &ci->b, -1);
-	e.c = read_int(&r, &ci->c, -1);
-	e.d = read_int(&r, &ci->d, -1);
-	e.str = read_str(&r, &ci->s1);
+	for (size_t i = 1; i < ANALYZER_EV_INTS; i++) {
+		e.raw.v[i] = read_int(&r, &ci->v[i], -1);
+	}
+	e.raw.s[0] = read_str(&r, &ci->s[0]);
 	/* next_comm only for a thread not named yet: its renames show in its prev_comm. */
-	if (has(&ci->s2) && (e.b <= 0 || !analyzer_core_knows_comm(src->core, e.b))) {
-		e.str2 = read_str(&r, &ci->s2);
+	if (has(&ci->s[1]) &&
+	    (e.sw.next_tid <= 0 || !analyzer_core_knows_comm(src->core, e.sw.next_tid))) {
+		e.sw.next_comm = read_str(&r, &ci->s[1]);
 	}
 	if (ci->calloc) {
-		e.b = (int64_t)((uint64_t)e.b * (uint64_t)read_int(&r, &ci->calloc_size, 1));
+		e.alloc.size_bytes = (int64_t)((uint64_t)e.alloc.size_bytes *
+					       (uint64_t)read_int(&r, &ci->calloc_size, 1));
 	}
 	if (ci->posix_memalign && read_int(&r, &ci->result, 0) != 0) {
 		e.kind = ANALYZER_EV_OTHER;
 	}
-	if (ci->kind == ANALYZER_EV_SWITCH && ci->c.type == FT_UINT && has(&ci->c)) {
+	if (ci->kind == ANALYZER_EV_SWITCH && ci->v[INT_SLOT(sw.prev_state)].type == FT_UINT &&
+	    has(&ci->v[INT_SLOT(sw.prev_state)])) {
 		/* 32-bit prev_state read as unsigned still keeps its low byte. */
-		e.c &= 0xffffffff;
+		e.sw.prev_state &= 0xffffffff;
 	}
 	return analyzer_core_feed(src->core, &e);
 }
@@ -691,19 +705,19 @@ static int handle_discarded(struct analyzer_source *src, struct bt_input *in, co
 	const bt_stream_class *sc = bt_stream_borrow_class_const(stream);
 	uint64_t count = 0;
 
-	e.b = (int64_t)in->last_ts;
+	e.discarded.end_ts = (int64_t)in->last_ts;
 	if (packets) {
 		e.flags = ANALYZER_EVF_PACKETS;
 		if (bt_message_discarded_packets_get_count(msg, &count) ==
 		    BT_PROPERTY_AVAILABILITY_AVAILABLE) {
-			e.a = (int64_t)count;
+			e.discarded.count = (int64_t)count;
 		}
 		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(sc)) {
 			e.ts = snapshot_ns(
 			    in,
 			    bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(
 				msg));
-			e.b = (int64_t)snapshot_ns(
+			e.discarded.end_ts = (int64_t)snapshot_ns(
 			    in,
 			    bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(
 				msg));
@@ -711,14 +725,14 @@ static int handle_discarded(struct analyzer_source *src, struct bt_input *in, co
 	} else {
 		if (bt_message_discarded_events_get_count(msg, &count) ==
 		    BT_PROPERTY_AVAILABILITY_AVAILABLE) {
-			e.a = (int64_t)count;
+			e.discarded.count = (int64_t)count;
 		}
 		if (bt_stream_class_discarded_events_have_default_clock_snapshots(sc)) {
 			e.ts = snapshot_ns(
 			    in,
 			    bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(
 				msg));
-			e.b = (int64_t)snapshot_ns(
+			e.discarded.end_ts = (int64_t)snapshot_ns(
 			    in, bt_message_discarded_events_borrow_end_default_clock_snapshot_const(
 				    msg));
 		}

@@ -19,7 +19,7 @@
 
 static void on_discarded(struct analyzer_core *core, const struct analyzer_event *ev)
 {
-	uint64_t b = ev->ts, e = ev->b >= 0 ? (uint64_t)ev->b : ev->ts;
+	uint64_t b = ev->ts, e = ev->discarded.end_ts >= 0 ? (uint64_t)ev->discarded.end_ts : ev->ts;
 
 	if (!core->partial || b < core->disc_begin) {
 		core->disc_begin = b;
@@ -29,9 +29,9 @@ static void on_discarded(struct analyzer_core *core, const struct analyzer_event
 	}
 	core->partial = true;
 	if (ev->flags & ANALYZER_EVF_PACKETS) {
-		core->n_discarded_packets += ev->a > 0 ? (uint64_t)ev->a : 1;
+		core->n_discarded_packets += ev->discarded.count > 0 ? (uint64_t)ev->discarded.count : 1;
 	} else {
-		core->n_discarded += ev->a > 0 ? (uint64_t)ev->a : 0;
+		core->n_discarded += ev->discarded.count > 0 ? (uint64_t)ev->discarded.count : 0;
 	}
 }
 

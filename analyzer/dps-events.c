@@ -65,9 +65,9 @@ void analyzer__on_dps(struct analyzer_core *core, const struct analyzer_event *e
 			t->sim.runtime_at_begin = runtime_at(t, ev->ts);
 		}
 
-		g_hash_table_insert(core->dps_ids, GSIZE_TO_POINTER((gsize)ev->a),
+		g_hash_table_insert(core->dps_ids, GSIZE_TO_POINTER((gsize)ev->dps.id),
 				    GSIZE_TO_POINTER(x + 1));
-		pv = g_hash_table_lookup(core->dps_creates, GSIZE_TO_POINTER((gsize)ev->a));
+		pv = g_hash_table_lookup(core->dps_creates, GSIZE_TO_POINTER((gsize)ev->dps.id));
 		if (pv && t->creator == NO_T && !is_ancestor(core, x, GPOINTER_TO_SIZE(pv) - 1)) {
 			size_t p = GPOINTER_TO_SIZE(pv) - 1;
 
@@ -98,7 +98,7 @@ void analyzer__on_dps(struct analyzer_core *core, const struct analyzer_event *e
 		}
 		break;
 	case ANALYZER_EV_DPS_CREATE:
-		g_hash_table_insert(core->dps_creates, GSIZE_TO_POINTER((gsize)ev->a),
+		g_hash_table_insert(core->dps_creates, GSIZE_TO_POINTER((gsize)ev->dps.id),
 				    GSIZE_TO_POINTER(x + 1));
 		break;
 	case ANALYZER_EV_DPS_SLEEP_BEGIN:
@@ -115,14 +115,14 @@ void analyzer__on_dps(struct analyzer_core *core, const struct analyzer_event *e
 		break;
 	case ANALYZER_EV_DPS_WAIT_END:
 		if (timeline && t->sched.state == TS_BLOCKED) {
-			o = dps_thread(core, ev->a);
+			o = dps_thread(core, ev->dps.id);
 			analyzer__set_state(core, x, TS_RUNNING, ev->ts,
 				  o == NO_T ? ANALYZER_SEG_SLEEP : ANALYZER_SEG_WAIT, o);
 		}
 		break;
 	case ANALYZER_EV_DPS_JOIN_END:
 		if (timeline && t->sched.state == TS_BLOCKED) {
-			o = dps_thread(core, ev->a);
+			o = dps_thread(core, ev->dps.id);
 			analyzer__set_state(core, x, TS_RUNNING, ev->ts,
 				  o == NO_T ? ANALYZER_SEG_SLEEP : ANALYZER_SEG_JOIN, o);
 			if (o != NO_T) {
@@ -134,19 +134,19 @@ void analyzer__on_dps(struct analyzer_core *core, const struct analyzer_event *e
 		}
 		break;
 	case ANALYZER_EV_DPS_WAKE:
-		o = dps_thread(core, ev->a);
+		o = dps_thread(core, ev->dps.id);
 		if (timeline && o != NO_T && t->tracked) {
 			analyzer__add_mark(core, t, ev->ts, ANALYZER_MARK_WAKE, o);
 		}
 		break;
 	case ANALYZER_EV_DPS_HEAP:
 		core->seen_dps_heap = true;
-		t->memory.heap = ev->b >= 0 ? ev->b : t->memory.heap + ev->a;
+		t->memory.heap = ev->dps_mem.size_bytes >= 0 ? ev->dps_mem.size_bytes : t->memory.heap + ev->dps_mem.delta_bytes;
 		analyzer__add_mem_sample(core, t, ev->ts);
 		break;
 	case ANALYZER_EV_DPS_STACK:
 		core->seen_dps_stack = true;
-		t->memory.stack = ev->b >= 0 ? ev->b : t->memory.stack + ev->a;
+		t->memory.stack = ev->dps_mem.size_bytes >= 0 ? ev->dps_mem.size_bytes : t->memory.stack + ev->dps_mem.delta_bytes;
 		analyzer__add_mem_sample(core, t, ev->ts);
 		break;
 	default:

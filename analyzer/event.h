@@ -8,43 +8,40 @@
 #ifndef DPS_ANALYZER_EVENT_H
 #define DPS_ANALYZER_EVENT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum analyzer_ev_kind {
 	ANALYZER_EV_OTHER = 0,	   /* any other event: only its context (current thread) */
-	ANALYZER_EV_SWITCH,	   /* a=prev_tid b=next_tid c=prev_state str=prev_comm
-				    * str2=next_comm */
-	ANALYZER_EV_WAKEUP,	   /* a=tid b=target_cpu; flags WAKING / WAKEUP_NEW */
-	ANALYZER_EV_FORK,	   /* a=parent_tid b=child_tid c=parent_pid d=child_pid
-				    * (pids -1 when the tracer does not give them)
-				    * str=child_comm */
-	ANALYZER_EV_EXIT,	   /* a=tid */
-	ANALYZER_EV_EXEC,	   /* a=tid str=filename */
-	ANALYZER_EV_STATEDUMP,	   /* a=tid b=pid c=ppid str=name */
-	ANALYZER_EV_STAT_RUNTIME,  /* a=tid b=runtime_ns */
+	ANALYZER_EV_SWITCH,	   /* .sw */
+	ANALYZER_EV_WAKEUP,	   /* .wakeup; flags WAKING / WAKEUP_NEW */
+	ANALYZER_EV_FORK,	   /* .fork */
+	ANALYZER_EV_EXIT,	   /* .exit */
+	ANALYZER_EV_EXEC,	   /* .exec */
+	ANALYZER_EV_STATEDUMP,	   /* .statedump */
+	ANALYZER_EV_STAT_RUNTIME,  /* .stat_runtime */
 	ANALYZER_EV_SYSCALL_ENTRY, /* current thread of the CPU enters a syscall */
 	ANALYZER_EV_SYSCALL_EXIT,
-	ANALYZER_EV_ALLOC,	      /* a=ptr b=size_bytes (malloc, calloc, memalign, ...) */
-	ANALYZER_EV_FREE,	      /* a=ptr */
-	ANALYZER_EV_REALLOC,	      /* a=in_ptr b=size_bytes c=ptr */
-	ANALYZER_EV_FUNC_ENTRY,	      /* a=addr b=sp (flag HAS_SP) */
-	ANALYZER_EV_FUNC_EXIT,	      /* a=addr b=sp (flag HAS_SP) */
-	ANALYZER_EV_DPS_THREAD_BEGIN, /* a=id */
-	ANALYZER_EV_DPS_THREAD_END,   /* a=id */
+	ANALYZER_EV_ALLOC,	      /* .alloc (malloc, calloc, memalign, ...) */
+	ANALYZER_EV_FREE,	      /* .free */
+	ANALYZER_EV_REALLOC,	      /* .realloc */
+	ANALYZER_EV_FUNC_ENTRY,	      /* .func (flag HAS_SP) */
+	ANALYZER_EV_FUNC_EXIT,	      /* .func (flag HAS_SP) */
+	ANALYZER_EV_DPS_THREAD_BEGIN, /* .dps: the thread's id */
+	ANALYZER_EV_DPS_THREAD_END,   /* .dps: the thread's id */
 	ANALYZER_EV_DPS_RUN_BEGIN,
 	ANALYZER_EV_DPS_RUN_END,
 	ANALYZER_EV_DPS_SLEEP_BEGIN,
 	ANALYZER_EV_DPS_SLEEP_END,
-	ANALYZER_EV_DPS_CREATE,	    /* a=child_id */
-	ANALYZER_EV_DPS_JOIN_BEGIN, /* a=child_id */
-	ANALYZER_EV_DPS_JOIN_END,   /* a=child_id */
-	ANALYZER_EV_DPS_WAIT_BEGIN, /* a=waker_id */
-	ANALYZER_EV_DPS_WAIT_END,   /* a=waker_id */
-	ANALYZER_EV_DPS_WAKE,	    /* a=wakee_id */
-	ANALYZER_EV_DPS_HEAP,	    /* a=delta_bytes b=size_bytes */
-	ANALYZER_EV_DPS_STACK,	    /* a=delta_bytes b=depth_bytes */
-	ANALYZER_EV_DISCARDED,	    /* a=count (0 = unknown) ts=begin b=end_ts;
-				     * flags PACKETS when packets were lost */
+	ANALYZER_EV_DPS_CREATE,	    /* .dps: the child's id */
+	ANALYZER_EV_DPS_JOIN_BEGIN, /* .dps: the child's id */
+	ANALYZER_EV_DPS_JOIN_END,   /* .dps: the child's id */
+	ANALYZER_EV_DPS_WAIT_BEGIN, /* .dps: the waker's id */
+	ANALYZER_EV_DPS_WAIT_END,   /* .dps: the waker's id */
+	ANALYZER_EV_DPS_WAKE,	    /* .dps: the wakee's id */
+	ANALYZER_EV_DPS_HEAP,	    /* .dps_mem */
+	ANALYZER_EV_DPS_STACK,	    /* .dps_mem */
+	ANALYZER_EV_DISCARDED,	    /* .discarded, ts = begin; flags PACKETS when packets were lost */
 	ANALYZER_EV_NR,
 };
 
@@ -57,6 +54,15 @@ enum analyzer_ev_flags {
 	ANALYZER_EVF_CYG = 1u << 5,	   /* func_entry/exit of lttng_ust_cyg_profile */
 };
 
+/*
+ * The fields of each kind of event, by name. Integers the tracer does not give are -1.
+ * The event source fills them by position (the `raw` view: four integers, two strings, the
+ * same slots in every kind), so each kind's struct lists its members in slot order; unused
+ * slots are padding. Strings are borrowed from the source until the next event.
+ */
+#define ANALYZER_EV_INTS 4
+#define ANALYZER_EV_STRS 2
+
 struct analyzer_event {
 	uint64_t ts;	      /* ns, CLOCK_MONOTONIC of the recording machine */
 	int32_t cpu;	      /* -1 unknown */
@@ -65,9 +71,59 @@ struct analyzer_event {
 	int64_t ctx_tid;      /* thread running the event per its context (vtid, perf_tid); -1 */
 	int64_t ctx_pid;      /* its process (vpid, perf_pid); -1 */
 	const char *ctx_comm; /* borrowed: procname context, NULL */
-	int64_t a, b, c, d;
-	const char *str;  /* borrowed, NULL */
-	const char *str2; /* borrowed, NULL */
+	union {
+		struct {
+			int64_t v[ANALYZER_EV_INTS];
+			const char *s[ANALYZER_EV_STRS];
+		} raw;
+		struct {
+			int64_t prev_tid, next_tid, prev_state, unused_;
+			const char *prev_comm, *next_comm; /* next_comm may be NULL when known */
+		} sw;
+		struct {
+			int64_t tid, target_cpu;
+		} wakeup;
+		struct {
+			int64_t parent_tid, child_tid, parent_pid, child_pid; /* pids: -1 if not given */
+			const char *child_comm;
+		} fork;
+		struct {
+			int64_t tid;
+		} exit;
+		struct {
+			int64_t tid, unused_[ANALYZER_EV_INTS - 1];
+			const char *filename;
+		} exec;
+		struct {
+			int64_t tid, pid, ppid, unused_;
+			const char *name;
+		} statedump;
+		struct {
+			int64_t tid, runtime_ns;
+		} stat_runtime;
+		struct {
+			int64_t ptr, size_bytes;
+		} alloc;
+		struct {
+			int64_t ptr;
+		} free;
+		struct {
+			int64_t in_ptr, size_bytes, ptr;
+		} realloc;
+		struct {
+			int64_t addr, sp; /* sp valid with ANALYZER_EVF_HAS_SP */
+		} func;
+		struct {
+			int64_t id;	/* an action-set thread id: see the kinds */
+			int64_t cpu_ns; /* thread_end: the thread's CPU time, -1 unknown */
+		} dps;
+		struct {
+			int64_t delta_bytes, size_bytes; /* size: the heap size or stack depth, -1 unknown */
+		} dps_mem;
+		struct {
+			int64_t count, end_ts; /* count 0: unknown */
+		} discarded;
+	};
 };
 
 /* An event with every optional member unknown. */
@@ -79,13 +135,20 @@ static inline struct analyzer_event analyzer_event_init(uint32_t kind, uint64_t 
 	    .kind = kind,
 	    .ctx_tid = -1,
 	    .ctx_pid = -1,
-	    .a = -1,
-	    .b = -1,
-	    .c = -1,
-	    .d = -1,
+	    .raw.v = {-1, -1, -1, -1},
 	};
 
 	return ev;
 }
+
+/* The source fills the slots of `raw`: each kind's strings must sit in them. */
+#define ANALYZER_EV_SLOT_(m, slot)                                                                 \
+	_Static_assert(offsetof(struct analyzer_event, m) == offsetof(struct analyzer_event, slot), \
+		       #m " is not in slot " #slot)
+ANALYZER_EV_SLOT_(sw.prev_comm, raw.s[0]);
+ANALYZER_EV_SLOT_(sw.next_comm, raw.s[1]);
+ANALYZER_EV_SLOT_(fork.child_comm, raw.s[0]);
+ANALYZER_EV_SLOT_(exec.filename, raw.s[0]);
+ANALYZER_EV_SLOT_(statedump.name, raw.s[0]);
 
 #endif /* DPS_ANALYZER_EVENT_H */

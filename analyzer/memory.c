@@ -103,23 +103,23 @@ void analyzer__on_memory(struct analyzer_core *core, const struct analyzer_event
 		if (core->seen_dps_heap) {
 			return;
 		}
-		heap_add(core, t, (uint64_t)ev->a, (uint64_t)ev->b, ev->ts);
+		heap_add(core, t, (uint64_t)ev->alloc.ptr, (uint64_t)ev->alloc.size_bytes, ev->ts);
 		break;
 	case ANALYZER_EV_FREE:
 		if (core->seen_dps_heap) {
 			return;
 		}
-		heap_free(core, t, (uint64_t)ev->a, ev->ts, true);
+		heap_free(core, t, (uint64_t)ev->free.ptr, ev->ts, true);
 		break;
 	case ANALYZER_EV_REALLOC:
 		if (core->seen_dps_heap) {
 			return;
 		}
-		if (ev->a) {
-			heap_free(core, t, (uint64_t)ev->a, ev->ts, false);
+		if (ev->realloc.in_ptr) {
+			heap_free(core, t, (uint64_t)ev->realloc.in_ptr, ev->ts, false);
 		}
-		if (ev->c) {
-			heap_add(core, t, (uint64_t)ev->c, (uint64_t)ev->b, ev->ts);
+		if (ev->realloc.ptr) {
+			heap_add(core, t, (uint64_t)ev->realloc.ptr, (uint64_t)ev->realloc.size_bytes, ev->ts);
 		}
 		break;
 	case ANALYZER_EV_FUNC_ENTRY:
@@ -128,7 +128,7 @@ void analyzer__on_memory(struct analyzer_core *core, const struct analyzer_event
 			return;
 		}
 		if (ev->flags & ANALYZER_EVF_HAS_SP) {
-			sp = (uint64_t)ev->b;
+			sp = (uint64_t)ev->func.sp;
 			if (sp > t->memory.sp_base) {
 				/* The first sp is the shallowest we know; a higher one moves the
 				 * base (depth measured from it). */

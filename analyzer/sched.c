@@ -201,12 +201,12 @@ void analyzer__on_switch(struct analyzer_core *core, const struct analyzer_event
 	if (!cs) {
 		return;
 	}
-	if (ev->a > 0) {
-		prev = analyzer__get_thread(core, ev->a, ev->ts);
+	if (ev->sw.prev_tid > 0) {
+		prev = analyzer__get_thread(core, ev->sw.prev_tid, ev->ts);
 		if (prev == NO_T) {
 			return;
 		}
-		analyzer__set_comm(core, analyzer__thread_at(core, prev), ev->str);
+		analyzer__set_comm(core, analyzer__thread_at(core, prev), ev->sw.prev_comm);
 		analyzer__note_running(core, ev->cpu, prev, ev->ts, UINT64_MAX);
 	} else if (cs->cur != NO_T && cs->cur != IDLE_T) {
 		/* Idle switches out while a thread was thought to run: that one left unseen. */
@@ -220,7 +220,7 @@ void analyzer__on_switch(struct analyzer_core *core, const struct analyzer_event
 		struct athread *p = analyzer__thread_at(core, prev);
 		uint8_t st;
 
-		if ((ev->c & 0xff) == 0) {
+		if ((ev->sw.prev_state & 0xff) == 0) {
 			st = TS_RUNNABLE;
 		} else {
 			st = p->exited ? TS_DEAD : TS_BLOCKED;
@@ -231,12 +231,12 @@ void analyzer__on_switch(struct analyzer_core *core, const struct analyzer_event
 			p->end_ts = ev->ts;
 		}
 	}
-	if (ev->b > 0) {
-		next = analyzer__get_thread(core, ev->b, ev->ts);
+	if (ev->sw.next_tid > 0) {
+		next = analyzer__get_thread(core, ev->sw.next_tid, ev->ts);
 		if (next == NO_T) {
 			return;
 		}
-		analyzer__set_comm(core, analyzer__thread_at(core, next), ev->str2);
+		analyzer__set_comm(core, analyzer__thread_at(core, next), ev->sw.next_comm);
 		if (analyzer__thread_at(core, next)->sched.state == TS_RUNNING && analyzer__thread_at(core, next)->sched.cpu != ev->cpu) {
 			analyzer__note_running(core, ev->cpu, next, ev->ts, UINT64_MAX);
 		} else {
@@ -287,10 +287,10 @@ void analyzer__on_wakeup(struct analyzer_core *core, const struct analyzer_event
 	if (ev->flags & ANALYZER_EVF_WAKING) {
 		core->seen_waking = true;
 	}
-	if (ev->a <= 0) {
+	if (ev->wakeup.tid <= 0) {
 		return;
 	}
-	s = analyzer__get_thread(core, ev->a, ev->ts);
+	s = analyzer__get_thread(core, ev->wakeup.tid, ev->ts);
 	if (s == NO_T) {
 		return;
 	}
@@ -367,23 +367,23 @@ void analyzer__on_fork(struct analyzer_core *core, const struct analyzer_event *
 	struct athread *pt, *ct;
 	uint32_t gen = 0;
 
-	if (ev->a < 0 || ev->b <= 0) {
+	if (ev->fork.parent_tid < 0 || ev->fork.child_tid <= 0) {
 		return;
 	}
-	p = ev->a > 0 ? analyzer__get_thread(core, ev->a, ev->ts) : NO_T;
+	p = ev->fork.parent_tid > 0 ? analyzer__get_thread(core, ev->fork.parent_tid, ev->ts) : NO_T;
 	if (p != NO_T) {
 		pt = analyzer__thread_at(core, p);
 		if (ctx == NO_T || ctx == p) {
 			analyzer__note_running(core, ev->cpu, p, ev->ts, UINT64_MAX);
 		}
-		analyzer__set_pid(core, pt, ev->c);
+		analyzer__set_pid(core, pt, ev->fork.parent_pid);
 	}
-	old = analyzer__find_thread(core, ev->b);
+	old = analyzer__find_thread(core, ev->fork.child_tid);
 	if (old != NO_T) {
 		analyzer__retire_thread(core, old, ev->ts);
 		gen = analyzer__thread_at(core, old)->gen + 1;
 	}
-	c = analyzer__new_thread(core, ev->b, ev->ts, gen);
+	c = analyzer__new_thread(core, ev->fork.child_tid, ev->ts, gen);
 	if (c == NO_T) {
 		return;
 	}
@@ -393,13 +393,13 @@ void analyzer__on_fork(struct analyzer_core *core, const struct analyzer_event *
 	ct->creator = p;
 	ct->sched.state = TS_RUNNABLE;
 	ct->sched.since = ev->ts;
-	if (ev->str) {
-		snprintf(ct->comm, sizeof(ct->comm), "%s", ev->str);
+	if (ev->fork.child_comm) {
+		snprintf(ct->comm, sizeof(ct->comm), "%s", ev->fork.child_comm);
 	} else if (p != NO_T) {
 		memcpy(ct->comm, analyzer__thread_at(core, p)->comm, sizeof(ct->comm));
 	}
-	if (ev->d >= 0) {
-		ct->pid = ev->d;
+	if (ev->fork.child_pid >= 0) {
+		ct->pid = ev->fork.child_pid;
 		ct->pid_from_fork = true;
 	}
 	if (p != NO_T && analyzer__thread_at(core, p)->tracked) {
@@ -415,10 +415,10 @@ void analyzer__on_exit_ev(struct analyzer_core *core, const struct analyzer_even
 	size_t x;
 	struct athread *xt;
 
-	if (ev->a <= 0) {
+	if (ev->exit.tid <= 0) {
 		return;
 	}
-	x = analyzer__get_thread(core, ev->a, ev->ts);
+	x = analyzer__get_thread(core, ev->exit.tid, ev->ts);
 	if (x == NO_T) {
 		return;
 	}
@@ -440,20 +440,20 @@ void analyzer__on_exec(struct analyzer_core *core, const struct analyzer_event *
 	const char *base;
 	char comm[16];
 
-	if (ev->a <= 0) {
+	if (ev->exec.tid <= 0) {
 		return;
 	}
-	x = analyzer__get_thread(core, ev->a, ev->ts);
+	x = analyzer__get_thread(core, ev->exec.tid, ev->ts);
 	if (x == NO_T) {
 		return;
 	}
 	if (ctx == NO_T || ctx == x) {
 		analyzer__note_running(core, ev->cpu, x, ev->ts, UINT64_MAX);
 	}
-	if (ev->str) {
+	if (ev->exec.filename) {
 		/* The kernel names the task after the file's base name, 15 characters. */
-		base = strrchr(ev->str, '/');
-		base = base ? base + 1 : ev->str;
+		base = strrchr(ev->exec.filename, '/');
+		base = base ? base + 1 : ev->exec.filename;
 		snprintf(comm, sizeof(comm), "%s", base);
 		analyzer__set_comm(core, analyzer__thread_at(core, x), comm);
 	}
@@ -464,19 +464,19 @@ void analyzer__on_statedump(struct analyzer_core *core, const struct analyzer_ev
 	size_t x;
 	struct athread *t;
 
-	if (ev->a <= 0) {
+	if (ev->statedump.tid <= 0) {
 		return;
 	}
-	x = analyzer__get_thread(core, ev->a, ev->ts);
+	x = analyzer__get_thread(core, ev->statedump.tid, ev->ts);
 	if (x == NO_T) {
 		return;
 	}
 	t = analyzer__thread_at(core, x);
-	if (ev->c >= 0) {
-		t->ppid = ev->c;
+	if (ev->statedump.ppid >= 0) {
+		t->ppid = ev->statedump.ppid;
 	}
-	analyzer__set_comm(core, t, ev->str);
-	analyzer__set_pid(core, t, ev->b);
+	analyzer__set_comm(core, t, ev->statedump.name);
+	analyzer__set_pid(core, t, ev->statedump.pid);
 }
 
 void analyzer__on_stat_runtime(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx)
@@ -485,15 +485,15 @@ void analyzer__on_stat_runtime(struct analyzer_core *core, const struct analyzer
 	struct athread *t;
 	uint64_t rt, hint = UINT64_MAX;
 
-	if (ev->a <= 0 || ev->b < 0) {
+	if (ev->stat_runtime.tid <= 0 || ev->stat_runtime.runtime_ns < 0) {
 		return;
 	}
-	x = analyzer__get_thread(core, ev->a, ev->ts);
+	x = analyzer__get_thread(core, ev->stat_runtime.tid, ev->ts);
 	if (x == NO_T) {
 		return;
 	}
 	t = analyzer__thread_at(core, x);
-	rt = (uint64_t)ev->b;
+	rt = (uint64_t)ev->stat_runtime.runtime_ns;
 	/* The first sample may count time from before the trace. */
 	if (rt > ev->ts - core->begin_ts) {
 		rt = ev->ts - core->begin_ts;
@@ -506,8 +506,8 @@ void analyzer__on_stat_runtime(struct analyzer_core *core, const struct analyzer
 	if (ctx != NO_T && ctx != x) {
 		return;
 	}
-	if ((uint64_t)ev->b <= ev->ts) {
-		hint = ev->ts - (uint64_t)ev->b;
+	if ((uint64_t)ev->stat_runtime.runtime_ns <= ev->ts) {
+		hint = ev->ts - (uint64_t)ev->stat_runtime.runtime_ns;
 	}
 	analyzer__note_running(core, ev->cpu, x, ev->ts, hint);
 }

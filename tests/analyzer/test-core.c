@@ -49,9 +49,9 @@ static void sw(uint64_t ts, int cpu, int64_t prev, int64_t state, int64_t next)
 {
 	struct analyzer_event ev = analyzer_event_init(ANALYZER_EV_SWITCH, ts, cpu);
 
-	ev.a = prev;
-	ev.b = next;
-	ev.c = state;
+	ev.sw.prev_tid = prev;
+	ev.sw.next_tid = next;
+	ev.sw.prev_state = state;
 	feed(ev);
 }
 
@@ -59,7 +59,7 @@ static void waking(uint64_t ts, int cpu, int64_t tid)
 {
 	struct analyzer_event ev = analyzer_event_init(ANALYZER_EV_WAKEUP, ts, cpu);
 
-	ev.a = tid;
+	ev.wakeup.tid = tid;
 	ev.flags = ANALYZER_EVF_WAKING;
 	feed(ev);
 }
@@ -68,11 +68,11 @@ static void fork_ev(uint64_t ts, int cpu, int64_t parent, int64_t child, int64_t
 {
 	struct analyzer_event ev = analyzer_event_init(ANALYZER_EV_FORK, ts, cpu);
 
-	ev.a = parent;
-	ev.b = child;
-	ev.c = ppid;
-	ev.d = cpid;
-	ev.str = "app";
+	ev.fork.parent_tid = parent;
+	ev.fork.child_tid = child;
+	ev.fork.parent_pid = ppid;
+	ev.fork.child_pid = cpid;
+	ev.fork.child_comm = "app";
 	feed(ev);
 }
 
@@ -80,7 +80,7 @@ static void exit_ev(uint64_t ts, int cpu, int64_t tid)
 {
 	struct analyzer_event ev = analyzer_event_init(ANALYZER_EV_EXIT, ts, cpu);
 
-	ev.a = tid;
+	ev.exit.tid = tid;
 	feed(ev);
 }
 
@@ -88,8 +88,8 @@ static void runtime_ev(uint64_t ts, int cpu, int64_t tid, uint64_t rt)
 {
 	struct analyzer_event ev = analyzer_event_init(ANALYZER_EV_STAT_RUNTIME, ts, cpu);
 
-	ev.a = tid;
-	ev.b = (int64_t)rt;
+	ev.stat_runtime.tid = tid;
+	ev.stat_runtime.runtime_ns = (int64_t)rt;
 	feed(ev);
 }
 
@@ -97,10 +97,10 @@ static void statedump(uint64_t ts, int64_t tid, int64_t pid, int64_t ppid)
 {
 	struct analyzer_event ev = analyzer_event_init(ANALYZER_EV_STATEDUMP, ts, 0);
 
-	ev.a = tid;
-	ev.b = pid;
-	ev.c = ppid;
-	ev.str = "app";
+	ev.statedump.tid = tid;
+	ev.statedump.pid = pid;
+	ev.statedump.ppid = ppid;
+	ev.statedump.name = "app";
 	feed(ev);
 }
 
@@ -493,26 +493,26 @@ Test(core, heap_from_libc_events_with_null_and_unknown_frees)
 	ev = analyzer_event_init(ANALYZER_EV_ALLOC, US(0), 0);
 	ev.ctx_tid = 100;
 	ev.ctx_pid = 100;
-	ev.a = 0x1000;
-	ev.b = 64;
+	ev.alloc.ptr = 0x1000;
+	ev.alloc.size_bytes = 64;
 	feed(ev);
 	ev = analyzer_event_init(ANALYZER_EV_REALLOC, US(10), 0);
 	ev.ctx_tid = 100;
 	ev.ctx_pid = 100;
-	ev.a = 0x1000;
-	ev.b = 256;
-	ev.c = 0x2000;
+	ev.realloc.in_ptr = 0x1000;
+	ev.realloc.size_bytes = 256;
+	ev.realloc.ptr = 0x2000;
 	feed(ev);
 	ev = analyzer_event_init(ANALYZER_EV_FREE, US(20), 0);
 	ev.ctx_tid = 100;
 	ev.ctx_pid = 100;
-	ev.a = 0;
+	ev.free.ptr = 0;
 	feed(ev);
 	ev.ts = US(25);
-	ev.a = 0x9999;
+	ev.free.ptr = 0x9999;
 	feed(ev);
 	ev.ts = US(30);
-	ev.a = 0x2000;
+	ev.free.ptr = 0x2000;
 	feed(ev);
 	finish_ok();
 	cr_expect_str_eq(actions(100), "heap +64; run 10; heap +192; run 20; heap -256");
@@ -530,14 +530,14 @@ Test(core, stack_depth_from_sp)
 	ev.ctx_tid = 100;
 	ev.ctx_pid = 100;
 	ev.flags = ANALYZER_EVF_HAS_SP;
-	ev.b = 0x7000;
+	ev.func.sp = 0x7000;
 	feed(ev);
 	ev.ts = US(5);
-	ev.b = 0x7000 - 512;
+	ev.func.sp = 0x7000 - 512;
 	feed(ev);
 	ev.kind = ANALYZER_EV_FUNC_EXIT;
 	ev.ts = US(9);
-	ev.b = 0x7000;
+	ev.func.sp = 0x7000;
 	feed(ev);
 	finish_ok();
 	cr_expect_str_eq(actions(100), "run 5; stack +512; run 4; stack -512");
@@ -553,16 +553,16 @@ Test(core, dps_events_alone_give_the_timeline)
 	ev = analyzer_event_init(ANALYZER_EV_DPS_THREAD_BEGIN, US(0), 0);
 	ev.ctx_tid = 100;
 	ev.ctx_pid = 100;
-	ev.a = 1;
+	ev.dps.id = 1;
 	feed(ev);
 	ev.kind = ANALYZER_EV_DPS_CREATE;
 	ev.ts = US(10);
-	ev.a = 2;
+	ev.dps.id = 2;
 	feed(ev);
 	ev = analyzer_event_init(ANALYZER_EV_DPS_THREAD_BEGIN, US(12), 1);
 	ev.ctx_tid = 101;
 	ev.ctx_pid = 100;
-	ev.a = 2;
+	ev.dps.id = 2;
 	feed(ev);
 	ev = analyzer_event_init(ANALYZER_EV_DPS_SLEEP_BEGIN, US(20), 0);
 	ev.ctx_tid = 100;
@@ -574,21 +574,21 @@ Test(core, dps_events_alone_give_the_timeline)
 	ev = analyzer_event_init(ANALYZER_EV_DPS_JOIN_BEGIN, US(130), 0);
 	ev.ctx_tid = 100;
 	ev.ctx_pid = 100;
-	ev.a = 2;
+	ev.dps.id = 2;
 	feed(ev);
 	ev = analyzer_event_init(ANALYZER_EV_DPS_THREAD_END, US(150), 1);
 	ev.ctx_tid = 101;
 	ev.ctx_pid = 100;
-	ev.a = 2;
+	ev.dps.id = 2;
 	feed(ev);
 	ev = analyzer_event_init(ANALYZER_EV_DPS_JOIN_END, US(160), 0);
 	ev.ctx_tid = 100;
 	ev.ctx_pid = 100;
-	ev.a = 2;
+	ev.dps.id = 2;
 	feed(ev);
 	ev.kind = ANALYZER_EV_DPS_THREAD_END;
 	ev.ts = US(170);
-	ev.a = 1;
+	ev.dps.id = 1;
 	feed(ev);
 	finish_ok();
 	cr_assert_eq(res->n_threads, 2);
@@ -596,13 +596,13 @@ Test(core, dps_events_alone_give_the_timeline)
 				       "run 10");
 }
 
-static void dps_ev(uint32_t kind, uint64_t ts, int cpu, int64_t tid, int64_t pid, int64_t a)
+static void dps_ev(uint32_t kind, uint64_t ts, int cpu, int64_t tid, int64_t pid, int64_t id)
 {
 	struct analyzer_event ev = analyzer_event_init(kind, ts, cpu);
 
 	ev.ctx_tid = tid;
 	ev.ctx_pid = pid;
-	ev.a = a;
+	ev.dps.id = id;
 	feed(ev);
 }
 
@@ -640,8 +640,8 @@ Test(core, discarded_events_mark_the_result_partial)
 	start(true);
 	sw(US(0), 0, 0, 0, 100);
 	ev = analyzer_event_init(ANALYZER_EV_DISCARDED, US(50), -1);
-	ev.a = 12;
-	ev.b = (int64_t)US(80);
+	ev.discarded.count = 12;
+	ev.discarded.end_ts = (int64_t)US(80);
 	feed(ev);
 	sw(US(100), 0, 100, BLOCKED, 0);
 	finish_ok();
@@ -658,8 +658,8 @@ Test(core, ust_without_vtid_is_one_pseudo_thread_per_process)
 	start(false);
 	ev = analyzer_event_init(ANALYZER_EV_ALLOC, US(0), 0);
 	ev.ctx_pid = 100; /* per-PID buffers: vpid from the trace environment, no vtid */
-	ev.a = 0x1000;
-	ev.b = 128;
+	ev.alloc.ptr = 0x1000;
+	ev.alloc.size_bytes = 128;
 	feed(ev);
 	ev.kind = ANALYZER_EV_FREE;
 	ev.ts = US(50);
