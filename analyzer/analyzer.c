@@ -8,6 +8,7 @@
 
 #include "analyzer.h"
 #include "bt-source.h"
+#include "core.h"
 
 /*
  * The calibration file (dps calibrate) is the runtime's; the analyzer only needs its
@@ -57,6 +58,45 @@ end:
 	return status;
 }
 
+/* Reads every event of the traces into a core, in timestamp order, and finishes it. */
+static int read_traces(const struct analyzer_options *opts, bool list_only,
+		       struct analyzer_result *res, struct dps_diag *diag)
+{
+	struct analyzer_source *src = NULL;
+	struct analyzer_core *core = NULL;
+	struct analyzer_event ev;
+	int status;
+
+	status = analyzer_source_open(opts->traces, opts->n_traces, opts->progress, &src, diag);
+	if (status) {
+		return status;
+	}
+	core = analyzer_core_create(opts, analyzer_source_has_sched(src));
+	free(res->source);
+	res->source = strdup(analyzer_source_borrow_description(src));
+	if (!core || !res->source) {
+		status = DPS_ERR_NOMEM;
+		goto end;
+	}
+	while ((status = analyzer_source_next(src, &ev, diag)) == ANALYZER_SOURCE_EVENT) {
+		status = analyzer_core_feed(core, &ev);
+		if (status) {
+			goto end;
+		}
+	}
+	if (status) {
+		goto end;
+	}
+	status = analyzer_core_finish(core, list_only, res, diag);
+end:
+	if (status == DPS_ERR_NOMEM && diag && !diag->msg[0]) {
+		dps_diag_setf(diag, "out of memory");
+	}
+	analyzer_core_destroy(core);
+	analyzer_source_close(src);
+	return status;
+}
+
 static int run(const struct analyzer_options *opts, bool list_only, struct analyzer_result **out,
 	       struct dps_diag *diag)
 {
@@ -77,7 +117,7 @@ static int run(const struct analyzer_options *opts, bool list_only, struct analy
 		dps_diag_setf(diag, "out of memory");
 		return DPS_ERR_NOMEM;
 	}
-	status = analyzer_source_read(&o, list_only, res, diag);
+	status = read_traces(&o, list_only, res, diag);
 	if (status) {
 		analyzer_result_destroy(res);
 		return status;

@@ -46,18 +46,37 @@ struct bt_input {
 	int status;
 };
 
+/* Bits of analyzer_source.known: what the source already told about a tid. */
+#define KNOWN_PID 1u
+#define KNOWN_COMM 2u
+/* tids below this have a byte in `known` (the kernel's pid_max limit is 2^22). */
+#define KNOWN_MAX (1u << 22)
+
 struct analyzer_source {
-	struct bt_input *in;
+	struct bt_input *in; /* owned: one per trace */
 	size_t n_in;
-	GHashTable *classes; /* const bt_event_class * -> struct analyzer_bt_class * */
+	GHashTable *classes; /* const bt_event_class * -> struct analyzer_bt_class * (owned) */
 	struct {
 		const bt_event_class *cls;
 		struct analyzer_bt_class *ci;
 	} cache[64]; /* direct-mapped in front of the hash table */
-	struct analyzer_core *core;
 	const bt_plugin *ctf, *utils;
+	char *description; /* owned: the trace paths, space-separated */
+	bool has_sched;
+	/*
+	 * Per tid, whether its pid (KNOWN_PID) or name (KNOWN_COMM) was given in an event
+	 * already: its context fields and next_comm are then not read again (the core uses
+	 * them only for a thread it does not know yet). A fork or exit of the tid forgets it
+	 * (the tid may be reused). Owned, KNOWN_MAX bytes, touched pages only.
+	 */
+	uint8_t *known;
+	/* The merge: the input being drained and the next-earliest input's head. */
+	struct bt_input *cur;
+	uint64_t second_ts;
+	/* The message of the event last returned: its strings live until the next call. */
+	const bt_message *held;
 	bool progress;
-	uint64_t n_events;
+	uint64_t n_events, next_progress;
 	struct timespec t0;
 	bool progress_shown;
 };
@@ -316,7 +335,51 @@ static int32_t event_cpu(const struct bt_input *in, const bt_event *ev)
 	return id < in->n_stream_cpu ? in->stream_cpu[id] : -1;
 }
 
-static int handle_event(struct analyzer_source *src, struct bt_input *in, const bt_message *msg)
+static bool known(const struct analyzer_source *src, int64_t tid, uint8_t what)
+{
+	return tid > 0 && tid < KNOWN_MAX && (src->known[tid] & what);
+}
+
+static void set_known(struct analyzer_source *src, int64_t tid, uint8_t what)
+{
+	if (tid > 0 && tid < KNOWN_MAX) {
+		src->known[tid] |= what;
+	}
+}
+
+/* Notes what an event told about its threads (see analyzer_source.known). */
+static void note_known(struct analyzer_source *src, const struct analyzer_event *e)
+{
+	if (e->ctx_pid >= 0) {
+		set_known(src, e->ctx_tid, KNOWN_PID);
+	}
+	if (e->ctx_comm && e->ctx_comm[0]) {
+		set_known(src, e->ctx_tid, KNOWN_COMM);
+	}
+	switch (e->kind) {
+	case ANALYZER_EV_SWITCH:
+		if (e->sw.next_comm && e->sw.next_comm[0]) {
+			set_known(src, e->sw.next_tid, KNOWN_COMM);
+		}
+		break;
+	case ANALYZER_EV_FORK:
+		if (e->fork.child_tid > 0 && e->fork.child_tid < KNOWN_MAX) {
+			src->known[e->fork.child_tid] = 0;
+		}
+		break;
+	case ANALYZER_EV_EXIT:
+		if (e->exit.tid > 0 && e->exit.tid < KNOWN_MAX) {
+			src->known[e->exit.tid] = 0;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* Fills *e from an event message. Returns DPS_OK or DPS_ERR_NOMEM. */
+static int read_event(struct analyzer_source *src, struct bt_input *in, const bt_message *msg,
+		      struct analyzer_event *out)
 {
 	const bt_event *ev = bt_message_event_borrow_event_const(msg);
 	const bt_event_class *cls = bt_event_borrow_class_const(ev);
@@ -336,6 +399,7 @@ static int handle_event(struct analyzer_source *src, struct bt_input *in, const 
 			if (!ci) {
 				return DPS_ERR_NOMEM;
 			}
+			g_hash_table_insert(src->classes, (gpointer)cls, ci);
 		}
 		src->cache[slot].cls = cls;
 		src->cache[slot].ci = ci;
@@ -347,7 +411,8 @@ static int handle_event(struct analyzer_source *src, struct bt_input *in, const 
 	if (ci->skip) {
 		/* Still an event of the trace (its span, the count). */
 		e.kind = ANALYZER_EV_OTHER;
-		return analyzer_core_feed(src->core, &e);
+		*out = e;
+		return DPS_OK;
 	}
 	r.f[W_NONE] = NULL;
 	r.f[W_PAYLOAD] = bt_event_borrow_payload_field_const(ev);
@@ -360,7 +425,7 @@ static int handle_event(struct analyzer_source *src, struct bt_input *in, const 
 	 * frequent event. */
 	e.ctx_tid = ci->ctx_is_prev_tid ? e.sw.prev_tid : read_int(&r, &ci->ctx_tid, -1);
 	/* The pid of a known thread does not change: skip reading it. */
-	if (e.ctx_tid <= 0 || !analyzer_core_knows_pid(src->core, e.ctx_tid)) {
+	if (!known(src, e.ctx_tid, KNOWN_PID)) {
 		e.ctx_pid = read_int(&r, &ci->ctx_pid, in->env_vpid);
 		e.ctx_comm = read_str(&r, &ci->ctx_comm);
 		if (!e.ctx_comm) {
@@ -376,8 +441,7 @@ static int handle_event(struct analyzer_source *src, struct bt_input *in, const 
 	}
 	e.raw.s[0] = read_str(&r, &ci->s[0]);
 	/* next_comm only for a thread not named yet: its renames show in its prev_comm. */
-	if (analyzer_bt_has(&ci->s[1]) &&
-	    (e.sw.next_tid <= 0 || !analyzer_core_knows_comm(src->core, e.sw.next_tid))) {
+	if (analyzer_bt_has(&ci->s[1]) && !known(src, e.sw.next_tid, KNOWN_COMM)) {
 		e.sw.next_comm = read_str(&r, &ci->s[1]);
 	}
 	if (ci->calloc) {
@@ -392,11 +456,13 @@ static int handle_event(struct analyzer_source *src, struct bt_input *in, const 
 		/* 32-bit prev_state read as unsigned still keeps its low byte. */
 		e.sw.prev_state &= 0xffffffff;
 	}
-	return analyzer_core_feed(src->core, &e);
+	note_known(src, &e);
+	*out = e;
+	return DPS_OK;
 }
 
-static int handle_discarded(struct analyzer_source *src, struct bt_input *in, const bt_message *msg,
-			    bool packets)
+static void read_discarded(const struct bt_input *in, const bt_message *msg, bool packets,
+			   struct analyzer_event *out)
 {
 	struct analyzer_event e = analyzer_event_init(ANALYZER_EV_DISCARDED, in->last_ts, -1);
 	const bt_stream *stream = packets ? bt_message_discarded_packets_borrow_stream_const(msg)
@@ -436,26 +502,34 @@ static int handle_discarded(struct analyzer_source *src, struct bt_input *in, co
 				    msg));
 		}
 	}
-	return analyzer_core_feed(src->core, &e);
+	*out = e;
 }
 
-static int handle_message(struct analyzer_source *src, struct bt_input *in, const bt_message *msg)
+/* Takes one message: returns 1 when it is an event (*out filled), 0 when it is not, or an
+ * error status. */
+static int handle_message(struct analyzer_source *src, struct bt_input *in, const bt_message *msg,
+			  struct analyzer_event *out)
 {
+	int status;
+
 	switch (bt_message_get_type(msg)) {
 	case BT_MESSAGE_TYPE_EVENT:
-		return handle_event(src, in, msg);
+		status = read_event(src, in, msg, out);
+		return status ? status : 1;
 	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
 		read_env(in, bt_message_stream_beginning_borrow_stream_const(msg));
-		return DPS_OK;
+		return 0;
 	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
 		set_stream_cpu(in, bt_message_packet_beginning_borrow_packet_const(msg));
-		return DPS_OK;
+		return 0;
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		return handle_discarded(src, in, msg, false);
+		read_discarded(in, msg, false, out);
+		return 1;
 	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		return handle_discarded(src, in, msg, true);
+		read_discarded(in, msg, true, out);
+		return 1;
 	default:
-		return DPS_OK;
+		return 0;
 	}
 }
 
@@ -626,61 +700,86 @@ static void show_progress(struct analyzer_source *src, bool last)
 		src->n_events / el / 1e6);
 }
 
-static int pump(struct analyzer_source *src, struct dps_diag *diag)
+/* Picks the input whose head is earliest (refilling empty ones) into src->cur, and the
+ * next-earliest head into src->second_ts; src->cur is NULL at the end of every input. */
+static int pick_input(struct analyzer_source *src, struct dps_diag *diag)
 {
-	int status = DPS_OK;
-	uint64_t next_progress = 1u << 18;
+	struct bt_input *best = NULL;
+	uint64_t best_ts = UINT64_MAX, second_ts = UINT64_MAX;
+	int status;
 
-	for (;;) {
-		struct bt_input *best = NULL;
-		uint64_t best_ts = UINT64_MAX, second_ts = UINT64_MAX;
+	for (size_t i = 0; i < src->n_in; i++) {
+		struct bt_input *in = &src->in[i];
+		uint64_t ts;
 
-		for (size_t i = 0; i < src->n_in; i++) {
-			struct bt_input *in = &src->in[i];
-			uint64_t ts;
-
-			if (in->pos == in->n) {
-				if (in->ended) {
-					continue;
-				}
-				status = refill(in, diag);
-				if (status) {
-					return status;
-				}
-				if (in->pos == in->n) {
-					continue;
-				}
+		if (in->pos == in->n) {
+			if (in->ended) {
+				continue;
 			}
-			ts = head_ts(in);
-			if (!best || ts < best_ts) {
-				second_ts = best_ts;
-				best = in;
-				best_ts = ts;
-			} else if (ts < second_ts) {
-				second_ts = ts;
-			}
-		}
-		if (!best) {
-			break;
-		}
-		/* Drain the chosen input while it stays the earliest (one input: all of it). */
-		do {
-			const bt_message *msg = best->buf[best->pos++];
-
-			status = handle_message(src, best, msg);
-			bt_message_put_ref(msg);
+			status = refill(in, diag);
 			if (status) {
-				dps_diag_setf(diag, "out of memory while analyzing");
 				return status;
 			}
-		} while (best->pos < best->n && (src->n_in == 1 || head_ts(best) <= second_ts));
-		if (src->n_events >= next_progress) {
-			next_progress = src->n_events + (1u << 18);
-			show_progress(src, false);
+			if (in->pos == in->n) {
+				continue;
+			}
+		}
+		ts = head_ts(in);
+		if (!best || ts < best_ts) {
+			second_ts = best_ts;
+			best = in;
+			best_ts = ts;
+		} else if (ts < second_ts) {
+			second_ts = ts;
 		}
 	}
-	show_progress(src, true);
+	src->cur = best;
+	src->second_ts = second_ts;
 	return DPS_OK;
+}
+
+int analyzer_source_next(struct analyzer_source *src, struct analyzer_event *ev,
+			 struct dps_diag *diag)
+{
+	int status;
+
+	if (src->held) {
+		bt_message_put_ref(src->held);
+		src->held = NULL;
+	}
+	for (;;) {
+		struct bt_input *in = src->cur;
+		const bt_message *msg;
+
+		/* Drain the chosen input while it stays the earliest (one input: all of it). */
+		if (!in || in->pos == in->n || (src->n_in > 1 && head_ts(in) > src->second_ts)) {
+			status = pick_input(src, diag);
+			if (status) {
+				return status;
+			}
+			if (!src->cur) {
+				show_progress(src, true);
+				return ANALYZER_SOURCE_END;
+			}
+			in = src->cur;
+		}
+		msg = in->buf[in->pos++];
+		status = handle_message(src, in, msg, ev);
+		if (status < 0) {
+			bt_message_put_ref(msg);
+			dps_diag_setf(diag, "out of memory while analyzing");
+			return status;
+		}
+		if (src->n_events >= src->next_progress) {
+			src->next_progress = src->n_events + (1u << 18);
+			show_progress(src, false);
+		}
+		if (status == 1) {
+			src->held = msg; /* the event's strings live in it */
+			return ANALYZER_SOURCE_EVENT;
+		}
+		bt_message_put_ref(msg);
+	}
 }
 
 static void destroy_inputs(struct analyzer_source *src)
@@ -702,54 +801,60 @@ static void destroy_inputs(struct analyzer_source *src)
 	src->n_in = 0;
 }
 
-int analyzer_source_read(const struct analyzer_options *opts, bool list_only,
-			 struct analyzer_result *res, struct dps_diag *diag)
+int analyzer_source_open(const char *const *paths, size_t n_paths, bool progress,
+			 struct analyzer_source **out, struct dps_diag *diag)
 {
-	struct analyzer_source src = {0};
+	struct analyzer_source *src = g_new0(struct analyzer_source, 1);
 	GPtrArray *traces = g_ptr_array_new_with_free_func(g_free);
-	bool has_sched = false;
+	GString *description = g_string_new(NULL);
 	int status;
-	GString *source = g_string_new(NULL);
 
-	src.classes = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free);
-	src.progress = opts->progress && isatty(STDERR_FILENO);
-	clock_gettime(CLOCK_MONOTONIC, &src.t0);
-	if (!opts->n_traces) {
+	*out = NULL;
+	src->classes = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free);
+	src->known = calloc(KNOWN_MAX, 1);
+	src->progress = progress && isatty(STDERR_FILENO);
+	src->next_progress = 1u << 18;
+	clock_gettime(CLOCK_MONOTONIC, &src->t0);
+	if (!src->known) {
+		status = DPS_ERR_NOMEM;
+		goto error;
+	}
+	if (!n_paths) {
 		dps_diag_setf(diag, "no trace given: expected one or more trace directories");
 		status = DPS_ERR_INVAL;
-		goto end;
+		goto error;
 	}
-	status = find_traces(opts->traces, opts->n_traces, traces, diag);
+	status = find_traces(paths, n_paths, traces, diag);
 	if (status) {
-		goto end;
+		goto error;
 	}
-	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &src.ctf) ||
-	    bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &src.utils)) {
+	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &src->ctf) ||
+	    bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &src->utils)) {
 		take_bt_error(diag, "cannot load babeltrace2's ctf and utils plugins "
 				    "(is babeltrace2 installed?)");
 		status = DPS_ERROR;
-		goto end;
+		goto error;
 	}
-	src.in = calloc(traces->len, sizeof(*src.in));
-	if (!src.in) {
+	src->in = calloc(traces->len, sizeof(*src->in));
+	if (!src->in) {
 		status = DPS_ERR_NOMEM;
-		goto end;
+		goto error;
 	}
 	for (guint i = 0; i < traces->len; i++) {
-		struct bt_input *in = &src.in[src.n_in++];
+		struct bt_input *in = &src->in[src->n_in++];
 
 		in->path = g_strdup(g_ptr_array_index(traces, i));
 		in->env_vpid = -1;
 		in->freq = 1000000000ULL;
-		status = build_graph(&src, in, diag);
+		status = build_graph(src, in, diag);
 		if (status) {
-			goto end;
+			goto error;
 		}
-		g_string_append_printf(source, "%s%s", i ? " " : "", in->path);
+		g_string_append_printf(description, "%s%s", i ? " " : "", in->path);
 		/* The first messages say what the trace is (its environment). */
 		status = refill(in, diag);
 		if (status) {
-			goto end;
+			goto error;
 		}
 		for (size_t m = 0; m < in->n; m++) {
 			if (bt_message_get_type(in->buf[m]) == BT_MESSAGE_TYPE_STREAM_BEGINNING) {
@@ -757,30 +862,43 @@ int analyzer_source_read(const struct analyzer_options *opts, bool list_only,
 						 in->buf[m]));
 			}
 		}
-		has_sched = has_sched || in->kernel;
+		src->has_sched = src->has_sched || in->kernel;
 	}
-	src.core = analyzer_core_create(opts, has_sched);
-	if (!src.core) {
-		status = DPS_ERR_NOMEM;
-		goto end;
-	}
-	free(res->source);
-	res->source = strdup(source->str);
-	status = pump(&src, diag);
-	if (status) {
-		goto end;
-	}
-	status = analyzer_core_finish(src.core, list_only, res, diag);
-end:
+	src->description = g_string_free(description, FALSE);
+	g_ptr_array_free(traces, TRUE);
+	*out = src;
+	return DPS_OK;
+error:
 	if (status == DPS_ERR_NOMEM && diag && !diag->msg[0]) {
 		dps_diag_setf(diag, "out of memory");
 	}
-	destroy_inputs(&src);
-	analyzer_core_destroy(src.core);
-	g_hash_table_destroy(src.classes);
-	bt_plugin_put_ref(src.ctf);
-	bt_plugin_put_ref(src.utils);
+	g_string_free(description, TRUE);
 	g_ptr_array_free(traces, TRUE);
-	g_string_free(source, TRUE);
+	analyzer_source_close(src);
 	return status;
+}
+
+bool analyzer_source_has_sched(const struct analyzer_source *src)
+{
+	return src->has_sched;
+}
+
+const char *analyzer_source_borrow_description(const struct analyzer_source *src)
+{
+	return src->description;
+}
+
+void analyzer_source_close(struct analyzer_source *src)
+{
+	if (!src) {
+		return;
+	}
+	bt_message_put_ref(src->held);
+	destroy_inputs(src);
+	g_hash_table_destroy(src->classes);
+	bt_plugin_put_ref(src->ctf);
+	bt_plugin_put_ref(src->utils);
+	free(src->known);
+	g_free(src->description);
+	g_free(src);
 }

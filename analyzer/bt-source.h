@@ -1,19 +1,51 @@
 /* SPDX-License-Identifier: MIT */
-/* The libbabeltrace2 adapter (bt-source.c): traces -> neutral events -> core. */
+/*
+ * The event source (bt-source.c): CTF traces read with libbabeltrace2 and handed out one
+ * neutral event (event.h) at a time, in timestamp order across every trace found below the
+ * given paths. The analyzer (analyzer.c) owns the loop that feeds the events to the core.
+ */
 #ifndef DPS_ANALYZER_BT_SOURCE_H
 #define DPS_ANALYZER_BT_SOURCE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
-#include "analyzer.h"
+#include "diag.h"
+#include "event.h"
+
+struct analyzer_source;
+
+/* What analyzer_source_next returns besides an error status (< 0). */
+enum analyzer_source_next_status {
+	ANALYZER_SOURCE_END = 0,   /* every trace read to its end */
+	ANALYZER_SOURCE_EVENT = 1, /* *ev holds the next event */
+};
 
 /*
- * Finds the CTF traces below opts->traces, reads them all in timestamp order into a core and
- * finishes it into res (list_only: the process list). Returns DPS_OK, DPS_ERROR when
- * babeltrace2 refuses a trace (diag: its causes on one line), DPS_ERR_INVAL/DPS_ERR_NOENT for
- * a path that holds no trace or a selection problem, DPS_ERR_NOMEM.
+ * Finds the CTF traces below paths (borrowed) and opens a babeltrace2 graph for each.
+ * progress: show a progress line on stderr when it is a terminal. Returns DPS_OK and *out
+ * (close it with analyzer_source_close); DPS_ERROR when babeltrace2 refuses a trace (diag: its
+ * causes on one line), DPS_ERR_INVAL/DPS_ERR_NOENT for a path that holds no trace,
+ * DPS_ERR_NOMEM. *out is NULL on error.
  */
-int analyzer_source_read(const struct analyzer_options *opts, bool list_only,
-			 struct analyzer_result *res, struct dps_diag *diag);
+int analyzer_source_open(const char *const *paths, size_t n_paths, bool progress,
+			 struct analyzer_source **out, struct dps_diag *diag);
+
+/*
+ * The next event into *ev: ANALYZER_SOURCE_EVENT, ANALYZER_SOURCE_END, or DPS_ERROR (a trace
+ * cannot be read further; diag says which and why) / DPS_ERR_NOMEM. The strings *ev points
+ * to are the source's, valid until the next call or analyzer_source_close.
+ */
+int analyzer_source_next(struct analyzer_source *src, struct analyzer_event *ev,
+			 struct dps_diag *diag);
+
+/* Whether the traces hold kernel scheduling events (LTTng kernel or perf). */
+bool analyzer_source_has_sched(const struct analyzer_source *src);
+
+/* The trace paths, space-separated (borrowed: valid while src lives). */
+const char *analyzer_source_borrow_description(const struct analyzer_source *src);
+
+/* Closes the graphs and frees src; accepts NULL. */
+void analyzer_source_close(struct analyzer_source *src);
 
 #endif /* DPS_ANALYZER_BT_SOURCE_H */

@@ -118,20 +118,6 @@ int analyzer_core_feed(struct analyzer_core *core, const struct analyzer_event *
 	return core->status;
 }
 
-bool analyzer_core_knows_pid(const struct analyzer_core *core, int64_t tid)
-{
-	size_t idx = analyzer__find_thread((struct analyzer_core *)core, tid);
-
-	return idx != NO_T && core->th[idx]->pid >= 0;
-}
-
-bool analyzer_core_knows_comm(const struct analyzer_core *core, int64_t tid)
-{
-	size_t idx = analyzer__find_thread((struct analyzer_core *)core, tid);
-
-	return idx != NO_T && core->th[idx]->comm[0];
-}
-
 /*
  * Creation and destruction
  */

@@ -25,12 +25,6 @@ void analyzer_core_destroy(struct analyzer_core *core); /* accepts NULL */
 /* Feeds one event, in timestamp order. Returns DPS_OK or DPS_ERR_NOMEM. */
 int analyzer_core_feed(struct analyzer_core *core, const struct analyzer_event *ev);
 
-/* Whether the thread of this tid is known with its pid (the adapter then skips reading it). */
-bool analyzer_core_knows_pid(const struct analyzer_core *core, int64_t tid);
-
-/* Whether the thread of this tid has a name already (the adapter then skips reading it). */
-bool analyzer_core_knows_comm(const struct analyzer_core *core, int64_t tid);
-
 /*
  * Ends the timelines at the last event and fills res: the selected threads (with the action
  * set when opts->build_actset), or with list_only the process list. Returns DPS_OK,

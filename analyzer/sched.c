@@ -166,6 +166,7 @@ void analyzer__note_running(struct analyzer_core *core, int32_t cpu, size_t idx,
 /* The thread the event's context names (perf_tid, vtid), or NO_T. */
 size_t analyzer__ctx_thread(struct analyzer_core *core, const struct analyzer_event *ev)
 {
+	struct athread *t;
 	size_t idx;
 
 	if (ev->ctx_tid <= 0) {
@@ -175,9 +176,15 @@ size_t analyzer__ctx_thread(struct analyzer_core *core, const struct analyzer_ev
 	if (idx == NO_T) {
 		return NO_T;
 	}
-	analyzer__set_pid(core, analyzer__thread_at(core, idx), ev->ctx_pid);
-	if (ev->ctx_comm) {
-		analyzer__set_comm(core, analyzer__thread_at(core, idx), ev->ctx_comm);
+	t = analyzer__thread_at(core, idx);
+	/* A thread's process does not change, and its renames show in its own events' names
+	 * (prev_comm, exec): the context's pid and name count only until the pid is known. The
+	 * event source may leave them out for a thread it has seen before. */
+	if (t->pid < 0) {
+		analyzer__set_pid(core, t, ev->ctx_pid);
+		if (ev->ctx_comm) {
+			analyzer__set_comm(core, t, ev->ctx_comm);
+		}
 	}
 	return idx;
 }
@@ -236,7 +243,10 @@ void analyzer__on_switch(struct analyzer_core *core, const struct analyzer_event
 		if (next == NO_T) {
 			return;
 		}
-		analyzer__set_comm(core, analyzer__thread_at(core, next), ev->sw.next_comm);
+		/* next_comm names a thread not named yet; its renames show in its prev_comm. */
+		if (!analyzer__thread_at(core, next)->comm[0]) {
+			analyzer__set_comm(core, analyzer__thread_at(core, next), ev->sw.next_comm);
+		}
 		if (analyzer__thread_at(core, next)->sched.state == TS_RUNNING && analyzer__thread_at(core, next)->sched.cpu != ev->cpu) {
 			analyzer__note_running(core, ev->cpu, next, ev->ts, UINT64_MAX);
 		} else {
