@@ -151,13 +151,13 @@ bool analyzer_recorded_pid(const char *trace, int64_t *pid)
 	return found;
 }
 
-int analyzer_run(const struct analyzer_options *opts, struct analyzer_result **out,
+enum dps_status analyzer_run(const struct analyzer_options *opts, struct analyzer_result **out,
 		 struct dps_diag *diag)
 {
 	return run(opts, false, out, diag);
 }
 
-int analyzer_list_processes(const struct analyzer_options *opts, struct analyzer_result **out,
+enum dps_status analyzer_list_processes(const struct analyzer_options *opts, struct analyzer_result **out,
 			    struct dps_diag *diag)
 {
 	return run(opts, true, out, diag);

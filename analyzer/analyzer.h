@@ -141,7 +141,7 @@ void analyzer_options_default(struct analyzer_options *opts);
  * (diag holds its error causes as one message); DPS_ERR_NOMEM. *out is NULL on error.
  * With no selection at all, returns DPS_ERR_INVAL and the process list in diag.
  */
-int analyzer_run(const struct analyzer_options *opts, struct analyzer_result **out,
+enum dps_status analyzer_run(const struct analyzer_options *opts, struct analyzer_result **out,
 		 struct dps_diag *diag);
 
 /*
@@ -156,7 +156,7 @@ bool analyzer_recorded_pid(const char *trace, int64_t *pid);
  * Reads the traces and lists their processes (result->procs, sorted by CPU time, largest
  * first); no thread is built. Errors as analyzer_run.
  */
-int analyzer_list_processes(const struct analyzer_options *opts, struct analyzer_result **out,
+enum dps_status analyzer_list_processes(const struct analyzer_options *opts, struct analyzer_result **out,
 			    struct dps_diag *diag);
 
 /* Default --min-block when neither the option nor a calibration file gives one. */

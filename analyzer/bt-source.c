@@ -801,7 +801,7 @@ static void destroy_inputs(struct analyzer_source *src)
 	src->n_in = 0;
 }
 
-int analyzer_source_open(const char *const *paths, size_t n_paths, bool progress,
+enum dps_status analyzer_source_open(const char *const *paths, size_t n_paths, bool progress,
 			 struct analyzer_source **out, struct dps_diag *diag)
 {
 	struct analyzer_source *src = g_new0(struct analyzer_source, 1);

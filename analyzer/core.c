@@ -35,7 +35,7 @@ static void on_discarded(struct analyzer_core *core, const struct analyzer_event
 	}
 }
 
-int analyzer_core_feed(struct analyzer_core *core, const struct analyzer_event *ev)
+enum dps_status analyzer_core_feed(struct analyzer_core *core, const struct analyzer_event *ev)
 {
 	size_t ctx;
 
@@ -178,7 +178,7 @@ static void fill_partial(struct analyzer_core *core, struct analyzer_result *res
 	res->partial_reason = strdup(buf);
 }
 
-int analyzer_core_finish(struct analyzer_core *core, bool list_only, struct analyzer_result *res,
+enum dps_status analyzer_core_finish(struct analyzer_core *core, bool list_only, struct analyzer_result *res,
 			 struct dps_diag *diag)
 {
 	size_t root = NO_T;

@@ -23,7 +23,7 @@ struct analyzer_core *analyzer_core_create(const struct analyzer_options *opts, 
 void analyzer_core_destroy(struct analyzer_core *core); /* accepts NULL */
 
 /* Feeds one event, in timestamp order. Returns DPS_OK or DPS_ERR_NOMEM. */
-int analyzer_core_feed(struct analyzer_core *core, const struct analyzer_event *ev);
+enum dps_status analyzer_core_feed(struct analyzer_core *core, const struct analyzer_event *ev);
 
 /*
  * Ends the timelines at the last event and fills res: the selected threads (with the action
@@ -31,7 +31,7 @@ int analyzer_core_feed(struct analyzer_core *core, const struct analyzer_event *
  * DPS_ERR_INVAL when the selection matches nothing or several processes (diag lists the
  * candidates), DPS_ERR_NOMEM. Call once.
  */
-int analyzer_core_finish(struct analyzer_core *core, bool list_only, struct analyzer_result *res,
+enum dps_status analyzer_core_finish(struct analyzer_core *core, bool list_only, struct analyzer_result *res,
 			 struct dps_diag *diag);
 
 #endif /* DPS_ANALYZER_CORE_H */
