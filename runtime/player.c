@@ -703,7 +703,8 @@ int dps_play(const struct dps_program *prog, const struct dps_play_options *opts
 		if (!r->threads && !ret) {
 			ret = DPS_ERR_NOMEM;
 		}
-		if (opts->summary && r->threads) {
+		/* a failed play has no makespan to show: its status says what happened */
+		if (opts->summary && r->threads && !ret) {
 			dps_play_result_print(prog, r, stderr);
 		}
 		if (!result) {

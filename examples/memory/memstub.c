@@ -4,10 +4,15 @@
  * libdps (dps_mem_stub_play), measured at every trace point with mallinfo2 and the stack
  * pointer, and printed next to the desired curve.
  *
- * Usage: memory-stub        (run it with GLIBC_TUNABLES=glibc.malloc.tcache_count=0 for a
- *                            byte-exact heap, see doc/memory.md)
+ * Usage: memory-stub [--check]
+ * Run it with GLIBC_TUNABLES=glibc.malloc.tcache_count=0 for a byte-exact heap (doc/memory.md).
+ * --check: exit 1 unless every point's heap is the desired one to the byte and its stack within
+ * 64 bytes (the memory-stub targets of ../shared/design.md); the test suite runs it so.
  */
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <dps/dps-memory.h>
 
@@ -20,8 +25,13 @@ static const struct dps_mem_alloc mem_use[] = {
 };
 #define NUMDATA (sizeof(mem_use) / sizeof(mem_use[0]))
 
-int main(void)
+/* The design's bounds: heap equal to the byte, stack within this many bytes. */
+#define STACK_TOLERANCE_BYTES 64
+
+int main(int argc, char **argv)
 {
+	bool check = argc > 1 && !strcmp(argv[1], "--check");
+	int bad = 0;
 	struct dps_mem_sample samples[NUMDATA];
 	struct dps_mem_stub_options opts;
 	struct dps_mem_stub_result res;
@@ -41,7 +51,18 @@ int main(void)
 		       samples[i].want_ns / 1e3, samples[i].t_ns / 1e3,
 		       (long long)samples[i].heap_want, (long long)samples[i].heap_got,
 		       (long long)samples[i].stack_want, (long long)samples[i].stack_got);
+		if (samples[i].heap_got != samples[i].heap_want ||
+		    llabs(samples[i].stack_got - samples[i].stack_want) > STACK_TOLERANCE_BYTES) {
+			bad++;
+		}
 	}
 	printf("total %.1f us desired, %.1f us replayed\n", res.want_ns / 1e3, res.actual_ns / 1e3);
+	if (check && bad) {
+		fprintf(stderr,
+			"memory-stub: %d of %zu points off the desired curve (heap must match to "
+			"the byte, stack within %d bytes)\n",
+			bad, NUMDATA, STACK_TOLERANCE_BYTES);
+		return 1;
+	}
 	return 0;
 }
