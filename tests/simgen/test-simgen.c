@@ -472,6 +472,8 @@ Test(simgen, built_program_runs_and_prints_its_summary, .timeout = 300)
 	run_fini(&r);
 }
 
+static bool get_requested_ms(const char *summary, const char *id, double *run, double *sleep);
+
 Test(simgen, built_program_takes_the_what_if_knobs, .timeout = 300)
 {
 	char src[4200];
@@ -493,9 +495,16 @@ Test(simgen, built_program_takes_the_what_if_knobs, .timeout = 300)
 			       (char *)"501=0.5",
 			       NULL};
 	struct run r = run_in(NULL, knobs, "DPS_CALIBRATION=override");
+	double run, sleep;
 
 	cr_expect_eq(r.status, 0, "program failed (%d): %s", r.status, r.err);
-	cr_expect_not_null(strstr(r.err, "501"), "summary: %s", r.err);
+	/* 500: runs 200 + 150 + 250 us, x0.5; no sleep. */
+	cr_assert(get_requested_ms(r.err, "500", &run, &sleep), "summary: %s", r.err);
+	cr_expect_float_eq(run, 0.3, 0.0015, "500 run_req %.3f ms: %s", run, r.err);
+	/* 501: runs 0.85 + 1.5 + 10 us, x0.5 x2; sleep 2 ms, x0.5 (sleeps are not --scale'd). */
+	cr_assert(get_requested_ms(r.err, "501", &run, &sleep), "summary: %s", r.err);
+	cr_expect_float_eq(run, 0.01235, 0.0015, "501 run_req %.3f ms: %s", run, r.err);
+	cr_expect_float_eq(sleep, 1.0, 0.0015, "501 sleep_req %.3f ms: %s", sleep, r.err);
 	run_fini(&r);
 
 	char *const help[] = {prog, (char *)"--help", NULL};
