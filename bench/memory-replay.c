@@ -69,14 +69,14 @@ static size_t build_table(const struct dps_actset_thread *t, struct dps_mem_allo
 
 	*out = tab;
 	for (size_t i = 0; tab && i < t->n_actions; i++) {
-		const struct dps_action *a = &t->actions[i];
+		const struct dps_actset_action *a = &t->actions[i];
 
 		if (a->kind == DPS_ACT_RUN || a->kind == DPS_ACT_SLEEP) {
-			pending += (uint64_t)a->arg;
+			pending += (uint64_t)a->value;
 		} else if (a->kind == DPS_ACT_HEAP || a->kind == DPS_ACT_STACK) {
 			tab[n].time_ns = pending;
-			tab[n].heap_alloc = a->kind == DPS_ACT_HEAP ? a->arg : 0;
-			tab[n].stack_alloc = a->kind == DPS_ACT_STACK ? a->arg : 0;
+			tab[n].heap_alloc = a->kind == DPS_ACT_HEAP ? a->value : 0;
+			tab[n].stack_alloc = a->kind == DPS_ACT_STACK ? a->value : 0;
 			pending = 0;
 			n++;
 		}

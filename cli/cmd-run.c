@@ -25,10 +25,57 @@ static void print_help(FILE *out)
 	fputs("\nExit codes: 0 ok, 1 failure, 2 bad usage or bad input (nothing was run).\n", out);
 }
 
+/* A program for the player from a resolved set, as simgen's tables would hold it: one array of
+ * played actions (a reference's arg is the other thread's index) for all threads, and the
+ * descriptions pointing into it. *actions and *descs are the caller's to free (also on
+ * error: NULL). Returns false on ENOMEM. */
+static bool make_program(const struct dps_actset *set, const char *name, struct dps_program *prog,
+			 struct dps_thread_desc **descs, struct dps_action **actions)
+{
+	size_t total = 0, k = 0;
+
+	for (size_t t = 0; t < set->n_threads; t++) {
+		total += set->threads[t].n_actions;
+	}
+	*descs = calloc(set->n_threads ? set->n_threads : 1, sizeof(**descs));
+	*actions = calloc(total ? total : 1, sizeof(**actions));
+	if (!*descs || !*actions) {
+		return false;
+	}
+	for (size_t t = 0; t < set->n_threads; t++) {
+		const struct dps_actset_thread *th = &set->threads[t];
+
+		(*descs)[t] = (struct dps_thread_desc){
+			.id = th->id,
+			.name = th->comm,
+			.actions = *actions + k,
+			.n_actions = th->n_actions,
+		};
+		for (size_t a = 0; a < th->n_actions; a++) {
+			const struct dps_actset_action *act = &th->actions[a];
+
+			(*actions)[k++] = (struct dps_action){
+				.arg = dps_actset_kind_names_thread(act->kind) ? (int64_t)act->target
+									      : act->value,
+				.kind = act->kind,
+				.line = act->line,
+			};
+		}
+	}
+	*prog = (struct dps_program){
+		.name = name,
+		.threads = *descs,
+		.n_threads = set->n_threads,
+		.root = set->root,
+	};
+	return true;
+}
+
 int dps_cmd_run(int argc, char **argv)
 {
 	struct dps_actset *set = NULL;
 	struct dps_thread_desc *descs = NULL;
+	struct dps_action *actions = NULL;
 	struct dps_play_result result = {0};
 	struct dps_play_options opts;
 	struct dps_program prog;
@@ -59,14 +106,11 @@ int dps_cmd_run(int argc, char **argv)
 	if (ret) {
 		goto end;
 	}
-	descs = calloc(set->n_threads ? set->n_threads : 1, sizeof(*descs));
-	if (!descs) {
+	if (!make_program(set, argv[1], &prog, &descs, &actions)) {
 		fprintf(stderr, "dps run: out of memory\n");
 		ret = DPS_EXIT_FAILURE;
 		goto end;
 	}
-	dps_actset_program(set, descs, &prog);
-	prog.name = argv[1];
 	/* The options after DIR are those of every generated program. */
 	argv[1] = sub_argv0;
 	ret = dps_main_parse_args(argc - 1, argv + 1, &prog, &cfg, &opts);
@@ -98,6 +142,7 @@ int dps_cmd_run(int argc, char **argv)
 end:
 	dps_main_args_fini(&opts);
 	free(descs);
+	free(actions);
 	dps_actset_destroy(set);
 	return ret;
 }

@@ -90,6 +90,12 @@ size_t dps_actset_add_thread(struct dps_actset *set, uint64_t id)
 	return set->n_threads++;
 }
 
+bool dps_actset_kind_names_thread(uint32_t kind)
+{
+	return kind == DPS_ACT_CREATE || kind == DPS_ACT_JOIN || kind == DPS_ACT_WAIT ||
+	       kind == DPS_ACT_WAKE;
+}
+
 int dps_actset_append(struct dps_actset *set, size_t t, enum dps_action_kind kind, int64_t arg,
 		      uint32_t line)
 {
@@ -97,7 +103,7 @@ int dps_actset_append(struct dps_actset *set, size_t t, enum dps_action_kind kin
 
 	if (th->n_actions == th->cap_actions) {
 		size_t cap = th->cap_actions ? th->cap_actions * 2 : 64;
-		struct dps_action *actions = realloc(th->actions, cap * sizeof(*actions));
+		struct dps_actset_action *actions = realloc(th->actions, cap * sizeof(*actions));
 
 		if (!actions) {
 			return DPS_ERR_NOMEM;
@@ -105,7 +111,13 @@ int dps_actset_append(struct dps_actset *set, size_t t, enum dps_action_kind kin
 		th->actions = actions;
 		th->cap_actions = cap;
 	}
-	th->actions[th->n_actions++] = (struct dps_action){.arg = arg, .kind = kind, .line = line};
+	th->actions[th->n_actions++] = (struct dps_actset_action){
+		.kind = kind,
+		.line = line,
+		.value = dps_actset_kind_names_thread(kind) ? 0 : arg,
+		.id = dps_actset_kind_names_thread(kind) ? (uint64_t)arg : 0,
+		.target = DPS_ACTSET_NO_THREAD,
+	};
 	set->resolved = false;
 	return DPS_OK;
 }
@@ -361,24 +373,12 @@ static int parse_delta(struct lexer *lx, const struct token *tok, int64_t *out)
 	return DPS_OK;
 }
 
-static const struct {
-	const char *word;
-	enum dps_action_kind kind;
-} keywords[] = {
-	{"run", DPS_ACT_RUN},     {"sleep", DPS_ACT_SLEEP}, {"create", DPS_ACT_CREATE},
-	{"join", DPS_ACT_JOIN},   {"wait", DPS_ACT_WAIT},   {"wake", DPS_ACT_WAKE},
-	{"heap", DPS_ACT_HEAP},   {"stack", DPS_ACT_STACK},
-};
-
-/* Keywords by kind, for messages and the writer (kept here: tools don't link libdps for it). */
+/* The keyword of a kind, for messages and the writer (dps-action.h's one table). */
 static const char *kind_word(uint32_t kind)
 {
-	for (size_t k = 0; k < sizeof(keywords) / sizeof(keywords[0]); k++) {
-		if (keywords[k].kind == kind) {
-			return keywords[k].word;
-		}
-	}
-	return "?";
+	const char *kw = dps_action_kind_name(kind);
+
+	return kw ? kw : "?";
 }
 
 static int record_col(struct actset_cols *cols, size_t idx, unsigned col)
@@ -458,9 +458,9 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 			continue;
 		}
 		first = false;
-		for (size_t k = 0; k < sizeof(keywords) / sizeof(keywords[0]); k++) {
-			if (tok_is(&kw, keywords[k].word)) {
-				kind = keywords[k].kind;
+		for (uint32_t k = 1; k <= DPS_ACT_MAX; k++) {
+			if (tok_is(&kw, dps_action_kind_name(k))) {
+				kind = (enum dps_action_kind)k;
 				break;
 			}
 		}
@@ -504,8 +504,7 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 			break;
 		default:
 			status = parse_u64(&lx, &arg, "expected a thread id (a decimal number)", &u);
-			/* Ids are stored in the int64 arg until resolve turns them into indexes. */
-			value = (int64_t)u;
+			value = (int64_t)u; /* the id: dps_actset_append stores it as such */
 			break;
 		}
 		if (status) {
@@ -880,7 +879,7 @@ static int resolve(struct dps_actset *set, const struct actset_cols *cols, struc
 		size_t rank = 0;
 
 		for (size_t a = 0; a < th->n_actions; a++) {
-			struct dps_action *act = &th->actions[a];
+			struct dps_actset_action *act = &th->actions[a];
 			const char *file;
 			unsigned line, col;
 			size_t child;
@@ -889,13 +888,13 @@ static int resolve(struct dps_actset *set, const struct actset_cols *cols, struc
 				continue;
 			}
 			describe_action(set, t, a, cols, &file, &line, &col);
-			child = find_in_index(ix, n, (uint64_t)act->arg);
+			child = find_in_index(ix, n, act->id);
 			if (child == DPS_ACTSET_NO_THREAD) {
 				dps_diag_set(diag, file, line, col,
 					     "create of thread %" PRIu64
 					     " which has no action file: expected %" PRIu64
 					     ".act in the set",
-					     (uint64_t)act->arg, (uint64_t)act->arg);
+					     act->id, act->id);
 				goto end;
 			}
 			if (child == t) {
@@ -913,7 +912,7 @@ static int resolve(struct dps_actset *set, const struct actset_cols *cols, struc
 					     "thread %" PRIu64
 					     " is created twice (first at %s:%u); expected one "
 					     "create per thread",
-					     (uint64_t)act->arg, f0 ? f0 : "?", l0);
+					     act->id, f0 ? f0 : "?", l0);
 				goto end;
 			}
 			set->threads[child].parent = t;
@@ -970,7 +969,7 @@ static int resolve(struct dps_actset *set, const struct actset_cols *cols, struc
 				if (th->actions[a].kind != DPS_ACT_CREATE) {
 					continue;
 				}
-				c = find_in_index(ix, n, (uint64_t)th->actions[a].arg);
+				c = find_in_index(ix, n, th->actions[a].id);
 				if (!reached[c]) {
 					reached[c] = true;
 					stack[sp++] = c;
@@ -999,7 +998,7 @@ static int resolve(struct dps_actset *set, const struct actset_cols *cols, struc
 		struct dps_actset_thread *th = &set->threads[t];
 
 		for (size_t a = 0; a < th->n_actions; a++) {
-			struct dps_action *act = &th->actions[a];
+			struct dps_actset_action *act = &th->actions[a];
 			const char *file;
 			unsigned line, col;
 			size_t other;
@@ -1009,10 +1008,9 @@ static int resolve(struct dps_actset *set, const struct actset_cols *cols, struc
 				continue;
 			}
 			describe_action(set, t, a, cols, &file, &line, &col);
-			other = find_in_index(ix, n, (uint64_t)act->arg);
+			other = find_in_index(ix, n, act->id);
 			if (act->kind != DPS_ACT_CREATE) {
-				snprintf(thread_name, sizeof(thread_name), "%" PRIu64,
-					 (uint64_t)act->arg);
+				snprintf(thread_name, sizeof(thread_name), "%" PRIu64, act->id);
 				if (other == DPS_ACTSET_NO_THREAD) {
 					dps_diag_set(diag, file, line, col,
 						     "%s of thread %s which is never created: "
@@ -1035,7 +1033,7 @@ static int resolve(struct dps_actset *set, const struct actset_cols *cols, struc
 					goto end;
 				}
 			}
-			act->arg = (int64_t)other;
+			act->target = other;
 		}
 	}
 	set->root = root;
@@ -1292,12 +1290,6 @@ const char *dps_actset_format_us(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-/* Thread reference argument as an id, whether the set is resolved or not. */
-static uint64_t ref_id(const struct dps_actset *set, const struct dps_action *a)
-{
-	return set->resolved ? set->threads[(size_t)a->arg].id : (uint64_t)a->arg;
-}
-
 int dps_actset_write_thread(const struct dps_actset *set, size_t t, FILE *out)
 {
 	const struct dps_actset_thread *th = &set->threads[t];
@@ -1305,21 +1297,21 @@ int dps_actset_write_thread(const struct dps_actset *set, size_t t, FILE *out)
 
 	fprintf(out, "dps-actions %d\n", DPS_ACTSET_FORMAT_VERSION);
 	for (size_t a = 0; a < th->n_actions; a++) {
-		const struct dps_action *act = &th->actions[a];
+		const struct dps_actset_action *act = &th->actions[a];
 		const char *kw = kind_word(act->kind);
 
 		switch (act->kind) {
 		case DPS_ACT_RUN:
 		case DPS_ACT_SLEEP:
-			fprintf(out, "%s %s\n", kw, dps_actset_format_us((uint64_t)act->arg, buf,
-									 sizeof(buf)));
+			fprintf(out, "%s %s\n", kw,
+				dps_actset_format_us((uint64_t)act->value, buf, sizeof(buf)));
 			break;
 		case DPS_ACT_HEAP:
 		case DPS_ACT_STACK:
-			fprintf(out, "%s %+" PRId64 "\n", kw, act->arg);
+			fprintf(out, "%s %+" PRId64 "\n", kw, act->value);
 			break;
 		default:
-			fprintf(out, "%s %" PRIu64 "\n", kw, ref_id(set, act));
+			fprintf(out, "%s %" PRIu64 "\n", kw, act->id);
 			break;
 		}
 	}
@@ -1459,21 +1451,3 @@ int dps_actset_write_dir(const struct dps_actset *set, const char *dir, struct d
 	return write_atomically(dir, DPS_ACTSET_MANIFEST_NAME, set, DPS_ACTSET_NO_THREAD, diag);
 }
 
-void dps_actset_program(const struct dps_actset *set, struct dps_thread_desc *descs,
-			struct dps_program *prog)
-{
-	for (size_t t = 0; t < set->n_threads; t++) {
-		descs[t] = (struct dps_thread_desc){
-			.id = set->threads[t].id,
-			.name = set->threads[t].comm,
-			.actions = set->threads[t].actions,
-			.n_actions = set->threads[t].n_actions,
-		};
-	}
-	*prog = (struct dps_program){
-		.name = set->dir,
-		.threads = descs,
-		.n_threads = set->n_threads,
-		.root = set->root,
-	};
-}

@@ -14,7 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <dps/dps.h>
+#include <dps/dps-action.h>
+#include <dps/dps-status.h>
 
 #include "diag.h"
 
@@ -22,11 +23,28 @@
 #define DPS_ACTSET_MANIFEST_NAME "manifest"
 #define DPS_ACTSET_NO_THREAD SIZE_MAX
 
+/*
+ * One action as the set holds it. A thread is referred to by its id, as written; its index
+ * in the set is a separate field that dps_actset_resolve() fills, so the two never share a
+ * member. The runtime's struct dps_action (an index in `arg`) is made from this only when a
+ * set becomes a program (simgen's tables, dps run).
+ */
+struct dps_actset_action {
+	uint32_t kind;		/* enum dps_action_kind */
+	uint32_t line;		/* line in its .act file (0: built in memory) */
+	int64_t value;		/* run, sleep: ns; heap, stack: signed bytes; otherwise 0 */
+	uint64_t id;		/* create, join, wait, wake: the other thread's id; otherwise 0 */
+	size_t target;		/* create, join, wait, wake: the other thread's index, set by
+				 * dps_actset_resolve(); DPS_ACTSET_NO_THREAD before and otherwise */
+};
+
+/* Whether an action of this kind names another thread (create, join, wait, wake). */
+bool dps_actset_kind_names_thread(uint32_t kind);
+
 struct dps_actset_thread {
 	uint64_t id;			/* from the file name <id>.act */
 	char *path;			/* owned: the file it came from (NULL if built in memory) */
-	struct dps_action *actions;	/* owned; create/join/wait/wake args are thread indexes
-					 * after dps_actset_resolve(), ids before */
+	struct dps_actset_action *actions;	/* owned */
 	size_t n_actions;
 	size_t cap_actions;
 
@@ -63,7 +81,8 @@ void dps_actset_destroy(struct dps_actset *set);
 
 /* Adds a thread with this id; returns its index or DPS_ACTSET_NO_THREAD on ENOMEM. */
 size_t dps_actset_add_thread(struct dps_actset *set, uint64_t id);
-/* Appends an action to thread index t; returns DPS_OK or DPS_ERR_NOMEM. */
+/* Appends an action to thread index t: arg is the other thread's id for create, join, wait
+ * and wake, the value (ns, bytes) otherwise. Returns DPS_OK or DPS_ERR_NOMEM. */
 int dps_actset_append(struct dps_actset *set, size_t t, enum dps_action_kind kind, int64_t arg,
 		      uint32_t line);
 /* Index of the thread with this id, or DPS_ACTSET_NO_THREAD. */
@@ -98,10 +117,5 @@ int dps_actset_write_thread(const struct dps_actset *set, size_t t, FILE *out);
 /* Formats a duration in ns the way action files write it ("54", "0.85", "12.5"): integer µs
  * when exact, else a µs fraction with ns precision. buf must hold 32 bytes. */
 const char *dps_actset_format_us(uint64_t ns, char *buf, size_t len);
-
-/* A view of the set as a program for dps_play (borrowed from the set; valid while it lives).
- * Fills descs (n_threads entries, caller-allocated). The set must be resolved. */
-void dps_actset_program(const struct dps_actset *set, struct dps_thread_desc *descs,
-			struct dps_program *prog);
 
 #endif /* DPS_COMMON_ACTSET_H */

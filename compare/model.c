@@ -183,16 +183,12 @@ static struct wake_queue *get_wake_queue(struct play *pl, size_t waker, size_t w
 	return q;
 }
 
-/* The keyword of an action (the runtime's table is not linked into the tools). */
+/* The keyword of an action (dps-action.h's one table). */
 static const char *action_keyword(uint32_t kind)
 {
-	static const char *const names[] = {
-		[DPS_ACT_RUN] = "run", [DPS_ACT_SLEEP] = "sleep", [DPS_ACT_CREATE] = "create",
-		[DPS_ACT_JOIN] = "join", [DPS_ACT_WAIT] = "wait", [DPS_ACT_WAKE] = "wake",
-		[DPS_ACT_HEAP] = "heap", [DPS_ACT_STACK] = "stack",
-	};
+	const char *kw = dps_action_kind_name(kind);
 
-	return kind < sizeof(names) / sizeof(names[0]) && names[kind] ? names[kind] : "?";
+	return kw ? kw : "?";
 }
 
 static void push_ready(struct play *pl, size_t t)
@@ -224,27 +220,28 @@ static void release_waiters(struct play *pl, size_t on)
 	}
 }
 
-static int check_target(struct play *pl, size_t t, const struct dps_action *a)
+static int check_target(struct play *pl, size_t t, const struct dps_actset_action *a)
 {
 	const struct dps_actset_thread *st = &pl->set->threads[t];
 
-	if (a->arg < 0 || (uint64_t)a->arg >= pl->set->n_threads || (size_t)a->arg == t) {
+	if (a->target >= pl->set->n_threads || a->target == t) {
 		dps_diag_set(pl->diag, st->path ? st->path : "(set)", a->line, 0,
-			     "%s names no other thread of the set (index %lld)",
-			     action_keyword(a->kind), (long long)a->arg);
+			     "%s names no other thread of the set (thread %llu)",
+			     action_keyword(a->kind), (unsigned long long)a->id);
 		return DPS_ERR_INVAL;
 	}
 	return DPS_OK;
 }
 
 /* Plays one action of thread t. Sets *parked when the thread must wait (pc not advanced). */
-static int play_action(struct play *pl, size_t t, const struct dps_action *a, bool *parked)
+static int play_action(struct play *pl, size_t t, const struct dps_actset_action *a,
+		       bool *parked)
 {
 	struct play_thread *p = &pl->pt[t];
 	struct analyzer_thread *th = &pl->res->threads[t];
 	struct wake_queue *q;
-	size_t o = (size_t)a->arg;
-	uint64_t d = (uint64_t)a->arg;
+	size_t o = a->target;
+	uint64_t d = (uint64_t)a->value;
 	int ret = DPS_OK;
 
 	switch (a->kind) {
@@ -340,11 +337,11 @@ static int play_action(struct play *pl, size_t t, const struct dps_action *a, bo
 		}
 		break;
 	case DPS_ACT_HEAP:
-		p->heap += a->arg;
+		p->heap += a->value;
 		ret = compare_model_add_mem(th, p->t, p->heap, p->stack);
 		break;
 	case DPS_ACT_STACK:
-		p->stack += a->arg;
+		p->stack += a->value;
 		ret = compare_model_add_mem(th, p->t, p->heap, p->stack);
 		break;
 	default:
@@ -413,7 +410,7 @@ static void describe_deadlock(struct play *pl)
 
 	for (size_t i = 0; i < set->n_threads; i++) {
 		const struct dps_actset_thread *st = &set->threads[i];
-		const struct dps_action *a;
+		const struct dps_actset_action *a;
 
 		if (pl->pt[i].state != PLAY_BLOCKED) {
 			continue;

@@ -122,19 +122,19 @@ static int check_set(const struct dps_actset *set, struct dps_diag *diag)
 		const struct dps_actset_thread *th = &set->threads[t];
 
 		for (size_t i = 0; i < th->n_actions; i++) {
-			const struct dps_action *a = &th->actions[i];
+			const struct dps_actset_action *a = &th->actions[i];
 			bool ok;
 
 			switch (a->kind) {
 			case DPS_ACT_RUN:
 			case DPS_ACT_SLEEP:
-				ok = a->arg >= 0;
+				ok = a->value >= 0;
 				break;
 			case DPS_ACT_CREATE:
 			case DPS_ACT_JOIN:
 			case DPS_ACT_WAIT:
 			case DPS_ACT_WAKE:
-				ok = a->arg >= 0 && (uint64_t)a->arg < set->n_threads;
+				ok = a->target < set->n_threads;
 				break;
 			case DPS_ACT_HEAP:
 			case DPS_ACT_STACK:
@@ -147,8 +147,9 @@ static int check_set(const struct dps_actset *set, struct dps_diag *diag)
 			if (!ok) {
 				dps_diag_set(diag, th->path, a->line, 0,
 					     "simgen: action %zu of thread %" PRIu64
-					     " (kind %" PRIu32 ", arg %" PRId64 ") is out of range",
-					     i, th->id, a->kind, a->arg);
+					     " (kind %" PRIu32 ", value %" PRId64 ", thread %" PRIu64
+					     ") is out of range",
+					     i, th->id, a->kind, a->value, a->id);
 				goto end;
 			}
 		}
@@ -247,19 +248,12 @@ static void write_thread_comment(const struct dps_actset *set, size_t t, FILE *o
 	fprintf(out, "\n */\n");
 }
 
-/* The action-file keyword of a kind (check_set() has validated it). Kept here rather than
- * calling libdps's dps_action_kind_name() so the generator does not link the runtime. */
+/* The action-file keyword of a kind (check_set() has validated it). */
 static const char *get_keyword(uint32_t kind)
 {
-	static const char *const keywords[] = {
-		[DPS_ACT_RUN] = "run",		[DPS_ACT_SLEEP] = "sleep",
-		[DPS_ACT_CREATE] = "create",	[DPS_ACT_JOIN] = "join",
-		[DPS_ACT_WAIT] = "wait",	[DPS_ACT_WAKE] = "wake",
-		[DPS_ACT_HEAP] = "heap",	[DPS_ACT_STACK] = "stack",
-	};
+	const char *kw = dps_action_kind_name(kind);
 
-	return kind < sizeof(keywords) / sizeof(keywords[0]) && keywords[kind] ? keywords[kind]
-									       : "?";
+	return kw ? kw : "?";
 }
 
 /* Appends the decimal digits of v at p; returns the new end. The writers below replace
@@ -321,8 +315,10 @@ static char *put_us(char *p, uint64_t ns)
 
 /* One table row: the initializer, padded so the comments line up (the table reads like the
  * .act file beside it), and the action in .act syntax. */
-static void write_action(const struct dps_actset *set, const struct dps_action *a, FILE *out)
+static void write_action(const struct dps_actset_action *a, FILE *out)
 {
+	/* the played action's arg: the other thread's index, or the value (ns, bytes) */
+	int64_t arg = dps_actset_kind_names_thread(a->kind) ? (int64_t)a->target : a->value;
 	char line[160];
 	char *p = line, *start;
 
@@ -330,7 +326,7 @@ static void write_action(const struct dps_actset *set, const struct dps_action *
 	start = p;
 	*p++ = '{';
 	/* -9223372036854775808 would be the negation of a constant too big for int64. */
-	p = a->arg == INT64_MIN ? put_str(p, "INT64_MIN") : put_i64(p, a->arg, false);
+	p = arg == INT64_MIN ? put_str(p, "INT64_MIN") : put_i64(p, arg, false);
 	p = put_str(p, ", ");
 	p = put_u64(p, a->kind);
 	p = put_str(p, ", ");
@@ -345,15 +341,15 @@ static void write_action(const struct dps_actset *set, const struct dps_action *
 	switch (a->kind) {
 	case DPS_ACT_RUN:
 	case DPS_ACT_SLEEP:
-		p = put_us(p, (uint64_t)a->arg);
+		p = put_us(p, (uint64_t)a->value);
 		break;
 	case DPS_ACT_HEAP:
 	case DPS_ACT_STACK:
-		p = a->arg == INT64_MIN ? put_str(p, "-9223372036854775808")
-					: put_i64(p, a->arg, true);
+		p = a->value == INT64_MIN ? put_str(p, "-9223372036854775808")
+					  : put_i64(p, a->value, true);
 		break;
 	default:
-		p = put_u64(p, set->threads[a->arg].id);
+		p = put_u64(p, a->id);
 		break;
 	}
 	p = put_str(p, " */\n");
@@ -372,7 +368,7 @@ static void write_table(const struct dps_actset *set, size_t t, const char *stor
 	}
 	fprintf(out, "%sconst struct dps_action actions_%" PRIu64 "[] = {\n", storage, th->id);
 	for (size_t i = 0; i < th->n_actions; i++) {
-		write_action(set, &th->actions[i], out);
+		write_action(&th->actions[i], out);
 	}
 	fprintf(out, "};\n");
 }

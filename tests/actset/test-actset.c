@@ -218,8 +218,15 @@ ParameterizedTest(struct good_set *c, actset, good_sets_load, .init = make_dir, 
 	cr_assert_eq(t0->n_actions, c->n_acts);
 	for (size_t i = 0; i < c->n_acts; i++) {
 		cr_assert_eq(t0->actions[i].kind, c->acts[i].kind, "action %zu", i);
-		cr_assert_eq(t0->actions[i].arg, c->acts[i].arg, "action %zu: %lld", i,
-			     (long long)t0->actions[i].arg);
+		if (dps_actset_kind_names_thread(t0->actions[i].kind)) {
+			/* the index is resolved, the id kept as written */
+			cr_assert_eq(t0->actions[i].target, (size_t)c->acts[i].arg, "action %zu", i);
+			cr_assert_eq(set->threads[t0->actions[i].target].id, t0->actions[i].id,
+				     "action %zu", i);
+		} else {
+			cr_assert_eq(t0->actions[i].value, c->acts[i].arg, "action %zu: %lld", i,
+				     (long long)t0->actions[i].value);
+		}
 		cr_assert_gt(t0->actions[i].line, 0);
 	}
 	dps_actset_destroy(set);
@@ -244,26 +251,33 @@ Test(actset, empty_directory_has_no_thread, .init = make_dir, .fini = remove_dir
 	cr_assert_not_null(strstr(diag.msg, "no thread"), "%s", diag.msg);
 }
 
-Test(actset, program_view_matches_the_set, .init = make_dir, .fini = remove_dir)
+/* A reference keeps the id it was written with; resolving adds the index beside it, so a
+ * resolved set still writes the ids (ids and indexes once shared one member). */
+Test(actset, references_keep_their_id_and_gain_an_index, .init = make_dir, .fini = remove_dir)
 {
 	static const struct file files[MAX_FILES] = {
-	    {"5.act", "create 6\njoin 6\n"},
-	    {"6.act", "run 10\n"},
-	    {"manifest", "dps-manifest 1\nroot 5\nthread 6 comm \"worker\"\n"},
+	    {"5.act", "create 60\njoin 60\n"},
+	    {"60.act", "run 10\n"},
+	    {"manifest", "dps-manifest 1\nroot 5\nthread 60 comm \"worker\"\n"},
 	};
 	struct dps_actset *set = NULL;
-	struct dps_thread_desc descs[2];
-	struct dps_program prog;
 	struct dps_diag diag;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
 
 	write_files(files);
 	cr_assert_eq(dps_actset_load_dir(dir, &set, &diag), DPS_OK, "%s", diag.msg);
-	dps_actset_program(set, descs, &prog);
-	cr_assert_eq(prog.n_threads, 2);
-	cr_assert_eq(prog.threads[prog.root].id, 5);
-	cr_assert_str_eq(prog.threads[1].name, "worker");
-	cr_assert_eq(prog.threads[0].actions[0].kind, DPS_ACT_CREATE);
-	cr_assert_eq(prog.threads[0].actions[0].arg, 1);
+	cr_assert_eq(set->threads[set->root].id, 5);
+	cr_assert_eq(set->threads[set->root].actions[0].kind, DPS_ACT_CREATE);
+	cr_assert_eq(set->threads[set->root].actions[0].id, 60);
+	cr_assert_eq(set->threads[set->threads[set->root].actions[0].target].id, 60);
+	cr_assert_str_eq(set->threads[set->threads[set->root].actions[0].target].comm, "worker");
+	mem = open_memstream(&text, &len);
+	cr_assert_eq(dps_actset_write_thread(set, set->root, mem), DPS_OK);
+	fclose(mem);
+	cr_assert_not_null(strstr(text, "create 60\njoin 60\n"), "%s", text);
+	free(text);
 	dps_actset_destroy(set);
 }
 
@@ -287,7 +301,8 @@ Test(actset, write_then_load_round_trips, .init = make_dir, .fini = remove_dir)
 		cr_assert_eq(b->threads[t].n_actions, a->threads[t].n_actions);
 		for (size_t i = 0; i < a->threads[t].n_actions; i++) {
 			cr_assert_eq(b->threads[t].actions[i].kind, a->threads[t].actions[i].kind);
-			cr_assert_eq(b->threads[t].actions[i].arg, a->threads[t].actions[i].arg);
+			cr_assert_eq(b->threads[t].actions[i].value, a->threads[t].actions[i].value);
+			cr_assert_eq(b->threads[t].actions[i].id, a->threads[t].actions[i].id);
 		}
 	}
 	dps_actset_destroy(a);

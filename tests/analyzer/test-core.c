@@ -130,14 +130,6 @@ static const struct analyzer_thread *thread(int64_t tid)
 	return NULL;
 }
 
-static const char *kind_name(uint32_t kind)
-{
-	static const char *const names[] = {"?",    "run",  "sleep", "create", "join",
-					    "wait", "wake", "heap",  "stack"};
-
-	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
-}
-
 /* The actions of thread tid as text, e.g. "run 1000; sleep 2000; run 900". */
 static const char *actions(int64_t tid)
 {
@@ -154,20 +146,20 @@ static const char *actions(int64_t tid)
 	cr_assert_not_null(t, "thread %" PRId64 " not in the action set", tid);
 	buf[0] = '\0';
 	for (size_t a = 0; a < t->n_actions; a++) {
-		const struct dps_action *act = &t->actions[a];
-		const char *kw = kind_name(act->kind);
+		const struct dps_actset_action *act = &t->actions[a];
+		const char *kw = dps_action_kind_name(act->kind);
 
 		switch (act->kind) {
 		case DPS_ACT_RUN:
 		case DPS_ACT_SLEEP:
-			dps_actset_format_us((uint64_t)act->arg, num, sizeof(num));
+			dps_actset_format_us((uint64_t)act->value, num, sizeof(num));
 			break;
 		case DPS_ACT_HEAP:
 		case DPS_ACT_STACK:
-			snprintf(num, sizeof(num), "%+" PRId64, act->arg);
+			snprintf(num, sizeof(num), "%+" PRId64, act->value);
 			break;
 		default:
-			snprintf(num, sizeof(num), "%" PRIu64, res->actset->threads[act->arg].id);
+			snprintf(num, sizeof(num), "%" PRIu64, act->id);
 			break;
 		}
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s %s", a ? "; " : "", kw,

@@ -37,10 +37,15 @@ static const struct dps_actset_thread *set_thread(const struct analyzer_result *
 }
 
 /* Index of the first action kind/arg (arg -1: any) at or after from, or -1. */
+/* The first action of this kind from `from` on whose other thread's index (create, join,
+ * wait, wake) or value (the others) is arg; any with arg < 0 for a reference. */
 static long find_action(const struct dps_actset_thread *t, size_t from, uint32_t kind, int64_t arg)
 {
 	for (size_t a = from; a < t->n_actions; a++) {
-		if (t->actions[a].kind == kind && (arg < 0 || t->actions[a].arg == arg)) {
+		const struct dps_actset_action *x = &t->actions[a];
+		int64_t v = dps_actset_kind_names_thread(x->kind) ? (int64_t)x->target : x->value;
+
+		if (x->kind == kind && (arg < 0 || v == arg)) {
 			return (long)a;
 		}
 	}
@@ -128,8 +133,8 @@ Test(live, record_then_analyze_a_known_program, .timeout = 240)
 		      "%s busy %" PRIu64, wt->comm, wt->stats.busy_ns);
 		sleeps = 0;
 		for (size_t x = 0; x < ws->n_actions; x++) {
-			if (ws->actions[x].kind == DPS_ACT_SLEEP && ws->actions[x].arg > 15000000 &&
-			    ws->actions[x].arg < 60000000) {
+			if (ws->actions[x].kind == DPS_ACT_SLEEP && ws->actions[x].value > 15000000 &&
+			    ws->actions[x].value < 60000000) {
 				sleeps++;
 			}
 		}

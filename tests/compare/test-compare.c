@@ -634,7 +634,7 @@ Test(compare, random_sets_keep_the_ideal_machine_invariants, .timeout = 60)
 
 				for (size_t a = 0; a < pt->n_actions; a++) {
 					if (pt->actions[a].kind == DPS_ACT_CREATE &&
-					    pt->actions[a].arg == (int64_t)i + 1) {
+					    pt->actions[a].id == i + 1) {
 						cr_assert_eq(dps_actset_append(set, p, DPS_ACT_JOIN,
 									       (int64_t)i + 1, 0),
 							     0);

@@ -94,13 +94,13 @@ Test(memory_analyze, ls_ust_heap_curve_matches_the_trace)
 	set = analyze(trace, "5035", out);
 	ls = thread_by_id(set, 5035);
 	for (size_t i = 0; i < ls->n_actions; i++) {
-		const struct dps_action *a = &ls->actions[i];
+		const struct dps_actset_action *a = &ls->actions[i];
 
 		if (a->kind == DPS_ACT_HEAP) {
-			heap += a->arg;
+			heap += a->value;
 			peak = heap > peak ? heap : peak;
 		} else if (a->kind == DPS_ACT_STACK) {
-			stack += a->arg;
+			stack += a->value;
 			n_stack++;
 			cr_expect_geq(stack, 0, "stack below its start at action %zu", i);
 		}
@@ -121,7 +121,7 @@ static size_t heap_actions(const struct dps_actset_thread *t, int64_t *out, size
 
 	for (size_t i = 0; i < t->n_actions && n < cap; i++) {
 		if (t->actions[i].kind == DPS_ACT_HEAP) {
-			out[n++] = t->actions[i].arg;
+			out[n++] = t->actions[i].value;
 		}
 	}
 	return n;
@@ -147,16 +147,16 @@ static void longest_equal_rises(const struct dps_actset_thread *t, size_t *count
 	*count = 0;
 	*size = 0;
 	for (size_t i = 0; i < t->n_actions; i++) {
-		const struct dps_action *a = &t->actions[i];
+		const struct dps_actset_action *a = &t->actions[i];
 
 		if (a->kind != DPS_ACT_STACK) {
 			continue;
 		}
-		run_len = a->arg > 0 && a->arg == last ? run_len + 1 : 1;
-		last = a->arg;
-		if (a->arg > 0 && run_len > *count) {
+		run_len = a->value > 0 && a->value == last ? run_len + 1 : 1;
+		last = a->value;
+		if (a->value > 0 && run_len > *count) {
 			*count = run_len;
-			*size = a->arg;
+			*size = a->value;
 		}
 	}
 }

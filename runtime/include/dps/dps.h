@@ -27,25 +27,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <dps/dps-action.h>
+#include <dps/dps-status.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/** Status codes: OK is 0, errors are negative and errno-like. */
-enum dps_status {
-	DPS_OK = 0,
-	DPS_ERROR = -1,		/* generic failure */
-	DPS_ERR_NOENT = -2,	/* file or thread not found */
-	DPS_ERR_IO = -5,	/* read/write failure */
-	DPS_ERR_AGAIN = -11,	/* a thread could not be created (the play was aborted) */
-	DPS_ERR_NOMEM = -12,	/* allocation failure */
-	DPS_ERR_INVAL = -22,	/* bad input (file:line:col in the diagnostic) */
-	DPS_ERR_RANGE = -34,	/* number out of range */
-	DPS_ERR_DEADLK = -35,	/* every live thread blocked on a wait/join nothing can end */
-};
-
-/* A short English description of a status ("deadlock: ..."); never NULL. */
-const char *dps_status_string(int status);
 
 /** Run modes of the system-influencing PSF. */
 enum dps_run_mode {
@@ -135,25 +122,6 @@ void dps_work_loops(uint64_t loops);
  * Action player: per-thread action lists in memory, played with the PSFs above. Generated
  * programs hold these as static tables; dps run builds them from an action set.
  */
-enum dps_action_kind {
-	DPS_ACT_RUN = 1,	/* arg: ns of run */
-	DPS_ACT_SLEEP = 2,	/* arg: ns of sleep */
-	DPS_ACT_CREATE = 3,	/* arg: index of the thread to start */
-	DPS_ACT_JOIN = 4,	/* arg: index of the thread to wait for */
-	DPS_ACT_WAIT = 5,	/* arg: index of the waker; consumes one wake from it */
-	DPS_ACT_WAKE = 6,	/* arg: index of the sleeper; gives it one wake */
-	DPS_ACT_HEAP = 7,	/* arg: signed change of the heap in use, bytes */
-	DPS_ACT_STACK = 8,	/* arg: signed change of the stack depth, bytes */
-};
-
-const char *dps_action_kind_name(enum dps_action_kind kind);
-
-struct dps_action {
-	int64_t arg;
-	uint32_t kind;		/* enum dps_action_kind */
-	uint32_t line;		/* line in the source .act file (0 = unknown), for events */
-};
-
 struct dps_thread_desc {
 	uint64_t id;			/* the action-set id (the <id>.act file name) */
 	const char *name;		/* recorded thread name (comm); NULL = "dps-<id>" */
