@@ -10,7 +10,7 @@ clang -g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
     -I"$here/analyzer" -I"$here/common" -I"$here/runtime/include" \
     $(pkg-config --cflags glib-2.0) \
     "$here/tests/analyzer/fuzz-core.c" "$here"/analyzer/{core,threads,sched,memory,dps-events,select,joins,actions,result}.c \
-    "$here/common/actset.c" "$here/common/diag.c" "$here/common/text-out.c" \
+    "$here"/common/{actset,actset-parse,actset-write,diag,text-out}.c \
     $(pkg-config --libs glib-2.0) -o "$out/fuzz-core"
 mkdir -p "$out/corpus"
 "$out/fuzz-core" -max_total_time="$secs" -max_len=4096 "$out/corpus"

@@ -1,0 +1,873 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Loading an action set: the lexer, the action files' grammar and the manifest's
+ * (doc/action-format.md), and the directory walk. Every error names file:line:column and what
+ * was expected.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "actset-internal.h"
+
+/*
+ * Lexer: one line at a time, tokens separated by blanks, '#' starts a comment.
+ */
+struct lexer {
+	const char *name;	/* file name for messages */
+	const char *p;		/* current position */
+	const char *line_start;
+	const char *end;
+	unsigned line;
+	struct dps_diag *diag;
+};
+
+struct token {
+	const char *s;
+	size_t len;
+	unsigned col;
+};
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+static unsigned lexer_col(const struct lexer *lx, const char *at)
+{
+	return (unsigned)(at - lx->line_start) + 1;
+}
+
+/* Next token on the current line; false at end of line or comment. Strings ("...") are one
+ * token including the quotes. */
+static bool lexer_next(struct lexer *lx, struct token *tok)
+{
+	const char *s;
+
+	while (lx->p < lx->end && is_blank(*lx->p)) {
+		lx->p++;
+	}
+	if (lx->p >= lx->end || *lx->p == '\n' || *lx->p == '#') {
+		return false;
+	}
+	s = lx->p;
+	if (*s == '"') {
+		lx->p++;
+		while (lx->p < lx->end && *lx->p != '"' && *lx->p != '\n') {
+			if (*lx->p == '\\' && lx->p + 1 < lx->end && lx->p[1] != '\n') {
+				lx->p++;
+			}
+			lx->p++;
+		}
+		if (lx->p < lx->end && *lx->p == '"') {
+			lx->p++;
+		}
+	} else {
+		while (lx->p < lx->end && !is_blank(*lx->p) && *lx->p != '\n' && *lx->p != '#') {
+			lx->p++;
+		}
+	}
+	tok->s = s;
+	tok->len = (size_t)(lx->p - s);
+	tok->col = lexer_col(lx, s);
+	return true;
+}
+
+/* Skips to the start of the next line; false at end of input. */
+static bool lexer_next_line(struct lexer *lx)
+{
+	while (lx->p < lx->end && *lx->p != '\n') {
+		lx->p++;
+	}
+	if (lx->p >= lx->end) {
+		return false;
+	}
+	lx->p++;
+	lx->line++;
+	lx->line_start = lx->p;
+	return lx->p < lx->end;
+}
+
+/* Column just after the last token, for "expected X" at end of line. */
+static unsigned lexer_eol_col(const struct lexer *lx)
+{
+	const char *q = lx->p;
+
+	while (q > lx->line_start && is_blank(q[-1])) {
+		q--;
+	}
+	return lexer_col(lx, q) + 1;
+}
+
+static bool tok_is(const struct token *tok, const char *word)
+{
+	size_t n = strlen(word);
+
+	return tok->len == n && !memcmp(tok->s, word, n);
+}
+
+static int lex_error(struct lexer *lx, unsigned col, const char *fmt, const struct token *tok)
+{
+	if (tok) {
+		int n = tok->len > 40 ? 40 : (int)tok->len;
+
+		dps_diag_set(lx->diag, lx->name, lx->line, col, "%s, got '%.*s'", fmt, n, tok->s);
+	} else {
+		dps_diag_set(lx->diag, lx->name, lx->line, col, "%s", fmt);
+	}
+	return DPS_ERR_INVAL;
+}
+
+/* Parses an unsigned decimal integer token. */
+static int parse_u64(struct lexer *lx, const struct token *tok, const char *what, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!tok->len) {
+		return lex_error(lx, tok->col, what, tok);
+	}
+	for (size_t i = 0; i < tok->len; i++) {
+		unsigned d;
+
+		if (tok->s[i] < '0' || tok->s[i] > '9') {
+			if (tok->s[i] == '-' && i == 0) {
+				return lex_error(lx, tok->col, "expected a non-negative number", tok);
+			}
+			return lex_error(lx, tok->col + (unsigned)i, what, tok);
+		}
+		d = (unsigned)(tok->s[i] - '0');
+		if (v > (UINT64_MAX - d) / 10) {
+			return lex_error(lx, tok->col, "number too large (at most 2^64-1)", tok);
+		}
+		v = v * 10 + d;
+	}
+	*out = v;
+	return DPS_OK;
+}
+
+/*
+ * Duration: digits ["." digits] [ns|us|ms|s], default unit µs. Stored in ns; more precision
+ * than 1 ns, or more than 2^64-1 ns, is an error.
+ */
+static int parse_duration(struct lexer *lx, const struct token *tok, uint64_t *out_ns)
+{
+	static const char expected[] =
+		"expected a duration: digits with an optional fraction and unit (ns, us, ms, s)";
+	const char *s = tok->s, *end = tok->s + tok->len;
+	const char *unit;
+	uint64_t whole = 0, frac = 0, scale, frac_div = 1, ns;
+	unsigned frac_digits = 0;
+	size_t unit_len;
+
+	if (s < end && *s == '-') {
+		return lex_error(lx, tok->col, "expected a non-negative duration", tok);
+	}
+	if (s >= end || *s < '0' || *s > '9') {
+		return lex_error(lx, tok->col, expected, tok);
+	}
+	while (s < end && *s >= '0' && *s <= '9') {
+		unsigned d = (unsigned)(*s - '0');
+
+		if (whole > (UINT64_MAX - d) / 10) {
+			return lex_error(lx, tok->col, "duration too large (at most 2^64-1 ns)", tok);
+		}
+		whole = whole * 10 + d;
+		s++;
+	}
+	if (s < end && *s == '.') {
+		s++;
+		if (s >= end || *s < '0' || *s > '9') {
+			return lex_error(lx, tok->col + (unsigned)(s - tok->s), expected, tok);
+		}
+		while (s < end && *s >= '0' && *s <= '9') {
+			if (frac_digits == 18) {
+				return lex_error(lx, tok->col, "too many fraction digits", tok);
+			}
+			frac = frac * 10 + (uint64_t)(*s - '0');
+			frac_div *= 10;
+			frac_digits++;
+			s++;
+		}
+	}
+	unit = s;
+	unit_len = (size_t)(end - s);
+	if (unit_len == 0 || (unit_len == 2 && !memcmp(unit, "us", 2))) {
+		scale = 1000;
+	} else if (unit_len == 2 && !memcmp(unit, "ns", 2)) {
+		scale = 1;
+	} else if (unit_len == 2 && !memcmp(unit, "ms", 2)) {
+		scale = 1000000;
+	} else if (unit_len == 1 && *unit == 's') {
+		scale = 1000000000;
+	} else {
+		return lex_error(lx, tok->col + (unsigned)(unit - tok->s),
+				 "expected a unit: ns, us, ms or s", tok);
+	}
+	if (whole > UINT64_MAX / scale) {
+		return lex_error(lx, tok->col, "duration too large (at most 2^64-1 ns)", tok);
+	}
+	ns = whole * scale;
+	if (frac) {
+		/* frac / frac_div * scale must be a whole number of ns. */
+		unsigned __int128 f = (unsigned __int128)frac * scale;
+
+		if (f % frac_div) {
+			return lex_error(lx, tok->col, "duration finer than 1 ns", tok);
+		}
+		f /= frac_div;
+		if (f > UINT64_MAX - ns) {
+			return lex_error(lx, tok->col, "duration too large (at most 2^64-1 ns)", tok);
+		}
+		ns += (uint64_t)f;
+	}
+	*out_ns = ns;
+	return DPS_OK;
+}
+
+static int parse_delta(struct lexer *lx, const struct token *tok, int64_t *out)
+{
+	struct token digits = *tok;
+	bool neg = false;
+	uint64_t v;
+	int status;
+
+	if (digits.len && (digits.s[0] == '+' || digits.s[0] == '-')) {
+		neg = digits.s[0] == '-';
+		digits.s++;
+		digits.len--;
+		digits.col++;
+	}
+	if (!digits.len) {
+		return lex_error(lx, tok->col, "expected a byte count like +4096 or -4096", tok);
+	}
+	status = parse_u64(lx, &digits, "expected a byte count like +4096 or -4096", &v);
+	if (status) {
+		return status;
+	}
+	if (v > (uint64_t)INT64_MAX) {
+		return lex_error(lx, tok->col, "byte count out of range (at most 2^63-1)", tok);
+	}
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return DPS_OK;
+}
+
+
+static int record_col(struct actset_cols *cols, size_t idx, unsigned col)
+{
+	if (!cols) {
+		return DPS_OK;
+	}
+	if (idx >= cols->n) {
+		size_t n = cols->n ? cols->n * 2 : 64;
+		uint32_t *c;
+
+		while (n <= idx) {
+			n *= 2;
+		}
+		c = realloc(cols->cols, n * sizeof(*c));
+		if (!c) {
+			return DPS_ERR_NOMEM;
+		}
+		memset(c + cols->n, 0, (n - cols->n) * sizeof(*c));
+		cols->cols = c;
+		cols->n = n;
+	}
+	cols->cols[idx] = col;
+	return DPS_OK;
+}
+
+static int parse_actions(struct dps_actset *set, size_t t, const char *name, const char *text,
+			 size_t len, struct actset_cols *cols, struct dps_diag *diag)
+{
+	struct lexer lx = {
+		.name = name, .p = text, .line_start = text, .end = text + len, .line = 1,
+		.diag = diag,
+	};
+	bool first = true;
+	int status = DPS_OK;
+
+	if (!len) {
+		return DPS_OK;
+	}
+	do {
+		struct token kw, arg, extra;
+		enum dps_action_kind kind = 0;
+		int64_t value = 0;
+		uint64_t u;
+
+		if (!lexer_next(&lx, &kw)) {
+			continue;
+		}
+		if (memchr(kw.s, '\0', kw.len)) {
+			return lex_error(&lx, kw.col, "unexpected NUL byte (is this a text file?)", NULL);
+		}
+		if (tok_is(&kw, "dps-actions")) {
+			if (!first) {
+				return lex_error(&lx, kw.col,
+						 "'dps-actions' header must be the first statement", NULL);
+			}
+			if (!lexer_next(&lx, &arg)) {
+				return lex_error(&lx, lexer_eol_col(&lx),
+						 "expected a format version after 'dps-actions'", NULL);
+			}
+			status = parse_u64(&lx, &arg, "expected a format version number", &u);
+			if (status) {
+				return status;
+			}
+			if (u != DPS_ACTSET_FORMAT_VERSION) {
+				dps_diag_set(diag, name, lx.line, arg.col,
+					     "unsupported action format version %" PRIu64
+					     " (this dps reads version %d)",
+					     u, DPS_ACTSET_FORMAT_VERSION);
+				return DPS_ERR_INVAL;
+			}
+			set->format_version = (int)u;
+			first = false;
+			if (lexer_next(&lx, &extra)) {
+				return lex_error(&lx, extra.col, "expected end of line", &extra);
+			}
+			continue;
+		}
+		first = false;
+		for (uint32_t k = 1; k <= DPS_ACT_MAX; k++) {
+			if (tok_is(&kw, dps_action_kind_name(k))) {
+				kind = (enum dps_action_kind)k;
+				break;
+			}
+		}
+		if (!kind) {
+			return lex_error(&lx, kw.col,
+					 "expected an action (run, sleep, create, join, wait, wake, "
+					 "heap, stack)",
+					 &kw);
+		}
+		if (!lexer_next(&lx, &arg)) {
+			const char *what;
+
+			switch (kind) {
+			case DPS_ACT_RUN:
+			case DPS_ACT_SLEEP:
+				what = "expected a duration (microseconds, or with a unit)";
+				break;
+			case DPS_ACT_HEAP:
+			case DPS_ACT_STACK:
+				what = "expected a byte count like +4096 or -4096";
+				break;
+			default:
+				what = "expected a thread id";
+				break;
+			}
+			return lex_error(&lx, lexer_eol_col(&lx), what, NULL);
+		}
+		switch (kind) {
+		case DPS_ACT_RUN:
+		case DPS_ACT_SLEEP:
+			status = parse_duration(&lx, &arg, &u);
+			if (!status && u > (uint64_t)INT64_MAX) {
+				status = lex_error(&lx, arg.col, "duration too large (at most 2^63-1 ns)",
+						   &arg);
+			}
+			value = (int64_t)u;
+			break;
+		case DPS_ACT_HEAP:
+		case DPS_ACT_STACK:
+			status = parse_delta(&lx, &arg, &value);
+			break;
+		default:
+			status = parse_u64(&lx, &arg, "expected a thread id (a decimal number)", &u);
+			value = (int64_t)u; /* the id: dps_actset_append stores it as such */
+			break;
+		}
+		if (status) {
+			return status;
+		}
+		if (lexer_next(&lx, &extra)) {
+			return lex_error(&lx, extra.col, "expected end of line", &extra);
+		}
+		status = dps_actset_append(set, t, kind, value, lx.line);
+		if (!status) {
+			status = record_col(cols, set->threads[t].n_actions - 1, arg.col);
+		}
+		if (status) {
+			dps_diag_set(diag, name, lx.line, 0, "out of memory");
+			return status;
+		}
+	} while (lexer_next_line(&lx));
+	return DPS_OK;
+}
+
+int dps_actset_parse_actions(struct dps_actset *set, size_t t, const char *name,
+			     const char *text, size_t len, struct dps_diag *diag)
+{
+	return parse_actions(set, t, name, text, len, NULL, diag);
+}
+
+/*
+ * Manifest
+ */
+static int parse_string(struct lexer *lx, const struct token *tok, char **out)
+{
+	char *buf, *w;
+
+	if (tok->len < 2 || tok->s[0] != '"' || tok->s[tok->len - 1] != '"') {
+		return lex_error(lx, tok->col, "expected a double-quoted string", tok);
+	}
+	buf = malloc(tok->len);
+	if (!buf) {
+		return DPS_ERR_NOMEM;
+	}
+	w = buf;
+	for (size_t i = 1; i + 1 < tok->len; i++) {
+		char c = tok->s[i];
+
+		if (c == '\\') {
+			char e = tok->s[++i];
+
+			switch (e) {
+			case 'n': *w++ = '\n'; break;
+			case 't': *w++ = '\t'; break;
+			case '\\': *w++ = '\\'; break;
+			case '"': *w++ = '"'; break;
+			case 'x': {
+				unsigned v = 0;
+
+				for (int k = 0; k < 2; k++) {
+					char h = i + 1 < tok->len - 1 ? tok->s[++i] : 0;
+
+					if (h >= '0' && h <= '9') {
+						v = v * 16 + (unsigned)(h - '0');
+					} else if (h >= 'a' && h <= 'f') {
+						v = v * 16 + (unsigned)(h - 'a' + 10);
+					} else if (h >= 'A' && h <= 'F') {
+						v = v * 16 + (unsigned)(h - 'A' + 10);
+					} else {
+						free(buf);
+						return lex_error(lx, tok->col + (unsigned)i,
+								 "expected two hex digits after \\x",
+								 NULL);
+					}
+				}
+				if (!v) {
+					free(buf);
+					return lex_error(lx, tok->col + (unsigned)i,
+							 "\\x00 is not allowed in a string", NULL);
+				}
+				*w++ = (char)v;
+				break;
+			}
+			default:
+				free(buf);
+				return lex_error(lx, tok->col + (unsigned)i,
+						 "expected an escape: \\n, \\t, \\\\, \\\" or \\xHH", NULL);
+			}
+		} else {
+			*w++ = c;
+		}
+	}
+	*w = '\0';
+	*out = buf;
+	return DPS_OK;
+}
+
+static int parse_i64_tok(struct lexer *lx, const struct token *tok, const char *what, int64_t *out)
+{
+	uint64_t u;
+	int status = parse_u64(lx, tok, what, &u);
+
+	if (status) {
+		return status;
+	}
+	if (u > (uint64_t)INT64_MAX) {
+		return lex_error(lx, tok->col, "number out of range", tok);
+	}
+	*out = (int64_t)u;
+	return DPS_OK;
+}
+
+static int expect_arg(struct lexer *lx, struct token *tok, const char *what)
+{
+	if (!lexer_next(lx, tok)) {
+		return lex_error(lx, lexer_eol_col(lx), what, NULL);
+	}
+	return DPS_OK;
+}
+
+static int compare_ids(const void *a, const void *b)
+{
+	const struct dps_actset_thread *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int parse_manifest_thread(struct dps_actset *set, struct lexer *lx)
+{
+	struct token tok, val;
+	uint64_t id;
+	size_t t;
+	int status;
+
+	status = expect_arg(lx, &tok, "expected a thread id after 'thread'");
+	if (!status) {
+		status = parse_u64(lx, &tok, "expected a thread id (a decimal number)", &id);
+	}
+	if (status) {
+		return status;
+	}
+	/* load_dir sorted the threads by id before reading the manifest. */
+	{
+		struct dps_actset_thread key = {.id = id};
+		const struct dps_actset_thread *hit =
+			bsearch(&key, set->threads, set->n_threads, sizeof(key), compare_ids);
+
+		t = hit ? (size_t)(hit - set->threads) : DPS_ACTSET_NO_THREAD;
+	}
+	if (t == DPS_ACTSET_NO_THREAD) {
+		dps_diag_set(lx->diag, lx->name, lx->line, tok.col,
+			     "thread %" PRIu64 " has no action file %" PRIu64 ".act", id, id);
+		return DPS_ERR_INVAL;
+	}
+	while (lexer_next(lx, &tok)) {
+		struct dps_actset_thread *th = &set->threads[t];
+
+		if (tok_is(&tok, "pre-existing")) {
+			th->pre_existing = true;
+			continue;
+		}
+		if (!tok_is(&tok, "tid") && !tok_is(&tok, "pid") && !tok_is(&tok, "comm") &&
+		    !tok_is(&tok, "start") && !tok_is(&tok, "parent")) {
+			return lex_error(lx, tok.col,
+					 "expected a thread key (tid, pid, comm, start, parent, "
+					 "pre-existing)",
+					 &tok);
+		}
+		status = expect_arg(lx, &val, "expected a value after the key");
+		if (status) {
+			return status;
+		}
+		if (tok_is(&tok, "tid")) {
+			status = parse_i64_tok(lx, &val, "expected a tid", &th->tid);
+		} else if (tok_is(&tok, "pid")) {
+			status = parse_i64_tok(lx, &val, "expected a pid", &th->pid);
+		} else if (tok_is(&tok, "comm")) {
+			char *s = NULL;
+
+			status = parse_string(lx, &val, &s);
+			if (!status) {
+				free(th->comm);
+				th->comm = s;
+			}
+		} else if (tok_is(&tok, "start")) {
+			status = parse_duration(lx, &val, &th->start_offset_ns);
+		} else {
+			uint64_t parent;
+
+			/* Informative: the real parent is derived from the create actions. */
+			status = parse_u64(lx, &val, "expected a parent thread id", &parent);
+		}
+		if (status) {
+			return status;
+		}
+	}
+	return DPS_OK;
+}
+
+static int parse_manifest(struct dps_actset *set, const char *name, const char *text, size_t len,
+			  int64_t *declared_root, unsigned *root_line, struct dps_diag *diag)
+{
+	struct lexer lx = {
+		.name = name, .p = text, .line_start = text, .end = text + len, .line = 1,
+		.diag = diag,
+	};
+	bool first = true;
+	int status = DPS_OK;
+
+	if (!len) {
+		return DPS_OK;
+	}
+	do {
+		struct token kw, arg;
+
+		if (!lexer_next(&lx, &kw)) {
+			continue;
+		}
+		if (tok_is(&kw, "dps-manifest")) {
+			uint64_t v;
+
+			if (!first) {
+				return lex_error(&lx, kw.col,
+						 "'dps-manifest' header must be the first statement",
+						 NULL);
+			}
+			status = expect_arg(&lx, &arg, "expected a format version");
+			if (!status) {
+				status = parse_u64(&lx, &arg, "expected a format version number", &v);
+			}
+			if (status) {
+				return status;
+			}
+			if (v != DPS_ACTSET_FORMAT_VERSION) {
+				dps_diag_set(diag, name, lx.line, arg.col,
+					     "unsupported manifest version %" PRIu64
+					     " (this dps reads version %d)",
+					     v, DPS_ACTSET_FORMAT_VERSION);
+				return DPS_ERR_INVAL;
+			}
+			set->format_version = (int)v;
+		} else if (tok_is(&kw, "source") || tok_is(&kw, "options") ||
+			   tok_is(&kw, "partial")) {
+			char **member = tok_is(&kw, "source")	 ? &set->source_trace
+					: tok_is(&kw, "options") ? &set->options
+								 : &set->partial_reason;
+			char *s = NULL;
+
+			status = expect_arg(&lx, &arg, "expected a double-quoted string");
+			if (!status) {
+				status = parse_string(&lx, &arg, &s);
+			}
+			if (status) {
+				return status;
+			}
+			free(*member);
+			*member = s;
+			if (member == &set->partial_reason) {
+				set->partial = true;
+			}
+		} else if (tok_is(&kw, "root")) {
+			uint64_t id;
+
+			status = expect_arg(&lx, &arg, "expected the root thread id");
+			if (!status) {
+				status = parse_u64(&lx, &arg, "expected a thread id", &id);
+			}
+			if (status) {
+				return status;
+			}
+			*declared_root = (int64_t)id;
+			*root_line = lx.line;
+		} else if (tok_is(&kw, "thread")) {
+			status = parse_manifest_thread(set, &lx);
+			if (status) {
+				return status;
+			}
+		} else {
+			return lex_error(&lx, kw.col,
+					 "expected a manifest statement (dps-manifest, source, "
+					 "options, partial, root, thread)",
+					 &kw);
+		}
+		first = false;
+		if (lexer_next(&lx, &arg)) {
+			return lex_error(&lx, arg.col, "expected end of line", &arg);
+		}
+	} while (lexer_next_line(&lx));
+	return DPS_OK;
+}
+
+/*
+ * Loading a directory.
+ */
+static int read_file(const char *path, char **text, size_t *len, struct dps_diag *diag)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+	int status = DPS_OK;
+
+	if (!f) {
+		dps_diag_set(diag, path, 0, 0, "cannot open: %s", strerror(errno));
+		return errno == ENOENT ? DPS_ERR_NOENT : DPS_ERR_IO;
+	}
+	for (;;) {
+		size_t got;
+
+		if (n + 1 >= cap) {
+			size_t ncap = cap ? cap * 2 : 65536;
+			char *nbuf = realloc(buf, ncap);
+
+			if (!nbuf) {
+				dps_diag_set(diag, path, 0, 0, "out of memory reading the file");
+				status = DPS_ERR_NOMEM;
+				goto end;
+			}
+			buf = nbuf;
+			cap = ncap;
+		}
+		got = fread(buf + n, 1, cap - n - 1, f);
+		n += got;
+		if (got == 0) {
+			break;
+		}
+	}
+	if (ferror(f)) {
+		dps_diag_set(diag, path, 0, 0, "read error: %s", strerror(errno));
+		status = DPS_ERR_IO;
+		goto end;
+	}
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	buf = NULL;
+end:
+	free(buf);
+	fclose(f);
+	return status;
+}
+
+/* "<digits>.act" -> id; false for any other name. */
+static bool parse_act_name(const char *name, uint64_t *id)
+{
+	size_t len = strlen(name);
+	uint64_t v = 0;
+
+	if (len < 5 || strcmp(name + len - 4, ".act")) {
+		return false;
+	}
+	for (size_t i = 0; i < len - 4; i++) {
+		unsigned d;
+
+		if (name[i] < '0' || name[i] > '9') {
+			return false;
+		}
+		d = (unsigned)(name[i] - '0');
+		if (v > (UINT64_MAX - d) / 10) {
+			return false;
+		}
+		v = v * 10 + d;
+	}
+	*id = v;
+	return true;
+}
+
+int dps_actset_load_dir(const char *dir, struct dps_actset **out, struct dps_diag *diag)
+{
+	struct dps_actset *set = NULL;
+	struct actset_cols *cols = NULL;
+	size_t n_cols = 0;
+	DIR *d = NULL;
+	struct dirent *de;
+	char *text = NULL, *path = NULL;
+	size_t len;
+	int64_t declared_root = -1;
+	unsigned root_line = 0;
+	int status;
+
+	*out = NULL;
+	d = opendir(dir);
+	if (!d) {
+		dps_diag_set(diag, dir, 0, 0, "cannot open action-set directory: %s",
+			     strerror(errno));
+		return errno == ENOENT ? DPS_ERR_NOENT : DPS_ERR_IO;
+	}
+	set = dps_actset_create();
+	if (!set || dps_actset_set_str(&set->dir, dir)) {
+		status = DPS_ERR_NOMEM;
+		goto nomem;
+	}
+	while ((de = readdir(d))) {
+		uint64_t id;
+		size_t t;
+
+		if (!parse_act_name(de->d_name, &id)) {
+			continue;
+		}
+		t = dps_actset_add_thread(set, id);
+		if (t == DPS_ACTSET_NO_THREAD) {
+			status = DPS_ERR_NOMEM;
+			goto nomem;
+		}
+		set->threads[t].path = dps_actset__path_join(dir, de->d_name);
+		if (!set->threads[t].path) {
+			status = DPS_ERR_NOMEM;
+			goto nomem;
+		}
+	}
+	/* Deterministic order whatever readdir gives: by id. (An empty directory has no array,
+	 * and qsort must not get NULL; resolve() reports it.) */
+	if (set->n_threads) {
+		qsort(set->threads, set->n_threads, sizeof(*set->threads), compare_ids);
+	}
+	for (size_t t = 1; t < set->n_threads; t++) {
+		if (set->threads[t].id == set->threads[t - 1].id) {
+			dps_diag_set(diag, set->threads[t].path, 0, 0,
+				     "two files name thread %" PRIu64 " (leading zeros?): expected "
+				     "one file per thread",
+				     set->threads[t].id);
+			status = DPS_ERR_INVAL;
+			goto error;
+		}
+	}
+	cols = calloc(set->n_threads ? set->n_threads : 1, sizeof(*cols));
+	if (!cols) {
+		status = DPS_ERR_NOMEM;
+		goto nomem;
+	}
+	n_cols = set->n_threads;
+	for (size_t t = 0; t < set->n_threads; t++) {
+		status = read_file(set->threads[t].path, &text, &len, diag);
+		if (status) {
+			goto error;
+		}
+		status = parse_actions(set, t, set->threads[t].path, text, len, &cols[t], diag);
+		free(text);
+		text = NULL;
+		if (status) {
+			goto error;
+		}
+	}
+	path = dps_actset__path_join(dir, DPS_ACTSET_MANIFEST_NAME);
+	if (!path) {
+		status = DPS_ERR_NOMEM;
+		goto nomem;
+	}
+	if (access(path, F_OK) == 0) {
+		status = read_file(path, &text, &len, diag);
+		if (status) {
+			goto error;
+		}
+		status = parse_manifest(set, path, text, len, &declared_root, &root_line, diag);
+		if (status) {
+			goto error;
+		}
+	}
+	status = dps_actset__resolve(set, cols, diag);
+	if (status) {
+		goto error;
+	}
+	if (declared_root >= 0 && set->threads[set->root].id != (uint64_t)declared_root) {
+		dps_diag_set(diag, path, root_line, 0,
+			     "manifest names root %" PRId64 " but the root (the thread no file "
+			     "creates) is %" PRIu64,
+			     declared_root, set->threads[set->root].id);
+		status = DPS_ERR_INVAL;
+		goto error;
+	}
+	*out = set;
+	set = NULL;
+	status = DPS_OK;
+	goto end;
+nomem:
+	dps_diag_set(diag, dir, 0, 0, "out of memory loading the action set");
+error:
+	dps_actset_destroy(set);
+	set = NULL;
+end:
+	for (size_t t = 0; t < n_cols; t++) {
+		free(cols[t].cols);
+	}
+	free(cols);
+	free(text);
+	free(path);
+	if (d) {
+		closedir(d);
+	}
+	return status;
+}
+
+/*
+ * Writing.
+ */
