@@ -9,7 +9,6 @@
 
 #include "cli.h"
 #include "compare.h"
-#include "log.h"
 
 enum {
 	OPT_JSON = 256,

@@ -6,7 +6,6 @@
 
 #include "actset.h"
 #include "cli.h"
-#include "log.h"
 
 struct dps_command {
 	const char *name;
@@ -60,7 +59,6 @@ static void print_usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-	dps_log_init_from_env();
 	if (argc < 2) {
 		print_usage(stderr);
 		return DPS_EXIT_USAGE;
