@@ -512,8 +512,8 @@ void dps_play_options_default(struct dps_play_options *opts)
 	opts->summary = true;
 }
 
-/* Checks what the player relies on: indexes in range. Returns DPS_OK or DPS_ERR_INVAL. */
-/* Is action a of thread t well-formed for a program of n threads? */
+/* Is action a of thread t well-formed for a program of n threads (a reference names another
+ * thread in range, the kind is known)? */
 static bool is_valid_action(const struct dps_action *a, size_t t, size_t n)
 {
 	switch (a->kind) {

@@ -240,7 +240,7 @@ Test(cli, calibrate_writes_a_loadable_file)
 
 Test(cli, hand_stub_builds_against_the_installed_libdps, .timeout = 300)
 {
-	char prefix[128], pc[160], cmd[2048];
+	char prefix[128], pc[160], cmd[4096];
 	const char *build = getenv("DPS_BUILD_DIR");
 	const char *src = getenv("DPS_SOURCE_DIR");
 
@@ -259,5 +259,16 @@ Test(cli, hand_stub_builds_against_the_installed_libdps, .timeout = 300)
 	    "$(PKG_CONFIG_PATH='%s' pkg-config --cflags --libs dps) -o '%s/hand-stub' "
 	    "&& LD_LIBRARY_PATH='%s/lib' DPS_CALIBRATION=override '%s/hand-stub' 1000 200",
 	    build, prefix, prefix, pc, src, pc, dir, prefix, dir);
+	cr_assert_eq(system(cmd), 0, "failed: %s", cmd);
+	/* dps.h's usage example, cut from the installed header, builds and runs as written. */
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "sed -n '/BEGIN EXAMPLE/,/END EXAMPLE/p' '%s/include/dps/dps.h' | sed '1d;$d' "
+	    "| sed 's/^ \\*\t\\{0,1\\}//' > '%s/example.c' "
+	    "&& grep -q dps_init '%s/example.c' "
+	    "&& PKG_CONFIG_PATH='%s' cc -std=gnu11 -Wall -Werror '%s/example.c' "
+	    "$(PKG_CONFIG_PATH='%s' pkg-config --cflags --libs dps) -o '%s/example' "
+	    "&& LD_LIBRARY_PATH='%s/lib' DPS_CALIBRATION=override '%s/example'",
+	    prefix, dir, dir, pc, dir, pc, dir, prefix, dir);
 	cr_assert_eq(system(cmd), 0, "failed: %s", cmd);
 }

@@ -5,12 +5,27 @@
  * The papers' performance simulation functions (PSF) for CPU (run, sleep), thread lifecycle
  * (create, join) and inter-thread dependencies (wait, wake), the calibration functions (CF)
  * they need, and an action player that generated programs call. Usable by hand as a "local
- * stub" dropped into real code:
+ * stub" dropped into real code (test-runtime-cli compiles and runs this example as written,
+ * from the installed header):
  *
+ * BEGIN EXAMPLE
+ *	#include <stdio.h>
  *	#include <dps/dps.h>
- *	dps_init(NULL);                      // quick calibration, or dps_init_with(&cfg)
- *	dps_run_ns(2 * 1000 * 1000, DPS_RUN_CPU);
- *	dps_sleep_ns(500 * 1000);
+ *
+ *	int main(void)
+ *	{
+ *		char err[256];
+ *
+ *		// the calibration: DPS_CALIBRATION's file, else a quick measurement
+ *		if (dps_init(NULL, err, sizeof(err)) != DPS_OK) {
+ *			fprintf(stderr, "dps: %s\n", err);
+ *			return 1;
+ *		}
+ *		dps_run_ns(2 * 1000 * 1000, DPS_RUN_CPU);	// 2 ms of CPU
+ *		dps_sleep_ns(500 * 1000);			// 0.5 ms asleep
+ *		return 0;
+ *	}
+ * END EXAMPLE
  *
  * Build: cc stub.c $(pkg-config --cflags --libs dps)
  *
@@ -92,7 +107,8 @@ double dps_calibration_sleep_overshoot_ns(const struct dps_calibration *cal, uin
  * Global runtime state
  */
 struct dps_config {
-	const char *calibration_path;	/* NULL: env DPS_CALIBRATION, else quick measurement */
+	const char *calibration_path;	/* borrowed, read by dps_init() only; NULL: env
+					 * DPS_CALIBRATION, else a quick measurement */
 	enum dps_run_mode mode;		/* default mode of dps_run_ns() from the player */
 	double run_scale;		/* global what-if factor on run durations (1.0) */
 	double sleep_scale;		/* global what-if factor on sleep durations (1.0) */
@@ -104,7 +120,7 @@ void dps_config_default(struct dps_config *cfg);
  * call twice (the second call is a no-op returning DPS_OK). NULL cfg = defaults. Error text,
  * if any, goes to err. */
 int dps_init(const struct dps_config *cfg, char *err, size_t errlen);
-/* The calibration in force (after dps_init). */
+/* The calibration in force (after dps_init); borrowed: libdps's, valid for the process. */
 const struct dps_calibration *dps_calibration_borrow(void);
 
 /*
@@ -122,16 +138,18 @@ void dps_work_loops(uint64_t loops);
  * Action player: per-thread action lists in memory, played with the PSFs above. Generated
  * programs hold these as static tables; dps run builds them from an action set.
  */
+/* A program for the player. Every pointer is borrowed: the player reads them during
+ * dps_play() and keeps none (generated programs point at their static tables). */
 struct dps_thread_desc {
 	uint64_t id;			/* the action-set id (the <id>.act file name) */
-	const char *name;		/* recorded thread name (comm); NULL = "dps-<id>" */
-	const struct dps_action *actions;
+	const char *name;		/* borrowed: recorded thread name (comm); NULL = "dps-<id>" */
+	const struct dps_action *actions;	/* borrowed: n_actions of them */
 	size_t n_actions;
 };
 
 struct dps_program {
-	const char *name;		/* program name, for the summary */
-	const struct dps_thread_desc *threads;
+	const char *name;		/* borrowed: program name, for the summary */
+	const struct dps_thread_desc *threads;	/* borrowed: n_threads of them */
 	size_t n_threads;
 	size_t root;			/* index of the root thread */
 };
@@ -140,7 +158,10 @@ struct dps_play_options {
 	enum dps_run_mode mode;
 	double run_scale;		/* global speed knob: every run lasts run_scale x */
 	double sleep_scale;		/* every sleep lasts sleep_scale x */
-	const double *thread_run_scale;	/* NULL or n_threads factors (what-if per thread) */
+	/* NULL or n_threads factors (what-if per thread), read by dps_play(). Set by hand they stay
+	 * the caller's; dps_main_parse_args() allocates them, and then dps_main_args_fini() frees
+	 * them (call it only on options that function filled). */
+	const double *thread_run_scale;
 	const double *thread_sleep_scale;
 	bool summary;			/* print a short summary on stderr at the end */
 };
@@ -171,13 +192,13 @@ void dps_play_result_fini(struct dps_play_result *result);
 void dps_play_result_print(const struct dps_program *prog, const struct dps_play_result *result,
 			   FILE *out);
 
-/* Standard option parsing for generated programs: --calibration FILE, --mode M, --scale X,
- * --sleep-scale X, --thread-scale ID=X, --thread-sleep-scale ID=X, --no-summary, --quiet,
- * --help. cfg and opts are first set to their defaults. Returns 0 to continue, 1 when --help
- * was printed, 2 on bad usage (message printed; nothing left to free). On 0/1, release opts
- * with dps_main_args_fini(). */
 /* Prints the options dps_main_parse_args() accepts, one per line (for a --help text). */
 void dps_main_print_options(FILE *out);
+/* Standard option parsing for generated programs: --calibration FILE, --mode M, --scale X,
+ * --sleep-scale X, --thread-scale ID=X, --thread-sleep-scale ID=X, --no-summary, --quiet,
+ * --help. cfg and opts are first set to their defaults; cfg's strings are borrowed from argv.
+ * Returns 0 to continue, 1 when --help was printed, 2 on bad usage (message printed; nothing
+ * left to free). On 0/1, release opts with dps_main_args_fini(). */
 int dps_main_parse_args(int argc, char **argv, const struct dps_program *prog,
 			struct dps_config *cfg, struct dps_play_options *opts);
 /* Frees what dps_main_parse_args() allocated in opts (per-thread scale tables); NULL ok. */
