@@ -1,61 +1,31 @@
 /* SPDX-License-Identifier: MIT */
 /* The analyzer's entry points: options -> babeltrace2 adapter -> core -> result. */
-#include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <dps/dps.h>
 
 #include "analyzer.h"
 #include "bt-source.h"
 #include "core.h"
 
-/*
- * The calibration file (dps calibrate) is the runtime's; the analyzer only needs its
- * min_block_ns line, read leniently ("min_block_ns 20000" or "min_block_ns = 20000").
- */
+/* The default --min-block of the calibration file (dps calibrate), read by the runtime's one
+ * reader of that file. */
 static int read_min_block(const char *path, int64_t *out, struct dps_diag *diag)
 {
-	FILE *f = fopen(path, "r");
-	char line[512];
-	unsigned lineno = 0;
-	int status = DPS_ERR_INVAL;
+	struct dps_calibration cal;
+	char err[512];
+	int status;
 
-	if (!f) {
-		dps_diag_set(diag, path, 0, 0, "cannot open the calibration file: %s",
-			     strerror(errno));
-		return DPS_ERR_IO;
+	status = dps_calibration_load(path, &cal, err, sizeof(err));
+	if (status) {
+		dps_diag_setf(diag, "%s", err);
+		/* a file that is not there is a failure to read it, as for any other I/O */
+		return status == DPS_ERR_NOENT ? DPS_ERR_IO : status;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		char *p = line, *end;
-		long long v;
-
-		lineno++;
-		while (isspace((unsigned char)*p)) {
-			p++;
-		}
-		if (strncmp(p, "min_block_ns", 12)) {
-			continue;
-		}
-		p += 12;
-		while (isspace((unsigned char)*p) || *p == '=' || *p == ':') {
-			p++;
-		}
-		errno = 0;
-		v = strtoll(p, &end, 10);
-		if (end == p || errno || v < 0) {
-			dps_diag_set(diag, path, lineno, (unsigned)(p - line) + 1,
-				     "expected a number of ns after min_block_ns");
-			goto end;
-		}
-		*out = v;
-		status = DPS_OK;
-		goto end;
-	}
-	dps_diag_set(diag, path, 0, 0, "no min_block_ns in the calibration file");
-end:
-	fclose(f);
-	return status;
+	*out = (int64_t)cal.min_block_ns;
+	return DPS_OK;
 }
 
 /* Reads every event of the traces into a core, in timestamp order, and finishes it. */

@@ -86,7 +86,7 @@ rm -f "$work/ls-ust-trace"/README*
 "$build/bench/dps-bench-memory-replay" --runs "$runs" --html "$html" pattern="$work/pattern" \
     pattern-long="$work/pattern-long" ls-ust="$work/ls-ust" synthetic=@synthetic >"$work/rows.md"
 
-cal() { awk -F' = ' -v k="$1" '$1 == k { print $2 }' "$work/memory.cal"; }
+cal() { awk -v k="mem.$1" '$1 == k { print $2 }' "$work/memory.cal"; }
 cyc=$(cal cycles_per_ns)
 row() { # name, paper cycles (or -), our key
     local ns

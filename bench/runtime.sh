@@ -86,10 +86,10 @@ echo "runtime.sh: threads" >&2
 # The floor of *work* mode: a fixed loop count is only as steady as the CPU's own speed. The
 # same calibration repeated a few times on the same CPU shows how much that speed moves here.
 echo "runtime.sh: work-loop rate drift (dps calibrate x $((DRIFT_RUNS)))" >&2
-rates=$(grep '^work_loops_per_us' "$tmp/machine.cal" | cut -d' ' -f2)
+rates=$(grep '^cpu.work_loops_per_us' "$tmp/machine.cal" | cut -d' ' -f2)
 for _ in $(seq $((DRIFT_RUNS - 1))); do
     taskset -c "$last_cpu" "$build/cli/dps" calibrate -o "$tmp/drift.cal" 2>/dev/null
-    rates="$rates $(grep '^work_loops_per_us' "$tmp/drift.cal" | cut -d' ' -f2)"
+    rates="$rates $(grep '^cpu.work_loops_per_us' "$tmp/drift.cal" | cut -d' ' -f2)"
 done
 {
     echo "## Work-loop rate drift (the floor of *work* mode)"

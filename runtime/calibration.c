@@ -2,15 +2,7 @@
 /*
  * Calibration functions (CF): measure this machine, save and load the result.
  *
- * The file is line-oriented text so a person can read and diff it:
- *
- *	dps-calibration 1
- *	machine "host x86_64 Intel(R) Xeon(R) Processor"
- *	work_loops_per_us 1012.345678
- *	...
- *	sleep_overshoot_ns 10000 5600.000000	# requested ns, overshoot ns
- *
- * doc/runtime.md describes every key.
+ * The file (its cpu.* section) is calfile.c's; doc/runtime.md describes every key.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,6 +14,7 @@
 #include <sys/prctl.h>
 #include <sys/utsname.h>
 
+#include "calfile.h"
 #include "runtime-internal.h"
 
 /* The agreement criterion: repeats of the loop-rate measurement must agree within this
@@ -143,26 +136,6 @@ double dps_calibration_sleep_overshoot_ns(const struct dps_calibration *cal, uin
 /*
  * Measurement
  */
-static int compare_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Sorts v in place and returns its q-quantile (0..1), nearest rank. */
-static double quantile(double *v, size_t n, double q)
-{
-	size_t k;
-
-	if (!n) {
-		return 0;
-	}
-	qsort(v, n, sizeof(*v), compare_double);
-	k = (size_t)(q * (double)(n - 1) + 0.5);
-	return v[k < n ? k : n - 1];
-}
-
 static void describe_machine(char *buf, size_t len)
 {
 	struct utsname u;
@@ -247,7 +220,7 @@ static void measure_work(struct dps_calibration *cal, const struct measure_plan 
 			rates[i] = measure_loop_rate(loops);
 			sorted[i] = rates[i];
 		}
-		median = quantile(sorted, plan->work_repeats, 0.5);
+		median = dps__quantile(sorted, plan->work_repeats, 0.5);
 		spread = median > 0 ? 100.0 * (sorted[plan->work_repeats - 1] - sorted[0]) / median
 				    : INFINITY;
 		if (spread < best_spread) {
@@ -291,7 +264,7 @@ static double measure_action_overhead(size_t n)
 		per[b] = (double)(dps__now_ns() - t0) / (double)(n / 8 + 1);
 	}
 	dps__tls_silent = false;
-	return quantile(per, 8, 0.0);
+	return dps__quantile(per, 8, 0.0);
 }
 
 struct thread_probe {
@@ -341,8 +314,8 @@ static int measure_threads(struct dps_calibration *cal, size_t n)
 		pthread_join(th, NULL);
 		join[i] = (double)(dps__now_ns() - t0);
 	}
-	cal->thread_create_ns = quantile(create, n, 0.5);
-	cal->thread_join_ns = quantile(join, n, 0.5);
+	cal->thread_create_ns = dps__quantile(create, n, 0.5);
+	cal->thread_join_ns = dps__quantile(join, n, 0.5);
 	return ret;
 }
 
@@ -354,8 +327,8 @@ static int measure_threads(struct dps_calibration *cal, size_t n)
  */
 static double robust_overshoot(double *over, size_t n)
 {
-	double median = quantile(over, n, 0.5);
-	double p90 = quantile(over, n, 0.9);
+	double median = dps__quantile(over, n, 0.5);
+	double p90 = dps__quantile(over, n, 0.9);
 	double cap = 2 * median + 5000;
 
 	if (n < 10) {
@@ -448,456 +421,39 @@ int dps_calibration_measure(struct dps_calibration *cal, bool quick)
 /*
  * The file
  */
-static void write_quoted(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			fputc('\\', out);
-			fputc(c, out);
-		} else if (c < 0x20 || c == 0x7f) {
-			fputc('?', out);
-		} else {
-			fputc(c, out);
-		}
-	}
-	fputc('"', out);
-}
-
 int dps_calibration_write(const struct dps_calibration *cal, FILE *out)
 {
-	fprintf(
-	    out,
-	    "# dps calibration (doc/runtime.md). Times in ns; the sleep table gives the\n"
-	    "# overshoot of a raw clock_nanosleep (~90th percentile) per requested duration.\n");
-	fprintf(out, "dps-calibration %d\n", DPS_CALIBRATION_FORMAT_VERSION);
-	fprintf(out, "machine ");
-	write_quoted(out, cal->machine);
-	fprintf(out, "\n");
-	fprintf(out, "work_loops_per_us %.6f\n", cal->work_loops_per_us);
-	fprintf(out, "work_spread_pct %.6f\n", cal->work_spread_pct);
-	fprintf(out, "clock_read_ns %.6f\n", cal->clock_read_ns);
-	fprintf(out, "cputime_read_ns %.6f\n", cal->cputime_read_ns);
-	fprintf(out, "action_overhead_ns %.6f\n", cal->action_overhead_ns);
-	fprintf(out, "thread_create_ns %.6f\n", cal->thread_create_ns);
-	fprintf(out, "thread_join_ns %.6f\n", cal->thread_join_ns);
-	fprintf(out, "timer_slack_ns %" PRIu64 "\n", cal->timer_slack_ns);
-	fprintf(out, "min_block_ns %" PRIu64 "\n", cal->min_block_ns);
-	for (size_t i = 0; i < cal->n_sleep_points; i++) {
-		fprintf(out, "sleep_overshoot_ns %" PRIu64 " %.6f\n", cal->sleep_req_ns[i],
-			cal->sleep_overshoot_ns[i]);
-	}
-	return ferror(out) ? DPS_ERR_IO : DPS_OK;
+	return dps_calfile_write(out, cal, NULL);
 }
 
 int dps_calibration_save(const struct dps_calibration *cal, const char *path, char *err,
 			 size_t errlen)
 {
-	FILE *out = fopen(path, "w");
-	int ret = DPS_OK;
-
-	if (!out) {
-		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
-		ret = DPS_ERR_IO;
-		goto end;
-	}
-	ret = dps_calibration_write(cal, out);
-	if (fclose(out) || ret) {
-		snprintf(err, errlen, "%s: write failed", path);
-		ret = DPS_ERR_IO;
-	}
-end:
-	return ret;
-}
-
-enum cal_key {
-	KEY_MACHINE,
-	KEY_WORK_LOOPS_PER_US,
-	KEY_WORK_SPREAD_PCT,
-	KEY_CLOCK_READ_NS,
-	KEY_CPUTIME_READ_NS,
-	KEY_ACTION_OVERHEAD_NS,
-	KEY_THREAD_CREATE_NS,
-	KEY_THREAD_JOIN_NS,
-	KEY_TIMER_SLACK_NS,
-	KEY_MIN_BLOCK_NS,
-	KEY_SLEEP_OVERSHOOT_NS,
-	KEY_COUNT,
-};
-
-static const char *const key_names[KEY_COUNT] = {
-    [KEY_MACHINE] = "machine",
-    [KEY_WORK_LOOPS_PER_US] = "work_loops_per_us",
-    [KEY_WORK_SPREAD_PCT] = "work_spread_pct",
-    [KEY_CLOCK_READ_NS] = "clock_read_ns",
-    [KEY_CPUTIME_READ_NS] = "cputime_read_ns",
-    [KEY_ACTION_OVERHEAD_NS] = "action_overhead_ns",
-    [KEY_THREAD_CREATE_NS] = "thread_create_ns",
-    [KEY_THREAD_JOIN_NS] = "thread_join_ns",
-    [KEY_TIMER_SLACK_NS] = "timer_slack_ns",
-    [KEY_MIN_BLOCK_NS] = "min_block_ns",
-    [KEY_SLEEP_OVERSHOOT_NS] = "sleep_overshoot_ns",
-};
-
-struct cal_parser {
-	const char *path;
-	unsigned line;
-	char *err;
-	size_t errlen;
-};
-
-__attribute__((format(printf, 2, 3))) static int fail(struct cal_parser *p, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (!p->err || !p->errlen) {
-		return DPS_ERR_INVAL;
-	}
-	n = snprintf(p->err, p->errlen, "%s:%u: ", p->path, p->line);
-	if (n < 0 || (size_t)n >= p->errlen) {
-		return DPS_ERR_INVAL;
-	}
-	va_start(ap, fmt);
-	vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
-	va_end(ap);
-	return DPS_ERR_INVAL;
-}
-
-static char *skip_blank(char *s)
-{
-	while (*s == ' ' || *s == '\t') {
-		s++;
-	}
-	return s;
-}
-
-/* Parses a finite, non-negative double token; *s advances past it. */
-static int parse_double(struct cal_parser *p, const char *key, char **s, double *out)
-{
-	char *end;
-	double v;
-
-	*s = skip_blank(*s);
-	errno = 0;
-	v = strtod(*s, &end);
-	if (end == *s || (*end && *end != ' ' && *end != '\t') || errno || !isfinite(v) || v < 0) {
-		return fail(p, "%s: expected a non-negative number, got \"%s\"", key, *s);
-	}
-	*s = end;
-	*out = v;
-	return DPS_OK;
-}
-
-static int parse_u64(struct cal_parser *p, const char *key, char **s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	*s = skip_blank(*s);
-	errno = 0;
-	if (**s < '0' || **s > '9') {
-		return fail(p, "%s: expected an unsigned integer, got \"%s\"", key, *s);
-	}
-	v = strtoull(*s, &end, 10);
-	if ((*end && *end != ' ' && *end != '\t') || errno) {
-		return fail(p, "%s: expected an unsigned integer below 2^64, got \"%s\"", key, *s);
-	}
-	*s = end;
-	*out = v;
-	return DPS_OK;
-}
-
-static int parse_quoted(struct cal_parser *p, char **s, char *out, size_t len)
-{
-	char *c = skip_blank(*s);
-	size_t n = 0;
-
-	if (*c != '"') {
-		return fail(p, "machine: expected a double-quoted string");
-	}
-	for (c++; *c && *c != '"'; c++) {
-		if (*c == '\\' && c[1]) {
-			c++;
-		}
-		if (n + 1 < len) {
-			out[n++] = *c;
-		}
-	}
-	if (*c != '"') {
-		return fail(p, "machine: missing closing quote");
-	}
-	out[n] = '\0';
-	*s = c + 1;
-	return DPS_OK;
-}
-
-/* Cuts a '#' comment outside of a quoted string and trailing blanks/CR. */
-static void strip_line(char *s)
-{
-	bool quoted = false;
-	size_t n;
-
-	for (char *c = s; *c; c++) {
-		if (*c == '\\' && quoted && c[1]) {
-			c++;
-		} else if (*c == '"') {
-			quoted = !quoted;
-		} else if (*c == '#' && !quoted) {
-			*c = '\0';
-			break;
-		}
-	}
-	n = strlen(s);
-	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n')) {
-		s[--n] = '\0';
-	}
-}
-
-/* Where a scalar key's value goes: a double or a u64 member, and its lower bound. */
-static double *double_member(struct dps_calibration *cal, enum cal_key key)
-{
-	switch (key) {
-	case KEY_WORK_LOOPS_PER_US:
-		return &cal->work_loops_per_us;
-	case KEY_WORK_SPREAD_PCT:
-		return &cal->work_spread_pct;
-	case KEY_CLOCK_READ_NS:
-		return &cal->clock_read_ns;
-	case KEY_CPUTIME_READ_NS:
-		return &cal->cputime_read_ns;
-	case KEY_ACTION_OVERHEAD_NS:
-		return &cal->action_overhead_ns;
-	case KEY_THREAD_CREATE_NS:
-		return &cal->thread_create_ns;
-	case KEY_THREAD_JOIN_NS:
-		return &cal->thread_join_ns;
-	default:
-		return NULL;
-	}
-}
-
-/* machine "...": the quoted string and nothing after it. */
-static int parse_machine(struct cal_parser *p, struct dps_calibration *cal, char *s)
-{
-	int ret = parse_quoted(p, &s, cal->machine, sizeof(cal->machine));
-
-	if (!ret && *skip_blank(s)) {
-		ret = fail(p, "machine: unexpected text after the string");
-	}
-	return ret;
-}
-
-/* sleep_overshoot_ns REQ OVERSHOOT: one more point of the table, REQ increasing. */
-static int parse_sleep_point(struct cal_parser *p, struct dps_calibration *cal, char **s)
-{
-	const char *key = key_names[KEY_SLEEP_OVERSHOOT_NS];
-	size_t n = cal->n_sleep_points;
-	uint64_t req = 0;
-	double over = 0;
-	int ret = DPS_OK;
-
-	if (n >= DPS_SLEEP_OVERSHOOT_POINTS) {
-		ret = fail(p, "%s: at most %d points", key, DPS_SLEEP_OVERSHOOT_POINTS);
-	}
-	if (!ret) {
-		ret = parse_u64(p, key, s, &req);
-	}
-	if (!ret) {
-		ret = parse_double(p, key, s, &over);
-	}
-	if (!ret && n && req <= cal->sleep_req_ns[n - 1]) {
-		ret = fail(p,
-			   "%s: expected requested durations in increasing order (%" PRIu64
-			   " after %" PRIu64 ")",
-			   key, req, cal->sleep_req_ns[n - 1]);
-	}
-	if (!ret) {
-		cal->sleep_req_ns[n] = req;
-		cal->sleep_overshoot_ns[n] = over;
-		cal->n_sleep_points++;
-	}
-	return ret;
-}
-
-/* One `key value...` line (s points after the key). Returns DPS_OK or DPS_ERR_INVAL with the
- * file:line message in p. */
-static int parse_key_value(struct cal_parser *p, struct dps_calibration *cal, enum cal_key key,
-			   char *s)
-{
-	double *dmember = double_member(cal, key);
-	double d = 0;
-	uint64_t u = 0;
-	int ret;
-
-	if (key == KEY_MACHINE) {
-		/* the quoted string checks its own end of line */
-		ret = parse_machine(p, cal, s);
-		s += strlen(s);
-	} else if (key == KEY_SLEEP_OVERSHOOT_NS) {
-		ret = parse_sleep_point(p, cal, &s);
-	} else if (dmember) {
-		ret = parse_double(p, key_names[key], &s, &d);
-	} else {
-		ret = parse_u64(p, key_names[key], &s, &u);
-	}
-	if (!ret && *skip_blank(s)) {
-		ret = fail(p, "%s: unexpected text \"%s\" after the value", key_names[key],
-			   skip_blank(s));
-	}
-	if (!ret && key == KEY_WORK_LOOPS_PER_US && !(d > 0)) {
-		ret = fail(p, "work_loops_per_us: expected a positive number");
-	}
-	if (!ret && key == KEY_TIMER_SLACK_NS && !u) {
-		ret = fail(p, "timer_slack_ns: expected at least 1");
-	}
-	if (!ret && dmember) {
-		*dmember = d;
-	} else if (!ret && key == KEY_TIMER_SLACK_NS) {
-		cal->timer_slack_ns = u;
-	} else if (!ret && key == KEY_MIN_BLOCK_NS) {
-		cal->min_block_ns = u;
-	}
-	return ret;
-}
-
-static int parse_header(struct cal_parser *p, char *s)
-{
-	char *c = s;
-	uint64_t version;
-	int ret;
-
-	if (strncmp(c, "dps-calibration", 15) || (c[15] != ' ' && c[15] != '\t')) {
-		return fail(p, "expected the header \"dps-calibration %d\" as the first line",
-			    DPS_CALIBRATION_FORMAT_VERSION);
-	}
-	c += 15;
-	ret = parse_u64(p, "dps-calibration", &c, &version);
-	if (ret) {
-		return ret;
-	}
-	if (version != DPS_CALIBRATION_FORMAT_VERSION || *skip_blank(c)) {
-		return fail(p, "unsupported calibration format version %s (this libdps reads %d)",
-			    skip_blank(s + 15), DPS_CALIBRATION_FORMAT_VERSION);
-	}
-	return DPS_OK;
+	return dps_calfile_save(path, cal, NULL, err, errlen);
 }
 
 int dps_calibration_load(const char *path, struct dps_calibration *cal, char *err, size_t errlen)
 {
-	struct cal_parser p = {.path = path, .line = 0, .err = err, .errlen = errlen};
 	struct dps_calibration tmp;
-	bool seen[KEY_COUNT] = {false};
-	bool header = false;
-	char *buf = NULL;
-	size_t cap = 0;
-	FILE *in;
-	int ret = DPS_OK;
+	unsigned sections = 0;
+	char buf[512];
+	int ret;
 
-	if (err && errlen) {
-		err[0] = '\0';
-	}
-	in = fopen(path, "r");
-	if (!in) {
-		if (err && errlen) {
-			snprintf(err, errlen, "%s: cannot open calibration file: %s", path,
-				 strerror(errno));
-		}
-		return errno == ENOENT ? DPS_ERR_NOENT : DPS_ERR_IO;
-	}
 	dps_calibration_default(&tmp);
-	tmp.n_sleep_points = 0;
-	while (getline(&buf, &cap, in) >= 0) {
-		char *s, *key_end;
-		size_t key_len;
-		int key = -1;
-
-		p.line++;
-		strip_line(buf);
-		s = skip_blank(buf);
-		if (!*s) {
-			continue;
-		}
-		if (!header) {
-			ret = parse_header(&p, s);
-			if (ret) {
-				goto end;
-			}
-			header = true;
-			continue;
-		}
-		key_end = s + strcspn(s, " \t");
-		key_len = (size_t)(key_end - s);
-		for (int k = 0; k < KEY_COUNT; k++) {
-			if (strlen(key_names[k]) == key_len && !strncmp(s, key_names[k], key_len)) {
-				key = k;
-			}
-		}
-		if (key < 0) {
-			ret = fail(&p,
-				   "unknown key \"%.*s\" (expected one of machine, "
-				   "work_loops_per_us, work_spread_pct, clock_read_ns, "
-				   "cputime_read_ns, action_overhead_ns, thread_create_ns, "
-				   "thread_join_ns, timer_slack_ns, min_block_ns, "
-				   "sleep_overshoot_ns)",
-				   (int)key_len, s);
-			goto end;
-		}
-		if (seen[key] && key != KEY_SLEEP_OVERSHOOT_NS) {
-			ret = fail(&p, "%s given twice", key_names[key]);
-			goto end;
-		}
-		seen[key] = true;
-		ret = parse_key_value(&p, &tmp, (enum cal_key)key, key_end);
-		if (ret) {
-			goto end;
-		}
+	ret = dps_calfile_read(path, &tmp, NULL, &sections, buf, sizeof(buf));
+	if (!ret && !(sections & DPS_CALFILE_CPU)) {
+		snprintf(buf, sizeof(buf),
+			 "%s: no CPU calibration in this file (cpu.* keys): run dps calibrate -o %s",
+			 path, path);
+		ret = DPS_ERR_INVAL;
 	}
-	if (ferror(in)) {
-		if (err && errlen) {
-			snprintf(err, errlen, "%s: read error", path);
-		}
-		ret = DPS_ERR_IO;
-		goto end;
+	if (err && errlen) {
+		snprintf(err, errlen, "%s", buf);
 	}
-	if (!header) {
-		p.line = p.line ? p.line : 1;
-		ret = fail(&p, "empty file: expected the header \"dps-calibration %d\"",
-			   DPS_CALIBRATION_FORMAT_VERSION);
-		goto end;
-	}
-	if (!seen[KEY_SLEEP_OVERSHOOT_NS]) {
-		struct dps_calibration def;
-
-		dps_calibration_default(&def);
-		tmp.n_sleep_points = def.n_sleep_points;
-		memcpy(tmp.sleep_req_ns, def.sleep_req_ns, sizeof(def.sleep_req_ns));
-		memcpy(tmp.sleep_overshoot_ns, def.sleep_overshoot_ns,
-		       sizeof(def.sleep_overshoot_ns));
+	if (ret) {
+		return ret;
 	}
 	tmp.overridden = true;
 	*cal = tmp;
-	/* Missing keys keep their defaults: not an error, but the caller may say so. */
-	if (err && errlen) {
-		size_t n = 0;
-
-		for (int k = 0; k < KEY_COUNT; k++) {
-			if (seen[k]) {
-				continue;
-			}
-			if (!n) {
-				n = (size_t)snprintf(err, errlen,
-						     "%s: missing keys (defaults used):", path);
-			}
-			if (n < errlen) {
-				n += (size_t)snprintf(err + n, errlen - n, " %s", key_names[k]);
-			}
-		}
-	}
-end:
-	free(buf);
-	fclose(in);
-	return ret;
+	return DPS_OK;
 }

@@ -21,18 +21,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "calfile.h"
 #include "memory-internal.h"
 
 /* Paper's machine: Core 2 Duo P8400, 2.26 GHz. Its cycle figures become ns with this. */
 #define PAPER_CYCLES_PER_NS 2.26
-
-static uint64_t read_clock_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static int64_t round_up(int64_t v, int64_t align)
 {
@@ -351,44 +344,26 @@ static double measure_tsc_rate(void)
 {
 	double rate = 0;
 #if defined(__x86_64__)
-	uint64_t t0 = read_clock_ns(), c0 = __builtin_ia32_rdtsc();
+	uint64_t t0 = dps__now_ns(), c0 = __builtin_ia32_rdtsc();
 	struct timespec ts = {.tv_sec = 0, .tv_nsec = 20 * 1000 * 1000};
 	uint64_t t1, c1;
 
 	nanosleep(&ts, NULL);
-	t1 = read_clock_ns();
+	t1 = dps__now_ns();
 	c1 = __builtin_ia32_rdtsc();
 	rate = t1 > t0 ? (double)(c1 - c0) / (double)(t1 - t0) : 0;
 #endif
 	return rate;
 }
 
-static int compare_doubles(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double compute_median(double *v, size_t n)
-{
-	double m = 0;
-
-	if (n) {
-		qsort(v, n, sizeof(*v), compare_doubles);
-		m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	}
-	return m;
-}
-
 /* Cost of one clock read, subtracted from the per-operation timings. */
 static double measure_clock_cost(void)
 {
-	uint64_t t0 = read_clock_ns();
+	uint64_t t0 = dps__now_ns();
 	uint64_t t = t0;
 
 	for (int i = 0; i < 1000; i++) {
-		t = read_clock_ns();
+		t = dps__now_ns();
 	}
 	return (double)(t - t0) / 1000;
 }
@@ -414,14 +389,14 @@ static void fit_use(const double *u, const double *v, const double *y, size_t n,
 			r[k++] = y[i] / u[i];
 		}
 	}
-	*a = compute_median(r, k);
+	*a = dps__median(r, k);
 	k = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (v[i] > 0) {
 			r[k++] = (y[i] - *a * u[i]) / v[i];
 		}
 	}
-	*b = compute_median(r, k);
+	*b = dps__median(r, k);
 	free(r);
 }
 
@@ -458,7 +433,7 @@ static int measure_time_basic(struct dps_mem_calibration *cal)
 		var += (per[r] - mean) * (per[r] - mean) / BASIC_RUNS;
 	}
 	cal->time_basic_scv = mean > 0 ? var / (mean * mean) : 0;
-	cal->time_basic_ns = compute_median(per, BASIC_RUNS);
+	cal->time_basic_ns = dps__median(per, BASIC_RUNS);
 end:
 	return ret;
 }
@@ -521,8 +496,8 @@ static int measure_time_heap(struct dps_mem_calibration *cal, double clock_ns)
 		y[m] = use;
 		m++;
 	}
-	cal->heap_alloc_fault_ns = compute_median(fault, n_fault);
-	cal->heap_alloc_nofault_ns = compute_median(nofault, n_nofault);
+	cal->heap_alloc_fault_ns = dps__median(fault, n_fault);
+	cal->heap_alloc_nofault_ns = dps__median(nofault, n_nofault);
 	fit_use(u, v, y, m, &cal->heap_use_iter_ns, &cal->heap_use_fault_ns);
 end:
 	free(nofault);
@@ -614,8 +589,8 @@ static int measure_time_stack(struct dps_mem_calibration *cal, double clock_ns)
 		y[i] = (double)times[i].stack_use_ns - clock_ns;
 	}
 	fit_use(u, v, y, STACK_POINTS, &cal->stack_use_base_ns, &cal->stack_use_fault_ns);
-	cal->stack_alloc_ns = compute_median(nofault, n_nofault);
-	cal->stack_alloc_fault_ns = compute_median(fault, n_fault);
+	cal->stack_alloc_ns = dps__median(nofault, n_nofault);
+	cal->stack_alloc_fault_ns = dps__median(fault, n_fault);
 destroy_thread_stack:
 	pthread_attr_destroy(&attr);
 	munmap(stack, FRESH_STACK_BYTES);
@@ -631,7 +606,7 @@ static double measure_sleep_overshoot(void)
 	double late[SLEEP_SAMPLES];
 
 	for (int i = 0; i < SLEEP_SAMPLES; i++) {
-		uint64_t deadline = read_clock_ns() + 200 * 1000;
+		uint64_t deadline = dps__now_ns() + 200 * 1000;
 		struct timespec ts = {
 		    .tv_sec = (time_t)(deadline / 1000000000u),
 		    .tv_nsec = (long)(deadline % 1000000000u),
@@ -639,9 +614,9 @@ static double measure_sleep_overshoot(void)
 
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
 		}
-		late[i] = (double)(read_clock_ns() - deadline);
+		late[i] = (double)(dps__now_ns() - deadline);
 	}
-	return compute_median(late, SLEEP_SAMPLES);
+	return dps__median(late, SLEEP_SAMPLES);
 }
 
 /* Median of each time constant over repeated calibrations: one page-fault storm from another
@@ -709,15 +684,15 @@ int dps_mem_calibration_measure(struct dps_mem_calibration *cal, bool quick)
 		v[7][r] = cal->stack_use_fault_ns;
 		v[8][r] = cal->stack_alloc_fault_ns;
 	}
-	cal->time_basic_ns = compute_median(v[0], TIME_REPEATS);
-	cal->heap_alloc_fault_ns = compute_median(v[1], TIME_REPEATS);
-	cal->heap_alloc_nofault_ns = compute_median(v[2], TIME_REPEATS);
-	cal->heap_use_iter_ns = compute_median(v[3], TIME_REPEATS);
-	cal->heap_use_fault_ns = compute_median(v[4], TIME_REPEATS);
-	cal->stack_alloc_ns = compute_median(v[5], TIME_REPEATS);
-	cal->stack_use_base_ns = compute_median(v[6], TIME_REPEATS);
-	cal->stack_use_fault_ns = compute_median(v[7], TIME_REPEATS);
-	cal->stack_alloc_fault_ns = compute_median(v[8], TIME_REPEATS);
+	cal->time_basic_ns = dps__median(v[0], TIME_REPEATS);
+	cal->heap_alloc_fault_ns = dps__median(v[1], TIME_REPEATS);
+	cal->heap_alloc_nofault_ns = dps__median(v[2], TIME_REPEATS);
+	cal->heap_use_iter_ns = dps__median(v[3], TIME_REPEATS);
+	cal->heap_use_fault_ns = dps__median(v[4], TIME_REPEATS);
+	cal->stack_alloc_ns = dps__median(v[5], TIME_REPEATS);
+	cal->stack_use_base_ns = dps__median(v[6], TIME_REPEATS);
+	cal->stack_use_fault_ns = dps__median(v[7], TIME_REPEATS);
+	cal->stack_alloc_fault_ns = dps__median(v[8], TIME_REPEATS);
 	cal->measured = true;
 end:
 	return ret;
@@ -764,233 +739,45 @@ const struct dps_mem_calibration *dps_mem_calibration_borrow(void)
 	return &quick_cal;
 }
 
-/*
- * The file: "key = value" lines, '#' comments, every key of the struct.
- */
-enum key_type { KEY_INT, KEY_U64, KEY_I64, KEY_DOUBLE, KEY_BOOL };
-
-struct key {
-	const char *name;
-	enum key_type type;
-	size_t offset;
-};
-
-#define KEY(name, type)                                                                            \
-	{                                                                                          \
-#name, type, offsetof(struct dps_mem_calibration, name)                            \
-	}
-
-static const struct key keys[] = {
-    KEY(format_version, KEY_INT),
-    KEY(measured, KEY_BOOL),
-    KEY(page_size, KEY_U64),
-    KEY(cycles_per_ns, KEY_DOUBLE),
-    KEY(time_basic_ns, KEY_DOUBLE),
-    KEY(time_basic_scv, KEY_DOUBLE),
-    KEY(sleep_overshoot_ns, KEY_DOUBLE),
-    KEY(heap_alloc_fault_ns, KEY_DOUBLE),
-    KEY(heap_alloc_nofault_ns, KEY_DOUBLE),
-    KEY(heap_use_iter_ns, KEY_DOUBLE),
-    KEY(heap_use_fault_ns, KEY_DOUBLE),
-    KEY(stack_alloc_ns, KEY_DOUBLE),
-    KEY(stack_alloc_fault_ns, KEY_DOUBLE),
-    KEY(stack_use_base_ns, KEY_DOUBLE),
-    KEY(stack_use_fault_ns, KEY_DOUBLE),
-    KEY(heap_offset_bytes, KEY_I64),
-    KEY(heap_chunk_header_bytes, KEY_U64),
-    KEY(heap_chunk_align_bytes, KEY_U64),
-    KEY(heap_chunk_min_bytes, KEY_U64),
-    KEY(heap_mmap_header_bytes, KEY_U64),
-    KEY(heap_model_misses, KEY_U64),
-    KEY(heap_tcache, KEY_BOOL),
-    KEY(stack_offset_bytes, KEY_I64),
-    KEY(stack_overhead_bytes, KEY_I64),
-    KEY(stack_align_bytes, KEY_U64),
-    KEY(stack_alloca_extra_bytes, KEY_I64),
-};
-
-#define N_KEYS (sizeof(keys) / sizeof(keys[0]))
-
+/* The file's mem.* section (calfile.c; doc/memory.md lists the keys). */
 int dps_mem_calibration_write(const struct dps_mem_calibration *cal, FILE *out)
 {
-	const char *base = (const char *)cal;
-
-	fprintf(out, "# dps memory calibration (doc/memory.md): dps calibrate --memory\n");
-	for (size_t i = 0; i < N_KEYS; i++) {
-		const void *p = base + keys[i].offset;
-
-		switch (keys[i].type) {
-		case KEY_INT:
-			fprintf(out, "%s = %d\n", keys[i].name, *(const int *)p);
-			break;
-		case KEY_U64:
-			fprintf(out, "%s = %" PRIu64 "\n", keys[i].name, *(const uint64_t *)p);
-			break;
-		case KEY_I64:
-			fprintf(out, "%s = %" PRId64 "\n", keys[i].name, *(const int64_t *)p);
-			break;
-		case KEY_DOUBLE:
-			fprintf(out, "%s = %.17g\n", keys[i].name, *(const double *)p);
-			break;
-		case KEY_BOOL:
-			fprintf(out, "%s = %d\n", keys[i].name, *(const bool *)p ? 1 : 0);
-			break;
-		}
-	}
-	return ferror(out) ? DPS_ERR_IO : DPS_OK;
+	return dps_calfile_write(out, NULL, cal);
 }
 
 int dps_mem_calibration_save(const struct dps_mem_calibration *cal, const char *path, char *err,
 			     size_t errlen)
 {
-	FILE *f = fopen(path, "w");
-	int ret;
-
-	if (!f) {
-		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
-		ret = DPS_ERR_IO;
-		goto end;
-	}
-	ret = dps_mem_calibration_write(cal, f);
-	if (fclose(f) || ret) {
-		snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno));
-		ret = DPS_ERR_IO;
-	}
-end:
-	return ret;
-}
-
-/* Parses one value; returns false when the text is not a whole number of the key's type. */
-static bool parse_value(const struct key *k, const char *text, void *dst)
-{
-	char *end = NULL;
-	bool ok = true;
-
-	errno = 0;
-	switch (k->type) {
-	case KEY_INT: {
-		long v = strtol(text, &end, 10);
-
-		ok = v >= 0 && v <= 1000000;
-		*(int *)dst = (int)v;
-		break;
-	}
-	case KEY_U64:
-		ok = *text != '-';
-		*(uint64_t *)dst = strtoull(text, &end, 10);
-		break;
-	case KEY_I64:
-		*(int64_t *)dst = strtoll(text, &end, 10);
-		break;
-	case KEY_DOUBLE:
-		*(double *)dst = strtod(text, &end);
-		ok = isfinite(*(double *)dst);
-		break;
-	case KEY_BOOL: {
-		long v = strtol(text, &end, 10);
-
-		ok = v == 0 || v == 1;
-		*(bool *)dst = v;
-		break;
-	}
-	}
-	return ok && !errno && end && end != text && *end == '\0';
-}
-
-static char *trim(char *s)
-{
-	char *e;
-
-	while (*s == ' ' || *s == '\t') {
-		s++;
-	}
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r')) {
-		*--e = '\0';
-	}
-	return s;
+	return dps_calfile_save(path, NULL, cal, err, errlen);
 }
 
 int dps_mem_calibration_load(const char *path, struct dps_mem_calibration *cal, char *err,
 			     size_t errlen)
 {
 	struct dps_mem_calibration c;
-	char line[512];
-	unsigned lineno = 0;
-	int ret = DPS_OK;
-	FILE *f;
+	unsigned sections = 0;
+	char buf[512];
+	int ret;
 
 	dps_mem_calibration_default(&c);
-	f = fopen(path, "r");
-	if (!f) {
-		ret = errno == ENOENT ? DPS_ERR_NOENT : DPS_ERR_IO;
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-		goto end;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		char *s, *eq, *name, *value;
-		const struct key *k = NULL;
-
-		lineno++;
-		s = trim(line);
-		if (!*s || *s == '#') {
-			continue;
-		}
-		eq = strchr(s, '=');
-		if (!eq) {
-			snprintf(err, errlen, "%s:%u: expected 'key = value'", path, lineno);
-			ret = DPS_ERR_INVAL;
-			goto close_file;
-		}
-		*eq = '\0';
-		name = trim(s);
-		value = trim(eq + 1);
-		for (size_t i = 0; i < N_KEYS; i++) {
-			if (!strcmp(keys[i].name, name)) {
-				k = &keys[i];
-			}
-		}
-		if (!k) {
-			snprintf(err, errlen,
-				 "%s:%u: unknown key '%s' (expected a key written by "
-				 "dps calibrate --memory)",
-				 path, lineno, name);
-			ret = DPS_ERR_INVAL;
-			goto close_file;
-		}
-		if (!parse_value(k, value, (char *)&c + k->offset)) {
-			snprintf(err, errlen, "%s:%u: bad value '%s' for %s (expected %s)", path,
-				 lineno, value, name,
-				 k->type == KEY_DOUBLE ? "a finite number"
-				 : k->type == KEY_BOOL ? "0 or 1"
-						       : "an integer");
-			ret = DPS_ERR_INVAL;
-			goto close_file;
-		}
-	}
-	if (ferror(f)) {
-		snprintf(err, errlen, "%s: read failed", path);
-		ret = DPS_ERR_IO;
-		goto close_file;
-	}
-	if (c.format_version != DPS_MEM_CALIBRATION_FORMAT_VERSION) {
-		snprintf(err, errlen, "%s: format_version %d, expected %d", path, c.format_version,
-			 DPS_MEM_CALIBRATION_FORMAT_VERSION);
+	ret = dps_calfile_read(path, NULL, &c, &sections, buf, sizeof(buf));
+	if (!ret && !(sections & DPS_CALFILE_MEM)) {
+		snprintf(buf, sizeof(buf),
+			 "%s: no memory calibration in this file (mem.* keys): run dps calibrate "
+			 "--memory -o %s",
+			 path, path);
 		ret = DPS_ERR_INVAL;
-		goto close_file;
 	}
-	if (!c.page_size || (c.page_size & (c.page_size - 1)) || !c.stack_align_bytes ||
-	    !c.heap_chunk_align_bytes) {
-		snprintf(err, errlen,
-			 "%s: page_size, stack_align_bytes and heap_chunk_align_bytes "
-			 "must be non-zero (page_size a power of two)",
-			 path);
+	if (!ret && (c.page_size & (c.page_size - 1))) {
+		snprintf(buf, sizeof(buf), "%s: mem.page_size %" PRIu64 " is not a power of two",
+			 path, c.page_size);
 		ret = DPS_ERR_INVAL;
-		goto close_file;
 	}
-	*cal = c;
-close_file:
-	fclose(f);
-end:
+	if (err && errlen) {
+		snprintf(err, errlen, "%s", ret ? buf : "");
+	}
+	if (!ret) {
+		*cal = c;
+	}
 	return ret;
 }

@@ -18,6 +18,8 @@
 #include <dps/dps-memory.h>
 #include <dps/dps.h>
 
+#include "clock.h"
+
 struct dps__mem_thread;
 
 /*

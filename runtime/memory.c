@@ -79,14 +79,6 @@ struct mem_walk {
 	void (*done)(struct mem_walk *w, size_t i, uintptr_t sp);
 };
 
-static uint64_t read_clock_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static size_t get_page_size(void)
 {
 	static size_t size;
@@ -231,7 +223,7 @@ static int resize_heap(struct dps__mem_thread *mem, const struct dps_mem_calibra
 	}
 	new_size = old + (size_t)delta;
 	if (tm) {
-		t0 = read_clock_ns();
+		t0 = dps__now_ns();
 	}
 	block = realloc(mem->heap, new_size);
 	if (!block) {
@@ -240,7 +232,7 @@ static int resize_heap(struct dps__mem_thread *mem, const struct dps_mem_calibra
 	}
 	block = fit_block(cal, block, new_size);
 	if (tm) {
-		uint64_t t1 = read_clock_ns();
+		uint64_t t1 = dps__now_ns();
 
 		tm->heap_alloc_ns = t1 - t0;
 		t0 = t1;
@@ -249,7 +241,7 @@ static int resize_heap(struct dps__mem_thread *mem, const struct dps_mem_calibra
 		distmemset(block, old, new_size);
 	}
 	if (tm) {
-		tm->heap_use_ns = read_clock_ns() - t0;
+		tm->heap_use_ns = dps__now_ns() - t0;
 	}
 	mem->heap = block;
 	mem->heap_size = new_size;
@@ -410,7 +402,7 @@ static __attribute__((noinline)) int64_t compute_frame_alloca(struct mem_walk *w
 	}
 	if (w->times) {
 		w->times[j].alloca_bytes = (int64_t)sp;
-		w->t_mark = read_clock_ns();
+		w->t_mark = dps__now_ns();
 	}
 	return a;
 }
@@ -426,7 +418,7 @@ static __attribute__((noinline)) void enter_frame(struct mem_walk *w, size_t j, 
 	uint64_t t0 = 0;
 
 	if (tm) {
-		t0 = read_clock_ns();
+		t0 = dps__now_ns();
 		tm->stack_alloc_ns = t0 - w->t_mark;
 		/* the stack pointer's move, which is what the depth sees */
 		tm->alloca_bytes = area ? tm->alloca_bytes - (int64_t)sp : 0;
@@ -439,7 +431,7 @@ static __attribute__((noinline)) void enter_frame(struct mem_walk *w, size_t j, 
 		mem->stack_low = (uintptr_t)area;
 	}
 	if (tm) {
-		tm->stack_use_ns = read_clock_ns() - t0;
+		tm->stack_use_ns = dps__now_ns() - t0;
 	}
 	mem->frames++;
 	lv = &w->levels[++w->level];
@@ -610,7 +602,7 @@ struct table_walk {
  */
 static void wait_until(uint64_t deadline, uint64_t spin_ns, uint64_t early)
 {
-	uint64_t now = read_clock_ns();
+	uint64_t now = dps__now_ns();
 
 	if (now >= deadline) {
 		return;
@@ -628,7 +620,7 @@ static void wait_until(uint64_t deadline, uint64_t spin_ns, uint64_t early)
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
 		}
 	}
-	while (read_clock_ns() < deadline) {
+	while (dps__now_ns() < deadline) {
 		__asm__ volatile("" ::: "memory");
 	}
 }
@@ -677,7 +669,7 @@ static void finish_table_point(struct mem_walk *w, size_t i, uintptr_t sp)
 	if (tw->heap_want < 0) {
 		tw->heap_want = 0;
 	}
-	tw->last_ns = read_clock_ns();
+	tw->last_ns = dps__now_ns();
 	if (tm) {
 		tm->sp = sp;
 	}
@@ -818,7 +810,7 @@ int dps__mem_stub_play_internal(const struct dps_mem_alloc *table, size_t n,
 	}
 	tw.user_sp = dps_mem_stack_pointer();
 	dps_mem_heap_info(&tw.heap0);
-	tw.t0 = read_clock_ns();
+	tw.t0 = dps__now_ns();
 	tw.last_ns = tw.t0;
 	walk_root(&tw.w, 0);
 	walk_finish(&tw.w);

@@ -12,26 +12,7 @@
 
 #include <dps/dps.h>
 
-#define DPS_NS_PER_US 1000ULL
-#define DPS_NS_PER_S 1000000000ULL
-
-static inline uint64_t dps__clock_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * DPS_NS_PER_S + (uint64_t)ts.tv_nsec;
-}
-
-static inline uint64_t dps__now_ns(void)
-{
-	return dps__clock_ns(CLOCK_MONOTONIC);
-}
-
-static inline uint64_t dps__cputime_ns(void)
-{
-	return dps__clock_ns(CLOCK_THREAD_CPUTIME_ID);
-}
+#include "clock.h"
 
 /* The action-set id of the calling thread for events (0 outside the player). */
 extern __thread uint64_t dps__tls_id;

@@ -305,18 +305,53 @@ static void load_text(const char *text, int want, const char *needle)
 	unlink(path);
 }
 
+/* dps calibrate and dps calibrate --memory write one file: each keeps the other's part. */
+Test(memory, one_file_holds_both_calibrations)
+{
+	struct dps_mem_calibration m, m2;
+	struct dps_calibration c, c2;
+	char path[] = "/tmp/dps-memcal-XXXXXX";
+	char err[256] = "";
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	close(fd);
+	dps_calibration_default(&c);
+	c.work_loops_per_us = 321.5;
+	dps_mem_calibration_default(&m);
+	m.stack_offset_bytes = 216;
+	cr_assert_eq(dps_calibration_save(&c, path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(dps_mem_calibration_save(&m, path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(dps_calibration_load(path, &c2, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(dps_mem_calibration_load(path, &m2, err, sizeof(err)), 0, "%s", err);
+	cr_expect_float_eq(c2.work_loops_per_us, 321.5, 1e-9);
+	cr_expect_eq(m2.stack_offset_bytes, 216);
+	/* and the CPU part saved again keeps the memory part */
+	c.work_loops_per_us = 99;
+	cr_assert_eq(dps_calibration_save(&c, path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(dps_mem_calibration_load(path, &m2, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(m2.stack_offset_bytes, 216);
+	unlink(path);
+}
+
 Test(memory, calibration_file_errors_name_the_line)
 {
 	struct dps_mem_calibration c;
 	char err[256] = "";
 
-	load_text("format_version = 1\n# c\nno_such_key = 3\n", DPS_ERR_INVAL, ":3: unknown key");
-	load_text("format_version = 1\nstack_offset_bytes = 12x\n", DPS_ERR_INVAL,
-		  ":2: bad value '12x'");
-	load_text("format_version = 1\nheap_tcache = 2\n", DPS_ERR_INVAL, "0 or 1");
-	load_text("format_version = 1\njust words\n", DPS_ERR_INVAL, ":2: expected 'key = value'");
-	load_text("format_version = 9\n", DPS_ERR_INVAL, "format_version 9");
-	load_text("format_version = 1\npage_size = 1000\n", DPS_ERR_INVAL, "power of two");
+	load_text("dps-calibration 2\n# c\nmem.no_such_key 3\n", DPS_ERR_INVAL, ":3: unknown key");
+	load_text("dps-calibration 2\nmem.stack_offset_bytes 12x\n", DPS_ERR_INVAL,
+		  ":2: mem.stack_offset_bytes: expected an integer");
+	load_text("dps-calibration 2\nmem.heap_tcache 2\n", DPS_ERR_INVAL, "from 0 to 1");
+	load_text("dps-calibration 2\nmem.page_size 1000\n", DPS_ERR_INVAL, "power of two");
+	/* the older formats say their version */
+	load_text("format_version = 1\npage_size = 4096\n", DPS_ERR_INVAL,
+		  ":1: a memory calibration of the older \"key = value\" format");
+	load_text("dps-calibration 1\nwork_loops_per_us 3\n", DPS_ERR_INVAL,
+		  "format version 1, expected 2");
+	/* a CPU-only file has no memory part */
+	load_text("dps-calibration 2\ncpu.work_loops_per_us 3\n", DPS_ERR_INVAL,
+		  "no memory calibration in this file");
 	cr_expect_eq(dps_mem_calibration_load("/nonexistent/x.cal", &c, err, sizeof(err)),
 		     DPS_ERR_NOENT);
 	cr_expect(strstr(err, "/nonexistent/x.cal"), "%s", err);

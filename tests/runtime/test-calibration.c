@@ -130,7 +130,7 @@ Test(calibration, missing_keys_load_with_defaults_and_are_reported, .init = make
 	struct dps_calibration c, def;
 	char err[512];
 
-	write_tmp("# only the loop rate\ndps-calibration 1\nwork_loops_per_us 42.5\n");
+	write_tmp("# only the loop rate\ndps-calibration 2\ncpu.work_loops_per_us 42.5\n");
 	cr_assert_eq(dps_calibration_load(tmp_path, &c, err, sizeof(err)), DPS_OK);
 	cr_assert_float_eq(c.work_loops_per_us, 42.5, 1e-9);
 	dps_calibration_default(&def);
@@ -161,23 +161,25 @@ ParameterizedTestParameters(calibration, bad_files_name_file_and_line)
 	static struct bad_cal cases[] = {
 	    {"", ":1: ", "empty file"},
 	    {"\n# nothing\n", ":2: ", "empty file"},
-	    {"work_loops_per_us 3\n", ":1: ", "header"},
-	    {"dps-calibration 2\n", ":1: ", "unsupported calibration format version 2"},
-	    {"dps-calibration one\n", ":1: ", "unsigned integer"},
-	    {"dps-calibration 1\nwork_loops 3\n", ":2: ", "unknown key \"work_loops\""},
-	    {"dps-calibration 1\n\nclock_read_ns -3\n", ":3: ", "non-negative number"},
-	    {"dps-calibration 1\nclock_read_ns 3 4\n", ":2: ", "unexpected text \"4\""},
-	    {"dps-calibration 1\nclock_read_ns nan\n", ":2: ", "non-negative number"},
-	    {"dps-calibration 1\nclock_read_ns 12abc\n", ":2: ", "non-negative number"},
-	    {"dps-calibration 1\nwork_loops_per_us 0\n", ":2: ", "positive"},
-	    {"dps-calibration 1\nclock_read_ns 3\nclock_read_ns 4\n", ":3: ", "twice"},
-	    {"dps-calibration 1\ntimer_slack_ns 0\n", ":2: ", "at least 1"},
-	    {"dps-calibration 1\nmin_block_ns 99999999999999999999\n", ":2: ", "below 2^64"},
-	    {"dps-calibration 1\nsleep_overshoot_ns 2000 5\nsleep_overshoot_ns 1000 5\n",
+	    {"cpu.work_loops_per_us 3\n", ":1: ", "header"},
+	    {"dps-calibration 1\nwork_loops_per_us 3\n", ":1: ",
+	     "format version 1, expected 2: run dps calibrate"},
+	    {"format_version = 1\npage_size = 4096\n", ":1: ", "older \"key = value\" format"},
+	    {"dps-calibration one\n", ":1: ", "format version number"},
+	    {"dps-calibration 2\nwork_loops 3\n", ":2: ", "unknown key \"work_loops\""},
+	    {"dps-calibration 2\n\ncpu.clock_read_ns -3\n", ":3: ", "non-negative number"},
+	    {"dps-calibration 2\ncpu.clock_read_ns 3 4\n", ":2: ", "unexpected text \"4\""},
+	    {"dps-calibration 2\ncpu.clock_read_ns nan\n", ":2: ", "non-negative number"},
+	    {"dps-calibration 2\ncpu.clock_read_ns 12abc\n", ":2: ", "non-negative number"},
+	    {"dps-calibration 2\ncpu.work_loops_per_us 0\n", ":2: ", "positive"},
+	    {"dps-calibration 2\ncpu.clock_read_ns 3\ncpu.clock_read_ns 4\n", ":3: ", "twice"},
+	    {"dps-calibration 2\ncpu.timer_slack_ns 0\n", ":2: ", "at least 1"},
+	    {"dps-calibration 2\ncpu.min_block_ns 99999999999999999999\n", ":2: ", "below 2^64"},
+	    {"dps-calibration 2\ncpu.sleep_overshoot_ns 2000 5\ncpu.sleep_overshoot_ns 1000 5\n",
 	     ":3: ", "increasing"},
-	    {"dps-calibration 1\nsleep_overshoot_ns 2000\n", ":2: ", "non-negative number"},
-	    {"dps-calibration 1\nmachine \"unterminated\n", ":2: ", "closing quote"},
-	    {"dps-calibration 1\nmachine bare\n", ":2: ", "double-quoted"},
+	    {"dps-calibration 2\ncpu.sleep_overshoot_ns 2000\n", ":2: ", "non-negative number"},
+	    {"dps-calibration 2\nmachine \"unterminated\n", ":2: ", "closing quote"},
+	    {"dps-calibration 2\nmachine bare\n", ":2: ", "double-quoted"},
 	};
 
 	return cr_make_param_array(struct bad_cal, cases, sizeof(cases) / sizeof(cases[0]));
@@ -201,14 +203,14 @@ ParameterizedTest(struct bad_cal *c, calibration, bad_files_name_file_and_line, 
 
 Test(calibration, seventeen_sleep_points_are_too_many, .init = make_tmp, .fini = remove_tmp)
 {
-	char text[2048] = "dps-calibration 1\n";
+	char text[2048] = "dps-calibration 2\n";
 	struct dps_calibration cal;
 	char err[512];
 
 	for (int i = 1; i <= DPS_SLEEP_OVERSHOOT_POINTS + 1; i++) {
 		char line[64];
 
-		snprintf(line, sizeof(line), "sleep_overshoot_ns %d 100\n", i * 1000);
+		snprintf(line, sizeof(line), "cpu.sleep_overshoot_ns %d 100\n", i * 1000);
 		strcat(text, line);
 	}
 	write_tmp(text);
@@ -235,7 +237,7 @@ Test(calibration, env_path_is_loaded, .init = make_tmp, .fini = remove_tmp)
 {
 	char err[256];
 
-	write_tmp("dps-calibration 1\nwork_loops_per_us 77\n");
+	write_tmp("dps-calibration 2\ncpu.work_loops_per_us 77\n");
 	setenv("DPS_CALIBRATION", tmp_path, 1);
 	cr_assert_eq(dps_init(NULL, err, sizeof(err)), DPS_OK, "%s", err);
 	cr_assert_float_eq(dps_calibration_borrow()->work_loops_per_us, 77, 1e-9);
@@ -245,7 +247,7 @@ Test(calibration, bad_env_file_fails_init_with_its_line, .init = make_tmp, .fini
 {
 	char err[256];
 
-	write_tmp("dps-calibration 1\nbogus 1\n");
+	write_tmp("dps-calibration 2\nbogus 1\n");
 	setenv("DPS_CALIBRATION", tmp_path, 1);
 	cr_assert_eq(dps_init(NULL, err, sizeof(err)), DPS_ERR_INVAL);
 	cr_assert_not_null(strstr(err, ":2: unknown key"), "%s", err);

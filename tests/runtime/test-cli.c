@@ -197,7 +197,7 @@ Test(cli, run_with_a_bad_calibration_file_exits_2_with_its_line)
 {
 	char cal[256];
 	write_file("set", "1.act", "run 100\n");
-	write_file("cal", "bad.cal", "dps-calibration 1\nwork_loops_per_us fast\n");
+	write_file("cal", "bad.cal", "dps-calibration 2\ncpu.work_loops_per_us fast\n");
 	snprintf(cal, sizeof(cal), "%s/cal/bad.cal", dir);
 	cr_assert_eq(run_dps("run", set_path("set"), "--calibration", cal, NULL), 2);
 	cr_assert_not_null(strstr(err_text, "bad.cal:2: "), "%s", err_text);

@@ -43,10 +43,10 @@ struct dps_mem_alloc {
 
 /*
  * Calibration (paper section 4, constants of section 5.2). Times are nanoseconds; the paper's
- * figures are cycles, `cycles_per_ns` converts. A file written by dps_mem_calibration_save()
- * ("dps calibrate --memory") is separate from the CPU calibration file.
+ * figures are cycles, `cycles_per_ns` converts. dps_mem_calibration_save() ("dps calibrate
+ * --memory") writes the mem.* section of the one calibration file, keeping its cpu.* section.
  */
-#define DPS_MEM_CALIBRATION_FORMAT_VERSION 1
+#define DPS_MEM_CALIBRATION_FORMAT_VERSION 2 /* the calibration file's (dps.h) */
 
 struct dps_mem_calibration {
 	int format_version;

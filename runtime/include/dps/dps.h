@@ -63,11 +63,13 @@ int dps_run_mode_parse(const char *name, enum dps_run_mode *mode);
 /*
  * Calibration
  *
- * Measured on the machine by dps_calibration_measure(), saved by dps calibrate as a versioned,
- * human-readable file, loaded by generated programs. Unknown keys in a file are an error naming
- * the file and line; missing keys keep their measured/default value and are reported.
+ * Measured on the machine by dps_calibration_measure(), saved by dps calibrate as the cpu.*
+ * section of the one versioned, human-readable calibration file (the memory stubs' is its
+ * mem.* section), loaded by generated programs. Unknown keys in a file are an error naming the
+ * file and line; missing keys keep their measured/default value and are reported; files of an
+ * older format are refused with the version they have.
  */
-#define DPS_CALIBRATION_FORMAT_VERSION 1
+#define DPS_CALIBRATION_FORMAT_VERSION 2
 #define DPS_SLEEP_OVERSHOOT_POINTS 16
 
 struct dps_calibration {
