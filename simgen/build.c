@@ -22,6 +22,7 @@
 
 #include "simgen-config.h"
 #include "simgen.h"
+#include "subprocess.h"
 
 struct strv {
 	char **v; /* owned, NULL-terminated */
@@ -126,87 +127,13 @@ static char *strv_join(char *const *v)
 	return s;
 }
 
-/*
- * Runs argv (PATH lookup) with envp, optionally capturing its stdout into *out (owned by the
- * caller). Returns the exit status (0..255), -1 if it died by a signal, or a negative
- * SIMGEN_ERR_* when it could not be started (SIMGEN_ERR_NOENT: no such program).
- */
+/* Runs pkg-config (common/subprocess.h) with envp (NULL: environ), its stdout into *out, its
+ * stderr silenced. Returns its exit status, or a negative status when it cannot be run. */
 static int run_command(char *const *argv, char *const *envp, char **out, bool quiet_stderr)
 {
-	posix_spawn_file_actions_t fa;
-	int pipefd[2] = {-1, -1};
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	pid_t pid;
-	int status;
-	int ret;
+	const struct dps_subprocess_options opts = {.envp = envp, .quiet_stderr = quiet_stderr};
 
-	if (out && pipe2(pipefd, O_CLOEXEC) != 0) {
-		ret = SIMGEN_ERR_IO;
-		goto end;
-	}
-	posix_spawn_file_actions_init(&fa);
-	if (out) {
-		posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
-	}
-	if (quiet_stderr) {
-		posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-	}
-	ret = posix_spawnp(&pid, argv[0], &fa, NULL, argv, envp);
-	posix_spawn_file_actions_destroy(&fa);
-	if (out) {
-		close(pipefd[1]);
-	}
-	if (ret != 0) {
-		ret = ret == ENOENT ? SIMGEN_ERR_NOENT : SIMGEN_ERROR;
-		goto close_pipe;
-	}
-	while (out) {
-		ssize_t n;
-
-		if (len + 4096 + 1 > cap) {
-			char *nb = realloc(buf, cap + 8192);
-
-			if (!nb) {
-				/* Closing our end makes the child see EPIPE instead of
-				 * blocking, so the wait below cannot hang. */
-				close(pipefd[0]);
-				pipefd[0] = -1;
-				break;
-			}
-			buf = nb;
-			cap += 8192;
-		}
-		n = read(pipefd[0], buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n <= 0) {
-			break;
-		}
-		len += (size_t)n;
-	}
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			status = -1;
-			break;
-		}
-	}
-	ret = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	if (out) {
-		if (buf) {
-			buf[len] = '\0';
-		}
-		*out = buf;
-		buf = NULL;
-	}
-close_pipe:
-	free(buf);
-	if (out && pipefd[0] >= 0) {
-		close(pipefd[0]);
-	}
-end:
-	return ret;
+	return dps_subprocess_run(argv, &opts, out);
 }
 
 /* environ with PKG_CONFIG_PATH replaced by path (NULL: environ unchanged). The strings are

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/* Running a program and waiting for it (subprocess.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <dps/dps-status.h>
+#include <glib.h>
+
+#include "subprocess.h"
+
+int dps_subprocess_run(char *const *argv, const struct dps_subprocess_options *opts, char **out)
+{
+	struct dps_subprocess_options none = {0};
+	GSpawnFlags flags = G_SPAWN_SEARCH_PATH;
+	gchar *so = NULL, *se = NULL;
+	GError *error = NULL;
+	int status = 0;
+	gboolean ok;
+
+	if (!opts) {
+		opts = &none;
+	}
+	if (out) {
+		*out = NULL;
+	}
+	if (!out || !opts->capture_stderr) {
+		if (opts->quiet_stderr) {
+			flags |= G_SPAWN_STDERR_TO_DEV_NULL;
+		}
+	}
+	ok = g_spawn_sync(NULL, (gchar **)argv, (gchar **)opts->envp, flags, NULL, NULL,
+			  out ? &so : NULL, out && opts->capture_stderr ? &se : NULL, &status,
+			  &error);
+	if (!ok) {
+		int ret = error && error->domain == G_SPAWN_ERROR &&
+				  (error->code == G_SPAWN_ERROR_NOENT ||
+				   error->code == G_SPAWN_ERROR_NOEXEC)
+			      ? DPS_ERR_NOENT
+			      : DPS_ERROR;
+
+		g_clear_error(&error);
+		return ret;
+	}
+	if (out) {
+		size_t a = so ? strlen(so) : 0, b = se ? strlen(se) : 0;
+
+		*out = malloc(a + b + 1);
+		if (*out) {
+			memcpy(*out, so ? so : "", a);
+			memcpy(*out + a, se ? se : "", b);
+			(*out)[a + b] = '\0';
+		}
+		g_free(so);
+		g_free(se);
+	}
+	if (WIFEXITED(status)) {
+		return WEXITSTATUS(status);
+	}
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : DPS_ERROR;
+}
+
+const char *dps_subprocess_last_line(char *buf)
+{
+	char *end;
+
+	if (!buf) {
+		return "(no message)";
+	}
+	end = buf + strlen(buf);
+	while (end > buf && (end[-1] == '\n' || end[-1] == ' ' || end[-1] == '\r')) {
+		*--end = '\0';
+	}
+	while (end > buf && end[-1] != '\n') {
+		end--;
+	}
+	return *end ? end : "(no message)";
+}
+
+bool dps_subprocess_in_path(const char *name)
+{
+	gchar *path = g_find_program_in_path(name);
+	bool found = path != NULL;
+
+	g_free(path);
+	return found;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Running another program and waiting for it (the compiler for dps build, lttng and perf for
+ * dps record): one helper, on GLib's g_spawn_sync, with an argument vector (never a shell).
+ */
+#ifndef DPS_COMMON_SUBPROCESS_H
+#define DPS_COMMON_SUBPROCESS_H
+
+#include <stdbool.h>
+
+struct dps_subprocess_options {
+	char *const *envp;   /* borrowed, NULL-terminated; NULL: our environment */
+	bool capture_stderr; /* stderr into *out too, after stdout (tools' messages) */
+	bool quiet_stderr;   /* stderr to /dev/null (when not captured) */
+};
+
+/*
+ * Runs argv (NULL-terminated; argv[0] looked up in PATH) with standard input from /dev/null
+ * and waits for it. With out, *out gets what it wrote (malloc'd, NUL-terminated; the caller
+ * frees it), else its output goes where ours goes. opts may be NULL. Returns its exit status
+ * (0..255), 128 + the signal that killed it, DPS_ERR_NOENT when argv[0] is not found, or
+ * DPS_ERROR when it cannot be started (*out is NULL then).
+ */
+int dps_subprocess_run(char *const *argv, const struct dps_subprocess_options *opts, char **out);
+
+/* The last non-empty line of a tool's output (trailing blanks cut in place), for one-line
+ * messages; "(no message)" when there is none. */
+const char *dps_subprocess_last_line(char *buf);
+
+/* Whether name is an executable in PATH. */
+bool dps_subprocess_in_path(const char *name);
+
+#endif /* DPS_COMMON_SUBPROCESS_H */
