@@ -96,31 +96,6 @@ static int run(const struct analyzer_options *opts, bool list_only, struct analy
 	return DPS_OK;
 }
 
-bool analyzer_recorded_pid(const char *trace, int64_t *pid)
-{
-	char path[4096], line[256];
-	bool found = false;
-	FILE *f;
-
-	if (snprintf(path, sizeof(path), "%s/record.info", trace) >= (int)sizeof(path)) {
-		return false;
-	}
-	f = fopen(path, "r");
-	if (!f) {
-		return false;
-	}
-	while (!found && fgets(line, sizeof(line), f)) {
-		long long v;
-
-		if (sscanf(line, "pid %lld", &v) == 1 && v > 0) {
-			*pid = v;
-			found = true;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
 enum dps_status analyzer_run(const struct analyzer_options *opts, struct analyzer_result **out,
 		 struct dps_diag *diag)
 {

@@ -144,13 +144,6 @@ void analyzer_options_default(struct analyzer_options *opts);
 enum dps_status analyzer_run(const struct analyzer_options *opts, struct analyzer_result **out,
 		 struct dps_diag *diag);
 
-/*
- * The pid that dps record wrote into TRACE/record.info ("pid N"): a trace made by dps record
- * selects its recorded command by itself (dps analyze, dps compare, dps replay), which also
- * finds it among everything else perf saw system-wide. Returns false when TRACE is not such a
- * directory.
- */
-bool analyzer_recorded_pid(const char *trace, int64_t *pid);
 
 /*
  * Reads the traces and lists their processes (result->procs, sorted by CPU time, largest

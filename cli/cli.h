@@ -15,6 +15,10 @@ enum dps_exit {
 #include "commands.def"
 #undef DPS_COMMAND
 
+/* The one mapping of a library status to the exit code: DPS_OK 0; bad input (DPS_ERR_INVAL,
+ * DPS_ERR_NOENT: a path that is not there, DPS_ERR_RANGE) 2; any other failure 1. */
+int dps_cli_exit_code(int status);
+
 /* True when stderr is a terminal (progress indicators are shown only then). */
 bool dps_cli_stderr_is_tty(void);
 

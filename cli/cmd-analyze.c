@@ -9,6 +9,7 @@
 
 #include "analyzer.h"
 #include "cli.h"
+#include "record.h"
 
 static void usage(FILE *out)
 {
@@ -179,7 +180,7 @@ int dps_cmd_analyze(int argc, char **argv)
 	opts.build_actset = outdir != NULL;
 
 	if (!list && opts.pid < 0 && opts.tid < 0 && !opts.comm && opts.n_traces == 1 &&
-	    analyzer_recorded_pid(opts.traces[0], &opts.pid)) {
+	    dps_record_info_pid(opts.traces[0], &opts.pid)) {
 		fprintf(stderr, "dps analyze: --pid %" PRId64 " (the command dps record recorded)\n",
 			opts.pid);
 	}
@@ -187,9 +188,7 @@ int dps_cmd_analyze(int argc, char **argv)
 		status = analyzer_list_processes(&opts, &res, &diag);
 		if (status) {
 			fprintf(stderr, "dps analyze: %s\n", diag.msg);
-			return status == DPS_ERR_INVAL || status == DPS_ERR_NOENT
-				   ? DPS_EXIT_USAGE
-				   : DPS_EXIT_FAILURE;
+			return dps_cli_exit_code(status);
 		}
 		if (!list) {
 			fprintf(stderr, "dps analyze: no selection: pick a process with --pid, "
@@ -202,8 +201,7 @@ int dps_cmd_analyze(int argc, char **argv)
 	status = analyzer_run(&opts, &res, &diag);
 	if (status) {
 		fprintf(stderr, "dps analyze: %s\n", diag.msg);
-		return status == DPS_ERR_INVAL || status == DPS_ERR_NOENT ? DPS_EXIT_USAGE
-									  : DPS_EXIT_FAILURE;
+		return dps_cli_exit_code(status);
 	}
 	if (res->partial) {
 		fprintf(stderr,

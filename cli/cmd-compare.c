@@ -279,10 +279,11 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli, int *first
 	return ret;
 }
 
-/* Bad input is exit 2; allocation or I/O trouble is a failure (1). */
+/* Bad input is exit 2; allocation or I/O trouble is a failure (1): dps_cli_exit_code, but a
+ * trace babeltrace2 refuses (DPS_ERROR) is bad input here too. */
 static int exit_for(int status)
 {
-	return status == DPS_ERR_NOMEM || status == DPS_ERR_IO ? DPS_EXIT_FAILURE : DPS_EXIT_USAGE;
+	return status == DPS_ERROR ? DPS_EXIT_USAGE : dps_cli_exit_code(status);
 }
 
 /* Writes the HTML report (html true) or the JSON into path; returns an exit code. */

@@ -20,6 +20,7 @@
 #include "actset.h"
 #include "analyzer.h"
 #include "cli.h"
+#include "record.h"
 
 #define REPLAY_MAX_ARGS 64
 #define REPLAY_STUB_NAME "dps-stub"
@@ -193,7 +194,7 @@ static int parse_args(int argc, char **argv, struct replay_args *ra)
 	ra->trace = argv[optind];
 	/* A dps record trace selects its command by itself (analyze and compare read its
 	 * record.info); any other trace needs a selection, checked before calibrating. */
-	if (!ra->sel_opt && !ra->set && !analyzer_recorded_pid(ra->trace, &recorded_pid)) {
+	if (!ra->sel_opt && !ra->set && !dps_record_info_pid(ra->trace, &recorded_pid)) {
 		fprintf(stderr, "dps replay: no selection: which process of the trace should be "
 				"replayed? The processes found:\n");
 		return 3; /* caller lists the candidates */

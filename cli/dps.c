@@ -25,6 +25,20 @@ bool dps_cli_stderr_is_tty(void)
 	return isatty(STDERR_FILENO);
 }
 
+int dps_cli_exit_code(int status)
+{
+	switch (status) {
+	case DPS_OK:
+		return DPS_EXIT_OK;
+	case DPS_ERR_INVAL:
+	case DPS_ERR_NOENT:
+	case DPS_ERR_RANGE:
+		return DPS_EXIT_USAGE;
+	default:
+		return DPS_EXIT_FAILURE;
+	}
+}
+
 int dps_cli_load_set(const char *cmd, const char *dir, struct dps_actset **set)
 {
 	struct dps_diag diag = {{0}};
@@ -41,7 +55,7 @@ int dps_cli_load_set(const char *cmd, const char *dir, struct dps_actset **set)
 		fprintf(stderr, "dps %s: %s: cannot load the action set\n", cmd, dir);
 	}
 	/* A missing directory or a bad set is bad input; I/O trouble is a failure. */
-	return status == DPS_ERR_IO || status == DPS_ERR_NOMEM ? DPS_EXIT_FAILURE : DPS_EXIT_USAGE;
+	return dps_cli_exit_code(status);
 }
 
 static void print_usage(FILE *out)

@@ -16,6 +16,7 @@
 
 #include "compare.h"
 #include "compare-internal.h"
+#include "record.h"
 
 static const char *const metric_names[COMPARE_M_COUNT] = {
 	[COMPARE_M_CPU] = "cpu",
@@ -425,7 +426,7 @@ enum dps_status compare_load(const char *path, const struct analyzer_options *op
 	o.n_traces = 1;
 	o.build_actset = false;
 	if (o.pid < 0 && o.tid < 0 && !o.comm) {
-		analyzer_recorded_pid(path, &o.pid);
+		dps_record_info_pid(path, &o.pid);
 	}
 	ret = analyzer_run(&o, out, diag);
 end:

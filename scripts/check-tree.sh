@@ -24,7 +24,7 @@ declare -A allowed=(
     [analyzer]="runtime common analyzer record"
     [record]="runtime common record"
     [simgen]="runtime common simgen"
-    [compare]="runtime common analyzer compare"
+    [compare]="runtime common analyzer record compare"
     [replay]="runtime common analyzer record simgen compare replay"
     [cli]="runtime common analyzer record simgen compare replay cli"
 )

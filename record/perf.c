@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Kernel scheduling without the LTTng kernel tracer: perf sched record, system-wide, clocked
+ * with CLOCK_MONOTONIC like LTTng, converted to CTF (perf data convert --to-ctf) at the end.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/select.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "record-internal.h"
+#include "subprocess.h"
+
+static bool tracefs_has_sched(void)
+{
+	return access("/sys/kernel/tracing/events/sched/sched_switch", F_OK) == 0 ||
+	       access("/sys/kernel/debug/tracing/events/sched/sched_switch", F_OK) == 0;
+}
+
+/* Why perf cannot record the scheduler here, or NULL when it can (as far as we can tell). */
+const char *dps_record__perf_problem(void)
+{
+	if (!dps_subprocess_in_path("perf")) {
+		return "perf is not installed (Debian: apt-get install linux-perf)";
+	}
+	if (!tracefs_has_sched()) {
+		return "tracefs is not mounted or has no sched events (as root: mount -t tracefs "
+		       "nodev /sys/kernel/tracing)";
+	}
+	if (geteuid() != 0 && access("/sys/kernel/tracing/events/sched/sched_switch/id", R_OK)) {
+		return "reading the kernel's sched tracepoints needs root (or tracefs access and "
+		       "perf_event_paranoid <= -1)";
+	}
+	return NULL;
+}
+
+/* Reads perf's log, for its error message. */
+static void read_log(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(buf, 1, len - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+}
+
+/*
+ * perf sched record, system-wide, until SIGINT. It starts with its events disabled (-D -1)
+ * and we enable them through its control FIFO: its "ack" means the events are on, so the
+ * command's fork and first instants are in the trace (waiting for perf.data to appear is
+ * not enough, the header is written before the events are enabled).
+ */
+enum dps_status dps_record__start_perf(struct recording *r)
+{
+	char logpath[4200], ctl[4200], ack[4200], control[8500];
+	int logfd, ctlfd = -1, ackfd = -1;
+	enum dps_status rc = DPS_ERROR;
+	char buf[4096];
+
+	if (asprintf(&r->perf_data, "%s/perf.data", r->out_abs) < 0) {
+		r->perf_data = NULL;
+		return DPS_ERR_NOMEM;
+	}
+	snprintf(logpath, sizeof(logpath), "%s/perf.log", r->out_abs);
+	snprintf(ctl, sizeof(ctl), "%s/.perf-ctl", r->out_abs);
+	snprintf(ack, sizeof(ack), "%s/.perf-ack", r->out_abs);
+	snprintf(control, sizeof(control), "fifo:%s,%s", ctl, ack);
+	if (mkfifo(ctl, 0600) || mkfifo(ack, 0600)) {
+		dps_diag_setf(r->diag, "cannot create perf's control FIFOs in %s: %s", r->out_abs,
+			      strerror(errno));
+		goto end;
+	}
+	/* O_RDWR: opening a FIFO this way never blocks, whatever perf does. */
+	ctlfd = open(ctl, O_RDWR | O_CLOEXEC);
+	ackfd = open(ack, O_RDWR | O_CLOEXEC);
+	logfd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (ctlfd < 0 || ackfd < 0) {
+		dps_diag_setf(r->diag, "cannot open perf's control FIFOs: %s", strerror(errno));
+		if (logfd >= 0) {
+			close(logfd);
+		}
+		goto end;
+	}
+	r->perf_pid = fork();
+	if (r->perf_pid < 0) {
+		dps_diag_setf(r->diag, "cannot fork perf: %s", strerror(errno));
+		r->perf_pid = 0;
+		if (logfd >= 0) {
+			close(logfd);
+		}
+		goto end;
+	}
+	if (r->perf_pid == 0) {
+		const char *argv[] = { "perf", "sched", "record", "-k", "CLOCK_MONOTONIC",
+				       "-e", "sched:sched_process_exit", "-e",
+				       "sched:sched_process_exec", "-D", "-1", "--control", control,
+				       "-o", r->perf_data, NULL };
+
+		if (logfd >= 0) {
+			dup2(logfd, STDOUT_FILENO);
+			dup2(logfd, STDERR_FILENO);
+		}
+		setpgid(0, 0);	/* a Ctrl-C meant for CMD must not stop perf early */
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (logfd >= 0) {
+		close(logfd);
+	}
+	if (write(ctlfd, "enable\n", 7) != 7) {
+		dps_diag_setf(r->diag, "cannot talk to perf: %s", strerror(errno));
+		goto end;
+	}
+	for (int i = 0; i < 400; i++) {
+		struct timeval tv = { 0, 25000 };
+		fd_set fds;
+		int status;
+
+		FD_ZERO(&fds);
+		FD_SET(ackfd, &fds);
+		if (select(ackfd + 1, &fds, NULL, NULL, &tv) > 0) {
+			ssize_t n = read(ackfd, buf, sizeof(buf) - 1);
+
+			if (n > 0) {
+				rc = DPS_OK;
+				goto end;
+			}
+		}
+		if (waitpid(r->perf_pid, &status, WNOHANG) == r->perf_pid) {
+			read_log(logpath, buf, sizeof(buf));
+			dps_diag_setf(r->diag, "perf sched record failed: %s",
+				      dps_subprocess_last_line(buf));
+			r->perf_pid = 0;
+			goto end;
+		}
+	}
+	dps_diag_setf(r->diag, "perf sched record did not start within 10 s");
+end:
+	/* perf keeps reading its control FIFO: our ends stay open until it stops. */
+	r->perf_ctl = ctlfd;
+	r->perf_ack = ackfd;
+	unlink(ctl);
+	unlink(ack);
+	return rc;
+}
+
+static void close_perf_fifos(struct recording *r)
+{
+	if (r->perf_ctl >= 0) {
+		close(r->perf_ctl);
+	}
+	if (r->perf_ack >= 0) {
+		close(r->perf_ack);
+	}
+	r->perf_ctl = r->perf_ack = -1;
+}
+
+enum dps_status dps_record__stop_perf(struct recording *r)
+{
+	const struct dps_subprocess_options o = {.capture_stderr = true};
+	char ctf[4200];
+	char *out = NULL;
+	int status, rc;
+
+	if (r->perf_pid <= 0) {
+		return DPS_OK;
+	}
+	kill(r->perf_pid, SIGINT);
+	while (waitpid(r->perf_pid, &status, 0) < 0 && errno == EINTR) {
+	}
+	r->perf_pid = 0;
+	close_perf_fifos(r);
+	snprintf(ctf, sizeof(ctf), "%s/perf", r->out_abs);
+	{
+		const char *argv[] = { "perf", "data", "convert", "--to-ctf", ctf, "-i", r->perf_data,
+				 NULL };
+
+		dps_record__say(r, "converting the perf data to CTF");
+		rc = dps_subprocess_run((char *const *)argv, &o, &out);
+		if (rc) {
+			dps_diag_setf(r->diag, "perf data convert --to-ctf failed: %s",
+				      dps_subprocess_last_line(out));
+		}
+		free(out);
+	}
+	return rc ? DPS_ERROR : DPS_OK;
+}
+
+/* Stops a perf that is still running (a recording that failed half-way). */
+void dps_record__kill_perf(struct recording *r)
+{
+	if (r->perf_pid > 0) {
+		kill(r->perf_pid, SIGINT);
+		waitpid(r->perf_pid, NULL, 0);
+		r->perf_pid = 0;
+	}
+	close_perf_fifos(r);
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* What the record library's files share (not part of record.h's API). */
+#ifndef DPS_RECORD_RECORD_INTERNAL_H
+#define DPS_RECORD_RECORD_INTERNAL_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "record.h"
+
+/* One recording under way. */
+struct recording {
+	const struct dps_record_options *opts; /* borrowed */
+	struct dps_diag *diag;		       /* borrowed */
+	char *out_abs;			       /* owned: the trace directory */
+	char session[96];
+	bool session_created;
+	bool lttng_kernel; /* kernel events from LTTng (else perf) */
+	pid_t perf_pid;
+	int perf_ctl, perf_ack; /* perf's control FIFOs, open while perf runs */
+	char *perf_data;	/* owned */
+	pid_t child;
+	int child_status;
+};
+
+/* A progress line on stderr unless quiet. */
+__attribute__((format(printf, 2, 3))) void dps_record__say(const struct recording *r,
+							   const char *fmt, ...);
+
+/* session.c */
+enum dps_status dps_record__ensure_sessiond(struct recording *r);
+bool dps_record__lttng_kernel_available(void);
+enum dps_status dps_record__setup_session(struct recording *r);
+void dps_record__teardown_session(struct recording *r);
+
+/* perf.c */
+const char *dps_record__perf_problem(void);
+enum dps_status dps_record__start_perf(struct recording *r);
+enum dps_status dps_record__stop_perf(struct recording *r);
+void dps_record__kill_perf(struct recording *r);
+
+/* record-info.c */
+void dps_record__write_info(const struct recording *r, const char *kernel_src);
+
+#endif /* DPS_RECORD_RECORD_INTERNAL_H */

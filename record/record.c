@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A recording from start to end (record.h): what can be recorded here is decided before
+ * anything is created; then the output directory, the LTTng session (session.c) and perf
+ * (perf.c), the traced command, and record.info (record-info.c). Whatever fails, the session
+ * is destroyed and perf stopped.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record-internal.h"
+#include "subprocess.h"
+
+void dps_record__say(const struct recording *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->opts->quiet) {
+		return;
+	}
+	va_start(ap, fmt);
+	fputs("dps record: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+void dps_record_options_default(struct dps_record_options *opts)
+{
+	*opts = (struct dps_record_options){.kernel = DPS_RECORD_KERNEL_AUTO, .ust = true};
+}
+
+static char *preload_value(void)
+{
+	const char *old = getenv("LD_PRELOAD");
+	const char *lib = "liblttng-ust-libc-wrapper.so.1";
+	char *v = NULL;
+
+	if (old && *old) {
+		if (asprintf(&v, "%s:%s", lib, old) < 0) {
+			v = NULL;
+		}
+	} else {
+		v = strdup(lib);
+	}
+	return v;
+}
+
+static enum dps_status run_command(struct recording *r)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	char *preload = NULL;
+
+	if (r->opts->memory) {
+		preload = preload_value();
+	}
+	r->child = fork();
+	if (r->child < 0) {
+		dps_diag_setf(r->diag, "cannot fork: %s", strerror(errno));
+		free(preload);
+		return DPS_ERROR;
+	}
+	if (r->child == 0) {
+		if (preload) {
+			setenv("LD_PRELOAD", preload, 1);
+		}
+		execvp(r->opts->cmd[0], r->opts->cmd);
+		fprintf(stderr, "dps record: cannot run %s: %s\n", r->opts->cmd[0], strerror(errno));
+		_exit(127);
+	}
+	free(preload);
+	/* Ctrl-C goes to the command; the trace is still finished properly. */
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	while (waitpid(r->child, &r->child_status, 0) < 0) {
+		if (errno != EINTR) {
+			break;
+		}
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	return DPS_OK;
+}
+
+static enum dps_status make_output(struct recording *r)
+{
+	const char *out = r->opts->out;
+	char def[64];
+	char *abs;
+
+	if (!out) {
+		time_t now = time(NULL);
+		struct tm tm;
+
+		localtime_r(&now, &tm);
+		strftime(def, sizeof(def), "dps-trace-%Y%m%d-%H%M%S", &tm);
+		out = def;
+	}
+	if (mkdir(out, 0755)) {
+		if (errno == EEXIST) {
+			dps_diag_setf(r->diag, "%s exists: give a new directory with -o", out);
+			return DPS_ERR_INVAL;
+		}
+		dps_diag_setf(r->diag, "cannot create %s: %s", out, strerror(errno));
+		return DPS_ERROR;
+	}
+	abs = realpath(out, NULL);
+	if (!abs) {
+		dps_diag_setf(r->diag, "%s: %s", out, strerror(errno));
+		return DPS_ERROR;
+	}
+	r->out_abs = abs;
+	return DPS_OK;
+}
+
+/* Decides where kernel events come from (*kernel_src), before anything is created. */
+static enum dps_status choose_kernel(struct recording *r, const char **kernel_src)
+{
+	const struct dps_record_options *o = r->opts;
+	const char *why;
+
+	*kernel_src = "none";
+	if (o->kernel == DPS_RECORD_KERNEL_OFF) {
+		return DPS_OK;
+	}
+	if (dps_record__lttng_kernel_available()) {
+		r->lttng_kernel = true;
+		*kernel_src = "lttng";
+	} else if (!(why = dps_record__perf_problem())) {
+		*kernel_src = "perf";
+	} else if (o->kernel == DPS_RECORD_KERNEL_ON) {
+		dps_diag_setf(r->diag, "--kernel: the LTTng kernel tracer is not available and %s",
+			      why);
+		return DPS_ERROR;
+	} else {
+		fprintf(stderr, "dps record: warning: no kernel scheduling events (the LTTng kernel "
+				"tracer is not available and %s); recording UST only\n",
+			why);
+	}
+	return DPS_OK;
+}
+
+enum dps_status dps_record_run(const struct dps_record_options *opts,
+			       struct dps_record_result *result, struct dps_diag *diag)
+{
+	struct recording r = {.opts = opts, .diag = diag, .perf_ctl = -1, .perf_ack = -1};
+	const char *kernel_src = "none";
+	enum dps_status rc;
+
+	*result = (struct dps_record_result){.kernel_src = "none"};
+	if (!opts->cmd || !opts->cmd[0]) {
+		dps_diag_setf(diag, "expected a command to run");
+		return DPS_ERR_INVAL;
+	}
+	if (!opts->ust && opts->kernel == DPS_RECORD_KERNEL_OFF) {
+		dps_diag_setf(diag, "--no-ust and --no-kernel: nothing to record");
+		return DPS_ERR_INVAL;
+	}
+	if (opts->memory && !opts->ust) {
+		dps_diag_setf(diag, "--memory needs UST (drop --no-ust)");
+		return DPS_ERR_INVAL;
+	}
+	/* What can be recorded here, before creating anything. */
+	if (opts->ust && !dps_subprocess_in_path("lttng")) {
+		dps_diag_setf(diag, "the lttng command is not installed (Debian: apt-get install "
+				    "lttng-tools)");
+		return DPS_ERROR;
+	}
+	if (opts->ust || opts->kernel != DPS_RECORD_KERNEL_OFF) {
+		rc = dps_record__ensure_sessiond(&r);
+		if (rc && opts->ust) {
+			return rc;
+		}
+		dps_diag_clear(diag);
+	}
+	rc = choose_kernel(&r, &kernel_src);
+	if (rc) {
+		return rc;
+	}
+	rc = make_output(&r);
+	if (rc) {
+		return rc;
+	}
+	if (opts->ust || r.lttng_kernel) {
+		rc = dps_record__setup_session(&r);
+		if (rc) {
+			goto end;
+		}
+	}
+	if (!strcmp(kernel_src, "perf")) {
+		rc = dps_record__start_perf(&r);
+		if (rc) {
+			goto end;
+		}
+	}
+	dps_record__say(&r, "recording %s (kernel: %s, ust: %s%s) into %s", opts->cmd[0],
+			kernel_src, opts->ust ? "yes" : "no", opts->memory ? ", heap" : "",
+			r.out_abs);
+	rc = run_command(&r);
+	dps_record__teardown_session(&r);
+	rc = rc ? rc : dps_record__stop_perf(&r);
+	if (rc) {
+		goto end;
+	}
+	dps_record__write_info(&r, kernel_src);
+	if (WIFEXITED(r.child_status) && WEXITSTATUS(r.child_status)) {
+		fprintf(stderr, "dps record: warning: %s exited with status %d\n", opts->cmd[0],
+			WEXITSTATUS(r.child_status));
+	} else if (WIFSIGNALED(r.child_status)) {
+		fprintf(stderr, "dps record: warning: %s was killed by signal %d\n", opts->cmd[0],
+			WTERMSIG(r.child_status));
+	}
+	*result = (struct dps_record_result){
+		.trace = r.out_abs,
+		.pid = r.child,
+		.wait_status = r.child_status,
+		.kernel_src = kernel_src,
+	};
+	r.out_abs = NULL;
+end:
+	dps_record__teardown_session(&r);
+	dps_record__kill_perf(&r);
+	free(r.perf_data);
+	free(r.out_abs);
+	return rc;
+}
+
+void dps_record_result_fini(struct dps_record_result *result)
+{
+	if (result) {
+		free(result->trace);
+		result->trace = NULL;
+	}
+}

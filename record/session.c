@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The LTTng session of a recording, driven with the lttng CLI: a session daemon started when
+ * none answers, a UST channel with dps's events and the vtid/vpid/procname contexts, and a
+ * kernel channel with the scheduler events when the LTTng kernel tracer is there.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record-internal.h"
+#include "subprocess.h"
+
+/* Runs lttng; on failure the diag says what and lttng's last line. */
+static enum dps_status lttng(struct recording *r, const char *what, const char *const argv[])
+{
+	const struct dps_subprocess_options o = {.capture_stderr = true};
+	char *out = NULL;
+	int rc = dps_subprocess_run((char *const *)argv, &o, &out);
+
+	if (rc) {
+		dps_diag_setf(r->diag, "%s failed (lttng exit %d): %s", what, rc,
+			      dps_subprocess_last_line(out));
+	}
+	free(out);
+	return rc ? DPS_ERROR : DPS_OK;
+}
+
+/* Runs a tool quietly; true when it exits 0. */
+static bool succeeds(const char *const argv[], char **out)
+{
+	const struct dps_subprocess_options o = {.capture_stderr = true};
+	char *buf = NULL;
+	int rc = dps_subprocess_run((char *const *)argv, &o, &buf);
+
+	if (out) {
+		*out = buf;
+	} else {
+		free(buf);
+	}
+	return rc == 0;
+}
+
+enum dps_status dps_record__ensure_sessiond(struct recording *r)
+{
+	const char *list[] = {"lttng", "list", NULL};
+	const char *start[] = {"lttng-sessiond", "--daemonize", NULL};
+	char *out = NULL;
+
+	if (succeeds(list, NULL)) {
+		return DPS_OK;
+	}
+	if (!dps_subprocess_in_path("lttng-sessiond")) {
+		dps_diag_setf(r->diag, "no LTTng session daemon runs and lttng-sessiond is not "
+				       "installed (Debian: apt-get install lttng-tools)");
+		return DPS_ERROR;
+	}
+	dps_record__say(r, "starting an LTTng session daemon");
+	if (!succeeds(start, &out)) {
+		dps_diag_setf(r->diag, "cannot start lttng-sessiond: %s",
+			      dps_subprocess_last_line(out));
+		free(out);
+		return DPS_ERROR;
+	}
+	free(out);
+	for (int i = 0; i < 100; i++) {
+		out = NULL;
+		if (succeeds(list, &out)) {
+			free(out);
+			return DPS_OK;
+		}
+		if (i < 99) {
+			free(out);
+		}
+		usleep(50 * 1000);
+	}
+	dps_diag_setf(r->diag, "the session daemon does not answer: %s",
+		      dps_subprocess_last_line(out));
+	free(out);
+	return DPS_ERROR;
+}
+
+bool dps_record__lttng_kernel_available(void)
+{
+	const char *argv[] = {"lttng", "list", "-k", NULL};
+
+	return dps_subprocess_in_path("lttng") && succeeds(argv, NULL);
+}
+
+enum dps_status dps_record__setup_session(struct recording *r)
+{
+	char out_opt[4200];
+	enum dps_status rc;
+
+	snprintf(r->session, sizeof(r->session), "dps-record-%ld-%ld", (long)getpid(),
+		 (long)time(NULL));
+	snprintf(out_opt, sizeof(out_opt), "--output=%s", r->out_abs);
+	{
+		const char *argv[] = {"lttng", "create", r->session, out_opt, NULL};
+
+		rc = lttng(r, "creating the LTTng session", argv);
+		if (rc) {
+			return rc;
+		}
+		r->session_created = true;
+	}
+	if (r->opts->ust) {
+		const char *chan[] = {"lttng",	      "enable-channel",	 "-u",	"-s", r->session,
+				      "--subbuf-size=1M", "--num-subbuf=8", "dps", NULL};
+		const char *ev[] = {"lttng",
+				    "enable-event",
+				    "-u",
+				    "-s",
+				    r->session,
+				    "-c",
+				    "dps",
+				    "dps:*,dps_stack:*,lttng_ust_libc:*,lttng_ust_cyg_profile:*,"
+				    "lttng_ust_cyg_profile_fast:*",
+				    NULL};
+		const char *ctx[] = {"lttng", "add-context", "-u",   "-s", r->session, "-c",
+				     "dps",   "-t",	     "vtid", "-t", "vpid",     "-t",
+				     "procname", NULL};
+
+		rc = lttng(r, "creating the UST channel", chan);
+		rc = rc ? rc : lttng(r, "enabling the UST events", ev);
+		rc = rc ? rc : lttng(r, "adding the vtid/vpid/procname contexts", ctx);
+		if (rc) {
+			return rc;
+		}
+	}
+	if (r->lttng_kernel) {
+		const char *chan[] = {"lttng",	      "enable-channel",	 "-k",	 "-s", r->session,
+				      "--subbuf-size=4M", "--num-subbuf=8", "dpsk", NULL};
+		const char *ev[] = {"lttng",
+				    "enable-event",
+				    "-k",
+				    "-s",
+				    r->session,
+				    "-c",
+				    "dpsk",
+				    "sched_switch,sched_waking,sched_wakeup,sched_wakeup_new,"
+				    "sched_process_fork,sched_process_exit,sched_process_exec,"
+				    "sched_stat_runtime,lttng_statedump_process_state",
+				    NULL};
+
+		rc = lttng(r, "creating the kernel channel", chan);
+		rc = rc ? rc : lttng(r, "enabling the kernel scheduler events", ev);
+		if (rc) {
+			return rc;
+		}
+	}
+	{
+		const char *argv[] = {"lttng", "start", r->session, NULL};
+
+		return lttng(r, "starting the session", argv);
+	}
+}
+
+void dps_record__teardown_session(struct recording *r)
+{
+	const char *stop[] = {"lttng", "stop", r->session, NULL};
+	const char *destroy[] = {"lttng", "destroy", r->session, NULL};
+	char *out = NULL;
+
+	if (!r->session_created) {
+		return;
+	}
+	if (!succeeds(stop, &out)) {
+		fprintf(stderr, "dps record: warning: stopping the session: %s\n",
+			dps_subprocess_last_line(out));
+	}
+	free(out);
+	out = NULL;
+	if (!succeeds(destroy, &out)) {
+		fprintf(stderr, "dps record: warning: destroying the session: %s\n",
+			dps_subprocess_last_line(out));
+	}
+	free(out);
+	r->session_created = false;
+}
