@@ -3,6 +3,7 @@
 #define DPS_CLI_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* Exit codes of every dps command. */
 enum dps_exit {
@@ -18,6 +19,21 @@ enum dps_exit {
 /* The one mapping of a library status to the exit code: DPS_OK 0; bad input (DPS_ERR_INVAL,
  * DPS_ERR_NOENT: a path that is not there, DPS_ERR_RANGE) 2; any other failure 1. */
 int dps_cli_exit_code(int status);
+
+/* Durations: "20", "20us", "0.5ms", "850ns", "2s" (a plain number is microseconds) -> ns.
+ * False when malformed, negative or not finite. */
+bool dps_cli_parse_duration(const char *s, int64_t *ns);
+/* A non-negative decimal id (pid, tid). */
+bool dps_cli_parse_id(const char *s, int64_t *out);
+
+struct analyzer_options;
+/*
+ * The selection options of analyze, compare and replay: which is 'p' (--pid), 't' (--tid) or
+ * 'c' (--comm); the value goes into a and b (either may be NULL: compare's per-side options).
+ * Returns DPS_EXIT_OK, or DPS_EXIT_USAGE with a message naming cmd and opt.
+ */
+int dps_cli_set_selection(const char *cmd, const char *opt, char which, const char *arg,
+			  struct analyzer_options *a, struct analyzer_options *b);
 
 /* True when stderr is a terminal (progress indicators are shown only then). */
 bool dps_cli_stderr_is_tty(void);

@@ -38,49 +38,6 @@ static void usage(FILE *out)
 	    ANALYZER_DEFAULT_MIN_BLOCK_NS / 1000);
 }
 
-/* "20", "20us", "0.5ms", "850ns" -> ns. Returns false when malformed. */
-static bool parse_duration(const char *s, int64_t *ns)
-{
-	char *end;
-	double v, mult = 1000.0;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno || v < 0) {
-		return false;
-	}
-	if (!strcmp(end, "ns")) {
-		mult = 1.0;
-	} else if (!strcmp(end, "us") || !*end) {
-		mult = 1000.0;
-	} else if (!strcmp(end, "ms")) {
-		mult = 1e6;
-	} else if (!strcmp(end, "s")) {
-		mult = 1e9;
-	} else {
-		return false;
-	}
-	if (v * mult > 9e18) {
-		return false;
-	}
-	*ns = (int64_t)(v * mult + 0.5);
-	return true;
-}
-
-static bool parse_id(const char *s, int64_t *out)
-{
-	char *end;
-	long long v;
-
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (end == s || *end || errno || v < 0) {
-		return false;
-	}
-	*out = v;
-	return true;
-}
-
 int dps_cmd_analyze(int argc, char **argv)
 {
 	enum { OPT_JSON = 256, OPT_CALIB, OPT_NO_PROGRESS, OPT_KEEP_TRACER, OPT_LIST };
@@ -112,27 +69,20 @@ int dps_cmd_analyze(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "p:t:c:fm:o:qh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
-			if (!parse_id(optarg, &opts.pid)) {
-				fprintf(stderr, "dps analyze: --pid: expected a number, got '%s'\n",
-					optarg);
-				return DPS_EXIT_USAGE;
-			}
-			break;
 		case 't':
-			if (!parse_id(optarg, &opts.tid)) {
-				fprintf(stderr, "dps analyze: --tid: expected a number, got '%s'\n",
-					optarg);
+		case 'c':
+			if (dps_cli_set_selection("analyze", opt == 'p'   ? "--pid"
+							     : opt == 't' ? "--tid"
+									  : "--comm",
+						  (char)opt, optarg, &opts, NULL)) {
 				return DPS_EXIT_USAGE;
 			}
-			break;
-		case 'c':
-			opts.comm = optarg;
 			break;
 		case 'f':
 			opts.follow_children = true;
 			break;
 		case 'm':
-			if (!parse_duration(optarg, &opts.min_block_ns)) {
+			if (!dps_cli_parse_duration(optarg, &opts.min_block_ns)) {
 				fprintf(stderr,
 					"dps analyze: --min-block: expected a duration (20, 20us, "
 					"0.5ms), got '%s'\n",

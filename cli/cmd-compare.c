@@ -78,65 +78,6 @@ static void print_help(FILE *out)
 	    "See doc/compare.md for every figure's definition and the JSON schema.\n");
 }
 
-static int parse_i64(const char *s, int64_t *out)
-{
-	char *end;
-	long long v;
-
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || end == s || *end || v < 0) {
-		return DPS_ERR_INVAL;
-	}
-	*out = v;
-	return DPS_OK;
-}
-
-/* "20us", "1.5ms", "800ns", "2s", or a plain number of microseconds. */
-static int parse_duration_ns(const char *s, int64_t *out)
-{
-	char *end;
-	double v, mult = 1e3;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v) || v < 0) {
-		return DPS_ERR_INVAL;
-	}
-	if (!strcmp(end, "ns")) {
-		mult = 1;
-	} else if (!strcmp(end, "us") || !*end) {
-		mult = 1e3;
-	} else if (!strcmp(end, "ms")) {
-		mult = 1e6;
-	} else if (!strcmp(end, "s")) {
-		mult = 1e9;
-	} else {
-		return DPS_ERR_INVAL;
-	}
-	if (v * mult > 9e18) {
-		return DPS_ERR_INVAL;
-	}
-	*out = (int64_t)llround(v * mult);
-	return DPS_OK;
-}
-
-static int set_number(const char *opt, const char *arg, int64_t *a, int64_t *b)
-{
-	int64_t v;
-
-	if (parse_i64(arg, &v)) {
-		fprintf(stderr, "dps compare: %s expects a non-negative integer, got '%s'\n", opt,
-			arg);
-		return DPS_EXIT_USAGE;
-	}
-	*a = v;
-	if (b) {
-		*b = v;
-	}
-	return DPS_EXIT_OK;
-}
-
 static int parse_args(int argc, char **argv, struct compare_cli *cli, int *first_arg)
 {
 	static const struct option longopts[] = {
@@ -199,22 +140,22 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli, int *first
 			}
 			break;
 		case OPT_PID:
-			ret = set_number("--pid", optarg, &o->pid, &s->pid);
+			ret = dps_cli_set_selection("compare", "--pid", 'p', optarg, o, s);
 			break;
 		case OPT_TID:
-			ret = set_number("--tid", optarg, &o->tid, &s->tid);
+			ret = dps_cli_set_selection("compare", "--tid", 't', optarg, o, s);
 			break;
 		case OPT_ORIG_PID:
-			ret = set_number("--orig-pid", optarg, &o->pid, NULL);
+			ret = dps_cli_set_selection("compare", "--orig-pid", 'p', optarg, o, NULL);
 			break;
 		case OPT_ORIG_TID:
-			ret = set_number("--orig-tid", optarg, &o->tid, NULL);
+			ret = dps_cli_set_selection("compare", "--orig-tid", 't', optarg, o, NULL);
 			break;
 		case OPT_SIM_PID:
-			ret = set_number("--sim-pid", optarg, &s->pid, NULL);
+			ret = dps_cli_set_selection("compare", "--sim-pid", 'p', optarg, s, NULL);
 			break;
 		case OPT_SIM_TID:
-			ret = set_number("--sim-tid", optarg, &s->tid, NULL);
+			ret = dps_cli_set_selection("compare", "--sim-tid", 't', optarg, s, NULL);
 			break;
 		case OPT_COMM:
 			o->comm = s->comm = optarg;
@@ -229,7 +170,7 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli, int *first
 			o->follow_children = s->follow_children = true;
 			break;
 		case OPT_MIN_BLOCK:
-			if (parse_duration_ns(optarg, &o->min_block_ns)) {
+			if (!dps_cli_parse_duration(optarg, &o->min_block_ns)) {
 				fprintf(stderr,
 					"dps compare: --min-block expects a duration such as "
 					"20us, got '%s'\n",

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/* Option values every subcommand parses the same way (cli.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer.h"
+#include "cli.h"
+
+bool dps_cli_parse_duration(const char *s, int64_t *ns)
+{
+	char *end;
+	double v, mult;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v < 0) {
+		return false;
+	}
+	if (!strcmp(end, "ns")) {
+		mult = 1;
+	} else if (!strcmp(end, "us") || !*end) {
+		mult = 1e3;
+	} else if (!strcmp(end, "ms")) {
+		mult = 1e6;
+	} else if (!strcmp(end, "s")) {
+		mult = 1e9;
+	} else {
+		return false;
+	}
+	if (v * mult > 9e18) {
+		return false;
+	}
+	*ns = (int64_t)llround(v * mult);
+	return true;
+}
+
+bool dps_cli_parse_id(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v < 0) {
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+int dps_cli_set_selection(const char *cmd, const char *opt, char which, const char *arg,
+			  struct analyzer_options *a, struct analyzer_options *b)
+{
+	int64_t id = -1;
+
+	if (which != 'c' && !dps_cli_parse_id(arg, &id)) {
+		fprintf(stderr, "dps %s: %s expects a non-negative integer, got '%s'\n", cmd, opt,
+			arg);
+		return DPS_EXIT_USAGE;
+	}
+	for (int k = 0; k < 2; k++) {
+		struct analyzer_options *o = k ? b : a;
+
+		if (!o) {
+			continue;
+		}
+		if (which == 'p') {
+			o->pid = id;
+		} else if (which == 't') {
+			o->tid = id;
+		} else {
+			o->comm = arg;
+		}
+	}
+	return DPS_EXIT_OK;
+}
