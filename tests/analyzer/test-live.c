@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "analyzer.h"
+#include "record.h"
 
 static const struct analyzer_thread *by_comm(const struct analyzer_result *res, const char *comm)
 {
@@ -69,17 +70,16 @@ static int64_t index_of(const struct analyzer_result *res, const struct analyzer
 Test(live, record_then_analyze_a_known_program, .timeout = 240)
 {
 	char dir[] = "/tmp/dps-live-XXXXXX";
-	char *cmd = NULL, *info = NULL, *trace = NULL;
+	char *cmd = NULL, *trace = NULL;
 	const char *traces[1];
 	struct analyzer_options opts;
 	struct analyzer_result *res = NULL;
 	struct dps_diag diag = {""};
 	const struct analyzer_thread *main_t, *a, *b;
 	const struct dps_actset_thread *sm, *sa, *sb;
-	long pid = -1, i1, i2, j1, j2, w, k;
+	int64_t pid = -1;
+	long i1, i2, j1, j2, w, k;
 	uint64_t sleeps = 0;
-	FILE *f;
-	char line[256];
 	int st;
 
 	cr_assert_not_null(mkdtemp(dir));
@@ -89,13 +89,7 @@ Test(live, record_then_analyze_a_known_program, .timeout = 240)
 			   getenv("DPS_BIN"), trace, getenv("DPS_BUILD_DIR")) > 0);
 	st = system(cmd);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "dps record failed: %s", cmd);
-	cr_assert(asprintf(&info, "%s/record.info", trace) > 0);
-	f = fopen(info, "r");
-	cr_assert_not_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		sscanf(line, "pid %ld", &pid);
-	}
-	fclose(f);
+	cr_assert(dps_record_info_pid(trace, &pid), "no pid in %s/record.info", trace);
 	cr_assert_gt(pid, 0);
 
 	analyzer_options_default(&opts);
@@ -154,13 +148,12 @@ Test(live, record_then_analyze_a_known_program, .timeout = 240)
 	analyzer_result_destroy(res);
 	free(cmd);
 	if (!all_ok) {
-		cr_log_error("trace kept for inspection: %s (pid %ld)", trace, pid);
+		cr_log_error("trace kept for inspection: %s (pid %lld)", trace, (long long)pid);
 	} else {
 		cr_assert(asprintf(&cmd, "rm -rf %s", dir) > 0);
 		cr_expect_eq(system(cmd), 0);
 		free(cmd);
 	}
-	free(info);
 	free(trace);
 }
 

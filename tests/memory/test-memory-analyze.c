@@ -17,6 +17,7 @@
 #include <dps/dps-memory.h>
 
 #include "actset.h"
+#include "record.h"
 
 /* ls-ust, thread 5035 (ls): heap in use at the end and at its peak, from every malloc/calloc/
  * realloc/free of the trace (frees of NULL and of unknown pointers change nothing), computed
@@ -164,8 +165,8 @@ static void longest_equal_rises(const struct dps_actset_thread *t, size_t *count
 Test(memory_analyze, known_pattern_program_recorded_live, .timeout = 120)
 {
 	char *tmp = make_tmpdir();
-	char trace[512], out[512], info[600], pid[32] = "";
-	char prog[512], line[256];
+	char trace[512], out[512], pid[32] = "";
+	char prog[512];
 	struct dps_actset *set;
 	const struct dps_actset_thread *main_t = NULL, *worker = NULL;
 	static const int64_t main_allocs[] = {1000, 24000, 200000, 64, 4096};
@@ -174,7 +175,6 @@ Test(memory_analyze, known_pattern_program_recorded_live, .timeout = 120)
 	int64_t heap[4096];
 	size_t n, count;
 	int64_t size;
-	FILE *f;
 
 	snprintf(prog, sizeof(prog), "%s/examples/memory/memory-pattern", getenv("DPS_BUILD_DIR"));
 	snprintf(trace, sizeof(trace), "%s/rec", tmp);
@@ -194,17 +194,12 @@ Test(memory_analyze, known_pattern_program_recorded_live, .timeout = 120)
 
 		cr_assert_eq(run(argv), 0, "dps record failed");
 	}
-	snprintf(info, sizeof(info), "%s/record.info", trace);
-	f = fopen(info, "r");
-	cr_assert(f, "no %s", info);
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "pid ", 4)) {
-			snprintf(pid, sizeof(pid), "%.31s", line + 4);
-			pid[strcspn(pid, "\n")] = '\0';
-		}
+	{
+		int64_t recorded = -1;
+
+		cr_assert(dps_record_info_pid(trace, &recorded), "no pid in %s/record.info", trace);
+		snprintf(pid, sizeof(pid), "%lld", (long long)recorded);
 	}
-	fclose(f);
-	cr_assert(*pid, "no pid in %s", info);
 	set = analyze(trace, pid, out);
 	main_t = thread_by_id(set, strtoull(pid, NULL, 10));
 	for (size_t t = 0; t < set->n_threads; t++) {

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "record.h"
 
 static char tmpdir[] = "/tmp/dps-test-replay-XXXXXX";
 
@@ -58,23 +59,12 @@ static int run(const char *fmt, ...)
 
 static long read_recorded_pid(const char *trace)
 {
-	char path[4096], line[256];
-	long pid = -1;
-	FILE *f;
+	int64_t pid = -1;
 
-	snprintf(path, sizeof(path), "%s/record.info", trace);
-	f = fopen(path, "r");
-	cr_assert_not_null(f, "dps record wrote no %s", path);
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "pid %ld", &pid) == 1) {
-			break;
-		}
-	}
-	fclose(f);
-	cr_assert_gt(pid, 0, "no pid line in %s", path);
-	return pid;
+	cr_assert(dps_record_info_pid(trace, &pid), "dps record wrote no pid into %s/record.info",
+		  trace);
+	return (long)pid;
 }
-
 /* Kernel scheduling capture (perf sched record) needs root. A developer's run as a user skips
  * these round trips; CI (CI=true) runs as root, and there a skip would hide them: it fails. */
 static void require_root(void)
@@ -184,4 +174,48 @@ Test(replay, replay_rejects_a_bad_selection_with_the_candidates, .init = setup,
 			 dps, src, out),
 		     2);
 	cr_expect_eq(run("'%s' replay > /dev/null 2>&1", dps), 2);
+}
+
+/* Every option is checked before any work: nothing is created for a bad --mode. */
+Test(replay, a_bad_mode_is_refused_before_any_work, .init = setup, .fini = teardown)
+{
+	const char *dps = env_or_fail("DPS_BIN");
+	const char *src = env_or_fail("DPS_SOURCE_DIR");
+	struct stat st;
+	char out[4096];
+
+	snprintf(out, sizeof(out), "%s/out", tmpdir);
+	cr_expect_eq(run("'%s' replay '%s/examples/traces/xz-T2' --mode bogus -o '%s' "
+			 "> '%s.log' 2>&1",
+			 dps, src, out, out),
+		     2);
+	cr_expect_eq(run("grep -q 'expected work, cpu or wall' '%s.log'", out), 0);
+	cr_expect_neq(stat(out, &st), 0, "%s was created for a replay that could not start", out);
+}
+
+/* A stub that fails fails the replay (it once exited 0 with a 99 % fidelity error), and
+ * --scale=2 reaches the stub as --scale 2 (it once passed the wrong argument). */
+Test(replay, the_stub_gets_the_knobs_and_its_failure_fails_the_replay, .init = setup,
+     .fini = teardown, .timeout = 600)
+{
+	const char *dps = env_or_fail("DPS_BIN");
+	const char *src = env_or_fail("DPS_SOURCE_DIR");
+	char out[4096], cal[4096];
+
+	require_root();
+	snprintf(cal, sizeof(cal), "%s/cal", tmpdir);
+	cr_assert_eq(run("'%s' calibrate --quick -o '%s' > /dev/null 2>&1", dps, cal), 0);
+	snprintf(out, sizeof(out), "%s/bad-knob", tmpdir);
+	cr_expect_eq(run("'%s' replay -q '%s/examples/traces/xz-T2' --thread-scale 99999=0.5 "
+			 "--calibration '%s' -o '%s' > '%s.log' 2>&1",
+			 dps, src, cal, out, out),
+		     1);
+	cr_expect_eq(run("grep -q 'the stub failed' '%s.log'", out), 0);
+	snprintf(out, sizeof(out), "%s/scale", tmpdir);
+	cr_expect_eq(run("'%s' replay -q '%s/examples/traces/xz-T2' --scale=2 --calibration '%s' "
+			 "-o '%s' > '%s.log' 2>&1",
+			 dps, src, cal, out, out),
+		     0);
+	cr_expect_eq(run("grep -q -- '--scale 2$' '%s/sim-trace/record.info'", out), 0,
+		     "the stub did not get --scale 2");
 }

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The main job as one pipeline (doc/replay.md): calibrate, analyze the recorded trace (or take
+ * an edited set), generate and build the stub, run it recorded the way the original was,
+ * compare the two runs. Each step calls its library (runtime, analyzer, simgen, record,
+ * compare) through its C API; every intermediate file stays in the output directory.
+ */
+#ifndef DPS_REPLAY_REPLAY_H
+#define DPS_REPLAY_REPLAY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <dps/dps-status.h>
+
+#include "diag.h"
+#include "record.h"
+
+struct compare_result;
+
+struct dps_replay_options {
+	const char *trace;	 /* borrowed: the recorded trace */
+	const char *outdir;	 /* borrowed: NULL: ./dps-replay-<trace name> */
+	const char *set;	 /* borrowed: an (edited) set to replay instead of analyzing */
+	int64_t pid, tid;	 /* the original's selection, -1: none (record.info's pid) */
+	const char *comm;	 /* borrowed, NULL: none */
+	bool follow_children;	 /* fork+exec children replayed as threads */
+	int64_t min_block_ns;	 /* -1: the calibration's */
+	const char *calibration; /* borrowed: NULL: measure one into OUTDIR/calibration */
+	const char *mode;	 /* borrowed: the stub's --mode; NULL: its default */
+	enum dps_record_kernel kernel;
+	const char *const *stub_args; /* borrowed: what-if knobs for the stub, NULL-terminated;
+				       * NULL: none */
+	bool quiet;		      /* no step banners */
+};
+
+/* Where everything went; every path owned (dps_replay_result_fini). */
+struct dps_replay_result {
+	char *outdir, *set, *stub, *stub_c, *calibration, *sim_trace;
+	char *compare_txt, *compare_json, *report;
+	double fidelity_err_pct;
+};
+
+void dps_replay_options_default(struct dps_replay_options *opts);
+
+/*
+ * Runs the pipeline. Returns DPS_OK; DPS_ERR_INVAL for bad options or input (diag says which;
+ * with no selection for a trace not made by dps record, the caller lists the processes);
+ * DPS_ERROR when a step fails, the stub's own failure included (diag names the step);
+ * DPS_ERR_NOMEM, DPS_ERR_IO. result is filled as far as the steps got (free it always).
+ */
+enum dps_status dps_replay_run(const struct dps_replay_options *opts,
+			       struct dps_replay_result *result, struct dps_diag *diag);
+void dps_replay_result_fini(struct dps_replay_result *result); /* accepts NULL */
+
+#endif /* DPS_REPLAY_REPLAY_H */
