@@ -106,7 +106,7 @@ static void emit_point(struct act_builder *b, const struct analyzer_thread *rt, 
 
 /* rt's marks/segments already hold result indexes; create/wake/join args are set ids. */
 int analyzer__build_actions(struct analyzer_core *core, struct analyzer_result *res, size_t ri,
-			 struct dps_actset *set, uint64_t min_block)
+			    struct dps_actset *set, uint64_t min_block)
 {
 	struct analyzer_thread *rt = &res->threads[ri];
 	struct analyzer_thread_stats *st = &rt->stats;
@@ -252,7 +252,8 @@ int analyzer__copy_thread(struct analyzer_core *core, size_t ci, struct analyzer
 	st->stack_peak_bytes = t->memory.stack_peak;
 	/* Marks (stable: a create and a wake at the same instant keep their order) */
 	if (t->tl.marks_unsorted) {
-		g_qsort_with_data(t->tl.marks, (gint)t->tl.n_marks, sizeof(*t->tl.marks), analyzer__cmp_mark, NULL);
+		g_qsort_with_data(t->tl.marks, (gint)t->tl.n_marks, sizeof(*t->tl.marks),
+				  analyzer__cmp_mark, NULL);
 	}
 	rt->marks = malloc((t->tl.n_marks ? t->tl.n_marks : 1) * sizeof(*rt->marks));
 	if (!rt->marks) {
@@ -311,8 +312,8 @@ static char *format_options(const struct analyzer_options *o, uint64_t min_block
 	return strdup(buf);
 }
 
-int analyzer__build_actset(struct analyzer_core *core, struct analyzer_result *res, uint64_t min_block,
-			struct dps_diag *diag)
+int analyzer__build_actset(struct analyzer_core *core, struct analyzer_result *res,
+			   uint64_t min_block, struct dps_diag *diag)
 {
 	struct dps_actset *set = dps_actset_create();
 	int status = DPS_ERR_NOMEM;

@@ -97,13 +97,13 @@ static int run(const struct analyzer_options *opts, bool list_only, struct analy
 }
 
 enum dps_status analyzer_run(const struct analyzer_options *opts, struct analyzer_result **out,
-		 struct dps_diag *diag)
+			     struct dps_diag *diag)
 {
 	return run(opts, false, out, diag);
 }
 
-enum dps_status analyzer_list_processes(const struct analyzer_options *opts, struct analyzer_result **out,
-			    struct dps_diag *diag)
+enum dps_status analyzer_list_processes(const struct analyzer_options *opts,
+					struct analyzer_result **out, struct dps_diag *diag)
 {
 	return run(opts, true, out, diag);
 }

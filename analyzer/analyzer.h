@@ -22,114 +22,114 @@
 
 /* What a thread was doing during a segment of its timeline. */
 enum analyzer_seg_kind {
-	ANALYZER_SEG_RUN = 0,		/* on CPU */
-	ANALYZER_SEG_PREEMPTED = 1,	/* runnable, not running (t_waiting) */
-	ANALYZER_SEG_SLEEP = 2,		/* blocked, ended by a timer/IO/untraced waker */
-	ANALYZER_SEG_WAIT = 3,		/* blocked until a traced thread woke it */
-	ANALYZER_SEG_JOIN = 4,		/* blocked until a traced thread it reaps exited */
+	ANALYZER_SEG_RUN = 0,	    /* on CPU */
+	ANALYZER_SEG_PREEMPTED = 1, /* runnable, not running (t_waiting) */
+	ANALYZER_SEG_SLEEP = 2,	    /* blocked, ended by a timer/IO/untraced waker */
+	ANALYZER_SEG_WAIT = 3,	    /* blocked until a traced thread woke it */
+	ANALYZER_SEG_JOIN = 4,	    /* blocked until a traced thread it reaps exited */
 };
 
 struct analyzer_segment {
-	uint64_t begin_ns;	/* ns from the trace clock's origin */
+	uint64_t begin_ns; /* ns from the trace clock's origin */
 	uint64_t end_ns;
-	uint32_t kind;		/* enum analyzer_seg_kind */
-	uint32_t other;		/* WAIT/JOIN: index of the waker/joined thread, else 0 */
+	uint32_t kind;	/* enum analyzer_seg_kind */
+	uint32_t other; /* WAIT/JOIN: index of the waker/joined thread, else 0 */
 };
 
 enum analyzer_mark_kind {
-	ANALYZER_MARK_CREATE = 0,	/* this thread created `other` */
-	ANALYZER_MARK_JOIN = 1,		/* this thread reaped `other` */
-	ANALYZER_MARK_WAKE = 2,		/* this thread woke `other` */
-	ANALYZER_MARK_EXIT = 3,		/* this thread exited */
+	ANALYZER_MARK_CREATE = 0, /* this thread created `other` */
+	ANALYZER_MARK_JOIN = 1,	  /* this thread reaped `other` */
+	ANALYZER_MARK_WAKE = 2,	  /* this thread woke `other` */
+	ANALYZER_MARK_EXIT = 3,	  /* this thread exited */
 };
 
 struct analyzer_mark {
 	uint64_t ts_ns;
-	uint32_t kind;		/* enum analyzer_mark_kind */
-	uint32_t other;		/* thread index, or 0 */
+	uint32_t kind;	/* enum analyzer_mark_kind */
+	uint32_t other; /* thread index, or 0 */
 };
 
 /* One point of a thread's memory curve: the value after the change at ts_ns. */
 struct analyzer_mem_sample {
 	uint64_t ts_ns;
-	int64_t heap_bytes;	/* heap in use by this thread */
-	int64_t stack_bytes;	/* stack depth */
+	int64_t heap_bytes;  /* heap in use by this thread */
+	int64_t stack_bytes; /* stack depth */
 };
 
 struct analyzer_thread_stats {
-	uint64_t busy_ns;	/* t_busy: on CPU */
-	uint64_t blocked_ns;	/* t_blocked: sleeping, waiting or joining */
-	uint64_t waiting_ns;	/* t_waiting: preempted, runnable */
+	uint64_t busy_ns;    /* t_busy: on CPU */
+	uint64_t blocked_ns; /* t_blocked: sleeping, waiting or joining */
+	uint64_t waiting_ns; /* t_waiting: preempted, runnable */
 	uint64_t n_runs, n_sleeps, n_waits, n_wakes, n_creates, n_joins;
-	uint64_t n_switches;	/* context switches out */
-	uint64_t n_folded;	/* blocks shorter than --min-block folded into run */
+	uint64_t n_switches; /* context switches out */
+	uint64_t n_folded;   /* blocks shorter than --min-block folded into run */
 	/* extensions (analyzer helper) */
-	bool busy_exact;	/* busy_ns is the sum of sched_stat_runtime */
-	uint64_t n_inferred;	/* switch-ins inferred (missing from the trace) */
-	uint64_t n_allocs, n_frees;	/* libc wrapper events of this thread */
-	uint64_t n_free_null;	/* free(NULL) */
-	uint64_t n_free_unknown;	/* free of a pointer not allocated in the trace */
+	bool busy_exact;	    /* busy_ns is the sum of sched_stat_runtime */
+	uint64_t n_inferred;	    /* switch-ins inferred (missing from the trace) */
+	uint64_t n_allocs, n_frees; /* libc wrapper events of this thread */
+	uint64_t n_free_null;	    /* free(NULL) */
+	uint64_t n_free_unknown;    /* free of a pointer not allocated in the trace */
 	int64_t heap_peak_bytes, stack_peak_bytes;
 };
 
 struct analyzer_thread {
-	uint64_t id;		/* action-set id */
-	int64_t tid;		/* original tid, -1 if unknown */
-	int64_t pid;		/* original pid, -1 if unknown */
-	char *comm;		/* owned: last known name */
-	size_t parent;		/* index of the creator, ANALYZER_NO_THREAD for the root */
-	size_t create_rank;	/* position among the parent's creations, 0-based */
-	bool pre_existing;	/* alive before the trace began */
-	uint64_t start_ns;	/* first instant in the trace (creation or first event) */
-	uint64_t end_ns;	/* exit, or last event */
+	uint64_t id;	    /* action-set id */
+	int64_t tid;	    /* original tid, -1 if unknown */
+	int64_t pid;	    /* original pid, -1 if unknown */
+	char *comm;	    /* owned: last known name */
+	size_t parent;	    /* index of the creator, ANALYZER_NO_THREAD for the root */
+	size_t create_rank; /* position among the parent's creations, 0-based */
+	bool pre_existing;  /* alive before the trace began */
+	uint64_t start_ns;  /* first instant in the trace (creation or first event) */
+	uint64_t end_ns;    /* exit, or last event */
 	struct analyzer_thread_stats stats;
-	struct analyzer_segment *segs;	/* owned, time-ordered */
+	struct analyzer_segment *segs; /* owned, time-ordered */
 	size_t n_segs, cap_segs;
-	struct analyzer_mark *marks;	/* owned, time-ordered */
+	struct analyzer_mark *marks; /* owned, time-ordered */
 	size_t n_marks, cap_marks;
-	struct analyzer_mem_sample *mem;	/* owned, time-ordered, may be empty */
+	struct analyzer_mem_sample *mem; /* owned, time-ordered, may be empty */
 	size_t n_mem, cap_mem;
 };
 
 struct analyzer_result {
-	struct analyzer_thread *threads;	/* owned array */
+	struct analyzer_thread *threads; /* owned array */
 	size_t n_threads, cap_threads;
-	size_t root;				/* index of the root thread */
-	uint64_t begin_ns, end_ns;		/* span of the selection */
-	uint64_t n_events;			/* events read */
-	bool partial;				/* lost events or truncated input */
-	char *partial_reason;			/* owned, NULL when complete */
-	struct dps_actset *actset;		/* owned, NULL when not built */
-	char *source;				/* owned: trace path(s) or action-set dir */
+	size_t root;		   /* index of the root thread */
+	uint64_t begin_ns, end_ns; /* span of the selection */
+	uint64_t n_events;	   /* events read */
+	bool partial;		   /* lost events or truncated input */
+	char *partial_reason;	   /* owned, NULL when complete */
+	struct dps_actset *actset; /* owned, NULL when not built */
+	char *source;		   /* owned: trace path(s) or action-set dir */
 	/* extensions (analyzer helper) */
-	uint64_t n_discarded;			/* events reported lost by the tracer */
-	struct analyzer_process *procs;		/* owned: analyzer_list_processes() only */
+	uint64_t n_discarded;		/* events reported lost by the tracer */
+	struct analyzer_process *procs; /* owned: analyzer_list_processes() only */
 	size_t n_procs;
 };
 
 /* One process of a trace, for choosing a selection (dps analyze with no selection). */
 struct analyzer_process {
-	int64_t pid;		/* pid, or its first thread's tid when pid_known is false */
+	int64_t pid; /* pid, or its first thread's tid when pid_known is false */
 	bool pid_known;
-	char *comm;		/* owned: name of its main (or first) thread */
+	char *comm; /* owned: name of its main (or first) thread */
 	size_t n_threads;
-	uint64_t cpu_ns;	/* CPU time of all its threads */
-	uint64_t begin_ns, end_ns;	/* lifetime within the trace */
+	uint64_t cpu_ns;	   /* CPU time of all its threads */
+	uint64_t begin_ns, end_ns; /* lifetime within the trace */
 };
 
 /* What to analyze and how (dps analyze's options). */
 struct analyzer_options {
-	const char *const *traces;	/* borrowed: trace directories (CTF, or parents of several) */
+	const char *const *traces; /* borrowed: trace directories (CTF, or parents of several) */
 	size_t n_traces;
-	int64_t pid;			/* selection: -1 = none */
-	int64_t tid;			/* selection: -1 = none */
-	const char *comm;		/* selection: NULL = none */
-	bool follow_children;		/* replay fork+exec children as threads */
-	int64_t min_block_ns;		/* -1: from the calibration file, else the default */
-	const char *calibration_path;	/* NULL: none */
-	bool progress;			/* show progress on stderr when it is a terminal */
-	bool build_actset;		/* also build result->actset */
-	bool keep_tracer_threads;	/* keep lttng-ust's listener threads ("<name>-ust") */
+	int64_t pid;		      /* selection: -1 = none */
+	int64_t tid;		      /* selection: -1 = none */
+	const char *comm;	      /* selection: NULL = none */
+	bool follow_children;	      /* replay fork+exec children as threads */
+	int64_t min_block_ns;	      /* -1: from the calibration file, else the default */
+	const char *calibration_path; /* NULL: none */
+	bool progress;		      /* show progress on stderr when it is a terminal */
+	bool build_actset;	      /* also build result->actset */
+	bool keep_tracer_threads;     /* keep lttng-ust's listener threads ("<name>-ust") */
 };
 
 void analyzer_options_default(struct analyzer_options *opts);
@@ -142,15 +142,14 @@ void analyzer_options_default(struct analyzer_options *opts);
  * With no selection at all, returns DPS_ERR_INVAL and the process list in diag.
  */
 enum dps_status analyzer_run(const struct analyzer_options *opts, struct analyzer_result **out,
-		 struct dps_diag *diag);
-
+			     struct dps_diag *diag);
 
 /*
  * Reads the traces and lists their processes (result->procs, sorted by CPU time, largest
  * first); no thread is built. Errors as analyzer_run.
  */
-enum dps_status analyzer_list_processes(const struct analyzer_options *opts, struct analyzer_result **out,
-			    struct dps_diag *diag);
+enum dps_status analyzer_list_processes(const struct analyzer_options *opts,
+					struct analyzer_result **out, struct dps_diag *diag);
 
 /* Default --min-block when neither the option nor a calibration file gives one. */
 #define ANALYZER_DEFAULT_MIN_BLOCK_NS 20000
@@ -165,6 +164,6 @@ void analyzer_result_print_json(const struct analyzer_result *res, FILE *out);
 void analyzer_processes_print(const struct analyzer_result *res, FILE *out);
 
 struct analyzer_result *analyzer_result_create(void);
-void analyzer_result_destroy(struct analyzer_result *res);	/* accepts NULL */
+void analyzer_result_destroy(struct analyzer_result *res); /* accepts NULL */
 
 #endif /* DPS_ANALYZER_ANALYZER_H */

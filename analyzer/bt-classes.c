@@ -16,7 +16,8 @@ static bool starts(const char *s, const char *prefix)
 /*
  * Event class resolution
  */
-bool analyzer_bt_find_member(const bt_field_class *fc, const char *name, uint8_t where, struct fref *out)
+bool analyzer_bt_find_member(const bt_field_class *fc, const char *name, uint8_t where,
+			     struct fref *out)
 {
 	uint64_t n;
 
@@ -68,10 +69,12 @@ static struct fref context_field(const bt_event_class *cls, const char *name)
 	const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(cls);
 	struct fref r = {0};
 
-	if (!analyzer_bt_find_member(bt_stream_class_borrow_event_common_context_field_class_const(sc), name,
-			 W_COMMON, &r)) {
-		analyzer_bt_find_member(bt_event_class_borrow_specific_context_field_class_const(cls), name,
-			    W_SPECIFIC, &r);
+	if (!analyzer_bt_find_member(
+		bt_stream_class_borrow_event_common_context_field_class_const(sc), name, W_COMMON,
+		&r)) {
+		analyzer_bt_find_member(
+		    bt_event_class_borrow_specific_context_field_class_const(cls), name, W_SPECIFIC,
+		    &r);
 	}
 	return r;
 }
@@ -81,7 +84,8 @@ bool analyzer_bt_has(const struct fref *r)
 	return r->where != W_NONE;
 }
 
-static void resolve_kernel(const bt_event_class *cls, const char *name, struct analyzer_bt_class *ci)
+static void resolve_kernel(const bt_event_class *cls, const char *name,
+			   struct analyzer_bt_class *ci)
 {
 	if (!strcmp(name, "sched_switch")) {
 		ci->kind = ANALYZER_EV_SWITCH;
@@ -194,8 +198,9 @@ static void resolve_ust(const bt_event_class *cls, const char *name, struct anal
 		static const struct {
 			const char *name;
 			uint32_t kind;
-			const char *f0, *f1; /* payload fields of slot 0 (.dps.id, .dps_mem.delta_bytes)
-					      * and slot 1 (.dps.cpu_ns, .dps_mem.size_bytes) */
+			const char *f0,
+			    *f1; /* payload fields of slot 0 (.dps.id, .dps_mem.delta_bytes)
+				  * and slot 1 (.dps.cpu_ns, .dps_mem.size_bytes) */
 		} dps[] = {
 		    {"thread_begin", ANALYZER_EV_DPS_THREAD_BEGIN, "id", NULL},
 		    {"thread_end", ANALYZER_EV_DPS_THREAD_END, "id", "cpu_ns"},
@@ -269,6 +274,6 @@ struct analyzer_bt_class *analyzer_bt_class_resolve(const bt_event_class *cls)
 	/* A kernel event we do not use and that names no thread: count it only. */
 	ci->skip = ci->kind == ANALYZER_EV_OTHER && !analyzer_bt_has(&ci->ctx_tid);
 	ci->ctx_is_prev_tid = ci->kind == ANALYZER_EV_SWITCH && ci->ctx_tid.where == W_PAYLOAD &&
-		       analyzer_bt_has(&ci->v[INT_SLOT(sw.prev_tid)]);
+			      analyzer_bt_has(&ci->v[INT_SLOT(sw.prev_tid)]);
 	return ci;
 }

@@ -37,11 +37,11 @@ struct fref {
 };
 
 /* The index of an event member in its slots (event.h: `raw`). */
-#define INT_SLOT(m)                                                                                 \
-	((offsetof(struct analyzer_event, m) - offsetof(struct analyzer_event, raw.v[0])) /       \
+#define INT_SLOT(m)                                                                                \
+	((offsetof(struct analyzer_event, m) - offsetof(struct analyzer_event, raw.v[0])) /        \
 	 sizeof(int64_t))
-#define STR_SLOT(m)                                                                                 \
-	((offsetof(struct analyzer_event, m) - offsetof(struct analyzer_event, raw.s[0])) /       \
+#define STR_SLOT(m)                                                                                \
+	((offsetof(struct analyzer_event, m) - offsetof(struct analyzer_event, raw.s[0])) /        \
 	 sizeof(const char *))
 
 struct analyzer_bt_class {
@@ -51,7 +51,7 @@ struct analyzer_bt_class {
 	bool calloc;	     /* b = nmemb * size */
 	bool posix_memalign; /* allocation only when result == 0 */
 	bool need_common, need_specific;
-	bool ctx_is_prev_tid;	/* perf sched_switch: perf_tid is prev_pid */
+	bool ctx_is_prev_tid; /* perf sched_switch: perf_tid is prev_pid */
 	/* where each slot of the event's fields comes from (event.h: `raw`) */
 	struct fref v[ANALYZER_EV_INTS], s[ANALYZER_EV_STRS];
 	struct fref ctx_tid, ctx_pid, ctx_comm, irq;

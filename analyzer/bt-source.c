@@ -432,7 +432,8 @@ static int read_event(struct analyzer_source *src, struct bt_input *in, const bt
 			e.ctx_comm = in->env_procname;
 		}
 	}
-	if (ci->kind == ANALYZER_EV_WAKEUP && analyzer_bt_has(&ci->irq) && (read_int(&r, &ci->irq, 0) & 0x58)) {
+	if (ci->kind == ANALYZER_EV_WAKEUP && analyzer_bt_has(&ci->irq) &&
+	    (read_int(&r, &ci->irq, 0) & 0x58)) {
 		/* perf's common_flags: hardirq 0x08, softirq 0x10, nmi 0x40 */
 		e.flags |= ANALYZER_EVF_IRQ;
 	}
@@ -802,7 +803,7 @@ static void destroy_inputs(struct analyzer_source *src)
 }
 
 enum dps_status analyzer_source_open(const char *const *paths, size_t n_paths, bool progress,
-			 struct analyzer_source **out, struct dps_diag *diag)
+				     struct analyzer_source **out, struct dps_diag *diag)
 {
 	struct analyzer_source *src = g_new0(struct analyzer_source, 1);
 	GPtrArray *traces = g_ptr_array_new_with_free_func(g_free);

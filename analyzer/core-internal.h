@@ -146,9 +146,9 @@ struct analyzer_core {
 bool analyzer__grow(void **arr, size_t *cap, size_t need, size_t elem);
 void analyzer__set_nomem(struct analyzer_core *core);
 size_t analyzer__add_seg(struct analyzer_core *core, struct athread *t, uint64_t b, uint64_t e,
-		      uint32_t kind, size_t other);
+			 uint32_t kind, size_t other);
 size_t analyzer__add_mark(struct analyzer_core *core, struct athread *t, uint64_t ts, uint32_t kind,
-		       size_t other);
+			  size_t other);
 gint analyzer__cmp_mark(gconstpointer a, gconstpointer b, gpointer data);
 struct athread *analyzer__thread_at(struct analyzer_core *core, size_t i);
 void analyzer__set_comm(struct analyzer_core *core, struct athread *t, const char *comm);
@@ -165,9 +165,9 @@ void analyzer__close_timelines(struct analyzer_core *core);
 /* sched.c */
 struct cpu_state *analyzer__get_cpu(struct analyzer_core *core, int32_t cpu, uint64_t ts);
 size_t analyzer__set_state(struct analyzer_core *core, size_t idx, uint8_t state, uint64_t ts,
-			uint32_t block_kind, size_t other);
+			   uint32_t block_kind, size_t other);
 void analyzer__note_running(struct analyzer_core *core, int32_t cpu, size_t idx, uint64_t ts,
-			 uint64_t hint);
+			    uint64_t hint);
 size_t analyzer__ctx_thread(struct analyzer_core *core, const struct analyzer_event *ev);
 void analyzer__on_switch(struct analyzer_core *core, const struct analyzer_event *ev);
 void analyzer__on_wakeup(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx);
@@ -175,9 +175,10 @@ void analyzer__on_fork(struct analyzer_core *core, const struct analyzer_event *
 void analyzer__on_exit_ev(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx);
 void analyzer__on_exec(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx);
 void analyzer__on_statedump(struct analyzer_core *core, const struct analyzer_event *ev);
-void analyzer__on_stat_runtime(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx);
+void analyzer__on_stat_runtime(struct analyzer_core *core, const struct analyzer_event *ev,
+			       size_t ctx);
 void analyzer__on_syscall(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx,
-		       bool entry);
+			  bool entry);
 
 /* memory.c */
 void analyzer__add_mem_sample(struct analyzer_core *core, struct athread *t, uint64_t ts);
@@ -204,9 +205,9 @@ int analyzer__add_implicit_joins(struct analyzer_core *core);
 
 /* actions.c */
 int analyzer__build_actions(struct analyzer_core *core, struct analyzer_result *res, size_t ri,
-			 struct dps_actset *set, uint64_t min_block);
+			    struct dps_actset *set, uint64_t min_block);
 int analyzer__copy_thread(struct analyzer_core *core, size_t ci, struct analyzer_thread *rt);
-int analyzer__build_actset(struct analyzer_core *core, struct analyzer_result *res, uint64_t min_block,
-			struct dps_diag *diag);
+int analyzer__build_actset(struct analyzer_core *core, struct analyzer_result *res,
+			   uint64_t min_block, struct dps_diag *diag);
 
 #endif /* DPS_ANALYZER_CORE_INTERNAL_H */

@@ -19,7 +19,8 @@
 
 static void on_discarded(struct analyzer_core *core, const struct analyzer_event *ev)
 {
-	uint64_t b = ev->ts, e = ev->discarded.end_ts >= 0 ? (uint64_t)ev->discarded.end_ts : ev->ts;
+	uint64_t b = ev->ts,
+		 e = ev->discarded.end_ts >= 0 ? (uint64_t)ev->discarded.end_ts : ev->ts;
 
 	if (!core->partial || b < core->disc_begin) {
 		core->disc_begin = b;
@@ -29,7 +30,8 @@ static void on_discarded(struct analyzer_core *core, const struct analyzer_event
 	}
 	core->partial = true;
 	if (ev->flags & ANALYZER_EVF_PACKETS) {
-		core->n_discarded_packets += ev->discarded.count > 0 ? (uint64_t)ev->discarded.count : 1;
+		core->n_discarded_packets +=
+		    ev->discarded.count > 0 ? (uint64_t)ev->discarded.count : 1;
 	} else {
 		core->n_discarded += ev->discarded.count > 0 ? (uint64_t)ev->discarded.count : 0;
 	}
@@ -178,8 +180,8 @@ static void fill_partial(struct analyzer_core *core, struct analyzer_result *res
 	res->partial_reason = strdup(buf);
 }
 
-enum dps_status analyzer_core_finish(struct analyzer_core *core, bool list_only, struct analyzer_result *res,
-			 struct dps_diag *diag)
+enum dps_status analyzer_core_finish(struct analyzer_core *core, bool list_only,
+				     struct analyzer_result *res, struct dps_diag *diag)
 {
 	size_t root = NO_T;
 	size_t *order = NULL;

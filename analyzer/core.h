@@ -31,7 +31,7 @@ enum dps_status analyzer_core_feed(struct analyzer_core *core, const struct anal
  * DPS_ERR_INVAL when the selection matches nothing or several processes (diag lists the
  * candidates), DPS_ERR_NOMEM. Call once.
  */
-enum dps_status analyzer_core_finish(struct analyzer_core *core, bool list_only, struct analyzer_result *res,
-			 struct dps_diag *diag);
+enum dps_status analyzer_core_finish(struct analyzer_core *core, bool list_only,
+				     struct analyzer_result *res, struct dps_diag *diag);
 
 #endif /* DPS_ANALYZER_CORE_H */

@@ -41,7 +41,8 @@ static bool is_ancestor(const struct analyzer_core *core, size_t a, size_t b)
  * the last report (the kernel reports at ticks and switch-outs). */
 static uint64_t runtime_at(const struct athread *t, uint64_t ts)
 {
-	uint64_t since = t->sched.last_rt_ts > t->sched.run_since ? t->sched.last_rt_ts : t->sched.run_since;
+	uint64_t since =
+	    t->sched.last_rt_ts > t->sched.run_since ? t->sched.last_rt_ts : t->sched.run_since;
 
 	if (t->sched.state == TS_RUNNING && ts > since) {
 		return t->sched.runtime_ns + (ts - since);
@@ -76,7 +77,8 @@ void analyzer__on_dps(struct analyzer_core *core, const struct analyzer_event *e
 			t->create_ts = ev->ts;
 			if (analyzer__thread_at(core, p)->tracked) {
 				analyzer__start_tracking(t);
-				analyzer__add_mark(core, analyzer__thread_at(core, p), ev->ts, ANALYZER_MARK_CREATE, x);
+				analyzer__add_mark(core, analyzer__thread_at(core, p), ev->ts,
+						   ANALYZER_MARK_CREATE, x);
 			}
 		}
 		break;
@@ -117,14 +119,14 @@ void analyzer__on_dps(struct analyzer_core *core, const struct analyzer_event *e
 		if (timeline && t->sched.state == TS_BLOCKED) {
 			o = dps_thread(core, ev->dps.id);
 			analyzer__set_state(core, x, TS_RUNNING, ev->ts,
-				  o == NO_T ? ANALYZER_SEG_SLEEP : ANALYZER_SEG_WAIT, o);
+					    o == NO_T ? ANALYZER_SEG_SLEEP : ANALYZER_SEG_WAIT, o);
 		}
 		break;
 	case ANALYZER_EV_DPS_JOIN_END:
 		if (timeline && t->sched.state == TS_BLOCKED) {
 			o = dps_thread(core, ev->dps.id);
 			analyzer__set_state(core, x, TS_RUNNING, ev->ts,
-				  o == NO_T ? ANALYZER_SEG_SLEEP : ANALYZER_SEG_JOIN, o);
+					    o == NO_T ? ANALYZER_SEG_SLEEP : ANALYZER_SEG_JOIN, o);
 			if (o != NO_T) {
 				analyzer__thread_at(core, o)->joined = true;
 				if (t->tracked) {
@@ -141,12 +143,16 @@ void analyzer__on_dps(struct analyzer_core *core, const struct analyzer_event *e
 		break;
 	case ANALYZER_EV_DPS_HEAP:
 		core->seen_dps_heap = true;
-		t->memory.heap = ev->dps_mem.size_bytes >= 0 ? ev->dps_mem.size_bytes : t->memory.heap + ev->dps_mem.delta_bytes;
+		t->memory.heap = ev->dps_mem.size_bytes >= 0
+				     ? ev->dps_mem.size_bytes
+				     : t->memory.heap + ev->dps_mem.delta_bytes;
 		analyzer__add_mem_sample(core, t, ev->ts);
 		break;
 	case ANALYZER_EV_DPS_STACK:
 		core->seen_dps_stack = true;
-		t->memory.stack = ev->dps_mem.size_bytes >= 0 ? ev->dps_mem.size_bytes : t->memory.stack + ev->dps_mem.delta_bytes;
+		t->memory.stack = ev->dps_mem.size_bytes >= 0
+				      ? ev->dps_mem.size_bytes
+				      : t->memory.stack + ev->dps_mem.delta_bytes;
 		analyzer__add_mem_sample(core, t, ev->ts);
 		break;
 	default:

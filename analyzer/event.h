@@ -41,7 +41,7 @@ enum analyzer_ev_kind {
 	ANALYZER_EV_DPS_WAKE,	    /* .dps: the wakee's id */
 	ANALYZER_EV_DPS_HEAP,	    /* .dps_mem */
 	ANALYZER_EV_DPS_STACK,	    /* .dps_mem */
-	ANALYZER_EV_DISCARDED,	    /* .discarded, ts = begin; flags PACKETS when packets were lost */
+	ANALYZER_EV_DISCARDED, /* .discarded, ts = begin; flags PACKETS when packets were lost */
 	ANALYZER_EV_NR,
 };
 
@@ -84,7 +84,8 @@ struct analyzer_event {
 			int64_t tid, target_cpu;
 		} wakeup;
 		struct {
-			int64_t parent_tid, child_tid, parent_pid, child_pid; /* pids: -1 if not given */
+			int64_t parent_tid, child_tid, parent_pid,
+			    child_pid; /* pids: -1 if not given */
 			const char *child_comm;
 		} fork;
 		struct {
@@ -118,7 +119,8 @@ struct analyzer_event {
 			int64_t cpu_ns; /* thread_end: the thread's CPU time, -1 unknown */
 		} dps;
 		struct {
-			int64_t delta_bytes, size_bytes; /* size: the heap size or stack depth, -1 unknown */
+			int64_t delta_bytes,
+			    size_bytes; /* size: the heap size or stack depth, -1 unknown */
 		} dps_mem;
 		struct {
 			int64_t count, end_ts; /* count 0: unknown */
@@ -143,7 +145,8 @@ static inline struct analyzer_event analyzer_event_init(uint32_t kind, uint64_t 
 
 /* The source fills the slots of `raw`: each kind's strings must sit in them. */
 #define ANALYZER_EV_SLOT_(m, slot)                                                                 \
-	_Static_assert(offsetof(struct analyzer_event, m) == offsetof(struct analyzer_event, slot), \
+	_Static_assert(offsetof(struct analyzer_event, m) ==                                       \
+			   offsetof(struct analyzer_event, slot),                                  \
 		       #m " is not in slot " #slot)
 ANALYZER_EV_SLOT_(sw.prev_comm, raw.s[0]);
 ANALYZER_EV_SLOT_(sw.next_comm, raw.s[1]);

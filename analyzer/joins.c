@@ -111,7 +111,8 @@ int analyzer__add_implicit_joins(struct analyzer_core *core)
 			continue;
 		}
 		p = analyzer__thread_at(core, c->creator);
-		if (analyzer__thread_end(core, p) < c->exit_ts || (p->exited && p->exit_ts < c->exit_ts)) {
+		if (analyzer__thread_end(core, p) < c->exit_ts ||
+		    (p->exited && p->exit_ts < c->exit_ts)) {
 			continue;
 		}
 		all[n++] = (struct join_ins){c->exit_ts, i};
@@ -128,8 +129,8 @@ int analyzer__add_implicit_joins(struct analyzer_core *core)
 		status = insert_joins(analyzer__thread_at(core, parent), &all[i], j - i);
 		for (size_t k = i; k < j && !status; k++) {
 			analyzer__thread_at(core, all[k].child)->joined = true;
-			analyzer__add_mark(core, analyzer__thread_at(core, parent), all[k].ts, ANALYZER_MARK_JOIN,
-				 all[k].child);
+			analyzer__add_mark(core, analyzer__thread_at(core, parent), all[k].ts,
+					   ANALYZER_MARK_JOIN, all[k].child);
 		}
 		i = j;
 	}

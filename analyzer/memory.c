@@ -29,7 +29,8 @@ void analyzer__add_mem_sample(struct analyzer_core *core, struct athread *t, uin
 	if (t->tl.n_mem && t->tl.mem[t->tl.n_mem - 1].ts_ns == ts) {
 		m = &t->tl.mem[t->tl.n_mem - 1];
 	} else {
-		if (!analyzer__grow((void **)&t->tl.mem, &t->tl.cap_mem, t->tl.n_mem + 1, sizeof(*t->tl.mem))) {
+		if (!analyzer__grow((void **)&t->tl.mem, &t->tl.cap_mem, t->tl.n_mem + 1,
+				    sizeof(*t->tl.mem))) {
 			analyzer__set_nomem(core);
 			return;
 		}
@@ -119,7 +120,8 @@ void analyzer__on_memory(struct analyzer_core *core, const struct analyzer_event
 			heap_free(core, t, (uint64_t)ev->realloc.in_ptr, ev->ts, false);
 		}
 		if (ev->realloc.ptr) {
-			heap_add(core, t, (uint64_t)ev->realloc.ptr, (uint64_t)ev->realloc.size_bytes, ev->ts);
+			heap_add(core, t, (uint64_t)ev->realloc.ptr,
+				 (uint64_t)ev->realloc.size_bytes, ev->ts);
 		}
 		break;
 	case ANALYZER_EV_FUNC_ENTRY:

@@ -54,7 +54,7 @@ struct cpu_state *analyzer__get_cpu(struct analyzer_core *core, int32_t cpu, uin
  * the segment written, or NO_T.
  */
 size_t analyzer__set_state(struct analyzer_core *core, size_t idx, uint8_t state, uint64_t ts,
-			uint32_t block_kind, size_t other)
+			   uint32_t block_kind, size_t other)
 {
 	struct athread *t = analyzer__thread_at(core, idx);
 	size_t seg = NO_T;
@@ -100,7 +100,7 @@ size_t analyzer__set_state(struct analyzer_core *core, size_t idx, uint8_t state
  * hint: the instant sched_stat_runtime says it started running, or UINT64_MAX.
  */
 void analyzer__note_running(struct analyzer_core *core, int32_t cpu, size_t idx, uint64_t ts,
-			 uint64_t hint)
+			    uint64_t hint)
 {
 	struct cpu_state *cs;
 	struct athread *t = analyzer__thread_at(core, idx);
@@ -136,7 +136,8 @@ void analyzer__note_running(struct analyzer_core *core, int32_t cpu, size_t idx,
 	}
 	if (hint != UINT64_MAX && hint <= ts) {
 		t_in = hint < lower ? lower : hint;
-	} else if (t->sched.state == TS_RUNNABLE || (t->sched.state == TS_UNKNOWN && cs->cur == NO_T)) {
+	} else if (t->sched.state == TS_RUNNABLE ||
+		   (t->sched.state == TS_UNKNOWN && cs->cur == NO_T)) {
 		/* Woken, or running since before the CPU's first event. */
 		t_in = lower;
 	} else if (t->sched.state == TS_RUNNING) {
@@ -149,7 +150,8 @@ void analyzer__note_running(struct analyzer_core *core, int32_t cpu, size_t idx,
 		struct athread *p = analyzer__thread_at(core, cs->cur);
 
 		if (p->sched.state == TS_RUNNING && p->sched.cpu == cpu) {
-			analyzer__set_state(core, cs->cur, TS_RUNNABLE, t_in, ANALYZER_SEG_SLEEP, NO_T);
+			analyzer__set_state(core, cs->cur, TS_RUNNABLE, t_in, ANALYZER_SEG_SLEEP,
+					    NO_T);
 		}
 	}
 	if (t->sched.state != TS_RUNNING) {
@@ -220,7 +222,8 @@ void analyzer__on_switch(struct analyzer_core *core, const struct analyzer_event
 		struct athread *p = analyzer__thread_at(core, cs->cur);
 
 		if (p->sched.state == TS_RUNNING && p->sched.cpu == ev->cpu) {
-			analyzer__set_state(core, cs->cur, TS_RUNNABLE, cs->since, ANALYZER_SEG_SLEEP, NO_T);
+			analyzer__set_state(core, cs->cur, TS_RUNNABLE, cs->since,
+					    ANALYZER_SEG_SLEEP, NO_T);
 		}
 	}
 	if (prev != NO_T) {
@@ -247,10 +250,12 @@ void analyzer__on_switch(struct analyzer_core *core, const struct analyzer_event
 		if (!analyzer__thread_at(core, next)->comm[0]) {
 			analyzer__set_comm(core, analyzer__thread_at(core, next), ev->sw.next_comm);
 		}
-		if (analyzer__thread_at(core, next)->sched.state == TS_RUNNING && analyzer__thread_at(core, next)->sched.cpu != ev->cpu) {
+		if (analyzer__thread_at(core, next)->sched.state == TS_RUNNING &&
+		    analyzer__thread_at(core, next)->sched.cpu != ev->cpu) {
 			analyzer__note_running(core, ev->cpu, next, ev->ts, UINT64_MAX);
 		} else {
-			analyzer__set_state(core, next, TS_RUNNING, ev->ts, ANALYZER_SEG_SLEEP, NO_T);
+			analyzer__set_state(core, next, TS_RUNNING, ev->ts, ANALYZER_SEG_SLEEP,
+					    NO_T);
 		}
 		analyzer__thread_at(core, next)->sched.cpu = ev->cpu;
 		cs->cur = next;
@@ -322,8 +327,10 @@ void analyzer__on_wakeup(struct analyzer_core *core, const struct analyzer_event
 	if (w != NO_T && w != s && st->tracked && analyzer__thread_at(core, w)->tracked) {
 		other = w;
 		/* A dead waker reaped by its creator (wait4 after the exit) is a join. */
-		kind = analyzer__thread_at(core, w)->exited && analyzer__thread_at(core, w)->creator == s ? ANALYZER_SEG_JOIN
-								      : ANALYZER_SEG_WAIT;
+		kind = analyzer__thread_at(core, w)->exited &&
+			       analyzer__thread_at(core, w)->creator == s
+			   ? ANALYZER_SEG_JOIN
+			   : ANALYZER_SEG_WAIT;
 	}
 	seg = analyzer__set_state(core, s, TS_RUNNABLE, ev->ts, kind, other);
 	st->sched.block_waker = other;
@@ -348,14 +355,15 @@ static void convert_wake_to_join(struct analyzer_core *core, size_t x)
 	struct athread *st;
 	struct analyzer_segment *seg;
 
-	if (xt->sched.wake_target == NO_T || xt->sched.state != TS_RUNNING || xt->sched.wake_ts < xt->sched.run_since) {
+	if (xt->sched.wake_target == NO_T || xt->sched.state != TS_RUNNING ||
+	    xt->sched.wake_ts < xt->sched.run_since) {
 		return;
 	}
 	st = analyzer__thread_at(core, xt->sched.wake_target);
 	/* Only its creator reaps it (pthread_join, wait4): another thread woken just before
 	 * the exit was woken by something else, such as a mutex unlock. */
-	if (xt->creator != xt->sched.wake_target || st->sched.block_waker != x || st->sched.block_seg == NO_T ||
-	    st->sched.block_seg >= st->tl.n_segs) {
+	if (xt->creator != xt->sched.wake_target || st->sched.block_waker != x ||
+	    st->sched.block_seg == NO_T || st->sched.block_seg >= st->tl.n_segs) {
 		return;
 	}
 	seg = &st->tl.segs[st->sched.block_seg];
@@ -380,7 +388,8 @@ void analyzer__on_fork(struct analyzer_core *core, const struct analyzer_event *
 	if (ev->fork.parent_tid < 0 || ev->fork.child_tid <= 0) {
 		return;
 	}
-	p = ev->fork.parent_tid > 0 ? analyzer__get_thread(core, ev->fork.parent_tid, ev->ts) : NO_T;
+	p = ev->fork.parent_tid > 0 ? analyzer__get_thread(core, ev->fork.parent_tid, ev->ts)
+				    : NO_T;
 	if (p != NO_T) {
 		pt = analyzer__thread_at(core, p);
 		if (ctx == NO_T || ctx == p) {
@@ -414,7 +423,8 @@ void analyzer__on_fork(struct analyzer_core *core, const struct analyzer_event *
 	}
 	if (p != NO_T && analyzer__thread_at(core, p)->tracked) {
 		analyzer__start_tracking(ct);
-		analyzer__add_mark(core, analyzer__thread_at(core, p), ev->ts, ANALYZER_MARK_CREATE, c);
+		analyzer__add_mark(core, analyzer__thread_at(core, p), ev->ts, ANALYZER_MARK_CREATE,
+				   c);
 	}
 	analyzer__maybe_track(core, ct);
 	analyzer__untrack_child_process(core, ct);
@@ -489,7 +499,8 @@ void analyzer__on_statedump(struct analyzer_core *core, const struct analyzer_ev
 	analyzer__set_pid(core, t, ev->statedump.pid);
 }
 
-void analyzer__on_stat_runtime(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx)
+void analyzer__on_stat_runtime(struct analyzer_core *core, const struct analyzer_event *ev,
+			       size_t ctx)
 {
 	size_t x;
 	struct athread *t;
@@ -523,7 +534,7 @@ void analyzer__on_stat_runtime(struct analyzer_core *core, const struct analyzer
 }
 
 void analyzer__on_syscall(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx,
-		       bool entry)
+			  bool entry)
 {
 	size_t x = ctx != NO_T ? ctx : cpu_current(core, ev->cpu);
 

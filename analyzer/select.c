@@ -63,7 +63,8 @@ void analyzer__untrack_child_process(struct analyzer_core *core, struct athread 
 		return;
 	}
 	for (size_t i = 0; i < p->tl.n_marks; i++) {
-		if (p->tl.marks[i].kind == ANALYZER_MARK_CREATE && core->th[p->tl.marks[i].other] == t) {
+		if (p->tl.marks[i].kind == ANALYZER_MARK_CREATE &&
+		    core->th[p->tl.marks[i].other] == t) {
 			p->tl.marks[i].kind = MARK_DELETED;
 		}
 	}
@@ -73,7 +74,8 @@ void analyzer__untrack_child_process(struct analyzer_core *core, struct athread 
 	t->tl.segs = NULL;
 	t->tl.marks = NULL;
 	t->tl.mem = NULL;
-	t->tl.n_segs = t->tl.cap_segs = t->tl.n_marks = t->tl.cap_marks = t->tl.n_mem = t->tl.cap_mem = 0;
+	t->tl.n_segs = t->tl.cap_segs = t->tl.n_marks = t->tl.cap_marks = t->tl.n_mem =
+	    t->tl.cap_mem = 0;
 	t->tracked = false;
 }
 
@@ -308,17 +310,20 @@ int analyzer__select_threads(struct analyzer_core *core, size_t *root_out, struc
 	/* A simulated run (its root played actions): only the threads that played actions are
 	 * the simulation; the others (lttng-ust's, a start-up calibration's probes) are the
 	 * stub's own and would shift the creation ranks compare matches on. */
-	for (size_t i = 0; i < core->n_th && root != NO_T && analyzer__thread_at(core, root)->sim.begun; i++) {
+	for (size_t i = 0;
+	     i < core->n_th && root != NO_T && analyzer__thread_at(core, root)->sim.begun; i++) {
 		struct athread *t = analyzer__thread_at(core, i);
 
-		if (t->kept && !t->sim.begun && proc_of(t) == proc_of(analyzer__thread_at(core, root))) {
+		if (t->kept && !t->sim.begun &&
+		    proc_of(t) == proc_of(analyzer__thread_at(core, root))) {
 			t->kept = false;
 		}
 	}
 	for (size_t i = 0; i < core->n_th && root != NO_T; i++) {
 		struct athread *t = analyzer__thread_at(core, i);
 
-		if (t->kept && t->creator != NO_T && analyzer__thread_at(core, t->creator)->tracked &&
+		if (t->kept && t->creator != NO_T &&
+		    analyzer__thread_at(core, t->creator)->tracked &&
 		    !analyzer__thread_at(core, t->creator)->kept) {
 			t->kept = false;
 		}
@@ -357,7 +362,8 @@ int analyzer__select_threads(struct analyzer_core *core, size_t *root_out, struc
 		dps_diag_setf(diag,
 			      "the selection matches %zu processes: %" PRId64 " (%s)%s; expected "
 			      "one: narrow it with --pid or --tid",
-			      n_roots + 1, proc_of(analyzer__thread_at(core, root)), analyzer__thread_at(core, root)->comm, procs);
+			      n_roots + 1, proc_of(analyzer__thread_at(core, root)),
+			      analyzer__thread_at(core, root)->comm, procs);
 		status = DPS_ERR_INVAL;
 		goto end;
 	}
@@ -370,8 +376,8 @@ end:
 	return status;
 }
 
-/* The root's pre-existing companions (attached by analyzer__select_threads) are created by the root at
- * its first instant; a thread that appears later than its creation sleeps until then. */
+/* The root's pre-existing companions (attached by analyzer__select_threads) are created by the root
+ * at its first instant; a thread that appears later than its creation sleeps until then. */
 void analyzer__add_pre_existing_creates(struct analyzer_core *core, size_t root)
 {
 	struct athread *r = analyzer__thread_at(core, root);
@@ -394,10 +400,11 @@ void analyzer__add_pre_existing_creates(struct analyzer_core *core, size_t root)
 		if (!t->created && t->first_ts > at) {
 			/* Unknown before its first event: keep its timing with a sleep. */
 			if (analyzer__grow((void **)&t->tl.segs, &t->tl.cap_segs, t->tl.n_segs + 1,
-				 sizeof(*t->tl.segs))) {
-				memmove(&t->tl.segs[1], &t->tl.segs[0], t->tl.n_segs * sizeof(*t->tl.segs));
+					   sizeof(*t->tl.segs))) {
+				memmove(&t->tl.segs[1], &t->tl.segs[0],
+					t->tl.n_segs * sizeof(*t->tl.segs));
 				t->tl.segs[0] = (struct analyzer_segment){at, t->first_ts,
-								       ANALYZER_SEG_SLEEP, 0};
+									  ANALYZER_SEG_SLEEP, 0};
 				t->tl.n_segs++;
 			} else {
 				analyzer__set_nomem(core);

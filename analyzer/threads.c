@@ -46,11 +46,12 @@ void analyzer__set_nomem(struct analyzer_core *core)
 }
 
 size_t analyzer__add_seg(struct analyzer_core *core, struct athread *t, uint64_t b, uint64_t e,
-		      uint32_t kind, size_t other)
+			 uint32_t kind, size_t other)
 {
 	struct analyzer_segment *s;
 
-	if (!analyzer__grow((void **)&t->tl.segs, &t->tl.cap_segs, t->tl.n_segs + 1, sizeof(*t->tl.segs))) {
+	if (!analyzer__grow((void **)&t->tl.segs, &t->tl.cap_segs, t->tl.n_segs + 1,
+			    sizeof(*t->tl.segs))) {
 		analyzer__set_nomem(core);
 		return NO_T;
 	}
@@ -74,9 +75,10 @@ size_t analyzer__add_seg(struct analyzer_core *core, struct athread *t, uint64_t
 /* Appends a mark; a late one (dps create events, joins found at the end) marks the array for
  * one stable sort at the end rather than an insertion each time. */
 size_t analyzer__add_mark(struct analyzer_core *core, struct athread *t, uint64_t ts, uint32_t kind,
-		       size_t other)
+			  size_t other)
 {
-	if (!analyzer__grow((void **)&t->tl.marks, &t->tl.cap_marks, t->tl.n_marks + 1, sizeof(*t->tl.marks))) {
+	if (!analyzer__grow((void **)&t->tl.marks, &t->tl.cap_marks, t->tl.n_marks + 1,
+			    sizeof(*t->tl.marks))) {
 		analyzer__set_nomem(core);
 		return NO_T;
 	}
@@ -212,8 +214,8 @@ void analyzer__retire_thread(struct analyzer_core *core, size_t idx, uint64_t ts
 	struct athread *t = analyzer__thread_at(core, idx);
 
 	/* Its exit was not seen; it is gone since a new thread has its tid. */
-	if (t->sched.state == TS_RUNNING && t->sched.cpu >= 0 && (size_t)t->sched.cpu < core->n_cpus &&
-	    core->cpus[t->sched.cpu].cur == idx) {
+	if (t->sched.state == TS_RUNNING && t->sched.cpu >= 0 &&
+	    (size_t)t->sched.cpu < core->n_cpus && core->cpus[t->sched.cpu].cur == idx) {
 		core->cpus[t->sched.cpu].cur = NO_T;
 	}
 	if (t->sched.state != TS_DEAD) {

@@ -174,7 +174,7 @@ end:
  * one over the other (the paper's Figure 3) and its table gives the error per curve.
  */
 struct report {
-	struct analyzer_result *side[2];	/* owned: [0] desired, [1] measured */
+	struct analyzer_result *side[2]; /* owned: [0] desired, [1] measured */
 };
 
 static int report_init(struct report *r)
@@ -217,8 +217,8 @@ static int report_add(struct report *r, const struct curve *c, const struct dps_
 			th->end_ns = ts > th->end_ns ? ts : th->end_ns;
 		}
 		m->threads[m->root].end_ns = th->end_ns > m->threads[m->root].end_ns
-						     ? th->end_ns
-						     : m->threads[m->root].end_ns;
+						 ? th->end_ns
+						 : m->threads[m->root].end_ns;
 	}
 	return DPS_OK;
 }
@@ -227,7 +227,7 @@ static int report_add(struct report *r, const struct curve *c, const struct dps_
 static int report_write(struct report *r, const char *path)
 {
 	struct compare_html_options ho = {
-		.title = "Main-memory stubs: desired vs measured curves (bench/memory.sh)",
+	    .title = "Main-memory stubs: desired vs measured curves (bench/memory.sh)",
 	};
 	struct compare_result *cmp = NULL;
 	struct dps_diag diag = {0};

@@ -9,7 +9,7 @@
 enum dps_exit {
 	DPS_EXIT_OK = 0,
 	DPS_EXIT_FAILURE = 1,
-	DPS_EXIT_USAGE = 2,	/* bad usage or bad input */
+	DPS_EXIT_USAGE = 2, /* bad usage or bad input */
 };
 
 #define DPS_COMMAND(name, fn, summary) int fn(int argc, char **argv);

@@ -71,9 +71,10 @@ int dps_cmd_analyze(int argc, char **argv)
 		case 'p':
 		case 't':
 		case 'c':
-			if (dps_cli_set_selection("analyze", opt == 'p'   ? "--pid"
-							     : opt == 't' ? "--tid"
-									  : "--comm",
+			if (dps_cli_set_selection("analyze",
+						  opt == 'p'   ? "--pid"
+						  : opt == 't' ? "--tid"
+							       : "--comm",
 						  (char)opt, optarg, &opts, NULL)) {
 				return DPS_EXIT_USAGE;
 			}
@@ -131,7 +132,8 @@ int dps_cmd_analyze(int argc, char **argv)
 
 	if (!list && opts.pid < 0 && opts.tid < 0 && !opts.comm && opts.n_traces == 1 &&
 	    dps_record_info_pid(opts.traces[0], &opts.pid)) {
-		fprintf(stderr, "dps analyze: --pid %" PRId64 " (the command dps record recorded)\n",
+		fprintf(stderr,
+			"dps analyze: --pid %" PRId64 " (the command dps record recorded)\n",
 			opts.pid);
 	}
 	if (list || (opts.pid < 0 && opts.tid < 0 && !opts.comm)) {

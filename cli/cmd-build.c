@@ -35,15 +35,15 @@ enum { OPT_CC = 256, OPT_CFLAGS, OPT_SOURCE };
 int dps_cmd_build(int argc, char **argv)
 {
 	static const struct option options[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"name", required_argument, NULL, 'n'},
-		{"cc", required_argument, NULL, OPT_CC},
-		{"cflags", required_argument, NULL, OPT_CFLAGS},
-		{"source", required_argument, NULL, OPT_SOURCE},
-		{"jobs", required_argument, NULL, 'j'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'},
+	    {"name", required_argument, NULL, 'n'},
+	    {"cc", required_argument, NULL, OPT_CC},
+	    {"cflags", required_argument, NULL, OPT_CFLAGS},
+	    {"source", required_argument, NULL, OPT_SOURCE},
+	    {"jobs", required_argument, NULL, 'j'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct simgen_build_options bopts = {0};
 	struct simgen_options gopts = {0};

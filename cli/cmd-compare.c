@@ -37,12 +37,12 @@ enum {
 struct compare_cli {
 	bool json, all;
 	const char *html;
-	const char *json_file;	/* --json-file: JSON also written there */
+	const char *json_file; /* --json-file: JSON also written there */
 	const char *title;
-	double threshold;	/* < 0: none */
+	double threshold; /* < 0: none */
 	struct analyzer_options sel[2];
 	struct compare_options copts;
-	const char **exclude;	/* owned array of borrowed argv strings */
+	const char **exclude; /* owned array of borrowed argv strings */
 	size_t n_exclude;
 };
 
@@ -81,34 +81,34 @@ static void print_help(FILE *out)
 static int parse_args(int argc, char **argv, struct compare_cli *cli, int *first_arg)
 {
 	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "html", required_argument, NULL, OPT_HTML },
-		{ "json-file", required_argument, NULL, OPT_JSON_FILE },
-		{ "all", no_argument, NULL, OPT_ALL },
-		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-		{ "title", required_argument, NULL, OPT_TITLE },
-		{ "pid", required_argument, NULL, OPT_PID },
-		{ "tid", required_argument, NULL, OPT_TID },
-		{ "comm", required_argument, NULL, OPT_COMM },
-		{ "orig-pid", required_argument, NULL, OPT_ORIG_PID },
-		{ "orig-tid", required_argument, NULL, OPT_ORIG_TID },
-		{ "orig-comm", required_argument, NULL, OPT_ORIG_COMM },
-		{ "sim-pid", required_argument, NULL, OPT_SIM_PID },
-		{ "sim-tid", required_argument, NULL, OPT_SIM_TID },
-		{ "sim-comm", required_argument, NULL, OPT_SIM_COMM },
-		{ "follow-children", no_argument, NULL, OPT_FOLLOW },
-		{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
-		{ "calibration", required_argument, NULL, OPT_CALIBRATION },
-		{ "exclude-comm", required_argument, NULL, OPT_EXCLUDE_COMM },
-		{ "keep-tracer-threads", no_argument, NULL, OPT_KEEP_TRACER },
-		{ "help", no_argument, NULL, OPT_HELP },
-		{ NULL, 0, NULL, 0 },
+	    {"json", no_argument, NULL, OPT_JSON},
+	    {"html", required_argument, NULL, OPT_HTML},
+	    {"json-file", required_argument, NULL, OPT_JSON_FILE},
+	    {"all", no_argument, NULL, OPT_ALL},
+	    {"threshold", required_argument, NULL, OPT_THRESHOLD},
+	    {"title", required_argument, NULL, OPT_TITLE},
+	    {"pid", required_argument, NULL, OPT_PID},
+	    {"tid", required_argument, NULL, OPT_TID},
+	    {"comm", required_argument, NULL, OPT_COMM},
+	    {"orig-pid", required_argument, NULL, OPT_ORIG_PID},
+	    {"orig-tid", required_argument, NULL, OPT_ORIG_TID},
+	    {"orig-comm", required_argument, NULL, OPT_ORIG_COMM},
+	    {"sim-pid", required_argument, NULL, OPT_SIM_PID},
+	    {"sim-tid", required_argument, NULL, OPT_SIM_TID},
+	    {"sim-comm", required_argument, NULL, OPT_SIM_COMM},
+	    {"follow-children", no_argument, NULL, OPT_FOLLOW},
+	    {"min-block", required_argument, NULL, OPT_MIN_BLOCK},
+	    {"calibration", required_argument, NULL, OPT_CALIBRATION},
+	    {"exclude-comm", required_argument, NULL, OPT_EXCLUDE_COMM},
+	    {"keep-tracer-threads", no_argument, NULL, OPT_KEEP_TRACER},
+	    {"help", no_argument, NULL, OPT_HELP},
+	    {NULL, 0, NULL, 0},
 	};
 	struct analyzer_options *o = &cli->sel[0], *s = &cli->sel[1];
 	int c, ret = DPS_EXIT_OK;
 	char *end;
 
-	optind = 0;	/* glibc: a full re-initialisation, as dps replay calls this twice */
+	optind = 0; /* glibc: a full re-initialisation, as dps replay calls this twice */
 	opterr = 0;
 	while (!ret && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -212,8 +212,10 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli, int *first
 		}
 	}
 	if (!ret && argc - optind != 2) {
-		fprintf(stderr, "dps compare: expected two inputs, ORIG and SIM (got %d)\n"
-				"Try 'dps compare --help'.\n", argc - optind);
+		fprintf(stderr,
+			"dps compare: expected two inputs, ORIG and SIM (got %d)\n"
+			"Try 'dps compare --help'.\n",
+			argc - optind);
 		ret = DPS_EXIT_USAGE;
 	}
 	*first_arg = optind;
@@ -231,7 +233,7 @@ static int exit_for(int status)
 static int write_output_file(const struct compare_result *res, const struct compare_cli *cli,
 			     const char *path, bool html)
 {
-	struct compare_html_options ho = { .title = cli->title };
+	struct compare_html_options ho = {.title = cli->title};
 	const char *what = html ? "report" : "JSON";
 	FILE *f;
 	int ret;
@@ -253,11 +255,11 @@ static int write_output_file(const struct compare_result *res, const struct comp
 
 int dps_cmd_compare(int argc, char **argv)
 {
-	struct compare_cli cli = { .threshold = -1 };
-	struct analyzer_result *models[2] = { NULL, NULL };
-	enum compare_input_kind kinds[2] = { COMPARE_INPUT_TRACE, COMPARE_INPUT_TRACE };
+	struct compare_cli cli = {.threshold = -1};
+	struct analyzer_result *models[2] = {NULL, NULL};
+	enum compare_input_kind kinds[2] = {COMPARE_INPUT_TRACE, COMPARE_INPUT_TRACE};
 	struct compare_result *res = NULL;
-	struct dps_diag diag = { { 0 } };
+	struct dps_diag diag = {{0}};
 	int first = 0, ret, st;
 
 	analyzer_options_default(&cli.sel[0]);

@@ -25,11 +25,11 @@ static void print_usage(FILE *out)
 int dps_cmd_gen(int argc, char **argv)
 {
 	static const struct option options[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"name", required_argument, NULL, 'n'},
-		{"check", no_argument, NULL, 'c'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'},
+	    {"name", required_argument, NULL, 'n'},
+	    {"check", no_argument, NULL, 'c'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct simgen_options gopts = {0};
 	struct dps_diag diag = {{0}};

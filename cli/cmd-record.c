@@ -29,19 +29,19 @@ int dps_cmd_record(int argc, char **argv)
 {
 	enum { OPT_KERNEL = 256, OPT_NO_KERNEL, OPT_UST, OPT_NO_UST };
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "kernel", no_argument, NULL, OPT_KERNEL },
-		{ "no-kernel", no_argument, NULL, OPT_NO_KERNEL },
-		{ "ust", no_argument, NULL, OPT_UST },
-		{ "no-ust", no_argument, NULL, OPT_NO_UST },
-		{ "memory", no_argument, NULL, 'm' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"output", required_argument, NULL, 'o'},
+	    {"kernel", no_argument, NULL, OPT_KERNEL},
+	    {"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
+	    {"ust", no_argument, NULL, OPT_UST},
+	    {"no-ust", no_argument, NULL, OPT_NO_UST},
+	    {"memory", no_argument, NULL, 'm'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct dps_record_options o;
 	struct dps_record_result res;
-	struct dps_diag diag = { { 0 } };
+	struct dps_diag diag = {{0}};
 	enum dps_status status;
 	int opt;
 
@@ -86,7 +86,8 @@ int dps_cmd_record(int argc, char **argv)
 	o.cmd = &argv[optind];
 	status = dps_record_run(&o, &res, &diag);
 	if (status) {
-		fprintf(stderr, "dps record: %s\n", diag.msg[0] ? diag.msg : dps_status_string(status));
+		fprintf(stderr, "dps record: %s\n",
+			diag.msg[0] ? diag.msg : dps_status_string(status));
 		return dps_cli_exit_code(status);
 	}
 	if (!o.quiet) {

@@ -13,36 +13,37 @@
 
 static void print_usage(FILE *out)
 {
-	fprintf(out,
-		"Usage: dps replay TRACE [--pid P | --tid T | --comm NAME] [OPTIONS]\n"
-		"\n"
-		"A trace made by dps record needs no selection: its record.info names the pid.\n"
-		"\n"
-		"The main job end to end: analyze TRACE, generate and build the stub, run it\n"
-		"while recording it the way TRACE was recorded (dps record), compare the two\n"
-		"runs and write a self-contained HTML report. Everything lands in OUTDIR:\n"
-		"set/ (the action set), stub.c and dps-stub, calibration, sim-trace/,\n"
-		"compare.txt, compare.json and report.html.\n"
-		"\n"
-		"Selection (as in dps analyze):\n"
-		"  -p, --pid P, -t, --tid T, -c, --comm NAME\n"
-		"  -f, --follow-children   replay fork+exec children as threads\n"
-		"  -m, --min-block D       fold blocks shorter than D into run\n"
-		"What-if:\n"
-		"      --set DIR           replay this (edited) action set instead of analyzing\n"
-		"      --scale X           every run lasts X times as long\n"
-		"      --sleep-scale X     every sleep lasts X times as long\n"
-		"      --thread-scale ID=X, --thread-sleep-scale ID=X   one thread only\n"
-		"Run:\n"
-		"      --mode work|cpu|wall   how run actions spend time (default: the stub's)\n"
-		"      --calibration FILE  use this calibration (default: measure one into OUTDIR)\n"
-		"      --kernel, --no-kernel  force or skip kernel scheduling capture\n"
-		"Output:\n"
-		"  -o, --output OUTDIR     default: ./dps-replay-<trace name>\n"
-		"  -q, --quiet             less output\n"
-		"  -h, --help\n"
-		"\n"
-		"Exit: 0 ok, 1 a step failed (its message says which), 2 bad usage or input.\n");
+	fprintf(
+	    out,
+	    "Usage: dps replay TRACE [--pid P | --tid T | --comm NAME] [OPTIONS]\n"
+	    "\n"
+	    "A trace made by dps record needs no selection: its record.info names the pid.\n"
+	    "\n"
+	    "The main job end to end: analyze TRACE, generate and build the stub, run it\n"
+	    "while recording it the way TRACE was recorded (dps record), compare the two\n"
+	    "runs and write a self-contained HTML report. Everything lands in OUTDIR:\n"
+	    "set/ (the action set), stub.c and dps-stub, calibration, sim-trace/,\n"
+	    "compare.txt, compare.json and report.html.\n"
+	    "\n"
+	    "Selection (as in dps analyze):\n"
+	    "  -p, --pid P, -t, --tid T, -c, --comm NAME\n"
+	    "  -f, --follow-children   replay fork+exec children as threads\n"
+	    "  -m, --min-block D       fold blocks shorter than D into run\n"
+	    "What-if:\n"
+	    "      --set DIR           replay this (edited) action set instead of analyzing\n"
+	    "      --scale X           every run lasts X times as long\n"
+	    "      --sleep-scale X     every sleep lasts X times as long\n"
+	    "      --thread-scale ID=X, --thread-sleep-scale ID=X   one thread only\n"
+	    "Run:\n"
+	    "      --mode work|cpu|wall   how run actions spend time (default: the stub's)\n"
+	    "      --calibration FILE  use this calibration (default: measure one into OUTDIR)\n"
+	    "      --kernel, --no-kernel  force or skip kernel scheduling capture\n"
+	    "Output:\n"
+	    "  -o, --output OUTDIR     default: ./dps-replay-<trace name>\n"
+	    "  -q, --quiet             less output\n"
+	    "  -h, --help\n"
+	    "\n"
+	    "Exit: 0 ok, 1 a step failed (its message says which), 2 bad usage or input.\n");
 }
 
 /* The options into o; what-if knobs go to the stub as given (knobs: owned by the caller,
@@ -50,28 +51,35 @@ static void print_usage(FILE *out)
 static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrArray *knobs)
 {
 	enum {
-		OPT_SET = 256, OPT_SCALE, OPT_SLEEP_SCALE, OPT_THREAD_SCALE,
-		OPT_THREAD_SLEEP_SCALE, OPT_MODE, OPT_CALIBRATION, OPT_KERNEL, OPT_NO_KERNEL,
+		OPT_SET = 256,
+		OPT_SCALE,
+		OPT_SLEEP_SCALE,
+		OPT_THREAD_SCALE,
+		OPT_THREAD_SLEEP_SCALE,
+		OPT_MODE,
+		OPT_CALIBRATION,
+		OPT_KERNEL,
+		OPT_NO_KERNEL,
 	};
 	static const struct option longopts[] = {
-		{"pid", required_argument, NULL, 'p'},
-		{"tid", required_argument, NULL, 't'},
-		{"comm", required_argument, NULL, 'c'},
-		{"follow-children", no_argument, NULL, 'f'},
-		{"min-block", required_argument, NULL, 'm'},
-		{"output", required_argument, NULL, 'o'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{"set", required_argument, NULL, OPT_SET},
-		{"scale", required_argument, NULL, OPT_SCALE},
-		{"sleep-scale", required_argument, NULL, OPT_SLEEP_SCALE},
-		{"thread-scale", required_argument, NULL, OPT_THREAD_SCALE},
-		{"thread-sleep-scale", required_argument, NULL, OPT_THREAD_SLEEP_SCALE},
-		{"mode", required_argument, NULL, OPT_MODE},
-		{"calibration", required_argument, NULL, OPT_CALIBRATION},
-		{"kernel", no_argument, NULL, OPT_KERNEL},
-		{"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
-		{NULL, 0, NULL, 0},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"tid", required_argument, NULL, 't'},
+	    {"comm", required_argument, NULL, 'c'},
+	    {"follow-children", no_argument, NULL, 'f'},
+	    {"min-block", required_argument, NULL, 'm'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"set", required_argument, NULL, OPT_SET},
+	    {"scale", required_argument, NULL, OPT_SCALE},
+	    {"sleep-scale", required_argument, NULL, OPT_SLEEP_SCALE},
+	    {"thread-scale", required_argument, NULL, OPT_THREAD_SCALE},
+	    {"thread-sleep-scale", required_argument, NULL, OPT_THREAD_SLEEP_SCALE},
+	    {"mode", required_argument, NULL, OPT_MODE},
+	    {"calibration", required_argument, NULL, OPT_CALIBRATION},
+	    {"kernel", no_argument, NULL, OPT_KERNEL},
+	    {"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
+	    {NULL, 0, NULL, 0},
 	};
 	struct analyzer_options sel;
 	int c, n_sel = 0, idx = 0;
@@ -87,9 +95,10 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrA
 				fprintf(stderr, "dps replay: give one of --pid, --tid, --comm\n");
 				return DPS_EXIT_USAGE;
 			}
-			if (dps_cli_set_selection("replay", c == 'p'   ? "--pid"
-							    : c == 't' ? "--tid"
-								   : "--comm",
+			if (dps_cli_set_selection("replay",
+						  c == 'p'   ? "--pid"
+						  : c == 't' ? "--tid"
+							     : "--comm",
 						  (char)c, optarg, &sel, NULL)) {
 				return DPS_EXIT_USAGE;
 			}
@@ -99,8 +108,9 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrA
 			break;
 		case 'm':
 			if (!dps_cli_parse_duration(optarg, &o->min_block_ns)) {
-				fprintf(stderr, "dps replay: --min-block expects a duration such as "
-						"20us, got '%s'\n",
+				fprintf(stderr,
+					"dps replay: --min-block expects a duration such as "
+					"20us, got '%s'\n",
 					optarg);
 				return DPS_EXIT_USAGE;
 			}
@@ -143,8 +153,9 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrA
 		}
 	}
 	if (optind + 1 != argc) {
-		fprintf(stderr, "dps replay: expected one TRACE directory, got %d arguments\n"
-				"Try 'dps replay --help'.\n",
+		fprintf(stderr,
+			"dps replay: expected one TRACE directory, got %d arguments\n"
+			"Try 'dps replay --help'.\n",
 			argc - optind);
 		return DPS_EXIT_USAGE;
 	}
@@ -194,7 +205,8 @@ int dps_cmd_replay(int argc, char **argv)
 	if (st) {
 		fprintf(stderr, "dps replay: %s\n", diag.msg[0] ? diag.msg : dps_status_string(st));
 		if (st == DPS_ERR_INVAL && strstr(diag.msg, "no selection")) {
-			fprintf(stderr, "dps replay: give --pid, --tid or --comm; the processes:\n");
+			fprintf(stderr,
+				"dps replay: give --pid, --tid or --comm; the processes:\n");
 			list_candidates(o.trace);
 		}
 		ret = dps_cli_exit_code(st);

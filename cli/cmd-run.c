@@ -46,27 +46,27 @@ static bool make_program(const struct dps_actset *set, const char *name, struct 
 		const struct dps_actset_thread *th = &set->threads[t];
 
 		(*descs)[t] = (struct dps_thread_desc){
-			.id = th->id,
-			.name = th->comm,
-			.actions = *actions + k,
-			.n_actions = th->n_actions,
+		    .id = th->id,
+		    .name = th->comm,
+		    .actions = *actions + k,
+		    .n_actions = th->n_actions,
 		};
 		for (size_t a = 0; a < th->n_actions; a++) {
 			const struct dps_actset_action *act = &th->actions[a];
 
 			(*actions)[k++] = (struct dps_action){
-				.arg = dps_actset_kind_names_thread(act->kind) ? (int64_t)act->target
-									      : act->value,
-				.kind = act->kind,
-				.line = act->line,
+			    .arg = dps_actset_kind_names_thread(act->kind) ? (int64_t)act->target
+									   : act->value,
+			    .kind = act->kind,
+			    .line = act->line,
 			};
 		}
 	}
 	*prog = (struct dps_program){
-		.name = name,
-		.threads = *descs,
-		.n_threads = set->n_threads,
-		.root = set->root,
+	    .name = name,
+	    .threads = *descs,
+	    .n_threads = set->n_threads,
+	    .root = set->root,
 	};
 	return true;
 }

@@ -17,7 +17,7 @@ static const struct dps_command commands[] = {
 #define DPS_COMMAND(name, fn, summary) {#name, fn, summary},
 #include "commands.def"
 #undef DPS_COMMAND
-	{NULL, NULL, NULL},
+    {NULL, NULL, NULL},
 };
 
 bool dps_cli_stderr_is_tty(void)
@@ -60,15 +60,17 @@ int dps_cli_load_set(const char *cmd, const char *dir, struct dps_actset **set)
 
 static void print_usage(FILE *out)
 {
-	fprintf(out, "Usage: dps COMMAND [OPTIONS...]\n\n"
-		     "Record a multithreaded program, turn each thread into an editable action file,\n"
-		     "replay it as a generated pthread program and compare the two runs.\n\n"
-		     "Commands:\n");
+	fprintf(out,
+		"Usage: dps COMMAND [OPTIONS...]\n\n"
+		"Record a multithreaded program, turn each thread into an editable action file,\n"
+		"replay it as a generated pthread program and compare the two runs.\n\n"
+		"Commands:\n");
 	for (size_t i = 0; commands[i].name; i++) {
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	}
-	fprintf(out, "\nRun 'dps COMMAND --help' for a command's options. Exit codes: 0 ok, 1 failure,\n"
-		     "2 bad usage or bad input. Documentation: doc/ and README.md.\n");
+	fprintf(out,
+		"\nRun 'dps COMMAND --help' for a command's options. Exit codes: 0 ok, 1 failure,\n"
+		"2 bad usage or bad input. Documentation: doc/ and README.md.\n");
 }
 
 int main(int argc, char **argv)

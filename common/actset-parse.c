@@ -19,8 +19,8 @@
  * Lexer: one line at a time, tokens separated by blanks, '#' starts a comment.
  */
 struct lexer {
-	const char *name;	/* file name for messages */
-	const char *p;		/* current position */
+	const char *name; /* file name for messages */
+	const char *p;	  /* current position */
 	const char *line_start;
 	const char *end;
 	unsigned line;
@@ -136,7 +136,8 @@ static int parse_u64(struct lexer *lx, const struct token *tok, const char *what
 
 		if (tok->s[i] < '0' || tok->s[i] > '9') {
 			if (tok->s[i] == '-' && i == 0) {
-				return lex_error(lx, tok->col, "expected a non-negative number", tok);
+				return lex_error(lx, tok->col, "expected a non-negative number",
+						 tok);
 			}
 			return lex_error(lx, tok->col + (unsigned)i, what, tok);
 		}
@@ -157,7 +158,7 @@ static int parse_u64(struct lexer *lx, const struct token *tok, const char *what
 static int parse_duration(struct lexer *lx, const struct token *tok, uint64_t *out_ns)
 {
 	static const char expected[] =
-		"expected a duration: digits with an optional fraction and unit (ns, us, ms, s)";
+	    "expected a duration: digits with an optional fraction and unit (ns, us, ms, s)";
 	const char *s = tok->s, *end = tok->s + tok->len;
 	const char *unit;
 	uint64_t whole = 0, frac = 0, scale, frac_div = 1, ns;
@@ -174,7 +175,8 @@ static int parse_duration(struct lexer *lx, const struct token *tok, uint64_t *o
 		unsigned d = (unsigned)(*s - '0');
 
 		if (whole > (UINT64_MAX - d) / 10) {
-			return lex_error(lx, tok->col, "duration too large (at most 2^64-1 ns)", tok);
+			return lex_error(lx, tok->col, "duration too large (at most 2^64-1 ns)",
+					 tok);
 		}
 		whole = whole * 10 + d;
 		s++;
@@ -221,7 +223,8 @@ static int parse_duration(struct lexer *lx, const struct token *tok, uint64_t *o
 		}
 		f /= frac_div;
 		if (f > UINT64_MAX - ns) {
-			return lex_error(lx, tok->col, "duration too large (at most 2^64-1 ns)", tok);
+			return lex_error(lx, tok->col, "duration too large (at most 2^64-1 ns)",
+					 tok);
 		}
 		ns += (uint64_t)f;
 	}
@@ -256,7 +259,6 @@ static int parse_delta(struct lexer *lx, const struct token *tok, int64_t *out)
 	return DPS_OK;
 }
 
-
 static int record_col(struct actset_cols *cols, size_t idx, unsigned col)
 {
 	if (!cols) {
@@ -285,8 +287,12 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 			 size_t len, struct actset_cols *cols, struct dps_diag *diag)
 {
 	struct lexer lx = {
-		.name = name, .p = text, .line_start = text, .end = text + len, .line = 1,
-		.diag = diag,
+	    .name = name,
+	    .p = text,
+	    .line_start = text,
+	    .end = text + len,
+	    .line = 1,
+	    .diag = diag,
 	};
 	bool first = true;
 	int status = DPS_OK;
@@ -304,16 +310,19 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 			continue;
 		}
 		if (memchr(kw.s, '\0', kw.len)) {
-			return lex_error(&lx, kw.col, "unexpected NUL byte (is this a text file?)", NULL);
+			return lex_error(&lx, kw.col, "unexpected NUL byte (is this a text file?)",
+					 NULL);
 		}
 		if (tok_is(&kw, "dps-actions")) {
 			if (!first) {
 				return lex_error(&lx, kw.col,
-						 "'dps-actions' header must be the first statement", NULL);
+						 "'dps-actions' header must be the first statement",
+						 NULL);
 			}
 			if (!lexer_next(&lx, &arg)) {
 				return lex_error(&lx, lexer_eol_col(&lx),
-						 "expected a format version after 'dps-actions'", NULL);
+						 "expected a format version after 'dps-actions'",
+						 NULL);
 			}
 			status = parse_u64(&lx, &arg, "expected a format version number", &u);
 			if (status) {
@@ -341,10 +350,11 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 			}
 		}
 		if (!kind) {
-			return lex_error(&lx, kw.col,
-					 "expected an action (run, sleep, create, join, wait, wake, "
-					 "heap, stack)",
-					 &kw);
+			return lex_error(
+			    &lx, kw.col,
+			    "expected an action (run, sleep, create, join, wait, wake, "
+			    "heap, stack)",
+			    &kw);
 		}
 		if (!lexer_next(&lx, &arg)) {
 			const char *what;
@@ -369,8 +379,8 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 		case DPS_ACT_SLEEP:
 			status = parse_duration(&lx, &arg, &u);
 			if (!status && u > (uint64_t)INT64_MAX) {
-				status = lex_error(&lx, arg.col, "duration too large (at most 2^63-1 ns)",
-						   &arg);
+				status = lex_error(&lx, arg.col,
+						   "duration too large (at most 2^63-1 ns)", &arg);
 			}
 			value = (int64_t)u;
 			break;
@@ -379,7 +389,8 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 			status = parse_delta(&lx, &arg, &value);
 			break;
 		default:
-			status = parse_u64(&lx, &arg, "expected a thread id (a decimal number)", &u);
+			status =
+			    parse_u64(&lx, &arg, "expected a thread id (a decimal number)", &u);
 			value = (int64_t)u; /* the id: dps_actset_append stores it as such */
 			break;
 		}
@@ -401,8 +412,8 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 	return DPS_OK;
 }
 
-int dps_actset_parse_actions(struct dps_actset *set, size_t t, const char *name,
-			     const char *text, size_t len, struct dps_diag *diag)
+int dps_actset_parse_actions(struct dps_actset *set, size_t t, const char *name, const char *text,
+			     size_t len, struct dps_diag *diag)
 {
 	return parse_actions(set, t, name, text, len, NULL, diag);
 }
@@ -429,10 +440,18 @@ static int parse_string(struct lexer *lx, const struct token *tok, char **out)
 			char e = tok->s[++i];
 
 			switch (e) {
-			case 'n': *w++ = '\n'; break;
-			case 't': *w++ = '\t'; break;
-			case '\\': *w++ = '\\'; break;
-			case '"': *w++ = '"'; break;
+			case 'n':
+				*w++ = '\n';
+				break;
+			case 't':
+				*w++ = '\t';
+				break;
+			case '\\':
+				*w++ = '\\';
+				break;
+			case '"':
+				*w++ = '"';
+				break;
 			case 'x': {
 				unsigned v = 0;
 
@@ -447,9 +466,9 @@ static int parse_string(struct lexer *lx, const struct token *tok, char **out)
 						v = v * 16 + (unsigned)(h - 'A' + 10);
 					} else {
 						free(buf);
-						return lex_error(lx, tok->col + (unsigned)i,
-								 "expected two hex digits after \\x",
-								 NULL);
+						return lex_error(
+						    lx, tok->col + (unsigned)i,
+						    "expected two hex digits after \\x", NULL);
 					}
 				}
 				if (!v) {
@@ -462,8 +481,9 @@ static int parse_string(struct lexer *lx, const struct token *tok, char **out)
 			}
 			default:
 				free(buf);
-				return lex_error(lx, tok->col + (unsigned)i,
-						 "expected an escape: \\n, \\t, \\\\, \\\" or \\xHH", NULL);
+				return lex_error(
+				    lx, tok->col + (unsigned)i,
+				    "expected an escape: \\n, \\t, \\\\, \\\" or \\xHH", NULL);
 			}
 		} else {
 			*w++ = c;
@@ -522,7 +542,7 @@ static int parse_manifest_thread(struct dps_actset *set, struct lexer *lx)
 	{
 		struct dps_actset_thread key = {.id = id};
 		const struct dps_actset_thread *hit =
-			bsearch(&key, set->threads, set->n_threads, sizeof(key), compare_ids);
+		    bsearch(&key, set->threads, set->n_threads, sizeof(key), compare_ids);
 
 		t = hit ? (size_t)(hit - set->threads) : DPS_ACTSET_NO_THREAD;
 	}
@@ -580,8 +600,12 @@ static int parse_manifest(struct dps_actset *set, const char *name, const char *
 			  int64_t *declared_root, unsigned *root_line, struct dps_diag *diag)
 {
 	struct lexer lx = {
-		.name = name, .p = text, .line_start = text, .end = text + len, .line = 1,
-		.diag = diag,
+	    .name = name,
+	    .p = text,
+	    .line_start = text,
+	    .end = text + len,
+	    .line = 1,
+	    .diag = diag,
 	};
 	bool first = true;
 	int status = DPS_OK;
@@ -599,13 +623,14 @@ static int parse_manifest(struct dps_actset *set, const char *name, const char *
 			uint64_t v;
 
 			if (!first) {
-				return lex_error(&lx, kw.col,
-						 "'dps-manifest' header must be the first statement",
-						 NULL);
+				return lex_error(
+				    &lx, kw.col,
+				    "'dps-manifest' header must be the first statement", NULL);
 			}
 			status = expect_arg(&lx, &arg, "expected a format version");
 			if (!status) {
-				status = parse_u64(&lx, &arg, "expected a format version number", &v);
+				status =
+				    parse_u64(&lx, &arg, "expected a format version number", &v);
 			}
 			if (status) {
 				return status;

@@ -149,8 +149,8 @@ static int write_atomically(const char *dir, const char *name, const struct dps_
 		status = DPS_ERR_IO;
 		goto end;
 	}
-	status = t == DPS_ACTSET_NO_THREAD ? write_manifest(set, f)
-					   : dps_actset_write_thread(set, t, f);
+	status =
+	    t == DPS_ACTSET_NO_THREAD ? write_manifest(set, f) : dps_actset_write_thread(set, t, f);
 	if (fclose(f) != 0 && !status) {
 		status = DPS_ERR_IO;
 	}

@@ -106,11 +106,11 @@ int dps_actset_append(struct dps_actset *set, size_t t, enum dps_action_kind kin
 		th->cap_actions = cap;
 	}
 	th->actions[th->n_actions++] = (struct dps_actset_action){
-		.kind = kind,
-		.line = line,
-		.value = dps_actset_kind_names_thread(kind) ? 0 : arg,
-		.id = dps_actset_kind_names_thread(kind) ? (uint64_t)arg : 0,
-		.target = DPS_ACTSET_NO_THREAD,
+	    .kind = kind,
+	    .line = line,
+	    .value = dps_actset_kind_names_thread(kind) ? 0 : arg,
+	    .id = dps_actset_kind_names_thread(kind) ? (uint64_t)arg : 0,
+	    .target = DPS_ACTSET_NO_THREAD,
 	};
 	set->resolved = false;
 	return DPS_OK;
@@ -176,7 +176,8 @@ static void describe_action(const struct dps_actset *set, size_t t, size_t a,
 	*col = cols && a < cols[t].n ? cols[t].cols[a] : 0;
 }
 
-int dps_actset__resolve(struct dps_actset *set, const struct actset_cols *cols, struct dps_diag *diag)
+int dps_actset__resolve(struct dps_actset *set, const struct actset_cols *cols,
+			struct dps_diag *diag)
 {
 	size_t n = set->n_threads;
 	size_t *creator_act = NULL; /* per thread: action index of its create, in parent */
@@ -240,8 +241,8 @@ int dps_actset__resolve(struct dps_actset *set, const struct actset_cols *cols, 
 				const char *f0;
 				unsigned l0, c0;
 
-				describe_action(set, set->threads[child].parent,
-						creator_act[child], cols, &f0, &l0, &c0);
+				describe_action(set, set->threads[child].parent, creator_act[child],
+						cols, &f0, &l0, &c0);
 				dps_diag_set(diag, file, line, col,
 					     "thread %" PRIu64
 					     " is created twice (first at %s:%u); expected one "
@@ -263,7 +264,8 @@ int dps_actset__resolve(struct dps_actset *set, const struct actset_cols *cols, 
 		if (root != DPS_ACTSET_NO_THREAD) {
 			/* Point at the second root's first line: that file is the one no create
 			 * names, where a fix (or a missing create elsewhere) is looked for. */
-			dps_diag_set(diag, set->threads[t].path ? set->threads[t].path : "action set",
+			dps_diag_set(diag,
+				     set->threads[t].path ? set->threads[t].path : "action set",
 				     set->threads[t].path ? 1 : 0, set->threads[t].path ? 1 : 0,
 				     "several root threads (%" PRIu64 " and %" PRIu64
 				     " are created by no thread); expected exactly one",

@@ -30,47 +30,47 @@
  * set becomes a program (simgen's tables, dps run).
  */
 struct dps_actset_action {
-	uint32_t kind;		/* enum dps_action_kind */
-	uint32_t line;		/* line in its .act file (0: built in memory) */
-	int64_t value;		/* run, sleep: ns; heap, stack: signed bytes; otherwise 0 */
-	uint64_t id;		/* create, join, wait, wake: the other thread's id; otherwise 0 */
-	size_t target;		/* create, join, wait, wake: the other thread's index, set by
-				 * dps_actset_resolve(); DPS_ACTSET_NO_THREAD before and otherwise */
+	uint32_t kind; /* enum dps_action_kind */
+	uint32_t line; /* line in its .act file (0: built in memory) */
+	int64_t value; /* run, sleep: ns; heap, stack: signed bytes; otherwise 0 */
+	uint64_t id;   /* create, join, wait, wake: the other thread's id; otherwise 0 */
+	size_t target; /* create, join, wait, wake: the other thread's index, set by
+			* dps_actset_resolve(); DPS_ACTSET_NO_THREAD before and otherwise */
 };
 
 /* Whether an action of this kind names another thread (create, join, wait, wake). */
 bool dps_actset_kind_names_thread(uint32_t kind);
 
 struct dps_actset_thread {
-	uint64_t id;			/* from the file name <id>.act */
-	char *path;			/* owned: the file it came from (NULL if built in memory) */
-	struct dps_actset_action *actions;	/* owned */
+	uint64_t id; /* from the file name <id>.act */
+	char *path;  /* owned: the file it came from (NULL if built in memory) */
+	struct dps_actset_action *actions; /* owned */
 	size_t n_actions;
 	size_t cap_actions;
 
 	/* From the manifest (defaults when there is none) */
-	char *comm;			/* owned: recorded thread name, NULL if unknown */
-	int64_t tid;			/* original tid, -1 if unknown */
-	int64_t pid;			/* original pid, -1 if unknown */
-	uint64_t start_offset_ns;	/* start relative to the root's start */
-	bool pre_existing;		/* alive before the trace began (parent guessed) */
+	char *comm;		  /* owned: recorded thread name, NULL if unknown */
+	int64_t tid;		  /* original tid, -1 if unknown */
+	int64_t pid;		  /* original pid, -1 if unknown */
+	uint64_t start_offset_ns; /* start relative to the root's start */
+	bool pre_existing;	  /* alive before the trace began (parent guessed) */
 
 	/* Derived by dps_actset_resolve() */
-	size_t parent;			/* index of the creator, DPS_ACTSET_NO_THREAD for root */
-	size_t create_rank;		/* position among the parent's creates (0-based) */
+	size_t parent;	    /* index of the creator, DPS_ACTSET_NO_THREAD for root */
+	size_t create_rank; /* position among the parent's creates (0-based) */
 };
 
 struct dps_actset {
-	int format_version;		/* 0 when no header/manifest said it */
-	char *dir;			/* owned: where it was loaded from, NULL if in memory */
-	char *source_trace;		/* owned, manifest only */
-	char *options;			/* owned, manifest only: analysis options */
-	bool partial;			/* manifest: events were lost, result incomplete */
-	char *partial_reason;		/* owned, NULL if not partial */
-	struct dps_actset_thread *threads;	/* owned array */
+	int format_version;		   /* 0 when no header/manifest said it */
+	char *dir;			   /* owned: where it was loaded from, NULL if in memory */
+	char *source_trace;		   /* owned, manifest only */
+	char *options;			   /* owned, manifest only: analysis options */
+	bool partial;			   /* manifest: events were lost, result incomplete */
+	char *partial_reason;		   /* owned, NULL if not partial */
+	struct dps_actset_thread *threads; /* owned array */
 	size_t n_threads;
 	size_t cap_threads;
-	size_t root;			/* index, valid after dps_actset_resolve() */
+	size_t root; /* index, valid after dps_actset_resolve() */
 	bool resolved;
 };
 
@@ -98,8 +98,8 @@ int dps_actset_set_str(char **member, const char *value);
 int dps_actset_load_dir(const char *dir, struct dps_actset **out, struct dps_diag *diag);
 
 /* Parses one action file's text into thread index t (ids unresolved). name is for messages. */
-int dps_actset_parse_actions(struct dps_actset *set, size_t t, const char *name,
-			     const char *text, size_t len, struct dps_diag *diag);
+int dps_actset_parse_actions(struct dps_actset *set, size_t t, const char *name, const char *text,
+			     size_t len, struct dps_diag *diag);
 
 /*
  * Validates the creation graph and turns create/join/wait/wake ids into thread indexes:

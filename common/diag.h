@@ -11,7 +11,7 @@
 #define DPS_DIAG_MSG_LEN 1024
 
 struct dps_diag {
-	char msg[DPS_DIAG_MSG_LEN];	/* complete message, "file:line:col: ..." when located */
+	char msg[DPS_DIAG_MSG_LEN]; /* complete message, "file:line:col: ..." when located */
 };
 
 /* Sets diag (NULL allowed) to "file:line:col: message". line/col 0 are omitted. */

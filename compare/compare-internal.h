@@ -23,10 +23,11 @@ enum dps_status compare_grow(void **array, size_t *cap, size_t need, size_t elem
 size_t compare_model_add_thread(struct analyzer_result *res, uint64_t id, const char *comm,
 				size_t parent);
 enum dps_status compare_model_add_segment(struct analyzer_thread *th, uint64_t begin, uint64_t end,
-			      enum analyzer_seg_kind kind, uint32_t other);
-enum dps_status compare_model_add_mark(struct analyzer_thread *th, uint64_t ts, enum analyzer_mark_kind kind,
-			   uint32_t other);
-enum dps_status compare_model_add_mem(struct analyzer_thread *th, uint64_t ts, int64_t heap, int64_t stack);
+					  enum analyzer_seg_kind kind, uint32_t other);
+enum dps_status compare_model_add_mark(struct analyzer_thread *th, uint64_t ts,
+				       enum analyzer_mark_kind kind, uint32_t other);
+enum dps_status compare_model_add_mem(struct analyzer_thread *th, uint64_t ts, int64_t heap,
+				      int64_t stack);
 
 /* Fills res->threads with the rows of the two sides' threads (res->side[*].model and
  * .excluded set), depth-first over the creation tree, and each side's row_of. Returns DPS_OK,

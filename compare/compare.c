@@ -14,18 +14,18 @@
 
 #include <glib.h>
 
-#include "compare.h"
 #include "compare-internal.h"
+#include "compare.h"
 #include "record.h"
 
 static const char *const metric_names[COMPARE_M_COUNT] = {
-	[COMPARE_M_CPU] = "cpu",
-	[COMPARE_M_BLOCKED] = "blocked",
-	[COMPARE_M_PREEMPTED] = "preempted",
-	[COMPARE_M_START] = "start",
-	[COMPARE_M_END] = "end",
-	[COMPARE_M_RUNS] = "runs",
-	[COMPARE_M_SLEEPS] = "sleeps",
+    [COMPARE_M_CPU] = "cpu",
+    [COMPARE_M_BLOCKED] = "blocked",
+    [COMPARE_M_PREEMPTED] = "preempted",
+    [COMPARE_M_START] = "start",
+    [COMPARE_M_END] = "end",
+    [COMPARE_M_RUNS] = "runs",
+    [COMPARE_M_SLEEPS] = "sleeps",
 };
 
 const char *compare_metric_name(enum compare_metric_id m)
@@ -146,7 +146,7 @@ end:
 
 static int compute_memory(struct compare_result *res)
 {
-	double sum[2] = { 0, 0 };
+	double sum[2] = {0, 0};
 	int ret;
 
 	res->has_mem = res->side[0].has_mem && res->side[1].has_mem;
@@ -178,8 +178,8 @@ static int compute_memory(struct compare_result *res)
 		}
 	}
 	for (int w = 0; w < 2; w++) {
-		res->mem.mean_abs[w] = res->mem.n_points[w] ?
-				       sum[w] / (double)res->mem.n_points[w] : 0;
+		res->mem.mean_abs[w] =
+		    res->mem.n_points[w] ? sum[w] / (double)res->mem.n_points[w] : 0;
 	}
 	return DPS_OK;
 }
@@ -210,8 +210,8 @@ static int compute_thread_cpu_errors(struct compare_result *res)
 	qsort(errs, n, sizeof(*errs), cmp_double);
 	res->n_thread_cpu = n;
 	if (n) {
-		res->thread_cpu_err_median_pct = n % 2 ? errs[n / 2] :
-						 (errs[n / 2 - 1] + errs[n / 2]) / 2;
+		res->thread_cpu_err_median_pct =
+		    n % 2 ? errs[n / 2] : (errs[n / 2 - 1] + errs[n / 2]) / 2;
 		res->thread_cpu_err_max_pct = errs[n - 1];
 	}
 	free(errs);
@@ -242,8 +242,8 @@ static void compute_summary(struct compare_result *res)
 	} else {
 		res->makespan_err_pct = ms ? 100.0 : 0.0;
 	}
-	res->fidelity_err_pct = res->cpu_err_pct > res->makespan_err_pct ? res->cpu_err_pct :
-					res->makespan_err_pct;
+	res->fidelity_err_pct =
+	    res->cpu_err_pct > res->makespan_err_pct ? res->cpu_err_pct : res->makespan_err_pct;
 }
 
 static int check_model(const struct analyzer_result *m, const char *which, struct dps_diag *diag)
@@ -287,15 +287,15 @@ static void mark_excluded(struct compare_side_info *si, const struct compare_opt
 }
 
 enum dps_status compare_run(const struct analyzer_result *orig, enum compare_input_kind orig_kind,
-		const char *orig_label, const struct analyzer_result *sim,
-		enum compare_input_kind sim_kind, const char *sim_label,
-		const struct compare_options *opts, struct compare_result **out,
-		struct dps_diag *diag)
+			    const char *orig_label, const struct analyzer_result *sim,
+			    enum compare_input_kind sim_kind, const char *sim_label,
+			    const struct compare_options *opts, struct compare_result **out,
+			    struct dps_diag *diag)
 {
 	struct compare_options defaults;
-	const struct analyzer_result *models[2] = { orig, sim };
-	enum compare_input_kind kinds[2] = { orig_kind, sim_kind };
-	const char *labels[2] = { orig_label, sim_label };
+	const struct analyzer_result *models[2] = {orig, sim};
+	enum compare_input_kind kinds[2] = {orig_kind, sim_kind};
+	const char *labels[2] = {orig_label, sim_label};
 	struct compare_result *res = NULL;
 	int ret;
 
@@ -317,8 +317,9 @@ enum dps_status compare_run(const struct analyzer_result *orig, enum compare_inp
 		goto end;
 	}
 	for (int s = 0; s < 2; s++) {
-		const char *label = labels[s] ? labels[s] :
-				    models[s]->source ? models[s]->source : "(model)";
+		const char *label = labels[s]		? labels[s]
+				    : models[s]->source ? models[s]->source
+							: "(model)";
 
 		res->side[s].model = models[s];
 		res->side[s].kind = kinds[s];
@@ -391,12 +392,12 @@ bool compare_path_is_actset(const char *path)
 }
 
 enum dps_status compare_load(const char *path, const struct analyzer_options *opts,
-		 struct analyzer_result **out, enum compare_input_kind *kind,
-		 struct dps_diag *diag)
+			     struct analyzer_result **out, enum compare_input_kind *kind,
+			     struct dps_diag *diag)
 {
 	struct dps_actset *set = NULL;
 	struct analyzer_options o;
-	const char *traces[1] = { path };
+	const char *traces[1] = {path};
 	struct stat st;
 	int ret;
 

@@ -32,7 +32,7 @@
 enum compare_input_kind {
 	COMPARE_INPUT_TRACE = 0,
 	COMPARE_INPUT_ACTSET = 1,
-	COMPARE_INPUT_MODEL = 2,	/* built by the caller (tests, other tools) */
+	COMPARE_INPUT_MODEL = 2, /* built by the caller (tests, other tools) */
 };
 
 enum compare_side {
@@ -42,13 +42,13 @@ enum compare_side {
 
 /* The per-thread figures, in this order in every output. */
 enum compare_metric_id {
-	COMPARE_M_CPU = 0,		/* ns on CPU (stats.busy_ns) */
-	COMPARE_M_BLOCKED,		/* ns blocked: sleep + wait + join (stats.blocked_ns) */
-	COMPARE_M_PREEMPTED,		/* ns runnable but not running (stats.waiting_ns) */
-	COMPARE_M_START,		/* ns from the run's root start to the thread's start */
-	COMPARE_M_END,			/* ns from the run's root start to the thread's end */
-	COMPARE_M_RUNS,			/* number of run actions */
-	COMPARE_M_SLEEPS,		/* number of timed sleeps */
+	COMPARE_M_CPU = 0,   /* ns on CPU (stats.busy_ns) */
+	COMPARE_M_BLOCKED,   /* ns blocked: sleep + wait + join (stats.blocked_ns) */
+	COMPARE_M_PREEMPTED, /* ns runnable but not running (stats.waiting_ns) */
+	COMPARE_M_START,     /* ns from the run's root start to the thread's start */
+	COMPARE_M_END,	     /* ns from the run's root start to the thread's end */
+	COMPARE_M_RUNS,	     /* number of run actions */
+	COMPARE_M_SLEEPS,    /* number of timed sleeps */
 	COMPARE_M_COUNT,
 };
 
@@ -59,15 +59,15 @@ bool compare_metric_is_time(enum compare_metric_id m);
 
 /* One figure on both sides. has[] is false where the thread does not exist on that side. */
 struct compare_value {
-	int64_t v[2];		/* indexed by enum compare_side */
+	int64_t v[2]; /* indexed by enum compare_side */
 	bool has[2];
 };
 
 /* Memory curve error of one thread or of the whole run (bytes). */
 struct compare_mem_error {
-	size_t n_points[2];	/* [0] heap, [1] stack: compared points (0: no curve) */
-	int64_t max_abs[2];	/* [0] heap, [1] stack: max |sim - orig| */
-	double mean_abs[2];	/* [0] heap, [1] stack: mean |sim - orig| */
+	size_t n_points[2]; /* [0] heap, [1] stack: compared points (0: no curve) */
+	int64_t max_abs[2]; /* [0] heap, [1] stack: max |sim - orig| */
+	double mean_abs[2]; /* [0] heap, [1] stack: mean |sim - orig| */
 };
 
 enum compare_match {
@@ -77,63 +77,63 @@ enum compare_match {
 };
 
 struct compare_thread {
-	size_t idx[2];		/* thread index on each side, COMPARE_NO_THREAD if absent */
+	size_t idx[2]; /* thread index on each side, COMPARE_NO_THREAD if absent */
 	enum compare_match match;
-	char *path;		/* owned: place in the creation tree: "0", "0.2", "0.~0", "0.+3" */
-	size_t depth;		/* 0 for the root */
+	char *path;   /* owned: place in the creation tree: "0", "0.2", "0.~0", "0.+3" */
+	size_t depth; /* 0 for the root */
 	struct compare_value m[COMPARE_M_COUNT];
-	bool has_mem;		/* both sides have memory samples for this thread */
+	bool has_mem; /* both sides have memory samples for this thread */
 	struct compare_mem_error mem;
 };
 
 struct compare_side_info {
-	const struct analyzer_result *model;	/* borrowed */
+	const struct analyzer_result *model; /* borrowed */
 	enum compare_input_kind kind;
-	char *label;			/* owned: what the user named (path) */
-	uint64_t origin_ns;		/* the root thread's start: offsets are relative to it */
-	uint64_t makespan_ns;		/* last end - origin (earliest start if before origin) */
+	char *label;	      /* owned: what the user named (path) */
+	uint64_t origin_ns;   /* the root thread's start: offsets are relative to it */
+	uint64_t makespan_ns; /* last end - origin (earliest start if before origin) */
 	uint64_t cpu_total_ns;
-	bool has_mem;			/* some thread has memory samples */
-	size_t *row_of;			/* owned: thread index -> row in compare_result.threads,
-					 * COMPARE_NO_THREAD for an excluded thread */
-	bool *excluded;			/* owned: per thread, dropped by compare_options */
+	bool has_mem;	/* some thread has memory samples */
+	size_t *row_of; /* owned: thread index -> row in compare_result.threads,
+			 * COMPARE_NO_THREAD for an excluded thread */
+	bool *excluded; /* owned: per thread, dropped by compare_options */
 	size_t n_excluded;
 };
 
 struct compare_result {
 	struct compare_side_info side[2];
-	struct compare_thread *threads;	/* owned: rows, depth-first over the creation tree */
+	struct compare_thread *threads; /* owned: rows, depth-first over the creation tree */
 	size_t n_threads;
 	size_t n_matched, n_orig_only, n_sim_only;
 
-	int64_t makespan_err_ns;	/* sim - orig */
-	double makespan_err_pct;	/* |sim - orig| / orig * 100 */
-	uint64_t cpu_abs_err_ns;	/* sum over rows of |cpu sim - cpu orig| */
-	double cpu_err_pct;		/* cpu_abs_err_ns / orig CPU total * 100 */
-	double fidelity_err_pct;	/* max(cpu_err_pct, makespan_err_pct): lower is better */
+	int64_t makespan_err_ns; /* sim - orig */
+	double makespan_err_pct; /* |sim - orig| / orig * 100 */
+	uint64_t cpu_abs_err_ns; /* sum over rows of |cpu sim - cpu orig| */
+	double cpu_err_pct;	 /* cpu_abs_err_ns / orig CPU total * 100 */
+	double fidelity_err_pct; /* max(cpu_err_pct, makespan_err_pct): lower is better */
 	/* |cpu sim - cpu orig| / cpu orig * 100 over matched threads with CPU in orig */
-	size_t n_thread_cpu;		/* threads counted (0: median/max are 0) */
+	size_t n_thread_cpu; /* threads counted (0: median/max are 0) */
 	double thread_cpu_err_median_pct;
 	double thread_cpu_err_max_pct;
 
-	bool has_mem;			/* both sides carry memory samples */
-	struct compare_mem_error mem;	/* over every matched thread's points */
+	bool has_mem;		      /* both sides carry memory samples */
+	struct compare_mem_error mem; /* over every matched thread's points */
 };
 
 /* What to leave out of a comparison (compare_options_default: lttng-ust's threads). */
 struct compare_options {
-	const char *const *exclude_comm;	/* borrowed: fnmatch(3) patterns of thread names
-						 * dropped from both runs (never the root) */
+	const char *const *exclude_comm; /* borrowed: fnmatch(3) patterns of thread names
+					  * dropped from both runs (never the root) */
 	size_t n_exclude_comm;
-	bool keep_tracer_threads;	/* false: also drop lttng-ust's listener threads, named
-					 * "<program>-ust", which every UST-traced process starts */
+	bool keep_tracer_threads; /* false: also drop lttng-ust's listener threads, named
+				   * "<program>-ust", which every UST-traced process starts */
 };
 
 void compare_options_default(struct compare_options *opts);
 
 /* Options of the HTML writer. */
 struct compare_html_options {
-	const char *title;		/* NULL: "dps compare" */
+	const char *title; /* NULL: "dps compare" */
 };
 
 /*
@@ -144,8 +144,8 @@ struct compare_html_options {
  * set is not resolved or deadlocks (diag names a blocked thread and what it waits for);
  * DPS_ERR_NOMEM. *out is NULL on error; the caller destroys it with analyzer_result_destroy().
  */
-enum dps_status compare_model_from_actset(const struct dps_actset *set, struct analyzer_result **out,
-			      struct dps_diag *diag);
+enum dps_status compare_model_from_actset(const struct dps_actset *set,
+					  struct analyzer_result **out, struct dps_diag *diag);
 
 /* True when path is a directory that holds an action set (<id>.act files or a manifest). */
 bool compare_path_is_actset(const char *path);
@@ -156,8 +156,8 @@ bool compare_path_is_actset(const char *path);
  * Returns DPS_OK or the loader's status with diag filled; *out is NULL on error.
  */
 enum dps_status compare_load(const char *path, const struct analyzer_options *opts,
-		 struct analyzer_result **out, enum compare_input_kind *kind,
-		 struct dps_diag *diag);
+			     struct analyzer_result **out, enum compare_input_kind *kind,
+			     struct dps_diag *diag);
 
 /*
  * Compares two models (borrowed: they must outlive the result). labels name the inputs in
@@ -166,12 +166,12 @@ enum dps_status compare_load(const char *path, const struct analyzer_options *op
  * NULL on error.
  */
 enum dps_status compare_run(const struct analyzer_result *orig, enum compare_input_kind orig_kind,
-		const char *orig_label, const struct analyzer_result *sim,
-		enum compare_input_kind sim_kind, const char *sim_label,
-		const struct compare_options *opts, struct compare_result **out,
-		struct dps_diag *diag);
+			    const char *orig_label, const struct analyzer_result *sim,
+			    enum compare_input_kind sim_kind, const char *sim_label,
+			    const struct compare_options *opts, struct compare_result **out,
+			    struct dps_diag *diag);
 
-void compare_result_destroy(struct compare_result *res);	/* accepts NULL */
+void compare_result_destroy(struct compare_result *res); /* accepts NULL */
 
 /* The relative error |sim - orig| / orig * 100 of a figure; 0 when both are 0, 100 when only
  * orig is 0 (something appeared from nothing), and for absent sides. */
@@ -180,8 +180,8 @@ double compare_value_err_pct(const struct compare_value *val);
 /* Writers. Return DPS_OK or DPS_ERR_IO (write failed) / DPS_ERR_NOMEM. */
 enum dps_status compare_write_text(const struct compare_result *res, FILE *out, bool all_rows);
 enum dps_status compare_write_json(const struct compare_result *res, FILE *out);
-enum dps_status compare_write_html(const struct compare_result *res, const struct compare_html_options *opts,
-		       FILE *out);
+enum dps_status compare_write_html(const struct compare_result *res,
+				   const struct compare_html_options *opts, FILE *out);
 
 /* Humanized figures for tables: "12.3 ms", "850 ns", "64.0 KiB". buf holds >= 32 bytes. */
 const char *compare_format_ns(int64_t ns, bool sign, char *buf, size_t len);

@@ -11,23 +11,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
 #include "compare-internal.h"
+#include "compare.h"
 
 extern const char compare_report_css[];
 extern const char compare_report_js[];
 
-static const char *const side_titles[2] = { "Original", "Simulated" };
-static const char *const side_ids[2] = { "orig", "sim" };
+static const char *const side_titles[2] = {"Original", "Simulated"};
+static const char *const side_ids[2] = {"orig", "sim"};
 static const char *const kind_names[] = {
-	[COMPARE_INPUT_TRACE] = "trace",
-	[COMPARE_INPUT_ACTSET] = "action set, played on an ideal machine",
-	[COMPARE_INPUT_MODEL] = "model",
+    [COMPARE_INPUT_TRACE] = "trace",
+    [COMPARE_INPUT_ACTSET] = "action set, played on an ideal machine",
+    [COMPARE_INPUT_MODEL] = "model",
 };
 static const char *const match_ids[] = {
-	[COMPARE_MATCHED] = "matched",
-	[COMPARE_ORIG_ONLY] = "orig_only",
-	[COMPARE_SIM_ONLY] = "sim_only",
+    [COMPARE_MATCHED] = "matched",
+    [COMPARE_ORIG_ONLY] = "orig_only",
+    [COMPARE_SIM_ONLY] = "sim_only",
 };
 
 static int64_t other_row(const struct compare_side_info *si, uint32_t other)
@@ -205,9 +205,8 @@ static void write_sources(FILE *out, const struct compare_result *res)
 		fputs(")", out);
 		if (si->model->partial) {
 			fputs(" <span class=\"partial\">PARTIAL: ", out);
-			dps_html_escape(out, si->model->partial_reason
-						     ? si->model->partial_reason
-						     : "incomplete input");
+			dps_html_escape(out, si->model->partial_reason ? si->model->partial_reason
+								       : "incomplete input");
 			fputs("</span>", out);
 		}
 		fputs("<br>\n", out);
@@ -217,50 +216,53 @@ static void write_sources(FILE *out, const struct compare_result *res)
 
 static void write_panel(FILE *out, const struct compare_result *res, int s)
 {
-	fprintf(out, "<div class=\"panel\" id=\"panel-%s\"><h3><span class=\"side-%s\">%s</span> "
-		     "&mdash; <code>", side_ids[s], side_ids[s], side_titles[s]);
+	fprintf(out,
+		"<div class=\"panel\" id=\"panel-%s\"><h3><span class=\"side-%s\">%s</span> "
+		"&mdash; <code>",
+		side_ids[s], side_ids[s], side_titles[s]);
 	dps_html_escape(out, res->side[s].label);
 	fputs("</code></h3><div class=\"axis\"><svg></svg></div>"
-	      "<div class=\"rows\"><svg><g class=\"body\"></g></svg></div></div>\n", out);
+	      "<div class=\"rows\"><svg><g class=\"body\"></g></svg></div></div>\n",
+	      out);
 }
 
 static const char toolbar_html[] =
-	"<div class=\"toolbar\"><button id=\"zoom-in\" title=\"zoom in\">+</button>"
-	"<button id=\"zoom-out\" title=\"zoom out\">&minus;</button>"
-	"<button id=\"zoom-reset\" title=\"whole runs\">Reset</button>"
-	"<span class=\"legend\"><span style=\"--c:var(--run)\">running</span>"
-	"<span style=\"--c:var(--preempted)\">preempted</span>"
-	"<span style=\"--c:var(--sleep)\">sleep</span>"
-	"<span style=\"--c:var(--wait)\">wait (woken by a thread)</span>"
-	"<span style=\"--c:var(--join)\">join</span>"
-	"<span style=\"--c:#0b7285\">&#9660; create</span>"
-	"<span style=\"--c:#343a40\">&#9670; join</span>"
-	"<span style=\"--c:#e8590c\">&#9650; wake</span>"
-	"<span style=\"--c:#c92a2a\">| exit</span></span>"
-	"<span class=\"hint\">Both timelines share the time axis. Drag to pan; Ctrl+wheel, or the "
-	"wheel over the axis, zooms; drag on the axis to zoom into a range; double-click resets; "
-	"hover for details; click a table row to find its thread.</span></div>\n";
+    "<div class=\"toolbar\"><button id=\"zoom-in\" title=\"zoom in\">+</button>"
+    "<button id=\"zoom-out\" title=\"zoom out\">&minus;</button>"
+    "<button id=\"zoom-reset\" title=\"whole runs\">Reset</button>"
+    "<span class=\"legend\"><span style=\"--c:var(--run)\">running</span>"
+    "<span style=\"--c:var(--preempted)\">preempted</span>"
+    "<span style=\"--c:var(--sleep)\">sleep</span>"
+    "<span style=\"--c:var(--wait)\">wait (woken by a thread)</span>"
+    "<span style=\"--c:var(--join)\">join</span>"
+    "<span style=\"--c:#0b7285\">&#9660; create</span>"
+    "<span style=\"--c:#343a40\">&#9670; join</span>"
+    "<span style=\"--c:#e8590c\">&#9650; wake</span>"
+    "<span style=\"--c:#c92a2a\">| exit</span></span>"
+    "<span class=\"hint\">Both timelines share the time axis. Drag to pan; Ctrl+wheel, or the "
+    "wheel over the axis, zooms; drag on the axis to zoom into a range; double-click resets; "
+    "hover for details; click a table row to find its thread.</span></div>\n";
 
 static const char memory_html[] =
-	"<section id=\"memory\"><h2>Memory curves</h2>"
-	"<div class=\"toolbar\">Thread <select id=\"mem-thread\"></select>"
-	"<select id=\"mem-x\"><option value=\"time\">x: time</option>"
-	"<option value=\"points\">x: point number</option></select>"
-	"<span class=\"legend\"><span class=\"orig\">desired (original)</span>"
-	"<span class=\"sim\">measured (simulated)</span></span></div>"
-	"<svg id=\"mem-heap\" class=\"memchart\"></svg>"
-	"<svg id=\"mem-stack\" class=\"memchart\"></svg>"
-	"<div id=\"mem-err\" class=\"note\"></div></section>\n";
+    "<section id=\"memory\"><h2>Memory curves</h2>"
+    "<div class=\"toolbar\">Thread <select id=\"mem-thread\"></select>"
+    "<select id=\"mem-x\"><option value=\"time\">x: time</option>"
+    "<option value=\"points\">x: point number</option></select>"
+    "<span class=\"legend\"><span class=\"orig\">desired (original)</span>"
+    "<span class=\"sim\">measured (simulated)</span></span></div>"
+    "<svg id=\"mem-heap\" class=\"memchart\"></svg>"
+    "<svg id=\"mem-stack\" class=\"memchart\"></svg>"
+    "<div id=\"mem-err\" class=\"note\"></div></section>\n";
 
 static const char notes_html[] =
-	"<p class=\"note\">Threads are matched by their place in the creation tree (path 0 is the "
-	"root, 0.2 the third thread it created, ~N a thread whose creator is unknown, +N a thread "
-	"only the simulated run created), never by tid. Errors are simulated minus original; % is "
-	"relative to the original. Start and end are offsets from each run's root start. "
-	"Definitions: doc/compare.md.</p>\n";
+    "<p class=\"note\">Threads are matched by their place in the creation tree (path 0 is the "
+    "root, 0.2 the third thread it created, ~N a thread whose creator is unknown, +N a thread "
+    "only the simulated run created), never by tid. Errors are simulated minus original; % is "
+    "relative to the original. Start and end are offsets from each run's root start. "
+    "Definitions: doc/compare.md.</p>\n";
 
-enum dps_status compare_write_html(const struct compare_result *res, const struct compare_html_options *opts,
-		       FILE *out)
+enum dps_status compare_write_html(const struct compare_result *res,
+				   const struct compare_html_options *opts, FILE *out)
 {
 	const char *title = opts && opts->title ? opts->title : "dps compare";
 
@@ -274,7 +276,8 @@ enum dps_status compare_write_html(const struct compare_result *res, const struc
 	      "<pattern id=\"hatch\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
 	      "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#f1f3f5\"/>"
 	      "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#ced4da\" stroke-width=\"2\"/>"
-	      "</pattern></defs></svg>\n<h1>", out);
+	      "</pattern></defs></svg>\n<h1>",
+	      out);
 	dps_html_escape(out, title);
 	fputs("</h1>\n", out);
 	write_sources(out, res);

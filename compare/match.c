@@ -16,28 +16,28 @@
 
 #include <glib.h>
 
-#include "compare.h"
 #include "compare-internal.h"
+#include "compare.h"
 
 /* A child in a side's tree, with the key it is matched by. */
 struct child_key {
 	size_t idx;
-	unsigned group;		/* 0: created by its parent, 1: creator unknown */
+	unsigned group; /* 0: created by its parent, 1: creator unknown */
 	uint64_t rank;
 	uint64_t start_ns;
 };
 
 struct tree {
 	const struct analyzer_result *m;
-	const bool *excluded;	/* borrowed: threads left out */
-	size_t *first;		/* per thread: offset of its children in kids */
+	const bool *excluded; /* borrowed: threads left out */
+	size_t *first;	      /* per thread: offset of its children in kids */
 	size_t *count;
-	struct child_key *kids;	/* every non-root thread once, grouped by parent */
+	struct child_key *kids; /* every non-root thread once, grouped by parent */
 };
 
 struct dfs_entry {
 	size_t idx[2];
-	size_t parent_row;	/* COMPARE_NO_THREAD for the root */
+	size_t parent_row; /* COMPARE_NO_THREAD for the root */
 	unsigned group;
 	uint64_t rank;
 };
@@ -188,7 +188,10 @@ static int tree_init(struct tree *t, const struct analyzer_result *m, const bool
 			t->count[m->threads[i].parent]++;
 		} else {
 			strays[n_stray++] = (struct child_key){
-				.idx = i, .group = 1, .rank = 0, .start_ns = m->threads[i].start_ns,
+			    .idx = i,
+			    .group = 1,
+			    .rank = 0,
+			    .start_ns = m->threads[i].start_ns,
 			};
 		}
 	}
@@ -207,8 +210,10 @@ static int tree_init(struct tree *t, const struct analyzer_result *m, const bool
 		}
 		p = m->threads[i].parent;
 		t->kids[t->first[p] + fill[p]++] = (struct child_key){
-			.idx = i, .group = 0, .rank = m->threads[i].create_rank,
-			.start_ns = m->threads[i].start_ns,
+		    .idx = i,
+		    .group = 0,
+		    .rank = m->threads[i].create_rank,
+		    .start_ns = m->threads[i].start_ns,
 		};
 	}
 	for (size_t s = 0; s < n_stray; s++) {
@@ -219,7 +224,7 @@ static int tree_init(struct tree *t, const struct analyzer_result *m, const bool
 	 * gap in the recorded ranks does not offset the others. */
 	for (size_t i = 0; i < n; i++) {
 		struct child_key *kids = t->kids + t->first[i];
-		uint64_t next[2] = { 0, 0 };
+		uint64_t next[2] = {0, 0};
 
 		qsort(kids, t->count[i], sizeof(*kids), cmp_child_key);
 		for (size_t c = 0; c < t->count[i]; c++) {
@@ -342,8 +347,7 @@ static const struct child_key *kid_ref(const struct tree *t, size_t parent, size
 	return &t->kids[t->first[parent] + k];
 }
 
-static double pair_cost(const struct tree *tr, const struct child_key *a,
-			const struct child_key *b)
+static double pair_cost(const struct tree *tr, const struct child_key *a, const struct child_key *b)
 {
 	const struct analyzer_thread *ta = &tr[0].m->threads[a->idx];
 	const struct analyzer_thread *tb = &tr[1].m->threads[b->idx];
@@ -365,8 +369,7 @@ static double pair_cost(const struct tree *tr, const struct child_key *a,
 static void append_pair(GArray *out, size_t row, const struct child_key *a,
 			const struct child_key *b)
 {
-	struct dfs_entry c = { .idx = { COMPARE_NO_THREAD, COMPARE_NO_THREAD },
-			       .parent_row = row };
+	struct dfs_entry c = {.idx = {COMPARE_NO_THREAD, COMPARE_NO_THREAD}, .parent_row = row};
 
 	if (a) {
 		c.idx[0] = a->idx;
@@ -384,8 +387,8 @@ static void append_pair(GArray *out, size_t row, const struct child_key *a,
 }
 
 /* Pairs children of equal (group, rank): the creation tree's own identity. */
-static void pair_by_rank(GArray *out, const struct tree *tr, const struct dfs_entry *e,
-			 size_t row, size_t n0, size_t n1)
+static void pair_by_rank(GArray *out, const struct tree *tr, const struct dfs_entry *e, size_t row,
+			 size_t n0, size_t n1)
 {
 	size_t i0 = 0, i1 = 0;
 
@@ -395,8 +398,9 @@ static void pair_by_rank(GArray *out, const struct tree *tr, const struct dfs_en
 		int order;
 
 		if (a && b) {
-			order = a->group != b->group ? (a->group < b->group ? -1 : 1) :
-				a->rank != b->rank ? (a->rank < b->rank ? -1 : 1) : 0;
+			order = a->group != b->group ? (a->group < b->group ? -1 : 1)
+				: a->rank != b->rank ? (a->rank < b->rank ? -1 : 1)
+						     : 0;
 		} else {
 			order = a ? -1 : 1;
 		}
@@ -420,7 +424,7 @@ static int pair_by_alignment(GArray *out, const struct tree *tr, const struct df
 	ptrdiff_t hi = (n1 > n0 ? (ptrdiff_t)n1 - (ptrdiff_t)n0 : 0) + ALIGN_BAND;
 	size_t w = (size_t)(hi - lo + 1), cells = (n0 + 1) * w, i, k;
 	double *dp = NULL;
-	unsigned char *from = NULL;	/* 0 pair, 1 skip orig, 2 skip sim */
+	unsigned char *from = NULL; /* 0 pair, 1 skip orig, 2 skip sim */
 	size_t *path0 = NULL, *path1 = NULL, np = 0;
 	ptrdiff_t j;
 	int ret = DPS_OK;
@@ -506,9 +510,10 @@ static int pair_by_alignment(GArray *out, const struct tree *tr, const struct df
 		}
 	}
 	for (size_t p = np; p-- > 0;) {
-		append_pair(out, row,
-			    path0[p] == COMPARE_NO_THREAD ? NULL : kid_ref(&tr[0], e->idx[0], path0[p]),
-			    path1[p] == COMPARE_NO_THREAD ? NULL : kid_ref(&tr[1], e->idx[1], path1[p]));
+		append_pair(
+		    out, row,
+		    path0[p] == COMPARE_NO_THREAD ? NULL : kid_ref(&tr[0], e->idx[0], path0[p]),
+		    path1[p] == COMPARE_NO_THREAD ? NULL : kid_ref(&tr[1], e->idx[1], path1[p]));
 	}
 	*done = true;
 end:
@@ -545,7 +550,7 @@ static int push_children(GArray *stack, const struct tree *tr, const struct dfs_
 		struct dfs_entry tmp = g_array_index(stack, struct dfs_entry, a);
 
 		g_array_index(stack, struct dfs_entry, a) =
-			g_array_index(stack, struct dfs_entry, b - 1);
+		    g_array_index(stack, struct dfs_entry, b - 1);
 		g_array_index(stack, struct dfs_entry, b - 1) = tmp;
 	}
 	return DPS_OK;
@@ -553,7 +558,7 @@ static int push_children(GArray *stack, const struct tree *tr, const struct dfs_
 
 enum dps_status compare_match_trees(struct compare_result *res)
 {
-	struct tree tr[2] = { 0 };
+	struct tree tr[2] = {0};
 	GArray *stack = g_array_new(FALSE, FALSE, sizeof(struct dfs_entry));
 	GArray *rows = g_array_new(FALSE, TRUE, sizeof(struct compare_thread));
 	int ret;
@@ -566,9 +571,9 @@ enum dps_status compare_match_trees(struct compare_result *res)
 		goto end;
 	}
 	g_array_append_val(stack, ((struct dfs_entry){
-		.idx = { res->side[0].model->root, res->side[1].model->root },
-		.parent_row = COMPARE_NO_THREAD,
-	}));
+				      .idx = {res->side[0].model->root, res->side[1].model->root},
+				      .parent_row = COMPARE_NO_THREAD,
+				  }));
 	while (stack->len) {
 		struct dfs_entry e = g_array_index(stack, struct dfs_entry, stack->len - 1);
 		size_t row = res->n_threads;

@@ -16,8 +16,8 @@
 
 #include <glib.h>
 
-#include "compare.h"
 #include "compare-internal.h"
+#include "compare.h"
 
 enum play_state {
 	PLAY_UNBORN = 0,
@@ -27,28 +27,28 @@ enum play_state {
 };
 
 struct play_thread {
-	size_t pc;		/* next action */
-	uint64_t t;		/* the thread's clock, ns from the root's start */
+	size_t pc;  /* next action */
+	uint64_t t; /* the thread's clock, ns from the root's start */
 	enum play_state state;
-	int64_t heap, stack;	/* current memory, bytes */
-	size_t blocked_on;	/* thread index it waits for while PLAY_BLOCKED */
-	size_t waiters;		/* head of the list of threads parked on this one */
-	size_t next_waiter;	/* link in the list it is parked in */
+	int64_t heap, stack; /* current memory, bytes */
+	size_t blocked_on;   /* thread index it waits for while PLAY_BLOCKED */
+	size_t waiters;	     /* head of the list of threads parked on this one */
+	size_t next_waiter;  /* link in the list it is parked in */
 };
 
 /* Wakes given by one thread to another and not consumed yet (times, FIFO). */
 struct wake_queue {
-	GArray *times;	/* owned: uint64_t */
-	size_t head;	/* the next one to consume */
+	GArray *times; /* owned: uint64_t */
+	size_t head;   /* the next one to consume */
 };
 
 struct play {
 	const struct dps_actset *set;
 	struct analyzer_result *res;
 	struct play_thread *pt;
-	size_t *work;		/* stack of ready thread indexes */
+	size_t *work; /* stack of ready thread indexes */
 	size_t n_work;
-	GHashTable *wakes;	/* (waker * n_threads + wakee) -> struct wake_queue */
+	GHashTable *wakes; /* (waker * n_threads + wakee) -> struct wake_queue */
 	struct dps_diag *diag;
 };
 
@@ -88,8 +88,11 @@ size_t compare_model_add_thread(struct analyzer_result *res, uint64_t id, const 
 	}
 	th = &res->threads[res->n_threads];
 	*th = (struct analyzer_thread){
-		.id = id, .tid = -1, .pid = -1, .parent = parent,
-		.create_rank = parent == ANALYZER_NO_THREAD ? 0 : rank,
+	    .id = id,
+	    .tid = -1,
+	    .pid = -1,
+	    .parent = parent,
+	    .create_rank = parent == ANALYZER_NO_THREAD ? 0 : rank,
 	};
 	th->comm = strdup(comm ? comm : "");
 	if (!th->comm) {
@@ -103,7 +106,7 @@ size_t compare_model_add_thread(struct analyzer_result *res, uint64_t id, const 
 
 /* Appends a segment, extending the previous one when it continues it (run; heap; run). */
 enum dps_status compare_model_add_segment(struct analyzer_thread *th, uint64_t begin, uint64_t end,
-			      enum analyzer_seg_kind kind, uint32_t other)
+					  enum analyzer_seg_kind kind, uint32_t other)
 {
 	struct analyzer_segment *last;
 	int ret;
@@ -123,18 +126,21 @@ enum dps_status compare_model_add_segment(struct analyzer_thread *th, uint64_t b
 		return ret;
 	}
 	th->segs[th->n_segs++] = (struct analyzer_segment){
-		.begin_ns = begin, .end_ns = end, .kind = kind, .other = other,
+	    .begin_ns = begin,
+	    .end_ns = end,
+	    .kind = kind,
+	    .other = other,
 	};
 	return DPS_OK;
 }
 
-enum dps_status compare_model_add_mark(struct analyzer_thread *th, uint64_t ts, enum analyzer_mark_kind kind,
-			   uint32_t other)
+enum dps_status compare_model_add_mark(struct analyzer_thread *th, uint64_t ts,
+				       enum analyzer_mark_kind kind, uint32_t other)
 {
 	int ret;
 
-	ret = compare_grow((void **)&th->marks, &th->cap_marks, th->n_marks + 1,
-			   sizeof(*th->marks));
+	ret =
+	    compare_grow((void **)&th->marks, &th->cap_marks, th->n_marks + 1, sizeof(*th->marks));
 	if (ret) {
 		return ret;
 	}
@@ -143,7 +149,8 @@ enum dps_status compare_model_add_mark(struct analyzer_thread *th, uint64_t ts, 
 	return DPS_OK;
 }
 
-enum dps_status compare_model_add_mem(struct analyzer_thread *th, uint64_t ts, int64_t heap, int64_t stack)
+enum dps_status compare_model_add_mem(struct analyzer_thread *th, uint64_t ts, int64_t heap,
+				      int64_t stack)
 {
 	int ret;
 
@@ -152,7 +159,9 @@ enum dps_status compare_model_add_mem(struct analyzer_thread *th, uint64_t ts, i
 		return ret;
 	}
 	th->mem[th->n_mem++] = (struct analyzer_mem_sample){
-		.ts_ns = ts, .heap_bytes = heap, .stack_bytes = stack,
+	    .ts_ns = ts,
+	    .heap_bytes = heap,
+	    .stack_bytes = stack,
 	};
 	return DPS_OK;
 }
@@ -234,8 +243,7 @@ static int check_target(struct play *pl, size_t t, const struct dps_actset_actio
 }
 
 /* Plays one action of thread t. Sets *parked when the thread must wait (pc not advanced). */
-static int play_action(struct play *pl, size_t t, const struct dps_actset_action *a,
-		       bool *parked)
+static int play_action(struct play *pl, size_t t, const struct dps_actset_action *a, bool *parked)
 {
 	struct play_thread *p = &pl->pt[t];
 	struct analyzer_thread *th = &pl->res->threads[t];
@@ -425,10 +433,10 @@ static void describe_deadlock(struct play *pl)
 	dps_diag_setf(pl->diag, "the set deadlocks: some threads are never created");
 }
 
-enum dps_status compare_model_from_actset(const struct dps_actset *set, struct analyzer_result **out,
-			      struct dps_diag *diag)
+enum dps_status compare_model_from_actset(const struct dps_actset *set,
+					  struct analyzer_result **out, struct dps_diag *diag)
 {
-	struct play pl = { .set = set, .diag = diag };
+	struct play pl = {.set = set, .diag = diag};
 	struct analyzer_result *res = NULL;
 	size_t n;
 	int ret = DPS_OK;

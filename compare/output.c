@@ -5,28 +5,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
 #include "compare-internal.h"
+#include "compare.h"
 
 /* Above this many rows the table shows the rows that differ most (all_rows lifts it). */
 #define TEXT_MAX_ROWS 60
 
 static const char *const kind_names[] = {
-	[COMPARE_INPUT_TRACE] = "trace",
-	[COMPARE_INPUT_ACTSET] = "action set",
-	[COMPARE_INPUT_MODEL] = "model",
+    [COMPARE_INPUT_TRACE] = "trace",
+    [COMPARE_INPUT_ACTSET] = "action set",
+    [COMPARE_INPUT_MODEL] = "model",
 };
 
 static const char *const kind_ids[] = {
-	[COMPARE_INPUT_TRACE] = "trace",
-	[COMPARE_INPUT_ACTSET] = "actset",
-	[COMPARE_INPUT_MODEL] = "model",
+    [COMPARE_INPUT_TRACE] = "trace",
+    [COMPARE_INPUT_ACTSET] = "actset",
+    [COMPARE_INPUT_MODEL] = "model",
 };
 
 static const char *const match_ids[] = {
-	[COMPARE_MATCHED] = "matched",
-	[COMPARE_ORIG_ONLY] = "orig_only",
-	[COMPARE_SIM_ONLY] = "sim_only",
+    [COMPARE_MATCHED] = "matched",
+    [COMPARE_ORIG_ONLY] = "orig_only",
+    [COMPARE_SIM_ONLY] = "sim_only",
 };
 
 const char *compare_format_ns(int64_t ns, bool sign, char *buf, size_t len)
@@ -48,7 +48,7 @@ const char *compare_format_ns(int64_t ns, bool sign, char *buf, size_t len)
 
 const char *compare_format_bytes(double bytes, char *buf, size_t len)
 {
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
 	double a = fabs(bytes);
 	unsigned u = 0;
 
@@ -165,7 +165,7 @@ static int cmp_size(const void *a, const void *b)
 static void write_row(const struct compare_result *res, size_t r, int path_w, FILE *out)
 {
 	const struct compare_thread *row = &res->threads[r];
-	static const int tm[3] = { COMPARE_M_CPU, COMPARE_M_BLOCKED, COMPARE_M_PREEMPTED };
+	static const int tm[3] = {COMPARE_M_CPU, COMPARE_M_BLOCKED, COMPARE_M_PREEMPTED};
 	char name[17], c[8][32];
 
 	row_name(res, row, name, sizeof(name));
@@ -203,8 +203,9 @@ static void write_side_line(const struct compare_result *res, int s, FILE *out)
 		fprintf(out, ", %zu left out", si->n_excluded);
 	}
 	fprintf(out, ")%s%s\n", si->model->partial ? ", PARTIAL: " : "",
-		si->model->partial ? (si->model->partial_reason ? si->model->partial_reason :
-				      "incomplete input") : "");
+		si->model->partial
+		    ? (si->model->partial_reason ? si->model->partial_reason : "incomplete input")
+		    : "");
 }
 
 static void write_summary(const struct compare_result *res, FILE *out)
@@ -214,8 +215,7 @@ static void write_summary(const struct compare_result *res, FILE *out)
 	fprintf(out, "\nmakespan   orig %s   sim %s   error %s (%.2f %%)\n",
 		compare_format_ns((int64_t)res->side[0].makespan_ns, false, a, sizeof(a)),
 		compare_format_ns((int64_t)res->side[1].makespan_ns, false, b, sizeof(b)),
-		compare_format_ns(res->makespan_err_ns, true, d, sizeof(d)),
-		res->makespan_err_pct);
+		compare_format_ns(res->makespan_err_ns, true, d, sizeof(d)), res->makespan_err_pct);
 	fprintf(out, "cpu        orig %s   sim %s   sum of |per-thread errors| %s (%.2f %%)\n",
 		compare_format_ns((int64_t)res->side[0].cpu_total_ns, false, a, sizeof(a)),
 		compare_format_ns((int64_t)res->side[1].cpu_total_ns, false, b, sizeof(b)),
@@ -238,8 +238,10 @@ static void write_summary(const struct compare_result *res, FILE *out)
 	}
 	fprintf(out, "threads    %zu matched, %zu only in orig, %zu only in sim\n", res->n_matched,
 		res->n_orig_only, res->n_sim_only);
-	fprintf(out, "fidelity error %.2f %% (the larger of the CPU and makespan errors; "
-		     "0 = identical)\n", res->fidelity_err_pct);
+	fprintf(out,
+		"fidelity error %.2f %% (the larger of the CPU and makespan errors; "
+		"0 = identical)\n",
+		res->fidelity_err_pct);
 }
 
 enum dps_status compare_write_text(const struct compare_result *res, FILE *out, bool all_rows)
@@ -276,8 +278,10 @@ enum dps_status compare_write_text(const struct compare_result *res, FILE *out, 
 		write_row(res, order[k], path_w, out);
 	}
 	if (n_show < res->n_threads) {
-		fprintf(out, "(%zu of %zu threads shown: unmatched and largest CPU errors first; "
-			     "--all lists every thread)\n", n_show, res->n_threads);
+		fprintf(out,
+			"(%zu of %zu threads shown: unmatched and largest CPU errors first; "
+			"--all lists every thread)\n",
+			n_show, res->n_threads);
 	}
 	write_summary(res, out);
 	if (ferror(out)) {
@@ -313,13 +317,14 @@ static void json_value(FILE *out, const struct compare_value *v, bool time)
 
 static void json_mem(FILE *out, const struct compare_mem_error *e)
 {
-	static const char *const curve[2] = { "heap", "stack" };
+	static const char *const curve[2] = {"heap", "stack"};
 
 	fputc('{', out);
 	for (int w = 0; w < 2; w++) {
-		fprintf(out, "%s\"%s\": {\"points\": %zu, \"max_abs_err_bytes\": %" PRId64
-			", \"mean_abs_err_bytes\": ", w ? ", " : "", curve[w], e->n_points[w],
-			e->max_abs[w]);
+		fprintf(out,
+			"%s\"%s\": {\"points\": %zu, \"max_abs_err_bytes\": %" PRId64
+			", \"mean_abs_err_bytes\": ",
+			w ? ", " : "", curve[w], e->n_points[w], e->max_abs[w]);
 		dps_json_double(out, e->mean_abs[w]);
 		fputc('}', out);
 	}
@@ -335,8 +340,10 @@ static void json_thread_ref(FILE *out, const struct compare_result *res, int s, 
 		return;
 	}
 	th = &res->side[s].model->threads[idx];
-	fprintf(out, "{\"index\": %zu, \"id\": %" PRIu64 ", \"tid\": %" PRId64 ", \"pid\": %" PRId64
-		", \"comm\": ", idx, th->id, th->tid, th->pid);
+	fprintf(out,
+		"{\"index\": %zu, \"id\": %" PRIu64 ", \"tid\": %" PRId64 ", \"pid\": %" PRId64
+		", \"comm\": ",
+		idx, th->id, th->tid, th->pid);
 	if (th->comm) {
 		dps_json_string(out, th->comm, false);
 	} else {
@@ -351,17 +358,20 @@ static void json_side(FILE *out, const struct compare_result *res, int s)
 
 	fprintf(out, "  \"%s\": {\"label\": ", s ? "sim" : "orig");
 	dps_json_string(out, si->label, false);
-	fprintf(out, ", \"kind\": \"%s\", \"threads\": %zu, \"excluded\": %zu, \"partial\": %s, "
-		"\"partial_reason\": ", kind_ids[si->kind], si->model->n_threads - si->n_excluded,
-		si->n_excluded, si->model->partial ? "true" : "false");
+	fprintf(out,
+		", \"kind\": \"%s\", \"threads\": %zu, \"excluded\": %zu, \"partial\": %s, "
+		"\"partial_reason\": ",
+		kind_ids[si->kind], si->model->n_threads - si->n_excluded, si->n_excluded,
+		si->model->partial ? "true" : "false");
 	if (si->model->partial_reason) {
 		dps_json_string(out, si->model->partial_reason, false);
 	} else {
 		fputs("null", out);
 	}
-	fprintf(out, ", \"origin_ns\": %" PRIu64 ", \"makespan_ns\": %" PRIu64
-		", \"cpu_total_ns\": %" PRIu64 ", \"has_memory\": %s},\n", si->origin_ns,
-		si->makespan_ns, si->cpu_total_ns, si->has_mem ? "true" : "false");
+	fprintf(out,
+		", \"origin_ns\": %" PRIu64 ", \"makespan_ns\": %" PRIu64
+		", \"cpu_total_ns\": %" PRIu64 ", \"has_memory\": %s},\n",
+		si->origin_ns, si->makespan_ns, si->cpu_total_ns, si->has_mem ? "true" : "false");
 }
 
 enum dps_status compare_write_json(const struct compare_result *res, FILE *out)
@@ -371,13 +381,15 @@ enum dps_status compare_write_json(const struct compare_result *res, FILE *out)
 	json_side(out, res, 1);
 	fprintf(out, "  \"summary\": {\"matched\": %zu, \"orig_only\": %zu, \"sim_only\": %zu,\n",
 		res->n_matched, res->n_orig_only, res->n_sim_only);
-	fprintf(out, "    \"makespan\": {\"orig_ns\": %" PRIu64 ", \"sim_ns\": %" PRIu64
-		", \"err_ns\": %" PRId64 ", \"abs_err_pct\": ", res->side[0].makespan_ns,
-		res->side[1].makespan_ns, res->makespan_err_ns);
+	fprintf(out,
+		"    \"makespan\": {\"orig_ns\": %" PRIu64 ", \"sim_ns\": %" PRIu64
+		", \"err_ns\": %" PRId64 ", \"abs_err_pct\": ",
+		res->side[0].makespan_ns, res->side[1].makespan_ns, res->makespan_err_ns);
 	dps_json_double(out, res->makespan_err_pct);
-	fprintf(out, "},\n    \"cpu\": {\"orig_ns\": %" PRIu64 ", \"sim_ns\": %" PRIu64
-		", \"abs_err_ns\": %" PRIu64 ", \"err_pct\": ", res->side[0].cpu_total_ns,
-		res->side[1].cpu_total_ns, res->cpu_abs_err_ns);
+	fprintf(out,
+		"},\n    \"cpu\": {\"orig_ns\": %" PRIu64 ", \"sim_ns\": %" PRIu64
+		", \"abs_err_ns\": %" PRIu64 ", \"err_pct\": ",
+		res->side[0].cpu_total_ns, res->side[1].cpu_total_ns, res->cpu_abs_err_ns);
 	dps_json_double(out, res->cpu_err_pct);
 	fprintf(out, "},\n    \"thread_cpu_err\": {\"threads\": %zu, \"median_pct\": ",
 		res->n_thread_cpu);

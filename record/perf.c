@@ -100,16 +100,28 @@ enum dps_status dps_record__start_perf(struct recording *r)
 		goto end;
 	}
 	if (r->perf_pid == 0) {
-		const char *argv[] = { "perf", "sched", "record", "-k", "CLOCK_MONOTONIC",
-				       "-e", "sched:sched_process_exit", "-e",
-				       "sched:sched_process_exec", "-D", "-1", "--control", control,
-				       "-o", r->perf_data, NULL };
+		const char *argv[] = {"perf",
+				      "sched",
+				      "record",
+				      "-k",
+				      "CLOCK_MONOTONIC",
+				      "-e",
+				      "sched:sched_process_exit",
+				      "-e",
+				      "sched:sched_process_exec",
+				      "-D",
+				      "-1",
+				      "--control",
+				      control,
+				      "-o",
+				      r->perf_data,
+				      NULL};
 
 		if (logfd >= 0) {
 			dup2(logfd, STDOUT_FILENO);
 			dup2(logfd, STDERR_FILENO);
 		}
-		setpgid(0, 0);	/* a Ctrl-C meant for CMD must not stop perf early */
+		setpgid(0, 0); /* a Ctrl-C meant for CMD must not stop perf early */
 		execvp(argv[0], (char *const *)argv);
 		_exit(127);
 	}
@@ -121,7 +133,7 @@ enum dps_status dps_record__start_perf(struct recording *r)
 		goto end;
 	}
 	for (int i = 0; i < 400; i++) {
-		struct timeval tv = { 0, 25000 };
+		struct timeval tv = {0, 25000};
 		fd_set fds;
 		int status;
 
@@ -181,8 +193,8 @@ enum dps_status dps_record__stop_perf(struct recording *r)
 	close_perf_fifos(r);
 	snprintf(ctf, sizeof(ctf), "%s/perf", r->out_abs);
 	{
-		const char *argv[] = { "perf", "data", "convert", "--to-ctf", ctf, "-i", r->perf_data,
-				 NULL };
+		const char *argv[] = {"perf", "data", "convert",    "--to-ctf",
+				      ctf,    "-i",   r->perf_data, NULL};
 
 		dps_record__say(r, "converting the perf data to CTF");
 		rc = dps_subprocess_run((char *const *)argv, &o, &out);

@@ -56,7 +56,7 @@ static char *preload_value(void)
 
 static enum dps_status run_command(struct recording *r)
 {
-	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
 	char *preload = NULL;
 
 	if (r->opts->memory) {
@@ -73,7 +73,8 @@ static enum dps_status run_command(struct recording *r)
 			setenv("LD_PRELOAD", preload, 1);
 		}
 		execvp(r->opts->cmd[0], r->opts->cmd);
-		fprintf(stderr, "dps record: cannot run %s: %s\n", r->opts->cmd[0], strerror(errno));
+		fprintf(stderr, "dps record: cannot run %s: %s\n", r->opts->cmd[0],
+			strerror(errno));
 		_exit(127);
 	}
 	free(preload);
@@ -141,8 +142,9 @@ static enum dps_status choose_kernel(struct recording *r, const char **kernel_sr
 			      why);
 		return DPS_ERROR;
 	} else {
-		fprintf(stderr, "dps record: warning: no kernel scheduling events (the LTTng kernel "
-				"tracer is not available and %s); recording UST only\n",
+		fprintf(stderr,
+			"dps record: warning: no kernel scheduling events (the LTTng kernel "
+			"tracer is not available and %s); recording UST only\n",
 			why);
 	}
 	return DPS_OK;
@@ -219,10 +221,10 @@ enum dps_status dps_record_run(const struct dps_record_options *opts,
 			WTERMSIG(r.child_status));
 	}
 	*result = (struct dps_record_result){
-		.trace = r.out_abs,
-		.pid = r.child,
-		.wait_status = r.child_status,
-		.kernel_src = kernel_src,
+	    .trace = r.out_abs,
+	    .pid = r.child,
+	    .wait_status = r.child_status,
+	    .kernel_src = kernel_src,
 	};
 	r.out_abs = NULL;
 end:

@@ -33,12 +33,12 @@ enum dps_record_kernel {
 };
 
 struct dps_record_options {
-	const char *out;	   /* borrowed: the directory to create; NULL: dps-trace-DATE-TIME */
+	const char *out; /* borrowed: the directory to create; NULL: dps-trace-DATE-TIME */
 	enum dps_record_kernel kernel;
-	bool ust;		   /* an LTTng UST session (default true) */
-	bool memory;		   /* preload the LTTng libc wrapper (heap events); needs ust */
-	bool quiet;		   /* no progress lines on stderr */
-	char *const *cmd;	   /* borrowed: the command and its arguments, NULL-terminated */
+	bool ust;	  /* an LTTng UST session (default true) */
+	bool memory;	  /* preload the LTTng libc wrapper (heap events); needs ust */
+	bool quiet;	  /* no progress lines on stderr */
+	char *const *cmd; /* borrowed: the command and its arguments, NULL-terminated */
 };
 
 struct dps_record_result {

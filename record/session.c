@@ -106,8 +106,15 @@ enum dps_status dps_record__setup_session(struct recording *r)
 		r->session_created = true;
 	}
 	if (r->opts->ust) {
-		const char *chan[] = {"lttng",	      "enable-channel",	 "-u",	"-s", r->session,
-				      "--subbuf-size=1M", "--num-subbuf=8", "dps", NULL};
+		const char *chan[] = {"lttng",
+				      "enable-channel",
+				      "-u",
+				      "-s",
+				      r->session,
+				      "--subbuf-size=1M",
+				      "--num-subbuf=8",
+				      "dps",
+				      NULL};
 		const char *ev[] = {"lttng",
 				    "enable-event",
 				    "-u",
@@ -118,9 +125,9 @@ enum dps_status dps_record__setup_session(struct recording *r)
 				    "dps:*,dps_stack:*,lttng_ust_libc:*,lttng_ust_cyg_profile:*,"
 				    "lttng_ust_cyg_profile_fast:*",
 				    NULL};
-		const char *ctx[] = {"lttng", "add-context", "-u",   "-s", r->session, "-c",
-				     "dps",   "-t",	     "vtid", "-t", "vpid",     "-t",
-				     "procname", NULL};
+		const char *ctx[] = {"lttng", "add-context", "-u",	 "-s",	 r->session,
+				     "-c",    "dps",	     "-t",	 "vtid", "-t",
+				     "vpid",  "-t",	     "procname", NULL};
 
 		rc = lttng(r, "creating the UST channel", chan);
 		rc = rc ? rc : lttng(r, "enabling the UST events", ev);
@@ -130,8 +137,9 @@ enum dps_status dps_record__setup_session(struct recording *r)
 		}
 	}
 	if (r->lttng_kernel) {
-		const char *chan[] = {"lttng",	      "enable-channel",	 "-k",	 "-s", r->session,
-				      "--subbuf-size=4M", "--num-subbuf=8", "dpsk", NULL};
+		const char *chan[] = {
+		    "lttng",	      "enable-channel", "-k", "-s", r->session, "--subbuf-size=4M",
+		    "--num-subbuf=8", "dpsk",		NULL};
 		const char *ev[] = {"lttng",
 				    "enable-event",
 				    "-k",

@@ -58,10 +58,10 @@ static void banner(const struct replay *rp, int step, const char *what)
 void dps_replay_options_default(struct dps_replay_options *opts)
 {
 	*opts = (struct dps_replay_options){
-		.pid = -1,
-		.tid = -1,
-		.min_block_ns = -1,
-		.kernel = DPS_RECORD_KERNEL_AUTO,
+	    .pid = -1,
+	    .tid = -1,
+	    .min_block_ns = -1,
+	    .kernel = DPS_RECORD_KERNEL_AUTO,
 	};
 }
 
@@ -165,10 +165,11 @@ static enum dps_status analyze(struct replay *rp)
 		rp->root_tid = set->threads[set->root].tid;
 		dps_actset_destroy(set);
 		if (o->pid < 0 && o->tid < 0 && !o->comm && rp->root_tid < 0) {
-			dps_diag_setf(rp->diag,
-				      "%s has no manifest naming the original root's tid; select the "
-				      "original process with --pid, --tid or --comm",
-				      o->set);
+			dps_diag_setf(
+			    rp->diag,
+			    "%s has no manifest naming the original root's tid; select the "
+			    "original process with --pid, --tid or --comm",
+			    o->set);
 			return DPS_ERR_INVAL;
 		}
 		return DPS_OK;
@@ -330,7 +331,7 @@ enum dps_status dps_replay_run(const struct dps_replay_options *opts,
 			       struct dps_replay_result *result, struct dps_diag *diag)
 {
 	struct replay rp = {
-		.opts = opts, .res = result, .diag = diag, .root_tid = -1, .t0 = now_s()};
+	    .opts = opts, .res = result, .diag = diag, .root_tid = -1, .t0 = now_s()};
 	enum dps_status st;
 
 	*result = (struct dps_replay_result){0};

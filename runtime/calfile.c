@@ -31,16 +31,16 @@
 #include "calfile.h"
 
 enum cf_type {
-	CF_DOUBLE,	 /* finite, >= 0 */
-	CF_DOUBLE_POS,	 /* finite, > 0 */
-	CF_DOUBLE_ANY,	 /* finite */
-	CF_U64,		 /* unsigned */
-	CF_U64_POS,	 /* unsigned, >= 1 */
-	CF_I64,		 /* signed */
-	CF_INT,		 /* 0 .. 1000000 */
-	CF_BOOL,	 /* 0 or 1 */
-	CF_MACHINE,	 /* a quoted string (struct dps_calibration.machine) */
-	CF_SLEEP_TABLE,	 /* "REQ OVERSHOOT", repeated, REQ increasing */
+	CF_DOUBLE,	/* finite, >= 0 */
+	CF_DOUBLE_POS,	/* finite, > 0 */
+	CF_DOUBLE_ANY,	/* finite */
+	CF_U64,		/* unsigned */
+	CF_U64_POS,	/* unsigned, >= 1 */
+	CF_I64,		/* signed */
+	CF_INT,		/* 0 .. 1000000 */
+	CF_BOOL,	/* 0 or 1 */
+	CF_MACHINE,	/* a quoted string (struct dps_calibration.machine) */
+	CF_SLEEP_TABLE, /* "REQ OVERSHOOT", repeated, REQ increasing */
 };
 
 struct cf_key {
@@ -50,9 +50,14 @@ struct cf_key {
 	size_t offset; /* in struct dps_calibration or struct dps_mem_calibration */
 };
 
-#define CPU(name, type) {"cpu." #name, DPS_CALFILE_CPU, type, offsetof(struct dps_calibration, name)}
+#define CPU(name, type)                                                                            \
+	{                                                                                          \
+		"cpu." #name, DPS_CALFILE_CPU, type, offsetof(struct dps_calibration, name)        \
+	}
 #define MEM(name, type)                                                                            \
-	{"mem." #name, DPS_CALFILE_MEM, type, offsetof(struct dps_mem_calibration, name)}
+	{                                                                                          \
+		"mem." #name, DPS_CALFILE_MEM, type, offsetof(struct dps_mem_calibration, name)    \
+	}
 
 static const struct cf_key keys[] = {
     {"machine", DPS_CALFILE_CPU, CF_MACHINE, offsetof(struct dps_calibration, machine)},
@@ -179,8 +184,8 @@ int dps_calfile_write(FILE *out, const struct dps_calibration *cpu,
 		     "# dps calibrate --memory. Times in ns.\n");
 	fprintf(out, "dps-calibration %d\n", DPS_CALIBRATION_FORMAT_VERSION);
 	for (size_t i = 0; i < N_KEYS; i++) {
-		const void *base = keys[i].section == DPS_CALFILE_CPU ? (const void *)cpu
-								       : (const void *)mem;
+		const void *base =
+		    keys[i].section == DPS_CALFILE_CPU ? (const void *)cpu : (const void *)mem;
 
 		if (base) {
 			write_key(out, &keys[i], base);
@@ -268,8 +273,8 @@ static int parse_double(struct cf_parser *p, const struct cf_key *k, const char 
 	if (!*w || *end || errno || !isfinite(v)) {
 		return fail(p, "%s: expected a %snumber, got \"%s\"", k->name,
 			    k->type == CF_DOUBLE || k->type == CF_SLEEP_TABLE ? "non-negative "
-			    : k->type == CF_DOUBLE_POS			     ? "positive "
-									     : "",
+			    : k->type == CF_DOUBLE_POS			      ? "positive "
+									      : "",
 			    w);
 	}
 	if ((k->type == CF_DOUBLE || k->type == CF_SLEEP_TABLE) && v < 0) {
@@ -293,7 +298,8 @@ static int parse_u64(struct cf_parser *p, const struct cf_key *k, const char *w,
 	}
 	v = strtoull(w, &end, 10);
 	if (*end || errno) {
-		return fail(p, "%s: expected an unsigned integer below 2^64, got \"%s\"", k->name, w);
+		return fail(p, "%s: expected an unsigned integer below 2^64, got \"%s\"", k->name,
+			    w);
 	}
 	if (k->type == CF_U64_POS && !v) {
 		return fail(p, "%s: expected at least 1", k->name);
@@ -396,7 +402,8 @@ static int parse_value(struct cf_parser *p, const struct cf_key *k, char *s, voi
 	}
 	w = next_word(&s);
 	if (*skip_blank(s)) {
-		return fail(p, "%s: unexpected text \"%s\" after the value", k->name, skip_blank(s));
+		return fail(p, "%s: unexpected text \"%s\" after the value", k->name,
+			    skip_blank(s));
 	}
 	switch (k->type) {
 	case CF_DOUBLE:
@@ -450,8 +457,9 @@ static int parse_header(struct cf_parser *p, char *s)
 	long long version;
 
 	if (strchr(s, '=')) {
-		return fail(p, "a memory calibration of the older \"key = value\" format; this "
-			       "libdps reads format %d: run dps calibrate --memory again",
+		return fail(p,
+			    "a memory calibration of the older \"key = value\" format; this "
+			    "libdps reads format %d: run dps calibrate --memory again",
 			    DPS_CALIBRATION_FORMAT_VERSION);
 	}
 	if (strncmp(c, "dps-calibration", 15) || (c[15] != ' ' && c[15] != '\t')) {
@@ -473,8 +481,8 @@ static int parse_header(struct cf_parser *p, char *s)
 	return DPS_OK;
 }
 
-int dps_calfile_read(const char *path, struct dps_calibration *cpu,
-		     struct dps_mem_calibration *mem, unsigned *sections, char *err, size_t errlen)
+int dps_calfile_read(const char *path, struct dps_calibration *cpu, struct dps_mem_calibration *mem,
+		     unsigned *sections, char *err, size_t errlen)
 {
 	struct cf_parser p = {.path = path, .err = err, .errlen = errlen};
 	bool seen[N_KEYS] = {false};
@@ -494,7 +502,8 @@ int dps_calfile_read(const char *path, struct dps_calibration *cpu,
 		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
 			if (err && errlen) {
 				snprintf(err, errlen,
-					 "%s: not a regular file: expected a calibration file", path);
+					 "%s: not a regular file: expected a calibration file",
+					 path);
 			}
 			return DPS_ERR_INVAL;
 		}
@@ -539,8 +548,9 @@ int dps_calfile_read(const char *path, struct dps_calibration *cpu,
 			}
 		}
 		if (!k) {
-			ret = fail(&p, "unknown key \"%s\" (expected a key of doc/runtime.md's "
-				       "calibration file: machine, cpu.*, mem.*)",
+			ret = fail(&p,
+				   "unknown key \"%s\" (expected a key of doc/runtime.md's "
+				   "calibration file: machine, cpu.*, mem.*)",
 				   name);
 			goto end;
 		}
@@ -561,8 +571,8 @@ int dps_calfile_read(const char *path, struct dps_calibration *cpu,
 
 			memset(&c, 0, sizeof(c));
 			memset(&m, 0, sizeof(m));
-			ret = parse_value(&p, k, s, k->section == DPS_CALFILE_CPU ? (void *)&c
-										   : (void *)&m);
+			ret = parse_value(&p, k, s,
+					  k->section == DPS_CALFILE_CPU ? (void *)&c : (void *)&m);
 		}
 		if (ret) {
 			goto end;
@@ -621,7 +631,7 @@ end:
 const char *dps_calfile_section_name(unsigned section)
 {
 	return section == DPS_CALFILE_CPU || section == DPS_CALFILE_MEM ? section_names[section]
-									 : "?";
+									: "?";
 }
 
 /* Writes the sections to path in place (a device, a FIFO: nothing to rename over). */

@@ -23,8 +23,8 @@
  * is there), DPS_ERR_INVAL with "file:line: what was expected" in err (older formats say
  * their version), DPS_ERR_NOENT or DPS_ERR_IO.
  */
-int dps_calfile_read(const char *path, struct dps_calibration *cpu,
-		     struct dps_mem_calibration *mem, unsigned *sections, char *err, size_t errlen);
+int dps_calfile_read(const char *path, struct dps_calibration *cpu, struct dps_mem_calibration *mem,
+		     unsigned *sections, char *err, size_t errlen);
 
 /* Writes the header and the sections given (NULL: left out). DPS_OK or DPS_ERR_IO. */
 int dps_calfile_write(FILE *out, const struct dps_calibration *cpu,

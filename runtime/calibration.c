@@ -442,9 +442,10 @@ int dps_calibration_load(const char *path, struct dps_calibration *cal, char *er
 	dps_calibration_default(&tmp);
 	ret = dps_calfile_read(path, &tmp, NULL, &sections, buf, sizeof(buf));
 	if (!ret && !(sections & DPS_CALFILE_CPU)) {
-		snprintf(buf, sizeof(buf),
-			 "%s: no CPU calibration in this file (cpu.* keys): run dps calibrate -o %s",
-			 path, path);
+		snprintf(
+		    buf, sizeof(buf),
+		    "%s: no CPU calibration in this file (cpu.* keys): run dps calibrate -o %s",
+		    path, path);
 		ret = DPS_ERR_INVAL;
 	}
 	if (err && errlen) {

@@ -39,20 +39,19 @@ const char *dps_status_string(int status)
 
 void dps_main_print_options(FILE *out)
 {
-	fputs(
-	    "Options:\n"
-	    "  --mode work|cpu|wall       how `run` actions spend their time (default cpu)\n"
-	    "  --calibration FILE         calibration from `dps calibrate -o FILE` (default:\n"
-	    "                             $DPS_CALIBRATION, a path or `override`, else a quick\n"
-	    "                             measurement at start)\n"
-	    "  --scale X                  every run lasts X times as long (what-if)\n"
-	    "  --sleep-scale X            every sleep lasts X times as long\n"
-	    "  --thread-scale ID=X        runs of thread ID last X times as long\n"
-	    "  --thread-sleep-scale ID=X  sleeps of thread ID last X times as long\n"
-	    "  --no-summary               no per-thread summary on stderr at the end\n"
-	    "  --quiet                    no informational messages\n"
-	    "  -h, --help                 this help\n",
-	    out);
+	fputs("Options:\n"
+	      "  --mode work|cpu|wall       how `run` actions spend their time (default cpu)\n"
+	      "  --calibration FILE         calibration from `dps calibrate -o FILE` (default:\n"
+	      "                             $DPS_CALIBRATION, a path or `override`, else a quick\n"
+	      "                             measurement at start)\n"
+	      "  --scale X                  every run lasts X times as long (what-if)\n"
+	      "  --sleep-scale X            every sleep lasts X times as long\n"
+	      "  --thread-scale ID=X        runs of thread ID last X times as long\n"
+	      "  --thread-sleep-scale ID=X  sleeps of thread ID last X times as long\n"
+	      "  --no-summary               no per-thread summary on stderr at the end\n"
+	      "  --quiet                    no informational messages\n"
+	      "  -h, --help                 this help\n",
+	      out);
 }
 
 static void print_help(FILE *out, const char *argv0, const struct dps_program *prog)

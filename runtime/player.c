@@ -65,8 +65,8 @@ struct slot {
 	/* Per-thread play context (used only by the thread itself) */
 	double run_scale, sleep_scale;
 	struct dps__mem_thread *mem; /* owned while playing; NULL without memory actions */
-	uint64_t cpu_base;	      /* thread CPU clock at thread_begin */
-	uint64_t cpu_budget;	      /* sum of the runs requested so far (cpu mode budget) */
+	uint64_t cpu_base;	     /* thread CPU clock at thread_begin */
+	uint64_t cpu_budget;	     /* sum of the runs requested so far (cpu mode budget) */
 };
 
 struct player {
@@ -348,8 +348,8 @@ static void play_one(struct player *pl, struct slot *self, const struct dps_acti
 	case DPS_ACT_RUN:
 		ns = scale_ns(a->arg, self->run_scale);
 		self->cpu_budget += ns;
-		act = dps__run_budget(ns, pl->opts.mode, self->cpu_base + self->cpu_budget,
-				      a->line);
+		act =
+		    dps__run_budget(ns, pl->opts.mode, self->cpu_base + self->cpu_budget, a->line);
 		self->res.run_req_ns += ns;
 		self->res.run_act_ns += act;
 		break;

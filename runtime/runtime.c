@@ -254,8 +254,7 @@ uint64_t dps__run(uint64_t ns, enum dps_run_mode mode, uint32_t line)
 	return dps__run_budget(ns, mode, 0, line);
 }
 
-uint64_t dps__run_budget(uint64_t ns, enum dps_run_mode mode, uint64_t cpu_target_ns,
-			 uint32_t line)
+uint64_t dps__run_budget(uint64_t ns, enum dps_run_mode mode, uint64_t cpu_target_ns, uint32_t line)
 {
 	uint64_t id = dps__tls_id;
 	uint64_t t0, t1;

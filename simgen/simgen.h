@@ -81,11 +81,11 @@ void simgen_program_name(const struct dps_actset *set, const struct simgen_optio
 
 /* How dps build compiles a generated program. */
 struct simgen_build_options {
-	const char *cc;			/* NULL: $CC, else "cc" */
-	const char *const *cflags;	/* extra compiler arguments, NULL-terminated, or NULL */
-	const char *keep_source;	/* NULL: the generated C is removed after the build */
-	unsigned jobs;			/* parallel compilers, 0: automatic (see simgen_build) */
-	bool verbose;			/* print the commands run on stderr */
+	const char *cc;		   /* NULL: $CC, else "cc" */
+	const char *const *cflags; /* extra compiler arguments, NULL-terminated, or NULL */
+	const char *keep_source;   /* NULL: the generated C is removed after the build */
+	unsigned jobs;		   /* parallel compilers, 0: automatic (see simgen_build) */
+	bool verbose;		   /* print the commands run on stderr */
 };
 
 /* From this many actions on, dps build compiles the tables in parallel parts by default. */

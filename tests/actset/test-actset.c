@@ -220,7 +220,8 @@ ParameterizedTest(struct good_set *c, actset, good_sets_load, .init = make_dir, 
 		cr_assert_eq(t0->actions[i].kind, c->acts[i].kind, "action %zu", i);
 		if (dps_actset_kind_names_thread(t0->actions[i].kind)) {
 			/* the index is resolved, the id kept as written */
-			cr_assert_eq(t0->actions[i].target, (size_t)c->acts[i].arg, "action %zu", i);
+			cr_assert_eq(t0->actions[i].target, (size_t)c->acts[i].arg, "action %zu",
+				     i);
 			cr_assert_eq(set->threads[t0->actions[i].target].id, t0->actions[i].id,
 				     "action %zu", i);
 		} else {
@@ -301,7 +302,8 @@ Test(actset, write_then_load_round_trips, .init = make_dir, .fini = remove_dir)
 		cr_assert_eq(b->threads[t].n_actions, a->threads[t].n_actions);
 		for (size_t i = 0; i < a->threads[t].n_actions; i++) {
 			cr_assert_eq(b->threads[t].actions[i].kind, a->threads[t].actions[i].kind);
-			cr_assert_eq(b->threads[t].actions[i].value, a->threads[t].actions[i].value);
+			cr_assert_eq(b->threads[t].actions[i].value,
+				     a->threads[t].actions[i].value);
 			cr_assert_eq(b->threads[t].actions[i].id, a->threads[t].actions[i].id);
 		}
 	}

@@ -608,12 +608,12 @@ Test(core, a_simulated_run_is_cut_to_its_dps_thread_window)
 	opts.pid = 100;
 	start(true);
 	sw(US(0), 0, 0, 0, 100);
-	fork_ev(US(100), 0, 100, 101, 100, 100);	/* a probe thread of the stub */
+	fork_ev(US(100), 0, 100, 101, 100, 100); /* a probe thread of the stub */
 	runtime_ev(US(1000), 0, 100, US(1000));
 	dps_ev(ANALYZER_EV_DPS_THREAD_BEGIN, US(2000), 0, 100, 100, 1);
 	runtime_ev(US(5000), 0, 100, US(4000));
 	dps_ev(ANALYZER_EV_DPS_THREAD_END, US(5000), 0, 100, 100, 1);
-	runtime_ev(US(6000), 0, 100, US(1000));	/* summary and exit */
+	runtime_ev(US(6000), 0, 100, US(1000)); /* summary and exit */
 	exit_ev(US(6000), 0, 100);
 	sw(US(6000), 0, 100, BLOCKED, 0);
 	finish_ok();

@@ -129,8 +129,8 @@ Test(live, record_then_analyze_a_known_program, .timeout = 240)
 		      "%s busy %" PRIu64, wt->comm, wt->stats.busy_ns);
 		sleeps = 0;
 		for (size_t x = 0; x < ws->n_actions; x++) {
-			if (ws->actions[x].kind == DPS_ACT_SLEEP && ws->actions[x].value > 15000000 &&
-			    ws->actions[x].value < 60000000) {
+			if (ws->actions[x].kind == DPS_ACT_SLEEP &&
+			    ws->actions[x].value > 15000000 && ws->actions[x].value < 60000000) {
 				sleeps++;
 			}
 		}

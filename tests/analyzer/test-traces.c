@@ -404,7 +404,8 @@ Test(cli, min_block_from_option_or_calibration_file_folds_blocks)
 	uint64_t sleeps_default, folded_default;
 
 	cr_assert(fd >= 0);
-	static const char text[] = "# dps calibration\ndps-calibration 2\ncpu.min_block_ns 5000000\n";
+	static const char text[] =
+	    "# dps calibration\ndps-calibration 2\ncpu.min_block_ns 5000000\n";
 
 	cr_assert(write(fd, text, sizeof(text) - 1) == (ssize_t)(sizeof(text) - 1));
 	close(fd);

@@ -7,8 +7,8 @@
 
 #include <glib.h>
 
-#include "compare.h"
 #include "compare-test.h"
+#include "compare.h"
 #include "dps-test.h"
 
 int ct_last_status;
@@ -20,7 +20,7 @@ char *ct_set_path(const char *name)
 
 struct analyzer_result *ct_load_set(const char *name)
 {
-	struct dps_diag diag = { { 0 } };
+	struct dps_diag diag = {{0}};
 	struct dps_actset *set = NULL;
 	struct analyzer_result *m = NULL;
 	char *dir = ct_set_path(name);

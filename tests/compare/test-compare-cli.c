@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "compare.h"
 #include "compare-test.h"
+#include "compare.h"
 
 static char *sets_dir(void)
 {
@@ -80,7 +80,8 @@ Test(compare_cli, json_output_parses)
 	char *dir = sets_dir(), *cmd = NULL, *out;
 
 	cr_assert_gt(asprintf(&cmd, "cd %s && %s compare --json base extra | python3 -m json.tool",
-			      dir, ct_dps_bin()), 0);
+			      dir, ct_dps_bin()),
+		     0);
 	out = ct_run_capture(cmd, NULL);
 	cr_expect_eq(ct_last_status, 0, "python3 -m json.tool rejected: %s", out);
 	cr_expect(strstr(out, "\"sim_only\": 1"), "%s", out);
@@ -93,13 +94,13 @@ Test(compare_cli, json_output_parses)
 Test(compare_cli, bad_inputs_exit_2_with_a_message)
 {
 	static const char *const cases[][2] = {
-		{ "base", "expected two inputs" },
-		{ "base no-such-set", "no-such-set" },
-		{ "base base/1.act", "expected a directory" },
-		{ "base deadlock", "deadlock" },
-		{ "--threshold abc base base", "--threshold" },
-		{ "--bogus base base", "--bogus" },
-		{ "--pid x base base", "--pid" },
+	    {"base", "expected two inputs"},
+	    {"base no-such-set", "no-such-set"},
+	    {"base base/1.act", "expected a directory"},
+	    {"base deadlock", "deadlock"},
+	    {"--threshold abc base base", "--threshold"},
+	    {"--bogus base base", "--bogus"},
+	    {"--pid x base base", "--pid"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -141,7 +142,7 @@ static struct analyzer_result *load_trace(const char *name, int64_t pid)
 	struct analyzer_options opts;
 	struct analyzer_result *m = NULL;
 	enum compare_input_kind kind;
-	struct dps_diag diag = { { 0 } };
+	struct dps_diag diag = {{0}};
 	char *t = trace_path(name);
 
 	analyzer_options_default(&opts);
@@ -171,7 +172,7 @@ Test(compare_cli, a_trace_against_itself_has_zero_error)
 	struct analyzer_result *a = load_trace("tracefile-rotation-sched", 6742);
 	struct analyzer_result *b = load_trace("tracefile-rotation-sched", 6742);
 	struct compare_result *res = NULL;
-	struct dps_diag diag = { { 0 } };
+	struct dps_diag diag = {{0}};
 
 	cr_assert_eq(compare_run(a, COMPARE_INPUT_TRACE, "a", b, COMPARE_INPUT_TRACE, "b", NULL,
 				 &res, &diag),
@@ -202,12 +203,12 @@ Test(compare_cli, a_trace_against_its_own_action_set)
 	struct analyzer_options opts;
 	struct analyzer_result *tr = NULL, *ideal = NULL;
 	struct compare_result *res = NULL;
-	struct dps_diag diag = { { 0 } };
+	struct dps_diag diag = {{0}};
 	enum compare_input_kind kind;
 	char dir[] = "/tmp/dps-compare-set-XXXXXX", *t = trace_path("tracefile-rotation-sched");
 	char *cmd = NULL, *out;
 
-	const char *traces[1] = { t };
+	const char *traces[1] = {t};
 
 	cr_assert_not_null(mkdtemp(dir));
 	analyzer_options_default(&opts);
@@ -245,7 +246,7 @@ Test(compare_cli, memory_curves_of_a_real_trace_against_themselves)
 {
 	struct analyzer_result *a = load_trace("ls-ust", 5035), *b = load_trace("ls-ust", 5035);
 	struct compare_result *res = NULL;
-	struct dps_diag diag = { { 0 } };
+	struct dps_diag diag = {{0}};
 
 	cr_assert_eq(compare_run(a, COMPARE_INPUT_TRACE, "a", b, COMPARE_INPUT_TRACE, "b", NULL,
 				 &res, &diag),

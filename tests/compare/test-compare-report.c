@@ -22,8 +22,8 @@ static const char *url_fragment = "";
 
 struct report {
 	char dir[64];
-	char *html;	/* the file */
-	char *dom;	/* the DOM after the page's script ran */
+	char *html; /* the file */
+	char *dom;  /* the DOM after the page's script ran */
 	size_t html_len;
 };
 
@@ -42,7 +42,7 @@ static void report_fini(struct report *r)
 /* dps compare ARGS --html FILE, then chromium --dump-dom FILE. */
 static struct report make_report(const char *fmt, ...)
 {
-	struct report r = { .dir = "/tmp/dps-compare-report-XXXXXX" };
+	struct report r = {.dir = "/tmp/dps-compare-report-XXXXXX"};
 	char *args = NULL, *cmd = NULL, *err = NULL, *out, *sets = ct_set_path("");
 	va_list ap;
 
@@ -51,7 +51,8 @@ static struct report make_report(const char *fmt, ...)
 	cr_assert_gt(vasprintf(&args, fmt, ap), 0);
 	va_end(ap);
 	cr_assert_gt(asprintf(&cmd, "cd %s && %s compare %s --html %s/r.html", sets, ct_dps_bin(),
-			      args, r.dir), 0);
+			      args, r.dir),
+		     0);
 	out = ct_run_capture(cmd, &err);
 	cr_assert_eq(ct_last_status, 0, "%s: %s", cmd, err);
 	free(out);
@@ -61,12 +62,16 @@ static struct report make_report(const char *fmt, ...)
 	r.html = ct_read_file(cmd, &r.html_len);
 	cr_assert_not_null(r.html);
 	free(cmd);
-	cr_assert_gt(asprintf(&cmd, "timeout 180 chromium " CHROMIUM_FLAGS
-				    " --user-data-dir=%s/profile --dump-dom file://%s/r.html%s",
-			      r.dir, r.dir, url_fragment), 0);
+	cr_assert_gt(asprintf(&cmd,
+			      "timeout 180 chromium " CHROMIUM_FLAGS
+			      " --user-data-dir=%s/profile --dump-dom file://%s/r.html%s",
+			      r.dir, r.dir, url_fragment),
+		     0);
 	r.dom = ct_run_capture(cmd, &err);
-	cr_assert_eq(ct_last_status, 0, "chromium failed (is it installed? scripts/setup.sh "
-		     "installs it): %s", err);
+	cr_assert_eq(ct_last_status, 0,
+		     "chromium failed (is it installed? scripts/setup.sh "
+		     "installs it): %s",
+		     err);
 	cr_assert(strstr(r.dom, "data-rendered=\"1\""), "the report's script did not finish: %s",
 		  err);
 	/* count only what was drawn, not the script's own text (the scripts come last) */

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "compare-internal.h"
-#include "compare.h"
 #include "compare-test.h"
+#include "compare.h"
 
 #define US 1000ULL
 
@@ -31,8 +31,8 @@ static void pair_fini(struct pair *p)
 
 static struct pair compare_sets(const char *a, const char *b)
 {
-	struct dps_diag diag = { { 0 } };
-	struct pair p = { { NULL, NULL }, NULL };
+	struct dps_diag diag = {{0}};
+	struct pair p = {{NULL, NULL}, NULL};
 	int ret;
 
 	p.m[0] = ct_load_set(a);
@@ -227,7 +227,7 @@ Test(compare, unmatched_threads_are_reported_on_either_side)
 
 Test(compare, a_deadlocking_set_is_rejected_with_a_location)
 {
-	struct dps_diag diag = { { 0 } };
+	struct dps_diag diag = {{0}};
 	struct dps_actset *set = NULL;
 	struct analyzer_result *m = (struct analyzer_result *)1;
 	char *dir = ct_set_path("deadlock");
@@ -289,14 +289,14 @@ static struct analyzer_result *build_run(bool swap, int64_t tid_base)
 	m->threads[b].create_rank = 1;
 	m->threads[b].stats.busy_ns = 2000;
 	m->threads[b].comm = strdup("second");
-	m->threads[3].parent = ANALYZER_NO_THREAD;	/* creator unknown */
+	m->threads[3].parent = ANALYZER_NO_THREAD; /* creator unknown */
 	m->threads[3].start_ns = 500;
 	m->threads[3].stats.busy_ns = 7;
-	m->threads[4].parent = 3;	/* created by the stray: stays below it */
+	m->threads[4].parent = 3; /* created by the stray: stays below it */
 	m->threads[4].create_rank = 0;
 	cr_assert_eq(compare_model_add_segment(&m->threads[a], 1000, 2000, ANALYZER_SEG_RUN, 0), 0);
-	cr_assert_eq(compare_model_add_segment(&m->threads[a], 2000, 2500,
-					       ANALYZER_SEG_PREEMPTED, 0), 0);
+	cr_assert_eq(
+	    compare_model_add_segment(&m->threads[a], 2000, 2500, ANALYZER_SEG_PREEMPTED, 0), 0);
 	m->end_ns = 5000;
 	return m;
 }
@@ -305,7 +305,7 @@ Test(compare, threads_are_matched_by_creation_rank_never_by_tid)
 {
 	struct analyzer_result *o = build_run(false, 100), *s = build_run(true, 9000);
 	struct compare_result *res = NULL;
-	struct dps_diag diag = { { 0 } };
+	struct dps_diag diag = {{0}};
 
 	cr_assert_eq(compare_run(o, COMPARE_INPUT_MODEL, "o", s, COMPARE_INPUT_MODEL, "s", NULL,
 				 &res, &diag),
@@ -329,7 +329,7 @@ Test(compare, empty_models_are_bad_input)
 {
 	struct analyzer_result *e = analyzer_result_create(), *o = build_run(false, 1);
 	struct compare_result *res = (struct compare_result *)1;
-	struct dps_diag diag = { { 0 } };
+	struct dps_diag diag = {{0}};
 
 	cr_expect_eq(compare_run(o, COMPARE_INPUT_MODEL, NULL, e, COMPARE_INPUT_MODEL, NULL, NULL,
 				 &res, &diag),
@@ -376,7 +376,8 @@ Test(compare, json_document_parses_and_carries_the_figures)
 		 "assert d[\"summary\"][\"matched\"]==2; "
 		 "assert d[\"threads\"][0][\"orig\"][\"comm\"].startswith(\"</script>\"); "
 		 "assert d[\"threads\"][1][\"orig\"][\"comm\"]==\"a<b>\\x01\\ufffd\"; "
-		 "assert d[\"threads\"][1][\"cpu\"][\"err_ns\"]==0' %s", path);
+		 "assert d[\"threads\"][1][\"cpu\"][\"err_ns\"]==0' %s",
+		 path);
 	out = ct_run_capture(cmd, NULL);
 	cr_expect_eq(ct_last_status, 0, "python3 rejected the JSON: %s", out);
 	free(out);
@@ -419,17 +420,23 @@ Test(compare, figures_are_humanized)
 		bool sign;
 		const char *want;
 	} ns_cases[] = {
-		{ 0, false, "0 ns" },	       { 0, true, "0 ns" },
-		{ 850, false, "850 ns" },      { -850, true, "-850 ns" },
-		{ 12300, true, "+12.30 us" },  { 4500000, false, "4.50 ms" },
-		{ 1234000000, false, "1.234 s" },
+	    {0, false, "0 ns"},
+	    {0, true, "0 ns"},
+	    {850, false, "850 ns"},
+	    {-850, true, "-850 ns"},
+	    {12300, true, "+12.30 us"},
+	    {4500000, false, "4.50 ms"},
+	    {1234000000, false, "1.234 s"},
 	};
 	static const struct {
 		double bytes;
 		const char *want;
 	} b_cases[] = {
-		{ 0, "0 B" }, { 1023, "1023 B" }, { 4096, "4.0 KiB" }, { -65536, "-64.0 KiB" },
-		{ 3.5 * 1024 * 1024, "3.5 MiB" },
+	    {0, "0 B"},
+	    {1023, "1023 B"},
+	    {4096, "4.0 KiB"},
+	    {-65536, "-64.0 KiB"},
+	    {3.5 * 1024 * 1024, "3.5 MiB"},
 	};
 	char buf[32];
 
@@ -446,10 +453,10 @@ Test(compare, figures_are_humanized)
 
 Test(compare, relative_errors_of_edge_values)
 {
-	struct compare_value both_zero = { { 0, 0 }, { true, true } };
-	struct compare_value from_zero = { { 0, 5 }, { true, true } };
-	struct compare_value one_side = { { 7, 0 }, { true, false } };
-	struct compare_value half = { { 200, 100 }, { true, true } };
+	struct compare_value both_zero = {{0, 0}, {true, true}};
+	struct compare_value from_zero = {{0, 5}, {true, true}};
+	struct compare_value one_side = {{7, 0}, {true, false}};
+	struct compare_value half = {{200, 100}, {true, true}};
 
 	cr_expect_float_eq(compare_value_err_pct(&both_zero), 0.0, 1e-12);
 	cr_expect_float_eq(compare_value_err_pct(&from_zero), 100.0, 1e-12);
@@ -461,7 +468,7 @@ Test(compare, a_parent_loop_does_not_hang_or_lose_threads)
 {
 	struct analyzer_result *o = build_run(false, 1), *s = build_run(false, 1);
 	struct compare_result *res = NULL;
-	struct dps_diag diag = { { 0 } };
+	struct dps_diag diag = {{0}};
 
 	/* 1 and 2 claim each other as parent: a broken model must still compare */
 	o->threads[1].parent = 2;
@@ -506,7 +513,7 @@ Test(compare, extra_threads_on_one_side_do_not_shift_the_others)
 {
 	struct analyzer_result *o = build_fanout(0, 3, "h"), *s = build_fanout(2, 3, "helper");
 	struct compare_result *res = NULL;
-	struct dps_diag diag = { { 0 } };
+	struct dps_diag diag = {{0}};
 
 	cr_assert_eq(compare_run(o, COMPARE_INPUT_MODEL, NULL, s, COMPARE_INPUT_MODEL, NULL, NULL,
 				 &res, &diag),
@@ -528,12 +535,13 @@ Test(compare, tracer_threads_are_left_out_unless_asked)
 	struct analyzer_result *o = build_fanout(0, 3, "x"), *s = build_fanout(2, 3, "prog-ust");
 	struct compare_result *res = NULL;
 	struct compare_options opts;
-	struct dps_diag diag = { { 0 } };
-	const char *pattern[] = { "work*" };
+	struct dps_diag diag = {{0}};
+	const char *pattern[] = {"work*"};
 
 	/* default: lttng-ust's listener threads are not part of the program */
 	cr_assert_eq(compare_run(o, COMPARE_INPUT_MODEL, NULL, s, COMPARE_INPUT_MODEL, NULL, NULL,
-				 &res, &diag), DPS_OK, "%s", diag.msg);
+				 &res, &diag),
+		     DPS_OK, "%s", diag.msg);
 	cr_expect_eq(res->n_threads, 4);
 	cr_expect_eq(res->n_sim_only, 0);
 	cr_expect_eq(res->side[1].n_excluded, 2);
@@ -544,14 +552,16 @@ Test(compare, tracer_threads_are_left_out_unless_asked)
 	compare_options_default(&opts);
 	opts.keep_tracer_threads = true;
 	cr_assert_eq(compare_run(o, COMPARE_INPUT_MODEL, NULL, s, COMPARE_INPUT_MODEL, NULL, &opts,
-				 &res, &diag), DPS_OK, "%s", diag.msg);
+				 &res, &diag),
+		     DPS_OK, "%s", diag.msg);
 	cr_expect_eq(res->n_sim_only, 2);
 	compare_result_destroy(res);
 	/* a pattern leaves out matching threads on both sides, never the root */
 	opts.exclude_comm = pattern;
 	opts.n_exclude_comm = 1;
 	cr_assert_eq(compare_run(o, COMPARE_INPUT_MODEL, NULL, s, COMPARE_INPUT_MODEL, NULL, &opts,
-				 &res, &diag), DPS_OK, "%s", diag.msg);
+				 &res, &diag),
+		     DPS_OK, "%s", diag.msg);
 	cr_expect_eq(res->n_matched, 1);
 	cr_expect_eq(res->side[0].n_excluded, 3);
 	compare_result_destroy(res);
@@ -580,7 +590,7 @@ Test(compare, random_sets_keep_the_ideal_machine_invariants, .timeout = 60)
 	for (int round = 0; round < 200; round++) {
 		struct dps_actset *set = dps_actset_create();
 		struct analyzer_result *m = NULL;
-		struct dps_diag diag = { { 0 } };
+		struct dps_diag diag = {{0}};
 		size_t n = 2 + lcg_next(&rng) % 12;
 		uint64_t run_total = 0;
 		bool any_lone = false;
@@ -597,16 +607,18 @@ Test(compare, random_sets_keep_the_ideal_machine_invariants, .timeout = 60)
 				int64_t d = (int64_t)(1 + lcg_next(&rng) % 1000) * 1000;
 				bool run = lcg_next(&rng) % 3;
 
-				cr_assert_eq(dps_actset_append(set, i, run ? DPS_ACT_RUN :
-							       DPS_ACT_SLEEP, d, 0), 0);
+				cr_assert_eq(dps_actset_append(
+						 set, i, run ? DPS_ACT_RUN : DPS_ACT_SLEEP, d, 0),
+					     0);
 				run_total += run ? (uint64_t)d : 0;
 			}
 			/* thread i > 0 is created (and later joined) by an earlier thread */
 			if (i > 0) {
 				size_t p = lcg_next(&rng) % i;
 
-				cr_assert_eq(dps_actset_append(set, p, DPS_ACT_CREATE,
-							       (int64_t)i + 1, 0), 0);
+				cr_assert_eq(
+				    dps_actset_append(set, p, DPS_ACT_CREATE, (int64_t)i + 1, 0),
+				    0);
 			}
 			/* sometimes a wake to a random other thread, and its wait */
 			if (n > 2 && lcg_next(&rng) % 2) {
@@ -616,14 +628,15 @@ Test(compare, random_sets_keep_the_ideal_machine_invariants, .timeout = 60)
 				bool lone = lcg_next(&rng) % 8 == 0;
 
 				if (w != i) {
-					cr_assert_eq(dps_actset_append(set, i, lone ? DPS_ACT_RUN :
-								       DPS_ACT_WAKE,
-								       lone ? 1000 : (int64_t)w + 1,
-								       0), 0);
+					cr_assert_eq(dps_actset_append(
+							 set, i, lone ? DPS_ACT_RUN : DPS_ACT_WAKE,
+							 lone ? 1000 : (int64_t)w + 1, 0),
+						     0);
 					run_total += lone ? 1000 : 0;
 					any_lone |= lone;
 					cr_assert_eq(dps_actset_append(set, w, DPS_ACT_WAIT,
-								       (int64_t)i + 1, 0), 0);
+								       (int64_t)i + 1, 0),
+						     0);
 				}
 			}
 		}
@@ -672,7 +685,7 @@ Test(compare, random_sets_keep_the_ideal_machine_invariants, .timeout = 60)
 				cr_assert_gt(sg->end_ns, sg->begin_ns);
 				t = sg->end_ns;
 				*(sg->kind == ANALYZER_SEG_RUN ? &busy : &blocked) +=
-					sg->end_ns - sg->begin_ns;
+				    sg->end_ns - sg->begin_ns;
 			}
 			cr_assert_leq(t, th->end_ns);
 			cr_expect_eq(busy, th->stats.busy_ns);

@@ -113,8 +113,7 @@ void dps_test_write_file(const char *path, const char *text)
 		  error ? error->message : "?");
 }
 
-struct dps_test_run dps_test_run(const char *cwd, const char *const *argv,
-				 const char *const *env)
+struct dps_test_run dps_test_run(const char *cwd, const char *const *argv, const char *const *env)
 {
 	struct dps_test_run run = {.status = -1};
 	char **envp = g_get_environ();

@@ -13,10 +13,10 @@
 #include <stddef.h>
 
 /* Set by ctest (tests/CMakeLists.txt, DPS_TEST_ENV); borrowed, never NULL. */
-const char *dps_test_bin(void);		/* DPS_BIN: the dps command under test */
-const char *dps_test_source_dir(void);	/* DPS_SOURCE_DIR */
-const char *dps_test_build_dir(void);	/* DPS_BUILD_DIR */
-const char *dps_test_data_dir(void);	/* DPS_TEST_DATA: tests/data */
+const char *dps_test_bin(void);	       /* DPS_BIN: the dps command under test */
+const char *dps_test_source_dir(void); /* DPS_SOURCE_DIR */
+const char *dps_test_build_dir(void);  /* DPS_BUILD_DIR */
+const char *dps_test_data_dir(void);   /* DPS_TEST_DATA: tests/data */
 
 /* printf into a new string (g_free). */
 char *dps_test_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -34,9 +34,9 @@ void dps_test_write_file(const char *path, const char *text);
 
 /* A finished command. */
 struct dps_test_run {
-	int status;	/* exit code; -1 when a signal killed it */
-	char *out;	/* owned: all of its stdout */
-	char *err;	/* owned: all of its stderr */
+	int status; /* exit code; -1 when a signal killed it */
+	char *out;  /* owned: all of its stdout */
+	char *err;  /* owned: all of its stderr */
 };
 
 /*
@@ -46,8 +46,7 @@ struct dps_test_run {
  * a sanitizer report (a child's reports land in its stderr, not ours). Free with
  * dps_test_run_fini.
  */
-struct dps_test_run dps_test_run(const char *cwd, const char *const *argv,
-				 const char *const *env);
+struct dps_test_run dps_test_run(const char *cwd, const char *const *argv, const char *const *env);
 /* dps_test_run of the dps command with these arguments (NULL-terminated), here. */
 struct dps_test_run dps_test_run_dps(const char *first, ...) __attribute__((sentinel));
 void dps_test_run_fini(struct dps_test_run *run);

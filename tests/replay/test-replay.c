@@ -116,8 +116,7 @@ Test(replay, action_set_round_trips_through_a_traced_run, .init = setup, .fini =
 	cr_expect_leq(res->thread_cpu_err_max_pct, 15.0, "per-thread CPU error up to %.1f %%",
 		      res->thread_cpu_err_max_pct);
 	/* The ideal-machine makespan (60 ms) stretches only by contention on 2 cores. */
-	cr_expect_leq(res->makespan_err_pct, 60.0, "makespan error %.1f %%",
-		      res->makespan_err_pct);
+	cr_expect_leq(res->makespan_err_pct, 60.0, "makespan error %.1f %%", res->makespan_err_pct);
 
 	compare_result_destroy(res);
 	analyzer_result_destroy(orig);
@@ -129,9 +128,9 @@ Test(replay, replay_of_the_bundled_trace_writes_every_output, .init = setup, .fi
 {
 	const char *dps = env_or_fail("DPS_BIN");
 	const char *src = env_or_fail("DPS_SOURCE_DIR");
-	const char *outputs[] = {"set/manifest", "stub.c", "dps-stub", "calibration",
-				 "sim-trace/record.info", "compare.txt", "compare.json",
-				 "report.html"};
+	const char *outputs[] = {
+	    "set/manifest",	     "stub.c",	    "dps-stub",	    "calibration",
+	    "sim-trace/record.info", "compare.txt", "compare.json", "report.html"};
 	char out[4096], log[4096], path[8192];
 	struct stat st;
 
@@ -139,24 +138,24 @@ Test(replay, replay_of_the_bundled_trace_writes_every_output, .init = setup, .fi
 	/* A nested output path whose parents do not exist yet (the README's out/demo). */
 	snprintf(out, sizeof(out), "%s/out/demo", tmpdir);
 	snprintf(log, sizeof(log), "%s/replay.log", tmpdir);
-	cr_assert_eq(run("'%s' replay -q '%s/examples/traces/xz-T2' -o '%s' > '%s' 2>&1", dps,
-			 src, out, log),
+	cr_assert_eq(run("'%s' replay -q '%s/examples/traces/xz-T2' -o '%s' > '%s' 2>&1", dps, src,
+			 out, log),
 		     0, "dps replay failed; see its log");
 	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", out, outputs[i]);
 		cr_expect_eq(stat(path, &st), 0, "dps replay did not write %s", path);
 	}
 	/* The table names the three xz threads as matched and says where the report is. */
-	cr_expect_eq(run("grep -q '3 matched, 0 only in orig, 0 only in sim' '%s/compare.txt'", out),
-		     0, "compare.txt does not show 3 matched threads");
+	cr_expect_eq(
+	    run("grep -q '3 matched, 0 only in orig, 0 only in sim' '%s/compare.txt'", out), 0,
+	    "compare.txt does not show 3 matched threads");
 	cr_expect_eq(run("grep -q 'Report: %s/report.html' '%s'", out, log), 0,
 		     "dps replay did not say where the report is");
 	cr_expect_eq(run("python3 -m json.tool '%s/compare.json' > /dev/null", out), 0,
 		     "compare.json is not valid JSON");
 }
 
-Test(replay, replay_rejects_a_bad_selection_with_the_candidates, .init = setup,
-     .fini = teardown)
+Test(replay, replay_rejects_a_bad_selection_with_the_candidates, .init = setup, .fini = teardown)
 {
 	const char *dps = env_or_fail("DPS_BIN");
 	const char *src = env_or_fail("DPS_SOURCE_DIR");

@@ -162,8 +162,8 @@ ParameterizedTestParameters(calibration, bad_files_name_file_and_line)
 	    {"", ":1: ", "empty file"},
 	    {"\n# nothing\n", ":2: ", "empty file"},
 	    {"cpu.work_loops_per_us 3\n", ":1: ", "header"},
-	    {"dps-calibration 1\nwork_loops_per_us 3\n", ":1: ",
-	     "format version 1, expected 2: run dps calibrate"},
+	    {"dps-calibration 1\nwork_loops_per_us 3\n",
+	     ":1: ", "format version 1, expected 2: run dps calibrate"},
 	    {"format_version = 1\npage_size = 4096\n", ":1: ", "older \"key = value\" format"},
 	    {"dps-calibration one\n", ":1: ", "format version number"},
 	    {"dps-calibration 2\nwork_loops 3\n", ":2: ", "unknown key \"work_loops\""},
@@ -267,8 +267,9 @@ Test(calibration, measured_rate_gives_the_asked_cpu_time, .timeout = 60)
 	dps_work_loops((uint64_t)(c.work_loops_per_us * 20000.0));
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
 	cpu_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
-	cr_expect(cpu_ms > 10.0 && cpu_ms < 40.0, "20 ms of work took %.2f ms of CPU at %.1f loops/us",
-		  cpu_ms, c.work_loops_per_us);
+	cr_expect(cpu_ms > 10.0 && cpu_ms < 40.0,
+		  "20 ms of work took %.2f ms of CPU at %.1f loops/us", cpu_ms,
+		  c.work_loops_per_us);
 }
 
 Test(calibration, quick_measurement_is_plausible, .timeout = 60)

@@ -261,14 +261,13 @@ Test(cli, hand_stub_builds_against_the_installed_libdps, .timeout = 300)
 	    build, prefix, prefix, pc, src, pc, dir, prefix, dir);
 	cr_assert_eq(system(cmd), 0, "failed: %s", cmd);
 	/* dps.h's usage example, cut from the installed header, builds and runs as written. */
-	snprintf(
-	    cmd, sizeof(cmd),
-	    "sed -n '/BEGIN EXAMPLE/,/END EXAMPLE/p' '%s/include/dps/dps.h' | sed '1d;$d' "
-	    "| sed 's/^ \\*\t\\{0,1\\}//' > '%s/example.c' "
-	    "&& grep -q dps_init '%s/example.c' "
-	    "&& PKG_CONFIG_PATH='%s' cc -std=gnu11 -Wall -Werror '%s/example.c' "
-	    "$(PKG_CONFIG_PATH='%s' pkg-config --cflags --libs dps) -o '%s/example' "
-	    "&& LD_LIBRARY_PATH='%s/lib' DPS_CALIBRATION=override '%s/example'",
-	    prefix, dir, dir, pc, dir, pc, dir, prefix, dir);
+	snprintf(cmd, sizeof(cmd),
+		 "sed -n '/BEGIN EXAMPLE/,/END EXAMPLE/p' '%s/include/dps/dps.h' | sed '1d;$d' "
+		 "| sed 's/^ \\*\t\\{0,1\\}//' > '%s/example.c' "
+		 "&& grep -q dps_init '%s/example.c' "
+		 "&& PKG_CONFIG_PATH='%s' cc -std=gnu11 -Wall -Werror '%s/example.c' "
+		 "$(PKG_CONFIG_PATH='%s' pkg-config --cflags --libs dps) -o '%s/example' "
+		 "&& LD_LIBRARY_PATH='%s/lib' DPS_CALIBRATION=override '%s/example'",
+		 prefix, dir, dir, pc, dir, pc, dir, prefix, dir);
 	cr_assert_eq(system(cmd), 0, "failed: %s", cmd);
 }

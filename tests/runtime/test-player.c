@@ -179,8 +179,8 @@ Test(player, cpu_mode_absorbs_synchronization_costs_in_the_thread_budget)
 			double cpu = (double)r.threads[t].cpu_ns;
 
 			/* Never below the budget: the last run ends on it. */
-			cr_expect_geq(cpu, want_ns * 0.995, "thread %d: %.0f ns of CPU, want %.0f", t,
-				      cpu, want_ns);
+			cr_expect_geq(cpu, want_ns * 0.995, "thread %d: %.0f ns of CPU, want %.0f",
+				      t, cpu, want_ns);
 			worst = cpu > worst ? cpu : worst;
 		}
 		dps_play_result_fini(&r);

@@ -12,14 +12,14 @@ extern "C" {
 
 enum dps_status {
 	DPS_OK = 0,
-	DPS_ERROR = -1,		/* generic failure */
-	DPS_ERR_NOENT = -2,	/* file or thread not found */
-	DPS_ERR_IO = -5,	/* read/write failure */
-	DPS_ERR_AGAIN = -11,	/* a thread could not be created (the play was aborted) */
-	DPS_ERR_NOMEM = -12,	/* allocation failure */
-	DPS_ERR_INVAL = -22,	/* bad input (file:line:col in the diagnostic) */
-	DPS_ERR_RANGE = -34,	/* number out of range */
-	DPS_ERR_DEADLK = -35,	/* every live thread blocked on a wait/join nothing can end */
+	DPS_ERROR = -1,	      /* generic failure */
+	DPS_ERR_NOENT = -2,   /* file or thread not found */
+	DPS_ERR_IO = -5,      /* read/write failure */
+	DPS_ERR_AGAIN = -11,  /* a thread could not be created (the play was aborted) */
+	DPS_ERR_NOMEM = -12,  /* allocation failure */
+	DPS_ERR_INVAL = -22,  /* bad input (file:line:col in the diagnostic) */
+	DPS_ERR_RANGE = -34,  /* number out of range */
+	DPS_ERR_DEADLK = -35, /* every live thread blocked on a wait/join nothing can end */
 };
 
 /* A short English description of a status ("deadlock: ..."); never NULL, static storage. */

@@ -51,9 +51,9 @@ extern "C" {
 
 /** Run modes of the system-influencing PSF. */
 enum dps_run_mode {
-	DPS_RUN_WORK = 0,	/* calibrated fixed amount of work (the papers' busy loop) */
-	DPS_RUN_CPU = 1,	/* until the calling thread has consumed that much CPU time */
-	DPS_RUN_WALL = 2,	/* until that much wall (monotonic) time has passed */
+	DPS_RUN_WORK = 0, /* calibrated fixed amount of work (the papers' busy loop) */
+	DPS_RUN_CPU = 1,  /* until the calling thread has consumed that much CPU time */
+	DPS_RUN_WALL = 2, /* until that much wall (monotonic) time has passed */
 };
 
 const char *dps_run_mode_name(enum dps_run_mode mode);
@@ -74,21 +74,21 @@ int dps_run_mode_parse(const char *name, enum dps_run_mode *mode);
 
 struct dps_calibration {
 	int format_version;
-	char machine[128];		/* uname nodename + machine + CPU model, informative */
-	double work_loops_per_us;	/* busy-loop iterations per microsecond */
-	double work_spread_pct;		/* agreement across repeats (max-min)/median, % */
-	double clock_read_ns;		/* cost of one CLOCK_MONOTONIC read */
-	double cputime_read_ns;		/* cost of one CLOCK_THREAD_CPUTIME_ID read */
-	double action_overhead_ns;	/* fixed cost of a zero-length run (events silenced) */
-	double thread_create_ns;	/* pthread_create + start */
-	double thread_join_ns;		/* pthread_join of an ended thread */
-	uint64_t timer_slack_ns;	/* slack set with PR_SET_TIMERSLACK while sleeping */
+	char machine[128];	   /* uname nodename + machine + CPU model, informative */
+	double work_loops_per_us;  /* busy-loop iterations per microsecond */
+	double work_spread_pct;	   /* agreement across repeats (max-min)/median, % */
+	double clock_read_ns;	   /* cost of one CLOCK_MONOTONIC read */
+	double cputime_read_ns;	   /* cost of one CLOCK_THREAD_CPUTIME_ID read */
+	double action_overhead_ns; /* fixed cost of a zero-length run (events silenced) */
+	double thread_create_ns;   /* pthread_create + start */
+	double thread_join_ns;	   /* pthread_join of an ended thread */
+	uint64_t timer_slack_ns;   /* slack set with PR_SET_TIMERSLACK while sleeping */
 	/* sleep overshoot as a function of the requested duration (piecewise linear) */
 	size_t n_sleep_points;
 	uint64_t sleep_req_ns[DPS_SLEEP_OVERSHOOT_POINTS];
 	double sleep_overshoot_ns[DPS_SLEEP_OVERSHOOT_POINTS];
-	uint64_t min_block_ns;		/* analyzer default for --min-block */
-	bool overridden;		/* values come from a file/override, not a measurement */
+	uint64_t min_block_ns; /* analyzer default for --min-block */
+	bool overridden;       /* values come from a file/override, not a measurement */
 };
 
 /* Measures this machine. quick = a few hundred ms (programs started without a file); otherwise
@@ -109,12 +109,12 @@ double dps_calibration_sleep_overshoot_ns(const struct dps_calibration *cal, uin
  * Global runtime state
  */
 struct dps_config {
-	const char *calibration_path;	/* borrowed, read by dps_init() only; NULL: env
-					 * DPS_CALIBRATION, else a quick measurement */
-	enum dps_run_mode mode;		/* default mode of dps_run_ns() from the player */
-	double run_scale;		/* global what-if factor on run durations (1.0) */
-	double sleep_scale;		/* global what-if factor on sleep durations (1.0) */
-	bool quiet;			/* no informational messages on stderr */
+	const char *calibration_path; /* borrowed, read by dps_init() only; NULL: env
+				       * DPS_CALIBRATION, else a quick measurement */
+	enum dps_run_mode mode;	      /* default mode of dps_run_ns() from the player */
+	double run_scale;	      /* global what-if factor on run durations (1.0) */
+	double sleep_scale;	      /* global what-if factor on sleep durations (1.0) */
+	bool quiet;		      /* no informational messages on stderr */
 };
 
 void dps_config_default(struct dps_config *cfg);
@@ -143,35 +143,35 @@ void dps_work_loops(uint64_t loops);
 /* A program for the player. Every pointer is borrowed: the player reads them during
  * dps_play() and keeps none (generated programs point at their static tables). */
 struct dps_thread_desc {
-	uint64_t id;			/* the action-set id (the <id>.act file name) */
-	const char *name;		/* borrowed: recorded thread name (comm); NULL = "dps-<id>" */
-	const struct dps_action *actions;	/* borrowed: n_actions of them */
+	uint64_t id;	  /* the action-set id (the <id>.act file name) */
+	const char *name; /* borrowed: recorded thread name (comm); NULL = "dps-<id>" */
+	const struct dps_action *actions; /* borrowed: n_actions of them */
 	size_t n_actions;
 };
 
 struct dps_program {
-	const char *name;		/* borrowed: program name, for the summary */
-	const struct dps_thread_desc *threads;	/* borrowed: n_threads of them */
+	const char *name;		       /* borrowed: program name, for the summary */
+	const struct dps_thread_desc *threads; /* borrowed: n_threads of them */
 	size_t n_threads;
-	size_t root;			/* index of the root thread */
+	size_t root; /* index of the root thread */
 };
 
 struct dps_play_options {
 	enum dps_run_mode mode;
-	double run_scale;		/* global speed knob: every run lasts run_scale x */
-	double sleep_scale;		/* every sleep lasts sleep_scale x */
+	double run_scale;   /* global speed knob: every run lasts run_scale x */
+	double sleep_scale; /* every sleep lasts sleep_scale x */
 	/* NULL or n_threads factors (what-if per thread), read by dps_play(). Set by hand they stay
 	 * the caller's; dps_main_parse_args() allocates them, and then dps_main_args_fini() frees
 	 * them (call it only on options that function filled). */
 	const double *thread_run_scale;
 	const double *thread_sleep_scale;
-	bool summary;			/* print a short summary on stderr at the end */
+	bool summary; /* print a short summary on stderr at the end */
 };
 
 struct dps_thread_result {
 	uint64_t id;
-	uint64_t start_ns, end_ns;	/* monotonic, relative to the program start */
-	uint64_t cpu_ns;		/* CPU time consumed by the thread */
+	uint64_t start_ns, end_ns; /* monotonic, relative to the program start */
+	uint64_t cpu_ns;	   /* CPU time consumed by the thread */
 	uint64_t run_req_ns, run_act_ns;
 	uint64_t sleep_req_ns, sleep_act_ns;
 	uint64_t n_actions;
@@ -180,7 +180,7 @@ struct dps_thread_result {
 struct dps_play_result {
 	uint64_t makespan_ns;
 	size_t n_threads;
-	struct dps_thread_result *threads;	/* owned by the result; free with dps_play_result_fini */
+	struct dps_thread_result *threads; /* owned by the result; free with dps_play_result_fini */
 };
 
 void dps_play_options_default(struct dps_play_options *opts);
