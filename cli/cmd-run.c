@@ -55,8 +55,9 @@ static bool make_program(const struct dps_actset *set, const char *name, struct 
 			const struct dps_actset_action *act = &th->actions[a];
 
 			(*actions)[k++] = (struct dps_action){
-			    .arg = dps_actset_kind_names_thread(act->kind) ? (int64_t)act->target
-									   : act->value,
+			    .arg = dps_actset_kind_names_thread(act->kind)
+				       ? (int64_t)dps_actset_target(set, act)
+				       : act->value,
 			    .kind = act->kind,
 			    .line = act->line,
 			};

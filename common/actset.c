@@ -42,6 +42,7 @@ void dps_actset_destroy(struct dps_actset *set)
 	free(set->source_trace);
 	free(set->options);
 	free(set->partial_reason);
+	free(set->ids);
 	free(set);
 }
 
@@ -105,19 +106,24 @@ int dps_actset_append(struct dps_actset *set, size_t t, enum dps_action_kind kin
 		th->actions = actions;
 		th->cap_actions = cap;
 	}
-	th->actions[th->n_actions++] = (struct dps_actset_action){
-	    .kind = kind,
-	    .line = line,
-	    .value = dps_actset_kind_names_thread(kind) ? 0 : arg,
-	    .id = dps_actset_kind_names_thread(kind) ? (uint64_t)arg : 0,
-	    .target = DPS_ACTSET_NO_THREAD,
-	};
+	th->actions[th->n_actions] = (struct dps_actset_action){.kind = kind, .line = line};
+	if (dps_actset_kind_names_thread(kind)) {
+		th->actions[th->n_actions].id = (uint64_t)arg;
+	} else {
+		th->actions[th->n_actions].value = arg;
+	}
+	th->n_actions++;
 	set->resolved = false;
 	return DPS_OK;
 }
 
+static size_t find_in_index(const struct dps_actset_id_index *ix, size_t n, uint64_t id);
+
 size_t dps_actset_find(const struct dps_actset *set, uint64_t id)
 {
+	if (set->resolved && set->ids) {
+		return find_in_index(set->ids, set->n_threads, id);
+	}
 	for (size_t i = 0; i < set->n_threads; i++) {
 		if (set->threads[i].id == id) {
 			return i;
@@ -131,37 +137,38 @@ size_t dps_actset_find(const struct dps_actset *set, uint64_t id)
  */
 
 /* id -> thread index, sorted by id, so that resolving n threads is O(n log n), not O(n^2)
- * (8,001 threads in many-threads). */
-struct id_index {
+ * (8,001 threads in many-threads); kept by the set for dps_actset_target/find. */
+struct dps_actset_id_index {
 	uint64_t id;
 	size_t idx;
 };
 
 static int cmp_id_index(const void *a, const void *b)
 {
-	const struct id_index *x = a, *y = b;
+	const struct dps_actset_id_index *x = a, *y = b;
 
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static struct id_index *build_id_index(const struct dps_actset *set)
+static struct dps_actset_id_index *build_id_index(const struct dps_actset *set)
 {
-	struct id_index *ix = malloc((set->n_threads ? set->n_threads : 1) * sizeof(*ix));
+	struct dps_actset_id_index *ix =
+	    malloc((set->n_threads ? set->n_threads : 1) * sizeof(*ix));
 
 	if (!ix) {
 		return NULL;
 	}
 	for (size_t i = 0; i < set->n_threads; i++) {
-		ix[i] = (struct id_index){.id = set->threads[i].id, .idx = i};
+		ix[i] = (struct dps_actset_id_index){.id = set->threads[i].id, .idx = i};
 	}
 	qsort(ix, set->n_threads, sizeof(*ix), cmp_id_index);
 	return ix;
 }
 
-static size_t find_in_index(const struct id_index *ix, size_t n, uint64_t id)
+static size_t find_in_index(const struct dps_actset_id_index *ix, size_t n, uint64_t id)
 {
-	struct id_index key = {.id = id};
-	const struct id_index *hit = bsearch(&key, ix, n, sizeof(*ix), cmp_id_index);
+	struct dps_actset_id_index key = {.id = id};
+	const struct dps_actset_id_index *hit = bsearch(&key, ix, n, sizeof(*ix), cmp_id_index);
 
 	return hit ? hit->idx : DPS_ACTSET_NO_THREAD;
 }
@@ -183,7 +190,7 @@ int dps_actset__resolve(struct dps_actset *set, const struct actset_cols *cols,
 	size_t *creator_act = NULL; /* per thread: action index of its create, in parent */
 	size_t *stack = NULL;
 	bool *reached = NULL;
-	struct id_index *ix = NULL;
+	struct dps_actset_id_index *ix = NULL;
 	size_t root = DPS_ACTSET_NO_THREAD;
 	int status = DPS_ERR_INVAL;
 	char thread_name[64];
@@ -329,7 +336,7 @@ int dps_actset__resolve(struct dps_actset *set, const struct actset_cols *cols,
 		}
 	}
 
-	/* Pass 2: ids -> indexes for every thread reference. */
+	/* Pass 2: every thread reference names another thread of the set. */
 	for (size_t t = 0; t < n; t++) {
 		struct dps_actset_thread *th = &set->threads[t];
 
@@ -369,11 +376,13 @@ int dps_actset__resolve(struct dps_actset *set, const struct actset_cols *cols,
 					goto end;
 				}
 			}
-			act->target = other;
 		}
 	}
 	set->root = root;
 	set->resolved = true;
+	free(set->ids);
+	set->ids = ix;
+	ix = NULL;
 	status = DPS_OK;
 end:
 	free(creator_act);
@@ -381,6 +390,14 @@ end:
 	free(reached);
 	free(ix);
 	return status;
+}
+
+size_t dps_actset_target(const struct dps_actset *set, const struct dps_actset_action *a)
+{
+	if (!dps_actset_kind_names_thread(a->kind) || !set->resolved || !set->ids) {
+		return DPS_ACTSET_NO_THREAD;
+	}
+	return find_in_index(set->ids, set->n_threads, a->id);
 }
 
 int dps_actset_resolve(struct dps_actset *set, struct dps_diag *diag)

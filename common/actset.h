@@ -24,22 +24,28 @@
 #define DPS_ACTSET_NO_THREAD SIZE_MAX
 
 /*
- * One action as the set holds it. A thread is referred to by its id, as written; its index
- * in the set is a separate field that dps_actset_resolve() fills, so the two never share a
- * member. The runtime's struct dps_action (an index in `arg`) is made from this only when a
- * set becomes a program (simgen's tables, dps run).
+ * One action as the set holds it: its value, or the other thread's id as written. A thread's
+ * index in the set is never stored in an action: dps_actset_target() finds it in the set's id
+ * index (made by dps_actset_resolve()), so an id and an index never share a member. The
+ * runtime's struct dps_action (an index in `arg`) is made from this only where a set becomes
+ * a program (simgen's tables, dps run).
  */
 struct dps_actset_action {
-	uint32_t kind; /* enum dps_action_kind */
+	union {
+		int64_t value; /* run, sleep: ns; heap, stack: signed bytes */
+		uint64_t id;   /* create, join, wait, wake: the other thread's id */
+	};
+	uint32_t kind; /* enum dps_action_kind: which member holds */
 	uint32_t line; /* line in its .act file (0: built in memory) */
-	int64_t value; /* run, sleep: ns; heap, stack: signed bytes; otherwise 0 */
-	uint64_t id;   /* create, join, wait, wake: the other thread's id; otherwise 0 */
-	size_t target; /* create, join, wait, wake: the other thread's index, set by
-			* dps_actset_resolve(); DPS_ACTSET_NO_THREAD before and otherwise */
 };
 
 /* Whether an action of this kind names another thread (create, join, wait, wake). */
 bool dps_actset_kind_names_thread(uint32_t kind);
+
+struct dps_actset;
+/* The index of the thread a create, join, wait or wake names, in a resolved set;
+ * DPS_ACTSET_NO_THREAD for other kinds or an id not in the set. */
+size_t dps_actset_target(const struct dps_actset *set, const struct dps_actset_action *a);
 
 struct dps_actset_thread {
 	uint64_t id; /* from the file name <id>.act */
@@ -71,6 +77,9 @@ struct dps_actset {
 	size_t n_threads;
 	size_t cap_threads;
 	size_t root; /* index, valid after dps_actset_resolve() */
+	/* owned: the thread ids sorted, for lookups by id (dps_actset_target, _find); made by
+	 * dps_actset_resolve() */
+	struct dps_actset_id_index *ids;
 	bool resolved;
 };
 
@@ -85,7 +94,7 @@ size_t dps_actset_add_thread(struct dps_actset *set, uint64_t id);
  * and wake, the value (ns, bytes) otherwise. Returns DPS_OK or DPS_ERR_NOMEM. */
 int dps_actset_append(struct dps_actset *set, size_t t, enum dps_action_kind kind, int64_t arg,
 		      uint32_t line);
-/* Index of the thread with this id, or DPS_ACTSET_NO_THREAD. */
+/* Index of the thread with this id, or DPS_ACTSET_NO_THREAD (O(log n) once resolved). */
 size_t dps_actset_find(const struct dps_actset *set, uint64_t id);
 /* Sets an owned string member from a borrowed one (copy); returns DPS_OK or DPS_ERR_NOMEM. */
 int dps_actset_set_str(char **member, const char *value);

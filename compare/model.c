@@ -233,7 +233,9 @@ static int check_target(struct play *pl, size_t t, const struct dps_actset_actio
 {
 	const struct dps_actset_thread *st = &pl->set->threads[t];
 
-	if (a->target >= pl->set->n_threads || a->target == t) {
+	size_t o = dps_actset_target(pl->set, a);
+
+	if (o >= pl->set->n_threads || o == t) {
 		dps_diag_set(pl->diag, st->path ? st->path : "(set)", a->line, 0,
 			     "%s names no other thread of the set (thread %llu)",
 			     action_keyword(a->kind), (unsigned long long)a->id);
@@ -248,7 +250,7 @@ static int play_action(struct play *pl, size_t t, const struct dps_actset_action
 	struct play_thread *p = &pl->pt[t];
 	struct analyzer_thread *th = &pl->res->threads[t];
 	struct wake_queue *q;
-	size_t o = a->target;
+	size_t o = dps_actset_target(pl->set, a);
 	uint64_t d = (uint64_t)a->value;
 	int ret = DPS_OK;
 

@@ -134,7 +134,7 @@ static int check_set(const struct dps_actset *set, struct dps_diag *diag)
 			case DPS_ACT_JOIN:
 			case DPS_ACT_WAIT:
 			case DPS_ACT_WAKE:
-				ok = a->target < set->n_threads;
+				ok = dps_actset_target(set, a) < set->n_threads;
 				break;
 			case DPS_ACT_HEAP:
 			case DPS_ACT_STACK:
@@ -315,10 +315,11 @@ static char *put_us(char *p, uint64_t ns)
 
 /* One table row: the initializer, padded so the comments line up (the table reads like the
  * .act file beside it), and the action in .act syntax. */
-static void write_action(const struct dps_actset_action *a, FILE *out)
+static void write_action(const struct dps_actset *set, const struct dps_actset_action *a, FILE *out)
 {
 	/* the played action's arg: the other thread's index, or the value (ns, bytes) */
-	int64_t arg = dps_actset_kind_names_thread(a->kind) ? (int64_t)a->target : a->value;
+	int64_t arg =
+	    dps_actset_kind_names_thread(a->kind) ? (int64_t)dps_actset_target(set, a) : a->value;
 	char line[160];
 	char *p = line, *start;
 
@@ -368,7 +369,7 @@ static void write_table(const struct dps_actset *set, size_t t, const char *stor
 	}
 	fprintf(out, "%sconst struct dps_action actions_%" PRIu64 "[] = {\n", storage, th->id);
 	for (size_t i = 0; i < th->n_actions; i++) {
-		write_action(&th->actions[i], out);
+		write_action(set, &th->actions[i], out);
 	}
 	fprintf(out, "};\n");
 }

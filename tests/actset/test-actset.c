@@ -220,10 +220,10 @@ ParameterizedTest(struct good_set *c, actset, good_sets_load, .init = make_dir, 
 		cr_assert_eq(t0->actions[i].kind, c->acts[i].kind, "action %zu", i);
 		if (dps_actset_kind_names_thread(t0->actions[i].kind)) {
 			/* the index is resolved, the id kept as written */
-			cr_assert_eq(t0->actions[i].target, (size_t)c->acts[i].arg, "action %zu",
-				     i);
-			cr_assert_eq(set->threads[t0->actions[i].target].id, t0->actions[i].id,
-				     "action %zu", i);
+			cr_assert_eq(dps_actset_target(set, &t0->actions[i]),
+				     (size_t)c->acts[i].arg, "action %zu", i);
+			cr_assert_eq(set->threads[dps_actset_target(set, &t0->actions[i])].id,
+				     t0->actions[i].id, "action %zu", i);
 		} else {
 			cr_assert_eq(t0->actions[i].value, c->acts[i].arg, "action %zu: %lld", i,
 				     (long long)t0->actions[i].value);
@@ -272,8 +272,11 @@ Test(actset, references_keep_their_id_and_gain_an_index, .init = make_dir, .fini
 	cr_assert_eq(set->threads[set->root].id, 5);
 	cr_assert_eq(set->threads[set->root].actions[0].kind, DPS_ACT_CREATE);
 	cr_assert_eq(set->threads[set->root].actions[0].id, 60);
-	cr_assert_eq(set->threads[set->threads[set->root].actions[0].target].id, 60);
-	cr_assert_str_eq(set->threads[set->threads[set->root].actions[0].target].comm, "worker");
+	cr_assert_eq(set->threads[dps_actset_target(set, &set->threads[set->root].actions[0])].id,
+		     60);
+	cr_assert_str_eq(
+	    set->threads[dps_actset_target(set, &set->threads[set->root].actions[0])].comm,
+	    "worker");
 	mem = open_memstream(&text, &len);
 	cr_assert_eq(dps_actset_write_thread(set, set->root, mem), DPS_OK);
 	fclose(mem);

@@ -40,11 +40,14 @@ static const struct dps_actset_thread *set_thread(const struct analyzer_result *
 /* Index of the first action kind/arg (arg -1: any) at or after from, or -1. */
 /* The first action of this kind from `from` on whose other thread's index (create, join,
  * wait, wake) or value (the others) is arg; any with arg < 0 for a reference. */
-static long find_action(const struct dps_actset_thread *t, size_t from, uint32_t kind, int64_t arg)
+static long find_action(const struct dps_actset *set, const struct dps_actset_thread *t,
+			size_t from, uint32_t kind, int64_t arg)
 {
 	for (size_t a = from; a < t->n_actions; a++) {
 		const struct dps_actset_action *x = &t->actions[a];
-		int64_t v = dps_actset_kind_names_thread(x->kind) ? (int64_t)x->target : x->value;
+		int64_t v = dps_actset_kind_names_thread(x->kind)
+				? (int64_t)dps_actset_target(set, x)
+				: x->value;
 
 		if (x->kind == kind && (arg < 0 || v == arg)) {
 			return (long)a;
@@ -108,10 +111,10 @@ Test(live, record_then_analyze_a_known_program, .timeout = 240)
 	sb = set_thread(res, b);
 
 	/* main: create A, create B, join A, join B, in this order */
-	i1 = find_action(sm, 0, DPS_ACT_CREATE, index_of(res, a));
-	i2 = find_action(sm, 0, DPS_ACT_CREATE, index_of(res, b));
-	j1 = find_action(sm, 0, DPS_ACT_JOIN, index_of(res, a));
-	j2 = find_action(sm, 0, DPS_ACT_JOIN, index_of(res, b));
+	i1 = find_action(res->actset, sm, 0, DPS_ACT_CREATE, index_of(res, a));
+	i2 = find_action(res->actset, sm, 0, DPS_ACT_CREATE, index_of(res, b));
+	j1 = find_action(res->actset, sm, 0, DPS_ACT_JOIN, index_of(res, a));
+	j2 = find_action(res->actset, sm, 0, DPS_ACT_JOIN, index_of(res, b));
 	CHECK(i1 >= 0 && i2 > i1 && j1 > i2 && j2 > j1, "create %ld %ld join %ld %ld", i1, i2, j1,
 	      j2);
 	/* main ran 30 ms of CPU (20 before, 10 after), plus its process start (loader, lttng-ust
@@ -138,12 +141,14 @@ Test(live, record_then_analyze_a_known_program, .timeout = 240)
 		CHECK(wt->parent == (size_t)res->root, "parent of %s", wt->comm);
 	}
 	/* B blocks on the mutex A holds: wait A in B, wake B in A */
-	w = find_action(sb, 0, DPS_ACT_WAIT, index_of(res, a));
-	k = find_action(sa, 0, DPS_ACT_WAKE, index_of(res, b));
+	w = find_action(res->actset, sb, 0, DPS_ACT_WAIT, index_of(res, a));
+	k = find_action(res->actset, sa, 0, DPS_ACT_WAKE, index_of(res, b));
 	CHECK(w >= 0 && k >= 0, "wait %ld wake %ld", w, k);
 	/* A's 1 MiB block, at most a few allocations of libc's own besides */
-	CHECK(find_action(sa, 0, DPS_ACT_HEAP, 1 << 20) >= 0, "heap +1 MiB in worker-a");
-	CHECK(find_action(sa, 0, DPS_ACT_HEAP, -(1 << 20)) >= 0, "heap -1 MiB in worker-a");
+	CHECK(find_action(res->actset, sa, 0, DPS_ACT_HEAP, 1 << 20) >= 0,
+	      "heap +1 MiB in worker-a");
+	CHECK(find_action(res->actset, sa, 0, DPS_ACT_HEAP, -(1 << 20)) >= 0,
+	      "heap -1 MiB in worker-a");
 
 	analyzer_result_destroy(res);
 	free(cmd);
