@@ -143,7 +143,7 @@ row() { # name, paper cycles (or -), our key
     row "time_stack alloc, first fault (here)" - stack_alloc_fault_ns
     row "time_stack use, base (eq. 8)" 61 stack_use_base_ns
     row "time_stack use, per fault (eq. 8)" 3358 stack_use_fault_ns
-    row "sleep lateness (delays wake this early)" - sleep_overshoot_ns
+    row "sleep lateness (delays wake this early)" - sleep_late_ns
     echo
     echo "time_basic squared coefficient of variation: $(cal time_basic_scv) (paper 0.009)."
     echo
