@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -33,10 +34,17 @@ struct token {
 	unsigned col;
 };
 
+/* A '\r' is a blank only as the first half of a CRLF line end (check_line rejects any other). */
 static bool is_blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r';
 }
+
+/* Files are text: lines of at most this many bytes (an action line is a few dozen). */
+#define ACTSET_MAX_LINE_BYTES 4096
+/* The deepest stack a thread of a set may reach (and so the largest single change): well
+ * beyond any real thread's, and far from the sizes that wrap an address computation. */
+#define ACTSET_MAX_STACK_BYTES (1LL << 30)
 
 static unsigned lexer_col(const struct lexer *lx, const char *at)
 {
@@ -91,6 +99,38 @@ static bool lexer_next_line(struct lexer *lx)
 	lx->line++;
 	lx->line_start = lx->p;
 	return lx->p < lx->end;
+}
+
+/*
+ * The current line is text a person could have typed: no NUL or other control character but
+ * tab (a '\r' only right before the '\n': CRLF files are fine), and not longer than
+ * ACTSET_MAX_LINE_BYTES. Checked once per line before any token is read, so no byte of
+ * garbage reaches a message or the terminal raw.
+ */
+static int check_line(struct lexer *lx)
+{
+	const char *q = lx->line_start;
+
+	for (; q < lx->end && *q != '\n'; q++) {
+		unsigned char c = (unsigned char)*q;
+
+		if ((size_t)(q - lx->line_start) >= ACTSET_MAX_LINE_BYTES) {
+			dps_diag_set(lx->diag, lx->name, lx->line, ACTSET_MAX_LINE_BYTES + 1,
+				     "line longer than %d bytes (is this an action set?)",
+				     ACTSET_MAX_LINE_BYTES);
+			return DPS_ERR_INVAL;
+		}
+		if (c == '\r' && (q + 1 == lx->end || q[1] == '\n')) {
+			continue;
+		}
+		if ((c < 0x20 && c != '\t') || c == 0x7f) {
+			dps_diag_set(
+			    lx->diag, lx->name, lx->line, (unsigned)(q - lx->line_start) + 1,
+			    "unexpected control character 0x%02x (is this a text file?)", c);
+			return DPS_ERR_INVAL;
+		}
+	}
+	return DPS_OK;
 }
 
 /* Column just after the last token, for "expected X" at end of line. */
@@ -295,6 +335,7 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 	    .diag = diag,
 	};
 	bool first = true;
+	int64_t stack_depth = 0;
 	int status = DPS_OK;
 
 	if (!len) {
@@ -306,12 +347,12 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 		int64_t value = 0;
 		uint64_t u;
 
+		status = check_line(&lx);
+		if (status) {
+			return status;
+		}
 		if (!lexer_next(&lx, &kw)) {
 			continue;
-		}
-		if (memchr(kw.s, '\0', kw.len)) {
-			return lex_error(&lx, kw.col, "unexpected NUL byte (is this a text file?)",
-					 NULL);
 		}
 		if (tok_is(&kw, "dps-actions")) {
 			if (!first) {
@@ -385,8 +426,20 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 			value = (int64_t)u;
 			break;
 		case DPS_ACT_HEAP:
+			status = parse_delta(&lx, &arg, &value);
+			break;
 		case DPS_ACT_STACK:
 			status = parse_delta(&lx, &arg, &value);
+			if (!status &&
+			    (value > ACTSET_MAX_STACK_BYTES || value < -ACTSET_MAX_STACK_BYTES ||
+			     stack_depth + value > ACTSET_MAX_STACK_BYTES)) {
+				dps_diag_set(diag, name, lx.line, arg.col,
+					     "stack change beyond the limit: the depth may reach "
+					     "at most %lld bytes (1 GiB), changes likewise",
+					     ACTSET_MAX_STACK_BYTES);
+				status = DPS_ERR_INVAL;
+			}
+			stack_depth += value;
 			break;
 		default:
 			status =
@@ -437,7 +490,13 @@ static int parse_string(struct lexer *lx, const struct token *tok, char **out)
 		char c = tok->s[i];
 
 		if (c == '\\') {
-			char e = tok->s[++i];
+			char e;
+
+			if (i + 1 >= tok->len - 1) {
+				free(buf);
+				return lex_error(lx, tok->col, "unterminated string", NULL);
+			}
+			e = tok->s[++i];
 
 			switch (e) {
 			case 'n':
@@ -542,7 +601,9 @@ static int parse_manifest_thread(struct dps_actset *set, struct lexer *lx)
 	{
 		struct dps_actset_thread key = {.id = id};
 		const struct dps_actset_thread *hit =
-		    bsearch(&key, set->threads, set->n_threads, sizeof(key), compare_ids);
+		    set->n_threads
+			? bsearch(&key, set->threads, set->n_threads, sizeof(key), compare_ids)
+			: NULL;
 
 		t = hit ? (size_t)(hit - set->threads) : DPS_ACTSET_NO_THREAD;
 	}
@@ -616,6 +677,10 @@ static int parse_manifest(struct dps_actset *set, const char *name, const char *
 	do {
 		struct token kw, arg;
 
+		status = check_line(&lx);
+		if (status) {
+			return status;
+		}
 		if (!lexer_next(&lx, &kw)) {
 			continue;
 		}
@@ -663,16 +728,16 @@ static int parse_manifest(struct dps_actset *set, const char *name, const char *
 				set->partial = true;
 			}
 		} else if (tok_is(&kw, "root")) {
-			uint64_t id;
+			int64_t root;
 
 			status = expect_arg(&lx, &arg, "expected the root thread id");
 			if (!status) {
-				status = parse_u64(&lx, &arg, "expected a thread id", &id);
+				status = parse_i64_tok(&lx, &arg, "expected a thread id", &root);
 			}
 			if (status) {
 				return status;
 			}
-			*declared_root = (int64_t)id;
+			*declared_root = root;
 			*root_line = lx.line;
 		} else if (tok_is(&kw, "thread")) {
 			status = parse_manifest_thread(set, &lx);
@@ -696,42 +761,74 @@ static int parse_manifest(struct dps_actset *set, const char *name, const char *
 /*
  * Loading a directory.
  */
+/* The largest file of a set: a thread with ~50 million actions. More is not an action file. */
+#define ACTSET_MAX_FILE_BYTES (1LL << 30)
+
+/*
+ * Reads a whole file of the set. Only regular files: a FIFO or a device (a symlink to
+ * /dev/zero) would block or never end, so the file is opened without blocking and checked
+ * before a byte is read. A directory or an oversized file is bad input (DPS_ERR_INVAL), an
+ * unreadable one too (DPS_ERR_INVAL: the set is what is wrong), a failing read DPS_ERR_IO.
+ */
 static int read_file(const char *path, char **text, size_t *len, struct dps_diag *diag)
 {
-	FILE *f = fopen(path, "rb");
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
 	char *buf = NULL;
-	size_t cap = 0, n = 0;
+	size_t n = 0;
 	int status = DPS_OK;
 
-	if (!f) {
+	if (fd < 0) {
 		dps_diag_set(diag, path, 0, 0, "cannot open: %s", strerror(errno));
-		return errno == ENOENT ? DPS_ERR_NOENT : DPS_ERR_IO;
+		return errno == EIO || errno == ENOMEM ? DPS_ERR_IO
+		       : errno == ENOENT	       ? DPS_ERR_NOENT
+						       : DPS_ERR_INVAL;
 	}
-	for (;;) {
-		size_t got;
-
-		if (n + 1 >= cap) {
-			size_t ncap = cap ? cap * 2 : 65536;
-			char *nbuf = realloc(buf, ncap);
-
-			if (!nbuf) {
-				dps_diag_set(diag, path, 0, 0, "out of memory reading the file");
-				status = DPS_ERR_NOMEM;
-				goto end;
-			}
-			buf = nbuf;
-			cap = ncap;
-		}
-		got = fread(buf + n, 1, cap - n - 1, f);
-		n += got;
-		if (got == 0) {
-			break;
-		}
-	}
-	if (ferror(f)) {
-		dps_diag_set(diag, path, 0, 0, "read error: %s", strerror(errno));
+	if (fstat(fd, &st)) {
+		dps_diag_set(diag, path, 0, 0, "cannot stat: %s", strerror(errno));
 		status = DPS_ERR_IO;
 		goto end;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		dps_diag_set(diag, path, 0, 0, "not a regular file (%s): expected a text file",
+			     S_ISDIR(st.st_mode)			  ? "a directory"
+			     : S_ISFIFO(st.st_mode)			  ? "a FIFO"
+			     : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+									  : "a special file");
+		status = DPS_ERR_INVAL;
+		goto end;
+	}
+	if (st.st_size > ACTSET_MAX_FILE_BYTES) {
+		dps_diag_set(diag, path, 0, 0,
+			     "file of %lld bytes, larger than the %lld bytes an action-set file "
+			     "may have",
+			     (long long)st.st_size, ACTSET_MAX_FILE_BYTES);
+		status = DPS_ERR_INVAL;
+		goto end;
+	}
+	/* A file that grows while it is read is read up to its size at open: never without end. */
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		dps_diag_set(diag, path, 0, 0, "out of memory reading the file");
+		status = DPS_ERR_NOMEM;
+		goto end;
+	}
+	while (n < (size_t)st.st_size) {
+		ssize_t got = read(fd, buf + n, (size_t)st.st_size - n);
+
+		if (got < 0 && errno == EINTR) {
+			continue;
+		}
+		if (got < 0) {
+			dps_diag_set(diag, path, 0, 0, "read error at offset %zu: %s", n,
+				     strerror(errno));
+			status = DPS_ERR_IO;
+			goto end;
+		}
+		if (got == 0) {
+			break; /* truncated meanwhile: what is there */
+		}
+		n += (size_t)got;
 	}
 	buf[n] = '\0';
 	*text = buf;
@@ -739,7 +836,7 @@ static int read_file(const char *path, char **text, size_t *len, struct dps_diag
 	buf = NULL;
 end:
 	free(buf);
-	fclose(f);
+	close(fd);
 	return status;
 }
 

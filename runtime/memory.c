@@ -395,7 +395,10 @@ static __attribute__((noinline)) int64_t compute_frame_alloca(struct mem_walk *w
 	} else {
 		a = choose_alloca(w->cal, mem->target - (int64_t)(mem->root_sp - sp));
 	}
-	if (a > 0 && sp - (uintptr_t)predict_alloca_bytes(w->cal, a) < mem->stack_limit) {
+	/* Compared as the room left (sp is above the limit): sp minus a frame larger than the
+	 * address would wrap and pass a "below the limit" test. */
+	if (a > 0 && (a > INT64_MAX / 4 || (uint64_t)predict_alloca_bytes(w->cal, a) >=
+					       (uint64_t)(sp - mem->stack_limit))) {
 		/* The thread's stack cannot hold the curve: cap it rather than crash. */
 		mem->status = DPS_ERR_RANGE;
 		a = 0;

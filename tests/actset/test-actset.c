@@ -117,6 +117,24 @@ ParameterizedTestParameters(actset, bad_sets_are_located)
 	    {{{"1.act", "create 1\n"}}, "1.act:1:8: ", "creates itself"},
 	    {{{"1.act", "create 2\nwake 1\n"}, {"2.act", "run 1\n"}}, "1.act:2:6: ", "itself"},
 	    {{{"1.act", "create 2\n"}, {"2.act", "join 1\n"}}, "2.act:1:6: ", "root"},
+	    /* text only: a lone CR or an escape sequence is not a blank (issue 16) */
+	    {{{"1.act", "run\r5\n"}}, "1.act:1:4: ", "control character 0x0d"},
+	    {{{"1.act", "run 1\nbad\033[31mred 5\n"}}, "1.act:2:4: ", "control character 0x1b"},
+	    /* stack changes that wrapped the stub's frame computation and crashed it */
+	    {{{"1.act", "stack +140737488355328\n"}}, "1.act:1:7: ", "stack change beyond"},
+	    {{{"1.act", "stack +1000000000\nstack +100000000\n"}}, "1.act:2:7: ", "1 GiB"},
+	    {{{"1.act", "stack -140737488355328\n"}}, "1.act:1:7: ", "stack change beyond"},
+	    /* manifest gaps */
+	    {{{"manifest", "dps-manifest 1\nthread 5\n"}}, "manifest:2:8: ", "no action file"},
+	    {{{"1.act", "run 1\n"}, {"manifest", "dps-manifest 1\nroot 9223372036854775808\n"}},
+	     "manifest:2:6: ",
+	     "out of range"},
+	    {{{"1.act", "run 1\n"}, {"manifest", "dps-manifest 1\nsource \"abc\\\"\n"}},
+	     "manifest:2:8: ",
+	     "unterminated string"},
+	    {{{"1.act", "run 1\n"}, {"manifest", "dps-manifest 1\noptions \"a\033]0;x\"\n"}},
+	     "manifest:2:11: ",
+	     "control character 0x1b"},
 	};
 
 	return cr_make_param_array(struct bad_set, cases, sizeof(cases) / sizeof(cases[0]));
@@ -330,4 +348,63 @@ Test(actset, write_then_load_round_trips, .init = make_dir, .fini = remove_dir)
 		}
 		rmdir(out);
 	}
+}
+
+/*
+ * What is not a text file of reasonable size is refused before it is read (issue 16): a FIFO
+ * or /dev/zero used to hang the loader, a directory named like an action file was an I/O
+ * failure (exit 1) instead of bad input.
+ */
+static void expect_refused(const char *what, const char *msg_part)
+{
+	struct dps_actset *set = (void *)1;
+	struct dps_diag diag;
+
+	dps_diag_clear(&diag);
+	cr_assert_eq(dps_actset_load_dir(dir, &set, &diag), DPS_ERR_INVAL, "%s accepted: %s", what,
+		     diag.msg);
+	cr_assert_null(set);
+	cr_assert_not_null(strstr(diag.msg, msg_part), "%s: expected '%s' in '%s'", what, msg_part,
+			   diag.msg);
+}
+
+Test(actset, files_that_are_not_regular_are_refused, .init = make_dir, .fini = remove_dir,
+     .timeout = 20)
+{
+	char path[128];
+
+	write_files((struct file[MAX_FILES]){{"1.act", "create 2\n"}});
+	snprintf(path, sizeof(path), "%s/2.act", dir);
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	expect_refused("a FIFO", "a FIFO");
+	unlink(path);
+	cr_assert_eq(symlink("/dev/zero", path), 0);
+	expect_refused("/dev/zero", "a device");
+	unlink(path);
+	cr_assert_eq(mkdir(path, 0700), 0);
+	expect_refused("a directory", "a directory");
+	rmdir(path);
+}
+
+Test(actset, a_line_longer_than_the_limit_or_a_nul_byte_is_refused, .init = make_dir,
+     .fini = remove_dir)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/1.act", dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("run 1\n# ", f);
+	for (int i = 0; i < 5000; i++) {
+		fputc('x', f);
+	}
+	fputs("\nrun 2\n", f);
+	fclose(f);
+	expect_refused("a 5000-byte line", "1.act:2:4097: line longer than 4096 bytes");
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fwrite("run 1\nrun\0 2\n", 1, 14, f);
+	fclose(f);
+	expect_refused("a NUL byte", "1.act:2:4: unexpected control character 0x00");
 }

@@ -427,6 +427,27 @@ Test(memory, player_hook_replays_stack_actions_at_depth)
 	dps__mem_thread_end(NULL);
 }
 
+/* Regression (issue 16): a stack change bigger than the address below the stack pointer
+ * wrapped the room-left computation, passed the limit check and crashed in alloca. A table
+ * given through the API (not the parser, which refuses it) must be capped and reported. */
+Test(memory, a_stack_change_beyond_the_address_space_is_capped_not_played)
+{
+	const struct dps_action acts[] = {
+	    {.kind = DPS_ACT_STACK, .arg = (int64_t)1 << 47},
+	    {.kind = DPS_ACT_RUN, .arg = 0},
+	    {.kind = DPS_ACT_STACK, .arg = INT64_MAX},
+	};
+	struct player_ctx ctx = {.actions = acts, .n = sizeof(acts) / sizeof(acts[0])};
+
+	dps_mem_calibration_borrow();
+	ctx.mem = dps__mem_thread_begin();
+	cr_assert(ctx.mem);
+	dps__mem_set_stack_notify(ctx.mem, stack_done);
+	cr_expect_eq(dps__mem_stack_play(ctx.mem, acts, ctx.n, 0, fake_play_from, &ctx), ctx.n);
+	cr_expect_eq(dps__mem_status(ctx.mem), DPS_ERR_RANGE);
+	dps__mem_thread_end(ctx.mem);
+}
+
 Test(memory, heap_that_cannot_grow_is_reported)
 {
 	/* 32 TiB: refused by any allocator here; the stub keeps its block and says so */
