@@ -41,9 +41,10 @@ bool dps_cli_stderr_is_tty(void);
 struct dps_actset;
 
 /*
- * Loads and validates the action set in dir for command cmd; on error prints
- * "file:line:column: ..." (compiler style) and returns the exit code: DPS_EXIT_USAGE for a bad or
- * missing set, DPS_EXIT_FAILURE for I/O trouble or memory. *set is NULL then.
+ * Loads and validates the action set in dir for command cmd ("dps NAME", its argv[0]); on
+ * error prints "file:line:column: ..." (compiler style) and returns the exit code:
+ * DPS_EXIT_USAGE for a bad or missing set, DPS_EXIT_FAILURE for I/O trouble or memory. *set is
+ * NULL then.
  */
 int dps_cli_load_set(const char *cmd, const char *dir, struct dps_actset **set);
 

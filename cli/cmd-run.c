@@ -103,7 +103,7 @@ int dps_cmd_run(int argc, char **argv)
 		goto end;
 	}
 	/* Everything is loaded and validated before anything runs. */
-	ret = dps_cli_load_set("run", argv[1], &set);
+	ret = dps_cli_load_set(argv[0], argv[1], &set);
 	if (ret) {
 		goto end;
 	}

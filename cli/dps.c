@@ -52,7 +52,7 @@ int dps_cli_load_set(const char *cmd, const char *dir, struct dps_actset **set)
 	if (diag.msg[0]) {
 		fprintf(stderr, "%s\n", diag.msg);
 	} else {
-		fprintf(stderr, "dps %s: %s: cannot load the action set\n", cmd, dir);
+		fprintf(stderr, "%s: %s: cannot load the action set\n", cmd, dir);
 	}
 	/* A missing directory or a bad set is bad input; I/O trouble is a failure. */
 	return dps_cli_exit_code(status);
@@ -89,6 +89,12 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; commands[i].name; i++) {
 		if (!strcmp(argv[1], commands[i].name)) {
+			char prog[32];
+
+			/* argv[0] of a subcommand is "dps NAME": getopt's messages then start
+			 * like every other message of the command. */
+			snprintf(prog, sizeof(prog), "dps %s", commands[i].name);
+			argv[1] = prog;
 			return commands[i].fn(argc - 1, argv + 1);
 		}
 	}

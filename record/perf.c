@@ -17,25 +17,43 @@
 #include "record-internal.h"
 #include "subprocess.h"
 
-static bool tracefs_has_sched(void)
+/* 0 when the sched tracepoints are visible in tracefs, else why not: ENOENT (not mounted or
+ * no sched events) or EACCES (mounted, but only root may look: mode 700 by default). */
+static int tracefs_sched_access(void)
 {
-	return access("/sys/kernel/tracing/events/sched/sched_switch", F_OK) == 0 ||
-	       access("/sys/kernel/debug/tracing/events/sched/sched_switch", F_OK) == 0;
+	static const char *const dirs[] = {"/sys/kernel/tracing/events/sched/sched_switch",
+					   "/sys/kernel/debug/tracing/events/sched/sched_switch"};
+	int why = ENOENT;
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		if (access(dirs[i], F_OK) == 0) {
+			return 0;
+		}
+		if (errno == EACCES) {
+			why = EACCES;
+		}
+	}
+	return why;
 }
 
 /* Why perf cannot record the scheduler here, or NULL when it can (as far as we can tell). */
 const char *dps_record__perf_problem(void)
 {
+	int why;
+
 	if (!dps_subprocess_in_path("perf")) {
 		return "perf is not installed (Debian: apt-get install linux-perf)";
 	}
-	if (!tracefs_has_sched()) {
+	why = tracefs_sched_access();
+	if (why == EACCES ||
+	    (!why && geteuid() != 0 &&
+	     access("/sys/kernel/tracing/events/sched/sched_switch/id", R_OK))) {
+		return "reading the kernel's scheduler events needs root (or a tracing group with "
+		       "access to /sys/kernel/tracing and perf_event_paranoid <= -1)";
+	}
+	if (why) {
 		return "tracefs is not mounted or has no sched events (as root: mount -t tracefs "
 		       "nodev /sys/kernel/tracing)";
-	}
-	if (geteuid() != 0 && access("/sys/kernel/tracing/events/sched/sched_switch/id", R_OK)) {
-		return "reading the kernel's sched tracepoints needs root (or tracefs access and "
-		       "perf_event_paranoid <= -1)";
 	}
 	return NULL;
 }

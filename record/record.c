@@ -6,6 +6,7 @@
  * is destroyed and perf stopped.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -54,33 +55,80 @@ static char *preload_value(void)
 	return v;
 }
 
+/* Whether execvp would find name: a path that is an executable file, or a name in PATH. */
+static bool command_runnable(const char *name, struct dps_diag *diag)
+{
+	struct stat st;
+
+	if (!strchr(name, '/')) {
+		if (dps_subprocess_in_path(name)) {
+			return true;
+		}
+		dps_diag_setf(diag, "%s: command not found in PATH", name);
+		return false;
+	}
+	if (stat(name, &st)) {
+		dps_diag_setf(diag, "%s: %s", name, strerror(errno));
+		return false;
+	}
+	if (!S_ISREG(st.st_mode) || access(name, X_OK)) {
+		dps_diag_setf(diag, "%s: not an executable file", name);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Runs the command and waits for it. Its exec failing is a failure of the recording, told
+ * through a close-on-exec pipe (a command that ran and exited 127 is the command's own
+ * business): DPS_ERROR with the reason in the diagnostic.
+ */
 static enum dps_status run_command(struct recording *r)
 {
 	struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
 	char *preload = NULL;
+	int exec_pipe[2], exec_errno = 0;
+	ssize_t got;
 
 	if (r->opts->memory) {
 		preload = preload_value();
+	}
+	if (pipe2(exec_pipe, O_CLOEXEC)) {
+		dps_diag_setf(r->diag, "cannot create a pipe: %s", strerror(errno));
+		free(preload);
+		return DPS_ERROR;
 	}
 	r->child = fork();
 	if (r->child < 0) {
 		dps_diag_setf(r->diag, "cannot fork: %s", strerror(errno));
 		free(preload);
+		close(exec_pipe[0]);
+		close(exec_pipe[1]);
 		return DPS_ERROR;
 	}
 	if (r->child == 0) {
+		int e;
+
+		close(exec_pipe[0]);
 		if (preload) {
 			setenv("LD_PRELOAD", preload, 1);
 		}
 		execvp(r->opts->cmd[0], r->opts->cmd);
-		fprintf(stderr, "dps record: cannot run %s: %s\n", r->opts->cmd[0],
-			strerror(errno));
+		e = errno;
+		if (write(exec_pipe[1], &e, sizeof(e)) < 0) {
+			_exit(127);
+		}
 		_exit(127);
 	}
 	free(preload);
+	close(exec_pipe[1]);
 	/* Ctrl-C goes to the command; the trace is still finished properly. */
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
+	do {
+		got = read(exec_pipe[0], &exec_errno, sizeof(exec_errno));
+	} while (got < 0 && errno == EINTR);
+	close(exec_pipe[0]);
 	while (waitpid(r->child, &r->child_status, 0) < 0) {
 		if (errno != EINTR) {
 			break;
@@ -88,6 +136,10 @@ static enum dps_status run_command(struct recording *r)
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
+	if (got == (ssize_t)sizeof(exec_errno)) {
+		dps_diag_setf(r->diag, "cannot run %s: %s", r->opts->cmd[0], strerror(exec_errno));
+		return DPS_ERROR;
+	}
 	return DPS_OK;
 }
 
@@ -137,15 +189,14 @@ static enum dps_status choose_kernel(struct recording *r, const char **kernel_sr
 		*kernel_src = "lttng";
 	} else if (!(why = dps_record__perf_problem())) {
 		*kernel_src = "perf";
-	} else if (o->kernel == DPS_RECORD_KERNEL_ON) {
-		dps_diag_setf(r->diag, "--kernel: the LTTng kernel tracer is not available and %s",
+	} else {
+		/* A UST-only trace of a real program cannot tell running from blocked time: it
+		 * is asked for by name (--no-kernel), never handed out as a success by default. */
+		dps_diag_setf(r->diag,
+			      "no kernel scheduling events: the LTTng kernel tracer is not "
+			      "available and %s; --no-kernel records UST only",
 			      why);
 		return DPS_ERROR;
-	} else {
-		fprintf(stderr,
-			"dps record: warning: no kernel scheduling events (the LTTng kernel "
-			"tracer is not available and %s); recording UST only\n",
-			why);
 	}
 	return DPS_OK;
 }
@@ -168,6 +219,11 @@ enum dps_status dps_record_run(const struct dps_record_options *opts,
 	}
 	if (opts->memory && !opts->ust) {
 		dps_diag_setf(diag, "--memory needs UST (drop --no-ust)");
+		return DPS_ERR_INVAL;
+	}
+	/* The command exists, before anything is created (a missing one used to leave a
+	 * trace of nothing and exit 0). */
+	if (!command_runnable(opts->cmd[0], diag)) {
 		return DPS_ERR_INVAL;
 	}
 	/* What can be recorded here, before creating anything. */

@@ -144,6 +144,50 @@ static void original_selection(const struct replay *rp, struct analyzer_options 
 	a->progress = !o->quiet;
 }
 
+/*
+ * The what-if knobs, checked by the stub's own parser (dps_main_parse_args) so the replay
+ * refuses what the stub would refuse, before it is built and run. Against the set's thread
+ * ids when there is a set; before (set NULL), against the ids the knobs name, so that only
+ * the values are checked. DPS_ERR_INVAL when the stub would say no (its message printed).
+ */
+static enum dps_status check_knobs(struct replay *rp, const struct dps_actset *set)
+{
+	const char *const *k = rp->opts->stub_args;
+	GPtrArray *argv = g_ptr_array_new();
+	GArray *threads = g_array_new(FALSE, TRUE, sizeof(struct dps_thread_desc));
+	struct dps_program prog = {0};
+	struct dps_config cfg;
+	struct dps_play_options po;
+	enum dps_status st = DPS_OK;
+
+	g_ptr_array_add(argv, (gpointer) "dps replay");
+	for (size_t i = 0; k && k[i]; i++) {
+		g_ptr_array_add(argv, (gpointer)k[i]);
+		if (!set && i > 0 && strstr(k[i - 1], "thread")) {
+			struct dps_thread_desc d = {.id = g_ascii_strtoull(k[i], NULL, 10)};
+
+			g_array_append_val(threads, d);
+		}
+	}
+	for (size_t t = 0; set && t < set->n_threads; t++) {
+		struct dps_thread_desc d = {.id = set->threads[t].id};
+
+		g_array_append_val(threads, d);
+	}
+	prog.threads = (const struct dps_thread_desc *)threads->data;
+	prog.n_threads = threads->len;
+	if (dps_main_parse_args((int)argv->len, (char **)argv->pdata, &prog, &cfg, &po)) {
+		dps_diag_setf(rp->diag, "a what-if option is not valid for %s (see above)",
+			      set ? "this action set" : "a stub");
+		st = DPS_ERR_INVAL;
+	} else {
+		dps_main_args_fini(&po);
+	}
+	g_array_free(threads, TRUE);
+	g_ptr_array_free(argv, TRUE);
+	return st;
+}
+
 /* 2. The action set: the analysis of the trace, or the user's (edited) set. */
 static enum dps_status analyze(struct replay *rp)
 {
@@ -163,7 +207,11 @@ static enum dps_status analyze(struct replay *rp)
 			return st;
 		}
 		rp->root_tid = set->threads[set->root].tid;
+		st = check_knobs(rp, set);
 		dps_actset_destroy(set);
+		if (st) {
+			return st;
+		}
 		if (o->pid < 0 && o->tid < 0 && !o->comm && rp->root_tid < 0) {
 			dps_diag_setf(
 			    rp->diag,
@@ -209,9 +257,14 @@ static enum dps_status build(struct replay *rp)
 	if (st) {
 		return st;
 	}
+	st = check_knobs(rp, set);
+	if (st) {
+		goto end;
+	}
 	if (simgen_build(set, &g, &b, rp->res->stub, rp->diag)) {
 		st = DPS_ERROR;
 	}
+end:
 	dps_actset_destroy(set);
 	return st;
 }
@@ -344,6 +397,10 @@ enum dps_status dps_replay_run(const struct dps_replay_options *opts,
 				      opts->mode);
 			return DPS_ERR_INVAL;
 		}
+	}
+	st = check_knobs(&rp, NULL);
+	if (st) {
+		return st;
 	}
 	/* A trace not made by dps record needs a selection: said before any work. */
 	if (!opts->set && opts->pid < 0 && opts->tid < 0 && !opts->comm) {
