@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The failure paths of every subcommand, one table (issue 16): each row runs `dps` with
+ * arguments that must fail and checks the exit code (1 a run-time failure, 2 bad usage or bad
+ * input: doc/), a piece of the message on stderr, and, where a row names one, a path that
+ * must not exist afterwards (the option was refused before any work started).
+ *
+ * In arguments, @SET@ is a valid action set, @TRACE@ a real trace (tests/data), @XZ@ the
+ * bundled trace, @TMP@ a fresh directory of the row's own.
+ */
+#include <stdbool.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <glib.h>
+
+#include "dps-test.h"
+
+#define MAX_ARGS 10
+
+struct failure {
+	const char *args[MAX_ARGS]; /* after "dps" */
+	int code;
+	const char *message;	/* a piece of stderr */
+	const char *not_made;	/* a path that must not exist afterwards, or NULL */
+	bool as_nobody;		/* run as an unprivileged user (skipped when we are not root) */
+};
+
+static const struct failure failures[] = {
+    /* the command itself */
+    {{NULL}, 2, "Usage: dps COMMAND"},
+    {{"bogus"}, 2, "unknown command 'bogus'"},
+    /* gen */
+    {{"gen"}, 2, "expected exactly one action-set directory"},
+    {{"gen", "@SET@", "--bogus"}, 2, "dps gen: unrecognized option '--bogus'"},
+    {{"gen", "/nonexistent/set", "-o", "@TMP@/x.c"}, 2, "/nonexistent/set", "@TMP@/x.c"},
+    {{"gen", "@SET@", "-o", "/nonexistent/dir/x.c"}, 1, "/nonexistent/dir/x.c"},
+    /* build */
+    {{"build", "/nonexistent/set", "-o", "@TMP@/stub"}, 2, "/nonexistent/set", "@TMP@/stub"},
+    {{"build", "@TMP@", "-o", "@TMP@/stub"}, 2, "no thread", "@TMP@/stub"},
+    {{"build", "@SET@", "-o", "/nonexistent/dir/stub"}, 1, "/nonexistent/dir/stub"},
+    /* calibrate */
+    {{"calibrate", "--bogus"}, 2, "dps calibrate: unexpected argument '--bogus'"},
+    {{"calibrate", "-o", "/nonexistent/dir/x.cal"}, 1, "/nonexistent/dir/x.cal"},
+    /* run */
+    {{"run", "/nonexistent/set"}, 2, "/nonexistent/set"},
+    {{"run", "@SET@", "--mode", "bogus"}, 2, "--mode: expected work, cpu or wall, got 'bogus'"},
+    {{"run", "@SET@", "--scale", "-1"}, 2, "--scale: expected a non-negative number"},
+    {{"run", "@SET@", "--scale=nan"}, 2, "--scale: expected a non-negative number"},
+    {{"run", "@SET@", "--thread-scale", "99999=0.5"}, 2, "no thread with id 99999"},
+    {{"run", "@SET@", "--calibration", "/nonexistent/x.cal"}, 2, "/nonexistent/x.cal"},
+    {{"run", "@SET@", "--bogus"}, 2, "unknown option '--bogus'"},
+    /* analyze */
+    {{"analyze"}, 2, "expected one or more trace directories"},
+    {{"analyze", "/nonexistent/trace"}, 2, "/nonexistent/trace: cannot read the trace"},
+    {{"analyze", "@TRACE@", "--pid", "999999", "-o", "@TMP@/set"},
+     2,
+     "the selection matches no thread",
+     "@TMP@/set"},
+    {{"analyze", "@TRACE@", "--min-block", "nan"}, 2, "--min-block: expected a duration"},
+    {{"analyze", "@TRACE@", "--min-block", "-5"}, 2, "--min-block: expected a duration"},
+    {{"analyze", "@TRACE@", "--pid", "x"}, 2, "--pid"},
+    /* compare */
+    {{"compare"}, 2, "expected two inputs"},
+    {{"compare", "@SET@", "/nonexistent/set"}, 2, "/nonexistent/set"},
+    {{"compare", "@SET@", "@SET@", "--threshold", "abc"}, 2, "--threshold"},
+    {{"compare", "@SET@", "@SET@", "--html", "/nonexistent/dir/r.html"},
+     1,
+     "/nonexistent/dir/r.html"},
+    /* replay: refused before the output directory is made */
+    {{"replay"}, 2, "expected one TRACE directory"},
+    {{"replay", "@XZ@", "--comm", "xz", "--mode", "bogus", "-o", "@TMP@/out"},
+     2,
+     "--mode: expected work, cpu or wall",
+     "@TMP@/out"},
+    {{"replay", "@XZ@", "--comm", "xz", "--scale", "x", "-o", "@TMP@/out"},
+     2,
+     "--scale: expected a non-negative number, got 'x'",
+     "@TMP@/out"},
+    {{"replay", "@XZ@", "--comm", "xz", "--thread-scale", "5=x", "-o", "@TMP@/out"},
+     2,
+     "--thread-scale",
+     "@TMP@/out"},
+    {{"replay", "@TRACE@", "-o", "@TMP@/out"}, 2, "no selection", "@TMP@/out"},
+    {{"replay", "@XZ@", "--comm", "xz", "--min-block", "x", "-o", "@TMP@/out"},
+     2,
+     "--min-block",
+     "@TMP@/out"},
+    /* record: refused before the trace directory is made */
+    {{"record"}, 2, "expected a command to run after --"},
+    {{"record", "-o", "@TMP@/t", "--", "nosuchcommand-dps"},
+     2,
+     "nosuchcommand-dps: command not found",
+     "@TMP@/t"},
+    {{"record", "-o", "@TMP@/t", "--", "/etc/passwd"}, 2, "not an executable file", "@TMP@/t"},
+    {{"record", "--no-ust", "--no-kernel", "-o", "@TMP@/t", "--", "true"},
+     2,
+     "nothing to record",
+     "@TMP@/t"},
+    {{"record", "-o", "/nonexistent/dir/t", "--", "true"}, 1, "/nonexistent/dir/t"},
+    {{"record", "--no-ust", "-o", "@TMP@/t", "--", "true"},
+     1,
+     "needs root",
+     "@TMP@/t",
+     .as_nobody = true},
+};
+
+ParameterizedTestParameters(cli, failures_exit_with_their_code_and_say_why)
+{
+	size_t n = sizeof(failures) / sizeof(failures[0]);
+	static size_t rows[sizeof(failures) / sizeof(failures[0])];
+
+	for (size_t i = 0; i < n; i++) {
+		rows[i] = i;
+	}
+	return cr_make_param_array(size_t, rows, n);
+}
+
+/* arg with its placeholders replaced (g_free). */
+static char *expand(const char *arg, const char *tmp)
+{
+	const char *const from[] = {"@SET@", "@TRACE@", "@XZ@", "@TMP@"};
+	char *to[4], *out = g_strdup(arg);
+
+	to[0] = dps_test_strf("%s/tests/compare/sets/base", dps_test_source_dir());
+	to[1] = dps_test_strf("%s/traces/ls-ust", dps_test_data_dir());
+	to[2] = dps_test_strf("%s/examples/traces/xz-T2", dps_test_source_dir());
+	to[3] = g_strdup(tmp);
+	for (size_t i = 0; i < 4; i++) {
+		char **parts = g_strsplit(out, from[i], -1);
+
+		g_free(out);
+		out = g_strjoinv(to[i], parts);
+		g_strfreev(parts);
+		g_free(to[i]);
+	}
+	return out;
+}
+
+ParameterizedTest(size_t *row, cli, failures_exit_with_their_code_and_say_why, .timeout = 120)
+{
+	const struct failure *f = &failures[*row];
+	char *tmp = dps_test_mkdtemp("cli");
+	GPtrArray *argv = g_ptr_array_new_with_free_func(g_free);
+	struct dps_test_run run;
+	GString *line = g_string_new("dps");
+
+	if (f->as_nobody) {
+		if (geteuid() != 0) {
+			dps_test_rmtree(tmp);
+			cr_skip_test("needs root to drop to an unprivileged user");
+		}
+		/* the unprivileged user must be able to look for its output's parent */
+		chmod(tmp, 0777);
+		g_ptr_array_add(argv, g_strdup("setpriv"));
+		g_ptr_array_add(argv, g_strdup("--reuid=65534"));
+		g_ptr_array_add(argv, g_strdup("--regid=65534"));
+		g_ptr_array_add(argv, g_strdup("--clear-groups"));
+	}
+	g_ptr_array_add(argv, g_strdup(dps_test_bin()));
+	for (size_t i = 0; i < MAX_ARGS && f->args[i]; i++) {
+		g_ptr_array_add(argv, expand(f->args[i], tmp));
+		g_string_append_printf(line, " %s", f->args[i]);
+	}
+	g_ptr_array_add(argv, NULL);
+	run = dps_test_run(NULL, (const char *const *)argv->pdata, NULL);
+	cr_expect_eq(run.status, f->code, "%s: exit %d, want %d; stderr:\n%s", line->str,
+		     run.status, f->code, run.err);
+	cr_expect_not_null(strstr(run.err, f->message), "%s: stderr lacks '%s':\n%s", line->str,
+			   f->message, run.err);
+	if (f->not_made) {
+		char *path = expand(f->not_made, tmp);
+		struct stat st;
+
+		cr_expect_neq(stat(path, &st), 0, "%s: %s was made: work started before the "
+						  "error",
+			      line->str, f->not_made);
+		g_free(path);
+	}
+	dps_test_run_fini(&run);
+	g_string_free(line, TRUE);
+	g_ptr_array_free(argv, TRUE);
+	dps_test_rmtree(tmp);
+}
