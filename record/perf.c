@@ -45,9 +45,8 @@ const char *dps_record__perf_problem(void)
 		return "perf is not installed (Debian: apt-get install linux-perf)";
 	}
 	why = tracefs_sched_access();
-	if (why == EACCES ||
-	    (!why && geteuid() != 0 &&
-	     access("/sys/kernel/tracing/events/sched/sched_switch/id", R_OK))) {
+	if (why == EACCES || (!why && geteuid() != 0 &&
+			      access("/sys/kernel/tracing/events/sched/sched_switch/id", R_OK))) {
 		return "reading the kernel's scheduler events needs root (or a tracing group with "
 		       "access to /sys/kernel/tracing and perf_event_paranoid <= -1)";
 	}
