@@ -11,6 +11,7 @@
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -18,6 +19,31 @@
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int a_holds;
+
+static atomic_int b_tid;
+
+/* Whether worker-b sleeps (state S in /proc/self/task/TID/stat) after announcing itself. */
+static int b_blocked(void)
+{
+	char path[64], buf[256], *close_paren;
+	int tid = atomic_load(&b_tid), ok = 0;
+	FILE *f;
+
+	if (!tid) {
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f) {
+		return 0;
+	}
+	if (fgets(buf, sizeof(buf), f) && (close_paren = strrchr(buf, ')')) &&
+	    close_paren[1] == ' ') {
+		ok = close_paren[2] == 'S';
+	}
+	fclose(f);
+	return ok;
+}
 
 static long cpu_us(void)
 {
@@ -53,12 +79,19 @@ static void *worker(void *arg)
 		pthread_mutex_lock(&m);
 		atomic_store(&a_holds, 1);
 		run_ms(10);
+		/* B must have blocked on M: on a loaded machine B's polling sleep can outlast
+		 * the 10 ms, and then B never waits. Its state in /proc says when it sleeps in
+		 * the lock (it sleeps nowhere else once b_tid is set). */
+		while (!b_blocked()) {
+			usleep(200);
+		}
 		pthread_mutex_unlock(&m);
 		free(p);
 	} else {
 		while (!atomic_load(&a_holds)) {
 			usleep(500);
 		}
+		atomic_store(&b_tid, gettid());
 		pthread_mutex_lock(&m);
 		run_ms(10);
 		pthread_mutex_unlock(&m);

@@ -24,9 +24,9 @@
 struct failure {
 	const char *args[MAX_ARGS]; /* after "dps" */
 	int code;
-	const char *message;	/* a piece of stderr */
-	const char *not_made;	/* a path that must not exist afterwards, or NULL */
-	bool as_nobody;		/* run as an unprivileged user (skipped when we are not root) */
+	const char *message;  /* a piece of stderr */
+	const char *not_made; /* a path that must not exist afterwards, or NULL */
+	bool as_nobody;	      /* run as an unprivileged user (skipped when we are not root) */
 };
 
 static const struct failure failures[] = {
@@ -175,8 +175,9 @@ ParameterizedTest(size_t *row, cli, failures_exit_with_their_code_and_say_why, .
 		char *path = expand(f->not_made, tmp);
 		struct stat st;
 
-		cr_expect_neq(stat(path, &st), 0, "%s: %s was made: work started before the "
-						  "error",
+		cr_expect_neq(stat(path, &st), 0,
+			      "%s: %s was made: work started before the "
+			      "error",
 			      line->str, f->not_made);
 		g_free(path);
 	}

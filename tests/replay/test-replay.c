@@ -115,8 +115,17 @@ Test(replay, action_set_round_trips_through_a_traced_run, .init = setup, .fini =
 	/* Each thread burns the CPU time its runs ask for (cpu mode). */
 	cr_expect_leq(res->thread_cpu_err_max_pct, 15.0, "per-thread CPU error up to %.1f %%",
 		      res->thread_cpu_err_max_pct);
-	/* The ideal-machine makespan (60 ms) stretches only by contention on 2 cores. */
-	cr_expect_leq(res->makespan_err_pct, 60.0, "makespan error %.1f %%", res->makespan_err_pct);
+	/* The replay keeps the set's order: the waits and sleeps make the ideal-machine
+	 * makespan (60 ms) the shortest it can be, so a replay much faster than that skipped
+	 * a dependency. How much longer it is depends on the machine's load (a busy core
+	 * halves what the replay gets): a loose bound only, the fidelity figures are
+	 * bench/fidelity.sh's. */
+	cr_expect_geq(res->makespan_err_pct, -10.0,
+		      "makespan error %.1f %%: shorter than the "
+		      "set's dependencies allow",
+		      res->makespan_err_pct);
+	cr_expect_leq(res->makespan_err_pct, 400.0, "makespan error %.1f %%",
+		      res->makespan_err_pct);
 
 	compare_result_destroy(res);
 	analyzer_result_destroy(orig);
@@ -192,7 +201,8 @@ Test(replay, a_bad_mode_is_refused_before_any_work, .init = setup, .fini = teard
 	cr_expect_neq(stat(out, &st), 0, "%s was created for a replay that could not start", out);
 }
 
-/* A stub that fails fails the replay (it once exited 0 with a 99 % fidelity error), and
+/* A what-if knob the stub would refuse fails the replay before the stub is built (it once
+ * exited 0 with a 99 % fidelity error, then 1 after building and running the stub), and
  * --scale=2 reaches the stub as --scale 2 (it once passed the wrong argument). */
 Test(replay, the_stub_gets_the_knobs_and_its_failure_fails_the_replay, .init = setup,
      .fini = teardown, .timeout = 600)
@@ -208,8 +218,11 @@ Test(replay, the_stub_gets_the_knobs_and_its_failure_fails_the_replay, .init = s
 	cr_expect_eq(run("'%s' replay -q '%s/examples/traces/xz-T2' --thread-scale 99999=0.5 "
 			 "--calibration '%s' -o '%s' > '%s.log' 2>&1",
 			 dps, src, cal, out, out),
-		     1);
-	cr_expect_eq(run("grep -q 'the stub failed' '%s.log'", out), 0);
+		     2);
+	cr_expect_eq(run("grep -q 'no thread with id 99999' '%s.log'", out), 0);
+	snprintf(cal, sizeof(cal), "%s/bad-knob/dps-stub", tmpdir);
+	cr_expect_neq(access(cal, F_OK), 0, "the stub was built for a knob it refuses");
+	snprintf(cal, sizeof(cal), "%s/cal", tmpdir);
 	snprintf(out, sizeof(out), "%s/scale", tmpdir);
 	cr_expect_eq(run("'%s' replay -q '%s/examples/traces/xz-T2' --scale=2 --calibration '%s' "
 			 "-o '%s' > '%s.log' 2>&1",
@@ -217,4 +230,18 @@ Test(replay, the_stub_gets_the_knobs_and_its_failure_fails_the_replay, .init = s
 		     0);
 	cr_expect_eq(run("grep -q -- '--scale 2$' '%s/sim-trace/record.info'", out), 0,
 		     "the stub did not get --scale 2");
+	/* A stub that fails while it plays fails the replay: a stack curve the parser accepts
+	 * (under 1 GiB) but no thread stack holds, which the player caps and reports. */
+	snprintf(out, sizeof(out), "%s/deep-set", tmpdir);
+	cr_assert_eq(mkdir(out, 0755), 0);
+	cr_assert_eq(run("printf 'stack +900000000\\nrun 100\\nstack -900000000\\n' > "
+			 "'%s/1.act'",
+			 out),
+		     0);
+	snprintf(out, sizeof(out), "%s/deep", tmpdir);
+	cr_expect_eq(run("'%s' replay -q '%s/examples/traces/xz-T2' --comm xz --set '%s-set' "
+			 "--calibration '%s' -o '%s' > '%s.log' 2>&1",
+			 dps, src, out, cal, out, out),
+		     1);
+	cr_expect_eq(run("grep -q 'the stub failed' '%s.log'", out), 0);
 }
