@@ -141,7 +141,9 @@ Test(player, wait_blocks_until_the_wake)
  * whose runs are interleaved with a thousand synchronizations still consumes the sum of its
  * runs — not that plus the player's overhead (the pigz case of bench/fidelity.sh).
  */
-Test(player, cpu_mode_absorbs_synchronization_costs_in_the_thread_budget)
+/* Plays the ping-pong of the test below with runs of run_ns each; returns the larger of the
+ * two threads' CPU times. */
+static double play_ping_pong(int64_t run_ns)
 {
 	enum { N = 1000 };
 	static struct dps_action a0[3 + 3 * N], a1[3 * N];
@@ -149,49 +151,74 @@ Test(player, cpu_mode_absorbs_synchronization_costs_in_the_thread_budget)
 	struct dps_program prog = {.threads = th, .n_threads = 2, .root = 0};
 	struct dps_play_result r;
 	size_t n0 = 0, n1 = 0;
-	double want_ns = N * 20.0 * US;
+	double worst = 0;
 
-	/* Ping-pong: each side runs 20 us, wakes the other and waits for it (a few us each). */
+	/* Ping-pong: each side runs, wakes the other and waits for it (a few us each). */
 	a0[n0++] = (struct dps_action)ACT(CREATE, 1);
 	for (int i = 0; i < N; i++) {
-		a0[n0++] = (struct dps_action)ACT(RUN, 20 * US);
+		a0[n0++] = (struct dps_action)ACT(RUN, run_ns);
 		a0[n0++] = (struct dps_action)ACT(WAKE, 1);
 		a0[n0++] = (struct dps_action)ACT(WAIT, 1);
 		a1[n1++] = (struct dps_action)ACT(WAIT, 0);
-		a1[n1++] = (struct dps_action)ACT(RUN, 20 * US);
+		a1[n1++] = (struct dps_action)ACT(RUN, run_ns);
 		a1[n1++] = (struct dps_action)ACT(WAKE, 0);
 	}
 	a0[n0++] = (struct dps_action)ACT(JOIN, 1);
 	th[0] = (struct dps_thread_desc){.id = 20, .actions = a0, .n_actions = n0};
 	th[1] = (struct dps_thread_desc){.id = 21, .actions = a1, .n_actions = n1};
-	opts.mode = DPS_RUN_CPU;
-	/* Best of 3 attempts (a VM's CPU clock counts stolen time); without the budget every
-	 * attempt is ~8 % over. */
-	double best = 1e18;
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
+	for (int t = 0; t < 2; t++) {
+		double cpu = (double)r.threads[t].cpu_ns;
 
-	for (int attempt = 0; attempt < 3 && best > want_ns * 1.15 + 500.0 * US; attempt++) {
+		/* Never below the budget: the last run ends on it. */
+		cr_expect_geq(cpu, N * (double)run_ns * 0.995,
+			      "thread %d: %.0f ns of CPU, want %.0f", t, cpu, N * (double)run_ns);
+		worst = cpu > worst ? cpu : worst;
+	}
+	dps_play_result_fini(&r);
+	return worst;
+}
+
+/*
+ * cpu mode plays each thread against a CPU budget: the costs of the replay's own wait/wake
+ * (system calls, context switches, tracepoints) come out of the following runs, so a thread
+ * whose runs are interleaved with a thousand synchronizations still consumes the sum of its
+ * runs — not that plus the player's overhead (the pigz case of bench/fidelity.sh).
+ *
+ * What the synchronizations cost depends on the machine and its load (on a loaded VM a
+ * round trip can cost more than a 20 us run, which no budget can absorb), so it is measured
+ * in the same attempt: the same ping-pong with empty runs (S). Without the budget a thread
+ * would use the runs' sum plus S; with it, at most the larger of the two plus what follows
+ * the last run (a wake and, for the root, the join: 300 us is plenty). The check: at least
+ * half of S absorbed.
+ */
+Test(player, cpu_mode_absorbs_synchronization_costs_in_the_thread_budget, .timeout = 60)
+{
+	double want_ns = 1000 * 20.0 * US, sync_ns = 0, got_ns = 0;
+	bool absorbed = false;
+
+	opts.mode = DPS_RUN_CPU;
+	for (int attempt = 0; attempt < 3 && !absorbed; attempt++) {
 		struct timespec pause = {.tv_sec = 0, .tv_nsec = 200000000};
-		double worst = 0;
 
 		nanosleep(&pause, NULL);
-		cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
-		for (int t = 0; t < 2; t++) {
-			double cpu = (double)r.threads[t].cpu_ns;
+		double after;
 
-			/* Never below the budget: the last run ends on it. */
-			cr_expect_geq(cpu, want_ns * 0.995, "thread %d: %.0f ns of CPU, want %.0f",
-				      t, cpu, want_ns);
-			worst = cpu > worst ? cpu : worst;
+		/* S before and after, the smaller kept: a noisy S must not excuse a run. */
+		sync_ns = play_ping_pong(0);
+		got_ns = play_ping_pong(20 * US);
+		after = play_ping_pong(0);
+		sync_ns = after < sync_ns ? after : sync_ns;
+		absorbed = got_ns <= want_ns + sync_ns / 2 + 300.0 * US;
+		if (getenv("DPS_TEST_VERBOSE")) {
+			fprintf(stderr, "runs %.0f us, sync alone %.0f us, both %.0f us\n",
+				want_ns / US, sync_ns / US, got_ns / US);
 		}
-		dps_play_result_fini(&r);
-		best = worst < best ? worst : best;
 	}
-	/* Above the budget by what follows the last run (a wake and, for the root, the join),
-	 * not by N synchronizations' worth. Loose: right after other tests' tracing sessions a
-	 * wait/wake round trip can cost more than a 20 us run, which no budget can absorb; the
-	 * mechanism itself is pinned by psf/a_budgeted_run_ends_on_the_thread_cpu_target. */
-	cr_expect_leq(best, want_ns * 1.15 + 500.0 * US, "%.0f ns of CPU, want %.0f", best,
-		      want_ns);
+	cr_expect(absorbed,
+		  "%.0f ns of CPU for %.0f ns of runs and %.0f ns of synchronization alone: the "
+		  "synchronization was not taken from the runs",
+		  got_ns, want_ns, sync_ns);
 }
 
 Test(player, wakes_are_counted_per_pair)
