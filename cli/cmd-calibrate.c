@@ -7,6 +7,7 @@
 #include <dps/dps.h>
 
 #include "cli.h"
+#include "machine-load.h"
 
 static void print_help(FILE *out)
 {
@@ -105,13 +106,21 @@ int dps_cmd_calibrate(int argc, char **argv)
 	} else if (ret == DPS_EXIT_OK && memory) {
 		ret = calibrate_memory(output, quick);
 	} else if (ret == DPS_EXIT_OK) {
+		struct dps_load_sample before = dps_load_sample_take(), after;
+		uint64_t cpu0 = dps_load_self_cpu_ns();
+		struct dps_load load;
+
 		ret = dps_calibration_measure(&cal, quick);
+		after = dps_load_sample_take();
+		load = dps_load_between(&before, &after, dps_load_self_cpu_ns() - cpu0);
 		if (ret) {
 			fprintf(stderr, "dps calibrate: measurement failed: %s\n",
 				dps_status_string(ret));
 			ret = DPS_EXIT_FAILURE;
 		} else {
 			ret = write_calibration(&cal, output);
+			dps_load_warn_calibration(stderr, "dps calibrate", cal.work_spread_pct,
+						  &load);
 		}
 	}
 	return ret;

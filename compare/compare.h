@@ -20,6 +20,7 @@
 #include "actset.h"
 #include "analyzer.h"
 #include "diag.h"
+#include "machine-load.h"
 
 #define COMPARE_NO_THREAD SIZE_MAX
 /* `dps compare --json` (doc/compare.md, "JSON"). */
@@ -98,6 +99,9 @@ struct compare_side_info {
 			 * COMPARE_NO_THREAD for an excluded thread */
 	bool *excluded; /* owned: per thread, dropped by compare_options */
 	size_t n_excluded;
+	/* How busy the machine was while the run was recorded (a dps record trace's
+	 * record.info); load.known is false for sets and other traces. */
+	struct dps_load load;
 };
 
 struct compare_result {
@@ -118,6 +122,9 @@ struct compare_result {
 
 	bool has_mem;		      /* both sides carry memory samples */
 	struct compare_mem_error mem; /* over every matched thread's points */
+	/* A side was recorded on a busy machine (dps_load_is_noisy): its timings, and so the
+	 * errors above, include the machine's noise. Said next to the errors. */
+	bool under_load;
 };
 
 /* What to leave out of a comparison (compare_options_default: lttng-ust's threads). */

@@ -242,6 +242,18 @@ static void write_summary(const struct compare_result *res, FILE *out)
 		"fidelity error %.2f %% (the larger of the CPU and makespan errors; "
 		"0 = identical)\n",
 		res->fidelity_err_pct);
+	for (int s = 0; s < 2; s++) {
+		const struct dps_load *l = &res->side[s].load;
+
+		if (dps_load_is_noisy(l)) {
+			fprintf(out,
+				"UNDER LOAD the %s run was recorded on a busy machine: other "
+				"processes used %.0f %% of the %d CPUs, steal %.1f %% (quiet: "
+				"below %.0f %% and %.0f %%); the errors above include that noise\n",
+				s ? "simulated" : "original", l->others_pct, l->cpus, l->steal_pct,
+				DPS_LOAD_OTHERS_PCT_MAX, DPS_LOAD_STEAL_PCT_MAX);
+		}
+	}
 }
 
 enum dps_status compare_write_text(const struct compare_result *res, FILE *out, bool all_rows)
@@ -374,6 +386,24 @@ static void json_side(FILE *out, const struct compare_result *res, int s)
 		si->origin_ns, si->makespan_ns, si->cpu_total_ns, si->has_mem ? "true" : "false");
 }
 
+/* The machine's load while a side was recorded, or null when unknown. */
+static void json_load(FILE *out, const struct dps_load *l)
+{
+	if (!l->known) {
+		fputs("null", out);
+		return;
+	}
+	fprintf(out, "{\"cpus\": %d, \"wall_s\": ", l->cpus);
+	dps_json_double(out, l->wall_s);
+	fputs(", \"own_pct\": ", out);
+	dps_json_double(out, l->own_pct);
+	fputs(", \"others_pct\": ", out);
+	dps_json_double(out, l->others_pct);
+	fputs(", \"steal_pct\": ", out);
+	dps_json_double(out, l->steal_pct);
+	fprintf(out, ", \"noisy\": %s}", dps_load_is_noisy(l) ? "true" : "false");
+}
+
 enum dps_status compare_write_json(const struct compare_result *res, FILE *out)
 {
 	fprintf(out, "{\n  \"schema\": \"%s\",\n", COMPARE_JSON_SCHEMA);
@@ -398,6 +428,12 @@ enum dps_status compare_write_json(const struct compare_result *res, FILE *out)
 	dps_json_double(out, res->thread_cpu_err_max_pct);
 	fputs("},\n    \"fidelity_err_pct\": ", out);
 	dps_json_double(out, res->fidelity_err_pct);
+	fprintf(out, ",\n    \"under_load\": %s, \"load\": {\"orig\": ",
+		res->under_load ? "true" : "false");
+	json_load(out, &res->side[0].load);
+	fputs(", \"sim\": ", out);
+	json_load(out, &res->side[1].load);
+	fputs("}", out);
 	fputs(",\n    \"memory\": ", out);
 	if (res->has_mem) {
 		json_mem(out, &res->mem);

@@ -37,6 +37,7 @@ void dps_record__write_info(const struct recording *r, const char *kernel_src)
 	}
 	fprintf(f, "kernel %s\nust %s\nmemory %s\n", kernel_src, r->opts->ust ? "yes" : "no",
 		r->opts->memory ? "yes" : "no");
+	dps_record__write_load(r, f);
 	if (fclose(f)) {
 		fprintf(stderr, "dps record: warning: cannot write %s: %s\n", path,
 			strerror(errno));

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -55,6 +56,11 @@ static char *preload_value(void)
 	return v;
 }
 
+static uint64_t timeval_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000u + (uint64_t)tv->tv_usec * 1000u;
+}
+
 /* Whether execvp would find name: a path that is an executable file, or a name in PATH. */
 static bool command_runnable(const char *name, struct dps_diag *diag)
 {
@@ -88,6 +94,8 @@ static enum dps_status run_command(struct recording *r)
 	struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
 	char *preload = NULL;
 	int exec_pipe[2], exec_errno = 0;
+	struct dps_load_sample before, after;
+	struct rusage ru = {0};
 	ssize_t got;
 
 	if (r->opts->memory) {
@@ -125,15 +133,19 @@ static enum dps_status run_command(struct recording *r)
 	/* Ctrl-C goes to the command; the trace is still finished properly. */
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
+	before = dps_load_sample_take();
 	do {
 		got = read(exec_pipe[0], &exec_errno, sizeof(exec_errno));
 	} while (got < 0 && errno == EINTR);
 	close(exec_pipe[0]);
-	while (waitpid(r->child, &r->child_status, 0) < 0) {
+	while (wait4(r->child, &r->child_status, 0, &ru) < 0) {
 		if (errno != EINTR) {
 			break;
 		}
 	}
+	after = dps_load_sample_take();
+	r->load =
+	    dps_load_between(&before, &after, timeval_ns(&ru.ru_utime) + timeval_ns(&ru.ru_stime));
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 	if (got == (ssize_t)sizeof(exec_errno)) {
@@ -269,6 +281,12 @@ enum dps_status dps_record_run(const struct dps_record_options *opts,
 		goto end;
 	}
 	dps_record__write_info(&r, kernel_src);
+	if (dps_load_is_noisy(&r.load)) {
+		fprintf(stderr,
+			"dps record: note: the machine was busy while %s ran (other processes "
+			"used %.0f %% of the %d CPUs, steal %.1f %%): its timings include that\n",
+			opts->cmd[0], r.load.others_pct, r.load.cpus, r.load.steal_pct);
+	}
 	if (WIFEXITED(r.child_status) && WEXITSTATUS(r.child_status)) {
 		fprintf(stderr, "dps record: warning: %s exited with status %d\n", opts->cmd[0],
 			WEXITSTATUS(r.child_status));

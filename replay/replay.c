@@ -25,6 +25,7 @@
 #include "actset.h"
 #include "analyzer.h"
 #include "compare.h"
+#include "machine-load.h"
 #include "replay.h"
 #include "simgen.h"
 
@@ -98,6 +99,9 @@ static enum dps_status make_outdir(struct replay *rp)
 static enum dps_status calibrate(struct replay *rp)
 {
 	struct dps_calibration cal;
+	struct dps_load_sample before, after;
+	struct dps_load load;
+	uint64_t cpu0;
 	char err[512];
 	enum dps_status st;
 
@@ -107,7 +111,11 @@ static enum dps_status calibrate(struct replay *rp)
 		return DPS_OK;
 	}
 	banner(rp, 1, "calibrating this machine");
+	before = dps_load_sample_take();
+	cpu0 = dps_load_self_cpu_ns();
 	st = dps_calibration_measure(&cal, false);
+	after = dps_load_sample_take();
+	load = dps_load_between(&before, &after, dps_load_self_cpu_ns() - cpu0);
 	if (!st) {
 		st = dps_calibration_save(&cal, rp->res->calibration, err, sizeof(err));
 		if (st) {
@@ -119,6 +127,9 @@ static enum dps_status calibrate(struct replay *rp)
 	if (!st && !rp->opts->quiet) {
 		fprintf(stderr, "dps replay: %.3f loops/us (spread %.2f %%), wrote %s\n",
 			cal.work_loops_per_us, cal.work_spread_pct, rp->res->calibration);
+	}
+	if (!st) {
+		dps_load_warn_calibration(stderr, "dps replay", cal.work_spread_pct, &load);
 	}
 	rp->calibration = rp->res->calibration;
 	return st ? DPS_ERROR : DPS_OK;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "analyzer.h"
+#include "machine-load.h"
 #include "record.h"
 
 static const struct analyzer_thread *by_comm(const struct analyzer_result *res, const char *comm)
@@ -94,6 +95,15 @@ Test(live, record_then_analyze_a_known_program, .timeout = 240)
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "dps record failed: %s", cmd);
 	cr_assert(dps_record_info_pid(trace, &pid), "no pid in %s/record.info", trace);
 	cr_assert_gt(pid, 0);
+	{
+		/* the machine's load while the program ran, for compare's UNDER LOAD mark */
+		struct dps_load load;
+
+		cr_expect(dps_record_info_load(trace, &load), "no load_* lines in record.info");
+		cr_expect(load.cpus >= 1 && load.own_pct > 0 && load.wall_s > 0.05,
+			  "load: %d CPUs, own %.1f %%, %.3f s", load.cpus, load.own_pct,
+			  load.wall_s);
+	}
 
 	analyzer_options_default(&opts);
 	traces[0] = trace;

@@ -261,3 +261,47 @@ Test(compare_cli, memory_curves_of_a_real_trace_against_themselves)
 	analyzer_result_destroy(a);
 	analyzer_result_destroy(b);
 }
+
+/* A run recorded on a busy machine is said to be (issue 16): record.info's load_* lines
+ * (written by dps record) put an UNDER LOAD line next to the errors and "under_load" in the
+ * JSON; quiet figures do not. */
+Test(compare_cli, a_run_recorded_under_load_is_marked_as_such)
+{
+	char *src = trace_path("record-live-prog"), *tmp = NULL, *cmd = NULL, *err = NULL;
+	char *out;
+	static const char *const loads[2] = {
+	    "load_cpus 2\nload_wall_s 0.2\nload_own_pct 30\nload_others_pct 3\nload_steal_pct 0\n",
+	    "load_cpus 2\nload_wall_s 0.2\nload_own_pct 30\nload_others_pct 64\nload_steal_pct "
+	    "1\n"};
+
+	for (int busy = 0; busy < 2; busy++) {
+		char tmpl[] = "/tmp/dps-test-load-XXXXXX";
+
+		cr_assert_not_null(mkdtemp(tmpl));
+		tmp = strdup(tmpl);
+		cr_assert_gt(asprintf(&cmd, "cp -r %s %s/t && printf '%s' >> %s/t/record.info", src,
+				      tmp, loads[busy], tmp),
+			     0);
+		cr_assert_eq(system(cmd), 0);
+		free(cmd);
+		cr_assert_gt(asprintf(&cmd, "%s/t %s/t", tmp, tmp), 0);
+		out = run_compare(&err, "%s", cmd);
+		cr_expect_eq(ct_last_status, 0, "%s", err);
+		cr_expect_eq(strstr(out, "UNDER LOAD the simulated run") != NULL, busy, "%s", out);
+		free(out);
+		free(err);
+		out = run_compare(&err, "--json %s", cmd);
+		cr_expect(strstr(out, busy ? "\"under_load\": true" : "\"under_load\": false"),
+			  "%s", out);
+		cr_expect(strstr(out, busy ? "\"others_pct\": 64" : "\"others_pct\": 3"), "%s",
+			  out);
+		free(out);
+		free(err);
+		free(cmd);
+		cr_assert_gt(asprintf(&cmd, "rm -rf %s", tmp), 0);
+		cr_assert_eq(system(cmd), 0);
+		free(cmd);
+		free(tmp);
+	}
+	free(src);
+}
