@@ -134,7 +134,8 @@ int dps_cmd_run(int argc, char **argv)
 	}
 	ret = dps_play(&prog, &opts, &result);
 	if (ret) {
-		fprintf(stderr, "dps run: replay failed: %s\n", dps_status_string(ret));
+		fprintf(stderr, "dps run: replay failed: %s%s%s\n", dps_status_string(ret),
+			result.detail[0] ? ": " : "", result.detail);
 		ret = DPS_EXIT_FAILURE;
 	} else {
 		ret = DPS_EXIT_OK;

@@ -232,7 +232,8 @@ int dps_main(int argc, char **argv, const struct dps_program *prog)
 	}
 	ret = dps_play(prog, &opts, &result);
 	if (ret) {
-		fprintf(stderr, "%s: replay failed: %s\n", argv0, dps_status_string(ret));
+		fprintf(stderr, "%s: replay failed: %s%s%s\n", argv0, dps_status_string(ret),
+			result.detail[0] ? ": " : "", result.detail);
 	}
 	dps_play_result_fini(&result);
 	ret = ret == DPS_ERR_INVAL ? 2 : ret ? 1 : 0;

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <lttng/ust-events.h>
 
@@ -55,6 +56,7 @@ struct slot {
 	pthread_t pt;
 	enum slot_state state;
 	bool has_pt;		      /* pt is a started pthread not yet claimed for joining */
+	bool joined;		      /* some thread has a join action on this one */
 	enum slot_block block;	      /* what the thread is blocked on, for deadlock checks */
 	const struct dep *block_dep;  /* borrowed: the dep of a BLOCK_WAIT */
 	size_t block_child;	      /* the joinee of a BLOCK_JOIN */
@@ -81,6 +83,7 @@ struct player {
 	pthread_cond_t all_ended; /* signalled when live drops to 0 */
 	int aborted;		  /* read without the lock: atomics */
 	int error;		  /* first error, under the lock */
+	char detail[384];	  /* what the first error was, when more can be said */
 	size_t n_created;	  /* pthread_create calls, under the lock (fault injection) */
 	uint64_t t0;
 };
@@ -205,6 +208,61 @@ static uint64_t scale_ns(int64_t ns, double scale)
 
 static void *thread_main(void *arg);
 
+/* A number from a /proc/sys file, or -1. */
+static long read_proc_long(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1) {
+			v = -1;
+		}
+		fclose(f);
+	}
+	return v;
+}
+
+/* The memory mappings of this process (lines of /proc/self/maps), or -1. */
+static long count_mappings(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	long n = 0;
+	int c;
+
+	if (!f) {
+		return -1;
+	}
+	while ((c = getc(f)) != EOF) {
+		n += c == '\n';
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * Why thread id could not be started, with the limits that stop thread creation and where
+ * the process stood against them: each thread costs a task (kernel.threads-max, the user's
+ * RLIMIT_NPROC) and two mappings, its stack and guard (vm.max_map_count).
+ */
+static void describe_create_failure(char *buf, size_t len, uint64_t id, int err, size_t alive)
+{
+	struct rlimit nproc = {0};
+	long maps = count_mappings();
+	char nproc_s[32] = "unlimited";
+
+	getrlimit(RLIMIT_NPROC, &nproc);
+	if (nproc.rlim_cur != RLIM_INFINITY) {
+		snprintf(nproc_s, sizeof(nproc_s), "%llu", (unsigned long long)nproc.rlim_cur);
+	}
+	snprintf(buf, len,
+		 "thread %" PRIu64 " could not be started (pthread_create: %s) with %zu threads "
+		 "of the play alive; limits: vm.max_map_count %ld (%ld mappings in use, 2 per "
+		 "thread), kernel.threads-max %ld, RLIMIT_NPROC %s (ulimit -u)",
+		 id, strerror(err), alive, read_proc_long("/proc/sys/vm/max_map_count"), maps,
+		 read_proc_long("/proc/sys/kernel/threads-max"), nproc_s);
+}
+
 /*
  * pthread_create runs outside the lock: it costs tens of µs (a fresh stack mapping), and
  * holding the lock meanwhile would delay every wake, wait, join and thread end of the replay.
@@ -244,10 +302,19 @@ static void do_create(struct player *pl, struct slot *self, const struct dps_act
 	if (rc) {
 		child->state = SLOT_FAILED;
 		pl->running--;
+		if (!pl->error) {
+			describe_create_failure(pl->detail, sizeof(pl->detail),
+						pl->prog->threads[c].id, rc, pl->live - 1);
+		}
 		if (!--pl->live) {
 			pthread_cond_broadcast(&pl->all_ended);
 		}
 		abort_locked(pl, DPS_ERR_AGAIN);
+	} else if (!child->joined) {
+		/* Nobody joins it: detached, the system reaps it as it ends (100,000 short
+		 * threads no longer keep 100,000 stacks mapped until the play ends). dps_play
+		 * still waits for its end through `live`. */
+		pthread_detach(pt);
 	} else {
 		child->pt = pt;
 		child->has_pt = true;
@@ -600,6 +667,7 @@ static void fill_result(struct player *pl, struct dps_play_result *result, uint6
 
 	result->makespan_ns = end_ns;
 	result->n_threads = n;
+	snprintf(result->detail, sizeof(result->detail), "%s", pl->detail);
 	result->threads = calloc(n, sizeof(*result->threads));
 	if (!result->threads) {
 		result->n_threads = 0;
@@ -647,6 +715,15 @@ int dps_play(const struct dps_program *prog, const struct dps_play_options *opts
 	ret = build_deps(&pl, max_deps);
 	if (ret) {
 		goto end_slots;
+	}
+	for (size_t t = 0; t < prog->n_threads; t++) {
+		for (size_t i = 0; i < prog->threads[t].n_actions; i++) {
+			const struct dps_action *a = &prog->threads[t].actions[i];
+
+			if (a->kind == DPS_ACT_JOIN) {
+				pl.slots[a->arg].joined = true;
+			}
+		}
 	}
 	for (; n_conds < prog->n_threads; n_conds++) {
 		struct slot *s = &pl.slots[n_conds];

@@ -181,13 +181,17 @@ struct dps_play_result {
 	uint64_t makespan_ns;
 	size_t n_threads;
 	struct dps_thread_result *threads; /* owned by the result; free with dps_play_result_fini */
+	/* When dps_play failed for a reason it can say more about (a thread that could not be
+	 * started: which limit of the system, and how many threads were alive), what; else "". */
+	char detail[384];
 };
 
 void dps_play_options_default(struct dps_play_options *opts);
 /* Plays prog: starts the root, which creates the others as its actions say; returns when every
- * thread has ended and been joined. The program must be valid (see common/actset.h validation);
- * result may be NULL. Returns DPS_OK or a negative status (thread creation failure: every
- * thread already started is still joined). */
+ * thread has ended and been joined (a thread that no `join` names is detached when it starts,
+ * so its stack is unmapped as it ends, not when the play ends). The program must be valid (see
+ * common/actset.h validation); result may be NULL. Returns DPS_OK or a negative status (thread
+ * creation failure: every thread already started is still joined). */
 int dps_play(const struct dps_program *prog, const struct dps_play_options *opts,
 	     struct dps_play_result *result);
 void dps_play_result_fini(struct dps_play_result *result);
