@@ -20,7 +20,9 @@ struct compare_result;
 
 struct dps_replay_options {
 	const char *trace;	 /* borrowed: the recorded trace */
-	const char *outdir;	 /* borrowed: NULL: ./dps-replay-<trace name> */
+	const char *outdir;	 /* borrowed: NULL: ./dps-replay-<trace name>; replaced whole at
+				  * the end when empty, an earlier replay's, or force */
+	bool force;		 /* replace OUTDIR whatever it holds */
 	const char *set;	 /* borrowed: an (edited) set to replay instead of analyzing */
 	int64_t pid, tid;	 /* the original's selection, -1: none (record.info's pid) */
 	const char *comm;	 /* borrowed, NULL: none */
