@@ -300,8 +300,7 @@ static int close_stream(FILE *f, const char *path, bool sync, struct dps_diag *d
 		err = errno;
 	}
 	if (err) {
-		dps_diag_setf(diag, "cannot write \"%s\": errno=%d (%s)", path, err,
-			      strerror(err));
+		dps_diag_setf(diag, "cannot write \"%s\": errno=%d (%s)", path, err, strerror(err));
 		return DPS_ERR_IO;
 	}
 	return DPS_OK;
@@ -394,8 +393,8 @@ static int check_existing(const char *target, const struct stat *st, dps_out_dir
 	return DPS_ERR_INVAL;
 }
 
-int dps_out_dir_check(const char *path, dps_out_dir_ours_fn ours, const char *what,
-		      unsigned flags, struct dps_diag *diag)
+int dps_out_dir_check(const char *path, dps_out_dir_ours_fn ours, const char *what, unsigned flags,
+		      struct dps_diag *diag)
 {
 	char *target = resolve_target(path);
 	char *base = g_path_get_basename(target);

@@ -72,12 +72,12 @@ int dps_out_dir_begin(struct dps_out_dir *od, const char *path, dps_out_dir_ours
 		      const char *what, unsigned flags, struct dps_diag *diag);
 /* The check dps_out_dir_begin makes, alone: for a command to refuse a path before its work
  * starts. Returns DPS_OK or DPS_ERR_INVAL (diag says why). */
-int dps_out_dir_check(const char *path, dps_out_dir_ours_fn ours, const char *what,
-		      unsigned flags, struct dps_diag *diag);
+int dps_out_dir_check(const char *path, dps_out_dir_ours_fn ours, const char *what, unsigned flags,
+		      struct dps_diag *diag);
 /*
- * Syncs the temporary directory's file system and puts it in place of the target, whose old contents are
- * then removed. Returns DPS_OK, or DPS_ERR_IO with the target unchanged and the temporary
- * removed. *od is emptied either way.
+ * Syncs the temporary directory's file system and puts it in place of the target, whose old
+ * contents are then removed. Returns DPS_OK, or DPS_ERR_IO with the target unchanged and the
+ * temporary removed. *od is emptied either way.
  */
 int dps_out_dir_commit(struct dps_out_dir *od, struct dps_diag *diag);
 /* Removes the temporary directory and everything in it; the target is untouched. Accepts an

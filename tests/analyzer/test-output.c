@@ -119,8 +119,8 @@ Test(analyze_output, a_directory_that_is_not_a_set_is_refused_without_force)
 	cr_expect_eq(run.status, 2, "exit %d: %s", run.status, run.err);
 	dps_test_run_fini(&run);
 
-	run = dps_test_run_dps("analyze", t, SMALL_SEL, "-q", "--no-progress", "-o", dir,
-			       "--force", NULL);
+	run = dps_test_run_dps("analyze", t, SMALL_SEL, "-q", "--no-progress", "-o", dir, "--force",
+			       NULL);
 	cr_expect_eq(run.status, 0, "exit %d: %s", run.status, run.err);
 	cr_expect(!g_file_test(notes, G_FILE_TEST_EXISTS), "--force kept %s", notes);
 	cr_expect_eq(load_threads(dir), SMALL_THREADS);
@@ -135,8 +135,8 @@ Test(analyze_output, a_directory_that_is_not_a_set_is_refused_without_force)
 static pid_t start_big(const char *out)
 {
 	char *t = trace(BIG_TRACE);
-	const char *argv[] = {dps_test_bin(), "analyze", t,  BIG_SEL, "-q", "--no-progress",
-			      "-o",	    out,       NULL};
+	const char *argv[] = {dps_test_bin(),  "analyze", t,   BIG_SEL, "-q",
+			      "--no-progress", "-o",	  out, NULL};
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
 	int err;
@@ -200,10 +200,11 @@ Test(analyze_output, sigint_at_random_points_leaves_the_old_set_or_the_new_one, 
 			      (WIFEXITED(status) && WEXITSTATUS(status) == 0),
 			  "try %d (%.3f s): dps analyze ended with status 0x%x", i, delay, status);
 		n = load_threads(out);
-		cr_expect(n == SMALL_THREADS || n == BIG_THREADS,
-			  "try %d, SIGINT after %.3f s of %.3f: the set has %ld threads, neither the "
-			  "old one (%d) nor the new one (%d)",
-			  i, delay, run_s, n, SMALL_THREADS, BIG_THREADS);
+		cr_expect(
+		    n == SMALL_THREADS || n == BIG_THREADS,
+		    "try %d, SIGINT after %.3f s of %.3f: the set has %ld threads, neither the "
+		    "old one (%d) nor the new one (%d)",
+		    i, delay, run_s, n, SMALL_THREADS, BIG_THREADS);
 		n_old += n == SMALL_THREADS;
 		n_new += n == BIG_THREADS;
 		expect_no_temporaries(dir);
