@@ -40,6 +40,9 @@ static volatile sig_atomic_t temp_used[MAX_TEMPS];
 static struct sigaction old_actions[N_CAUGHT];
 static bool handler_installed[N_CAUGHT];
 static int n_temps;
+/* The process that made the temporaries: a child forked to run a program (the compiler) holds
+ * the handler until its exec and must not remove them. */
+static volatile pid_t owner_pid;
 
 /* The record getdents64 fills (linux_dirent64). */
 struct dirent64_rec {
@@ -96,8 +99,9 @@ int dps_out_remove_tree(const char *path)
 static void on_signal(int sig)
 {
 	int saved_errno = errno;
+	bool owner = getpid() == owner_pid;
 
-	for (int i = 0; i < MAX_TEMPS; i++) {
+	for (int i = 0; owner && i < MAX_TEMPS; i++) {
 		if (temp_used[i]) {
 			remove_at(AT_FDCWD, temps[i], 0);
 			temp_used[i] = 0;
@@ -145,6 +149,7 @@ static void register_temp(const char *path)
 	if (n_temps == 1) {
 		struct sigaction sa = {.sa_handler = on_signal};
 
+		owner_pid = getpid();
 		sigemptyset(&sa.sa_mask);
 		for (size_t s = 0; s < N_CAUGHT; s++) {
 			/* A signal the user ignores (nohup) stays ignored. */

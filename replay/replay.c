@@ -43,7 +43,7 @@ struct replay {
 	const struct dps_replay_options *opts; /* borrowed */
 	struct dps_replay_result *res;	       /* borrowed */
 	struct dps_diag *diag;		       /* borrowed */
-	const char *calibration;	       /* borrowed: the option's or res->calibration */
+	const char *calibration;	       /* borrowed: res->calibration once step 1 made it */
 	struct dps_out_dir out;		       /* owned: OUTDIR and its temporary */
 	int64_t root_tid;		       /* the edited set's original root, -1 */
 	double t0;
@@ -88,12 +88,10 @@ static bool is_replay_dir(const char *dir)
 }
 
 /* Points the result's paths into base (the temporary directory while the steps run). */
-static void set_paths(struct dps_replay_result *r, const char *base, bool own_set)
+static void set_paths(struct dps_replay_result *r, const char *base)
 {
-	if (own_set) {
-		g_free(r->set);
-		r->set = g_build_filename(base, "set", NULL);
-	}
+	g_free(r->set);
+	r->set = g_build_filename(base, "set", NULL);
 	g_free(r->stub);
 	r->stub = g_build_filename(base, REPLAY_STUB_NAME, NULL);
 	g_free(r->stub_c);
@@ -136,7 +134,7 @@ static enum dps_status make_outdir(struct replay *rp)
 	if (st) {
 		return st;
 	}
-	set_paths(r, rp->out.tmp, true);
+	set_paths(r, rp->out.tmp);
 	marker = g_build_filename(rp->out.tmp, REPLAY_MARKER_NAME, NULL);
 	f = fopen(marker, "w");
 	if (f) {
@@ -160,6 +158,63 @@ static char *final_path(const struct replay *rp, const char *name)
 	return g_build_filename(rp->res->outdir, name, NULL);
 }
 
+/* Copies the file from into to (in the temporary directory), synced. */
+static enum dps_status copy_file(const char *from, const char *to, struct dps_diag *diag)
+{
+	GError *error = NULL;
+	gchar *text = NULL;
+	gsize len = 0;
+	FILE *f;
+
+	if (!g_file_get_contents(from, &text, &len, &error)) {
+		dps_diag_setf(diag, "cannot read \"%s\": %s", from, error->message);
+		g_error_free(error);
+		return DPS_ERR_IO;
+	}
+	f = fopen(to, "w");
+	if (!f) {
+		dps_diag_setf(diag, "cannot create \"%s\": errno=%d (%s)", to, errno,
+			      strerror(errno));
+		g_free(text);
+		return DPS_ERR_IO;
+	}
+	fwrite(text, 1, len, f);
+	g_free(text);
+	return dps_out_close(f, to, diag) ? DPS_ERR_IO : DPS_OK;
+}
+
+/* Copies the given set's files (manifest and .act, byte for byte: the user's comments stay)
+ * into to, so OUTDIR holds everything the replay used, and a set inside OUTDIR survives its
+ * replacement. */
+static enum dps_status copy_set(const char *from, const char *to, struct dps_diag *diag)
+{
+	GDir *dir = g_dir_open(from, 0, NULL);
+	enum dps_status st = DPS_OK;
+	const char *name;
+
+	if (!dir || mkdir(to, 0777)) {
+		dps_diag_setf(diag, "cannot copy the set \"%s\" to \"%s\": errno=%d (%s)", from, to,
+			      errno, strerror(errno));
+		if (dir) {
+			g_dir_close(dir);
+		}
+		return DPS_ERR_IO;
+	}
+	while (!st && (name = g_dir_read_name(dir))) {
+		char *src = g_build_filename(from, name, NULL);
+		char *dst = g_build_filename(to, name, NULL);
+
+		if ((g_str_has_suffix(name, ".act") || !strcmp(name, DPS_ACTSET_MANIFEST_NAME)) &&
+		    g_file_test(src, G_FILE_TEST_IS_REGULAR)) {
+			st = copy_file(src, dst, diag);
+		}
+		g_free(src);
+		g_free(dst);
+	}
+	g_dir_close(dir);
+	return st;
+}
+
 /* 1. The calibration, shared by the analysis (--min-block default) and the stub. */
 static enum dps_status calibrate(struct replay *rp)
 {
@@ -169,8 +224,10 @@ static enum dps_status calibrate(struct replay *rp)
 
 	if (rp->opts->calibration) {
 		banner(rp, 1, "using the given calibration");
-		rp->calibration = rp->opts->calibration;
-		return DPS_OK;
+		/* A copy in OUTDIR, used from there: the given file may be the OUTDIR this
+		 * replay replaces (--calibration out/calibration -o out). */
+		rp->calibration = rp->res->calibration;
+		return copy_file(rp->opts->calibration, rp->res->calibration, rp->diag);
 	}
 	banner(rp, 1, "calibrating this machine");
 	st = dps_calibration_measure(&cal, false);
@@ -225,10 +282,15 @@ static enum dps_status analyze(struct replay *rp)
 		struct dps_actset *set = NULL;
 
 		banner(rp, 2, "using the given action set");
-		g_free(rp->res->set);
-		rp->res->set = g_strdup(o->set);
 		st = dps_actset_load_dir(o->set, &set, rp->diag);
 		if (st) {
+			return st;
+		}
+		/* Built from a copy in OUTDIR: the given set may be inside the OUTDIR this
+		 * replay replaces (--set out/set -o out). */
+		st = copy_set(o->set, rp->res->set, rp->diag);
+		if (st) {
+			dps_actset_destroy(set);
 			return st;
 		}
 		rp->root_tid = set->threads[set->root].tid;
@@ -400,6 +462,48 @@ static enum dps_status compare(struct replay *rp)
 	return st;
 }
 
+/* Replaces every from by to in the file at path (best effort: a label, not data). */
+static void replace_in_file(const char *path, const char *from, const char *to)
+{
+	gchar *text = NULL;
+	gchar **parts;
+	gchar *joined;
+
+	if (!g_file_get_contents(path, &text, NULL, NULL)) {
+		return;
+	}
+	parts = g_strsplit(text, from, -1);
+	joined = g_strjoinv(to, parts);
+	if (strcmp(joined, text)) {
+		(void)g_file_set_contents(path, joined, -1, NULL);
+	}
+	g_strfreev(parts);
+	g_free(joined);
+	g_free(text);
+}
+
+/* record.info names the stub and its calibration where they were run, in the temporary
+ * directory: name them where they will be, in OUTDIR. */
+static void relabel_record_info(const struct replay *rp)
+{
+	char *info = g_build_filename(rp->res->sim_trace, "record.info", NULL);
+	char *abs_tmp = realpath(rp->out.tmp, NULL);
+
+	if (abs_tmp) {
+		char *parent = g_path_get_dirname(abs_tmp);
+		char *base = g_path_get_basename(rp->out.path);
+		char *abs_final = g_build_filename(parent, base, NULL);
+
+		replace_in_file(info, abs_tmp, abs_final);
+		g_free(parent);
+		g_free(base);
+		g_free(abs_final);
+		free(abs_tmp);
+	}
+	replace_in_file(info, rp->out.tmp, rp->res->outdir);
+	g_free(info);
+}
+
 /* The end: on success the temporary directory replaces OUTDIR whole. After bad input nothing
  * is kept; after a failed step the files written so far stay in the temporary directory,
  * named in the message, to inspect (OUTDIR unchanged either way). */
@@ -409,8 +513,9 @@ static enum dps_status finish_outdir(struct replay *rp, enum dps_status st)
 		return st;
 	}
 	if (!st) {
+		relabel_record_info(rp);
 		st = dps_out_dir_commit(&rp->out, rp->diag);
-		set_paths(rp->res, rp->res->outdir, !rp->opts->set);
+		set_paths(rp->res, rp->res->outdir);
 	} else if (st == DPS_ERR_INVAL || st == DPS_ERR_NOENT) {
 		dps_out_dir_abort(&rp->out);
 	} else {
@@ -419,7 +524,7 @@ static enum dps_status finish_outdir(struct replay *rp, enum dps_status st)
 
 		dps_diag_setf(rp->diag, "%s\n(%s is unchanged; this run's files are in %s)", msg,
 			      rp->res->outdir, kept);
-		set_paths(rp->res, kept, !rp->opts->set);
+		set_paths(rp->res, kept);
 		g_free(msg);
 		free(kept);
 	}
