@@ -411,6 +411,15 @@ int dps_out_dir_check(const char *path, dps_out_dir_ours_fn ours, const char *wh
 		status = DPS_ERR_INVAL;
 	} else if (stat(target, &st) == 0) {
 		status = check_existing(target, &st, ours, what, flags, diag);
+	} else if (!(flags & DPS_OUT_PARENTS)) {
+		char *parent = g_path_get_dirname(target);
+
+		if (!g_file_test(parent, G_FILE_TEST_IS_DIR)) {
+			dps_diag_setf(diag, "cannot create \"%s\": \"%s\" is not a directory", path,
+				      parent);
+			status = DPS_ERR_INVAL;
+		}
+		g_free(parent);
 	}
 	g_free(base);
 	g_free(target);

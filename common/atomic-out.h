@@ -71,7 +71,8 @@ typedef bool (*dps_out_dir_ours_fn)(const char *dir);
 int dps_out_dir_begin(struct dps_out_dir *od, const char *path, dps_out_dir_ours_fn ours,
 		      const char *what, unsigned flags, struct dps_diag *diag);
 /* The check dps_out_dir_begin makes, alone: for a command to refuse a path before its work
- * starts. Returns DPS_OK or DPS_ERR_INVAL (diag says why). */
+ * starts (a missing parent without DPS_OUT_PARENTS too). Returns DPS_OK or DPS_ERR_INVAL (diag
+ * says why). */
 int dps_out_dir_check(const char *path, dps_out_dir_ours_fn ours, const char *what, unsigned flags,
 		      struct dps_diag *diag);
 /*

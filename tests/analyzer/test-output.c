@@ -114,6 +114,17 @@ Test(analyze_output, a_directory_that_is_not_a_set_is_refused_without_force)
 	cr_expect(g_file_test(notes, G_FILE_TEST_EXISTS), "the refused directory was changed");
 	dps_test_run_fini(&run);
 
+	/* A missing parent is said before the analysis, as bad usage. */
+	{
+		char *orphan = g_build_filename(dir, "no-such-dir", "set", NULL);
+
+		run = dps_test_run_dps("analyze", t, SMALL_SEL, "-q", "--no-progress", "-o", orphan,
+				       NULL);
+		cr_expect_eq(run.status, 2, "exit %d: %s", run.status, run.err);
+		cr_expect(strstr(run.err, "no-such-dir"), "%s", run.err);
+		dps_test_run_fini(&run);
+		g_free(orphan);
+	}
 	/* A regular file in the way is refused too. */
 	run = dps_test_run_dps("analyze", t, SMALL_SEL, "-q", "--no-progress", "-o", notes, NULL);
 	cr_expect_eq(run.status, 2, "exit %d: %s", run.status, run.err);
