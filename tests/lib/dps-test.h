@@ -29,8 +29,8 @@ void dps_test_rmtree(const char *path);
 /*
  * A tmpfs of size_kib KiB mounted on a new temporary directory (g_free the path after
  * dps_test_unmount), for full-disk tests and for many quick file removals. Where mount is not
- * permitted (not root): with required, the test is skipped, except under CI (CI set), which
- * runs as root: there it fails; without, a plain temporary directory is returned.
+ * permitted (EPERM: not root, a container without CAP_SYS_ADMIN): with required, the test is
+ * skipped; without, a plain temporary directory is returned. Other errors fail the test.
  */
 char *dps_test_mount_tmpfs(unsigned size_kib, bool required);
 /* Unmounts (when mounted) and removes what dps_test_mount_tmpfs made; accepts NULL. */
