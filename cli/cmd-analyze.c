@@ -28,7 +28,9 @@ static void usage(FILE *out)
 	    "                         calibration file's, else %u us); D in us, or with a unit\n"
 	    "                         ns/us/ms/s\n"
 	    "      --calibration FILE read min_block_ns from a dps calibrate file\n"
-	    "  -o, --output DIR       write the action set into DIR\n"
+	    "  -o, --output DIR       write the action set into DIR (an existing set there is\n"
+	    "                         replaced whole; any other non-empty DIR is refused)\n"
+	    "      --force            replace DIR whole even if it is not an action set\n"
 	    "      --json             statistics as JSON on stdout\n"
 	    "  -q, --quiet            no statistics table\n"
 	    "      --no-progress      no progress indicator\n"
@@ -40,7 +42,7 @@ static void usage(FILE *out)
 
 int dps_cmd_analyze(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_CALIB, OPT_NO_PROGRESS, OPT_KEEP_TRACER, OPT_LIST };
+	enum { OPT_JSON = 256, OPT_CALIB, OPT_NO_PROGRESS, OPT_KEEP_TRACER, OPT_LIST, OPT_FORCE };
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
 	    {"tid", required_argument, NULL, 't'},
@@ -54,6 +56,7 @@ int dps_cmd_analyze(int argc, char **argv)
 	    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
 	    {"keep-tracer-threads", no_argument, NULL, OPT_KEEP_TRACER},
 	    {"list", no_argument, NULL, OPT_LIST},
+	    {"force", no_argument, NULL, OPT_FORCE},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -62,6 +65,7 @@ int dps_cmd_analyze(int argc, char **argv)
 	struct dps_diag diag = {""};
 	const char *outdir = NULL;
 	bool json = false, quiet = false, progress = true, list = false;
+	unsigned out_flags = 0;
 	int opt, status, rc = DPS_EXIT_FAILURE;
 
 	analyzer_options_default(&opts);
@@ -112,6 +116,9 @@ int dps_cmd_analyze(int argc, char **argv)
 		case OPT_LIST:
 			list = true;
 			break;
+		case OPT_FORCE:
+			out_flags |= DPS_OUT_FORCE;
+			break;
 		case 'h':
 			usage(stdout);
 			return DPS_EXIT_OK;
@@ -150,6 +157,11 @@ int dps_cmd_analyze(int argc, char **argv)
 		analyzer_result_destroy(res);
 		return list ? DPS_EXIT_OK : DPS_EXIT_USAGE;
 	}
+	/* A directory that would be refused is refused before the analysis, not after. */
+	if (outdir && (status = dps_actset_check_out_dir(outdir, out_flags, &diag))) {
+		fprintf(stderr, "dps analyze: %s\n", diag.msg);
+		return dps_cli_exit_code(status);
+	}
 	status = analyzer_run(&opts, &res, &diag);
 	if (status) {
 		fprintf(stderr, "dps analyze: %s\n", diag.msg);
@@ -162,9 +174,10 @@ int dps_cmd_analyze(int argc, char **argv)
 			res->partial_reason ? res->partial_reason : "events lost");
 	}
 	if (outdir) {
-		status = dps_actset_write_dir(res->actset, outdir, &diag);
+		status = dps_actset_write_dir(res->actset, outdir, out_flags, &diag);
 		if (status) {
 			fprintf(stderr, "dps analyze: %s\n", diag.msg);
+			rc = dps_cli_exit_code(status);
 			goto end;
 		}
 	}

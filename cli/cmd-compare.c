@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomic-out.h"
 #include "cli.h"
 #include "compare.h"
 
@@ -229,24 +230,35 @@ static int exit_for(int status)
 	return status == DPS_ERROR ? DPS_EXIT_USAGE : dps_cli_exit_code(status);
 }
 
-/* Writes the HTML report (html true) or the JSON into path; returns an exit code. */
+/* Writes the HTML report (html true) or the JSON into path, through a temporary renamed into
+ * place: on any error (a full disk) the old file is kept and no temporary is left. Returns an
+ * exit code. */
 static int write_output_file(const struct compare_result *res, const struct compare_cli *cli,
 			     const char *path, bool html)
 {
 	struct compare_html_options ho = {.title = cli->title};
 	const char *what = html ? "report" : "JSON";
-	FILE *f;
-	int ret;
+	struct dps_out_file out;
+	struct dps_diag diag = {{0}};
+	int st;
 
-	f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "dps compare: cannot write the %s: path=\"%s\", errno=%d (%s)\n",
-			what, path, errno, strerror(errno));
+	st = dps_out_file_open(&out, path, &diag);
+	if (st) {
+		fprintf(stderr, "dps compare: cannot write the %s: %s\n", what, diag.msg);
+		return dps_cli_exit_code(st) == DPS_EXIT_USAGE ? DPS_EXIT_USAGE : DPS_EXIT_FAILURE;
+	}
+	st = html ? compare_write_html(res, &ho, out.f) : compare_write_json(res, out.f);
+	if (st) {
+		int err = errno; /* the failed write's, before the clean-up's */
+
+		dps_out_file_abort(&out);
+		fprintf(stderr, "dps compare: writing the %s failed: path=\"%s\", errno=%d (%s)\n",
+			what, path, err, strerror(err));
 		return DPS_EXIT_FAILURE;
 	}
-	ret = html ? compare_write_html(res, &ho, f) : compare_write_json(res, f);
-	if (fclose(f) || ret) {
-		fprintf(stderr, "dps compare: writing the %s failed: path=\"%s\"\n", what, path);
+	st = dps_out_file_commit(&out, &diag);
+	if (st) {
+		fprintf(stderr, "dps compare: writing the %s failed: %s\n", what, diag.msg);
 		return DPS_EXIT_FAILURE;
 	}
 	fprintf(stderr, "dps compare: %s written to %s\n", what, path);

@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* Writing an action set: <id>.act files with a header line and a manifest, each replaced
- * atomically (written to a temporary file, then renamed). */
-#include <dirent.h>
+/* Writing an action set: <id>.act files with a header line and a manifest, written into a
+ * temporary directory that then replaces the target whole (common/atomic-out.h). */
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <glib.h>
+
 #include "actset-internal.h"
+#include "atomic-out.h"
 
 const char *dps_actset_format_us(uint64_t ns, char *buf, size_t len)
 {
@@ -128,66 +129,86 @@ static int write_manifest(const struct dps_actset *set, FILE *out)
 	return ferror(out) ? DPS_ERR_IO : DPS_OK;
 }
 
-/* Writes through a temporary file renamed over the target, so an existing file is never left
- * half-written. */
-static int write_atomically(const char *dir, const char *name, const struct dps_actset *set,
-			    size_t t, struct dps_diag *diag)
+/* Writes one file of the set into dir (the temporary directory, so a plain file), synced. */
+static int write_file(const char *dir, const char *name, const struct dps_actset *set, size_t t,
+		      struct dps_diag *diag)
 {
 	char *path = dps_actset__path_join(dir, name);
-	char *tmp = NULL;
 	FILE *f = NULL;
-	int status = DPS_ERR_NOMEM;
+	int status;
 
-	if (!path || asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0) {
-		tmp = NULL;
+	if (!path) {
 		dps_diag_set(diag, dir, 0, 0, "out of memory");
-		goto end;
+		return DPS_ERR_NOMEM;
 	}
-	f = fopen(tmp, "w");
+	f = fopen(path, "w");
 	if (!f) {
-		dps_diag_set(diag, tmp, 0, 0, "cannot create: %s", strerror(errno));
+		dps_diag_setf(diag, "cannot create \"%s\": errno=%d (%s)", path, errno,
+			      strerror(errno));
 		status = DPS_ERR_IO;
-		goto end;
+		goto free_path;
 	}
-	status =
-	    t == DPS_ACTSET_NO_THREAD ? write_manifest(set, f) : dps_actset_write_thread(set, t, f);
-	if (fclose(f) != 0 && !status) {
-		status = DPS_ERR_IO;
-	}
-	f = NULL;
-	if (status) {
-		dps_diag_set(diag, tmp, 0, 0, "write error: %s", strerror(errno));
-		unlink(tmp);
-		goto end;
-	}
-	if (rename(tmp, path)) {
-		dps_diag_set(diag, path, 0, 0, "cannot rename into place: %s", strerror(errno));
-		unlink(tmp);
-		status = DPS_ERR_IO;
-		goto end;
-	}
-	status = DPS_OK;
-end:
+	t == DPS_ACTSET_NO_THREAD ? write_manifest(set, f) : dps_actset_write_thread(set, t, f);
+	/* The stream's error flag and the final flush, fsync and close say whether it all got
+	 * to disk (ENOSPC shows up at any of them). */
+	status = dps_out_close(f, path, diag);
+free_path:
 	free(path);
-	free(tmp);
 	return status;
 }
 
-int dps_actset_write_dir(const struct dps_actset *set, const char *dir, struct dps_diag *diag)
+/* What an existing output directory must be to be replaced without --force. */
+#define ACTSET_WHAT "an action set (no manifest)"
+
+bool dps_actset_is_set_dir(const char *dir)
 {
+	char *manifest = dps_actset__path_join(dir, DPS_ACTSET_MANIFEST_NAME);
+	struct stat st;
+	bool is_set = manifest && stat(manifest, &st) == 0 && S_ISREG(st.st_mode);
+
+	free(manifest);
+	return is_set;
+}
+
+int dps_actset_check_out_dir(const char *dir, unsigned flags, struct dps_diag *diag)
+{
+	return dps_out_dir_check(dir, dps_actset_is_set_dir, ACTSET_WHAT, flags, diag);
+}
+
+int dps_actset_write_dir(const struct dps_actset *set, const char *dir, unsigned flags,
+			 struct dps_diag *diag)
+{
+	struct dps_out_dir out;
 	char name[40];
 	int status;
 
-	if (mkdir(dir, 0777) && errno != EEXIST) {
-		dps_diag_set(diag, dir, 0, 0, "cannot create directory: %s", strerror(errno));
-		return DPS_ERR_IO;
+	status = dps_out_dir_begin(&out, dir, dps_actset_is_set_dir, ACTSET_WHAT, flags, diag);
+	if (status) {
+		return status;
 	}
 	for (size_t t = 0; t < set->n_threads; t++) {
 		snprintf(name, sizeof(name), "%" PRIu64 ".act", set->threads[t].id);
-		status = write_atomically(dir, name, set, t, diag);
+		status = write_file(out.tmp, name, set, t, diag);
 		if (status) {
-			return status;
+			goto abort_out;
 		}
 	}
-	return write_atomically(dir, DPS_ACTSET_MANIFEST_NAME, set, DPS_ACTSET_NO_THREAD, diag);
+	/* The manifest last: a set whose manifest is there was written whole. */
+	status = write_file(out.tmp, DPS_ACTSET_MANIFEST_NAME, set, DPS_ACTSET_NO_THREAD, diag);
+	if (status) {
+		goto abort_out;
+	}
+	return dps_out_dir_commit(&out, diag);
+
+abort_out:
+	/* The message names the file inside the temporary; say which set it was for. */
+	{
+		char *inner = g_strdup(diag ? diag->msg : "");
+
+		dps_diag_setf(diag, "cannot write the action set \"%s\" (left as it was): %s", dir,
+			      inner);
+		g_free(inner);
+	}
+	dps_out_dir_abort(&out);
+	return status;
 }

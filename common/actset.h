@@ -17,6 +17,7 @@
 #include <dps/dps-action.h>
 #include <dps/dps-status.h>
 
+#include "atomic-out.h"
 #include "diag.h"
 
 #define DPS_ACTSET_FORMAT_VERSION 1
@@ -117,9 +118,21 @@ int dps_actset_parse_actions(struct dps_actset *set, size_t t, const char *name,
  */
 int dps_actset_resolve(struct dps_actset *set, struct dps_diag *diag);
 
-/* Writes the set as a directory (created if missing): <id>.act files with a header line and
- * a manifest. Existing files of the same names are replaced atomically (write + rename). */
-int dps_actset_write_dir(const struct dps_actset *set, const char *dir, struct dps_diag *diag);
+/*
+ * Writes the set as the directory dir: <id>.act files with a header line and a manifest, all
+ * written into a temporary directory beside dir that then takes dir's place whole
+ * (common/atomic-out.h), so dir holds the old set or the new one, never a mix. An existing dir
+ * must be empty or an action set (dps_actset_is_set_dir), or flags has DPS_OUT_FORCE.
+ * Returns DPS_OK; DPS_ERR_INVAL when dir may not be replaced (diag says why); DPS_ERR_IO
+ * (diag names the file and errno, dir unchanged); DPS_ERR_NOMEM.
+ */
+int dps_actset_write_dir(const struct dps_actset *set, const char *dir, unsigned flags,
+			 struct dps_diag *diag);
+/* Whether dir holds an action set written by dps (its manifest). */
+bool dps_actset_is_set_dir(const char *dir);
+/* Whether dps_actset_write_dir would refuse dir, checked before any work: DPS_OK, or
+ * DPS_ERR_INVAL with diag saying why. */
+int dps_actset_check_out_dir(const char *dir, unsigned flags, struct dps_diag *diag);
 /* Writes one thread's actions in the text format (ids, not indexes). */
 int dps_actset_write_thread(const struct dps_actset *set, size_t t, FILE *out);
 

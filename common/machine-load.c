@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* /proc/stat between two samples (machine-load.h). */
 #include <stdio.h>
-#include <sys/resource.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -85,7 +85,8 @@ bool dps_load_warn_calibration(FILE *out, const char *who, double spread_pct,
 	}
 	fprintf(out, "%s: warning: the machine was noisy during calibration:", who);
 	if (spread_pct > DPS_CALIBRATION_SPREAD_PCT_MAX) {
-		fprintf(out, " the work-loop rate moved %.1f %% between repeats (quiet: <= %.0f %%);",
+		fprintf(out,
+			" the work-loop rate moved %.1f %% between repeats (quiet: <= %.0f %%);",
 			spread_pct, DPS_CALIBRATION_SPREAD_PCT_MAX);
 	}
 	if (noisy) {

@@ -14,10 +14,10 @@
 
 /* One reading of /proc/stat's "cpu" line and the clock. */
 struct dps_load_sample {
-	bool ok;		/* false when /proc/stat could not be read */
-	double t_s;		/* CLOCK_MONOTONIC */
-	uint64_t busy_ticks;	/* user + nice + system + irq + softirq */
-	uint64_t total_ticks;	/* every column up to steal */
+	bool ok;	      /* false when /proc/stat could not be read */
+	double t_s;	      /* CLOCK_MONOTONIC */
+	uint64_t busy_ticks;  /* user + nice + system + irq + softirq */
+	uint64_t total_ticks; /* every column up to steal */
 	uint64_t steal_ticks;
 	long ticks_per_s;
 	int cpus;
@@ -25,7 +25,7 @@ struct dps_load_sample {
 
 /* The load between two samples. */
 struct dps_load {
-	bool known;	   /* both samples were read */
+	bool known; /* both samples were read */
 	int cpus;
 	double wall_s;	   /* between the samples */
 	double busy_pct;   /* of all CPUs' time, ours included */

@@ -17,8 +17,9 @@ void dps_record__write_load(const struct recording *r, FILE *f)
 	if (!l->known) {
 		return;
 	}
-	fprintf(f, "load_cpus %d\nload_wall_s %.3f\nload_own_pct %.1f\nload_others_pct %.1f\n"
-		   "load_steal_pct %.1f\n",
+	fprintf(f,
+		"load_cpus %d\nload_wall_s %.3f\nload_own_pct %.1f\nload_others_pct %.1f\n"
+		"load_steal_pct %.1f\n",
 		l->cpus, l->wall_s, l->own_pct, l->others_pct, l->steal_pct);
 }
 

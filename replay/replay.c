@@ -10,6 +10,12 @@
  *
  * The simulated run is selected by the pid dps record saw (its record.info), never by name:
  * perf records the whole system, and other processes may share the stub's name.
+ *
+ * Every file goes into a temporary directory beside the output directory (common/atomic-out.h)
+ * that replaces it whole once every step succeeded, so OUTDIR never mixes two replays. While
+ * the steps run, the result's paths point into the temporary directory; they are switched to
+ * OUTDIR (or to the kept temporary, after a failure) at the end. Labels that end up in the
+ * outputs (the stub's source comment, the report's run names) use the final paths.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,13 +36,16 @@
 #include "simgen.h"
 
 #define REPLAY_STUB_NAME "dps-stub"
+/* The file that marks a directory as dps replay's output, replaceable by the next replay. */
+#define REPLAY_MARKER_NAME "replay.info"
 
 /* One replay under way. */
 struct replay {
 	const struct dps_replay_options *opts; /* borrowed */
 	struct dps_replay_result *res;	       /* borrowed */
 	struct dps_diag *diag;		       /* borrowed */
-	const char *calibration;	       /* borrowed: the option's or res->calibration */
+	const char *calibration;	       /* borrowed: res->calibration once step 1 made it */
+	struct dps_out_dir out;		       /* owned: OUTDIR and its temporary */
 	int64_t root_tid;		       /* the edited set's original root, -1 */
 	double t0;
 };
@@ -66,12 +75,52 @@ void dps_replay_options_default(struct dps_replay_options *opts)
 	};
 }
 
-/* The output directory (./dps-replay-<trace name> by default, created with its parents) and
- * the paths inside it. */
+/* Whether dir is an earlier replay's output: its marker, or (before the marker) a set/. */
+static bool is_replay_dir(const char *dir)
+{
+	char *marker = g_build_filename(dir, REPLAY_MARKER_NAME, NULL);
+	char *manifest = g_build_filename(dir, "set", DPS_ACTSET_MANIFEST_NAME, NULL);
+	bool ours = g_file_test(marker, G_FILE_TEST_IS_REGULAR) ||
+		    g_file_test(manifest, G_FILE_TEST_IS_REGULAR);
+
+	g_free(marker);
+	g_free(manifest);
+	return ours;
+}
+
+/* Points the result's paths into base (the temporary directory while the steps run). */
+static void set_paths(struct dps_replay_result *r, const char *base)
+{
+	g_free(r->set);
+	r->set = g_build_filename(base, "set", NULL);
+	g_free(r->stub);
+	r->stub = g_build_filename(base, REPLAY_STUB_NAME, NULL);
+	g_free(r->stub_c);
+	r->stub_c = g_build_filename(base, "stub.c", NULL);
+	g_free(r->calibration);
+	r->calibration = g_build_filename(base, "calibration", NULL);
+	g_free(r->sim_trace);
+	r->sim_trace = g_build_filename(base, "sim-trace", NULL);
+	g_free(r->compare_txt);
+	r->compare_txt = g_build_filename(base, "compare.txt", NULL);
+	g_free(r->compare_json);
+	r->compare_json = g_build_filename(base, "compare.json", NULL);
+	g_free(r->report);
+	r->report = g_build_filename(base, "report.html", NULL);
+}
+
+/* The output directory (./dps-replay-<trace name> by default, created with its parents): an
+ * existing one must be empty, an earlier replay's output, or --force. The steps write into a
+ * temporary directory beside it, marked as a replay's from the start. */
 static enum dps_status make_outdir(struct replay *rp)
 {
 	struct dps_replay_result *r = rp->res;
 	const char *trace = rp->opts->trace;
+	unsigned flags = DPS_OUT_PARENTS | (rp->opts->force ? DPS_OUT_FORCE : 0);
+	char *marker;
+	FILE *f;
+	enum dps_status st;
+
 	if (rp->opts->outdir) {
 		r->outdir = g_strdup(rp->opts->outdir);
 	} else {
@@ -80,19 +129,91 @@ static enum dps_status make_outdir(struct replay *rp)
 		r->outdir = g_strdup_printf("dps-replay-%s", base);
 		g_free(base);
 	}
-	if (g_mkdir_with_parents(r->outdir, 0777)) {
-		dps_diag_setf(rp->diag, "cannot create %s: %s", r->outdir, strerror(errno));
+	st = dps_out_dir_begin(&rp->out, r->outdir, is_replay_dir,
+			       "an earlier dps replay's output (no " REPLAY_MARKER_NAME ")", flags,
+			       rp->diag);
+	if (st) {
+		return st;
+	}
+	set_paths(r, rp->out.tmp);
+	marker = g_build_filename(rp->out.tmp, REPLAY_MARKER_NAME, NULL);
+	f = fopen(marker, "w");
+	if (f) {
+		fprintf(f,
+			"# dps replay output: the next dps replay -o here replaces this directory "
+			"whole\ntrace %s\n",
+			trace);
+	}
+	st = f ? dps_out_close(f, marker, rp->diag) : DPS_ERR_IO;
+	if (!f) {
+		dps_diag_setf(rp->diag, "cannot create \"%s\": errno=%d (%s)", marker, errno,
+			      strerror(errno));
+	}
+	g_free(marker);
+	return st;
+}
+
+/* What the outputs call the file name inside OUTDIR (g_free): its final path. */
+static char *final_path(const struct replay *rp, const char *name)
+{
+	return g_build_filename(rp->res->outdir, name, NULL);
+}
+
+/* Copies the file from into to (in the temporary directory), synced. */
+static enum dps_status copy_file(const char *from, const char *to, struct dps_diag *diag)
+{
+	GError *error = NULL;
+	gchar *text = NULL;
+	gsize len = 0;
+	FILE *f;
+
+	if (!g_file_get_contents(from, &text, &len, &error)) {
+		dps_diag_setf(diag, "cannot read \"%s\": %s", from, error->message);
+		g_error_free(error);
 		return DPS_ERR_IO;
 	}
-	r->set = g_build_filename(r->outdir, "set", NULL);
-	r->stub = g_build_filename(r->outdir, REPLAY_STUB_NAME, NULL);
-	r->stub_c = g_build_filename(r->outdir, "stub.c", NULL);
-	r->calibration = g_build_filename(r->outdir, "calibration", NULL);
-	r->sim_trace = g_build_filename(r->outdir, "sim-trace", NULL);
-	r->compare_txt = g_build_filename(r->outdir, "compare.txt", NULL);
-	r->compare_json = g_build_filename(r->outdir, "compare.json", NULL);
-	r->report = g_build_filename(r->outdir, "report.html", NULL);
-	return DPS_OK;
+	f = fopen(to, "w");
+	if (!f) {
+		dps_diag_setf(diag, "cannot create \"%s\": errno=%d (%s)", to, errno,
+			      strerror(errno));
+		g_free(text);
+		return DPS_ERR_IO;
+	}
+	fwrite(text, 1, len, f);
+	g_free(text);
+	return dps_out_close(f, to, diag) ? DPS_ERR_IO : DPS_OK;
+}
+
+/* Copies the given set's files (manifest and .act, byte for byte: the user's comments stay)
+ * into to, so OUTDIR holds everything the replay used, and a set inside OUTDIR survives its
+ * replacement. */
+static enum dps_status copy_set(const char *from, const char *to, struct dps_diag *diag)
+{
+	GDir *dir = g_dir_open(from, 0, NULL);
+	enum dps_status st = DPS_OK;
+	const char *name;
+
+	if (!dir || mkdir(to, 0777)) {
+		dps_diag_setf(diag, "cannot copy the set \"%s\" to \"%s\": errno=%d (%s)", from, to,
+			      errno, strerror(errno));
+		if (dir) {
+			g_dir_close(dir);
+		}
+		return DPS_ERR_IO;
+	}
+	while (!st && (name = g_dir_read_name(dir))) {
+		char *src = g_build_filename(from, name, NULL);
+		char *dst = g_build_filename(to, name, NULL);
+
+		if ((g_str_has_suffix(name, ".act") || !strcmp(name, DPS_ACTSET_MANIFEST_NAME)) &&
+		    g_file_test(src, G_FILE_TEST_IS_REGULAR)) {
+			st = copy_file(src, dst, diag);
+		}
+		g_free(src);
+		g_free(dst);
+	}
+	g_dir_close(dir);
+	return st;
 }
 
 /* 1. The calibration, shared by the analysis (--min-block default) and the stub. */
@@ -107,8 +228,10 @@ static enum dps_status calibrate(struct replay *rp)
 
 	if (rp->opts->calibration) {
 		banner(rp, 1, "using the given calibration");
-		rp->calibration = rp->opts->calibration;
-		return DPS_OK;
+		/* A copy in OUTDIR, used from there: the given file may be the OUTDIR this
+		 * replay replaces (--calibration out/calibration -o out). */
+		rp->calibration = rp->res->calibration;
+		return copy_file(rp->opts->calibration, rp->res->calibration, rp->diag);
 	}
 	banner(rp, 1, "calibrating this machine");
 	before = dps_load_sample_take();
@@ -125,8 +248,11 @@ static enum dps_status calibrate(struct replay *rp)
 		dps_diag_setf(rp->diag, "calibration failed: %s", dps_status_string(st));
 	}
 	if (!st && !rp->opts->quiet) {
+		char *shown = final_path(rp, "calibration");
+
 		fprintf(stderr, "dps replay: %.3f loops/us (spread %.2f %%), wrote %s\n",
-			cal.work_loops_per_us, cal.work_spread_pct, rp->res->calibration);
+			cal.work_loops_per_us, cal.work_spread_pct, shown);
+		g_free(shown);
 	}
 	if (!st) {
 		dps_load_warn_calibration(stderr, "dps replay", cal.work_spread_pct, &load);
@@ -211,10 +337,15 @@ static enum dps_status analyze(struct replay *rp)
 		struct dps_actset *set = NULL;
 
 		banner(rp, 2, "using the given action set");
-		g_free(rp->res->set);
-		rp->res->set = g_strdup(o->set);
 		st = dps_actset_load_dir(o->set, &set, rp->diag);
 		if (st) {
+			return st;
+		}
+		/* Built from a copy in OUTDIR: the given set may be inside the OUTDIR this
+		 * replay replaces (--set out/set -o out). */
+		st = copy_set(o->set, rp->res->set, rp->diag);
+		if (st) {
+			dps_actset_destroy(set);
 			return st;
 		}
 		rp->root_tid = set->threads[set->root].tid;
@@ -249,7 +380,7 @@ static enum dps_status analyze(struct replay *rp)
 			res->partial_reason ? res->partial_reason : "events lost");
 	}
 	if (!st) {
-		st = dps_actset_write_dir(res->actset, rp->res->set, rp->diag);
+		st = dps_actset_write_dir(res->actset, rp->res->set, 0, rp->diag);
 	}
 	analyzer_result_destroy(res);
 	return st;
@@ -258,15 +389,16 @@ static enum dps_status analyze(struct replay *rp)
 /* 3. The stub, built from the set on disk (what the user would edit), its C kept. */
 static enum dps_status build(struct replay *rp)
 {
+	char *label = rp->opts->set ? g_strdup(rp->opts->set) : final_path(rp, "set");
 	struct simgen_build_options b = {.keep_source = rp->res->stub_c};
-	struct simgen_options g = {.source_label = rp->res->set};
+	struct simgen_options g = {.source_label = label};
 	struct dps_actset *set = NULL;
 	enum dps_status st;
 
 	banner(rp, 3, "generating and building the stub");
 	st = dps_actset_load_dir(rp->res->set, &set, rp->diag);
 	if (st) {
-		return st;
+		goto end;
 	}
 	st = check_knobs(rp, set);
 	if (st) {
@@ -277,6 +409,7 @@ static enum dps_status build(struct replay *rp)
 	}
 end:
 	dps_actset_destroy(set);
+	g_free(label);
 	return st;
 }
 
@@ -322,7 +455,7 @@ static enum dps_status run_stub(struct replay *rp)
 	return st;
 }
 
-/* Writes one output of the comparison to path. */
+/* Writes one output of the comparison to path (in the temporary directory), synced. */
 static enum dps_status write_output(struct replay *rp, const struct compare_result *cmp,
 				    const char *path, char kind)
 {
@@ -331,14 +464,17 @@ static enum dps_status write_output(struct replay *rp, const struct compare_resu
 	FILE *f = fopen(path, "w");
 
 	if (!f) {
-		dps_diag_setf(rp->diag, "cannot create %s: %s", path, strerror(errno));
+		dps_diag_setf(rp->diag, "cannot create \"%s\": errno=%d (%s)", path, errno,
+			      strerror(errno));
 		return DPS_ERR_IO;
 	}
 	st = kind == 'h'   ? compare_write_html(cmp, &ho, f)
 	     : kind == 'j' ? compare_write_json(cmp, f)
 			   : compare_write_text(cmp, f, false);
-	if (fclose(f) || st) {
-		dps_diag_setf(rp->diag, "writing %s failed", path);
+	if (dps_out_close(f, path, rp->diag) || st) {
+		if (st) {
+			dps_diag_setf(rp->diag, "writing \"%s\" failed", path);
+		}
 		return DPS_ERR_IO;
 	}
 	return DPS_OK;
@@ -352,6 +488,7 @@ static enum dps_status compare(struct replay *rp)
 	struct analyzer_options sel[2];
 	struct compare_result *cmp = NULL;
 	const char *paths[2] = {rp->opts->trace, rp->res->sim_trace};
+	char *sim_label = final_path(rp, "sim-trace");
 	enum dps_status st = DPS_OK;
 
 	banner(rp, 5, "comparing the original and the simulated run");
@@ -372,8 +509,8 @@ static enum dps_status compare(struct replay *rp)
 		}
 	}
 	if (!st) {
-		st = compare_run(models[0], kinds[0], paths[0], models[1], kinds[1], paths[1], NULL,
-				 &cmp, rp->diag);
+		st = compare_run(models[0], kinds[0], paths[0], models[1], kinds[1], sim_label,
+				 NULL, &cmp, rp->diag);
 	}
 	if (!st) {
 		rp->res->fidelity_err_pct = cmp->fidelity_err_pct;
@@ -388,6 +525,76 @@ static enum dps_status compare(struct replay *rp)
 	compare_result_destroy(cmp);
 	analyzer_result_destroy(models[0]);
 	analyzer_result_destroy(models[1]);
+	g_free(sim_label);
+	return st;
+}
+
+/* Replaces every from by to in the file at path (best effort: a label, not data). */
+static void replace_in_file(const char *path, const char *from, const char *to)
+{
+	gchar *text = NULL;
+	gchar **parts;
+	gchar *joined;
+
+	if (!g_file_get_contents(path, &text, NULL, NULL)) {
+		return;
+	}
+	parts = g_strsplit(text, from, -1);
+	joined = g_strjoinv(to, parts);
+	if (strcmp(joined, text)) {
+		(void)g_file_set_contents(path, joined, -1, NULL);
+	}
+	g_strfreev(parts);
+	g_free(joined);
+	g_free(text);
+}
+
+/* record.info names the stub and its calibration where they were run, in the temporary
+ * directory: name them where they will be, in OUTDIR. */
+static void relabel_record_info(const struct replay *rp)
+{
+	char *info = g_build_filename(rp->res->sim_trace, "record.info", NULL);
+	char *abs_tmp = realpath(rp->out.tmp, NULL);
+
+	if (abs_tmp) {
+		char *parent = g_path_get_dirname(abs_tmp);
+		char *base = g_path_get_basename(rp->out.path);
+		char *abs_final = g_build_filename(parent, base, NULL);
+
+		replace_in_file(info, abs_tmp, abs_final);
+		g_free(parent);
+		g_free(base);
+		g_free(abs_final);
+		free(abs_tmp);
+	}
+	replace_in_file(info, rp->out.tmp, rp->res->outdir);
+	g_free(info);
+}
+
+/* The end: on success the temporary directory replaces OUTDIR whole. After bad input nothing
+ * is kept; after a failed step the files written so far stay in the temporary directory,
+ * named in the message, to inspect (OUTDIR unchanged either way). */
+static enum dps_status finish_outdir(struct replay *rp, enum dps_status st)
+{
+	if (!rp->out.tmp) {
+		return st;
+	}
+	if (!st) {
+		relabel_record_info(rp);
+		st = dps_out_dir_commit(&rp->out, rp->diag);
+		set_paths(rp->res, rp->res->outdir);
+	} else if (st == DPS_ERR_INVAL || st == DPS_ERR_NOENT) {
+		dps_out_dir_abort(&rp->out);
+	} else {
+		char *kept = dps_out_dir_keep(&rp->out);
+		char *msg = g_strdup(rp->diag->msg);
+
+		dps_diag_setf(rp->diag, "%s\n(%s is unchanged; this run's files are in %s)", msg,
+			      rp->res->outdir, kept);
+		set_paths(rp->res, kept);
+		g_free(msg);
+		free(kept);
+	}
 	return st;
 }
 
@@ -429,6 +636,7 @@ enum dps_status dps_replay_run(const struct dps_replay_options *opts,
 	st = st ? st : build(&rp);
 	st = st ? st : run_stub(&rp);
 	st = st ? st : compare(&rp);
+	st = finish_outdir(&rp, st);
 	if (!st) {
 		banner(&rp, 6, "done");
 	}

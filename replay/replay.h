@@ -20,7 +20,9 @@ struct compare_result;
 
 struct dps_replay_options {
 	const char *trace;	 /* borrowed: the recorded trace */
-	const char *outdir;	 /* borrowed: NULL: ./dps-replay-<trace name> */
+	const char *outdir;	 /* borrowed: NULL: ./dps-replay-<trace name>; replaced whole at
+				  * the end when empty, an earlier replay's, or force */
+	bool force;		 /* replace OUTDIR whatever it holds */
 	const char *set;	 /* borrowed: an (edited) set to replay instead of analyzing */
 	int64_t pid, tid;	 /* the original's selection, -1: none (record.info's pid) */
 	const char *comm;	 /* borrowed, NULL: none */
@@ -44,10 +46,14 @@ struct dps_replay_result {
 void dps_replay_options_default(struct dps_replay_options *opts);
 
 /*
- * Runs the pipeline. Returns DPS_OK; DPS_ERR_INVAL for bad options or input (diag says which;
- * with no selection for a trace not made by dps record, the caller lists the processes);
+ * Runs the pipeline into a temporary directory that replaces OUTDIR whole at the end
+ * (doc/replay.md, "The output directory"). Returns DPS_OK; DPS_ERR_INVAL for bad options or
+ * input (diag says which; an OUTDIR that is not a replay's without force is one; with no
+ * selection for a trace not made by dps record, the caller lists the processes);
  * DPS_ERROR when a step fails, the stub's own failure included (diag names the step);
- * DPS_ERR_NOMEM, DPS_ERR_IO. result is filled as far as the steps got (free it always).
+ * DPS_ERR_NOMEM, DPS_ERR_IO. After a failed step OUTDIR is unchanged and the result's paths
+ * point into the kept temporary directory, which diag names. result is filled as far as the
+ * steps got (free it always).
  */
 enum dps_status dps_replay_run(const struct dps_replay_options *opts,
 			       struct dps_replay_result *result, struct dps_diag *diag);

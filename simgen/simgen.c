@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomic-out.h"
 #include "simgen.h"
 
 #define SIMGEN_TEXT_MAX 200
@@ -444,95 +445,30 @@ end:
 	return ret;
 }
 
-static int write_special(const struct dps_actset *set, const struct simgen_options *opts,
-			 const char *path, struct dps_diag *diag)
-{
-	FILE *out = fopen(path, "w");
-	int ret;
-
-	if (!out) {
-		dps_diag_setf(diag, "Cannot open the output: path=\"%s\", errno=%d (%s)", path,
-			      errno, strerror(errno));
-		ret = SIMGEN_ERR_IO;
-		goto end;
-	}
-	ret = simgen_write(set, opts, out, diag);
-	if (fclose(out) != 0 && !ret) {
-		dps_diag_setf(diag, "Cannot write the output: path=\"%s\", errno=%d (%s)", path,
-			      errno, strerror(errno));
-		ret = SIMGEN_ERR_IO;
-	}
-end:
-	return ret;
-}
-
 int simgen_write_file(const struct dps_actset *set, const struct simgen_options *opts,
 		      const char *path, struct dps_diag *diag)
 {
-	struct stat st;
-	char *tmp = NULL;
-	FILE *out = NULL;
-	int fd = -1;
+	struct dps_out_file out;
 	int ret;
 
 	ret = check_set(set, diag);
 	if (ret) {
-		goto end;
+		return ret;
 	}
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		/* /dev/null, a FIFO, /dev/stdout: write through; renaming over it would replace
-		 * the device node. */
-		ret = write_special(set, opts, path, diag);
-		goto end;
-	}
-	if (asprintf(&tmp, "%s.XXXXXX", path) < 0) {
-		tmp = NULL;
-		ret = SIMGEN_ERR_NOMEM;
-		dps_diag_setf(diag, "simgen: out of memory");
-		goto end;
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		dps_diag_setf(diag, "Cannot create the output file: path=\"%s\", errno=%d (%s)",
-			      path, errno, strerror(errno));
-		ret = SIMGEN_ERR_IO;
-		goto free_tmp;
-	}
-	/* mkstemp makes it 0600; a generated source is an ordinary file. */
-	(void)fchmod(fd, 0644);
-	out = fdopen(fd, "w");
-	if (!out) {
-		close(fd);
-		ret = SIMGEN_ERR_IO;
-		dps_diag_setf(diag, "Cannot write the output file: path=\"%s\", errno=%d", path,
-			      errno);
-		goto unlink_tmp;
+	/* A temporary renamed into place (common/atomic-out.h); a device or a FIFO (/dev/null,
+	 * /dev/stdout) is written through. */
+	ret = dps_out_file_open(&out, path, diag);
+	if (ret) {
+		return ret == DPS_ERR_INVAL ? SIMGEN_ERR_INVAL : SIMGEN_ERR_IO;
 	}
 	/* A big buffer: a million-action program is tens of MB of small writes. */
-	setvbuf(out, NULL, _IOFBF, 1 << 20);
-	ret = simgen_write(set, opts, out, diag);
-	if (fclose(out) != 0 && !ret) {
-		dps_diag_setf(diag, "Cannot write the output file: path=\"%s\", errno=%d (%s)",
-			      path, errno, strerror(errno));
-		ret = SIMGEN_ERR_IO;
-	}
+	setvbuf(out.f, NULL, _IOFBF, 1 << 20);
+	ret = simgen_write(set, opts, out.f, diag);
 	if (ret) {
-		goto unlink_tmp;
+		dps_out_file_abort(&out);
+		return ret;
 	}
-	if (rename(tmp, path) != 0) {
-		dps_diag_setf(diag, "Cannot move the output into place: path=\"%s\", errno=%d (%s)",
-			      path, errno, strerror(errno));
-		ret = SIMGEN_ERR_IO;
-		goto unlink_tmp;
-	}
-	goto free_tmp;
-
-unlink_tmp:
-	unlink(tmp);
-free_tmp:
-	free(tmp);
-end:
-	return ret;
+	return dps_out_file_commit(&out, diag) ? SIMGEN_ERR_IO : SIMGEN_OK;
 }
 
 /* Spreads the threads over n_parts so the action counts are even: largest first, each to the

@@ -316,7 +316,7 @@ Test(actset, write_then_load_round_trips, .init = make_dir, .fini = remove_dir)
 	write_files(files);
 	cr_assert_eq(dps_actset_load_dir(dir, &a, &diag), DPS_OK, "%s", diag.msg);
 	snprintf(out, sizeof(out), "%s/copy", dir);
-	cr_assert_eq(dps_actset_write_dir(a, out, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(dps_actset_write_dir(a, out, 0, &diag), DPS_OK, "%s", diag.msg);
 	cr_assert_eq(dps_actset_load_dir(out, &b, &diag), DPS_OK, "%s", diag.msg);
 	cr_assert_eq(b->n_threads, a->n_threads);
 	for (size_t t = 0; t < a->n_threads; t++) {

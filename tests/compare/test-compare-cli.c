@@ -10,8 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <glib.h>
+
 #include "compare-test.h"
 #include "compare.h"
+#include "dps-test.h"
 
 static char *sets_dir(void)
 {
@@ -124,6 +127,44 @@ Test(compare_cli, unwritable_report_is_a_failure)
 	free(err);
 }
 
+/* --html and --json-file on a full disk: exit 1 naming the file and ENOSPC, the previous file
+ * kept as it was (it was once truncated to nothing), no temporary left. */
+Test(compare_cli, a_full_disk_keeps_the_previous_report_and_json)
+{
+	char *mnt = dps_test_mount_tmpfs(64, true);
+	char *html = g_build_filename(mnt, "r.html", NULL);
+	char *json = g_build_filename(mnt, "c.json", NULL);
+	const char *opts[2] = {"--html", "--json-file"};
+	const char *paths[2] = {html, json};
+	char *dots;
+
+	dps_test_write_file(html, "the previous report\n");
+	dps_test_write_file(json, "{\"previous\": 1}\n");
+	dps_test_fill_fs(mnt);
+	for (int i = 0; i < 2; i++) {
+		char *err = NULL, *out = run_compare(&err, "base base %s '%s'", opts[i], paths[i]);
+		char *text = dps_test_read_file(paths[i], NULL);
+
+		cr_expect_eq(ct_last_status, 1, "%s: exit %d: %s", opts[i], ct_last_status, err);
+		cr_expect(strstr(err, paths[i]), "%s: the message does not name %s: %s", opts[i],
+			  paths[i], err);
+		cr_expect(strstr(err, "errno=28"), "%s: the message does not say ENOSPC: %s",
+			  opts[i], err);
+		cr_expect(text && strstr(text, "previous"), "%s: %s was changed: '%s'", opts[i],
+			  paths[i], text ? text : "(unreadable)");
+		g_free(text);
+		free(out);
+		free(err);
+	}
+	dots = dps_test_dot_files(mnt);
+	cr_expect_str_empty(dots, "temporaries left in %s: %s", mnt, dots);
+	g_free(dots);
+	dps_test_unmount(mnt);
+	g_free(mnt);
+	g_free(html);
+	g_free(json);
+}
+
 Test(compare_cli, a_trace_needs_a_selection)
 {
 	char *t = trace_path("tracefile-rotation-sched"), *err = NULL, *out;
@@ -218,7 +259,7 @@ Test(compare_cli, a_trace_against_its_own_action_set)
 	opts.build_actset = true;
 	cr_assert_eq(analyzer_run(&opts, &tr, &diag), DPS_OK, "%s", diag.msg);
 	cr_assert_not_null(tr->actset);
-	cr_assert_eq(dps_actset_write_dir(tr->actset, dir, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(dps_actset_write_dir(tr->actset, dir, 0, &diag), DPS_OK, "%s", diag.msg);
 	cr_assert_eq(compare_load(dir, &opts, &ideal, &kind, &diag), DPS_OK, "%s", diag.msg);
 	cr_expect_eq(kind, COMPARE_INPUT_ACTSET);
 	cr_assert_eq(compare_run(tr, COMPARE_INPUT_TRACE, t, ideal, COMPARE_INPUT_ACTSET, dir, NULL,

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* The shared test helpers of dps-test.h, on GLib (spawning, files, temporary directories). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <glib.h>
@@ -89,6 +92,73 @@ void dps_test_rmtree(const char *path)
 	if (path && *path) {
 		remove_tree(path);
 	}
+}
+
+char *dps_test_mount_tmpfs(unsigned size_kib, bool required)
+{
+	char *dir = dps_test_mkdtemp("tmpfs");
+	char *opts = g_strdup_printf("size=%uk", size_kib);
+
+	if (mount("tmpfs", dir, "tmpfs", 0, opts) != 0) {
+		int err = errno;
+
+		if (!required) {
+			g_free(opts);
+			return dir;
+		}
+		g_rmdir(dir);
+		g_free(opts);
+		/* Only a refusal is a reason to skip (not root, or a container without
+		 * CAP_SYS_ADMIN); anything else is a broken machine. */
+		cr_assert(err == EPERM || err == EACCES, "cannot mount a tmpfs on %s: %s", dir,
+			  strerror(err));
+		cr_skip_test("mounting a tmpfs is not permitted (%s): the full-disk check needs "
+			     "root",
+			     strerror(err));
+	}
+	g_free(opts);
+	return dir;
+}
+
+void dps_test_unmount(const char *dir)
+{
+	if (dir) {
+		(void)umount2(dir, MNT_DETACH);
+		dps_test_rmtree(dir);
+	}
+}
+
+void dps_test_fill_fs(const char *dir)
+{
+	char *path = g_build_filename(dir, "filler", NULL);
+	char block[4096] = {0};
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	cr_assert_geq(fd, 0, "cannot create %s: %s", path, strerror(errno));
+	while (write(fd, block, sizeof(block)) > 0) {
+	}
+	/* Then the last partial page, byte by byte. */
+	while (write(fd, block, 1) > 0) {
+	}
+	cr_assert_eq(errno, ENOSPC, "filling %s: %s", dir, strerror(errno));
+	close(fd);
+	g_free(path);
+}
+
+char *dps_test_dot_files(const char *dir)
+{
+	GString *names = g_string_new("");
+	GDir *d = g_dir_open(dir, 0, NULL);
+	const char *name;
+
+	cr_assert_not_null(d, "cannot list %s", dir);
+	while ((name = g_dir_read_name(d))) {
+		if (name[0] == '.') {
+			g_string_append_printf(names, "%s%s", names->len ? " " : "", name);
+		}
+	}
+	g_dir_close(d);
+	return g_string_free(names, FALSE);
 }
 
 char *dps_test_read_file(const char *path, size_t *len)

@@ -26,6 +26,21 @@ char *dps_test_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *dps_test_mkdtemp(const char *what);
 void dps_test_rmtree(const char *path);
 
+/*
+ * A tmpfs of size_kib KiB mounted on a new temporary directory (g_free the path after
+ * dps_test_unmount), for full-disk tests and for many quick file removals. Where mount is not
+ * permitted (EPERM: not root, a container without CAP_SYS_ADMIN): with required, the test is
+ * skipped; without, a plain temporary directory is returned. Other errors fail the test.
+ */
+char *dps_test_mount_tmpfs(unsigned size_kib, bool required);
+/* Unmounts (when mounted) and removes what dps_test_mount_tmpfs made; accepts NULL. */
+void dps_test_unmount(const char *dir);
+/* Fills the file system holding dir (a file "filler" in dir) until it is full. */
+void dps_test_fill_fs(const char *dir);
+/* The names in dir that begin with a dot (a temporary left behind), space-separated (g_free);
+ * "" when there are none. */
+char *dps_test_dot_files(const char *dir);
+
 /* The whole file, NUL-terminated (g_free), *len its size when len is not NULL; NULL when it
  * cannot be read. */
 char *dps_test_read_file(const char *path, size_t *len);

@@ -201,6 +201,26 @@ Test(replay, a_bad_mode_is_refused_before_any_work, .init = setup, .fini = teard
 	cr_expect_neq(stat(out, &st), 0, "%s was created for a replay that could not start", out);
 }
 
+/* A directory that is not a replay's output is refused before any work, without --force. */
+Test(replay, a_directory_that_is_not_a_replay_is_refused_before_any_work, .init = setup,
+     .fini = teardown)
+{
+	const char *dps = env_or_fail("DPS_BIN");
+	const char *src = env_or_fail("DPS_SOURCE_DIR");
+	char out[4096];
+
+	snprintf(out, sizeof(out), "%s/mine", tmpdir);
+	cr_assert_eq(run("mkdir '%s' && echo mine > '%s/notes.txt'", out, out), 0);
+	cr_expect_eq(run("'%s' replay -q '%s/examples/traces/xz-T2' -o '%s' > '%s.log' 2>&1", dps,
+			 src, out, out),
+		     2);
+	cr_expect_eq(run("grep -q -- '--force' '%s.log' && grep -q '%s' '%s.log'", out, out, out),
+		     0, "the refusal does not name the directory and --force");
+	cr_expect_eq(run("test \"$(ls -A '%s')\" = notes.txt", out), 0, "%s was changed", out);
+	cr_expect_eq(run("test -z \"$(ls -A '%s' | grep '^\\.')\"", tmpdir), 0,
+		     "a temporary was left in %s", tmpdir);
+}
+
 /* A what-if knob the stub would refuse fails the replay before the stub is built (it once
  * exited 0 with a 99 % fidelity error, then 1 after building and running the stub), and
  * --scale=2 reaches the stub as --scale 2 (it once passed the wrong argument). */
@@ -220,9 +240,8 @@ Test(replay, the_stub_gets_the_knobs_and_its_failure_fails_the_replay, .init = s
 			 dps, src, cal, out, out),
 		     2);
 	cr_expect_eq(run("grep -q 'no thread with id 99999' '%s.log'", out), 0);
-	snprintf(cal, sizeof(cal), "%s/bad-knob/dps-stub", tmpdir);
-	cr_expect_neq(access(cal, F_OK), 0, "the stub was built for a knob it refuses");
-	snprintf(cal, sizeof(cal), "%s/cal", tmpdir);
+	cr_expect_eq(run("test ! -e '%s' && test -z \"$(ls -A '%s' | grep '^\\.')\"", out, tmpdir),
+		     0, "a replay refused for its knob left %s or a temporary", out);
 	snprintf(out, sizeof(out), "%s/scale", tmpdir);
 	cr_expect_eq(run("'%s' replay -q '%s/examples/traces/xz-T2' --scale=2 --calibration '%s' "
 			 "-o '%s' > '%s.log' 2>&1",
@@ -230,6 +249,15 @@ Test(replay, the_stub_gets_the_knobs_and_its_failure_fails_the_replay, .init = s
 		     0);
 	cr_expect_eq(run("grep -q -- '--scale 2$' '%s/sim-trace/record.info'", out), 0,
 		     "the stub did not get --scale 2");
+	/* A second replay into the same OUTDIR replaces it whole: nothing of the first stays. */
+	cr_expect_eq(run("touch '%s/stale' '%s/set/77777.act' && '%s' replay -q "
+			 "'%s/examples/traces/xz-T2' --calibration '%s' -o '%s' > '%s.log' 2>&1",
+			 out, out, dps, src, cal, out, out),
+		     0);
+	cr_expect_eq(run("test ! -e '%s/stale' && test ! -e '%s/set/77777.act' && "
+			 "test -f '%s/replay.info' && test -f '%s/report.html'",
+			 out, out, out, out),
+		     0, "the second replay did not replace %s whole", out);
 	/* A stub that fails while it plays fails the replay: a stack curve the parser accepts
 	 * (under 1 GiB) but no thread stack holds, which the player caps and reports. */
 	snprintf(out, sizeof(out), "%s/deep-set", tmpdir);
@@ -244,4 +272,9 @@ Test(replay, the_stub_gets_the_knobs_and_its_failure_fails_the_replay, .init = s
 			 dps, src, out, cal, out, out),
 		     1);
 	cr_expect_eq(run("grep -q 'the stub failed' '%s.log'", out), 0);
+	/* A failed replay leaves OUTDIR as it was (here: absent) and says where its files are. */
+	cr_expect_eq(run("test ! -e '%s' && grep -q 'this run.s files are in .*/\\.deep\\.tmp-' "
+			 "'%s.log'",
+			 out, out),
+		     0, "a failed replay changed %s or did not name its files", out);
 }

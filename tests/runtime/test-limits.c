@@ -87,10 +87,17 @@ Test(limits, a_thread_limit_that_stops_the_play_is_named, .timeout = 120)
 	 * processes for the user */
 	set = make_fan_out(dir, 60, true, "sleep 300ms\n");
 	{
-		const char *argv[] = {"prlimit",	"--nproc=30",	  "setpriv",
-				      "--reuid=65534", "--regid=65534", "--clear-groups",
-				      dps_test_bin(),	"run",		  set,
-				      "--no-summary",	NULL};
+		const char *argv[] = {"prlimit",
+				      "--nproc=30",
+				      "setpriv",
+				      "--reuid=65534",
+				      "--regid=65534",
+				      "--clear-groups",
+				      dps_test_bin(),
+				      "run",
+				      set,
+				      "--no-summary",
+				      NULL};
 
 		run = dps_test_run(NULL, argv, NULL);
 	}

@@ -20,7 +20,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <glib.h>
+
 #include "actset.h"
+#include "dps-test.h"
 #include "simgen.h"
 
 struct run {
@@ -338,6 +341,34 @@ Test(simgen, unwritable_output_fails_with_1)
 	cr_expect_eq(r.status, 1);
 	cr_expect_not_null(strstr(r.err, "/nonexistent-dir/prog.c"), "%s", r.err);
 	run_fini(&r);
+}
+
+/* A full disk: exit 1 naming the program and ENOSPC, the previous program kept, no temporary
+ * left beside it. */
+Test(simgen, a_full_disk_keeps_the_previous_program)
+{
+	char *mnt = dps_test_mount_tmpfs(64, true);
+	char *prog = g_build_filename(mnt, "prog.c", NULL);
+	char *const argv[] = {(char *)dps_bin(), (char *)"gen", (char *)"sets/listing10",
+			      (char *)"-o",	 prog,		NULL};
+	struct run r;
+	char *text, *dots;
+
+	dps_test_write_file(prog, "/* the previous program */\n");
+	dps_test_fill_fs(mnt);
+	r = run_in(data_dir(), argv, NULL);
+	cr_expect_eq(r.status, 1, "exit %d: %s", r.status, r.err);
+	cr_expect(strstr(r.err, prog) && strstr(r.err, "errno=28"), "%s", r.err);
+	text = dps_test_read_file(prog, NULL);
+	cr_expect(text && strstr(text, "the previous program"), "%s was changed", prog);
+	dots = dps_test_dot_files(mnt);
+	cr_expect_str_empty(dots, "temporaries left in %s: %s", mnt, dots);
+	run_fini(&r);
+	g_free(text);
+	g_free(dots);
+	dps_test_unmount(mnt);
+	g_free(mnt);
+	g_free(prog);
 }
 
 Test(simgen, sanitizers_keep_only_the_safe_charset)
