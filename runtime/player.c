@@ -817,12 +817,29 @@ static double ms(uint64_t ns)
 	return (double)ns / 1e6;
 }
 
+/* name as shown on a terminal: control characters (an escape sequence in a thread name
+ * from a trace or a manifest) become '?', so a summary cannot drive the terminal. */
+static const char *printable(const char *name, char *buf, size_t len)
+{
+	size_t i = 0;
+
+	for (; name[i] && i + 1 < len; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		buf[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+	}
+	buf[i] = '\0';
+	return buf;
+}
+
 void dps_play_result_print(const struct dps_program *prog, const struct dps_play_result *result,
 			   FILE *out)
 {
+	char shown[256];
+
 	fprintf(out, "dps: %s: %zu threads, makespan %.3f ms\n",
-		prog && prog->name ? prog->name : "program", result->n_threads,
-		ms(result->makespan_ns));
+		printable(prog && prog->name ? prog->name : "program", shown, sizeof(shown)),
+		result->n_threads, ms(result->makespan_ns));
 	fprintf(out, "%-10s %-15s %10s %10s %10s %10s %10s %10s %10s %8s\n", "id", "name",
 		"start_ms", "end_ms", "cpu_ms", "run_req", "run_act", "sleep_req", "sleep_act",
 		"actions");
@@ -835,8 +852,8 @@ void dps_play_result_print(const struct dps_program *prog, const struct dps_play
 		fprintf(out,
 			"%-10" PRIu64 " %-15.15s %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f "
 			"%8" PRIu64 "\n",
-			r->id, name, ms(r->start_ns), ms(r->end_ns), ms(r->cpu_ns),
-			ms(r->run_req_ns), ms(r->run_act_ns), ms(r->sleep_req_ns),
-			ms(r->sleep_act_ns), r->n_actions);
+			r->id, printable(name, shown, sizeof(shown)), ms(r->start_ns),
+			ms(r->end_ns), ms(r->cpu_ns), ms(r->run_req_ns), ms(r->run_act_ns),
+			ms(r->sleep_req_ns), ms(r->sleep_act_ns), r->n_actions);
 	}
 }
