@@ -4,116 +4,70 @@
  * (bad input: exit 2 with file:line:column, and nothing runs), `dps calibrate`, and a
  * hand-written stub built against the installed libdps with pkg-config.
  */
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
+#include <glib.h>
+#include <glib/gstdio.h>
+
 #include <dps/dps.h>
 
-static char dir[64];
-static char out_path[128], err_path[128];
-static char out_text[65536], err_text[65536];
+#include "dps-test.h"
+
+static char *dir;		  /* g_free: the test's directory (dps_test_mkdtemp) */
+static char *out_text, *err_text; /* g_free: the last run_dps's stdout and stderr */
 
 static void make_dir(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/dps-cli-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
-	snprintf(out_path, sizeof(out_path), "%s/stdout", dir);
-	snprintf(err_path, sizeof(err_path), "%s/stderr", dir);
+	dir = dps_test_mkdtemp("cli");
 	setenv("DPS_CALIBRATION", "override", 1);
 }
 
 static void remove_dir(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	cr_assert_eq(system(cmd), 0);
+	dps_test_rmtree(dir);
+	g_free(dir);
+	g_free(out_text);
+	g_free(err_text);
+	dir = out_text = err_text = NULL;
 }
 
 TestSuite(cli, .init = make_dir, .fini = remove_dir, .timeout = 120);
 
-static void slurp(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	size_t n = 0;
-
-	if (f) {
-		n = fread(buf, 1, len - 1, f);
-		fclose(f);
-	}
-	buf[n] = '\0';
-}
-
-/* Runs argv (argv[0] resolved by PATH unless absolute), stdout/stderr to files; returns the
- * exit status, or -1 when killed by a signal. */
-static int run(char *const argv[])
-{
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int status;
-
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	cr_assert_eq(posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ), 0, "spawn %s", argv[0]);
-	posix_spawn_file_actions_destroy(&fa);
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	slurp(out_path, out_text, sizeof(out_text));
-	slurp(err_path, err_text, sizeof(err_text));
-	/* Under sanitizers the child's reports land in its stderr, not ours: fail on them here. */
-	cr_assert_null(strstr(err_text, "Sanitizer"), "%s: %s", argv[1], err_text);
-	cr_assert_null(strstr(err_text, "runtime error:"), "%s: %s", argv[1], err_text);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-static char *dps_bin(void)
-{
-	char *bin = getenv("DPS_BIN");
-
-	cr_assert_not_null(bin, "DPS_BIN not set (run through ctest)");
-	return bin;
-}
-
-/* Runs $DPS_BIN with the NULL-terminated arguments. */
+/* Runs the dps command with the NULL-terminated arguments (dps_test_run_dps); keeps its output
+ * in out_text and err_text for the checks. Returns its exit status, -1 after a signal. */
 static int run_dps(const char *first, ...)
 {
-	char *argv[32];
-	size_t n = 0;
+	struct dps_test_run run;
 	va_list ap;
 
-	argv[n++] = dps_bin();
-	argv[n++] = (char *)first;
 	va_start(ap, first);
-	while (n < 31 && (argv[n] = (char *)va_arg(ap, const char *))) {
-		n++;
-	}
+	run = dps_test_run_dps_va(first, ap);
 	va_end(ap);
-	argv[n] = NULL;
-	return run(argv);
+	g_free(out_text);
+	g_free(err_text);
+	out_text = run.out;
+	err_text = run.err;
+	return run.status;
 }
 
+/* Writes dir/sub/name, making dir/sub. */
 static void write_file(const char *sub, const char *name, const char *text)
 {
-	char path[256];
-	FILE *f;
+	char *path = dps_test_strf("%s/%s", dir, sub);
 
-	snprintf(path, sizeof(path), "%s/%s", dir, sub);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/%s/%s", dir, sub, name);
-	f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fputs(text, f);
-	fclose(f);
+	g_mkdir(path, 0755);
+	g_free(path);
+	path = dps_test_strf("%s/%s/%s", dir, sub, name);
+	dps_test_write_file(path, text);
+	g_free(path);
 }
 
 static char *set_path(const char *sub)
@@ -219,15 +173,12 @@ Test(cli, calibrate_writes_a_loadable_file)
 	char file[256];
 	struct dps_calibration cal;
 	char err[512];
-	FILE *f;
 
 	unsetenv("DPS_CALIBRATION");
 	cr_assert_eq(run_dps("calibrate", "--quick", NULL), 0, "%s", err_text);
 	cr_assert_eq(strncmp(out_text, "# dps calibration", 17), 0, "%s", out_text);
 	snprintf(file, sizeof(file), "%s/stdout.cal", dir);
-	f = fopen(file, "w");
-	fputs(out_text, f);
-	fclose(f);
+	dps_test_write_file(file, out_text);
 	cr_assert_eq(dps_calibration_load(file, &cal, err, sizeof(err)), DPS_OK, "%s", err);
 	cr_assert_str_empty(err, "%s", err);
 	cr_assert_gt(cal.work_loops_per_us, 0);
@@ -241,8 +192,8 @@ Test(cli, calibrate_writes_a_loadable_file)
 Test(cli, hand_stub_builds_against_the_installed_libdps, .timeout = 300)
 {
 	char prefix[128], pc[160], cmd[4096];
-	const char *build = getenv("DPS_BUILD_DIR");
-	const char *src = getenv("DPS_SOURCE_DIR");
+	const char *build = dps_test_build_dir();
+	const char *src = dps_test_source_dir();
 
 #ifdef DPS_TEST_SANITIZE
 	cr_skip_test("the installed libdps is sanitized; a plain cc stub cannot link it");
@@ -259,7 +210,7 @@ Test(cli, hand_stub_builds_against_the_installed_libdps, .timeout = 300)
 	    "$(PKG_CONFIG_PATH='%s' pkg-config --cflags --libs dps) -o '%s/hand-stub' "
 	    "&& LD_LIBRARY_PATH='%s/lib' DPS_CALIBRATION=override '%s/hand-stub' 1000 200",
 	    build, prefix, prefix, pc, src, pc, dir, prefix, dir);
-	cr_assert_eq(system(cmd), 0, "failed: %s", cmd);
+	cr_assert_eq(dps_test_sh("%s", cmd), 0, "failed: %s", cmd);
 	/* dps.h's usage example, cut from the installed header, builds and runs as written. */
 	snprintf(cmd, sizeof(cmd),
 		 "sed -n '/BEGIN EXAMPLE/,/END EXAMPLE/p' '%s/include/dps/dps.h' | sed '1d;$d' "
@@ -269,5 +220,5 @@ Test(cli, hand_stub_builds_against_the_installed_libdps, .timeout = 300)
 		 "$(PKG_CONFIG_PATH='%s' pkg-config --cflags --libs dps) -o '%s/example' "
 		 "&& LD_LIBRARY_PATH='%s/lib' DPS_CALIBRATION=override '%s/example'",
 		 prefix, dir, dir, pc, dir, pc, dir, prefix, dir);
-	cr_assert_eq(system(cmd), 0, "failed: %s", cmd);
+	cr_assert_eq(dps_test_sh("%s", cmd), 0, "failed: %s", cmd);
 }
