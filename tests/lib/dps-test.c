@@ -42,6 +42,11 @@ const char *dps_test_data_dir(void)
 	return env_or_fail("DPS_TEST_DATA");
 }
 
+char *dps_test_data_path(const char *rel)
+{
+	return g_build_filename(dps_test_data_dir(), rel, NULL);
+}
+
 char *dps_test_strf(const char *fmt, ...)
 {
 	va_list ap;
@@ -150,6 +155,20 @@ struct dps_test_run dps_test_run(const char *cwd, const char *const *argv, const
 	}
 	cr_assert_null(strstr(run.err, "Sanitizer"), "%s: %s", argv[0], run.err);
 	cr_assert_null(strstr(run.err, "runtime error:"), "%s: %s", argv[0], run.err);
+	return run;
+}
+
+struct dps_test_run dps_test_run_sh(const char *fmt, ...)
+{
+	struct dps_test_run run;
+	va_list ap;
+	char *cmd;
+
+	va_start(ap, fmt);
+	cmd = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	run = dps_test_run(NULL, (const char *const[]){"/bin/sh", "-c", cmd, NULL}, NULL);
+	g_free(cmd);
 	return run;
 }
 

@@ -19,6 +19,9 @@ const char *dps_test_source_dir(void); /* DPS_SOURCE_DIR */
 const char *dps_test_build_dir(void);  /* DPS_BUILD_DIR */
 const char *dps_test_data_dir(void);   /* DPS_TEST_DATA: tests/data */
 
+/* DPS_TEST_DATA/rel, a new string (g_free). */
+char *dps_test_data_path(const char *rel);
+
 /* printf into a new string (g_free). */
 char *dps_test_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -50,6 +53,8 @@ struct dps_test_run {
  * dps_test_run_fini.
  */
 struct dps_test_run dps_test_run(const char *cwd, const char *const *argv, const char *const *env);
+/* dps_test_run of /bin/sh -c with the command fmt makes, here. */
+struct dps_test_run dps_test_run_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* dps_test_run of the dps command with these arguments (NULL-terminated), here. */
 struct dps_test_run dps_test_run_dps(const char *first, ...) __attribute__((sentinel));
 /* The same with the arguments after first in ap (for a test's own variadic wrapper). */
