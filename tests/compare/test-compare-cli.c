@@ -27,7 +27,7 @@ static char *run_compare(char **err, const char *fmt, ...)
 	va_start(ap, fmt);
 	cr_assert_gt(vasprintf(&args, fmt, ap), 0);
 	va_end(ap);
-	cr_assert_gt(asprintf(&cmd, "cd %s && %s compare %s", dir, ct_dps_bin(), args), 0);
+	cr_assert_gt(asprintf(&cmd, "cd %s && %s compare %s", dir, dps_test_bin(), args), 0);
 	out = ct_run_capture(cmd, err);
 	free(args);
 	free(cmd);
@@ -37,11 +37,8 @@ static char *run_compare(char **err, const char *fmt, ...)
 
 static char *trace_path(const char *name)
 {
-	const char *data = getenv("DPS_TEST_DATA");
-	char *p = NULL;
+	char *p = dps_test_strf("%s/traces/%s", dps_test_data_dir(), name);
 
-	cr_assert_not_null(data, "DPS_TEST_DATA is not set (run through ctest)");
-	cr_assert_gt(asprintf(&p, "%s/traces/%s", data, name), 0);
 	cr_assert_eq(access(p, R_OK), 0, "missing test trace %s", p);
 	return p;
 }
@@ -80,7 +77,7 @@ Test(compare_cli, json_output_parses)
 	char *dir = sets_dir(), *cmd = NULL, *out;
 
 	cr_assert_gt(asprintf(&cmd, "cd %s && %s compare --json base extra | python3 -m json.tool",
-			      dir, ct_dps_bin()),
+			      dir, dps_test_bin()),
 		     0);
 	out = ct_run_capture(cmd, NULL);
 	cr_expect_eq(ct_last_status, 0, "python3 -m json.tool rejected: %s", out);

@@ -50,7 +50,7 @@ static struct report make_report(const char *fmt, ...)
 	va_start(ap, fmt);
 	cr_assert_gt(vasprintf(&args, fmt, ap), 0);
 	va_end(ap);
-	cr_assert_gt(asprintf(&cmd, "cd %s && %s compare %s --html %s/r.html", sets, ct_dps_bin(),
+	cr_assert_gt(asprintf(&cmd, "cd %s && %s compare %s --html %s/r.html", sets, dps_test_bin(),
 			      args, r.dir),
 		     0);
 	out = ct_run_capture(cmd, &err);
@@ -59,7 +59,7 @@ static struct report make_report(const char *fmt, ...)
 	free(err);
 	free(cmd);
 	cr_assert_gt(asprintf(&cmd, "%s/r.html", r.dir), 0);
-	r.html = ct_read_file(cmd, &r.html_len);
+	r.html = dps_test_read_file(cmd, &r.html_len);
 	cr_assert_not_null(r.html);
 	free(cmd);
 	cr_assert_gt(asprintf(&cmd,
