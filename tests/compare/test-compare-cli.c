@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <glib.h>
+
 #include "compare-test.h"
 #include "compare.h"
 
@@ -130,7 +132,7 @@ Test(compare_cli, a_trace_needs_a_selection)
 	cr_expect(strstr(err, "git"), "the process list should be shown: %s", err);
 	free(out);
 	free(err);
-	free(t);
+	g_free(t);
 }
 
 /* Loads a trace side through the library, as dps compare does. */
@@ -146,7 +148,7 @@ static struct analyzer_result *load_trace(const char *name, int64_t pid)
 	opts.pid = pid;
 	cr_assert_eq(compare_load(t, &opts, &m, &kind, &diag), DPS_OK, "%s: %s", t, diag.msg);
 	cr_expect_eq(kind, COMPARE_INPUT_TRACE);
-	free(t);
+	g_free(t);
 	return m;
 }
 
@@ -192,7 +194,7 @@ Test(compare_cli, eight_thousand_threads_against_themselves, .timeout = 120)
 	cr_expect(strstr(out, "\"fidelity_err_pct\": 0,"), "identical runs");
 	free(out);
 	free(err);
-	free(t);
+	g_free(t);
 }
 
 Test(compare_cli, a_trace_against_its_own_action_set)
@@ -202,12 +204,9 @@ Test(compare_cli, a_trace_against_its_own_action_set)
 	struct compare_result *res = NULL;
 	struct dps_diag diag = {{0}};
 	enum compare_input_kind kind;
-	char dir[] = "/tmp/dps-compare-set-XXXXXX", *t = trace_path("tracefile-rotation-sched");
-	char *cmd = NULL, *out;
-
+	char *dir = dps_test_mkdtemp("compare-set"), *t = trace_path("tracefile-rotation-sched");
 	const char *traces[1] = {t};
 
-	cr_assert_not_null(mkdtemp(dir));
 	analyzer_options_default(&opts);
 	opts.traces = traces;
 	opts.n_traces = 1;
@@ -232,11 +231,9 @@ Test(compare_cli, a_trace_against_its_own_action_set)
 	compare_result_destroy(res);
 	analyzer_result_destroy(tr);
 	analyzer_result_destroy(ideal);
-	cr_assert_gt(asprintf(&cmd, "rm -rf %s", dir), 0);
-	out = ct_run_capture(cmd, NULL);
-	free(out);
-	free(cmd);
-	free(t);
+	dps_test_rmtree(dir);
+	g_free(dir);
+	g_free(t);
 }
 
 Test(compare_cli, memory_curves_of_a_real_trace_against_themselves)
