@@ -172,29 +172,22 @@ struct dps_test_run dps_test_run_sh(const char *fmt, ...)
 	return run;
 }
 
-struct dps_test_run dps_test_run_dps_va(const char *first, va_list ap)
+struct dps_test_run dps_test_run_dps(const char *first, ...)
 {
 	GPtrArray *argv = g_ptr_array_new();
 	struct dps_test_run run;
+	const char *arg;
+	va_list ap;
 
 	g_ptr_array_add(argv, (gpointer)dps_test_bin());
-	for (const char *arg = first; arg; arg = va_arg(ap, const char *)) {
+	va_start(ap, first);
+	for (arg = first; arg; arg = va_arg(ap, const char *)) {
 		g_ptr_array_add(argv, (gpointer)arg);
 	}
+	va_end(ap);
 	g_ptr_array_add(argv, NULL);
 	run = dps_test_run(NULL, (const char *const *)argv->pdata, NULL);
 	g_ptr_array_free(argv, TRUE);
-	return run;
-}
-
-struct dps_test_run dps_test_run_dps(const char *first, ...)
-{
-	struct dps_test_run run;
-	va_list ap;
-
-	va_start(ap, first);
-	run = dps_test_run_dps_va(first, ap);
-	va_end(ap);
 	return run;
 }
 

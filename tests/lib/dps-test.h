@@ -9,7 +9,6 @@
 #ifndef DPS_TESTS_DPS_TEST_H
 #define DPS_TESTS_DPS_TEST_H
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -57,8 +56,6 @@ struct dps_test_run dps_test_run(const char *cwd, const char *const *argv, const
 struct dps_test_run dps_test_run_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* dps_test_run of the dps command with these arguments (NULL-terminated), here. */
 struct dps_test_run dps_test_run_dps(const char *first, ...) __attribute__((sentinel));
-/* The same with the arguments after first in ap (for a test's own variadic wrapper). */
-struct dps_test_run dps_test_run_dps_va(const char *first, va_list ap);
 void dps_test_run_fini(struct dps_test_run *run);
 
 /*

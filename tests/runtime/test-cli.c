@@ -22,7 +22,7 @@
 #include "dps-test.h"
 
 static char *dir;		  /* g_free: the test's directory (dps_test_mkdtemp) */
-static char *out_text, *err_text; /* g_free: the last run_dps's stdout and stderr */
+static char *out_text, *err_text; /* g_free: the last kept run's stdout and stderr */
 
 static void make_dir(void)
 {
@@ -41,16 +41,10 @@ static void remove_dir(void)
 
 TestSuite(cli, .init = make_dir, .fini = remove_dir, .timeout = 120);
 
-/* Runs the dps command with the NULL-terminated arguments (dps_test_run_dps); keeps its output
- * in out_text and err_text for the checks. Returns its exit status, -1 after a signal. */
-static int run_dps(const char *first, ...)
+/* Keeps a finished run's output in out_text and err_text for the checks; returns its exit
+ * status (-1 after a signal). Used as keep(dps_test_run_dps(...)). */
+static int keep(struct dps_test_run run)
 {
-	struct dps_test_run run;
-	va_list ap;
-
-	va_start(ap, first);
-	run = dps_test_run_dps_va(first, ap);
-	va_end(ap);
 	g_free(out_text);
 	g_free(err_text);
 	out_text = run.out;
@@ -110,7 +104,8 @@ ParameterizedTest(struct bad_run *c, cli, run_of_a_bad_set_exits_2_and_runs_noth
 	for (size_t i = 0; i < 3 && c->files[i][0][0]; i++) {
 		write_file("set", c->files[i][0], c->files[i][1]);
 	}
-	cr_assert_eq(run_dps("run", set_path("set"), NULL), 2, "stderr: %s", err_text);
+	cr_assert_eq(keep(dps_test_run_dps("run", set_path("set"), NULL)), 2, "stderr: %s",
+		     err_text);
 	snprintf(expect, sizeof(expect), "%s/%s", set_path("set"), c->where);
 	cr_assert_eq(strncmp(err_text, expect, strlen(expect)), 0, "expected '%s...', got '%s'",
 		     expect, err_text);
@@ -122,28 +117,29 @@ Test(cli, run_of_a_good_set_plays_it)
 {
 	write_file("set", "1.act", "run 2000\ncreate 2\nsleep 5000\nwake 2\njoin 2\n");
 	write_file("set", "2.act", "wait 1\nrun 3000\nsleep 1000\n");
-	cr_assert_eq(run_dps("run", set_path("set"), "--mode", "wall", NULL), 0, "stderr: %s",
-		     err_text);
+	cr_assert_eq(keep(dps_test_run_dps("run", set_path("set"), "--mode", "wall", NULL)), 0,
+		     "stderr: %s", err_text);
 	cr_assert_not_null(strstr(err_text, "2 threads, makespan"), "%s", err_text);
 }
 
 Test(cli, run_options_are_checked)
 {
 	write_file("set", "1.act", "run 100\nsleep 100\n");
-	cr_assert_eq(run_dps("run", NULL), 2);
-	cr_assert_eq(run_dps("run", "--help", NULL), 0);
+	cr_assert_eq(keep(dps_test_run_dps("run", NULL)), 2);
+	cr_assert_eq(keep(dps_test_run_dps("run", "--help", NULL)), 0);
 	cr_assert_not_null(strstr(out_text, "Usage: dps run DIR"));
-	cr_assert_eq(run_dps("run", set_path("set"), "--mode", "fast", NULL), 2);
+	cr_assert_eq(keep(dps_test_run_dps("run", set_path("set"), "--mode", "fast", NULL)), 2);
 	cr_assert_not_null(strstr(err_text, "work, cpu or wall"), "%s", err_text);
-	cr_assert_eq(run_dps("run", set_path("set"), "--bogus", NULL), 2);
-	cr_assert_eq(run_dps("run", set_path("set"), "--scale", "-2", NULL), 2);
-	cr_assert_eq(run_dps("run", set_path("set"), "--thread-scale", "9=2", NULL), 2);
+	cr_assert_eq(keep(dps_test_run_dps("run", set_path("set"), "--bogus", NULL)), 2);
+	cr_assert_eq(keep(dps_test_run_dps("run", set_path("set"), "--scale", "-2", NULL)), 2);
+	cr_assert_eq(keep(dps_test_run_dps("run", set_path("set"), "--thread-scale", "9=2", NULL)),
+		     2);
 	cr_assert_not_null(strstr(err_text, "no thread with id 9"), "%s", err_text);
-	cr_assert_eq(run_dps("run", set_path("set"), "--thread-scale=1=0.5", "--sleep-scale", "0",
-			     "--no-summary", NULL),
+	cr_assert_eq(keep(dps_test_run_dps("run", set_path("set"), "--thread-scale=1=0.5",
+					   "--sleep-scale", "0", "--no-summary", NULL)),
 		     0, "%s", err_text);
 	cr_assert_null(strstr(err_text, "makespan"), "--no-summary printed one: %s", err_text);
-	cr_assert_eq(run_dps("run", "/nonexistent/set", NULL), 2);
+	cr_assert_eq(keep(dps_test_run_dps("run", "/nonexistent/set", NULL)), 2);
 	cr_assert_not_null(strstr(err_text, "/nonexistent/set"), "%s", err_text);
 }
 
@@ -153,7 +149,7 @@ Test(cli, run_with_a_bad_calibration_file_exits_2_with_its_line)
 	write_file("set", "1.act", "run 100\n");
 	write_file("cal", "bad.cal", "dps-calibration 2\ncpu.work_loops_per_us fast\n");
 	snprintf(cal, sizeof(cal), "%s/cal/bad.cal", dir);
-	cr_assert_eq(run_dps("run", set_path("set"), "--calibration", cal, NULL), 2);
+	cr_assert_eq(keep(dps_test_run_dps("run", set_path("set"), "--calibration", cal, NULL)), 2);
 	cr_assert_not_null(strstr(err_text, "bad.cal:2: "), "%s", err_text);
 	cr_assert_null(strstr(err_text, "makespan"));
 }
@@ -162,7 +158,7 @@ Test(cli, run_of_a_deadlocking_set_fails_instead_of_hanging)
 {
 	write_file("set", "1.act", "create 2\nwait 2\nwake 2\njoin 2\n");
 	write_file("set", "2.act", "wait 1\nwake 1\n");
-	cr_assert_eq(run_dps("run", set_path("set"), NULL), 1);
+	cr_assert_eq(keep(dps_test_run_dps("run", set_path("set"), NULL)), 1);
 	cr_assert_not_null(strstr(err_text, "deadlock"), "%s", err_text);
 	/* no summary, which read as a finished play (the examples' tests once passed on it) */
 	cr_assert_null(strstr(err_text, "makespan"), "%s", err_text);
@@ -175,7 +171,7 @@ Test(cli, calibrate_writes_a_loadable_file)
 	char err[512];
 
 	unsetenv("DPS_CALIBRATION");
-	cr_assert_eq(run_dps("calibrate", "--quick", NULL), 0, "%s", err_text);
+	cr_assert_eq(keep(dps_test_run_dps("calibrate", "--quick", NULL)), 0, "%s", err_text);
 	cr_assert_eq(strncmp(out_text, "# dps calibration", 17), 0, "%s", out_text);
 	snprintf(file, sizeof(file), "%s/stdout.cal", dir);
 	dps_test_write_file(file, out_text);
@@ -184,9 +180,10 @@ Test(cli, calibrate_writes_a_loadable_file)
 	cr_assert_gt(cal.work_loops_per_us, 0);
 
 	snprintf(file, sizeof(file), "%s/file.cal", dir);
-	cr_assert_eq(run_dps("calibrate", "--quick", "-o", file, NULL), 0, "%s", err_text);
+	cr_assert_eq(keep(dps_test_run_dps("calibrate", "--quick", "-o", file, NULL)), 0, "%s",
+		     err_text);
 	cr_assert_eq(dps_calibration_load(file, &cal, err, sizeof(err)), DPS_OK, "%s", err);
-	cr_assert_eq(run_dps("calibrate", "--bogus", NULL), 2);
+	cr_assert_eq(keep(dps_test_run_dps("calibrate", "--bogus", NULL)), 2);
 }
 
 Test(cli, hand_stub_builds_against_the_installed_libdps, .timeout = 300)
