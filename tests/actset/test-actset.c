@@ -13,6 +13,7 @@
 #include <criterion/parameterized.h>
 
 #include <glib.h>
+#include <glib/gstdio.h>
 
 #include "actset.h"
 #include "dps-test.h"
@@ -231,6 +232,24 @@ Test(actset, empty_directory_has_no_thread, .init = make_dir, .fini = remove_dir
 
 	cr_assert_eq(dps_actset_load_dir(dir, &set, &diag), DPS_ERR_INVAL);
 	cr_assert_not_null(strstr(diag.msg, "no thread"), "%s", diag.msg);
+}
+
+/* An action file that cannot be read (here a directory) is an I/O error that names it, not a
+ * parse error and not a crash. */
+Test(actset, unreadable_action_file_is_an_io_error_naming_it, .init = make_dir, .fini = remove_dir)
+{
+	static const struct file files[MAX_FILES] = {{"1.act", "create 2\n"}};
+	struct dps_actset *set = (void *)1;
+	struct dps_diag diag;
+	char *sub = dps_test_strf("%s/2.act", dir);
+
+	write_files(files);
+	cr_assert_eq(g_mkdir(sub, 0755), 0);
+	cr_assert_eq(dps_actset_load_dir(dir, &set, &diag), DPS_ERR_IO, "%s", diag.msg);
+	cr_assert_null(set);
+	cr_assert_eq(strncmp(diag.msg, sub, strlen(sub)), 0, "%s", diag.msg);
+	cr_assert_not_null(strstr(diag.msg, "cannot read"), "%s", diag.msg);
+	g_free(sub);
 }
 
 /* A reference keeps the id it was written with; resolving adds the index beside it, so a
