@@ -56,6 +56,20 @@ Test(compare_cli, differences_are_not_failures)
 	free(err);
 }
 
+/* Every --exclude-comm counts (the list grows per option), on both runs. */
+Test(compare_cli, repeated_exclude_comm_leaves_out_each_pattern)
+{
+	char *err = NULL,
+	     *out = run_compare(&err, "base base --exclude-comm dps-3 --exclude-comm 'dps-4'");
+
+	cr_expect_eq(ct_last_status, 0, "stderr: %s", err);
+	cr_expect(strstr(out, "threads    2 matched, 0 only in orig, 0 only in sim"), "%s", out);
+	cr_expect_null(strstr(out, "dps-3"), "%s", out);
+	cr_expect_null(strstr(out, "dps-4"), "%s", out);
+	free(out);
+	free(err);
+}
+
 Test(compare_cli, threshold_fails_only_when_exceeded)
 {
 	char *err = NULL, *out = run_compare(&err, "--threshold 10 base double2");
