@@ -15,7 +15,10 @@
 #include "core-internal.h"
 
 /*
- * Small growable arrays.
+ * Small growable arrays: the timelines'. Left hand-written on purpose while the rest of the
+ * tools grow arrays with GLib (common/grow.h, GArray, GPtrArray): the timelines grow 1.5x once
+ * long because their slack is most of the analyzer's memory, and issue 10 replaces them with
+ * streamed output. New code should not copy it: use common/grow.h or a GArray.
  */
 bool analyzer__grow(void **arr, size_t *cap, size_t need, size_t elem)
 {

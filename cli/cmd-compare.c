@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib.h>
+
 #include "atomic-out.h"
 #include "cli.h"
 #include "compare.h"
@@ -43,8 +45,7 @@ struct compare_cli {
 	double threshold; /* < 0: none */
 	struct analyzer_options sel[2];
 	struct compare_options copts;
-	const char **exclude; /* owned array of borrowed argv strings */
-	size_t n_exclude;
+	GPtrArray *exclude; /* owned array of borrowed argv strings; NULL until --exclude-comm */
 };
 
 static void print_help(FILE *out)
@@ -183,20 +184,14 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli, int *first
 		case OPT_CALIBRATION:
 			o->calibration_path = s->calibration_path = optarg;
 			break;
-		case OPT_EXCLUDE_COMM: {
-			const char **p = realloc(cli->exclude, (cli->n_exclude + 1) * sizeof(*p));
-
-			if (!p) {
-				fprintf(stderr, "dps compare: out of memory\n");
-				ret = DPS_EXIT_FAILURE;
-				break;
+		case OPT_EXCLUDE_COMM:
+			if (!cli->exclude) {
+				cli->exclude = g_ptr_array_new();
 			}
-			p[cli->n_exclude++] = optarg;
-			cli->exclude = p;
-			cli->copts.exclude_comm = p;
-			cli->copts.n_exclude_comm = cli->n_exclude;
+			g_ptr_array_add(cli->exclude, optarg);
+			cli->copts.exclude_comm = (const char *const *)cli->exclude->pdata;
+			cli->copts.n_exclude_comm = cli->exclude->len;
 			break;
-		}
 		case OPT_KEEP_TRACER:
 			cli->copts.keep_tracer_threads = true;
 			break;
@@ -329,7 +324,9 @@ int dps_cmd_compare(int argc, char **argv)
 		ret = DPS_EXIT_FAILURE;
 	}
 end:
-	free(cli.exclude);
+	if (cli.exclude) {
+		g_ptr_array_free(cli.exclude, TRUE);
+	}
 	compare_result_destroy(res);
 	analyzer_result_destroy(models[0]);
 	analyzer_result_destroy(models[1]);

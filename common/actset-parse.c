@@ -299,32 +299,20 @@ static int parse_delta(struct lexer *lx, const struct token *tok, int64_t *out)
 	return DPS_OK;
 }
 
-static int record_col(struct actset_cols *cols, size_t idx, unsigned col)
+/* Keeps the column of action idx's argument (cols: NULL when nobody asks). */
+static void record_col(GArray *cols, size_t idx, unsigned col)
 {
 	if (!cols) {
-		return DPS_OK;
+		return;
 	}
-	if (idx >= cols->n) {
-		size_t n = cols->n ? cols->n * 2 : 64;
-		uint32_t *c;
-
-		while (n <= idx) {
-			n *= 2;
-		}
-		c = realloc(cols->cols, n * sizeof(*c));
-		if (!c) {
-			return DPS_ERR_NOMEM;
-		}
-		memset(c + cols->n, 0, (n - cols->n) * sizeof(*c));
-		cols->cols = c;
-		cols->n = n;
+	if (idx >= cols->len) {
+		g_array_set_size(cols, (guint)idx + 1);
 	}
-	cols->cols[idx] = col;
-	return DPS_OK;
+	g_array_index(cols, uint32_t, idx) = col;
 }
 
 static int parse_actions(struct dps_actset *set, size_t t, const char *name, const char *text,
-			 size_t len, struct actset_cols *cols, struct dps_diag *diag)
+			 size_t len, GArray *cols, struct dps_diag *diag)
 {
 	struct lexer lx = {
 	    .name = name,
@@ -454,13 +442,11 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 			return lex_error(&lx, extra.col, "expected end of line", &extra);
 		}
 		status = dps_actset_append(set, t, kind, value, lx.line);
-		if (!status) {
-			status = record_col(cols, set->threads[t].n_actions - 1, arg.col);
-		}
 		if (status) {
 			dps_diag_set(diag, name, lx.line, 0, "out of memory");
 			return status;
 		}
+		record_col(cols, set->threads[t].n_actions - 1, arg.col);
 	} while (lexer_next_line(&lx));
 	return DPS_OK;
 }
@@ -868,7 +854,7 @@ static bool parse_act_name(const char *name, uint64_t *id)
 int dps_actset_load_dir(const char *dir, struct dps_actset **out, struct dps_diag *diag)
 {
 	struct dps_actset *set = NULL;
-	struct actset_cols *cols = NULL;
+	GArray **cols = NULL; /* per thread: the columns of its actions' arguments */
 	size_t n_cols = 0;
 	DIR *d = NULL;
 	struct dirent *de;
@@ -923,18 +909,15 @@ int dps_actset_load_dir(const char *dir, struct dps_actset **out, struct dps_dia
 			goto error;
 		}
 	}
-	cols = calloc(set->n_threads ? set->n_threads : 1, sizeof(*cols));
-	if (!cols) {
-		status = DPS_ERR_NOMEM;
-		goto nomem;
-	}
+	cols = g_new0(GArray *, set->n_threads ? set->n_threads : 1);
 	n_cols = set->n_threads;
 	for (size_t t = 0; t < set->n_threads; t++) {
 		status = read_file(set->threads[t].path, &text, &len, diag);
 		if (status) {
 			goto error;
 		}
-		status = parse_actions(set, t, set->threads[t].path, text, len, &cols[t], diag);
+		cols[t] = g_array_new(FALSE, TRUE, sizeof(uint32_t));
+		status = parse_actions(set, t, set->threads[t].path, text, len, cols[t], diag);
 		free(text);
 		text = NULL;
 		if (status) {
@@ -979,9 +962,11 @@ error:
 	set = NULL;
 end:
 	for (size_t t = 0; t < n_cols; t++) {
-		free(cols[t].cols);
+		if (cols[t]) {
+			g_array_free(cols[t], TRUE);
+		}
 	}
-	free(cols);
+	g_free(cols);
 	free(text);
 	free(path);
 	if (d) {

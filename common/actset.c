@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "actset-internal.h"
+#include "grow.h"
 
 struct dps_actset *dps_actset_create(void)
 {
@@ -63,18 +64,13 @@ int dps_actset_set_str(char **member, const char *value)
 
 size_t dps_actset_add_thread(struct dps_actset *set, uint64_t id)
 {
-	struct dps_actset_thread *t;
+	struct dps_actset_thread *threads, *t;
 
-	if (set->n_threads == set->cap_threads) {
-		size_t cap = set->cap_threads ? set->cap_threads * 2 : 16;
-		struct dps_actset_thread *threads = realloc(set->threads, cap * sizeof(*threads));
-
-		if (!threads) {
-			return DPS_ACTSET_NO_THREAD;
-		}
-		set->threads = threads;
-		set->cap_threads = cap;
+	threads = dps_grow(set->threads, &set->cap_threads, set->n_threads + 1, sizeof(*threads));
+	if (!threads) {
+		return DPS_ACTSET_NO_THREAD;
 	}
+	set->threads = threads;
 	t = &set->threads[set->n_threads];
 	memset(t, 0, sizeof(*t));
 	t->id = id;
@@ -95,17 +91,14 @@ int dps_actset_append(struct dps_actset *set, size_t t, enum dps_action_kind kin
 		      uint32_t line)
 {
 	struct dps_actset_thread *th = &set->threads[t];
+	/* 16 bytes an action (struct dps_actset_action), plus the doubling's slack */
+	struct dps_actset_action *actions =
+	    dps_grow(th->actions, &th->cap_actions, th->n_actions + 1, sizeof(*actions));
 
-	if (th->n_actions == th->cap_actions) {
-		size_t cap = th->cap_actions ? th->cap_actions * 2 : 64;
-		struct dps_actset_action *actions = realloc(th->actions, cap * sizeof(*actions));
-
-		if (!actions) {
-			return DPS_ERR_NOMEM;
-		}
-		th->actions = actions;
-		th->cap_actions = cap;
+	if (!actions) {
+		return DPS_ERR_NOMEM;
 	}
+	th->actions = actions;
 	th->actions[th->n_actions] = (struct dps_actset_action){.kind = kind, .line = line};
 	if (dps_actset_kind_names_thread(kind)) {
 		th->actions[th->n_actions].id = (uint64_t)arg;
@@ -172,19 +165,17 @@ static size_t find_in_index(const struct dps_actset_id_index *ix, size_t n, uint
 
 	return hit ? hit->idx : DPS_ACTSET_NO_THREAD;
 }
-static void describe_action(const struct dps_actset *set, size_t t, size_t a,
-			    const struct actset_cols *cols, const char **file, unsigned *line,
-			    unsigned *col)
+static void describe_action(const struct dps_actset *set, size_t t, size_t a, GArray *const *cols,
+			    const char **file, unsigned *line, unsigned *col)
 {
 	const struct dps_actset_thread *th = &set->threads[t];
 
 	*file = th->path;
 	*line = th->actions[a].line;
-	*col = cols && a < cols[t].n ? cols[t].cols[a] : 0;
+	*col = cols && a < cols[t]->len ? g_array_index(cols[t], uint32_t, a) : 0;
 }
 
-int dps_actset__resolve(struct dps_actset *set, const struct actset_cols *cols,
-			struct dps_diag *diag)
+int dps_actset__resolve(struct dps_actset *set, GArray *const *cols, struct dps_diag *diag)
 {
 	size_t n = set->n_threads;
 	size_t *creator_act = NULL; /* per thread: action index of its create, in parent */

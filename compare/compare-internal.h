@@ -13,9 +13,6 @@
 
 struct compare_result;
 
-/* Grows *array (realloc) to hold at least need elements. DPS_OK or DPS_ERR_NOMEM. */
-enum dps_status compare_grow(void **array, size_t *cap, size_t need, size_t elem_size);
-
 /* Model builders (also used by tests and bench/memory-replay.c to hand-build analyzer
  * results). compare_model_add_thread appends a thread (comm copied; parent an index or
  * ANALYZER_NO_THREAD for the root, which also sets res->root) and returns its index, or

@@ -18,6 +18,7 @@
 
 #include "compare-internal.h"
 #include "compare.h"
+#include "grow.h"
 
 enum play_state {
 	PLAY_UNBORN = 0,
@@ -52,37 +53,17 @@ struct play {
 	struct dps_diag *diag;
 };
 
-enum dps_status compare_grow(void **array, size_t *cap, size_t need, size_t elem_size)
-{
-	size_t new_cap;
-	void *p;
-
-	if (need <= *cap) {
-		return DPS_OK;
-	}
-	new_cap = *cap ? *cap * 2 : 16;
-	while (new_cap < need) {
-		new_cap *= 2;
-	}
-	p = realloc(*array, new_cap * elem_size);
-	if (!p) {
-		return DPS_ERR_NOMEM;
-	}
-	*array = p;
-	*cap = new_cap;
-	return DPS_OK;
-}
-
 size_t compare_model_add_thread(struct analyzer_result *res, uint64_t id, const char *comm,
 				size_t parent)
 {
-	struct analyzer_thread *th;
+	struct analyzer_thread *threads, *th;
 	size_t rank = 0;
 
-	if (compare_grow((void **)&res->threads, &res->cap_threads, res->n_threads + 1,
-			 sizeof(*res->threads))) {
+	threads = dps_grow(res->threads, &res->cap_threads, res->n_threads + 1, sizeof(*threads));
+	if (!threads) {
 		return ANALYZER_NO_THREAD;
 	}
+	res->threads = threads;
 	for (size_t i = 0; i < res->n_threads; i++) {
 		rank += parent != ANALYZER_NO_THREAD && res->threads[i].parent == parent;
 	}
@@ -108,8 +89,7 @@ size_t compare_model_add_thread(struct analyzer_result *res, uint64_t id, const 
 enum dps_status compare_model_add_segment(struct analyzer_thread *th, uint64_t begin, uint64_t end,
 					  enum analyzer_seg_kind kind, uint32_t other)
 {
-	struct analyzer_segment *last;
-	int ret;
+	struct analyzer_segment *last, *segs;
 
 	if (end <= begin) {
 		return DPS_OK;
@@ -121,10 +101,11 @@ enum dps_status compare_model_add_segment(struct analyzer_thread *th, uint64_t b
 			return DPS_OK;
 		}
 	}
-	ret = compare_grow((void **)&th->segs, &th->cap_segs, th->n_segs + 1, sizeof(*th->segs));
-	if (ret) {
-		return ret;
+	segs = dps_grow(th->segs, &th->cap_segs, th->n_segs + 1, sizeof(*segs));
+	if (!segs) {
+		return DPS_ERR_NOMEM;
 	}
+	th->segs = segs;
 	th->segs[th->n_segs++] = (struct analyzer_segment){
 	    .begin_ns = begin,
 	    .end_ns = end,
@@ -137,13 +118,13 @@ enum dps_status compare_model_add_segment(struct analyzer_thread *th, uint64_t b
 enum dps_status compare_model_add_mark(struct analyzer_thread *th, uint64_t ts,
 				       enum analyzer_mark_kind kind, uint32_t other)
 {
-	int ret;
+	struct analyzer_mark *marks =
+	    dps_grow(th->marks, &th->cap_marks, th->n_marks + 1, sizeof(*marks));
 
-	ret =
-	    compare_grow((void **)&th->marks, &th->cap_marks, th->n_marks + 1, sizeof(*th->marks));
-	if (ret) {
-		return ret;
+	if (!marks) {
+		return DPS_ERR_NOMEM;
 	}
+	th->marks = marks;
 	th->marks[th->n_marks++] =
 	    (struct analyzer_mark){.ts_ns = ts, .kind = kind, .other = other};
 	return DPS_OK;
@@ -152,12 +133,13 @@ enum dps_status compare_model_add_mark(struct analyzer_thread *th, uint64_t ts,
 enum dps_status compare_model_add_mem(struct analyzer_thread *th, uint64_t ts, int64_t heap,
 				      int64_t stack)
 {
-	int ret;
+	struct analyzer_mem_sample *mem =
+	    dps_grow(th->mem, &th->cap_mem, th->n_mem + 1, sizeof(*mem));
 
-	ret = compare_grow((void **)&th->mem, &th->cap_mem, th->n_mem + 1, sizeof(*th->mem));
-	if (ret) {
-		return ret;
+	if (!mem) {
+		return DPS_ERR_NOMEM;
 	}
+	th->mem = mem;
 	th->mem[th->n_mem++] = (struct analyzer_mem_sample){
 	    .ts_ns = ts,
 	    .heap_bytes = heap,

@@ -20,90 +20,62 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <glib.h>
+
 #include "simgen-config.h"
 #include "simgen.h"
 #include "subprocess.h"
 
-struct strv {
-	char **v; /* owned, NULL-terminated */
-	size_t n;
-	size_t cap;
-};
-
-/* Appends a copy of s; the vector stays NULL-terminated. Returns SIMGEN_OK or NOMEM. */
-static int strv_push(struct strv *sv, const char *s)
+/*
+ * Argument vectors are GPtrArrays of g_strdup'd words (freed with the array). GLib aborts on
+ * ENOMEM, so appending cannot fail. strv_end NULL-terminates one for exec or for a caller.
+ */
+static GPtrArray *strv_new(void)
 {
-	int ret = SIMGEN_ERR_NOMEM;
-
-	if (sv->n + 2 > sv->cap) {
-		size_t cap = sv->cap ? 2 * sv->cap : 16;
-		char **v = realloc(sv->v, cap * sizeof(*v));
-
-		if (!v) {
-			goto end;
-		}
-		sv->v = v;
-		sv->cap = cap;
-	}
-	sv->v[sv->n] = strdup(s);
-	if (sv->v[sv->n]) {
-		sv->n++;
-		ret = SIMGEN_OK;
-	}
-	sv->v[sv->n] = NULL;
-end:
-	return ret;
+	return g_ptr_array_new_with_free_func(g_free);
 }
 
-/* Appends the words of s split at blanks (pkg-config output, $CC, --cflags values). */
-static int strv_push_words(struct strv *sv, const char *s, const char *seps)
+static void strv_push(GPtrArray *sv, const char *s)
 {
-	char *copy = strdup(s);
+	g_ptr_array_add(sv, g_strdup(s));
+}
+
+/* Appends the words of s split at any of seps (pkg-config output, $CC, --cflags values). */
+static void strv_push_words(GPtrArray *sv, const char *s, const char *seps)
+{
+	char *copy = g_strdup(s);
 	char *save = NULL;
-	int ret = copy ? SIMGEN_OK : SIMGEN_ERR_NOMEM;
 
-	for (char *w = strtok_r(copy, seps, &save); w && !ret; w = strtok_r(NULL, seps, &save)) {
-		ret = strv_push(sv, w);
+	for (char *w = strtok_r(copy, seps, &save); w; w = strtok_r(NULL, seps, &save)) {
+		strv_push(sv, w);
 	}
-	free(copy);
-	return ret;
+	g_free(copy);
 }
 
-static int strv_push_all(struct strv *sv, char *const *v)
+static void strv_push_all(GPtrArray *sv, char *const *v)
 {
-	int ret = SIMGEN_OK;
-
-	for (size_t i = 0; v && v[i] && !ret; i++) {
-		ret = strv_push(sv, v[i]);
+	for (size_t i = 0; v && v[i]; i++) {
+		strv_push(sv, v[i]);
 	}
-	return ret;
+}
+
+/* The words NULL-terminated, borrowed from sv (push nothing after this). */
+static char **strv_end(GPtrArray *sv)
+{
+	g_ptr_array_add(sv, NULL);
+	return (char **)sv->pdata;
+}
+
+/* The NULL-terminated vector, now the caller's (simgen_strv_free); sv is freed. */
+static char **strv_steal(GPtrArray *sv)
+{
+	strv_end(sv);
+	return (char **)g_ptr_array_free(sv, FALSE);
 }
 
 void simgen_strv_free(char **v)
 {
-	for (size_t i = 0; v && v[i]; i++) {
-		free(v[i]);
-	}
-	free(v);
-}
-
-static char **strv_steal(struct strv *sv)
-{
-	char **v = sv->v;
-
-	if (!v) {
-		v = calloc(1, sizeof(*v));
-	}
-	sv->v = NULL;
-	sv->n = sv->cap = 0;
-	return v;
-}
-
-static void strv_fini(struct strv *sv)
-{
-	simgen_strv_free(sv->v);
-	sv->v = NULL;
-	sv->n = sv->cap = 0;
+	g_strfreev(v);
 }
 
 static char *strv_join(char *const *v)
@@ -181,7 +153,7 @@ static void free_env(char **env)
 
 /* pkg-config --cflags / --libs dps into cflags/libs. Returns SIMGEN_OK, SIMGEN_ERR_NOENT when
  * pkg-config or dps.pc is missing. */
-static int query_pkg_config(const char *path, struct strv *cflags, struct strv *libs)
+static int query_pkg_config(const char *path, GPtrArray *cflags, GPtrArray *libs)
 {
 	/* posix_spawn wants char *const[]: writable copies of the words. */
 	char pkg_config[] = "pkg-config", opt_cflags[] = "--cflags", opt_libs[] = "--libs";
@@ -204,18 +176,15 @@ static int query_pkg_config(const char *path, struct strv *cflags, struct strv *
 		ret = SIMGEN_ERR_NOENT;
 		goto free_out;
 	}
-	ret = strv_push_words(cflags, out, " \t\n");
+	strv_push_words(cflags, out, " \t\n");
 	free(out);
 	out = NULL;
-	if (ret) {
-		goto free_out;
-	}
 	ret = run_command(largv, env, &out, true);
 	if (ret != 0 || !out) {
 		ret = SIMGEN_ERR_NOENT;
 		goto free_out;
 	}
-	ret = strv_push_words(libs, out, " \t\n");
+	strv_push_words(libs, out, " \t\n");
 free_out:
 	free(out);
 	if (path) {
@@ -241,52 +210,42 @@ static bool has_build_tree_libdps(void)
 	return SIMGEN_CFG_LIBDPS[0] && access(SIMGEN_CFG_LIBDPS, R_OK) == 0;
 }
 
-static int get_build_tree_flags(struct strv *cflags, struct strv *libs)
+static int get_build_tree_flags(GPtrArray *cflags, GPtrArray *libs)
 {
-	struct strv incs = {0};
-	int ret;
+	GPtrArray *incs = strv_new();
 
-	ret = strv_push_words(&incs, SIMGEN_CFG_INCLUDE_DIRS, ";");
-	for (size_t i = 0; i < incs.n && !ret; i++) {
-		char *flag;
-
-		if (asprintf(&flag, "-I%s", incs.v[i]) < 0) {
-			ret = SIMGEN_ERR_NOMEM;
-			break;
-		}
-		ret = strv_push(cflags, flag);
-		free(flag);
+	strv_push_words(incs, SIMGEN_CFG_INCLUDE_DIRS, ";");
+	for (guint i = 0; i < incs->len; i++) {
+		g_ptr_array_add(cflags, g_strdup_printf("-I%s", (char *)incs->pdata[i]));
 	}
-	if (!ret) {
-		ret = strv_push_words(libs, SIMGEN_CFG_LIBS, ";");
-	}
-	strv_fini(&incs);
-	return ret;
+	strv_push_words(libs, SIMGEN_CFG_LIBS, ";");
+	g_ptr_array_free(incs, TRUE);
+	return SIMGEN_OK;
 }
 
 int simgen_libdps_flags(char ***cflags, char ***libs, const char **origin, struct dps_diag *diag)
 {
-	struct strv c = {0}, l = {0};
+	GPtrArray *c = strv_new(), *l = strv_new();
 	const char *path = getenv("DPS_PKG_CONFIG_PATH");
 	int ret;
 
 	if (path && path[0]) {
 		*origin = "pkg-config (DPS_PKG_CONFIG_PATH)";
-		ret = query_pkg_config(path, &c, &l);
+		ret = query_pkg_config(path, c, l);
 		if (ret == SIMGEN_ERR_NOENT) {
 			dps_diag_setf(diag, "no dps.pc in DPS_PKG_CONFIG_PATH=\"%s\"", path);
 		}
 	} else if (is_running_from_build_tree() && has_build_tree_libdps()) {
 		*origin = "build tree";
-		ret = get_build_tree_flags(&c, &l);
+		ret = get_build_tree_flags(c, l);
 	} else {
 		*origin = "pkg-config";
-		ret = query_pkg_config(NULL, &c, &l);
+		ret = query_pkg_config(NULL, c, l);
 		if (ret == SIMGEN_ERR_NOENT && has_build_tree_libdps()) {
-			strv_fini(&c);
-			strv_fini(&l);
+			g_ptr_array_set_size(c, 0);
+			g_ptr_array_set_size(l, 0);
 			*origin = "build tree";
-			ret = get_build_tree_flags(&c, &l);
+			ret = get_build_tree_flags(c, l);
 		} else if (ret == SIMGEN_ERR_NOENT) {
 			dps_diag_setf(diag,
 				      "libdps not found: pkg-config --cflags --libs dps failed "
@@ -298,20 +257,15 @@ int simgen_libdps_flags(char ***cflags, char ***libs, const char **origin, struc
 	if (ret) {
 		goto error;
 	}
-	*cflags = strv_steal(&c);
-	*libs = strv_steal(&l);
-	if (*cflags && *libs) {
-		goto end;
-	}
-	ret = SIMGEN_ERR_NOMEM;
-	simgen_strv_free(*cflags);
-	simgen_strv_free(*libs);
+	*cflags = strv_steal(c);
+	*libs = strv_steal(l);
+	goto end;
 error:
 	if (ret == SIMGEN_ERR_NOMEM) {
 		dps_diag_setf(diag, "out of memory");
 	}
-	strv_fini(&c);
-	strv_fini(&l);
+	g_ptr_array_free(c, TRUE);
+	g_ptr_array_free(l, TRUE);
 	*cflags = *libs = NULL;
 end:
 	return ret;
@@ -321,13 +275,12 @@ end:
  * One compiler command: CC words, our flags, libdps's, the user's, then -c src -o obj
  * (lib_libs NULL) or -o exe followed by the inputs and the libraries.
  */
-static int make_cc_argv(const struct simgen_build_options *bopts, char *const *lib_cflags,
-			char *const *lib_libs, char *const *inputs, const char *output,
-			struct strv *argv)
+static void make_cc_argv(const struct simgen_build_options *bopts, char *const *lib_cflags,
+			 char *const *lib_libs, char *const *inputs, const char *output,
+			 GPtrArray *argv)
 {
 	static const char *const base[] = {"-std=gnu11", "-O2", "-pthread"};
 	const char *cc = bopts->cc;
-	int ret;
 
 	if (!cc || !cc[0]) {
 		cc = getenv("CC");
@@ -335,38 +288,26 @@ static int make_cc_argv(const struct simgen_build_options *bopts, char *const *l
 	if (!cc || !cc[0]) {
 		cc = "cc";
 	}
-	ret = strv_push_words(argv, cc, " \t");
-	if (!ret && argv->n == 0) {
-		ret = strv_push(argv, "cc");
+	strv_push_words(argv, cc, " \t");
+	if (argv->len == 0) {
+		strv_push(argv, "cc");
 	}
-	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]) && !ret; i++) {
-		ret = strv_push(argv, base[i]);
+	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++) {
+		strv_push(argv, base[i]);
 	}
-	if (!ret) {
-		ret = strv_push_words(argv, SIMGEN_CFG_SANITIZE_FLAGS, ";");
+	strv_push_words(argv, SIMGEN_CFG_SANITIZE_FLAGS, ";");
+	strv_push_all(argv, lib_cflags);
+	for (size_t i = 0; bopts->cflags && bopts->cflags[i]; i++) {
+		strv_push_words(argv, bopts->cflags[i], " \t");
 	}
-	if (!ret) {
-		ret = strv_push_all(argv, lib_cflags);
+	if (!lib_libs) {
+		strv_push(argv, "-c");
 	}
-	for (size_t i = 0; bopts->cflags && bopts->cflags[i] && !ret; i++) {
-		ret = strv_push_words(argv, bopts->cflags[i], " \t");
-	}
-	if (!ret && !lib_libs) {
-		ret = strv_push(argv, "-c");
-	}
-	if (!ret) {
-		ret = strv_push(argv, "-o");
-	}
-	if (!ret) {
-		ret = strv_push(argv, output);
-	}
-	if (!ret) {
-		ret = strv_push_all(argv, inputs);
-	}
-	if (!ret && lib_libs) {
-		ret = strv_push_all(argv, lib_libs);
-	}
-	return ret;
+	strv_push(argv, "-o");
+	strv_push(argv, output);
+	strv_push_all(argv, inputs);
+	strv_push_all(argv, lib_libs);
+	strv_end(argv);
 }
 
 /* A private directory next to output for the intermediate files, so the final rename stays
@@ -391,27 +332,28 @@ static char *make_work_dir(const char *output)
  * first failure: SIMGEN_ERR_NOENT (compiler not found) or SIMGEN_ERROR, with diag naming the
  * command and its status.
  */
-static int run_parallel(struct strv *cmds, size_t n, bool verbose, struct dps_diag *diag)
+static int run_parallel(GPtrArray *const *cmds, size_t n, bool verbose, struct dps_diag *diag)
 {
 	pid_t *pids = calloc(n, sizeof(*pids));
 	int ret = pids ? SIMGEN_OK : SIMGEN_ERR_NOMEM;
 
 	for (size_t i = 0; i < n && !ret; i++) {
+		char **argv = (char **)cmds[i]->pdata;
 		int err;
 
 		if (verbose) {
-			char *cmd = strv_join(cmds[i].v);
+			char *cmd = strv_join(argv);
 
-			fprintf(stderr, "dps build: %s\n", cmd ? cmd : cmds[i].v[0]);
+			fprintf(stderr, "dps build: %s\n", cmd ? cmd : argv[0]);
 			free(cmd);
 		}
-		err = posix_spawnp(&pids[i], cmds[i].v[0], NULL, NULL, cmds[i].v, environ);
+		err = posix_spawnp(&pids[i], argv[0], NULL, NULL, argv, environ);
 		if (err) {
 			pids[i] = 0;
 			dps_diag_setf(diag, "%s: \"%s\" (%s)",
 				      err == ENOENT ? "C compiler not found (use --cc or $CC)"
 						    : "cannot start the C compiler",
-				      cmds[i].v[0], strerror(err));
+				      argv[0], strerror(err));
 			ret = err == ENOENT ? SIMGEN_ERR_NOENT : SIMGEN_ERROR;
 		}
 	}
@@ -425,12 +367,13 @@ static int run_parallel(struct strv *cmds, size_t n, bool verbose, struct dps_di
 		while (waitpid(pids[i], &status, 0) < 0 && errno == EINTR) {
 		}
 		if (!ret && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
-			char *cmd = strv_join(cmds[i].v);
+			char **argv = (char **)cmds[i]->pdata;
+			char *cmd = strv_join(argv);
 
 			dps_diag_setf(diag, "the C compiler failed (%s %d): %s",
 				      WIFEXITED(status) ? "exit status" : "signal",
 				      WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
-				      cmd ? cmd : cmds[i].v[0]);
+				      cmd ? cmd : argv[0]);
 			free(cmd);
 			ret = SIMGEN_ERROR;
 		}
@@ -447,7 +390,7 @@ static int compile(const struct simgen_build_options *bopts, const char *src, co
 		   size_t n_parts, const char *exe, struct dps_diag *diag)
 {
 	char **lib_cflags = NULL, **lib_libs = NULL;
-	struct strv *cmds = NULL, link_inputs = {0};
+	GPtrArray **cmds = NULL, *link_inputs = NULL;
 	const char *origin = "";
 	int ret;
 
@@ -458,46 +401,31 @@ static int compile(const struct simgen_build_options *bopts, const char *src, co
 	if (bopts->verbose) {
 		fprintf(stderr, "dps build: libdps from the %s\n", origin);
 	}
-	cmds = calloc(n_parts + 1, sizeof(*cmds));
-	ret = cmds ? strv_push(&link_inputs, src) : SIMGEN_ERR_NOMEM;
-	for (size_t k = 0; k < n_parts && !ret; k++) {
-		char *part_src = NULL, *part_obj = NULL;
+	cmds = g_new0(GPtrArray *, n_parts + 1);
+	link_inputs = strv_new();
+	strv_push(link_inputs, src);
+	for (size_t k = 0; k < n_parts; k++) {
+		char *part_src = g_strdup_printf("%s/part-%zu.c", work, k);
+		char *part_obj = g_strdup_printf("%s/part-%zu.o", work, k);
+		char *const inputs[] = {part_src, NULL};
 
-		if (asprintf(&part_src, "%s/part-%zu.c", work, k) < 0) {
-			part_src = NULL;
-		}
-		if (asprintf(&part_obj, "%s/part-%zu.o", work, k) < 0) {
-			part_obj = NULL;
-		}
-		ret = part_src && part_obj ? SIMGEN_OK : SIMGEN_ERR_NOMEM;
-		if (!ret) {
-			char *const inputs[] = {part_src, NULL};
-
-			ret = make_cc_argv(bopts, lib_cflags, NULL, inputs, part_obj, &cmds[k]);
-		}
-		if (!ret) {
-			ret = strv_push(&link_inputs, part_obj);
-		}
-		free(part_src);
-		free(part_obj);
+		cmds[k] = strv_new();
+		make_cc_argv(bopts, lib_cflags, NULL, inputs, part_obj, cmds[k]);
+		strv_push(link_inputs, part_obj);
+		g_free(part_src);
+		g_free(part_obj);
 	}
-	if (!ret) {
-		ret = make_cc_argv(bopts, lib_cflags, lib_libs, link_inputs.v, exe, &cmds[n_parts]);
-	}
-	if (ret) {
-		dps_diag_setf(diag, "out of memory");
-		goto free_cmds;
-	}
+	cmds[n_parts] = strv_new();
+	make_cc_argv(bopts, lib_cflags, lib_libs, strv_end(link_inputs), exe, cmds[n_parts]);
 	ret = n_parts ? run_parallel(cmds, n_parts, bopts->verbose, diag) : SIMGEN_OK;
 	if (!ret) {
 		ret = run_parallel(&cmds[n_parts], 1, bopts->verbose, diag);
 	}
-free_cmds:
-	for (size_t k = 0; cmds && k <= n_parts; k++) {
-		strv_fini(&cmds[k]);
+	for (size_t k = 0; k <= n_parts; k++) {
+		g_ptr_array_free(cmds[k], TRUE);
 	}
-	free(cmds);
-	strv_fini(&link_inputs);
+	g_free(cmds);
+	g_ptr_array_free(link_inputs, TRUE);
 end:
 	simgen_strv_free(lib_cflags);
 	simgen_strv_free(lib_libs);

@@ -5,17 +5,18 @@
  * keyword, negative or overflowing number, create of a thread with no file, join of a thread
  * never created, a thread created twice, a create cycle, no root, several roots).
  */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
+#include <glib.h>
+#include <glib/gstdio.h>
+
 #include "actset.h"
+#include "dps-test.h"
 
 #define MAX_FILES 4
 
@@ -25,46 +26,27 @@ struct file {
 	char text[160];
 };
 
-static char dir[64];
+static char *dir; /* g_free: the test's directory (dps_test_mkdtemp) */
 
 static void make_dir(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/dps-actset-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	dir = dps_test_mkdtemp("actset");
 }
 
 static void remove_dir(void)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
-
-	if (!d) {
-		return;
-	}
-	while ((de = readdir(d))) {
-		char path[512];
-
-		if (de->d_name[0] == '.') {
-			continue;
-		}
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		unlink(path);
-	}
-	closedir(d);
-	rmdir(dir);
+	dps_test_rmtree(dir);
+	g_free(dir);
+	dir = NULL;
 }
 
 static void write_files(const struct file *files)
 {
 	for (size_t i = 0; i < MAX_FILES && files[i].name[0]; i++) {
-		char path[512];
-		FILE *f;
+		char *path = dps_test_strf("%s/%s", dir, files[i].name);
 
-		snprintf(path, sizeof(path), "%s/%s", dir, files[i].name);
-		f = fopen(path, "w");
-		cr_assert_not_null(f);
-		fputs(files[i].text, f);
-		fclose(f);
+		dps_test_write_file(path, files[i].text);
+		g_free(path);
 	}
 }
 
@@ -270,6 +252,8 @@ Test(actset, empty_directory_has_no_thread, .init = make_dir, .fini = remove_dir
 	cr_assert_not_null(strstr(diag.msg, "no thread"), "%s", diag.msg);
 }
 
+/* An action file that cannot be read (here a directory) is an I/O error that names it, not a
+ * parse error and not a crash. */
 /* A reference keeps the id it was written with; resolving adds the index beside it, so a
  * resolved set still writes the ids (ids and indexes once shared one member). */
 Test(actset, references_keep_their_id_and_gain_an_index, .init = make_dir, .fini = remove_dir)
@@ -311,11 +295,11 @@ Test(actset, write_then_load_round_trips, .init = make_dir, .fini = remove_dir)
 	};
 	struct dps_actset *a = NULL, *b = NULL;
 	struct dps_diag diag;
-	char out[80];
+	char *out;
 
 	write_files(files);
 	cr_assert_eq(dps_actset_load_dir(dir, &a, &diag), DPS_OK, "%s", diag.msg);
-	snprintf(out, sizeof(out), "%s/copy", dir);
+	out = dps_test_strf("%s/copy", dir); /* removed with dir */
 	cr_assert_eq(dps_actset_write_dir(a, out, 0, &diag), DPS_OK, "%s", diag.msg);
 	cr_assert_eq(dps_actset_load_dir(out, &b, &diag), DPS_OK, "%s", diag.msg);
 	cr_assert_eq(b->n_threads, a->n_threads);
@@ -330,24 +314,7 @@ Test(actset, write_then_load_round_trips, .init = make_dir, .fini = remove_dir)
 	}
 	dps_actset_destroy(a);
 	dps_actset_destroy(b);
-	/* clean the copy so remove_dir can remove dir */
-	{
-		DIR *d = opendir(out);
-		struct dirent *de;
-
-		while (d && (de = readdir(d))) {
-			char path[512];
-
-			if (de->d_name[0] != '.') {
-				snprintf(path, sizeof(path), "%s/%s", out, de->d_name);
-				unlink(path);
-			}
-		}
-		if (d) {
-			closedir(d);
-		}
-		rmdir(out);
-	}
+	g_free(out);
 }
 
 /*

@@ -7,14 +7,15 @@
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include <glib.h>
+
 #include "analyzer.h"
+#include "dps-test.h"
 #include "machine-load.h"
 #include "record.h"
 
@@ -73,8 +74,8 @@ static int64_t index_of(const struct analyzer_result *res, const struct analyzer
 
 Test(live, record_then_analyze_a_known_program, .timeout = 240)
 {
-	char dir[] = "/tmp/dps-live-XXXXXX";
-	char *cmd = NULL, *trace = NULL;
+	char *dir = dps_test_mkdtemp("analyzer-live");
+	char *trace = NULL;
 	const char *traces[1];
 	struct analyzer_options opts;
 	struct analyzer_result *res = NULL;
@@ -84,15 +85,12 @@ Test(live, record_then_analyze_a_known_program, .timeout = 240)
 	int64_t pid = -1;
 	long i1, i2, j1, j2, w, k;
 	uint64_t sleeps = 0;
-	int st;
 
-	cr_assert_not_null(mkdtemp(dir));
 	cr_assert(asprintf(&trace, "%s/trace", dir) > 0);
-	cr_assert(asprintf(&cmd,
-			   "%s record -q --memory -o %s -- %s/tests/analyzer/analyzer-live-prog",
-			   getenv("DPS_BIN"), trace, getenv("DPS_BUILD_DIR")) > 0);
-	st = system(cmd);
-	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "dps record failed: %s", cmd);
+	cr_assert_eq(dps_test_sh("'%s' record -q --memory -o '%s' -- "
+				 "'%s/tests/analyzer/analyzer-live-prog'",
+				 dps_test_bin(), trace, dps_test_build_dir()),
+		     0, "dps record failed");
 	cr_assert(dps_record_info_pid(trace, &pid), "no pid in %s/record.info", trace);
 	cr_assert_gt(pid, 0);
 	{
@@ -161,61 +159,46 @@ Test(live, record_then_analyze_a_known_program, .timeout = 240)
 	      "heap -1 MiB in worker-a");
 
 	analyzer_result_destroy(res);
-	free(cmd);
 	if (!all_ok) {
 		cr_log_error("trace kept for inspection: %s (pid %lld)", trace, (long long)pid);
 	} else {
-		cr_assert(asprintf(&cmd, "rm -rf %s", dir) > 0);
-		cr_expect_eq(system(cmd), 0);
-		free(cmd);
+		dps_test_rmtree(dir);
 	}
+	g_free(dir);
 	free(trace);
-}
-
-__attribute__((format(printf, 1, 2))) static int sh(const char *fmt, ...)
-{
-	char *cmd = NULL;
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	cr_assert(vasprintf(&cmd, fmt, ap) > 0);
-	va_end(ap);
-	st = system(cmd);
-	free(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 /* A real LTTng session with buffers too small for the program: babeltrace2 reports discarded
  * events, the analyzer warns and marks the result partial. */
 Test(live, discarded_events_mark_the_result_partial, .timeout = 120)
 {
-	char dir[] = "/tmp/dps-live-disc-XXXXXX";
+	char *dir = dps_test_mkdtemp("analyzer-disc");
 	char session[64], prog[4096];
 	const char *traces[1];
 	struct analyzer_options opts;
 	struct analyzer_result *res = NULL;
 	struct dps_diag diag = {""};
 
-	cr_assert_not_null(mkdtemp(dir));
 	snprintf(session, sizeof(session), "dps-test-disc-%ld", (long)getpid());
 	snprintf(prog, sizeof(prog), "%s/tests/analyzer/analyzer-malloc-burst",
-		 getenv("DPS_BUILD_DIR"));
-	cr_assert_eq(sh("lttng create %s --output=%s >/dev/null", session, dir), 0);
-	cr_assert_eq(sh("lttng enable-channel -u -s %s --subbuf-size=4096 --num-subbuf=2 c "
+		 dps_test_build_dir());
+	cr_assert_eq(dps_test_sh("lttng create %s --output=%s >/dev/null", session, dir), 0);
+	cr_assert_eq(
+	    dps_test_sh("lttng enable-channel -u -s %s --subbuf-size=4096 --num-subbuf=2 c "
 			">/dev/null",
 			session),
+	    0);
+	cr_assert_eq(
+	    dps_test_sh("lttng enable-event -u -s %s -c c 'lttng_ust_libc:*' >/dev/null", session),
+	    0);
+	cr_assert_eq(dps_test_sh("lttng add-context -u -s %s -c c -t vtid -t vpid -t procname "
+				 ">/dev/null",
+				 session),
 		     0);
-	cr_assert_eq(sh("lttng enable-event -u -s %s -c c 'lttng_ust_libc:*' >/dev/null", session),
-		     0);
-	cr_assert_eq(sh("lttng add-context -u -s %s -c c -t vtid -t vpid -t procname "
-			">/dev/null",
-			session),
-		     0);
-	cr_assert_eq(sh("lttng start %s >/dev/null", session), 0);
-	cr_assert_eq(sh("LD_PRELOAD=liblttng-ust-libc-wrapper.so.1 %s", prog), 0);
-	cr_assert_eq(sh("lttng stop %s >/dev/null", session), 0);
-	cr_assert_eq(sh("lttng destroy %s >/dev/null", session), 0);
+	cr_assert_eq(dps_test_sh("lttng start %s >/dev/null", session), 0);
+	cr_assert_eq(dps_test_sh("LD_PRELOAD=liblttng-ust-libc-wrapper.so.1 %s", prog), 0);
+	cr_assert_eq(dps_test_sh("lttng stop %s >/dev/null", session), 0);
+	cr_assert_eq(dps_test_sh("lttng destroy %s >/dev/null", session), 0);
 
 	analyzer_options_default(&opts);
 	traces[0] = dir;
@@ -229,5 +212,6 @@ Test(live, discarded_events_mark_the_result_partial, .timeout = 120)
 	cr_expect_gt(res->n_discarded, 0);
 	cr_expect(res->actset->partial);
 	analyzer_result_destroy(res);
-	cr_expect_eq(sh("rm -rf %s", dir), 0);
+	dps_test_rmtree(dir);
+	g_free(dir);
 }

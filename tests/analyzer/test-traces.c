@@ -12,27 +12,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include <glib.h>
+
 #include "analyzer.h"
-
-static char *path_of(const char *env, const char *rel)
-{
-	const char *base = getenv(env);
-	char *p = NULL;
-
-	cr_assert_not_null(base, "%s is not set (run through ctest)", env);
-	cr_assert(asprintf(&p, "%s/%s", base, rel) > 0);
-	return p;
-}
+#include "dps-test.h"
 
 static struct analyzer_result *analyze(const char *trace, int64_t pid, bool follow)
 {
 	struct analyzer_options opts;
 	struct analyzer_result *res = NULL;
 	struct dps_diag diag = {""};
-	char *path = path_of("DPS_TEST_DATA", trace);
+	char *path = dps_test_data_path(trace);
 	const char *traces[] = {path};
 	int status;
 
@@ -43,7 +35,7 @@ static struct analyzer_result *analyze(const char *trace, int64_t pid, bool foll
 	opts.follow_children = follow;
 	status = analyzer_run(&opts, &res, &diag);
 	cr_assert_eq(status, DPS_OK, "%s: %d %s", trace, status, diag.msg);
-	free(path);
+	g_free(path);
 	/* Goldens must not depend on where the tree is. */
 	free(res->source);
 	res->source = strdup(trace);
@@ -101,50 +93,25 @@ static char *render(const struct analyzer_result *res, size_t max_lines)
 	return text;
 }
 
-static char *read_all(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *text = NULL;
-	size_t cap = 0;
-
-	if (!f) {
-		return NULL;
-	}
-	getdelim(&text, &cap, '\0', f);
-	fclose(f);
-	return text;
-}
-
 static void check_golden(const char *name, const char *actual)
 {
-	char *rel = NULL;
-	char *path;
+	char *path =
+	    dps_test_strf("%s/tests/analyzer/expect/%s.expect", dps_test_source_dir(), name);
 	char *expect;
 
-	cr_assert(asprintf(&rel, "tests/analyzer/expect/%s.expect", name) > 0);
-	path = path_of("DPS_SOURCE_DIR", rel);
 	if (getenv("DPS_UPDATE_EXPECT")) {
-		FILE *f = fopen(path, "w");
-
-		cr_assert_not_null(f, "cannot write %s", path);
-		fputs(actual, f);
-		fclose(f);
+		dps_test_write_file(path, actual);
 	}
-	expect = read_all(path);
+	expect = dps_test_read_file(path, NULL);
 	cr_assert_not_null(expect, "%s is missing (DPS_UPDATE_EXPECT=1 writes it)", path);
 	if (strcmp(expect, actual)) {
-		char tmp[] = "/tmp/dps-analyzer-actual-XXXXXX";
-		int fd = mkstemp(tmp);
+		char *tmp = dps_test_mkstemp("analyzer-actual");
 
-		if (fd >= 0) {
-			cr_assert(write(fd, actual, strlen(actual)) >= 0);
-			close(fd);
-		}
+		dps_test_write_file(tmp, actual);
 		cr_assert_fail("%s differs from the golden output: diff %s %s", name, path, tmp);
 	}
-	free(expect);
-	free(path);
-	free(rel);
+	g_free(expect);
+	g_free(path);
 }
 
 static size_t count_marks(const struct analyzer_thread *t, uint32_t kind)
@@ -310,49 +277,17 @@ Test(traces, record_of_perf_and_ust_merged)
 /*
  * The dps command: exit codes and messages.
  */
-struct cmd_out {
-	int status;
-	char *out, *err;
-};
-
-static struct cmd_out run_dps(const char *args)
+/* The dps command with args (words split by the shell). */
+static struct dps_test_run run_dps(const char *args)
 {
-	struct cmd_out r = {0};
-	char out[] = "/tmp/dps-an-out-XXXXXX", err[] = "/tmp/dps-an-err-XXXXXX";
-	int fo = mkstemp(out), fe = mkstemp(err);
-	char *cmd = NULL;
-	int st;
-
-	cr_assert(fo >= 0 && fe >= 0);
-	close(fo);
-	close(fe);
-	cr_assert(asprintf(&cmd, "%s %s >%s 2>%s", getenv("DPS_BIN"), args, out, err) > 0);
-	st = system(cmd);
-	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	r.out = read_all(out);
-	r.err = read_all(err);
-	unlink(out);
-	unlink(err);
-	free(cmd);
-	return r;
-}
-
-static void free_out(struct cmd_out *r)
-{
-	free(r->out);
-	free(r->err);
-}
-
-static char *data(const char *rel)
-{
-	return path_of("DPS_TEST_DATA", rel);
+	return dps_test_run_sh("'%s' %s", dps_test_bin(), args);
 }
 
 Test(cli, no_selection_lists_processes_and_exits_2)
 {
-	char *t = data("traces/many-threads");
+	char *t = dps_test_data_path("traces/many-threads");
 	char *args = NULL;
-	struct cmd_out r;
+	struct dps_test_run r;
 
 	cr_assert(asprintf(&args, "analyze %s", t) > 0);
 	r = run_dps(args);
@@ -360,25 +295,25 @@ Test(cli, no_selection_lists_processes_and_exits_2)
 	cr_expect(strstr(r.out, "2673") && strstr(r.out, "multithread") && strstr(r.out, "8001"),
 		  "%s", r.out);
 	cr_expect(strstr(r.err, "--pid") != NULL, "%s", r.err);
-	free_out(&r);
+	dps_test_run_fini(&r);
 	free(args);
-	free(t);
+	g_free(t);
 }
 
 Test(cli, a_dps_record_directory_selects_the_recorded_command)
 {
-	char *t = data("traces/record-live-prog");
+	char *t = dps_test_data_path("traces/record-live-prog");
 	char *args = NULL;
-	struct cmd_out r;
+	struct dps_test_run r;
 
 	cr_assert(asprintf(&args, "analyze %s --json", t) > 0);
 	r = run_dps(args);
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.err, "--pid 28719") != NULL, "%s", r.err);
 	cr_expect(strstr(r.out, "\"worker-a\"") != NULL);
-	free_out(&r);
+	dps_test_run_fini(&r);
 	free(args);
-	free(t);
+	g_free(t);
 }
 
 static uint64_t json_total(const char *json, const char *key)
@@ -396,25 +331,20 @@ static uint64_t json_total(const char *json, const char *key)
 
 Test(cli, min_block_from_option_or_calibration_file_folds_blocks)
 {
-	char *t = data("traces/pacman");
-	char cal[] = "/tmp/dps-an-cal-XXXXXX";
-	int fd = mkstemp(cal);
+	char *t = dps_test_data_path("traces/pacman");
+	char *cal = dps_test_mkstemp("analyzer-cal");
 	char *args = NULL;
-	struct cmd_out r;
+	struct dps_test_run r;
 	uint64_t sleeps_default, folded_default;
 
-	cr_assert(fd >= 0);
-	static const char text[] =
-	    "# dps calibration\ndps-calibration 2\ncpu.min_block_ns 5000000\n";
-
-	cr_assert(write(fd, text, sizeof(text) - 1) == (ssize_t)(sizeof(text) - 1));
-	close(fd);
+	dps_test_write_file(cal,
+			    "# dps calibration\ndps-calibration 2\ncpu.min_block_ns 5000000\n");
 	cr_assert(asprintf(&args, "analyze %s --pid 9855 --json", t) > 0);
 	r = run_dps(args);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	sleeps_default = json_total(r.out, "n_sleeps");
 	folded_default = json_total(r.out, "n_folded");
-	free_out(&r);
+	dps_test_run_fini(&r);
 	free(args);
 
 	cr_assert(asprintf(&args, "analyze %s --pid 9855 --json --calibration %s", t, cal) > 0);
@@ -422,7 +352,7 @@ Test(cli, min_block_from_option_or_calibration_file_folds_blocks)
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect_lt(json_total(r.out, "n_sleeps"), sleeps_default);
 	cr_expect_gt(json_total(r.out, "n_folded"), folded_default);
-	free_out(&r);
+	dps_test_run_fini(&r);
 	free(args);
 
 	/* the option wins over the file */
@@ -430,50 +360,50 @@ Test(cli, min_block_from_option_or_calibration_file_folds_blocks)
 			   t, cal) > 0);
 	r = run_dps(args);
 	cr_expect_eq(json_total(r.out, "n_folded"), 0);
-	free_out(&r);
+	dps_test_run_fini(&r);
 	free(args);
 
 	cr_assert(asprintf(&args, "analyze %s --pid 9855 --calibration /nonexistent-cal", t) > 0);
 	r = run_dps(args);
 	cr_expect_eq(r.status, 1);
 	cr_expect(strstr(r.err, "cannot open the calibration file") != NULL, "%s", r.err);
-	free_out(&r);
+	dps_test_run_fini(&r);
 	free(args);
-	unlink(cal);
-	free(t);
+	dps_test_rmtree(cal);
+	g_free(cal);
+	g_free(t);
 }
 
 Test(cli, empty_selection_exits_2_with_candidates)
 {
-	char *t = data("traces/tracefile-rotation-sched");
+	char *t = dps_test_data_path("traces/tracefile-rotation-sched");
 	char *args = NULL;
-	struct cmd_out r;
+	struct dps_test_run r;
 
 	cr_assert(asprintf(&args, "analyze %s --comm no-such-process", t) > 0);
 	r = run_dps(args);
 	cr_expect_eq(r.status, 2);
 	cr_expect(strstr(r.err, "matches no thread") && strstr(r.err, "6742 git"), "%s", r.err);
-	free_out(&r);
+	dps_test_run_fini(&r);
 	free(args);
-	free(t);
+	g_free(t);
 }
 
 Test(cli, writes_the_action_set_and_the_manifest)
 {
-	char *t = data("traces/tracefile-rotation-sched");
-	char dir[] = "/tmp/dps-an-set-XXXXXX";
+	char *t = dps_test_data_path("traces/tracefile-rotation-sched");
+	char *dir = dps_test_mkdtemp("analyzer");
 	char *args = NULL, *path = NULL, *manifest;
-	struct cmd_out r;
+	struct dps_test_run r;
 	struct dps_actset *set = NULL;
 	struct dps_diag diag;
 
-	cr_assert_not_null(mkdtemp(dir));
 	cr_assert(asprintf(&args, "analyze %s --comm git -o %s/set --json", t, dir) > 0);
 	r = run_dps(args);
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.out, "\"busy_ns\"") != NULL);
 	cr_assert(asprintf(&path, "%s/set/manifest", dir) > 0);
-	manifest = read_all(path);
+	manifest = dps_test_read_file(path, NULL);
 	cr_assert_not_null(manifest);
 	cr_expect(strstr(manifest, "root 6742") && strstr(manifest, "options \"--comm git"), "%s",
 		  manifest);
@@ -482,38 +412,34 @@ Test(cli, writes_the_action_set_and_the_manifest)
 	cr_expect_eq(dps_actset_load_dir(path, &set, &diag), DPS_OK, "%s", diag.msg);
 	cr_expect_eq(set->n_threads, 3);
 	dps_actset_destroy(set);
-	free(manifest);
+	g_free(manifest);
 	free(path);
-	free_out(&r);
+	dps_test_run_fini(&r);
 	free(args);
-	free(t);
-	cr_assert(asprintf(&args, "rm -rf %s", dir) > 0);
-	cr_expect_eq(system(args), 0);
-	free(args);
+	g_free(t);
+	dps_test_rmtree(dir);
+	g_free(dir);
 }
 
-static char *copy_trace(const char *rel, char *dir)
+/* A new directory with a writable copy of the trace tests/data/rel in it as t/ (g_free). */
+static char *copy_trace(const char *rel)
 {
-	char *src = data(rel);
-	char *cmd = NULL;
+	char *src = dps_test_data_path(rel);
+	char *dir = dps_test_mkdtemp("analyzer");
 
-	cr_assert_not_null(mkdtemp(dir));
-	cr_assert(asprintf(&cmd, "cp -r %s %s/t && chmod -R u+w %s/t", src, dir, dir) > 0);
-	cr_assert_eq(system(cmd), 0);
-	free(cmd);
-	free(src);
-	return NULL;
+	cr_assert_eq(dps_test_sh("cp -r '%s' '%s/t' && chmod -R u+w '%s/t'", src, dir, dir), 0);
+	g_free(src);
+	return dir;
 }
 
 Test(cli, corrupt_stream_exits_1_with_babeltrace2_causes)
 {
-	char dir[] = "/tmp/dps-an-bad-XXXXXX";
+	char *dir = copy_trace("traces/ls-ust");
 	char *args = NULL;
 	char path[256];
-	struct cmd_out r;
+	struct dps_test_run r;
 	FILE *f;
 
-	copy_trace("traces/ls-ust", dir);
 	snprintf(path, sizeof(path), "%s/t/ust/u_0", dir);
 	f = fopen(path, "r+");
 	if (!f) {
@@ -530,68 +456,65 @@ Test(cli, corrupt_stream_exits_1_with_babeltrace2_causes)
 	cr_expect(strstr(r.err, "babeltrace2 cannot read this trace: Invalid CTF magic number"),
 		  "%s", r.err);
 	cr_expect_eq(strchr(r.err, '\n'), r.err + strlen(r.err) - 1, "one line: %s", r.err);
-	free_out(&r);
+	dps_test_run_fini(&r);
 	free(args);
-	cr_assert(asprintf(&args, "rm -rf %s", dir) > 0);
-	cr_expect_eq(system(args), 0);
-	free(args);
+	dps_test_rmtree(dir);
+	g_free(dir);
 }
 
 Test(cli, truncated_stream_exits_1)
 {
-	char dir[] = "/tmp/dps-an-trunc-XXXXXX";
+	char *dir = copy_trace("traces/tracefile-rotation-sched");
 	char *args = NULL;
 	char path[256];
-	struct cmd_out r;
+	struct dps_test_run r;
 
-	copy_trace("traces/tracefile-rotation-sched", dir);
 	snprintf(path, sizeof(path), "%s/t/kernel/mychan_0_0", dir);
 	cr_assert_eq(truncate(path, 30000), 0, "%s: %s", path, strerror(errno));
 	cr_assert(asprintf(&args, "analyze %s/t --pid 6742", dir) > 0);
 	r = run_dps(args);
 	cr_expect_eq(r.status, 1);
 	cr_expect(strstr(r.err, "cannot read this trace") != NULL, "%s", r.err);
-	free_out(&r);
+	dps_test_run_fini(&r);
 	free(args);
-	cr_assert(asprintf(&args, "rm -rf %s", dir) > 0);
-	cr_expect_eq(system(args), 0);
-	free(args);
+	dps_test_rmtree(dir);
+	g_free(dir);
 }
 
 Test(cli, missing_or_empty_trace_paths_exit_2)
 {
-	struct cmd_out r = run_dps("analyze /nonexistent-dps-trace --pid 1");
+	struct dps_test_run r = run_dps("analyze /nonexistent-dps-trace --pid 1");
 
 	cr_expect_eq(r.status, 2);
 	cr_expect(strstr(r.err, "No such file") != NULL, "%s", r.err);
-	free_out(&r);
+	dps_test_run_fini(&r);
 	r = run_dps("analyze /proc/self/fdinfo --pid 1");
 	cr_expect_eq(r.status, 2);
 	cr_expect(strstr(r.err, "no CTF trace found") != NULL, "%s", r.err);
-	free_out(&r);
+	dps_test_run_fini(&r);
 	r = run_dps("analyze");
 	cr_expect_eq(r.status, 2);
-	free_out(&r);
+	dps_test_run_fini(&r);
 	r = run_dps("analyze x --min-block abc --pid 1");
 	cr_expect_eq(r.status, 2);
-	free_out(&r);
+	dps_test_run_fini(&r);
 }
 
 Test(cli, record_usage_errors_exit_2)
 {
-	struct cmd_out r = run_dps("record");
+	struct dps_test_run r = run_dps("record");
 
 	cr_expect_eq(r.status, 2);
 	cr_expect(strstr(r.err, "expected a command") != NULL, "%s", r.err);
-	free_out(&r);
+	dps_test_run_fini(&r);
 	r = run_dps("record --no-ust --no-kernel -- true");
 	cr_expect_eq(r.status, 2);
 	cr_expect(strstr(r.err, "nothing to record") != NULL, "%s", r.err);
-	free_out(&r);
+	dps_test_run_fini(&r);
 	r = run_dps("record --no-ust --memory -- true");
 	cr_expect_eq(r.status, 2);
-	free_out(&r);
+	dps_test_run_fini(&r);
 	r = run_dps("record --bogus -- true");
 	cr_expect_eq(r.status, 2);
-	free_out(&r);
+	dps_test_run_fini(&r);
 }

@@ -32,15 +32,9 @@ struct analyzer_result *ct_load_set(const char *name)
 	return m;
 }
 
-char *ct_read_file(const char *path, size_t *len)
-{
-	return dps_test_read_file(path, len);
-}
-
 char *ct_run_capture(const char *cmd, char **err_out)
 {
-	const char *const argv[] = {"/bin/sh", "-c", cmd, NULL};
-	struct dps_test_run run = dps_test_run(NULL, argv, NULL);
+	struct dps_test_run run = dps_test_run_sh("%s", cmd);
 
 	ct_last_status = run.status;
 	if (err_out) {
@@ -49,11 +43,6 @@ char *ct_run_capture(const char *cmd, char **err_out)
 	}
 	g_free(run.err);
 	return run.out;
-}
-
-const char *ct_dps_bin(void)
-{
-	return dps_test_bin();
 }
 
 size_t ct_count(const char *hay, const char *needle)

@@ -30,7 +30,7 @@ static char *run_compare(char **err, const char *fmt, ...)
 	va_start(ap, fmt);
 	cr_assert_gt(vasprintf(&args, fmt, ap), 0);
 	va_end(ap);
-	cr_assert_gt(asprintf(&cmd, "cd %s && %s compare %s", dir, ct_dps_bin(), args), 0);
+	cr_assert_gt(asprintf(&cmd, "cd %s && %s compare %s", dir, dps_test_bin(), args), 0);
 	out = ct_run_capture(cmd, err);
 	free(args);
 	free(cmd);
@@ -40,11 +40,8 @@ static char *run_compare(char **err, const char *fmt, ...)
 
 static char *trace_path(const char *name)
 {
-	const char *data = getenv("DPS_TEST_DATA");
-	char *p = NULL;
+	char *p = dps_test_strf("%s/traces/%s", dps_test_data_dir(), name);
 
-	cr_assert_not_null(data, "DPS_TEST_DATA is not set (run through ctest)");
-	cr_assert_gt(asprintf(&p, "%s/traces/%s", data, name), 0);
 	cr_assert_eq(access(p, R_OK), 0, "missing test trace %s", p);
 	return p;
 }
@@ -56,6 +53,20 @@ Test(compare_cli, differences_are_not_failures)
 	cr_expect_eq(ct_last_status, 0, "stderr: %s", err);
 	cr_expect(strstr(out, "fidelity error 61.73 %"), "%s", out);
 	cr_expect(strstr(out, "+500.00 us"), "%s", out);
+	free(out);
+	free(err);
+}
+
+/* Every --exclude-comm counts (the list grows per option), on both runs. */
+Test(compare_cli, repeated_exclude_comm_leaves_out_each_pattern)
+{
+	char *err = NULL,
+	     *out = run_compare(&err, "base base --exclude-comm dps-3 --exclude-comm 'dps-4'");
+
+	cr_expect_eq(ct_last_status, 0, "stderr: %s", err);
+	cr_expect(strstr(out, "threads    2 matched, 0 only in orig, 0 only in sim"), "%s", out);
+	cr_expect_null(strstr(out, "dps-3"), "%s", out);
+	cr_expect_null(strstr(out, "dps-4"), "%s", out);
 	free(out);
 	free(err);
 }
@@ -83,7 +94,7 @@ Test(compare_cli, json_output_parses)
 	char *dir = sets_dir(), *cmd = NULL, *out;
 
 	cr_assert_gt(asprintf(&cmd, "cd %s && %s compare --json base extra | python3 -m json.tool",
-			      dir, ct_dps_bin()),
+			      dir, dps_test_bin()),
 		     0);
 	out = ct_run_capture(cmd, NULL);
 	cr_expect_eq(ct_last_status, 0, "python3 -m json.tool rejected: %s", out);
@@ -174,7 +185,7 @@ Test(compare_cli, a_trace_needs_a_selection)
 	cr_expect(strstr(err, "git"), "the process list should be shown: %s", err);
 	free(out);
 	free(err);
-	free(t);
+	g_free(t);
 }
 
 /* Loads a trace side through the library, as dps compare does. */
@@ -190,7 +201,7 @@ static struct analyzer_result *load_trace(const char *name, int64_t pid)
 	opts.pid = pid;
 	cr_assert_eq(compare_load(t, &opts, &m, &kind, &diag), DPS_OK, "%s: %s", t, diag.msg);
 	cr_expect_eq(kind, COMPARE_INPUT_TRACE);
-	free(t);
+	g_free(t);
 	return m;
 }
 
@@ -236,7 +247,7 @@ Test(compare_cli, eight_thousand_threads_against_themselves, .timeout = 120)
 	cr_expect(strstr(out, "\"fidelity_err_pct\": 0,"), "identical runs");
 	free(out);
 	free(err);
-	free(t);
+	g_free(t);
 }
 
 Test(compare_cli, a_trace_against_its_own_action_set)
@@ -246,12 +257,9 @@ Test(compare_cli, a_trace_against_its_own_action_set)
 	struct compare_result *res = NULL;
 	struct dps_diag diag = {{0}};
 	enum compare_input_kind kind;
-	char dir[] = "/tmp/dps-compare-set-XXXXXX", *t = trace_path("tracefile-rotation-sched");
-	char *cmd = NULL, *out;
-
+	char *dir = dps_test_mkdtemp("compare-set"), *t = trace_path("tracefile-rotation-sched");
 	const char *traces[1] = {t};
 
-	cr_assert_not_null(mkdtemp(dir));
 	analyzer_options_default(&opts);
 	opts.traces = traces;
 	opts.n_traces = 1;
@@ -276,11 +284,9 @@ Test(compare_cli, a_trace_against_its_own_action_set)
 	compare_result_destroy(res);
 	analyzer_result_destroy(tr);
 	analyzer_result_destroy(ideal);
-	cr_assert_gt(asprintf(&cmd, "rm -rf %s", dir), 0);
-	out = ct_run_capture(cmd, NULL);
-	free(out);
-	free(cmd);
-	free(t);
+	dps_test_rmtree(dir);
+	g_free(dir);
+	g_free(t);
 }
 
 Test(compare_cli, memory_curves_of_a_real_trace_against_themselves)

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <glib.h>
+
 #include "compare-test.h"
 
 #define CHROMIUM_FLAGS                                                                             \
@@ -21,7 +23,7 @@
 static const char *url_fragment = "";
 
 struct report {
-	char dir[64];
+	char *dir;  /* g_free: the report's directory (dps_test_mkdtemp) */
 	char *html; /* the file */
 	char *dom;  /* the DOM after the page's script ran */
 	size_t html_len;
@@ -29,28 +31,23 @@ struct report {
 
 static void report_fini(struct report *r)
 {
-	char *cmd = NULL, *out;
-
-	free(r->html);
-	free(r->dom);
-	cr_assert_gt(asprintf(&cmd, "rm -rf %s", r->dir), 0);
-	out = ct_run_capture(cmd, NULL);
-	free(out);
-	free(cmd);
+	g_free(r->html);
+	g_free(r->dom);
+	dps_test_rmtree(r->dir);
+	g_free(r->dir);
 }
 
 /* dps compare ARGS --html FILE, then chromium --dump-dom FILE. */
 static struct report make_report(const char *fmt, ...)
 {
-	struct report r = {.dir = "/tmp/dps-compare-report-XXXXXX"};
+	struct report r = {.dir = dps_test_mkdtemp("compare-report")};
 	char *args = NULL, *cmd = NULL, *err = NULL, *out, *sets = ct_set_path("");
 	va_list ap;
 
-	cr_assert_not_null(mkdtemp(r.dir));
 	va_start(ap, fmt);
 	cr_assert_gt(vasprintf(&args, fmt, ap), 0);
 	va_end(ap);
-	cr_assert_gt(asprintf(&cmd, "cd %s && %s compare %s --html %s/r.html", sets, ct_dps_bin(),
+	cr_assert_gt(asprintf(&cmd, "cd %s && %s compare %s --html %s/r.html", sets, dps_test_bin(),
 			      args, r.dir),
 		     0);
 	out = ct_run_capture(cmd, &err);
@@ -59,7 +56,7 @@ static struct report make_report(const char *fmt, ...)
 	free(err);
 	free(cmd);
 	cr_assert_gt(asprintf(&cmd, "%s/r.html", r.dir), 0);
-	r.html = ct_read_file(cmd, &r.html_len);
+	r.html = dps_test_read_file(cmd, &r.html_len);
 	cr_assert_not_null(r.html);
 	free(cmd);
 	cr_assert_gt(asprintf(&cmd,
@@ -166,10 +163,9 @@ Test(compare_report, no_memory_section_without_samples, .timeout = 240)
 
 Test(compare_report, eight_thousand_threads_stay_drawable, .timeout = 300)
 {
-	const char *data = getenv("DPS_TEST_DATA");
+	const char *data = dps_test_data_dir();
 	struct report r;
 
-	cr_assert_not_null(data);
 	r = make_report("--pid 2673 %s/traces/many-threads %s/traces/many-threads", data, data);
 	assert_all_drawn(&r, 8001, 8001);
 	/* generous: per-pixel culling keeps the file and the page small */

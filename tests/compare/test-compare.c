@@ -11,6 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <glib.h>
+
 #include "compare-internal.h"
 #include "compare-test.h"
 #include "compare.h"
@@ -361,10 +363,9 @@ Test(compare, text_table_names_unmatched_threads_and_the_fidelity)
 Test(compare, json_document_parses_and_carries_the_figures)
 {
 	struct pair p = compare_sets("evil", "evil");
-	char path[] = "/tmp/dps-compare-json-XXXXXX";
-	int fd = mkstemp(path);
-	FILE *f = fdopen(fd, "w");
-	char cmd[512];
+	char *path = dps_test_mkstemp("compare-json");
+	FILE *f = fopen(path, "w");
+	char cmd[1024];
 	char *out;
 
 	cr_assert_not_null(f);
@@ -381,7 +382,8 @@ Test(compare, json_document_parses_and_carries_the_figures)
 	out = ct_run_capture(cmd, NULL);
 	cr_expect_eq(ct_last_status, 0, "python3 rejected the JSON: %s", out);
 	free(out);
-	unlink(path);
+	dps_test_rmtree(path);
+	g_free(path);
 	pair_fini(&p);
 }
 

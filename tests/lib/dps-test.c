@@ -44,6 +44,11 @@ const char *dps_test_data_dir(void)
 	return env_or_fail("DPS_TEST_DATA");
 }
 
+char *dps_test_data_path(const char *rel)
+{
+	return g_build_filename(dps_test_data_dir(), rel, NULL);
+}
+
 char *dps_test_strf(const char *fmt, ...)
 {
 	va_list ap;
@@ -60,6 +65,16 @@ char *dps_test_mkdtemp(const char *what)
 	char *path = g_strdup_printf("/tmp/dps-test-%s-XXXXXX", what);
 
 	cr_assert_not_null(g_mkdtemp(path), "mkdtemp %s: %s", path, strerror(errno));
+	return path;
+}
+
+char *dps_test_mkstemp(const char *what)
+{
+	char *path = g_strdup_printf("/tmp/dps-test-%s-XXXXXX", what);
+	int fd = g_mkstemp(path);
+
+	cr_assert_geq(fd, 0, "mkstemp %s: %s", path, strerror(errno));
+	close(fd);
 	return path;
 }
 
@@ -212,6 +227,20 @@ struct dps_test_run dps_test_run(const char *cwd, const char *const *argv, const
 	return run;
 }
 
+struct dps_test_run dps_test_run_sh(const char *fmt, ...)
+{
+	struct dps_test_run run;
+	va_list ap;
+	char *cmd;
+
+	va_start(ap, fmt);
+	cmd = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	run = dps_test_run(NULL, (const char *const[]){"/bin/sh", "-c", cmd, NULL}, NULL);
+	g_free(cmd);
+	return run;
+}
+
 struct dps_test_run dps_test_run_dps(const char *first, ...)
 {
 	GPtrArray *argv = g_ptr_array_new();
@@ -236,4 +265,30 @@ void dps_test_run_fini(struct dps_test_run *run)
 	g_free(run->out);
 	g_free(run->err);
 	run->out = run->err = NULL;
+}
+
+int dps_test_run_through(const char *cwd, const char *const *argv)
+{
+	GError *error = NULL;
+	int wait_status = 0;
+
+	cr_assert(g_spawn_sync(cwd, (char **)argv, NULL,
+			       G_SPAWN_SEARCH_PATH | G_SPAWN_CHILD_INHERITS_STDIN, NULL, NULL, NULL,
+			       NULL, &wait_status, &error),
+		  "cannot run %s: %s", argv[0], error ? error->message : "?");
+	return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
+}
+
+int dps_test_sh(const char *fmt, ...)
+{
+	va_list ap;
+	char *cmd;
+	int status;
+
+	va_start(ap, fmt);
+	cmd = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	status = dps_test_run_through(NULL, (const char *const[]){"/bin/sh", "-c", cmd, NULL});
+	g_free(cmd);
+	return status;
 }

@@ -18,13 +18,18 @@ const char *dps_test_source_dir(void); /* DPS_SOURCE_DIR */
 const char *dps_test_build_dir(void);  /* DPS_BUILD_DIR */
 const char *dps_test_data_dir(void);   /* DPS_TEST_DATA: tests/data */
 
+/* DPS_TEST_DATA/rel, a new string (g_free). */
+char *dps_test_data_path(const char *rel);
+
 /* printf into a new string (g_free). */
 char *dps_test_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A new directory /tmp/dps-test-WHAT-XXXXXX (g_free the path); dps_test_rmtree removes a
- * tree and accepts NULL. */
+ * tree or a file and accepts NULL. */
 char *dps_test_mkdtemp(const char *what);
 void dps_test_rmtree(const char *path);
+/* A new empty file /tmp/dps-test-WHAT-XXXXXX (g_free the path; dps_test_rmtree removes it). */
+char *dps_test_mkstemp(const char *what);
 
 /*
  * A tmpfs of size_kib KiB mounted on a new temporary directory (g_free the path after
@@ -62,8 +67,20 @@ struct dps_test_run {
  * dps_test_run_fini.
  */
 struct dps_test_run dps_test_run(const char *cwd, const char *const *argv, const char *const *env);
+/* dps_test_run of /bin/sh -c with the command fmt makes, here. */
+struct dps_test_run dps_test_run_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* dps_test_run of the dps command with these arguments (NULL-terminated), here. */
 struct dps_test_run dps_test_run_dps(const char *first, ...) __attribute__((sentinel));
 void dps_test_run_fini(struct dps_test_run *run);
+
+/*
+ * Runs argv like dps_test_run, in cwd (NULL: ours), but with its output passed through to
+ * ours (ctest's log), as system(3) would: for the commands whose output nobody reads, and
+ * those that may leave a daemon holding their output open. Returns its exit status, -1 when a
+ * signal killed it; fails the test when it cannot start.
+ */
+int dps_test_run_through(const char *cwd, const char *const *argv);
+/* dps_test_run_through of /bin/sh -c with the command fmt makes. */
+int dps_test_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* DPS_TESTS_DPS_TEST_H */

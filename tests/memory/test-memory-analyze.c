@@ -7,16 +7,16 @@
  *   the dps_stack probe), against the program's known allocation sizes and frame sizes.
  */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
+
+#include <glib.h>
 
 #include <dps/dps-memory.h>
 
 #include "actset.h"
+#include "dps-test.h"
 #include "record.h"
 
 /* ls-ust, thread 5035 (ls): heap in use at the end and at its peak, from every malloc/calloc/
@@ -25,45 +25,14 @@
 #define LS_FINAL_HEAP 152231
 #define LS_PEAK_HEAP 185479
 
-static int run(const char *const argv[])
-{
-	pid_t pid = fork();
-	int status = 0;
-
-	if (pid == 0) {
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	cr_assert_gt(pid, 0);
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
-static char *make_tmpdir(void)
-{
-	char *dir = strdup("/tmp/dps-test-memory-XXXXXX");
-
-	cr_assert(dir && mkdtemp(dir));
-	return dir;
-}
-
-static void remove_tree(const char *dir)
-{
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	cr_expect_eq(system(cmd), 0);
-}
-
 static struct dps_actset *analyze(const char *trace, const char *pid, const char *out)
 {
-	const char *argv[] = {getenv("DPS_BIN"), "analyze", trace, "--pid", pid, "-o", out, "-q",
-			      "--no-progress",	 NULL};
+	const char *argv[] = {dps_test_bin(), "analyze", trace, "--pid",	 pid,
+			      "-o",	      out,	 "-q",	"--no-progress", NULL};
 	struct dps_actset *set = NULL;
 	struct dps_diag diag = {0};
 
-	cr_assert(argv[0], "DPS_BIN not set");
-	cr_assert_eq(run(argv), 0, "dps analyze %s failed", trace);
+	cr_assert_eq(dps_test_run_through(NULL, argv), 0, "dps analyze %s failed", trace);
 	cr_assert_eq(dps_actset_load_dir(out, &set, &diag), 0, "%s", diag.msg);
 	return set;
 }
@@ -78,7 +47,7 @@ static const struct dps_actset_thread *thread_by_id(const struct dps_actset *set
 
 Test(memory_analyze, ls_ust_heap_curve_matches_the_trace)
 {
-	char *tmp = make_tmpdir();
+	char *tmp = dps_test_mkdtemp("memory");
 	char trace[512], out[512], cmd[2048];
 	struct dps_actset *set;
 	const struct dps_actset_thread *ls;
@@ -90,8 +59,8 @@ Test(memory_analyze, ls_ust_heap_curve_matches_the_trace)
 	snprintf(out, sizeof(out), "%s/set", tmp);
 	snprintf(cmd, sizeof(cmd),
 		 "mkdir '%s' && cp -r '%s/traces/ls-ust/.' '%s/' && rm -f '%s'/README*", trace,
-		 getenv("DPS_TEST_DATA"), trace, trace);
-	cr_assert_eq(system(cmd), 0);
+		 dps_test_data_dir(), trace, trace);
+	cr_assert_eq(dps_test_sh("%s", cmd), 0);
 	set = analyze(trace, "5035", out);
 	ls = thread_by_id(set, 5035);
 	for (size_t i = 0; i < ls->n_actions; i++) {
@@ -111,8 +80,8 @@ Test(memory_analyze, ls_ust_heap_curve_matches_the_trace)
 	/* lttng_ust_cyg_profile gives the call depth: a stack curve must come out of it */
 	cr_expect_gt(n_stack, 100);
 	dps_actset_destroy(set);
-	remove_tree(tmp);
-	free(tmp);
+	dps_test_rmtree(tmp);
+	g_free(tmp);
 }
 
 /* The heap actions of a thread, in order. */
@@ -164,7 +133,7 @@ static void longest_equal_rises(const struct dps_actset_thread *t, size_t *count
 
 Test(memory_analyze, known_pattern_program_recorded_live, .timeout = 120)
 {
-	char *tmp = make_tmpdir();
+	char *tmp = dps_test_mkdtemp("memory");
 	char trace[512], out[512], pid[32] = "";
 	char prog[512];
 	struct dps_actset *set;
@@ -176,23 +145,15 @@ Test(memory_analyze, known_pattern_program_recorded_live, .timeout = 120)
 	size_t n, count;
 	int64_t size;
 
-	snprintf(prog, sizeof(prog), "%s/examples/memory/memory-pattern", getenv("DPS_BUILD_DIR"));
+	snprintf(prog, sizeof(prog), "%s/examples/memory/memory-pattern", dps_test_build_dir());
 	snprintf(trace, sizeof(trace), "%s/rec", tmp);
 	snprintf(out, sizeof(out), "%s/set", tmp);
 	{
-		const char *argv[] = {getenv("DPS_BIN"),
-				      "record",
-				      "--no-kernel",
-				      "--memory",
-				      "-q",
-				      "-o",
-				      trace,
-				      "--",
-				      prog,
-				      "1000",
-				      NULL};
+		const char *argv[] = {dps_test_bin(), "record", "--no-kernel", "--memory",
+				      "-q",	      "-o",	trace,	       "--",
+				      prog,	      "1000",	NULL};
 
-		cr_assert_eq(run(argv), 0, "dps record failed");
+		cr_assert_eq(dps_test_run_through(NULL, argv), 0, "dps record failed");
 	}
 	{
 		int64_t recorded = -1;
@@ -228,32 +189,32 @@ Test(memory_analyze, known_pattern_program_recorded_live, .timeout = 120)
 	cr_expect(size >= 1024 && size <= 1024 + 256, "worker: rise of %lld bytes",
 		  (long long)size);
 	dps_actset_destroy(set);
-	remove_tree(tmp);
-	free(tmp);
+	dps_test_rmtree(tmp);
+	g_free(tmp);
 }
 
 Test(memory_analyze, dps_calibrate_memory_writes_a_loadable_file)
 {
-	char *tmp = make_tmpdir();
+	char *tmp = dps_test_mkdtemp("memory");
 	char path[512];
 	struct dps_mem_calibration cal;
 	char err[256] = "";
 
 	snprintf(path, sizeof(path), "%s/memory.cal", tmp);
 	{
-		const char *argv[] = {
-		    getenv("DPS_BIN"), "calibrate", "--memory", "--quick", "-o", path, NULL};
+		const char *argv[] = {dps_test_bin(), "calibrate", "--memory", "--quick",
+				      "-o",	      path,	   NULL};
 
-		cr_assert_eq(run(argv), 0);
+		cr_assert_eq(dps_test_run_through(NULL, argv), 0);
 	}
 	cr_assert_eq(dps_mem_calibration_load(path, &cal, err, sizeof(err)), 0, "%s", err);
 	cr_expect_gt(cal.stack_overhead_bytes, 0);
 	cr_expect_gt(cal.heap_chunk_align_bytes, 0);
 	{
-		const char *argv[] = {getenv("DPS_BIN"), "calibrate", "--memory", "--bogus", NULL};
+		const char *argv[] = {dps_test_bin(), "calibrate", "--memory", "--bogus", NULL};
 
-		cr_expect_eq(run(argv), 2, "bad usage must exit 2");
+		cr_expect_eq(dps_test_run_through(NULL, argv), 2, "bad usage must exit 2");
 	}
-	remove_tree(tmp);
-	free(tmp);
+	dps_test_rmtree(tmp);
+	g_free(tmp);
 }

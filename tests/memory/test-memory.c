@@ -14,8 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <glib.h>
+
 #include <dps/dps-memory.h>
 
+#include "dps-test.h"
 #include "memory-internal.h"
 
 #define MAX_POINTS 512
@@ -275,34 +278,28 @@ Test(memory, compensation_shortens_delays_and_carries)
 Test(memory, calibration_file_round_trip)
 {
 	struct dps_mem_calibration a, b;
-	char path[] = "/tmp/dps-memcal-XXXXXX";
+	char *path = dps_test_mkstemp("memcal");
 	char err[256] = "";
-	int fd = mkstemp(path);
 
-	cr_assert_geq(fd, 0);
-	close(fd);
 	cr_assert_eq(dps_mem_calibration_measure(&a, true), 0);
 	cr_assert_eq(dps_mem_calibration_save(&a, path, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(dps_mem_calibration_load(path, &b, err, sizeof(err)), 0, "%s", err);
 	cr_expect_eq(memcmp(&a, &b, sizeof(a)), 0, "loaded calibration differs");
-	unlink(path);
+	dps_test_rmtree(path);
+	g_free(path);
 }
 
 static void load_text(const char *text, int want, const char *needle)
 {
 	struct dps_mem_calibration c;
-	char path[] = "/tmp/dps-memcal-XXXXXX";
+	char *path = dps_test_mkstemp("memcal");
 	char err[256] = "";
-	int fd = mkstemp(path);
-	FILE *f;
 
-	cr_assert_geq(fd, 0);
-	f = fdopen(fd, "w");
-	fputs(text, f);
-	fclose(f);
+	dps_test_write_file(path, text);
 	cr_expect_eq(dps_mem_calibration_load(path, &c, err, sizeof(err)), want, "%s", err);
 	cr_expect(strstr(err, needle), "'%s' not in '%s'", needle, err);
-	unlink(path);
+	dps_test_rmtree(path);
+	g_free(path);
 }
 
 /* dps calibrate and dps calibrate --memory write one file: each keeps the other's part. */
@@ -310,12 +307,9 @@ Test(memory, one_file_holds_both_calibrations)
 {
 	struct dps_mem_calibration m, m2;
 	struct dps_calibration c, c2;
-	char path[] = "/tmp/dps-memcal-XXXXXX";
+	char *path = dps_test_mkstemp("memcal");
 	char err[256] = "";
-	int fd = mkstemp(path);
 
-	cr_assert_geq(fd, 0);
-	close(fd);
 	dps_calibration_default(&c);
 	c.work_loops_per_us = 321.5;
 	dps_mem_calibration_default(&m);
@@ -331,7 +325,8 @@ Test(memory, one_file_holds_both_calibrations)
 	cr_assert_eq(dps_calibration_save(&c, path, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(dps_mem_calibration_load(path, &m2, err, sizeof(err)), 0, "%s", err);
 	cr_expect_eq(m2.stack_offset_bytes, 216);
-	unlink(path);
+	dps_test_rmtree(path);
+	g_free(path);
 }
 
 Test(memory, calibration_file_errors_name_the_line)

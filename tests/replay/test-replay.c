@@ -7,54 +7,30 @@
  * bench/fidelity.sh measures.
  */
 #include <criterion/criterion.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include <glib.h>
+
 #include "compare.h"
+#include "dps-test.h"
 #include "record.h"
 
-static char tmpdir[] = "/tmp/dps-test-replay-XXXXXX";
-
-static const char *env_or_fail(const char *name)
-{
-	const char *v = getenv(name);
-
-	cr_assert_not_null(v, "%s not set: run through ctest", name);
-	return v;
-}
+static char *tmpdir; /* g_free: this test's directory */
 
 static void setup(void)
 {
-	cr_assert_not_null(mkdtemp(tmpdir), "mkdtemp");
+	tmpdir = dps_test_mkdtemp("replay");
 }
 
 static void teardown(void)
 {
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd)) {
-		/* Leftovers in /tmp are not a test failure. */
-	}
-}
-
-/* Runs a shell command, returns its exit status. */
-static int run(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+	dps_test_rmtree(tmpdir);
+	g_free(tmpdir);
+	tmpdir = NULL;
 }
 
 static long read_recorded_pid(const char *trace)
@@ -71,6 +47,7 @@ static void require_root(void)
 {
 	if (geteuid() != 0) {
 		cr_assert_null(getenv("CI"), "CI must run the replay round trips as root");
+		teardown(); /* a skipped test's .fini does not run */
 		cr_skip_test("kernel scheduling capture (perf sched record) needs root");
 	}
 }
@@ -78,8 +55,8 @@ static void require_root(void)
 Test(replay, action_set_round_trips_through_a_traced_run, .init = setup, .fini = teardown,
      .timeout = 600)
 {
-	const char *dps = env_or_fail("DPS_BIN");
-	const char *src = env_or_fail("DPS_SOURCE_DIR");
+	const char *dps = dps_test_bin();
+	const char *src = dps_test_source_dir();
 	char set[4096], stub[4096], trace[4096];
 	struct analyzer_options aopts;
 	struct analyzer_result *orig = NULL, *sim = NULL;
@@ -92,9 +69,9 @@ Test(replay, action_set_round_trips_through_a_traced_run, .init = setup, .fini =
 	snprintf(set, sizeof(set), "%s/tests/replay/data/roundtrip", src);
 	snprintf(stub, sizeof(stub), "%s/stub", tmpdir);
 	snprintf(trace, sizeof(trace), "%s/trace", tmpdir);
-	cr_assert_eq(run("'%s' build '%s' -o '%s'", dps, set, stub), 0, "dps build failed");
-	cr_assert_eq(run("'%s' record -q -o '%s' -- '%s' --no-summary", dps, trace, stub), 0,
-		     "dps record of the stub failed");
+	cr_assert_eq(dps_test_sh("'%s' build '%s' -o '%s'", dps, set, stub), 0, "dps build failed");
+	cr_assert_eq(dps_test_sh("'%s' record -q -o '%s' -- '%s' --no-summary", dps, trace, stub),
+		     0, "dps record of the stub failed");
 
 	/* The input set, played on an ideal machine, against the traced run of its stub. */
 	analyzer_options_default(&aopts);
@@ -135,8 +112,8 @@ Test(replay, action_set_round_trips_through_a_traced_run, .init = setup, .fini =
 Test(replay, replay_of_the_bundled_trace_writes_every_output, .init = setup, .fini = teardown,
      .timeout = 600)
 {
-	const char *dps = env_or_fail("DPS_BIN");
-	const char *src = env_or_fail("DPS_SOURCE_DIR");
+	const char *dps = dps_test_bin();
+	const char *src = dps_test_source_dir();
 	const char *outputs[] = {
 	    "set/manifest",	     "stub.c",	    "dps-stub",	    "calibration",
 	    "sim-trace/record.info", "compare.txt", "compare.json", "report.html"};
@@ -147,8 +124,8 @@ Test(replay, replay_of_the_bundled_trace_writes_every_output, .init = setup, .fi
 	/* A nested output path whose parents do not exist yet (the README's out/demo). */
 	snprintf(out, sizeof(out), "%s/out/demo", tmpdir);
 	snprintf(log, sizeof(log), "%s/replay.log", tmpdir);
-	cr_assert_eq(run("'%s' replay -q '%s/examples/traces/xz-T2' -o '%s' > '%s' 2>&1", dps, src,
-			 out, log),
+	cr_assert_eq(dps_test_sh("'%s' replay -q '%s/examples/traces/xz-T2' -o '%s' > '%s' 2>&1",
+				 dps, src, out, log),
 		     0, "dps replay failed; see its log");
 	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", out, outputs[i]);
@@ -156,48 +133,51 @@ Test(replay, replay_of_the_bundled_trace_writes_every_output, .init = setup, .fi
 	}
 	/* The table names the three xz threads as matched and says where the report is. */
 	cr_expect_eq(
-	    run("grep -q '3 matched, 0 only in orig, 0 only in sim' '%s/compare.txt'", out), 0,
-	    "compare.txt does not show 3 matched threads");
-	cr_expect_eq(run("grep -q 'Report: %s/report.html' '%s'", out, log), 0,
+	    dps_test_sh("grep -q '3 matched, 0 only in orig, 0 only in sim' '%s/compare.txt'", out),
+	    0, "compare.txt does not show 3 matched threads");
+	cr_expect_eq(dps_test_sh("grep -q 'Report: %s/report.html' '%s'", out, log), 0,
 		     "dps replay did not say where the report is");
-	cr_expect_eq(run("python3 -m json.tool '%s/compare.json' > /dev/null", out), 0,
+	cr_expect_eq(dps_test_sh("python3 -m json.tool '%s/compare.json' > /dev/null", out), 0,
 		     "compare.json is not valid JSON");
 }
 
 Test(replay, replay_rejects_a_bad_selection_with_the_candidates, .init = setup, .fini = teardown)
 {
-	const char *dps = env_or_fail("DPS_BIN");
-	const char *src = env_or_fail("DPS_SOURCE_DIR");
+	const char *dps = dps_test_bin();
+	const char *src = dps_test_source_dir();
 	char out[4096];
 
 	snprintf(out, sizeof(out), "%s/out", tmpdir);
 	/* No record.info in this trace and no selection: list the processes, exit 2. */
-	cr_expect_eq(run("'%s' replay '%s/tests/data/traces/tracefile-rotation-sched' -o '%s' "
-			 "> '%s.log' 2>&1",
-			 dps, src, out, out),
-		     2);
-	cr_expect_eq(run("grep -q 'git' '%s.log'", out), 0, "the candidates were not listed");
-	cr_expect_eq(run("'%s' replay '%s/examples/traces/xz-T2' --comm no-such-process -o '%s' "
-			 "> /dev/null 2>&1",
-			 dps, src, out),
-		     2);
-	cr_expect_eq(run("'%s' replay > /dev/null 2>&1", dps), 2);
+	cr_expect_eq(
+	    dps_test_sh("'%s' replay '%s/tests/data/traces/tracefile-rotation-sched' -o '%s' "
+			"> '%s.log' 2>&1",
+			dps, src, out, out),
+	    2);
+	cr_expect_eq(dps_test_sh("grep -q 'git' '%s.log'", out), 0,
+		     "the candidates were not listed");
+	cr_expect_eq(
+	    dps_test_sh("'%s' replay '%s/examples/traces/xz-T2' --comm no-such-process -o '%s' "
+			"> /dev/null 2>&1",
+			dps, src, out),
+	    2);
+	cr_expect_eq(dps_test_sh("'%s' replay > /dev/null 2>&1", dps), 2);
 }
 
 /* Every option is checked before any work: nothing is created for a bad --mode. */
 Test(replay, a_bad_mode_is_refused_before_any_work, .init = setup, .fini = teardown)
 {
-	const char *dps = env_or_fail("DPS_BIN");
-	const char *src = env_or_fail("DPS_SOURCE_DIR");
+	const char *dps = dps_test_bin();
+	const char *src = dps_test_source_dir();
 	struct stat st;
 	char out[4096];
 
 	snprintf(out, sizeof(out), "%s/out", tmpdir);
-	cr_expect_eq(run("'%s' replay '%s/examples/traces/xz-T2' --mode bogus -o '%s' "
-			 "> '%s.log' 2>&1",
-			 dps, src, out, out),
+	cr_expect_eq(dps_test_sh("'%s' replay '%s/examples/traces/xz-T2' --mode bogus -o '%s' "
+				 "> '%s.log' 2>&1",
+				 dps, src, out, out),
 		     2);
-	cr_expect_eq(run("grep -q 'expected work, cpu or wall' '%s.log'", out), 0);
+	cr_expect_eq(dps_test_sh("grep -q 'expected work, cpu or wall' '%s.log'", out), 0);
 	cr_expect_neq(stat(out, &st), 0, "%s was created for a replay that could not start", out);
 }
 
@@ -205,19 +185,22 @@ Test(replay, a_bad_mode_is_refused_before_any_work, .init = setup, .fini = teard
 Test(replay, a_directory_that_is_not_a_replay_is_refused_before_any_work, .init = setup,
      .fini = teardown)
 {
-	const char *dps = env_or_fail("DPS_BIN");
-	const char *src = env_or_fail("DPS_SOURCE_DIR");
+	const char *dps = dps_test_bin();
+	const char *src = dps_test_source_dir();
 	char out[4096];
 
 	snprintf(out, sizeof(out), "%s/mine", tmpdir);
-	cr_assert_eq(run("mkdir '%s' && echo mine > '%s/notes.txt'", out, out), 0);
-	cr_expect_eq(run("'%s' replay -q '%s/examples/traces/xz-T2' -o '%s' > '%s.log' 2>&1", dps,
-			 src, out, out),
-		     2);
-	cr_expect_eq(run("grep -q -- '--force' '%s.log' && grep -q '%s' '%s.log'", out, out, out),
-		     0, "the refusal does not name the directory and --force");
-	cr_expect_eq(run("test \"$(ls -A '%s')\" = notes.txt", out), 0, "%s was changed", out);
-	cr_expect_eq(run("test -z \"$(ls -A '%s' | grep '^\\.')\"", tmpdir), 0,
+	cr_assert_eq(dps_test_sh("mkdir '%s' && echo mine > '%s/notes.txt'", out, out), 0);
+	cr_expect_eq(
+	    dps_test_sh("'%s' replay -q '%s/examples/traces/xz-T2' -o '%s' > '%s.log' 2>&1", dps,
+			src, out, out),
+	    2);
+	cr_expect_eq(
+	    dps_test_sh("grep -q -- '--force' '%s.log' && grep -q '%s' '%s.log'", out, out, out), 0,
+	    "the refusal does not name the directory and --force");
+	cr_expect_eq(dps_test_sh("test \"$(ls -A '%s')\" = notes.txt", out), 0, "%s was changed",
+		     out);
+	cr_expect_eq(dps_test_sh("test -z \"$(ls -A '%s' | grep '^\\.')\"", tmpdir), 0,
 		     "a temporary was left in %s", tmpdir);
 }
 
@@ -227,54 +210,60 @@ Test(replay, a_directory_that_is_not_a_replay_is_refused_before_any_work, .init 
 Test(replay, the_stub_gets_the_knobs_and_its_failure_fails_the_replay, .init = setup,
      .fini = teardown, .timeout = 600)
 {
-	const char *dps = env_or_fail("DPS_BIN");
-	const char *src = env_or_fail("DPS_SOURCE_DIR");
+	const char *dps = dps_test_bin();
+	const char *src = dps_test_source_dir();
 	char out[4096], cal[4096];
 
 	require_root();
 	snprintf(cal, sizeof(cal), "%s/cal", tmpdir);
-	cr_assert_eq(run("'%s' calibrate --quick -o '%s' > /dev/null 2>&1", dps, cal), 0);
+	cr_assert_eq(dps_test_sh("'%s' calibrate --quick -o '%s' > /dev/null 2>&1", dps, cal), 0);
 	snprintf(out, sizeof(out), "%s/bad-knob", tmpdir);
-	cr_expect_eq(run("'%s' replay -q '%s/examples/traces/xz-T2' --thread-scale 99999=0.5 "
-			 "--calibration '%s' -o '%s' > '%s.log' 2>&1",
-			 dps, src, cal, out, out),
-		     2);
-	cr_expect_eq(run("grep -q 'no thread with id 99999' '%s.log'", out), 0);
-	cr_expect_eq(run("test ! -e '%s' && test -z \"$(ls -A '%s' | grep '^\\.')\"", out, tmpdir),
-		     0, "a replay refused for its knob left %s or a temporary", out);
+	cr_expect_eq(
+	    dps_test_sh("'%s' replay -q '%s/examples/traces/xz-T2' --thread-scale 99999=0.5 "
+			"--calibration '%s' -o '%s' > '%s.log' 2>&1",
+			dps, src, cal, out, out),
+	    2);
+	cr_expect_eq(dps_test_sh("grep -q 'no thread with id 99999' '%s.log'", out), 0);
+	cr_expect_eq(
+	    dps_test_sh("test ! -e '%s' && test -z \"$(ls -A '%s' | grep '^\\.')\"", out, tmpdir),
+	    0, "a replay refused for its knob left %s or a temporary", out);
 	snprintf(out, sizeof(out), "%s/scale", tmpdir);
-	cr_expect_eq(run("'%s' replay -q '%s/examples/traces/xz-T2' --scale=2 --calibration '%s' "
-			 "-o '%s' > '%s.log' 2>&1",
-			 dps, src, cal, out, out),
-		     0);
-	cr_expect_eq(run("grep -q -- '--scale 2$' '%s/sim-trace/record.info'", out), 0,
+	cr_expect_eq(
+	    dps_test_sh("'%s' replay -q '%s/examples/traces/xz-T2' --scale=2 --calibration '%s' "
+			"-o '%s' > '%s.log' 2>&1",
+			dps, src, cal, out, out),
+	    0);
+	cr_expect_eq(dps_test_sh("grep -q -- '--scale 2$' '%s/sim-trace/record.info'", out), 0,
 		     "the stub did not get --scale 2");
 	/* A second replay into the same OUTDIR replaces it whole: nothing of the first stays. */
-	cr_expect_eq(run("touch '%s/stale' '%s/set/77777.act' && '%s' replay -q "
-			 "'%s/examples/traces/xz-T2' --calibration '%s' -o '%s' > '%s.log' 2>&1",
-			 out, out, dps, src, cal, out, out),
-		     0);
-	cr_expect_eq(run("test ! -e '%s/stale' && test ! -e '%s/set/77777.act' && "
-			 "test -f '%s/replay.info' && test -f '%s/report.html'",
-			 out, out, out, out),
+	cr_expect_eq(
+	    dps_test_sh("touch '%s/stale' '%s/set/77777.act' && '%s' replay -q "
+			"'%s/examples/traces/xz-T2' --calibration '%s' -o '%s' > '%s.log' 2>&1",
+			out, out, dps, src, cal, out, out),
+	    0);
+	cr_expect_eq(dps_test_sh("test ! -e '%s/stale' && test ! -e '%s/set/77777.act' && "
+				 "test -f '%s/replay.info' && test -f '%s/report.html'",
+				 out, out, out, out),
 		     0, "the second replay did not replace %s whole", out);
 	/* A stub that fails while it plays fails the replay: a stack curve the parser accepts
 	 * (under 1 GiB) but no thread stack holds, which the player caps and reports. */
 	snprintf(out, sizeof(out), "%s/deep-set", tmpdir);
 	cr_assert_eq(mkdir(out, 0755), 0);
-	cr_assert_eq(run("printf 'stack +900000000\\nrun 100\\nstack -900000000\\n' > "
-			 "'%s/1.act'",
-			 out),
+	cr_assert_eq(dps_test_sh("printf 'stack +900000000\\nrun 100\\nstack -900000000\\n' > "
+				 "'%s/1.act'",
+				 out),
 		     0);
 	snprintf(out, sizeof(out), "%s/deep", tmpdir);
-	cr_expect_eq(run("'%s' replay -q '%s/examples/traces/xz-T2' --comm xz --set '%s-set' "
-			 "--calibration '%s' -o '%s' > '%s.log' 2>&1",
-			 dps, src, out, cal, out, out),
-		     1);
-	cr_expect_eq(run("grep -q 'the stub failed' '%s.log'", out), 0);
+	cr_expect_eq(
+	    dps_test_sh("'%s' replay -q '%s/examples/traces/xz-T2' --comm xz --set '%s-set' "
+			"--calibration '%s' -o '%s' > '%s.log' 2>&1",
+			dps, src, out, cal, out, out),
+	    1);
+	cr_expect_eq(dps_test_sh("grep -q 'the stub failed' '%s.log'", out), 0);
 	/* A failed replay leaves OUTDIR as it was (here: absent) and says where its files are. */
-	cr_expect_eq(run("test ! -e '%s' && grep -q 'this run.s files are in .*/\\.deep\\.tmp-' "
-			 "'%s.log'",
-			 out, out),
-		     0, "a failed replay changed %s or did not name its files", out);
+	cr_expect_eq(
+	    dps_test_sh("test ! -e '%s' && grep -q 'this run.s files are in .*/\\.deep\\.tmp-' "
+			"'%s.log'",
+			out, out),
+	    0, "a failed replay changed %s or did not name its files", out);
 }

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <math.h>
 #include <time.h>
@@ -11,45 +10,24 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
+#include <glib.h>
+
 #include <dps/dps.h>
 
-static char tmp_path[64];
+#include "dps-test.h"
+
+static char *tmp_path; /* g_free: an empty file (dps_test_mkstemp) */
 
 static void make_tmp(void)
 {
-	int fd;
-
-	snprintf(tmp_path, sizeof(tmp_path), "/tmp/dps-cal-XXXXXX");
-	fd = mkstemp(tmp_path);
-	cr_assert(fd >= 0);
-	close(fd);
+	tmp_path = dps_test_mkstemp("cal");
 }
 
 static void remove_tmp(void)
 {
-	unlink(tmp_path);
-}
-
-static void write_tmp(const char *text)
-{
-	FILE *f = fopen(tmp_path, "w");
-
-	cr_assert_not_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static char *read_text(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	static char buf[8192];
-	size_t n;
-
-	cr_assert_not_null(f);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
+	dps_test_rmtree(tmp_path);
+	g_free(tmp_path);
+	tmp_path = NULL;
 }
 
 Test(calibration, defaults_are_deterministic_and_marked_overridden)
@@ -85,7 +63,7 @@ Test(calibration, file_round_trip_keeps_every_value, .init = make_tmp, .fini = r
 {
 	struct dps_calibration a, b;
 	char err[256];
-	char first[8192];
+	char *first, *again;
 
 	dps_calibration_default(&a);
 	snprintf(a.machine, sizeof(a.machine), "host \"quoted\" \\ back");
@@ -100,7 +78,8 @@ Test(calibration, file_round_trip_keeps_every_value, .init = make_tmp, .fini = r
 	a.min_block_ns = 14000;
 	a.overridden = false;
 	cr_assert_eq(dps_calibration_save(&a, tmp_path, err, sizeof(err)), DPS_OK, "%s", err);
-	snprintf(first, sizeof(first), "%s", read_text(tmp_path));
+	first = dps_test_read_file(tmp_path, NULL);
+	cr_assert_not_null(first);
 	cr_assert_eq(dps_calibration_load(tmp_path, &b, err, sizeof(err)), DPS_OK, "%s", err);
 	cr_assert_str_empty(err, "no key should be missing: %s", err);
 	cr_assert_str_eq(b.machine, a.machine);
@@ -121,7 +100,11 @@ Test(calibration, file_round_trip_keeps_every_value, .init = make_tmp, .fini = r
 	cr_assert(b.overridden, "a loaded calibration is not a measurement");
 	/* Saving what was loaded writes the same text. */
 	cr_assert_eq(dps_calibration_save(&b, tmp_path, err, sizeof(err)), DPS_OK);
-	cr_assert_str_eq(read_text(tmp_path), first);
+	again = dps_test_read_file(tmp_path, NULL);
+	cr_assert_not_null(again);
+	cr_assert_str_eq(again, first);
+	g_free(again);
+	g_free(first);
 }
 
 Test(calibration, missing_keys_load_with_defaults_and_are_reported, .init = make_tmp,
@@ -130,7 +113,8 @@ Test(calibration, missing_keys_load_with_defaults_and_are_reported, .init = make
 	struct dps_calibration c, def;
 	char err[512];
 
-	write_tmp("# only the loop rate\ndps-calibration 2\ncpu.work_loops_per_us 42.5\n");
+	dps_test_write_file(
+	    tmp_path, "# only the loop rate\ndps-calibration 2\ncpu.work_loops_per_us 42.5\n");
 	cr_assert_eq(dps_calibration_load(tmp_path, &c, err, sizeof(err)), DPS_OK);
 	cr_assert_float_eq(c.work_loops_per_us, 42.5, 1e-9);
 	dps_calibration_default(&def);
@@ -192,7 +176,7 @@ ParameterizedTest(struct bad_cal *c, calibration, bad_files_name_file_and_line, 
 	char err[512];
 	char expect[128];
 
-	write_tmp(c->text);
+	dps_test_write_file(tmp_path, c->text);
 	cr_assert_eq(dps_calibration_load(tmp_path, &cal, err, sizeof(err)), DPS_ERR_INVAL,
 		     "accepted: %s", c->text);
 	snprintf(expect, sizeof(expect), "%s%s", tmp_path, c->where);
@@ -213,7 +197,7 @@ Test(calibration, seventeen_sleep_points_are_too_many, .init = make_tmp, .fini =
 		snprintf(line, sizeof(line), "cpu.sleep_overshoot_ns %d 100\n", i * 1000);
 		strcat(text, line);
 	}
-	write_tmp(text);
+	dps_test_write_file(tmp_path, text);
 	cr_assert_eq(dps_calibration_load(tmp_path, &cal, err, sizeof(err)), DPS_ERR_INVAL);
 	cr_assert_not_null(strstr(err, ":18: "), "%s", err);
 }
@@ -237,7 +221,7 @@ Test(calibration, env_path_is_loaded, .init = make_tmp, .fini = remove_tmp)
 {
 	char err[256];
 
-	write_tmp("dps-calibration 2\ncpu.work_loops_per_us 77\n");
+	dps_test_write_file(tmp_path, "dps-calibration 2\ncpu.work_loops_per_us 77\n");
 	setenv("DPS_CALIBRATION", tmp_path, 1);
 	cr_assert_eq(dps_init(NULL, err, sizeof(err)), DPS_OK, "%s", err);
 	cr_assert_float_eq(dps_calibration_borrow()->work_loops_per_us, 77, 1e-9);
@@ -247,7 +231,7 @@ Test(calibration, bad_env_file_fails_init_with_its_line, .init = make_tmp, .fini
 {
 	char err[256];
 
-	write_tmp("dps-calibration 2\nbogus 1\n");
+	dps_test_write_file(tmp_path, "dps-calibration 2\nbogus 1\n");
 	setenv("DPS_CALIBRATION", tmp_path, 1);
 	cr_assert_eq(dps_init(NULL, err, sizeof(err)), DPS_ERR_INVAL);
 	cr_assert_not_null(strstr(err, ":2: unknown key"), "%s", err);

@@ -4,116 +4,64 @@
  * (bad input: exit 2 with file:line:column, and nothing runs), `dps calibrate`, and a
  * hand-written stub built against the installed libdps with pkg-config.
  */
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
+#include <glib.h>
+#include <glib/gstdio.h>
+
 #include <dps/dps.h>
 
-static char dir[64];
-static char out_path[128], err_path[128];
-static char out_text[65536], err_text[65536];
+#include "dps-test.h"
+
+static char *dir;		  /* g_free: the test's directory (dps_test_mkdtemp) */
+static char *out_text, *err_text; /* g_free: the last kept run's stdout and stderr */
 
 static void make_dir(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/dps-cli-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
-	snprintf(out_path, sizeof(out_path), "%s/stdout", dir);
-	snprintf(err_path, sizeof(err_path), "%s/stderr", dir);
+	dir = dps_test_mkdtemp("cli");
 	setenv("DPS_CALIBRATION", "override", 1);
 }
 
 static void remove_dir(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	cr_assert_eq(system(cmd), 0);
+	dps_test_rmtree(dir);
+	g_free(dir);
+	g_free(out_text);
+	g_free(err_text);
+	dir = out_text = err_text = NULL;
 }
 
 TestSuite(cli, .init = make_dir, .fini = remove_dir, .timeout = 120);
 
-static void slurp(const char *path, char *buf, size_t len)
+/* Keeps a finished run's output in out_text and err_text for the checks; returns its exit
+ * status (-1 after a signal). Used as keep(dps_test_run_dps(...)). */
+static int keep(struct dps_test_run run)
 {
-	FILE *f = fopen(path, "r");
-	size_t n = 0;
-
-	if (f) {
-		n = fread(buf, 1, len - 1, f);
-		fclose(f);
-	}
-	buf[n] = '\0';
+	g_free(out_text);
+	g_free(err_text);
+	out_text = run.out;
+	err_text = run.err;
+	return run.status;
 }
 
-/* Runs argv (argv[0] resolved by PATH unless absolute), stdout/stderr to files; returns the
- * exit status, or -1 when killed by a signal. */
-static int run(char *const argv[])
-{
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int status;
-
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	cr_assert_eq(posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ), 0, "spawn %s", argv[0]);
-	posix_spawn_file_actions_destroy(&fa);
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	slurp(out_path, out_text, sizeof(out_text));
-	slurp(err_path, err_text, sizeof(err_text));
-	/* Under sanitizers the child's reports land in its stderr, not ours: fail on them here. */
-	cr_assert_null(strstr(err_text, "Sanitizer"), "%s: %s", argv[1], err_text);
-	cr_assert_null(strstr(err_text, "runtime error:"), "%s: %s", argv[1], err_text);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-static char *dps_bin(void)
-{
-	char *bin = getenv("DPS_BIN");
-
-	cr_assert_not_null(bin, "DPS_BIN not set (run through ctest)");
-	return bin;
-}
-
-/* Runs $DPS_BIN with the NULL-terminated arguments. */
-static int run_dps(const char *first, ...)
-{
-	char *argv[32];
-	size_t n = 0;
-	va_list ap;
-
-	argv[n++] = dps_bin();
-	argv[n++] = (char *)first;
-	va_start(ap, first);
-	while (n < 31 && (argv[n] = (char *)va_arg(ap, const char *))) {
-		n++;
-	}
-	va_end(ap);
-	argv[n] = NULL;
-	return run(argv);
-}
-
+/* Writes dir/sub/name, making dir/sub. */
 static void write_file(const char *sub, const char *name, const char *text)
 {
-	char path[256];
-	FILE *f;
+	char *path = dps_test_strf("%s/%s", dir, sub);
 
-	snprintf(path, sizeof(path), "%s/%s", dir, sub);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/%s/%s", dir, sub, name);
-	f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fputs(text, f);
-	fclose(f);
+	g_mkdir(path, 0755);
+	g_free(path);
+	path = dps_test_strf("%s/%s/%s", dir, sub, name);
+	dps_test_write_file(path, text);
+	g_free(path);
 }
 
 static char *set_path(const char *sub)
@@ -156,7 +104,8 @@ ParameterizedTest(struct bad_run *c, cli, run_of_a_bad_set_exits_2_and_runs_noth
 	for (size_t i = 0; i < 3 && c->files[i][0][0]; i++) {
 		write_file("set", c->files[i][0], c->files[i][1]);
 	}
-	cr_assert_eq(run_dps("run", set_path("set"), NULL), 2, "stderr: %s", err_text);
+	cr_assert_eq(keep(dps_test_run_dps("run", set_path("set"), NULL)), 2, "stderr: %s",
+		     err_text);
 	snprintf(expect, sizeof(expect), "%s/%s", set_path("set"), c->where);
 	cr_assert_eq(strncmp(err_text, expect, strlen(expect)), 0, "expected '%s...', got '%s'",
 		     expect, err_text);
@@ -168,28 +117,29 @@ Test(cli, run_of_a_good_set_plays_it)
 {
 	write_file("set", "1.act", "run 2000\ncreate 2\nsleep 5000\nwake 2\njoin 2\n");
 	write_file("set", "2.act", "wait 1\nrun 3000\nsleep 1000\n");
-	cr_assert_eq(run_dps("run", set_path("set"), "--mode", "wall", NULL), 0, "stderr: %s",
-		     err_text);
+	cr_assert_eq(keep(dps_test_run_dps("run", set_path("set"), "--mode", "wall", NULL)), 0,
+		     "stderr: %s", err_text);
 	cr_assert_not_null(strstr(err_text, "2 threads, makespan"), "%s", err_text);
 }
 
 Test(cli, run_options_are_checked)
 {
 	write_file("set", "1.act", "run 100\nsleep 100\n");
-	cr_assert_eq(run_dps("run", NULL), 2);
-	cr_assert_eq(run_dps("run", "--help", NULL), 0);
+	cr_assert_eq(keep(dps_test_run_dps("run", NULL)), 2);
+	cr_assert_eq(keep(dps_test_run_dps("run", "--help", NULL)), 0);
 	cr_assert_not_null(strstr(out_text, "Usage: dps run DIR"));
-	cr_assert_eq(run_dps("run", set_path("set"), "--mode", "fast", NULL), 2);
+	cr_assert_eq(keep(dps_test_run_dps("run", set_path("set"), "--mode", "fast", NULL)), 2);
 	cr_assert_not_null(strstr(err_text, "work, cpu or wall"), "%s", err_text);
-	cr_assert_eq(run_dps("run", set_path("set"), "--bogus", NULL), 2);
-	cr_assert_eq(run_dps("run", set_path("set"), "--scale", "-2", NULL), 2);
-	cr_assert_eq(run_dps("run", set_path("set"), "--thread-scale", "9=2", NULL), 2);
+	cr_assert_eq(keep(dps_test_run_dps("run", set_path("set"), "--bogus", NULL)), 2);
+	cr_assert_eq(keep(dps_test_run_dps("run", set_path("set"), "--scale", "-2", NULL)), 2);
+	cr_assert_eq(keep(dps_test_run_dps("run", set_path("set"), "--thread-scale", "9=2", NULL)),
+		     2);
 	cr_assert_not_null(strstr(err_text, "no thread with id 9"), "%s", err_text);
-	cr_assert_eq(run_dps("run", set_path("set"), "--thread-scale=1=0.5", "--sleep-scale", "0",
-			     "--no-summary", NULL),
+	cr_assert_eq(keep(dps_test_run_dps("run", set_path("set"), "--thread-scale=1=0.5",
+					   "--sleep-scale", "0", "--no-summary", NULL)),
 		     0, "%s", err_text);
 	cr_assert_null(strstr(err_text, "makespan"), "--no-summary printed one: %s", err_text);
-	cr_assert_eq(run_dps("run", "/nonexistent/set", NULL), 2);
+	cr_assert_eq(keep(dps_test_run_dps("run", "/nonexistent/set", NULL)), 2);
 	cr_assert_not_null(strstr(err_text, "/nonexistent/set"), "%s", err_text);
 }
 
@@ -199,7 +149,7 @@ Test(cli, run_with_a_bad_calibration_file_exits_2_with_its_line)
 	write_file("set", "1.act", "run 100\n");
 	write_file("cal", "bad.cal", "dps-calibration 2\ncpu.work_loops_per_us fast\n");
 	snprintf(cal, sizeof(cal), "%s/cal/bad.cal", dir);
-	cr_assert_eq(run_dps("run", set_path("set"), "--calibration", cal, NULL), 2);
+	cr_assert_eq(keep(dps_test_run_dps("run", set_path("set"), "--calibration", cal, NULL)), 2);
 	cr_assert_not_null(strstr(err_text, "bad.cal:2: "), "%s", err_text);
 	cr_assert_null(strstr(err_text, "makespan"));
 }
@@ -208,7 +158,7 @@ Test(cli, run_of_a_deadlocking_set_fails_instead_of_hanging)
 {
 	write_file("set", "1.act", "create 2\nwait 2\nwake 2\njoin 2\n");
 	write_file("set", "2.act", "wait 1\nwake 1\n");
-	cr_assert_eq(run_dps("run", set_path("set"), NULL), 1);
+	cr_assert_eq(keep(dps_test_run_dps("run", set_path("set"), NULL)), 1);
 	cr_assert_not_null(strstr(err_text, "deadlock"), "%s", err_text);
 	/* no summary, which read as a finished play (the examples' tests once passed on it) */
 	cr_assert_null(strstr(err_text, "makespan"), "%s", err_text);
@@ -219,32 +169,31 @@ Test(cli, calibrate_writes_a_loadable_file)
 	char file[256];
 	struct dps_calibration cal;
 	char err[512];
-	FILE *f;
 
 	unsetenv("DPS_CALIBRATION");
-	cr_assert_eq(run_dps("calibrate", "--quick", NULL), 0, "%s", err_text);
+	cr_assert_eq(keep(dps_test_run_dps("calibrate", "--quick", NULL)), 0, "%s", err_text);
 	cr_assert_eq(strncmp(out_text, "# dps calibration", 17), 0, "%s", out_text);
 	snprintf(file, sizeof(file), "%s/stdout.cal", dir);
-	f = fopen(file, "w");
-	fputs(out_text, f);
-	fclose(f);
+	dps_test_write_file(file, out_text);
 	cr_assert_eq(dps_calibration_load(file, &cal, err, sizeof(err)), DPS_OK, "%s", err);
 	cr_assert_str_empty(err, "%s", err);
 	cr_assert_gt(cal.work_loops_per_us, 0);
 
 	snprintf(file, sizeof(file), "%s/file.cal", dir);
-	cr_assert_eq(run_dps("calibrate", "--quick", "-o", file, NULL), 0, "%s", err_text);
+	cr_assert_eq(keep(dps_test_run_dps("calibrate", "--quick", "-o", file, NULL)), 0, "%s",
+		     err_text);
 	cr_assert_eq(dps_calibration_load(file, &cal, err, sizeof(err)), DPS_OK, "%s", err);
-	cr_assert_eq(run_dps("calibrate", "--bogus", NULL), 2);
+	cr_assert_eq(keep(dps_test_run_dps("calibrate", "--bogus", NULL)), 2);
 }
 
 Test(cli, hand_stub_builds_against_the_installed_libdps, .timeout = 300)
 {
 	char prefix[128], pc[160], cmd[4096];
-	const char *build = getenv("DPS_BUILD_DIR");
-	const char *src = getenv("DPS_SOURCE_DIR");
+	const char *build = dps_test_build_dir();
+	const char *src = dps_test_source_dir();
 
 #ifdef DPS_TEST_SANITIZE
+	remove_dir(); /* a skipped test's .fini does not run */
 	cr_skip_test("the installed libdps is sanitized; a plain cc stub cannot link it");
 #endif
 	cr_assert_not_null(build);
@@ -259,7 +208,7 @@ Test(cli, hand_stub_builds_against_the_installed_libdps, .timeout = 300)
 	    "$(PKG_CONFIG_PATH='%s' pkg-config --cflags --libs dps) -o '%s/hand-stub' "
 	    "&& LD_LIBRARY_PATH='%s/lib' DPS_CALIBRATION=override '%s/hand-stub' 1000 200",
 	    build, prefix, prefix, pc, src, pc, dir, prefix, dir);
-	cr_assert_eq(system(cmd), 0, "failed: %s", cmd);
+	cr_assert_eq(dps_test_sh("%s", cmd), 0, "failed: %s", cmd);
 	/* dps.h's usage example, cut from the installed header, builds and runs as written. */
 	snprintf(cmd, sizeof(cmd),
 		 "sed -n '/BEGIN EXAMPLE/,/END EXAMPLE/p' '%s/include/dps/dps.h' | sed '1d;$d' "
@@ -269,5 +218,5 @@ Test(cli, hand_stub_builds_against_the_installed_libdps, .timeout = 300)
 		 "$(PKG_CONFIG_PATH='%s' pkg-config --cflags --libs dps) -o '%s/example' "
 		 "&& LD_LIBRARY_PATH='%s/lib' DPS_CALIBRATION=override '%s/example'",
 		 prefix, dir, dir, pc, dir, pc, dir, prefix, dir);
-	cr_assert_eq(system(cmd), 0, "failed: %s", cmd);
+	cr_assert_eq(dps_test_sh("%s", cmd), 0, "failed: %s", cmd);
 }

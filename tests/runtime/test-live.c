@@ -5,11 +5,9 @@
  * filter.utils.muxer -> simple sink) and checks the events, their order per thread, the
  * cross-thread order (create/begin, wake/wait, end/join), names and durations.
  */
-#include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +17,9 @@
 
 #include <babeltrace2/babeltrace.h>
 #include <criterion/criterion.h>
+#include <glib.h>
+
+#include "dps-test.h"
 
 #define MAX_EVENTS 4096
 #define MS 1000000ULL
@@ -40,46 +41,27 @@ static size_t n_events;
 /* Only the dps we spawned: other dps processes on the machine (other tests, other users)
  * record into every session that enables dps:*. */
 static int64_t want_vpid = -1;
-static char dir[64];
+static char *dir; /* g_free: the test's directory (dps_test_mkdtemp) */
 static char trace_dir[512];
 
 static void make_dir(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/dps-live-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	dir = dps_test_mkdtemp("live");
 }
 
 static void remove_dir(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd)) {
-		fprintf(stderr, "cannot remove %s\n", dir);
-	}
+	dps_test_rmtree(dir);
+	g_free(dir);
+	dir = NULL;
 }
 
 static void write_file(const char *name, const char *text)
 {
-	char path[256];
-	FILE *f;
+	char *path = dps_test_strf("%s/set/%s", dir, name);
 
-	snprintf(path, sizeof(path), "%s/set/%s", dir, name);
-	f = fopen(path, "w");
-	cr_assert_not_null(f, "%s", path);
-	fputs(text, f);
-	fclose(f);
-}
-
-__attribute__((format(printf, 1, 2))) static int sh(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
+	dps_test_write_file(path, text);
+	g_free(path);
 }
 
 /* The CTF trace directory: where the first `metadata` file under root is. */
@@ -328,7 +310,7 @@ Test(live, dps_run_is_traced_per_thread_in_order, .init = make_dir, .fini = remo
 	    "dps:run_end",	"dps:sleep_begin", "dps:sleep_end", "dps:thread_end",
 	};
 	char session[64], out[256], set[256];
-	const char *bin = getenv("DPS_BIN");
+	const char *bin = dps_test_bin();
 	char *argv[] = {(char *)bin,   (char *)"run",	       set, (char *)"--mode",
 			(char *)"cpu", (char *)"--no-summary", NULL};
 	int64_t root, worker, memory;
@@ -337,7 +319,6 @@ Test(live, dps_run_is_traced_per_thread_in_order, .init = make_dir, .fini = remo
 	int status;
 	int ret;
 
-	cr_assert_not_null(bin);
 	snprintf(set, sizeof(set), "%s/set", dir);
 	mkdir(set, 0755);
 	write_file("1.act", "run 2000\ncreate 2\nsleep 5000\nwake 2\njoin 2\ncreate 3\njoin 3\n");
@@ -348,13 +329,14 @@ Test(live, dps_run_is_traced_per_thread_in_order, .init = make_dir, .fini = remo
 	snprintf(session, sizeof(session), "dps-live-%d", (int)getpid());
 	snprintf(out, sizeof(out), "%s/trace", dir);
 
-	cr_assert_eq(sh("lttng create '%s' --output='%s' >/dev/null", session, out), 0,
+	cr_assert_eq(dps_test_sh("lttng create '%s' --output='%s' >/dev/null", session, out), 0,
 		     "lttng create failed (session daemon running?)");
-	ret = sh("lttng enable-event -u 'dps:*' -s '%s' >/dev/null", session);
+	ret = dps_test_sh("lttng enable-event -u 'dps:*' -s '%s' >/dev/null", session);
 	ret = ret
-		  ?: sh("lttng add-context -u -t vtid -t vpid -t procname -s '%s' >/dev/null",
-			session);
-	ret = ret ?: sh("lttng start '%s' >/dev/null", session);
+		  ?: dps_test_sh(
+			 "lttng add-context -u -t vtid -t vpid -t procname -s '%s' >/dev/null",
+			 session);
+	ret = ret ?: dps_test_sh("lttng start '%s' >/dev/null", session);
 	if (!ret) {
 		/* A quick calibration at start, on the thread that then plays the root: its
 		 * measurement must leave no event but dps:calibration in the trace. */
@@ -369,8 +351,8 @@ Test(live, dps_run_is_traced_per_thread_in_order, .init = make_dir, .fini = remo
 				  ? WEXITSTATUS(status)
 				  : 99);
 	}
-	sh("lttng stop '%s' >/dev/null", session);
-	sh("lttng destroy '%s' >/dev/null", session);
+	dps_test_sh("lttng stop '%s' >/dev/null", session);
+	dps_test_sh("lttng destroy '%s' >/dev/null", session);
 	cr_assert_eq(ret, 0, "recording dps run failed (%d)", ret);
 
 	trace_dir[0] = '\0';

@@ -10,14 +10,10 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <glib.h>
@@ -26,172 +22,58 @@
 #include "dps-test.h"
 #include "simgen.h"
 
-struct run {
-	int status; /* exit status, -1 if killed */
-	char *out;  /* owned: stdout */
-	char *err;  /* owned: stderr */
-};
-
-static char *tmp_dir;
+static char *tmp_dir; /* g_free: the test's directory (dps_test_mkdtemp) */
 
 static void make_tmp_dir(void)
 {
-	tmp_dir = strdup("/tmp/dps-test-simgen-XXXXXX");
-	cr_assert_not_null(tmp_dir);
-	cr_assert_not_null(mkdtemp(tmp_dir), "mkdtemp: %s", strerror(errno));
-}
-
-static void remove_tree(const char *path)
-{
-	char *const argv[] = {(char *)"rm", (char *)"-rf", (char *)path, NULL};
-	pid_t pid;
-	int status;
-
-	if (posix_spawnp(&pid, "rm", NULL, NULL, argv, environ) == 0) {
-		waitpid(pid, &status, 0);
-	}
+	tmp_dir = dps_test_mkdtemp("simgen");
 }
 
 static void remove_tmp_dir(void)
 {
-	if (tmp_dir) {
-		remove_tree(tmp_dir);
-	}
-	free(tmp_dir);
+	dps_test_rmtree(tmp_dir);
+	g_free(tmp_dir);
 	tmp_dir = NULL;
 }
 
 static const char *data_dir(void)
 {
 	static char path[4096];
-	const char *src = getenv("DPS_SOURCE_DIR");
 
-	cr_assert_not_null(src, "DPS_SOURCE_DIR is not set (run through ctest)");
-	snprintf(path, sizeof(path), "%s/tests/simgen/data", src);
+	snprintf(path, sizeof(path), "%s/tests/simgen/data", dps_test_source_dir());
 	return path;
-}
-
-static const char *dps_bin(void)
-{
-	const char *bin = getenv("DPS_BIN");
-
-	cr_assert_not_null(bin, "DPS_BIN is not set (run through ctest)");
-	return bin;
-}
-
-static char *read_all(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (!f) {
-		return NULL;
-	}
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	if (buf) {
-		buf[n] = '\0';
-		if (len) {
-			*len = (size_t)n;
-		}
-	}
-	fclose(f);
-	return buf;
-}
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	cr_assert_not_null(f, "cannot write %s", path);
-	fputs(text, f);
-	fclose(f);
 }
 
 static bool exists(const char *path)
 {
-	struct stat st;
-
-	return stat(path, &st) == 0;
-}
-
-/* Runs argv in cwd (NULL: ours) with extra "K=V" variables; captures stdout and stderr. */
-static struct run run_in(const char *cwd, char *const *argv, const char *extra_env)
-{
-	posix_spawn_file_actions_t fa;
-	char out_path[4200], err_path[4200];
-	struct run r = {0};
-	char **env;
-	size_t n = 0;
-	pid_t pid;
-	int status, ret;
-
-	while (environ[n]) {
-		n++;
-	}
-	env = calloc(n + 2, sizeof(*env));
-	cr_assert_not_null(env);
-	memcpy(env, environ, n * sizeof(*env));
-	env[n] = (char *)extra_env;
-	snprintf(out_path, sizeof(out_path), "%s/.stdout", tmp_dir);
-	snprintf(err_path, sizeof(err_path), "%s/.stderr", tmp_dir);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (cwd) {
-		posix_spawn_file_actions_addchdir_np(&fa, cwd);
-	}
-	ret = posix_spawnp(&pid, argv[0], &fa, NULL, argv, env);
-	posix_spawn_file_actions_destroy(&fa);
-	free(env);
-	cr_assert_eq(ret, 0, "cannot start %s: %s", argv[0], strerror(ret));
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	r.out = read_all(out_path, NULL);
-	r.err = read_all(err_path, NULL);
-	unlink(out_path);
-	unlink(err_path);
-	return r;
-}
-
-static void run_fini(struct run *r)
-{
-	free(r->out);
-	free(r->err);
+	return g_file_test(path, G_FILE_TEST_EXISTS);
 }
 
 /* dps gen sets/<name> -o <tmp>/<name>.c run in the data dir (so the header names the set by
  * a path relative to it and the output does not depend on where the tree lives). */
-static struct run gen(const char *subdir, const char *name, char *out, size_t outlen)
+static struct dps_test_run gen(const char *subdir, const char *name, char *out, size_t outlen)
 {
 	char set[256];
 
 	snprintf(set, sizeof(set), "%s/%s", subdir, name);
 	snprintf(out, outlen, "%s/%s.c", tmp_dir, name);
-	char *const argv[] = {(char *)dps_bin(), (char *)"gen", set, (char *)"-o", out, NULL};
+	char *const argv[] = {(char *)dps_test_bin(), (char *)"gen", set, (char *)"-o", out, NULL};
 
-	return run_in(data_dir(), argv, NULL);
+	return dps_test_run(data_dir(), (const char *const *)argv, NULL);
 }
 
 /* Compiles a generated file to an object with the project's warning set and -Werror. */
-static struct run compile_object(const char *src)
+static struct dps_test_run compile_object(const char *src)
 {
 	char cmd[8192], inc[4200];
 
-	snprintf(inc, sizeof(inc), "%s/runtime/include", getenv("DPS_SOURCE_DIR"));
+	snprintf(inc, sizeof(inc), "%s/runtime/include", dps_test_source_dir());
 	snprintf(cmd, sizeof(cmd),
 		 "%s -std=gnu11 -O2 -Wall -Wextra -Werror %s -I'%s' -c '%s' -o '%s.o'",
 		 SIMGEN_TEST_CC, SIMGEN_TEST_WARNINGS, inc, src, src);
 	char *const argv[] = {(char *)"sh", (char *)"-c", cmd, NULL};
 
-	return run_in(NULL, argv, NULL);
+	return dps_test_run(NULL, (const char *const *)argv, NULL);
 }
 
 TestSuite(simgen, .init = make_tmp_dir, .fini = remove_tmp_dir, .timeout = 120);
@@ -215,19 +97,19 @@ ParameterizedTest(struct set_name *param, simgen, output_matches_its_golden_file
 {
 	const char *const *name = (const char *const[]){param->name};
 	char out[4200], expect[4200];
-	struct run r = gen("sets", *name, out, sizeof(out));
+	struct dps_test_run r = gen("sets", *name, out, sizeof(out));
 	char *got, *want;
 
 	cr_assert_eq(r.status, 0, "dps gen %s failed: %s", *name, r.err);
 	snprintf(expect, sizeof(expect), "%s/%s.expect", data_dir(), *name);
-	got = read_all(out, NULL);
-	want = read_all(expect, NULL);
+	got = dps_test_read_file(out, NULL);
+	want = dps_test_read_file(expect, NULL);
 	cr_assert_not_null(got);
 	cr_assert_not_null(want, "missing golden file %s", expect);
 	cr_expect_str_eq(got, want, "%s differs from %s", out, expect);
-	free(got);
-	free(want);
-	run_fini(&r);
+	g_free(got);
+	g_free(want);
+	dps_test_run_fini(&r);
 }
 
 ParameterizedTestParameters(simgen, generated_code_is_warning_free)
@@ -240,15 +122,15 @@ ParameterizedTest(struct set_name *param, simgen, generated_code_is_warning_free
 {
 	const char *const *name = (const char *const[]){param->name};
 	char out[4200];
-	struct run r = gen("sets", *name, out, sizeof(out));
-	struct run c;
+	struct dps_test_run r = gen("sets", *name, out, sizeof(out));
+	struct dps_test_run c;
 
 	cr_assert_eq(r.status, 0, "dps gen %s failed: %s", *name, r.err);
 	c = compile_object(out);
 	cr_expect_eq(c.status, 0, "generated %s does not compile warning-free:\n%s", *name, c.err);
 	cr_expect_str_empty(c.err, "compiler output for %s: %s", *name, c.err);
-	run_fini(&c);
-	run_fini(&r);
+	dps_test_run_fini(&c);
+	dps_test_run_fini(&r);
 }
 
 struct bad_case {
@@ -276,7 +158,7 @@ ParameterizedTestParameters(simgen, bad_set_exits_2_and_writes_nothing)
 ParameterizedTest(struct bad_case *bc, simgen, bad_set_exits_2_and_writes_nothing)
 {
 	char out[4200], keep[4200];
-	struct run r = gen("bad", bc->set, out, sizeof(out));
+	struct dps_test_run r = gen("bad", bc->set, out, sizeof(out));
 	DIR *d;
 	struct dirent *de;
 	char *kept;
@@ -284,16 +166,16 @@ ParameterizedTest(struct bad_case *bc, simgen, bad_set_exits_2_and_writes_nothin
 	cr_expect_eq(r.status, 2, "dps gen %s: exit %d, expected 2", bc->set, r.status);
 	cr_expect_not_null(strstr(r.err, bc->diag), "stderr lacks \"%s\": %s", bc->diag, r.err);
 	cr_expect_not(exists(out), "%s was written for a bad set", out);
-	run_fini(&r);
+	dps_test_run_fini(&r);
 
 	/* An existing output stays as it was, and no temporary file is left beside it. */
 	snprintf(keep, sizeof(keep), "%s/%s.c", tmp_dir, bc->set);
-	write_file(keep, "previous\n");
+	dps_test_write_file(keep, "previous\n");
 	r = gen("bad", bc->set, out, sizeof(out));
 	cr_expect_eq(r.status, 2);
-	kept = read_all(keep, NULL);
+	kept = dps_test_read_file(keep, NULL);
 	cr_expect_str_eq(kept, "previous\n");
-	free(kept);
+	g_free(kept);
 	d = opendir(tmp_dir);
 	cr_assert_not_null(d);
 	while ((de = readdir(d))) {
@@ -303,44 +185,44 @@ ParameterizedTest(struct bad_case *bc, simgen, bad_set_exits_2_and_writes_nothin
 		}
 	}
 	closedir(d);
-	run_fini(&r);
+	dps_test_run_fini(&r);
 }
 
 Test(simgen, usage_errors_exit_2)
 {
-	char *const no_output[] = {(char *)dps_bin(), (char *)"gen", (char *)"sets/listing10",
+	char *const no_output[] = {(char *)dps_test_bin(), (char *)"gen", (char *)"sets/listing10",
 				   NULL};
-	char *const no_set[] = {(char *)dps_bin(), (char *)"gen", (char *)"-o", (char *)"x.c",
+	char *const no_set[] = {(char *)dps_test_bin(), (char *)"gen", (char *)"-o", (char *)"x.c",
 				NULL};
-	char *const bad_opt[] = {(char *)dps_bin(), (char *)"build", (char *)"--frobnicate",
+	char *const bad_opt[] = {(char *)dps_test_bin(), (char *)"build", (char *)"--frobnicate",
 				 (char *)"sets/listing10", NULL};
-	struct run r;
+	struct dps_test_run r;
 
-	r = run_in(data_dir(), no_output, NULL);
+	r = dps_test_run(data_dir(), (const char *const *)no_output, NULL);
 	cr_expect_eq(r.status, 2);
 	cr_expect_not_null(strstr(r.err, "missing -o"), "%s", r.err);
-	run_fini(&r);
-	r = run_in(data_dir(), no_set, NULL);
+	dps_test_run_fini(&r);
+	r = dps_test_run(data_dir(), (const char *const *)no_set, NULL);
 	cr_expect_eq(r.status, 2);
-	run_fini(&r);
-	r = run_in(data_dir(), bad_opt, NULL);
+	dps_test_run_fini(&r);
+	r = dps_test_run(data_dir(), (const char *const *)bad_opt, NULL);
 	cr_expect_eq(r.status, 2);
-	run_fini(&r);
+	dps_test_run_fini(&r);
 }
 
 Test(simgen, unwritable_output_fails_with_1)
 {
-	char *const argv[] = {(char *)dps_bin(),
+	char *const argv[] = {(char *)dps_test_bin(),
 			      (char *)"gen",
 			      (char *)"sets/listing10",
 			      (char *)"-o",
 			      (char *)"/nonexistent-dir/prog.c",
 			      NULL};
-	struct run r = run_in(data_dir(), argv, NULL);
+	struct dps_test_run r = dps_test_run(data_dir(), (const char *const *)argv, NULL);
 
 	cr_expect_eq(r.status, 1);
 	cr_expect_not_null(strstr(r.err, "/nonexistent-dir/prog.c"), "%s", r.err);
-	run_fini(&r);
+	dps_test_run_fini(&r);
 }
 
 /* A full disk: exit 1 naming the program and ENOSPC, the previous program kept, no temporary
@@ -349,21 +231,20 @@ Test(simgen, a_full_disk_keeps_the_previous_program)
 {
 	char *mnt = dps_test_mount_tmpfs(64, true);
 	char *prog = g_build_filename(mnt, "prog.c", NULL);
-	char *const argv[] = {(char *)dps_bin(), (char *)"gen", (char *)"sets/listing10",
-			      (char *)"-o",	 prog,		NULL};
-	struct run r;
+	const char *const argv[] = {dps_test_bin(), "gen", "sets/listing10", "-o", prog, NULL};
+	struct dps_test_run r;
 	char *text, *dots;
 
 	dps_test_write_file(prog, "/* the previous program */\n");
 	dps_test_fill_fs(mnt);
-	r = run_in(data_dir(), argv, NULL);
+	r = dps_test_run(data_dir(), argv, NULL);
 	cr_expect_eq(r.status, 1, "exit %d: %s", r.status, r.err);
 	cr_expect(strstr(r.err, prog) && strstr(r.err, "errno=28"), "%s", r.err);
 	text = dps_test_read_file(prog, NULL);
 	cr_expect(text && strstr(text, "the previous program"), "%s was changed", prog);
 	dots = dps_test_dot_files(mnt);
 	cr_expect_str_empty(dots, "temporaries left in %s: %s", mnt, dots);
-	run_fini(&r);
+	dps_test_run_fini(&r);
 	g_free(text);
 	g_free(dots);
 	dps_test_unmount(mnt);
@@ -400,7 +281,7 @@ static size_t count(const char *hay, const char *needle)
 Test(simgen, hostile_names_and_paths_cannot_escape)
 {
 	char set[4200], out[4200], cmd[16384];
-	struct run r, c;
+	struct dps_test_run r, c;
 	char *text;
 
 	/* The set itself lives under a directory whose name closes a comment and a string. */
@@ -408,15 +289,15 @@ Test(simgen, hostile_names_and_paths_cannot_escape)
 	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cp '%s'/sets/hostile/* '%s'/", set, data_dir(),
 		 set);
 	char *const sh[] = {(char *)"sh", (char *)"-c", cmd, NULL};
-	r = run_in(NULL, sh, NULL);
+	r = dps_test_run(NULL, (const char *const *)sh, NULL);
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	run_fini(&r);
+	dps_test_run_fini(&r);
 
 	snprintf(out, sizeof(out), "%s/hostile.c", tmp_dir);
-	char *const argv[] = {(char *)dps_bin(), (char *)"gen", set, (char *)"-o", out, NULL};
-	r = run_in(NULL, argv, NULL);
+	char *const argv[] = {(char *)dps_test_bin(), (char *)"gen", set, (char *)"-o", out, NULL};
+	r = dps_test_run(NULL, (const char *const *)argv, NULL);
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	text = read_all(out, NULL);
+	text = dps_test_read_file(out, NULL);
 	cr_assert_not_null(text);
 
 	/* Every comment opened is closed exactly once, on its own terms. */
@@ -434,9 +315,9 @@ Test(simgen, hostile_names_and_paths_cannot_escape)
 
 	c = compile_object(out);
 	cr_expect_eq(c.status, 0, "%s", c.err);
-	run_fini(&c);
-	free(text);
-	run_fini(&r);
+	dps_test_run_fini(&c);
+	g_free(text);
+	dps_test_run_fini(&r);
 }
 
 Test(simgen, unresolved_set_is_refused_by_the_library)
@@ -458,12 +339,12 @@ Test(simgen, unresolved_set_is_refused_by_the_library)
 	/* Resolved, the same in-memory set generates; the name defaults to dps-sim. */
 	cr_assert_eq(dps_actset_resolve(set, &diag), DPS_OK, "%s", diag.msg);
 	cr_expect_eq(simgen_write_file(set, NULL, path, &diag), SIMGEN_OK, "%s", diag.msg);
-	char *text = read_all(path, NULL);
+	char *text = dps_test_read_file(path, NULL);
 
 	cr_assert_not_null(text);
 	cr_expect_not_null(strstr(text, ".name = \"dps-sim\""));
 	cr_expect_not_null(strstr(text, "(built in memory)"));
-	free(text);
+	g_free(text);
 	dps_actset_destroy(set);
 }
 
@@ -472,9 +353,9 @@ static char *build(const char *name, char *const *extra)
 {
 	static char prog[4200];
 	char set[256];
-	char *argv[16] = {(char *)dps_bin(), (char *)"build", set, (char *)"-o", prog};
+	char *argv[16] = {(char *)dps_test_bin(), (char *)"build", set, (char *)"-o", prog};
 	size_t n = 5;
-	struct run r;
+	struct dps_test_run r;
 
 	snprintf(set, sizeof(set), "sets/%s", name);
 	snprintf(prog, sizeof(prog), "%s/%s", tmp_dir, name);
@@ -482,10 +363,10 @@ static char *build(const char *name, char *const *extra)
 		argv[n++] = extra[i];
 	}
 	argv[n] = NULL;
-	r = run_in(data_dir(), argv, NULL);
+	r = dps_test_run(data_dir(), (const char *const *)argv, NULL);
 	cr_assert_eq(r.status, 0, "dps build %s failed (%d): %s", name, r.status, r.err);
 	cr_assert(access(prog, X_OK) == 0, "%s is not executable", prog);
-	run_fini(&r);
+	dps_test_run_fini(&r);
 	return prog;
 }
 
@@ -493,14 +374,16 @@ Test(simgen, built_program_runs_and_prints_its_summary, .timeout = 300)
 {
 	char *prog = build("listing10", NULL);
 	char *const argv[] = {prog, NULL};
-	struct run r = run_in(NULL, argv, "DPS_CALIBRATION=override");
+	struct dps_test_run r =
+	    dps_test_run(NULL, (const char *const *)argv,
+			 (const char *const[]){"DPS_CALIBRATION=override", NULL});
 
 	cr_expect_eq(r.status, 0, "program failed (%d): %s", r.status, r.err);
 	/* The summary names every thread of the set. */
 	cr_expect_not_null(strstr(r.err, "11986"), "summary: %s", r.err);
 	cr_expect_not_null(strstr(r.err, "12004"), "summary: %s", r.err);
 	cr_expect_not_null(strstr(r.err, "12005"), "summary: %s", r.err);
-	run_fini(&r);
+	dps_test_run_fini(&r);
 }
 
 static bool get_requested_ms(const char *summary, const char *id, double *run, double *sleep);
@@ -525,7 +408,9 @@ Test(simgen, built_program_takes_the_what_if_knobs, .timeout = 300)
 			       (char *)"--thread-sleep-scale",
 			       (char *)"501=0.5",
 			       NULL};
-	struct run r = run_in(NULL, knobs, "DPS_CALIBRATION=override");
+	struct dps_test_run r =
+	    dps_test_run(NULL, (const char *const *)knobs,
+			 (const char *const[]){"DPS_CALIBRATION=override", NULL});
 	double run, sleep;
 
 	cr_expect_eq(r.status, 0, "program failed (%d): %s", r.status, r.err);
@@ -536,24 +421,25 @@ Test(simgen, built_program_takes_the_what_if_knobs, .timeout = 300)
 	cr_assert(get_requested_ms(r.err, "501", &run, &sleep), "summary: %s", r.err);
 	cr_expect_float_eq(run, 0.01235, 0.0015, "501 run_req %.3f ms: %s", run, r.err);
 	cr_expect_float_eq(sleep, 1.0, 0.0015, "501 sleep_req %.3f ms: %s", sleep, r.err);
-	run_fini(&r);
+	dps_test_run_fini(&r);
 
 	char *const help[] = {prog, (char *)"--help", NULL};
-	r = run_in(NULL, help, NULL);
+	r = dps_test_run(NULL, (const char *const *)help, NULL);
 	cr_expect_eq(r.status, 0);
 	cr_expect_not_null(strstr(r.out, "--thread-scale"), "help: %s%s", r.out, r.err);
-	run_fini(&r);
+	dps_test_run_fini(&r);
 
 	char *const bad[] = {prog, (char *)"--mode", (char *)"warp", NULL};
-	r = run_in(NULL, bad, "DPS_CALIBRATION=override");
+	r = dps_test_run(NULL, (const char *const *)bad,
+			 (const char *const[]){"DPS_CALIBRATION=override", NULL});
 	cr_expect_eq(r.status, 2, "bad option: exit %d", r.status);
-	run_fini(&r);
+	dps_test_run_fini(&r);
 }
 
 Test(simgen, build_with_a_missing_compiler_fails_cleanly, .timeout = 120)
 {
 	char prog[4200];
-	char *const argv[] = {(char *)dps_bin(),
+	char *const argv[] = {(char *)dps_test_bin(),
 			      (char *)"build",
 			      (char *)"sets/memory",
 			      (char *)"-o",
@@ -561,12 +447,12 @@ Test(simgen, build_with_a_missing_compiler_fails_cleanly, .timeout = 120)
 			      (char *)"--cc",
 			      (char *)"/nonexistent/cc",
 			      NULL};
-	struct run r;
+	struct dps_test_run r;
 	DIR *d;
 	struct dirent *de;
 
 	snprintf(prog, sizeof(prog), "%s/memory", tmp_dir);
-	r = run_in(data_dir(), argv, NULL);
+	r = dps_test_run(data_dir(), (const char *const *)argv, NULL);
 	cr_expect_eq(r.status, 1, "exit %d: %s", r.status, r.err);
 	cr_expect_not_null(strstr(r.err, "/nonexistent/cc"), "%s", r.err);
 	cr_expect_not(exists(prog));
@@ -577,48 +463,49 @@ Test(simgen, build_with_a_missing_compiler_fails_cleanly, .timeout = 120)
 			  "left behind: %s", de->d_name);
 	}
 	closedir(d);
-	run_fini(&r);
+	dps_test_run_fini(&r);
 }
 
 Test(simgen, build_of_a_bad_set_exits_2, .timeout = 120)
 {
 	char prog[4200];
-	char *const argv[] = {(char *)dps_bin(),
+	char *const argv[] = {(char *)dps_test_bin(),
 			      (char *)"build",
 			      (char *)"bad/create-cycle",
 			      (char *)"-o",
 			      prog,
 			      NULL};
-	struct run r;
+	struct dps_test_run r;
 
 	snprintf(prog, sizeof(prog), "%s/cycle", tmp_dir);
-	r = run_in(data_dir(), argv, NULL);
+	r = dps_test_run(data_dir(), (const char *const *)argv, NULL);
 	cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
 	cr_expect_not(exists(prog));
-	run_fini(&r);
+	dps_test_run_fini(&r);
 }
 
 Test(simgen, output_to_a_device_is_written_through_not_replaced)
 {
-	char *const gen_null[] = {(char *)dps_bin(), (char *)"gen",	  (char *)"sets/listing10",
-				  (char *)"-o",	     (char *)"/dev/null", NULL};
-	char *const build_null[] = {(char *)dps_bin(),	      (char *)"build",
+	char *const gen_null[] = {(char *)dps_test_bin(),   (char *)"gen",
+				  (char *)"sets/listing10", (char *)"-o",
+				  (char *)"/dev/null",	    NULL};
+	char *const build_null[] = {(char *)dps_test_bin(),   (char *)"build",
 				    (char *)"sets/listing10", (char *)"-o",
 				    (char *)"/dev/null",      NULL};
 	struct stat st;
-	struct run r;
+	struct dps_test_run r;
 
-	r = run_in(data_dir(), gen_null, NULL);
+	r = dps_test_run(data_dir(), (const char *const *)gen_null, NULL);
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	cr_assert_eq(stat("/dev/null", &st), 0);
 	cr_expect(S_ISCHR(st.st_mode), "/dev/null was replaced");
-	run_fini(&r);
+	dps_test_run_fini(&r);
 
-	r = run_in(data_dir(), build_null, NULL);
+	r = dps_test_run(data_dir(), (const char *const *)build_null, NULL);
 	cr_expect_eq(r.status, 2, "%s", r.err);
 	cr_assert_eq(stat("/dev/null", &st), 0);
 	cr_expect(S_ISCHR(st.st_mode), "/dev/null was replaced");
-	run_fini(&r);
+	dps_test_run_fini(&r);
 }
 
 /* 100,000 actions over 8 threads (the million-action figure is bench/simgen.sh's): the
@@ -627,7 +514,7 @@ Test(simgen, a_large_set_generates_and_compiles, .timeout = 300)
 {
 	char set[4200], path[4300], out[4300];
 	const size_t per_thread = 12500;
-	struct run r, c;
+	struct dps_test_run r, c;
 	char *text;
 
 	snprintf(set, sizeof(set), "%s/large", tmp_dir);
@@ -651,39 +538,39 @@ Test(simgen, a_large_set_generates_and_compiles, .timeout = 300)
 		fclose(f);
 	}
 	snprintf(out, sizeof(out), "%s/large.c", tmp_dir);
-	char *const argv[] = {(char *)dps_bin(), (char *)"gen", set, (char *)"-o", out, NULL};
-	r = run_in(NULL, argv, NULL);
+	char *const argv[] = {(char *)dps_test_bin(), (char *)"gen", set, (char *)"-o", out, NULL};
+	r = dps_test_run(NULL, (const char *const *)argv, NULL);
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	text = read_all(out, NULL);
+	text = dps_test_read_file(out, NULL);
 	cr_assert_not_null(text);
 	cr_expect_not_null(strstr(text, " * actions:       100014\n"));
 	/* Thread 100's first run (line 8 after 7 creates) and its second, a sleep of 2.001 us. */
 	cr_expect_not_null(strstr(text, "\t{1000, 1, 8},           /* run 1 */\n"));
 	cr_expect_not_null(strstr(text, "\t{2001, 2, 9},           /* sleep 2.001 */\n"));
 	cr_expect_not_null(strstr(text, "\t{100, NULL, actions_100, 12514},\n"));
-	free(text);
+	g_free(text);
 	c = compile_object(out);
 	cr_expect_eq(c.status, 0, "%s", c.err);
-	run_fini(&c);
-	run_fini(&r);
+	dps_test_run_fini(&c);
+	dps_test_run_fini(&r);
 }
 
 Test(simgen, check_validates_without_writing)
 {
-	char *const good[] = {(char *)dps_bin(), (char *)"gen", (char *)"sets/waitwake",
+	char *const good[] = {(char *)dps_test_bin(), (char *)"gen", (char *)"sets/waitwake",
 			      (char *)"--check", NULL};
-	char *const bad[] = {(char *)dps_bin(), (char *)"gen", (char *)"bad/self-join",
+	char *const bad[] = {(char *)dps_test_bin(), (char *)"gen", (char *)"bad/self-join",
 			     (char *)"--check", NULL};
-	struct run r;
+	struct dps_test_run r;
 
-	r = run_in(data_dir(), good, NULL);
+	r = dps_test_run(data_dir(), (const char *const *)good, NULL);
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	cr_expect_str_empty(r.out);
-	run_fini(&r);
-	r = run_in(data_dir(), bad, NULL);
+	dps_test_run_fini(&r);
+	r = dps_test_run(data_dir(), (const char *const *)bad, NULL);
 	cr_expect_eq(r.status, 2);
 	cr_expect_not_null(strstr(r.err, "self-join/1.act:2:6:"), "%s", r.err);
-	run_fini(&r);
+	dps_test_run_fini(&r);
 }
 
 /* DPS_PKG_CONFIG_PATH names the libdps to use: a dps.pc written here, pointing at this build
@@ -691,9 +578,9 @@ Test(simgen, check_validates_without_writing)
 Test(simgen, build_honours_dps_pkg_config_path, .timeout = 300)
 {
 	char pc[4300], env[4300], prog[4300];
-	const char *src = getenv("DPS_SOURCE_DIR"), *bld = getenv("DPS_BUILD_DIR");
+	const char *src = dps_test_source_dir(), *bld = dps_test_build_dir();
 	FILE *f;
-	struct run r;
+	struct dps_test_run r;
 
 	cr_assert_not_null(bld);
 	snprintf(pc, sizeof(pc), "%s/dps.pc", tmp_dir);
@@ -707,7 +594,7 @@ Test(simgen, build_honours_dps_pkg_config_path, .timeout = 300)
 	fclose(f);
 	snprintf(env, sizeof(env), "DPS_PKG_CONFIG_PATH=%s", tmp_dir);
 	snprintf(prog, sizeof(prog), "%s/prog", tmp_dir);
-	char *const argv[] = {(char *)dps_bin(),
+	char *const argv[] = {(char *)dps_test_bin(),
 			      (char *)"build",
 			      (char *)"sets/listing10",
 			      (char *)"-o",
@@ -715,25 +602,26 @@ Test(simgen, build_honours_dps_pkg_config_path, .timeout = 300)
 			      (char *)"-v",
 			      NULL};
 
-	r = run_in(data_dir(), argv, env);
+	r = dps_test_run(data_dir(), (const char *const *)argv, (const char *const[]){env, NULL});
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	cr_expect_not_null(strstr(r.err, "DPS_PKG_CONFIG_PATH"), "%s", r.err);
 	cr_expect_not_null(strstr(r.err, " -ldps"), "%s", r.err);
 	cr_expect(access(prog, X_OK) == 0);
-	run_fini(&r);
+	dps_test_run_fini(&r);
 
 	char *const run_prog[] = {prog, (char *)"--no-summary", NULL};
-	r = run_in(NULL, run_prog, "DPS_CALIBRATION=override");
+	r = dps_test_run(NULL, (const char *const *)run_prog,
+			 (const char *const[]){"DPS_CALIBRATION=override", NULL});
 	cr_expect_eq(r.status, 0, "%s", r.err);
-	run_fini(&r);
+	dps_test_run_fini(&r);
 
 	unlink(prog);
 	unlink(pc);
-	r = run_in(data_dir(), argv, env);
+	r = dps_test_run(data_dir(), (const char *const *)argv, (const char *const[]){env, NULL});
 	cr_expect_eq(r.status, 1, "%s", r.err);
 	cr_expect_not_null(strstr(r.err, "no dps.pc in DPS_PKG_CONFIG_PATH"), "%s", r.err);
 	cr_expect_not(exists(prog));
-	run_fini(&r);
+	dps_test_run_fini(&r);
 }
 
 /* The summary line of thread id: its requested run and sleep ms (columns from the end, as
@@ -783,7 +671,9 @@ Test(simgen, what_if_knobs_scale_the_right_threads, .timeout = 300)
 			       (char *)"--thread-sleep-scale",
 			       (char *)"12005=4",
 			       NULL};
-	struct run r = run_in(NULL, knobs, "DPS_CALIBRATION=override");
+	struct dps_test_run r =
+	    dps_test_run(NULL, (const char *const *)knobs,
+			 (const char *const[]){"DPS_CALIBRATION=override", NULL});
 	double run, sleep;
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
@@ -795,7 +685,7 @@ Test(simgen, what_if_knobs_scale_the_right_threads, .timeout = 300)
 	cr_assert(get_requested_ms(r.err, "12005", &run, &sleep), "%s", r.err);
 	cr_expect_float_eq(run, 0.7, 0.0015, "12005 run_req %.3f ms: %s", run, r.err);
 	cr_expect_float_eq(sleep, 0.4, 0.0015, "12005 sleep_req %.3f ms: %s", sleep, r.err);
-	run_fini(&r);
+	dps_test_run_fini(&r);
 }
 
 /* The parser stops at +-(2^63-1) bytes, but a set built in memory can hold INT64_MIN, whose
@@ -805,7 +695,7 @@ Test(simgen, int64_min_argument_stays_valid_c)
 	struct dps_actset *set = dps_actset_create();
 	struct dps_diag diag = {{0}};
 	char path[4200];
-	struct run c;
+	struct dps_test_run c;
 	size_t t;
 
 	cr_assert_not_null(set);
@@ -816,40 +706,40 @@ Test(simgen, int64_min_argument_stays_valid_c)
 	cr_assert_eq(simgen_write_file(set, NULL, path, &diag), SIMGEN_OK, "%s", diag.msg);
 	c = compile_object(path);
 	cr_expect_eq(c.status, 0, "%s", c.err);
-	run_fini(&c);
+	dps_test_run_fini(&c);
 	dps_actset_destroy(set);
 }
 
 Test(simgen, standard_output_gets_the_same_program)
 {
 	char expect[4200];
-	char *const argv[] = {(char *)dps_bin(), (char *)"gen", (char *)"sets/waitwake",
-			      (char *)"-o",	 (char *)"-",	NULL};
-	struct run r = run_in(data_dir(), argv, NULL);
+	char *const argv[] = {(char *)dps_test_bin(), (char *)"gen", (char *)"sets/waitwake",
+			      (char *)"-o",	      (char *)"-",   NULL};
+	struct dps_test_run r = dps_test_run(data_dir(), (const char *const *)argv, NULL);
 	char *want;
 
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	snprintf(expect, sizeof(expect), "%s/waitwake.expect", data_dir());
-	want = read_all(expect, NULL);
+	want = dps_test_read_file(expect, NULL);
 	cr_assert_not_null(want);
 	cr_expect_str_eq(r.out, want);
-	free(want);
-	run_fini(&r);
+	g_free(want);
+	dps_test_run_fini(&r);
 }
 
 /* Without -o the program is ./NAME, NAME being the set directory's (trailing '/' ignored). */
 Test(simgen, build_without_output_names_the_program_after_the_set, .timeout = 300)
 {
 	char set[4200], prog[4300];
-	char *const argv[] = {(char *)dps_bin(), (char *)"build", set, NULL};
-	struct run r;
+	char *const argv[] = {(char *)dps_test_bin(), (char *)"build", set, NULL};
+	struct dps_test_run r;
 
 	snprintf(set, sizeof(set), "%s/sets/memory/", data_dir());
 	snprintf(prog, sizeof(prog), "%s/memory", tmp_dir);
-	r = run_in(tmp_dir, argv, NULL);
+	r = dps_test_run(tmp_dir, (const char *const *)argv, NULL);
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	cr_expect(access(prog, X_OK) == 0, "no %s", prog);
-	run_fini(&r);
+	dps_test_run_fini(&r);
 }
 
 /* Big sets are compiled as parallel parts: the parts must build warning-free too, give the
@@ -866,13 +756,15 @@ Test(simgen, parallel_parts_build_the_same_program, .timeout = 300)
 	prog = build("waitwake", extra);
 
 	char *const argv[] = {prog, (char *)"--mode", (char *)"wall", NULL};
-	struct run r = run_in(NULL, argv, "DPS_CALIBRATION=override");
+	struct dps_test_run r =
+	    dps_test_run(NULL, (const char *const *)argv,
+			 (const char *const[]){"DPS_CALIBRATION=override", NULL});
 	double run, sleep;
 
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	cr_assert(get_requested_ms(r.err, "501", &run, &sleep), "%s", r.err);
 	cr_expect_float_eq(sleep, 2.0, 0.0015, "501 sleep_req %.3f ms: %s", sleep, r.err);
-	run_fini(&r);
+	dps_test_run_fini(&r);
 
 	d = opendir(tmp_dir);
 	cr_assert_not_null(d);
@@ -910,11 +802,11 @@ Test(simgen, split_spreads_the_actions_over_the_parts)
 	cr_assert_eq(simgen_write_split(set, NULL, tmp_dir, 2, &diag), SIMGEN_OK, "%s", diag.msg);
 
 	snprintf(path, sizeof(path), "%s/part-0.c", tmp_dir);
-	part0 = read_all(path, NULL);
+	part0 = dps_test_read_file(path, NULL);
 	snprintf(path, sizeof(path), "%s/part-1.c", tmp_dir);
-	part1 = read_all(path, NULL);
+	part1 = dps_test_read_file(path, NULL);
 	snprintf(path, sizeof(path), "%s/program.c", tmp_dir);
-	main_c = read_all(path, NULL);
+	main_c = dps_test_read_file(path, NULL);
 	cr_assert(part0 && part1 && main_c);
 	cr_expect_not_null(strstr(part0, "const struct dps_action actions_10[]"));
 	cr_expect_not_null(strstr(part0, "const struct dps_action actions_13[]"));
@@ -925,8 +817,8 @@ Test(simgen, split_spreads_the_actions_over_the_parts)
 	cr_expect_not_null(strstr(main_c, "extern const struct dps_action actions_12[];"));
 	cr_expect_not_null(strstr(main_c, "{12, NULL, actions_12, 30},"));
 	cr_expect_null(strstr(main_c, "{1000, 1, 2}"), "tables belong in the parts");
-	free(part0);
-	free(part1);
-	free(main_c);
+	g_free(part0);
+	g_free(part1);
+	g_free(main_c);
 	dps_actset_destroy(set);
 }
