@@ -2,9 +2,12 @@
 /*
  * Action building: a tracked thread's timeline becomes its actions (run for time on CPU, sleep
  * for blocked time no traced thread ended, wait/wake, create, join, heap/stack at the points
- * where the curves change). Blocks shorter than --min-block are folded into the surrounding
- * run; run totals are scaled to sched_stat_runtime when the trace has it. Then the set's
- * threads, manifest and options are filled in.
+ * where the curves change). A block shorter than --min-block does not become an action of
+ * its own: its time is carried to the thread's next block that does (a sleep, or a sleep
+ * before a wait or join once the carried time reaches --min-block, or a sleep at the
+ * thread's end), so the runs on either side merge into one and a thread's run total stays
+ * its CPU time. Run totals are scaled to sched_stat_runtime when the trace has it. Then the
+ * set's threads, manifest and options are filled in.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -21,6 +24,7 @@ struct act_builder {
 	struct dps_actset *set;
 	size_t t;	      /* index in the set */
 	uint64_t pending_run; /* ns */
+	uint64_t carried;     /* ns of short blocks not yet given to a block action */
 	double run_scale;
 	int64_t heap, stack;
 	int status;
@@ -159,23 +163,33 @@ int analyzer__build_actions(struct analyzer_core *core, struct analyzer_result *
 			break;
 		case ANALYZER_SEG_SLEEP:
 			if (dur < min_block) {
-				b.pending_run += dur;
+				/* Folded: the runs around it merge, its time is carried (it was
+				 * once added to the run: CPU the thread never used). */
+				b.carried += dur;
 				st->n_folded++;
 			} else {
-				emit(&b, DPS_ACT_SLEEP, (int64_t)dur, st);
+				emit(&b, DPS_ACT_SLEEP, (int64_t)(dur + b.carried), st);
+				b.carried = 0;
 			}
 			break;
 		case ANALYZER_SEG_WAIT:
-			emit(&b, DPS_ACT_WAIT, (int64_t)res->threads[s->other].id, st);
-			break;
 		case ANALYZER_SEG_JOIN:
-			emit(&b, DPS_ACT_JOIN, (int64_t)res->threads[s->other].id, st);
+			if (b.carried >= min_block) {
+				emit(&b, DPS_ACT_SLEEP, (int64_t)b.carried, st);
+				b.carried = 0;
+			}
+			emit(&b, s->kind == ANALYZER_SEG_WAIT ? DPS_ACT_WAIT : DPS_ACT_JOIN,
+			     (int64_t)res->threads[s->other].id, st);
 			break;
 		default:
 			break;
 		}
 	}
 	emit_point(&b, rt, &mi, &si, UINT64_MAX, true, st);
+	if (b.carried) {
+		/* what is left of the short blocks: the thread ends that much later */
+		emit(&b, DPS_ACT_SLEEP, (int64_t)b.carried, st);
+	}
 	flush_run(&b, st);
 	return b.status;
 }

@@ -303,8 +303,31 @@ Test(core, short_blocks_are_folded_into_run)
 	sw(US(300), 0, 0, 0, 100);
 	sw(US(400), 0, 100, PREEMPTED, 0);
 	finish_ok();
-	cr_expect_str_eq(actions(100), "run 200; sleep 100; run 100");
+	/* the 10 us block folds: the runs around it merge (90 + 100 us of CPU, not 200: the
+	 * folded time was once added to the run) and its time goes to the next sleep */
+	cr_expect_str_eq(actions(100), "run 190; sleep 110; run 100");
 	cr_expect_eq(thread(100)->stats.n_folded, 1);
+}
+
+/* Issue 10: a thread's run total is its CPU time, whatever is folded. Short blocks' time is
+ * carried to the next block: a wait keeps its place and gets a sleep before it only once the
+ * carried time is worth one; what is left becomes a sleep at the end. */
+Test(core, folded_blocks_keep_their_time_as_blocked_time_not_cpu)
+{
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	sw(US(100), 0, 100, BLOCKED, 0);
+	waking(US(105), 1, 100); /* 5 us, folded */
+	sw(US(105), 0, 0, 0, 100);
+	sw(US(200), 0, 100, BLOCKED, 0);
+	waking(US(208), 1, 100); /* 8 us, folded */
+	sw(US(208), 0, 0, 0, 100);
+	sw(US(300), 0, 100, PREEMPTED, 0);
+	finish_ok();
+	/* 100 + 95 + 92 us of CPU; 13 us of blocked time at the end */
+	cr_expect_str_eq(actions(100), "run 287; sleep 13");
+	cr_expect_eq(thread(100)->stats.n_folded, 2);
+	cr_expect_eq(thread(100)->stats.busy_ns, US(287));
 }
 
 Test(core, missing_switch_in_after_idle_is_inferred_at_the_wakeup)
