@@ -34,13 +34,15 @@ static void usage(FILE *out)
 	    "      --no-progress      no progress indicator\n"
 	    "      --keep-tracer-threads  keep lttng-ust's listener threads (NAME-ust)\n"
 	    "      --list             only list the processes of the traces (exit status 0)\n"
+	    "      --strict           an incomplete trace (a stream file skipped, events\n"
+	    "                         lost) is an error (exit status 1)\n"
 	    "  -h, --help\n",
 	    ANALYZER_DEFAULT_MIN_BLOCK_NS / 1000);
 }
 
 int dps_cmd_analyze(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_CALIB, OPT_NO_PROGRESS, OPT_KEEP_TRACER, OPT_LIST };
+	enum { OPT_JSON = 256, OPT_CALIB, OPT_NO_PROGRESS, OPT_KEEP_TRACER, OPT_LIST, OPT_STRICT };
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
 	    {"tid", required_argument, NULL, 't'},
@@ -54,6 +56,7 @@ int dps_cmd_analyze(int argc, char **argv)
 	    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
 	    {"keep-tracer-threads", no_argument, NULL, OPT_KEEP_TRACER},
 	    {"list", no_argument, NULL, OPT_LIST},
+	    {"strict", no_argument, NULL, OPT_STRICT},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -112,6 +115,9 @@ int dps_cmd_analyze(int argc, char **argv)
 		case OPT_LIST:
 			list = true;
 			break;
+		case OPT_STRICT:
+			opts.strict = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return DPS_EXIT_OK;
@@ -142,6 +148,7 @@ int dps_cmd_analyze(int argc, char **argv)
 			fprintf(stderr, "dps analyze: %s\n", diag.msg);
 			return dps_cli_exit_code(status);
 		}
+		dps_cli_warn_partial("analyze", res);
 		if (!list) {
 			fprintf(stderr, "dps analyze: no selection: pick a process with --pid, "
 					"--tid or --comm\n");
@@ -155,12 +162,7 @@ int dps_cmd_analyze(int argc, char **argv)
 		fprintf(stderr, "dps analyze: %s\n", diag.msg);
 		return dps_cli_exit_code(status);
 	}
-	if (res->partial) {
-		fprintf(stderr,
-			"dps analyze: warning: the trace is incomplete (%s); the result is "
-			"marked partial\n",
-			res->partial_reason ? res->partial_reason : "events lost");
-	}
+	dps_cli_warn_partial("analyze", res);
 	if (outdir) {
 		status = dps_actset_write_dir(res->actset, outdir, &diag);
 		if (status) {

@@ -38,6 +38,8 @@ static void print_usage(FILE *out)
 	    "      --mode work|cpu|wall   how run actions spend time (default: the stub's)\n"
 	    "      --calibration FILE  use this calibration (default: measure one into OUTDIR)\n"
 	    "      --kernel, --no-kernel  force or skip kernel scheduling capture\n"
+	    "      --strict            an incomplete original trace (a stream file skipped,\n"
+	    "                          events lost) is an error (exit status 1)\n"
 	    "Output:\n"
 	    "  -o, --output OUTDIR     default: ./dps-replay-<trace name>\n"
 	    "  -q, --quiet             less output\n"
@@ -60,6 +62,7 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrA
 		OPT_CALIBRATION,
 		OPT_KERNEL,
 		OPT_NO_KERNEL,
+		OPT_STRICT,
 	};
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
@@ -79,6 +82,7 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrA
 	    {"calibration", required_argument, NULL, OPT_CALIBRATION},
 	    {"kernel", no_argument, NULL, OPT_KERNEL},
 	    {"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
+	    {"strict", no_argument, NULL, OPT_STRICT},
 	    {NULL, 0, NULL, 0},
 	};
 	struct analyzer_options sel;
@@ -146,6 +150,9 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrA
 			break;
 		case OPT_NO_KERNEL:
 			o->kernel = DPS_RECORD_KERNEL_OFF;
+			break;
+		case OPT_STRICT:
+			o->strict = true;
 			break;
 		default:
 			fprintf(stderr, "Try 'dps replay --help'.\n");

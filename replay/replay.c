@@ -139,6 +139,7 @@ static void original_selection(const struct replay *rp, struct analyzer_options 
 		dps_record_info_pid(o->trace, &a->pid);
 	}
 	a->follow_children = o->follow_children;
+	a->strict = o->strict;
 	a->min_block_ns = o->min_block_ns;
 	a->calibration_path = rp->calibration;
 	a->progress = !o->quiet;
