@@ -852,7 +852,8 @@ enum dps_status analyzer_source_open(const char *const *paths, size_t n_paths, b
 		in->freq = 1000000000ULL;
 		if (dstatus) {
 			snprintf(dstatus->trace, sizeof(dstatus->trace), "%s", in->path);
-			snprintf(dstatus->step, sizeof(dstatus->step), "reading its metadata");
+			snprintf(dstatus->step, sizeof(dstatus->step),
+				 "opening it (its metadata, its stream files' index)");
 			dstatus->stream[0] = '\0';
 			dstatus->packet_offset = UINT64_MAX;
 			dstatus->beat++;

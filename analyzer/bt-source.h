@@ -28,7 +28,7 @@ struct analyzer_decode_status {
 	volatile uint64_t packet_offset; /* byte offset of the current packet in its stream */
 	char trace[1024];		 /* the trace being read */
 	char stream[1024];		 /* its stream of the last packet begun, "" unknown */
-	char step[64];			 /* "reading the metadata", "reading the packets" */
+	char step[64];			 /* "opening it (...)", "reading its packets" */
 };
 
 /* What analyzer_source_next returns besides an error status (< 0). */

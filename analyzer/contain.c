@@ -68,8 +68,8 @@ struct analyzer_contained {
 	struct analyzer_decode_status *st; /* owned: shared mapping */
 	int64_t timeout_ns;
 	bool has_sched;
-	char *description; /* owned */
-	GPtrArray *skips;  /* owned: char * (g_free) */
+	char *description;  /* owned */
+	GPtrArray *skips;   /* owned: char * (g_free) */
 	unsigned char *buf; /* owned: the message being consumed */
 	size_t cap;
 	const struct analyzer_event *events; /* borrowed from buf: the current batch */
@@ -176,8 +176,8 @@ static void flush(int fd, struct batch *b)
 	g_string_truncate(b->strings, 0);
 }
 
-__attribute__((noreturn)) static void run_decoder(int fd, const char *const *paths, size_t n_paths, bool progress,
-			   struct analyzer_decode_status *st)
+__attribute__((noreturn)) static void run_decoder(int fd, const char *const *paths, size_t n_paths,
+						  bool progress, struct analyzer_decode_status *st)
 {
 	static struct batch b; /* the child's own: too big for its stack */
 	struct analyzer_source *src = NULL;
@@ -244,8 +244,8 @@ static void locate(const struct analyzer_decode_status *st, char *buf, size_t si
 			len += (size_t)snprintf(buf + len, size - len, ", packet %" PRIu64,
 						st->n_packet);
 			if (st->packet_offset != UINT64_MAX && len < size) {
-				len += (size_t)snprintf(buf + len, size - len,
-							" at byte %" PRIu64, st->packet_offset);
+				len += (size_t)snprintf(buf + len, size - len, " at byte %" PRIu64,
+							st->packet_offset);
 			}
 		}
 	}
@@ -394,8 +394,7 @@ static int take_error(struct analyzer_contained *c, size_t len, struct dps_diag 
 }
 
 /* One message that is not a batch of events. Returns DPS_OK, or an error status. */
-static int take_msg(struct analyzer_contained *c, uint32_t type, size_t len,
-		    struct dps_diag *diag)
+static int take_msg(struct analyzer_contained *c, uint32_t type, size_t len, struct dps_diag *diag)
 {
 	switch (type) {
 	case MSG_SKIP:
@@ -427,8 +426,9 @@ static int64_t timeout_from_env(int64_t timeout_ns)
 		if (end != env && !*end && s > 0 && s < 1e6) {
 			return (int64_t)(s * 1e9);
 		}
-		fprintf(stderr, "dps: warning: DPS_DECODE_TIMEOUT='%s' is not a number of "
-				"seconds: using 10 s\n",
+		fprintf(stderr,
+			"dps: warning: DPS_DECODE_TIMEOUT='%s' is not a number of "
+			"seconds: using 10 s\n",
 			env);
 	}
 	return ANALYZER_DEFAULT_DECODE_TIMEOUT_NS;
@@ -448,8 +448,8 @@ int analyzer_contained_open(const char *const *paths, size_t n_paths, bool progr
 	c->fd = -1;
 	c->skips = g_ptr_array_new_with_free_func(g_free);
 	c->timeout_ns = timeout_from_env(timeout_ns);
-	c->st = mmap(NULL, sizeof(*c->st), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-		     -1, 0);
+	c->st =
+	    mmap(NULL, sizeof(*c->st), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (c->st == MAP_FAILED) {
 		c->st = NULL;
 		dps_diag_setf(diag, "cannot map the trace decoder's status: %s", strerror(errno));

@@ -129,8 +129,8 @@ static void find_skips(const GPtrArray *traces, const GPtrArray *files, GPtrArra
 		 * directory's files together) */
 		if (orphan_dir &&
 		    (!f || f->dir_len != orphan_len || strncmp(f->path, orphan_dir, orphan_len))) {
-			g_ptr_array_add(skips, g_strdup_printf(
-						   "%.*s: %zu stream file%s without a `metadata` "
+			g_ptr_array_add(
+			    skips, g_strdup_printf("%.*s: %zu stream file%s without a `metadata` "
 						   "file: not read",
 						   (int)orphan_len, orphan_dir, n_orphans,
 						   n_orphans > 1 ? "s" : ""));
@@ -221,4 +221,3 @@ end:
 	g_ptr_array_free(files, TRUE);
 	return status;
 }
-

@@ -136,11 +136,17 @@ int dps_cmd_analyze(int argc, char **argv)
 	opts.progress = progress && dps_cli_stderr_is_tty();
 	opts.build_actset = outdir != NULL;
 
-	if (!list && opts.pid < 0 && opts.tid < 0 && !opts.comm && opts.n_traces == 1 &&
-	    dps_record_info_pid(opts.traces[0], &opts.pid)) {
-		fprintf(stderr,
-			"dps analyze: --pid %" PRId64 " (the command dps record recorded)\n",
-			opts.pid);
+	if (!list && opts.pid < 0 && opts.tid < 0 && !opts.comm && opts.n_traces == 1) {
+		status = dps_record_info_read(opts.traces[0], &opts.pid, &diag);
+		if (status == DPS_OK) {
+			fprintf(stderr,
+				"dps analyze: --pid %" PRId64
+				" (the command dps record recorded)\n",
+				opts.pid);
+		} else if (status != DPS_ERR_NOENT) {
+			fprintf(stderr, "dps analyze: %s\n", diag.msg);
+			return dps_cli_exit_code(status);
+		}
 	}
 	if (list || (opts.pid < 0 && opts.tid < 0 && !opts.comm)) {
 		status = analyzer_list_processes(&opts, &res, &diag);
