@@ -6,16 +6,21 @@
  * neutral events through a pipe, in batches; the parent feeds them to the core. Decoding and
  * analysis then run on two cores.
  *
- * Concurrency: two processes. The child writes the pipe and a small status in shared memory
- * (struct analyzer_decode_status: the trace, stream and packet offset it is at, and a beat
- * counter it increments as it makes progress). The parent reads the pipe; when nothing comes,
+ * Concurrency: two processes. The events go through shared memory: N_SLOTS batches, each
+ * filled by the child and read in place by the parent (no copy through the kernel). A slot
+ * changes hands by messages: the child sends EVENTS {slot, count} on the pipe once it has
+ * filled it, the parent gives it back on a socket (free_fd) once it has consumed it (a socket,
+ * not a pipe: MSG_NOSIGNAL, so a dead child does not SIGPIPE the parent). The child also
+ * keeps a small status in shared memory (struct analyzer_decode_status: the trace, stream and
+ * packet offset it is at, and a beat counter it increments as it makes progress). The parent
+ * reads the pipe; when nothing comes,
  * it looks at the beat: unchanged for the watchdog period, the child is killed (SIGKILL) and
  * the status says where it stalled. A child that dies (a signal, or an exit before its END)
  * is reported with the same location. The status is read only once the child is dead.
  *
- * Wire format: messages { uint32 type, uint32 length } + payload. EVENTS carries a count, the
- * events as struct analyzer_event with each string pointer replaced by 1 + its offset in the
- * strings that follow (0 = NULL), then the strings.
+ * Wire format: messages { uint32 type, uint32 length } + payload. EVENTS carries a slot and a
+ * count; in the slot, the events as struct analyzer_event with each string pointer replaced by
+ * 1 + its offset in the slot's strings (0 = NULL).
  *
  * Termination: the child _exit()s after END or ERROR (no atexit handlers of the parent: a
  * test runner's, stdio buffers copied at fork); it dies with the parent (PR_SET_PDEATHSIG),
@@ -30,6 +35,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -46,7 +52,7 @@
 enum msg_type {
 	MSG_OPEN = 1, /* payload: uint32 has_sched, the description (NUL-terminated) */
 	MSG_SKIP,     /* payload: one skip message */
-	MSG_EVENTS,   /* payload: uint32 n, uint32 0, n events, strings */
+	MSG_EVENTS,   /* payload: uint32 slot, uint32 n: the events are in the slot */
 	MSG_ERROR,    /* payload: int32 status, the message */
 	MSG_END,
 };
@@ -57,22 +63,39 @@ struct msg_head {
 };
 
 /* A batch: this many events or this many bytes of strings, whichever comes first. */
-#define BATCH_EVENTS 2048
-#define BATCH_STRINGS (64 * 1024)
+#define BATCH_EVENTS 8192
+#define BATCH_STRINGS (256 * 1024)
+/* A longer string is cut (names are at most 16 bytes, exec's filename a path). */
+#define MAX_STRING 4096
+#define N_SLOTS 8
+
+struct slot {
+	struct analyzer_event ev[BATCH_EVENTS];
+	char strings[BATCH_STRINGS + 3 * MAX_STRING];
+};
+
+/* The shared mapping. */
+struct shared {
+	struct analyzer_decode_status st;
+	struct slot slots[N_SLOTS];
+};
 /* The parent looks at the decoder's beat this often while it waits. */
 #define POLL_MS 200
 
 struct analyzer_contained {
 	pid_t pid;			   /* the decoder; 0 once reaped */
 	int fd;				   /* owned: the pipe's read end */
-	struct analyzer_decode_status *st; /* owned: shared mapping */
+	int free_fd;			   /* owned: the socket that gives slots back */
+	struct shared *sh;		   /* owned: shared mapping */
+	struct analyzer_decode_status *st; /* borrowed: &sh->st */
+	int32_t held;			   /* the slot being consumed, -1 none */
 	int64_t timeout_ns;
 	bool has_sched;
 	char *description;  /* owned */
 	GPtrArray *skips;   /* owned: char * (g_free) */
 	unsigned char *buf; /* owned: the message being consumed */
 	size_t cap;
-	const struct analyzer_event *events; /* borrowed from buf: the current batch */
+	const struct analyzer_event *events; /* borrowed from sh: the current batch */
 	const char *strings;
 	size_t n_events, next;
 	bool ended;
@@ -148,38 +171,60 @@ static void send_error(int fd, int status, const char *msg)
 }
 
 struct batch {
-	uint32_t head[2]; /* n, 0 */
-	struct analyzer_event ev[BATCH_EVENTS];
-	GString *strings;
+	struct slot *slot; /* borrowed: in the shared mapping, NULL before the first */
+	uint32_t index, n;
+	size_t strings_len;
 };
 
 /* A string's place in the batch: 1 + its offset, 0 for NULL. */
 static const char *put_str(struct batch *b, const char *s)
 {
-	size_t off = b->strings->len;
+	size_t off = b->strings_len, len;
 
 	if (!s) {
 		return NULL;
 	}
-	g_string_append_len(b->strings, s, (gssize)strlen(s) + 1);
+	len = strnlen(s, MAX_STRING - 1);
+	memcpy(b->slot->strings + off, s, len);
+	b->slot->strings[off + len] = '\0';
+	b->strings_len += len + 1;
 	return (const char *)(uintptr_t)(off + 1);
 }
 
-static void flush(int fd, struct batch *b)
+/* Waits for a slot the parent gave back. */
+static void take_slot(int free_fd, struct shared *sh, struct batch *b)
 {
-	if (!b->head[0]) {
-		return;
+	uint32_t index;
+	ssize_t n;
+
+	do {
+		n = read(free_fd, &index, sizeof(index));
+	} while (n < 0 && errno == EINTR);
+	if (n != sizeof(index) || index >= N_SLOTS) {
+		_exit(1); /* the parent is gone */
 	}
-	send_msg(fd, MSG_EVENTS, b, sizeof(b->head) + b->head[0] * sizeof(b->ev[0]),
-		 b->strings->str, b->strings->len);
-	b->head[0] = 0;
-	g_string_truncate(b->strings, 0);
+	b->slot = &sh->slots[index];
+	b->index = index;
+	b->n = 0;
+	b->strings_len = 0;
 }
 
-__attribute__((noreturn)) static void run_decoder(int fd, const char *const *paths, size_t n_paths,
-						  bool progress, struct analyzer_decode_status *st)
+static void flush(int fd, int free_fd, struct shared *sh, struct batch *b)
 {
-	static struct batch b; /* the child's own: too big for its stack */
+	uint32_t msg[2] = {b->index, b->n};
+
+	if (!b->n) {
+		return;
+	}
+	send_msg(fd, MSG_EVENTS, msg, sizeof(msg), NULL, 0);
+	take_slot(free_fd, sh, b);
+}
+
+__attribute__((noreturn)) static void run_decoder(int fd, int free_fd, const char *const *paths,
+						  size_t n_paths, bool progress, struct shared *sh)
+{
+	struct analyzer_decode_status *st = &sh->st;
+	struct batch b = {0};
 	struct analyzer_source *src = NULL;
 	struct dps_diag diag = {""};
 	struct analyzer_event ev;
@@ -199,19 +244,19 @@ __attribute__((noreturn)) static void run_decoder(int fd, const char *const *pat
 	for (size_t i = 0; i < analyzer_source_skip_count(src); i++) {
 		send_str(fd, MSG_SKIP, analyzer_source_borrow_skip(src, i));
 	}
-	b.strings = g_string_sized_new(BATCH_STRINGS + 4096);
+	take_slot(free_fd, sh, &b);
 	while ((status = analyzer_source_next(src, &ev, &diag)) == ANALYZER_SOURCE_EVENT) {
-		struct analyzer_event *e = &b.ev[b.head[0]++];
+		struct analyzer_event *e = &b.slot->ev[b.n++];
 
 		*e = ev;
 		e->ctx_comm = put_str(&b, ev.ctx_comm);
 		e->raw.s[0] = put_str(&b, ev.raw.s[0]);
 		e->raw.s[1] = put_str(&b, ev.raw.s[1]);
-		if (b.head[0] == BATCH_EVENTS || b.strings->len >= BATCH_STRINGS) {
-			flush(fd, &b);
+		if (b.n == BATCH_EVENTS || b.strings_len >= BATCH_STRINGS) {
+			flush(fd, free_fd, sh, &b);
 		}
 	}
-	flush(fd, &b);
+	flush(fd, free_fd, sh, &b);
 	if (status < 0) {
 		send_error(fd, status, diag.msg);
 	} else {
@@ -439,34 +484,42 @@ int analyzer_contained_open(const char *const *paths, size_t n_paths, bool progr
 			    struct dps_diag *diag)
 {
 	struct analyzer_contained *c = g_new0(struct analyzer_contained, 1);
-	int fds[2] = {-1, -1};
+	int fds[2] = {-1, -1}, socks[2] = {-1, -1};
 	uint32_t type;
 	size_t len;
 	int status;
 
 	*out = NULL;
 	c->fd = -1;
+	c->free_fd = -1;
+	c->held = -1;
 	c->skips = g_ptr_array_new_with_free_func(g_free);
 	c->timeout_ns = timeout_from_env(timeout_ns);
-	c->st =
-	    mmap(NULL, sizeof(*c->st), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (c->st == MAP_FAILED) {
-		c->st = NULL;
+	c->sh =
+	    mmap(NULL, sizeof(*c->sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (c->sh == MAP_FAILED) {
+		c->sh = NULL;
 		dps_diag_setf(diag, "cannot map the trace decoder's status: %s", strerror(errno));
 		status = DPS_ERROR;
 		goto error;
 	}
-	memset(c->st, 0, sizeof(*c->st));
+	c->st = &c->sh->st; /* zeroed, as any new anonymous mapping */
 	snprintf(c->st->step, sizeof(c->st->step), "looking for traces");
 	c->st->packet_offset = UINT64_MAX;
-	if (pipe2(fds, O_CLOEXEC)) {
+	if (pipe2(fds, O_CLOEXEC) || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, socks)) {
 		dps_diag_setf(diag, "cannot create a pipe for the trace decoder: %s",
 			      strerror(errno));
 		status = DPS_ERROR;
 		goto error;
 	}
-	/* fewer wake-ups for both sides; best effort */
-	fcntl(fds[1], F_SETPIPE_SZ, 1 << 20);
+	/* every slot free at the start (a few bytes: the socket takes them without blocking) */
+	for (uint32_t i = 0; i < N_SLOTS; i++) {
+		if (send(socks[0], &i, sizeof(i), MSG_NOSIGNAL) != sizeof(i)) {
+			dps_diag_setf(diag, "cannot start the trace decoder: %s", strerror(errno));
+			status = DPS_ERROR;
+			goto error;
+		}
+	}
 	fflush(NULL);
 	c->pid = fork();
 	if (c->pid < 0) {
@@ -477,11 +530,15 @@ int analyzer_contained_open(const char *const *paths, size_t n_paths, bool progr
 	}
 	if (c->pid == 0) {
 		close(fds[0]);
-		run_decoder(fds[1], paths, n_paths, progress, c->st);
+		close(socks[0]);
+		run_decoder(fds[1], socks[1], paths, n_paths, progress, c->sh);
 	}
 	close(fds[1]);
-	fds[1] = -1;
+	close(socks[1]);
+	fds[1] = socks[1] = -1;
 	c->fd = fds[0];
+	c->free_fd = socks[0];
+	socks[0] = -1;
 	c->last_change_ns = now_ns();
 	/* skips and the trace's nature come before any event */
 	for (;;) {
@@ -505,8 +562,13 @@ int analyzer_contained_open(const char *const *paths, size_t n_paths, bool progr
 	*out = c;
 	return DPS_OK;
 error:
-	if (fds[1] >= 0) {
-		close(fds[1]);
+	for (int i = 0; i < 2; i++) {
+		if (fds[i] >= 0 && fds[i] != c->fd) {
+			close(fds[i]);
+		}
+		if (socks[i] >= 0) {
+			close(socks[i]);
+		}
 	}
 	analyzer_contained_close(c);
 	return status;
@@ -535,6 +597,15 @@ int analyzer_contained_next(struct analyzer_contained *c, struct analyzer_event 
 		if (c->ended) {
 			return ANALYZER_SOURCE_END;
 		}
+		if (c->held >= 0) {
+			uint32_t index = (uint32_t)c->held;
+
+			/* the events and strings of the slot are no longer used: give it back (a
+			 * dead decoder is noticed on the pipe) */
+			c->held = -1;
+			c->n_events = c->next = 0;
+			(void)!send(c->free_fd, &index, sizeof(index), MSG_NOSIGNAL);
+		}
 		status = read_msg(c, &type, &len, diag);
 		if (status) {
 			return status;
@@ -546,15 +617,20 @@ int analyzer_contained_next(struct analyzer_contained *c, struct analyzer_event 
 			}
 			continue;
 		}
-		/* the events sit 8-aligned after the count in c->buf (malloc-aligned) */
-		c->n_events = *(const uint32_t *)c->buf;
-		if (len < 8 + c->n_events * sizeof(*ev)) {
-			dps_diag_setf(diag, "the trace decoder sent a short batch of events");
-			return DPS_ERROR;
+		{
+			uint32_t msg[2];
+
+			memcpy(msg, c->buf, len < sizeof(msg) ? len : sizeof(msg));
+			if (len != sizeof(msg) || msg[0] >= N_SLOTS || msg[1] > BATCH_EVENTS) {
+				dps_diag_setf(diag, "the trace decoder sent a bad batch of events");
+				return DPS_ERROR;
+			}
+			c->held = (int32_t)msg[0];
+			c->events = c->sh->slots[msg[0]].ev;
+			c->strings = c->sh->slots[msg[0]].strings;
+			c->n_events = msg[1];
+			c->next = 0;
 		}
-		c->events = (const struct analyzer_event *)(c->buf + 8);
-		c->strings = (const char *)(c->buf + 8 + c->n_events * sizeof(*ev));
-		c->next = 0;
 	}
 }
 
@@ -586,13 +662,16 @@ void analyzer_contained_close(struct analyzer_contained *c)
 	if (c->fd >= 0) {
 		close(c->fd);
 	}
+	if (c->free_fd >= 0) {
+		close(c->free_fd);
+	}
 	if (c->pid > 0) {
 		kill(c->pid, SIGKILL);
 		while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR) {
 		}
 	}
-	if (c->st) {
-		munmap(c->st, sizeof(*c->st));
+	if (c->sh) {
+		munmap(c->sh, sizeof(*c->sh));
 	}
 	g_ptr_array_free(c->skips, TRUE);
 	g_free(c->description);

@@ -74,6 +74,10 @@ def main():
                 verdict, bad = "signal %d" % -rc, True
             elif rc in (1, 2):
                 verdict, bad = "located error (exit %d)" % rc, name not in err
+                if "made no progress" in err:
+                    verdict = "located error: decoder stalled, stopped"
+                elif "babeltrace2 crashed" in err:
+                    verdict = "located error: decoder crashed"
                 if bad:
                     verdict = "error without the trace's name (exit %d)" % rc
             elif rc == 0 and "incomplete" in err:
