@@ -116,17 +116,35 @@ static bool is_ctf_stream(const struct found_file *f)
 	       (be32(m) == 0xC1FC1FC1u || be32(m) == 0xC11FFCC1u);
 }
 
+/* By directory, then by name: a directory's files together (nftw may visit a subdirectory
+ * between two of them). */
+static int cmp_file(gconstpointer a, gconstpointer b)
+{
+	const struct found_file *x = *(const struct found_file *const *)a;
+	const struct found_file *y = *(const struct found_file *const *)b;
+	size_t n = x->dir_len < y->dir_len ? x->dir_len : y->dir_len;
+	int c = memcmp(x->path, y->path, n);
+
+	if (c) {
+		return c;
+	}
+	if (x->dir_len != y->dir_len) {
+		return x->dir_len < y->dir_len ? -1 : 1;
+	}
+	return strcmp(x->path, y->path);
+}
+
 /* Notes, in skips, the files found that babeltrace2 will not read. */
-static void find_skips(const GPtrArray *traces, const GPtrArray *files, GPtrArray *skips)
+static void find_skips(const GPtrArray *traces, GPtrArray *files, GPtrArray *skips)
 {
 	const char *orphan_dir = NULL;
 	size_t orphan_len = 0, n_orphans = 0;
 
+	g_ptr_array_sort(files, cmp_file);
 	for (guint i = 0; i <= files->len; i++) {
 		const struct found_file *f = i < files->len ? g_ptr_array_index(files, i) : NULL;
 
-		/* stream files without metadata, one message per directory (nftw lists a
-		 * directory's files together) */
+		/* stream files without metadata, one message per directory */
 		if (orphan_dir &&
 		    (!f || f->dir_len != orphan_len || strncmp(f->path, orphan_dir, orphan_len))) {
 			g_ptr_array_add(
