@@ -625,6 +625,7 @@ Test(cli, empty_stream_file_is_reported_and_strict_refuses_it)
 {
 	char dir[] = "/tmp/dps-an-empty-XXXXXX";
 	char path[256];
+	char *args = NULL;
 	struct cmd_out r;
 
 	copy_trace("traces/ls-ust", dir);
@@ -648,6 +649,21 @@ Test(cli, empty_stream_file_is_reported_and_strict_refuses_it)
 	cr_expect(strstr(r.err, "u_4: empty stream file") && strstr(r.err, "--strict"), "%s",
 		  r.err);
 	free_out(&r);
+	/* compare: a warning, or with --strict an error */
+	cr_assert(asprintf(&args, "compare %s/t %s/t --pid 5035", dir, dir) > 0);
+	r = run_dps(args);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "input is partial: ") && strstr(r.err, "u_4: empty stream file"),
+		  "%s", r.err);
+	free_out(&r);
+	free(args);
+	cr_assert(asprintf(&args, "compare %s/t %s/t --pid 5035 --strict", dir, dir) > 0);
+	r = run_dps(args);
+	cr_expect_eq(r.status, 1, "%s", r.err);
+	cr_expect(strstr(r.err, "u_4: empty stream file") && strstr(r.err, "(--strict)"), "%s",
+		  r.err);
+	free_out(&r);
+	free(args);
 	remove_dir(dir);
 }
 
