@@ -7,7 +7,8 @@
 Builds the corpus into WORK_DIR/corpus, runs `dps analyze MEMBER --list` on each (and on each
 pristine base, for its figures) and holds every member to doc/analyzer.md's promise:
 
-  - never killed by a signal, never a hang (a run that outlives the test's own timeout);
+  - never killed by a signal, never a hang (a run that outlives the test's own timeout), never
+    a sanitizer's report (under the asan preset);
   - exit 1 or 2: the message names the member's trace;
   - exit 0: either the damage is reported (the "incomplete" warning: a skip, a partial mark)
     or the figures are those of the pristine trace; a silent change of the figures fails a
@@ -70,6 +71,8 @@ def main():
             first = err.strip().splitlines()[-1] if err.strip() else ""
             if rc is None:
                 verdict, bad = "hang", True
+            elif "ERROR: AddressSanitizer" in err or "runtime error:" in err:
+                verdict, bad = "sanitizer report", True
             elif rc < 0:
                 verdict, bad = "signal %d" % -rc, True
             elif rc in (1, 2):
