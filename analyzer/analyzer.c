@@ -5,9 +5,11 @@
 #include <string.h>
 
 #include <dps/dps.h>
+#include <glib.h>
 
 #include "analyzer.h"
 #include "bt-source.h"
+#include "contain.h"
 #include "core.h"
 
 /* The default --min-block of the calibration file (dps calibrate), read by the runtime's one
@@ -28,27 +30,54 @@ static int read_min_block(const char *path, int64_t *out, struct dps_diag *diag)
 	return DPS_OK;
 }
 
-/* Reads every event of the traces into a core, in timestamp order, and finishes it. */
+/* What the decoder did not read, into the result: partial, with one reason per skip, and a
+ * warning each. */
+static int note_skips(const struct analyzer_contained *src, struct analyzer_result *res)
+{
+	size_t n = analyzer_contained_skip_count(src);
+	GString *reason;
+
+	if (!n) {
+		return DPS_OK;
+	}
+	reason = g_string_new(res->partial_reason);
+	for (size_t i = 0; i < n; i++) {
+		g_string_append_printf(reason, "%s%s", reason->len ? "; " : "",
+				       analyzer_contained_borrow_skip(src, i));
+	}
+	free(res->partial_reason);
+	res->partial_reason = strdup(reason->str);
+	g_string_free(reason, TRUE);
+	res->partial = true;
+	return res->partial_reason ? DPS_OK : DPS_ERR_NOMEM;
+}
+
+/*
+ * Reads every event of the traces into a core, in timestamp order, and finishes it. The
+ * decoding runs in a child process (contain.c): a decoder that stalls or dies is an error
+ * that names the trace and where it was.
+ */
 static int read_traces(const struct analyzer_options *opts, bool list_only,
 		       struct analyzer_result *res, struct dps_diag *diag)
 {
-	struct analyzer_source *src = NULL;
+	struct analyzer_contained *src = NULL;
 	struct analyzer_core *core = NULL;
 	struct analyzer_event ev;
 	int status;
 
-	status = analyzer_source_open(opts->traces, opts->n_traces, opts->progress, &src, diag);
+	status = analyzer_contained_open(opts->traces, opts->n_traces, opts->progress,
+					 opts->decode_timeout_ns, &src, diag);
 	if (status) {
 		return status;
 	}
-	core = analyzer_core_create(opts, analyzer_source_has_sched(src));
+	core = analyzer_core_create(opts, analyzer_contained_has_sched(src));
 	free(res->source);
-	res->source = strdup(analyzer_source_borrow_description(src));
+	res->source = strdup(analyzer_contained_borrow_description(src));
 	if (!core || !res->source) {
 		status = DPS_ERR_NOMEM;
 		goto end;
 	}
-	while ((status = analyzer_source_next(src, &ev, diag)) == ANALYZER_SOURCE_EVENT) {
+	while ((status = analyzer_contained_next(src, &ev, diag)) == ANALYZER_SOURCE_EVENT) {
 		status = analyzer_core_feed(core, &ev);
 		if (status) {
 			goto end;
@@ -57,13 +86,23 @@ static int read_traces(const struct analyzer_options *opts, bool list_only,
 	if (status) {
 		goto end;
 	}
+	/* before the core's step: the action set copies the partial mark */
+	status = note_skips(src, res);
+	if (status) {
+		goto end;
+	}
 	status = analyzer_core_finish(core, list_only, res, diag);
+	if (!status && opts->strict && res->partial) {
+		dps_diag_setf(diag, "%s: incomplete input (%s): refused (--strict)", res->source,
+			      res->partial_reason ? res->partial_reason : "events lost");
+		status = DPS_ERROR;
+	}
 end:
 	if (status == DPS_ERR_NOMEM && diag && !diag->msg[0]) {
 		dps_diag_setf(diag, "out of memory");
 	}
 	analyzer_core_destroy(core);
-	analyzer_source_close(src);
+	analyzer_contained_close(src);
 	return status;
 }
 

@@ -130,6 +130,8 @@ struct analyzer_options {
 	bool progress;		      /* show progress on stderr when it is a terminal */
 	bool build_actset;	      /* also build result->actset */
 	bool keep_tracer_threads;     /* keep lttng-ust's listener threads ("<name>-ust") */
+	bool strict;		      /* an incomplete input (skips, lost events) is an error */
+	int64_t decode_timeout_ns;    /* decoder watchdog; <= 0: DPS_DECODE_TIMEOUT, else 10 s */
 };
 
 void analyzer_options_default(struct analyzer_options *opts);
@@ -138,7 +140,9 @@ void analyzer_options_default(struct analyzer_options *opts);
  * Reads the traces through libbabeltrace2 and builds the result for the selection.
  * Returns DPS_OK; DPS_ERR_INVAL when the selection matches nothing or several processes
  * (diag lists the candidates) or an option is bad; DPS_ERROR when babeltrace2 refuses a trace
- * (diag holds its error causes as one message); DPS_ERR_NOMEM. *out is NULL on error.
+ * (diag holds its error causes as one message), crashes or stalls in it (diag: the trace,
+ * stream and offset), or with opts->strict when the result would be partial; DPS_ERR_NOMEM.
+ * *out is NULL on error.
  * With no selection at all, returns DPS_ERR_INVAL and the process list in diag.
  */
 enum dps_status analyzer_run(const struct analyzer_options *opts, struct analyzer_result **out,

@@ -27,6 +27,7 @@
 #include "bt-classes.h"
 #include "bt-source.h"
 #include "core.h"
+#include "find-traces.h"
 
 struct bt_input {
 	char *path;
@@ -36,6 +37,10 @@ struct bt_input {
 	bool ended;
 	int32_t *stream_cpu; /* by stream id */
 	size_t n_stream_cpu;
+	/* By stream id: the byte offset of its next packet, and its packets begun so far
+	 * (only for saying where decoding stopped: analyzer_decode_status). */
+	uint64_t *stream_off, *stream_npk;
+	size_t n_stream_off;
 	uint64_t freq;
 	uint64_t last_ts;
 	int64_t env_vpid;
@@ -76,6 +81,8 @@ struct analyzer_source {
 	/* The message of the event last returned: its strings live until the next call. */
 	const bt_message *held;
 	bool progress;
+	struct analyzer_decode_status *status; /* borrowed, may be NULL */
+	GPtrArray *skips;		       /* owned: char * (g_free), what is not read */
 	uint64_t n_events, next_progress;
 	struct timespec t0;
 	bool progress_shown;
@@ -145,69 +152,6 @@ static void take_bt_error(struct dps_diag *diag, const char *what)
 		}
 	}
 	dps_diag_setf(diag, "%s", buf);
-}
-
-/*
- * Finding traces: every directory holding a `metadata` file.
- */
-static GPtrArray *found_traces;
-
-static int visit(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-	const char *base = path + ftw->base;
-
-	(void)sb;
-	if (type == FTW_F && !strcmp(base, "metadata")) {
-		char *dir = g_strndup(path, ftw->base ? (gsize)ftw->base - 1 : 0);
-
-		g_ptr_array_add(found_traces, dir[0] ? dir : g_strdup("."));
-		if (!dir[0]) {
-			g_free(dir);
-		}
-	}
-	return 0;
-}
-
-static int cmp_str(gconstpointer a, gconstpointer b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int find_traces(const char *const *paths, size_t n, GPtrArray *out, struct dps_diag *diag)
-{
-	for (size_t i = 0; i < n; i++) {
-		struct stat st;
-		guint before = out->len;
-
-		if (stat(paths[i], &st)) {
-			dps_diag_setf(diag, "%s: cannot read the trace: %s", paths[i],
-				      strerror(errno));
-			return DPS_ERR_NOENT;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			dps_diag_setf(diag,
-				      "%s: not a directory: expected a CTF trace directory "
-				      "(or a directory holding several)",
-				      paths[i]);
-			return DPS_ERR_INVAL;
-		}
-		found_traces = out;
-		if (nftw(paths[i], visit, 16, FTW_PHYS)) {
-			dps_diag_setf(diag, "%s: cannot walk the directory: %s", paths[i],
-				      strerror(errno));
-			return DPS_ERR_IO;
-		}
-		found_traces = NULL;
-		if (out->len == before) {
-			dps_diag_setf(diag,
-				      "%s: no CTF trace found (no `metadata` file in it or "
-				      "below it)",
-				      paths[i]);
-			return DPS_ERR_INVAL;
-		}
-	}
-	g_ptr_array_sort(out, cmp_str);
-	return DPS_OK;
 }
 
 /*
@@ -295,6 +239,53 @@ static void read_env(struct bt_input *in, const bt_stream *stream)
 		g_free(in->env_procname);
 		in->env_procname = g_strdup(bt_value_string_get(v));
 	}
+}
+
+/* Where the packet starts in its stream file (for analyzer_decode_status). */
+static void track_packet(struct analyzer_source *src, struct bt_input *in, const bt_packet *packet)
+{
+	struct analyzer_decode_status *st = src->status;
+	const bt_field *ctx = bt_packet_borrow_context_field_const(packet);
+	const bt_stream *stream = bt_packet_borrow_stream_const(packet);
+	const char *name = bt_stream_get_name(stream);
+	uint64_t id = bt_stream_get_id(stream);
+	struct roots roots = {{NULL}};
+	struct fref r = {0};
+	uint64_t off = UINT64_MAX, npk = 0;
+
+	if (id < 1u << 20 && id >= in->n_stream_off) {
+		size_t n = id + 1;
+		uint64_t *o = realloc(in->stream_off, n * sizeof(*o));
+		uint64_t *k = o ? realloc(in->stream_npk, n * sizeof(*k)) : NULL;
+
+		if (o) {
+			in->stream_off = o;
+		}
+		if (k) {
+			in->stream_npk = k;
+			for (size_t i = in->n_stream_off; i < n; i++) {
+				o[i] = 0;
+				k[i] = 0;
+			}
+			in->n_stream_off = n;
+		}
+	}
+	if (id < in->n_stream_off) {
+		off = in->stream_off[id];
+		npk = ++in->stream_npk[id];
+		roots.f[W_PAYLOAD] = ctx;
+		/* packet_size is in bits; without it the next offsets are unknown */
+		if (off != UINT64_MAX && ctx &&
+		    analyzer_bt_find_member(bt_field_borrow_class_const(ctx), "packet_size",
+					    W_PAYLOAD, &r)) {
+			in->stream_off[id] = off + (uint64_t)read_int(&roots, &r, 0) / 8;
+		} else {
+			in->stream_off[id] = UINT64_MAX;
+		}
+	}
+	st->packet_offset = off;
+	st->n_packet = npk;
+	snprintf(st->stream, sizeof(st->stream), "%s", name ? name : "");
 }
 
 static void set_stream_cpu(struct bt_input *in, const bt_packet *packet)
@@ -522,6 +513,9 @@ static int handle_message(struct analyzer_source *src, struct bt_input *in, cons
 		return 0;
 	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
 		set_stream_cpu(in, bt_message_packet_beginning_borrow_packet_const(msg));
+		if (src->status) {
+			track_packet(src, in, bt_message_packet_beginning_borrow_packet_const(msg));
+		}
 		return 0;
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
 		read_discarded(in, msg, false, out);
@@ -639,12 +633,16 @@ end:
 }
 
 /* Refills an input's buffer; at the end of its trace sets ended. */
-static int refill(struct bt_input *in, struct dps_diag *diag)
+static int refill(struct analyzer_source *src, struct bt_input *in, struct dps_diag *diag)
 {
 	char what[600];
 
 	in->n = in->pos = 0;
 	while (!in->ended && in->n == 0) {
+		if (src->status) {
+			src->status->beat++;
+			src->status->n_events = src->n_events;
+		}
 		switch (bt_graph_run_once(in->graph)) {
 		case BT_GRAPH_RUN_ONCE_STATUS_OK:
 			break;
@@ -717,7 +715,7 @@ static int pick_input(struct analyzer_source *src, struct dps_diag *diag)
 			if (in->ended) {
 				continue;
 			}
-			status = refill(in, diag);
+			status = refill(src, in, diag);
 			if (status) {
 				return status;
 			}
@@ -794,6 +792,8 @@ static void destroy_inputs(struct analyzer_source *src)
 		free(in->buf);
 		bt_graph_put_ref(in->graph);
 		free(in->stream_cpu);
+		free(in->stream_off);
+		free(in->stream_npk);
 		g_free(in->env_procname);
 		g_free(in->path);
 	}
@@ -803,6 +803,7 @@ static void destroy_inputs(struct analyzer_source *src)
 }
 
 enum dps_status analyzer_source_open(const char *const *paths, size_t n_paths, bool progress,
+				     struct analyzer_decode_status *dstatus,
 				     struct analyzer_source **out, struct dps_diag *diag)
 {
 	struct analyzer_source *src = g_new0(struct analyzer_source, 1);
@@ -813,6 +814,8 @@ enum dps_status analyzer_source_open(const char *const *paths, size_t n_paths, b
 	*out = NULL;
 	src->classes = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free);
 	src->known = calloc(KNOWN_MAX, 1);
+	src->status = dstatus;
+	src->skips = g_ptr_array_new_with_free_func(g_free);
 	src->progress = progress && isatty(STDERR_FILENO);
 	src->next_progress = 1u << 18;
 	clock_gettime(CLOCK_MONOTONIC, &src->t0);
@@ -825,7 +828,7 @@ enum dps_status analyzer_source_open(const char *const *paths, size_t n_paths, b
 		status = DPS_ERR_INVAL;
 		goto error;
 	}
-	status = find_traces(paths, n_paths, traces, diag);
+	status = analyzer_find_traces(paths, n_paths, traces, src->skips, diag);
 	if (status) {
 		goto error;
 	}
@@ -847,13 +850,24 @@ enum dps_status analyzer_source_open(const char *const *paths, size_t n_paths, b
 		in->path = g_strdup(g_ptr_array_index(traces, i));
 		in->env_vpid = -1;
 		in->freq = 1000000000ULL;
+		if (dstatus) {
+			snprintf(dstatus->trace, sizeof(dstatus->trace), "%s", in->path);
+			snprintf(dstatus->step, sizeof(dstatus->step),
+				 "opening it (its metadata, its stream files' index)");
+			dstatus->stream[0] = '\0';
+			dstatus->packet_offset = UINT64_MAX;
+			dstatus->beat++;
+		}
 		status = build_graph(src, in, diag);
 		if (status) {
 			goto error;
 		}
 		g_string_append_printf(description, "%s%s", i ? " " : "", in->path);
+		if (dstatus) {
+			snprintf(dstatus->step, sizeof(dstatus->step), "reading its packets");
+		}
 		/* The first messages say what the trace is (its environment). */
-		status = refill(in, diag);
+		status = refill(src, in, diag);
 		if (status) {
 			goto error;
 		}
@@ -889,6 +903,16 @@ const char *analyzer_source_borrow_description(const struct analyzer_source *src
 	return src->description;
 }
 
+size_t analyzer_source_skip_count(const struct analyzer_source *src)
+{
+	return src->skips->len;
+}
+
+const char *analyzer_source_borrow_skip(const struct analyzer_source *src, size_t i)
+{
+	return g_ptr_array_index(src->skips, i);
+}
+
 void analyzer_source_close(struct analyzer_source *src)
 {
 	if (!src) {
@@ -900,6 +924,9 @@ void analyzer_source_close(struct analyzer_source *src)
 	bt_plugin_put_ref(src->ctf);
 	bt_plugin_put_ref(src->utils);
 	free(src->known);
+	if (src->skips) {
+		g_ptr_array_free(src->skips, TRUE);
+	}
 	g_free(src->description);
 	g_free(src);
 }

@@ -15,6 +15,22 @@
 
 struct analyzer_source;
 
+/*
+ * Where the decoder is, for a watchdog in another process (contain.c): the source writes it
+ * (in shared memory), the parent reads it without a lock only to say where decoding stopped
+ * (after the decoder died or was killed, so nothing moves under the reader then). Offsets are
+ * UINT64_MAX when unknown.
+ */
+struct analyzer_decode_status {
+	volatile uint64_t beat;		 /* incremented at each step of progress */
+	volatile uint64_t n_events;	 /* events decoded so far */
+	volatile uint64_t n_packet;	 /* packets of the current stream begun so far */
+	volatile uint64_t packet_offset; /* byte offset of the current packet in its stream */
+	char trace[1024];		 /* the trace being read */
+	char stream[1024];		 /* its stream of the last packet begun, "" unknown */
+	char step[64];			 /* "opening it (...)", "reading its packets" */
+};
+
 /* What analyzer_source_next returns besides an error status (< 0). */
 enum analyzer_source_next_status {
 	ANALYZER_SOURCE_END = 0,   /* every trace read to its end */
@@ -23,13 +39,22 @@ enum analyzer_source_next_status {
 
 /*
  * Finds the CTF traces below paths (borrowed) and opens a babeltrace2 graph for each.
- * progress: show a progress line on stderr when it is a terminal. Returns DPS_OK and *out
+ * progress: show a progress line on stderr when it is a terminal. status (borrowed, may be
+ * NULL): where the decoder is, kept up to date until analyzer_source_close. What is found and
+ * not read (empty stream files, stream files without metadata) is not an error: it is listed
+ * by analyzer_source_skip_count/analyzer_source_borrow_skip. Returns DPS_OK and *out
  * (close it with analyzer_source_close); DPS_ERROR when babeltrace2 refuses a trace (diag: its
  * causes on one line), DPS_ERR_INVAL/DPS_ERR_NOENT for a path that holds no trace,
  * DPS_ERR_NOMEM. *out is NULL on error.
  */
 int analyzer_source_open(const char *const *paths, size_t n_paths, bool progress,
-			 struct analyzer_source **out, struct dps_diag *diag);
+			 struct analyzer_decode_status *status, struct analyzer_source **out,
+			 struct dps_diag *diag);
+
+/* What the source found and will not read, one message each ("PATH: empty stream file ...");
+ * borrowed, valid while src lives. */
+size_t analyzer_source_skip_count(const struct analyzer_source *src);
+const char *analyzer_source_borrow_skip(const struct analyzer_source *src, size_t i);
 
 /*
  * The next event into *ev: ANALYZER_SOURCE_EVENT, ANALYZER_SOURCE_END, or DPS_ERROR (a trace

@@ -176,7 +176,17 @@ static void fill_partial(struct analyzer_core *core, struct analyzer_result *res
 		snprintf(buf, sizeof(buf), "%" PRIu64 " events discarded between %.6f s and %.6f s",
 			 core->n_discarded, core->disc_begin / 1e9, core->disc_end / 1e9);
 	}
-	free(res->partial_reason);
+	/* after what the source skipped (analyzer.c), if anything */
+	if (res->partial_reason) {
+		char *both = NULL;
+
+		if (asprintf(&both, "%s; %s", buf, res->partial_reason) < 0) {
+			return;
+		}
+		free(res->partial_reason);
+		res->partial_reason = both;
+		return;
+	}
 	res->partial_reason = strdup(buf);
 }
 

@@ -35,6 +35,11 @@ struct analyzer_options;
 int dps_cli_set_selection(const char *cmd, const char *opt, char which, const char *arg,
 			  struct analyzer_options *a, struct analyzer_options *b);
 
+struct analyzer_result;
+/* The warning for a partial result (what was lost or skipped), on stderr; nothing when the
+ * result is complete. */
+void dps_cli_warn_partial(const char *cmd, const struct analyzer_result *res);
+
 /* True when stderr is a terminal (progress indicators are shown only then). */
 bool dps_cli_stderr_is_tty(void);
 

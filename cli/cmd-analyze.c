@@ -36,13 +36,23 @@ static void usage(FILE *out)
 	    "      --no-progress      no progress indicator\n"
 	    "      --keep-tracer-threads  keep lttng-ust's listener threads (NAME-ust)\n"
 	    "      --list             only list the processes of the traces (exit status 0)\n"
+	    "      --strict           an incomplete trace (a stream file skipped, events\n"
+	    "                         lost) is an error (exit status 1)\n"
 	    "  -h, --help\n",
 	    ANALYZER_DEFAULT_MIN_BLOCK_NS / 1000);
 }
 
 int dps_cmd_analyze(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_CALIB, OPT_NO_PROGRESS, OPT_KEEP_TRACER, OPT_LIST, OPT_FORCE };
+	enum {
+		OPT_JSON = 256,
+		OPT_CALIB,
+		OPT_NO_PROGRESS,
+		OPT_KEEP_TRACER,
+		OPT_LIST,
+		OPT_FORCE,
+		OPT_STRICT
+	};
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
 	    {"tid", required_argument, NULL, 't'},
@@ -57,6 +67,7 @@ int dps_cmd_analyze(int argc, char **argv)
 	    {"keep-tracer-threads", no_argument, NULL, OPT_KEEP_TRACER},
 	    {"list", no_argument, NULL, OPT_LIST},
 	    {"force", no_argument, NULL, OPT_FORCE},
+	    {"strict", no_argument, NULL, OPT_STRICT},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -119,6 +130,9 @@ int dps_cmd_analyze(int argc, char **argv)
 		case OPT_FORCE:
 			out_flags |= DPS_OUT_FORCE;
 			break;
+		case OPT_STRICT:
+			opts.strict = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return DPS_EXIT_OK;
@@ -137,11 +151,17 @@ int dps_cmd_analyze(int argc, char **argv)
 	opts.progress = progress && dps_cli_stderr_is_tty();
 	opts.build_actset = outdir != NULL;
 
-	if (!list && opts.pid < 0 && opts.tid < 0 && !opts.comm && opts.n_traces == 1 &&
-	    dps_record_info_pid(opts.traces[0], &opts.pid)) {
-		fprintf(stderr,
-			"dps analyze: --pid %" PRId64 " (the command dps record recorded)\n",
-			opts.pid);
+	if (!list && opts.pid < 0 && opts.tid < 0 && !opts.comm && opts.n_traces == 1) {
+		status = dps_record_info_read(opts.traces[0], &opts.pid, &diag);
+		if (status == DPS_OK) {
+			fprintf(stderr,
+				"dps analyze: --pid %" PRId64
+				" (the command dps record recorded)\n",
+				opts.pid);
+		} else if (status != DPS_ERR_NOENT) {
+			fprintf(stderr, "dps analyze: %s\n", diag.msg);
+			return dps_cli_exit_code(status);
+		}
 	}
 	if (list || (opts.pid < 0 && opts.tid < 0 && !opts.comm)) {
 		status = analyzer_list_processes(&opts, &res, &diag);
@@ -149,6 +169,7 @@ int dps_cmd_analyze(int argc, char **argv)
 			fprintf(stderr, "dps analyze: %s\n", diag.msg);
 			return dps_cli_exit_code(status);
 		}
+		dps_cli_warn_partial("analyze", res);
 		if (!list) {
 			fprintf(stderr, "dps analyze: no selection: pick a process with --pid, "
 					"--tid or --comm\n");
@@ -167,12 +188,7 @@ int dps_cmd_analyze(int argc, char **argv)
 		fprintf(stderr, "dps analyze: %s\n", diag.msg);
 		return dps_cli_exit_code(status);
 	}
-	if (res->partial) {
-		fprintf(stderr,
-			"dps analyze: warning: the trace is incomplete (%s); the result is "
-			"marked partial\n",
-			res->partial_reason ? res->partial_reason : "events lost");
-	}
+	dps_cli_warn_partial("analyze", res);
 	if (outdir) {
 		status = dps_actset_write_dir(res->actset, outdir, out_flags, &diag);
 		if (status) {

@@ -34,6 +34,7 @@ enum {
 	OPT_CALIBRATION,
 	OPT_EXCLUDE_COMM,
 	OPT_KEEP_TRACER,
+	OPT_STRICT,
 	OPT_HELP,
 };
 
@@ -43,6 +44,7 @@ struct compare_cli {
 	const char *json_file; /* --json-file: JSON also written there */
 	const char *title;
 	double threshold; /* < 0: none */
+	bool strict;	  /* --strict: a partial input is an error */
 	struct analyzer_options sel[2];
 	struct compare_options copts;
 	GPtrArray *exclude; /* owned array of borrowed argv strings; NULL until --exclude-comm */
@@ -64,7 +66,9 @@ static void print_help(FILE *out)
 	    "  --json-file FILE   also write the JSON to FILE (one analysis for every output)\n"
 	    "  --title TEXT       title of the HTML report\n"
 	    "  --all              list every thread in the table (default: at most 60 rows)\n"
-	    "  --threshold PCT    exit 1 when the fidelity error exceeds PCT %%\n\n"
+	    "  --threshold PCT    exit 1 when the fidelity error exceeds PCT %%\n"
+	    "  --strict           exit 1 when an input is incomplete (a stream file skipped,\n"
+	    "                     events lost) instead of comparing it marked partial\n\n"
 	    "Threads:\n"
 	    "  --exclude-comm GLOB  leave out threads whose name matches GLOB (both runs;\n"
 	    "                       repeatable)\n"
@@ -103,6 +107,7 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli, int *first
 	    {"calibration", required_argument, NULL, OPT_CALIBRATION},
 	    {"exclude-comm", required_argument, NULL, OPT_EXCLUDE_COMM},
 	    {"keep-tracer-threads", no_argument, NULL, OPT_KEEP_TRACER},
+	    {"strict", no_argument, NULL, OPT_STRICT},
 	    {"help", no_argument, NULL, OPT_HELP},
 	    {NULL, 0, NULL, 0},
 	};
@@ -195,6 +200,9 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli, int *first
 		case OPT_KEEP_TRACER:
 			cli->copts.keep_tracer_threads = true;
 			break;
+		case OPT_STRICT:
+			cli->strict = true;
+			break;
 		case OPT_HELP:
 		case 'h':
 			print_help(stdout);
@@ -283,6 +291,16 @@ int dps_cmd_compare(int argc, char **argv)
 			fprintf(stderr, "dps compare: %s input %s: %s\n",
 				s ? "simulated" : "original", argv[first + s], diag.msg);
 			ret = exit_for(st);
+			goto end;
+		}
+		if (models[s]->partial && cli.strict) {
+			fprintf(stderr,
+				"dps compare: %s input %s: incomplete (%s): refused "
+				"(--strict)\n",
+				s ? "simulated" : "original", argv[first + s],
+				models[s]->partial_reason ? models[s]->partial_reason
+							  : "incomplete");
+			ret = DPS_EXIT_FAILURE;
 			goto end;
 		}
 		if (models[s]->partial) {

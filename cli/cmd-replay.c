@@ -38,6 +38,8 @@ static void print_usage(FILE *out)
 	    "      --mode work|cpu|wall   how run actions spend time (default: the stub's)\n"
 	    "      --calibration FILE  use this calibration (default: measure one into OUTDIR)\n"
 	    "      --kernel, --no-kernel  force or skip kernel scheduling capture\n"
+	    "      --strict            an incomplete original trace (a stream file skipped,\n"
+	    "                          events lost) is an error (exit status 1)\n"
 	    "Output:\n"
 	    "  -o, --output OUTDIR     default: ./dps-replay-<trace name>; an earlier replay's\n"
 	    "                          OUTDIR is replaced whole, any other non-empty one refused\n"
@@ -63,6 +65,7 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrA
 		OPT_KERNEL,
 		OPT_NO_KERNEL,
 		OPT_FORCE,
+		OPT_STRICT,
 	};
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
@@ -83,6 +86,7 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrA
 	    {"kernel", no_argument, NULL, OPT_KERNEL},
 	    {"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
 	    {"force", no_argument, NULL, OPT_FORCE},
+	    {"strict", no_argument, NULL, OPT_STRICT},
 	    {NULL, 0, NULL, 0},
 	};
 	struct analyzer_options sel;
@@ -153,6 +157,9 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrA
 			break;
 		case OPT_FORCE:
 			o->force = true;
+			break;
+		case OPT_STRICT:
+			o->strict = true;
 			break;
 		default:
 			fprintf(stderr, "Try 'dps replay --help'.\n");

@@ -77,3 +77,14 @@ int dps_cli_set_selection(const char *cmd, const char *opt, char which, const ch
 	}
 	return DPS_EXIT_OK;
 }
+
+void dps_cli_warn_partial(const char *cmd, const struct analyzer_result *res)
+{
+	if (!res->partial) {
+		return;
+	}
+	fprintf(stderr,
+		"dps %s: warning: the trace is incomplete (%s); the result is marked partial "
+		"(--strict makes this an error)\n",
+		cmd, res->partial_reason ? res->partial_reason : "events lost");
+}

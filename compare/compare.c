@@ -431,7 +431,10 @@ enum dps_status compare_load(const char *path, const struct analyzer_options *op
 	o.n_traces = 1;
 	o.build_actset = false;
 	if (o.pid < 0 && o.tid < 0 && !o.comm) {
-		dps_record_info_pid(path, &o.pid);
+		ret = dps_record_info_read(path, &o.pid, diag);
+		if (ret && ret != DPS_ERR_NOENT) {
+			goto end;
+		}
 	}
 	ret = analyzer_run(&o, out, diag);
 end:

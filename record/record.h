@@ -63,8 +63,14 @@ void dps_record_result_fini(struct dps_record_result *result); /* accepts NULL *
 
 /*
  * The pid that dps record wrote into TRACE/record.info ("pid N"): a trace made by dps record
- * selects its own process. Returns true and *pid, or false when there is no such file or line.
+ * selects its own process. Returns DPS_OK and *pid; DPS_ERR_NOENT when there is no such file
+ * (not a dps record directory: not an error for the callers); DPS_ERR_INVAL when the file is
+ * malformed (a line that is not "key value", a bad pid, exit_status, kernel, ust or memory
+ * value, no pid line), diag saying "path:line:col: ..." .
  */
+enum dps_status dps_record_info_read(const char *trace, int64_t *pid, struct dps_diag *diag);
+
+/* dps_record_info_read's pid, or false for no file or a malformed one. */
 bool dps_record_info_pid(const char *trace, int64_t *pid);
 
 /*

@@ -276,6 +276,7 @@ static void original_selection(const struct replay *rp, struct analyzer_options 
 		dps_record_info_pid(o->trace, &a->pid);
 	}
 	a->follow_children = o->follow_children;
+	a->strict = o->strict;
 	a->min_block_ns = o->min_block_ns;
 	a->calibration_path = rp->calibration;
 	a->progress = !o->quiet;
@@ -624,10 +625,14 @@ enum dps_status dps_replay_run(const struct dps_replay_options *opts,
 	if (!opts->set && opts->pid < 0 && opts->tid < 0 && !opts->comm) {
 		int64_t pid;
 
-		if (!dps_record_info_pid(opts->trace, &pid)) {
+		st = dps_record_info_read(opts->trace, &pid, diag);
+		if (st == DPS_ERR_NOENT) {
 			dps_diag_setf(diag, "no selection: which process of %s should be replayed?",
 				      opts->trace);
 			return DPS_ERR_INVAL;
+		}
+		if (st) {
+			return st;
 		}
 	}
 	st = make_outdir(&rp);

@@ -28,6 +28,7 @@ struct dps_replay_options {
 	const char *comm;	 /* borrowed, NULL: none */
 	bool follow_children;	 /* fork+exec children replayed as threads */
 	int64_t min_block_ns;	 /* -1: the calibration's */
+	bool strict;		 /* an incomplete original trace is an error */
 	const char *calibration; /* borrowed: NULL: measure one into OUTDIR/calibration */
 	const char *mode;	 /* borrowed: the stub's --mode; NULL: its default */
 	enum dps_record_kernel kernel;

@@ -578,3 +578,159 @@ Test(cli, record_usage_errors_exit_2)
 	cr_expect_eq(r.status, 2);
 	dps_test_run_fini(&r);
 }
+
+/*
+ * Damaged traces (doc/analyzer.md, "Damaged traces"): what babeltrace2 skips is reported,
+ * what stops it is located, --strict refuses a partial input. The corpus test
+ * (corrupt-corpus.py) covers the rest.
+ */
+static struct dps_test_run run_dps_on(const char *dir, const char *opts)
+{
+	char *args = NULL;
+	struct dps_test_run r;
+
+	cr_assert(asprintf(&args, "analyze %s/t %s --no-progress", dir, opts) > 0);
+	r = run_dps(args);
+	free(args);
+	return r;
+}
+
+Test(cli, empty_stream_file_is_reported_and_strict_refuses_it)
+{
+	char path[256];
+	char *args = NULL;
+	struct dps_test_run r;
+
+	char *dir = copy_trace("traces/ls-ust");
+	snprintf(path, sizeof(path), "%s/t/ust/u_4", dir);
+	cr_assert_eq(truncate(path, 0), 0, "%s: %s", path, strerror(errno));
+	/* babeltrace2 reads the rest without a word: half of the CPU time goes */
+	r = run_dps_on(dir, "--pid 5035 --json");
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "u_4: empty stream file (its index lists 1 packet): not read") &&
+		      strstr(r.err, "incomplete"),
+		  "%s", r.err);
+	cr_expect(strstr(r.out, "\"partial\": true") && strstr(r.out, "u_4: empty stream file"),
+		  "%s", r.out);
+	dps_test_run_fini(&r);
+	r = run_dps_on(dir, "--list");
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "u_4: empty stream file") != NULL, "%s", r.err);
+	dps_test_run_fini(&r);
+	r = run_dps_on(dir, "--pid 5035 --strict -q");
+	cr_expect_eq(r.status, 1, "%s", r.err);
+	cr_expect(strstr(r.err, "u_4: empty stream file") && strstr(r.err, "--strict"), "%s",
+		  r.err);
+	dps_test_run_fini(&r);
+	/* compare: a warning, or with --strict an error */
+	cr_assert(asprintf(&args, "compare %s/t %s/t --pid 5035", dir, dir) > 0);
+	r = run_dps(args);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "input is partial: ") && strstr(r.err, "u_4: empty stream file"),
+		  "%s", r.err);
+	dps_test_run_fini(&r);
+	free(args);
+	cr_assert(asprintf(&args, "compare %s/t %s/t --pid 5035 --strict", dir, dir) > 0);
+	r = run_dps(args);
+	cr_expect_eq(r.status, 1, "%s", r.err);
+	cr_expect(strstr(r.err, "u_4: empty stream file") && strstr(r.err, "(--strict)"), "%s",
+		  r.err);
+	dps_test_run_fini(&r);
+	free(args);
+	dps_test_rmtree(dir);
+	g_free(dir);
+}
+
+Test(cli, sub_trace_without_metadata_is_reported)
+{
+	char path[256];
+	struct dps_test_run r;
+
+	char *dir = copy_trace("traces/record-live-prog");
+	snprintf(path, sizeof(path), "%s/t/ust/uid/0/64-bit/metadata", dir);
+	cr_assert_eq(unlink(path), 0, "%s: %s", path, strerror(errno));
+	r = run_dps_on(dir, "-q");
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "ust/uid/0/64-bit: 2 stream files without a `metadata` file"), "%s",
+		  r.err);
+	dps_test_run_fini(&r);
+	r = run_dps_on(dir, "-q --strict");
+	cr_expect_eq(r.status, 1, "%s", r.err);
+	dps_test_run_fini(&r);
+	dps_test_rmtree(dir);
+	g_free(dir);
+}
+
+/* Per-test: the decoder's watchdog of a second (the default, 10 s, is for real use). */
+Test(cli, truncated_metadata_stall_is_stopped_and_located, .timeout = 120)
+{
+	char path[256];
+	struct dps_test_run r;
+
+	char *dir = copy_trace("traces/tracefile-rotation-sched");
+	snprintf(path, sizeof(path), "%s/t/kernel/metadata", dir);
+	/* babeltrace2 2.0.4 loops forever on this metadata */
+	cr_assert_eq(truncate(path, 5000), 0, "%s: %s", path, strerror(errno));
+	setenv("DPS_DECODE_TIMEOUT", "1", 1);
+	r = run_dps_on(dir, "--pid 6742 -q");
+	unsetenv("DPS_DECODE_TIMEOUT");
+	cr_expect_eq(r.status, 1, "%s", r.err);
+	cr_expect(strstr(r.err, "/t/kernel: babeltrace2 made no progress for 1.0 s while opening"),
+		  "%s", r.err);
+	dps_test_run_fini(&r);
+	dps_test_rmtree(dir);
+	g_free(dir);
+}
+
+Test(cli, decoder_abort_is_contained_and_located)
+{
+	char path[256];
+	struct dps_test_run r;
+	FILE *f;
+
+	char *dir = copy_trace("traces/ls-ust");
+	snprintf(path, sizeof(path), "%s/t/ust/u_1", dir);
+	f = fopen(path, "r+");
+	cr_assert_not_null(f, "%s", path);
+	/* the top byte of the packet's content_size: babeltrace2 2.0.4 fails an assertion */
+	cr_assert_eq(fseek(f, 55, SEEK_SET), 0);
+	fputc(0x94, f);
+	fclose(f);
+	r = run_dps_on(dir, "--pid 5035 -q");
+	cr_expect_eq(r.status, 1, "%s", r.err);
+	cr_expect(strstr(r.err, "/t/ust: babeltrace2 crashed (SIGABRT) while opening it"), "%s",
+		  r.err);
+	dps_test_run_fini(&r);
+	dps_test_rmtree(dir);
+	g_free(dir);
+}
+
+Test(cli, malformed_record_info_is_a_located_error)
+{
+	char path[256];
+	struct dps_test_run r;
+	FILE *f;
+
+	char *dir = copy_trace("traces/perf-idle-cpu1");
+	snprintf(path, sizeof(path), "%s/t/record.info", dir);
+	f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	fputs("# dps record\npid 22x396\n", f);
+	fclose(f);
+	r = run_dps_on(dir, "-q");
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "/t/record.info:2:5: pid: expected a positive process id, got "
+				"\"22x396\""),
+		  "%s", r.err);
+	dps_test_run_fini(&r);
+	f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	fputs("kernel perf\n", f);
+	fclose(f);
+	r = run_dps_on(dir, "-q");
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "/t/record.info:2:1: no \"pid N\" line"), "%s", r.err);
+	dps_test_run_fini(&r);
+	dps_test_rmtree(dir);
+	g_free(dir);
+}

@@ -1,0 +1,720 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The decoder in a child process. libbabeltrace2 2.0.4 loops forever on some truncated
+ * metadata and aborts on some corrupted streams; in dps's own process either would hang or
+ * kill dps without a word. So the source (bt-source.c) runs in a forked child and sends the
+ * neutral events through a pipe, in batches; the parent feeds them to the core. Decoding and
+ * analysis then run on two cores.
+ *
+ * Concurrency: two processes. The events go through shared memory: N_SLOTS batches, each
+ * filled by the child and read in place by the parent (no copy through the kernel). A slot
+ * changes hands by messages: the child sends EVENTS {slot, count} on the pipe once it has
+ * filled it, the parent gives it back on a socket (free_fd) once it has consumed it (a socket,
+ * not a pipe: MSG_NOSIGNAL, so a dead child does not SIGPIPE the parent). The child also
+ * keeps a small status in shared memory (struct analyzer_decode_status: the trace, stream and
+ * packet offset it is at, and a beat counter it increments as it makes progress). The parent
+ * reads the pipe; when nothing comes,
+ * it looks at the beat and at the child's page faults and reads (decoder_activity): both
+ * unchanged for the watchdog period, the child is killed (SIGKILL) and the status says where
+ * it stalled. A child that dies (a signal, or an exit before its END)
+ * is reported with the same location. The status is read only once the child is dead.
+ *
+ * Wire format: messages { uint32 type, uint32 length } + payload. EVENTS carries a slot and a
+ * count; in the slot, the events as struct analyzer_event with each string pointer replaced by
+ * 1 + its offset in the slot's strings (0 = NULL).
+ *
+ * Termination: the child _exit()s after END or ERROR (no atexit handlers of the parent: a
+ * test runner's, stdio buffers copied at fork); it dies with the parent (PR_SET_PDEATHSIG),
+ * and on a write to a closed pipe. analyzer_contained_close kills and reaps it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+#include <glib.h>
+
+#include <dps/dps-status.h>
+
+#include "bt-source.h"
+#include "contain.h"
+
+enum msg_type {
+	MSG_OPEN = 1, /* payload: uint32 has_sched, the description (NUL-terminated) */
+	MSG_SKIP,     /* payload: one skip message */
+	MSG_EVENTS,   /* payload: uint32 slot, uint32 n: the events are in the slot */
+	MSG_ERROR,    /* payload: int32 status, the message */
+	MSG_END,
+};
+
+struct msg_head {
+	uint32_t type;
+	uint32_t len;
+};
+
+/* A batch: this many events or this many bytes of strings, whichever comes first. */
+#define BATCH_EVENTS 8192
+#define BATCH_STRINGS (256 * 1024)
+/* A longer string is cut (names are at most 16 bytes, exec's filename a path). */
+#define MAX_STRING 4096
+#define N_SLOTS 8
+
+struct slot {
+	struct analyzer_event ev[BATCH_EVENTS];
+	char strings[BATCH_STRINGS + 3 * MAX_STRING];
+};
+
+/* The shared mapping. */
+struct shared {
+	struct analyzer_decode_status st;
+	struct slot slots[N_SLOTS];
+};
+/* The parent looks at the decoder's beat this often while it waits. */
+#define POLL_MS 200
+
+struct analyzer_contained {
+	pid_t pid;			   /* the decoder; 0 once reaped */
+	int fd;				   /* owned: the pipe's read end */
+	int free_fd;			   /* owned: the socket that gives slots back */
+	struct shared *sh;		   /* owned: shared mapping */
+	struct analyzer_decode_status *st; /* borrowed: &sh->st */
+	int32_t held;			   /* the slot being consumed, -1 none */
+	int64_t timeout_ns;
+	bool has_sched;
+	char *description;  /* owned */
+	GPtrArray *skips;   /* owned: char * (g_free) */
+	unsigned char *buf; /* owned: the message being consumed */
+	size_t cap;
+	const struct analyzer_event *events; /* borrowed from sh: the current batch */
+	const char *strings;
+	size_t n_events, next;
+	bool ended;
+	uint64_t last_beat; /* the beat plus the decoder's activity, last seen */
+	int64_t last_change_ns;
+};
+
+static int64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/*
+ * The child
+ */
+static void write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n <= 0) {
+			_exit(1); /* the parent is gone */
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+static void send_msg(int fd, uint32_t type, const void *a, size_t a_len, const void *b,
+		     size_t b_len)
+{
+	struct msg_head h = {type, (uint32_t)(a_len + b_len)};
+	struct iovec iov[3] = {{&h, sizeof(h)}, {(void *)a, a_len}, {(void *)b, b_len}};
+	size_t total = sizeof(h) + a_len + b_len;
+	ssize_t n;
+
+	do {
+		n = writev(fd, iov, 3);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		_exit(1);
+	}
+	if ((size_t)n < total) {
+		/* the rest, the slow way */
+		GByteArray *rest = g_byte_array_new();
+
+		g_byte_array_append(rest, (const guint8 *)&h, sizeof(h));
+		g_byte_array_append(rest, a, (guint)a_len);
+		g_byte_array_append(rest, b, (guint)b_len);
+		write_all(fd, rest->data + n, total - (size_t)n);
+		g_byte_array_free(rest, TRUE);
+	}
+}
+
+static void send_str(int fd, uint32_t type, const char *s)
+{
+	send_msg(fd, type, s, strlen(s) + 1, NULL, 0);
+}
+
+static void send_error(int fd, int status, const char *msg)
+{
+	int32_t st = status;
+
+	send_msg(fd, MSG_ERROR, &st, sizeof(st), msg, strlen(msg) + 1);
+}
+
+struct batch {
+	struct slot *slot; /* borrowed: in the shared mapping, NULL before the first */
+	uint32_t index, n;
+	size_t strings_len;
+};
+
+/* A string's place in the batch: 1 + its offset, 0 for NULL. */
+static const char *put_str(struct batch *b, const char *s)
+{
+	size_t off = b->strings_len, len;
+
+	if (!s) {
+		return NULL;
+	}
+	len = strnlen(s, MAX_STRING - 1);
+	memcpy(b->slot->strings + off, s, len);
+	b->slot->strings[off + len] = '\0';
+	b->strings_len += len + 1;
+	return (const char *)(uintptr_t)(off + 1);
+}
+
+/* Waits for a slot the parent gave back. */
+static void take_slot(int free_fd, struct shared *sh, struct batch *b)
+{
+	uint32_t index;
+	ssize_t n;
+
+	do {
+		n = read(free_fd, &index, sizeof(index));
+	} while (n < 0 && errno == EINTR);
+	if (n != sizeof(index) || index >= N_SLOTS) {
+		_exit(1); /* the parent is gone */
+	}
+	b->slot = &sh->slots[index];
+	b->index = index;
+	b->n = 0;
+	b->strings_len = 0;
+}
+
+static void flush(int fd, int free_fd, struct shared *sh, struct batch *b)
+{
+	uint32_t msg[2] = {b->index, b->n};
+
+	if (!b->n) {
+		return;
+	}
+	send_msg(fd, MSG_EVENTS, msg, sizeof(msg), NULL, 0);
+	take_slot(free_fd, sh, b);
+}
+
+__attribute__((noreturn)) static void run_decoder(int fd, int free_fd, const char *const *paths,
+						  size_t n_paths, bool progress, struct shared *sh)
+{
+	struct analyzer_decode_status *st = &sh->st;
+	struct batch b = {0};
+	struct analyzer_source *src = NULL;
+	struct dps_diag diag = {""};
+	struct analyzer_event ev;
+	uint32_t has_sched;
+	int status;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	status = analyzer_source_open(paths, n_paths, progress, st, &src, &diag);
+	if (status) {
+		send_error(fd, status, diag.msg);
+		_exit(0);
+	}
+	has_sched = analyzer_source_has_sched(src);
+	send_msg(fd, MSG_OPEN, &has_sched, sizeof(has_sched),
+		 analyzer_source_borrow_description(src),
+		 strlen(analyzer_source_borrow_description(src)) + 1);
+	for (size_t i = 0; i < analyzer_source_skip_count(src); i++) {
+		send_str(fd, MSG_SKIP, analyzer_source_borrow_skip(src, i));
+	}
+	take_slot(free_fd, sh, &b);
+	while ((status = analyzer_source_next(src, &ev, &diag)) == ANALYZER_SOURCE_EVENT) {
+		struct analyzer_event *e = &b.slot->ev[b.n++];
+
+		*e = ev;
+		e->ctx_comm = put_str(&b, ev.ctx_comm);
+		e->raw.s[0] = put_str(&b, ev.raw.s[0]);
+		e->raw.s[1] = put_str(&b, ev.raw.s[1]);
+		if (b.n == BATCH_EVENTS || b.strings_len >= BATCH_STRINGS) {
+			flush(fd, free_fd, sh, &b);
+		}
+	}
+	flush(fd, free_fd, sh, &b);
+	if (status < 0) {
+		send_error(fd, status, diag.msg);
+	} else {
+		send_msg(fd, MSG_END, NULL, 0, NULL, 0);
+	}
+	_exit(0);
+}
+
+/*
+ * The parent
+ */
+static const char *signal_name(int sig)
+{
+	const char *abbrev = sigabbrev_np(sig);
+	static char buf[32];
+
+	snprintf(buf, sizeof(buf), "SIG%s", abbrev ? abbrev : "?");
+	return buf;
+}
+
+/* Where the decoder was: ", stream S, packet N at byte O, after N events". */
+static void locate(const struct analyzer_decode_status *st, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	if (st->stream[0]) {
+		len += (size_t)snprintf(buf + len, size - len, ", stream %s", st->stream);
+		if (st->n_packet && len < size) {
+			len += (size_t)snprintf(buf + len, size - len, ", packet %" PRIu64,
+						st->n_packet);
+			if (st->packet_offset != UINT64_MAX && len < size) {
+				len += (size_t)snprintf(buf + len, size - len, " at byte %" PRIu64,
+							st->packet_offset);
+			}
+		}
+	}
+	if (len < size) {
+		snprintf(buf + len, size - len, ", after %" PRIu64 " events", st->n_events);
+	}
+}
+
+/* Reaps the decoder; says why it ended without finishing. Returns DPS_ERROR. */
+static int decoder_gone(struct analyzer_contained *c, struct dps_diag *diag)
+{
+	char where[2200];
+	int ws = 0;
+
+	while (c->pid > 0 && waitpid(c->pid, &ws, 0) < 0 && errno == EINTR) {
+	}
+	c->pid = 0;
+	locate(c->st, where, sizeof(where));
+	if (WIFSIGNALED(ws)) {
+		dps_diag_setf(diag,
+			      "%s: babeltrace2 crashed (%s) while %s%s: the trace is damaged "
+			      "there",
+			      c->st->trace, signal_name(WTERMSIG(ws)), c->st->step, where);
+	} else {
+		dps_diag_setf(diag,
+			      "%s: the trace decoder ended unexpectedly (exit status %d) while "
+			      "%s%s",
+			      c->st->trace, WIFEXITED(ws) ? WEXITSTATUS(ws) : -1, c->st->step,
+			      where);
+	}
+	return DPS_ERROR;
+}
+
+/* Kills a decoder that made no progress for the watchdog period. Returns DPS_ERROR. */
+static int decoder_stalled(struct analyzer_contained *c, struct dps_diag *diag)
+{
+	char where[2200];
+
+	kill(c->pid, SIGKILL);
+	while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR) {
+	}
+	c->pid = 0;
+	locate(c->st, where, sizeof(where));
+	dps_diag_setf(diag,
+		      "%s: babeltrace2 made no progress for %.1f s while %s%s: stopped (the "
+		      "trace is likely damaged there, e.g. truncated metadata; "
+		      "DPS_DECODE_TIMEOUT=SECONDS sets the wait)",
+		      c->st->trace, (double)c->timeout_ns / 1e9, c->st->step, where);
+	return DPS_ERROR;
+}
+
+/*
+ * What the decoder's process did, as one number that grows while it works: its page faults
+ * and the bytes it read (/proc). babeltrace2 indexes every stream file before the first event
+ * (a long time on a large trace without index files) without coming back to us to beat; that
+ * work touches new pages of the files. A loop on metadata touches nothing new.
+ */
+static uint64_t decoder_activity(pid_t pid)
+{
+	char path[64], buf[1024];
+	unsigned long long minflt = 0, majflt = 0, rchar = 0;
+	const char *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (f) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		buf[n] = '\0';
+		fclose(f);
+		/* after the name in parentheses: state ppid pgrp session tty tpgid flags minflt
+		 * cminflt majflt */
+		p = strrchr(buf, ')');
+		if (p) {
+			sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %llu %*u %llu", &minflt,
+			       &majflt);
+		}
+	}
+	snprintf(path, sizeof(path), "/proc/%d/io", (int)pid);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "rchar: %llu", &rchar) != 1) {
+			rchar = 0;
+		}
+		fclose(f);
+	}
+	return (uint64_t)(minflt + majflt + rchar);
+}
+
+/* Reads exactly len bytes, watching the decoder. Returns DPS_OK or DPS_ERROR (diag says). */
+static int read_exact(struct analyzer_contained *c, void *buf, size_t len, struct dps_diag *diag)
+{
+	char *p = buf;
+
+	while (len) {
+		struct pollfd pfd = {.fd = c->fd, .events = POLLIN};
+		int r = poll(&pfd, 1, POLL_MS);
+		ssize_t n;
+
+		if (r < 0 && errno == EINTR) {
+			continue;
+		}
+		if (r < 0) {
+			dps_diag_setf(diag, "cannot wait for the trace decoder: %s",
+				      strerror(errno));
+			return DPS_ERROR;
+		}
+		if (r == 0) {
+			uint64_t beat = c->st->beat + decoder_activity(c->pid);
+			int64_t now = now_ns();
+
+			if (beat != c->last_beat) {
+				c->last_beat = beat;
+				c->last_change_ns = now;
+			} else if (now - c->last_change_ns >= c->timeout_ns) {
+				return decoder_stalled(c, diag);
+			}
+			continue;
+		}
+		n = read(c->fd, p, len);
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n <= 0) {
+			return decoder_gone(c, diag);
+		}
+		c->last_change_ns = now_ns();
+		p += n;
+		len -= (size_t)n;
+	}
+	return DPS_OK;
+}
+
+/* Reads the next message into c->buf: its type in *type, its length in *len. */
+static int read_msg(struct analyzer_contained *c, uint32_t *type, size_t *len,
+		    struct dps_diag *diag)
+{
+	struct msg_head h;
+	int status;
+
+	status = read_exact(c, &h, sizeof(h), diag);
+	if (status) {
+		return status;
+	}
+	if (h.len + 1 > c->cap) {
+		unsigned char *p = realloc(c->buf, (size_t)h.len + 1);
+
+		if (!p) {
+			dps_diag_setf(diag, "out of memory reading the trace decoder's events");
+			return DPS_ERR_NOMEM;
+		}
+		c->buf = p;
+		c->cap = (size_t)h.len + 1;
+	}
+	status = read_exact(c, c->buf, h.len, diag);
+	if (status) {
+		return status;
+	}
+	c->buf[h.len] = '\0'; /* every string payload ends inside */
+	*type = h.type;
+	*len = h.len;
+	return DPS_OK;
+}
+
+/* An error the decoder reported (babeltrace2's causes): where it was, when the message does
+ * not say it already. */
+static int take_error(struct analyzer_contained *c, size_t len, struct dps_diag *diag)
+{
+	int32_t status = DPS_ERROR;
+	const char *msg = "";
+	char where[2200];
+
+	if (len >= sizeof(status)) {
+		memcpy(&status, c->buf, sizeof(status));
+		msg = (const char *)c->buf + sizeof(status);
+	}
+	where[0] = '\0';
+	if (c->st->stream[0] && !strstr(msg, c->st->stream)) {
+		locate(c->st, where, sizeof(where));
+	}
+	dps_diag_setf(diag, "%s%s%s%s", msg, where[0] ? " (at" : "", where[0] ? where + 1 : "",
+		      where[0] ? ")" : "");
+	return status < 0 ? status : DPS_ERROR;
+}
+
+/* One message that is not a batch of events. Returns DPS_OK, or an error status. */
+static int take_msg(struct analyzer_contained *c, uint32_t type, size_t len, struct dps_diag *diag)
+{
+	switch (type) {
+	case MSG_SKIP:
+		g_ptr_array_add(c->skips, g_strdup((const char *)c->buf));
+		return DPS_OK;
+	case MSG_ERROR:
+		return take_error(c, len, diag);
+	case MSG_END:
+		c->ended = true;
+		return DPS_OK;
+	default:
+		dps_diag_setf(diag, "the trace decoder sent a bad message (type %" PRIu32 ")",
+			      type);
+		return DPS_ERROR;
+	}
+}
+
+static int64_t timeout_from_env(int64_t timeout_ns)
+{
+	const char *env = getenv("DPS_DECODE_TIMEOUT");
+	char *end;
+	double s;
+
+	if (timeout_ns > 0) {
+		return timeout_ns;
+	}
+	if (env && *env) {
+		s = strtod(env, &end);
+		if (end != env && !*end && s > 0 && s < 1e6) {
+			return (int64_t)(s * 1e9);
+		}
+		fprintf(stderr,
+			"dps: warning: DPS_DECODE_TIMEOUT='%s' is not a number of "
+			"seconds: using 10 s\n",
+			env);
+	}
+	return ANALYZER_DEFAULT_DECODE_TIMEOUT_NS;
+}
+
+int analyzer_contained_open(const char *const *paths, size_t n_paths, bool progress,
+			    int64_t timeout_ns, struct analyzer_contained **out,
+			    struct dps_diag *diag)
+{
+	struct analyzer_contained *c = g_new0(struct analyzer_contained, 1);
+	int fds[2] = {-1, -1}, socks[2] = {-1, -1};
+	uint32_t type;
+	size_t len;
+	int status;
+
+	*out = NULL;
+	c->fd = -1;
+	c->free_fd = -1;
+	c->held = -1;
+	c->skips = g_ptr_array_new_with_free_func(g_free);
+	c->timeout_ns = timeout_from_env(timeout_ns);
+	c->sh =
+	    mmap(NULL, sizeof(*c->sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (c->sh == MAP_FAILED) {
+		c->sh = NULL;
+		dps_diag_setf(diag, "cannot map the trace decoder's status: %s", strerror(errno));
+		status = DPS_ERROR;
+		goto error;
+	}
+	c->st = &c->sh->st; /* zeroed, as any new anonymous mapping */
+	snprintf(c->st->step, sizeof(c->st->step), "looking for traces");
+	c->st->packet_offset = UINT64_MAX;
+	if (pipe2(fds, O_CLOEXEC) || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, socks)) {
+		dps_diag_setf(diag, "cannot create a pipe for the trace decoder: %s",
+			      strerror(errno));
+		status = DPS_ERROR;
+		goto error;
+	}
+	/* every slot free at the start (a few bytes: the socket takes them without blocking) */
+	for (uint32_t i = 0; i < N_SLOTS; i++) {
+		if (send(socks[0], &i, sizeof(i), MSG_NOSIGNAL) != sizeof(i)) {
+			dps_diag_setf(diag, "cannot start the trace decoder: %s", strerror(errno));
+			status = DPS_ERROR;
+			goto error;
+		}
+	}
+	fflush(NULL);
+	c->pid = fork();
+	if (c->pid < 0) {
+		c->pid = 0;
+		dps_diag_setf(diag, "cannot start the trace decoder: %s", strerror(errno));
+		status = DPS_ERROR;
+		goto error;
+	}
+	if (c->pid == 0) {
+		close(fds[0]);
+		close(socks[0]);
+		run_decoder(fds[1], socks[1], paths, n_paths, progress, c->sh);
+	}
+	close(fds[1]);
+	close(socks[1]);
+	fds[1] = socks[1] = -1;
+	c->fd = fds[0];
+	c->free_fd = socks[0];
+	socks[0] = -1;
+	c->last_change_ns = now_ns();
+	/* skips and the trace's nature come before any event */
+	for (;;) {
+		status = read_msg(c, &type, &len, diag);
+		if (status) {
+			goto error;
+		}
+		if (type == MSG_OPEN && len > sizeof(uint32_t)) {
+			uint32_t has_sched;
+
+			memcpy(&has_sched, c->buf, sizeof(has_sched));
+			c->has_sched = has_sched != 0;
+			c->description = g_strdup((const char *)c->buf + sizeof(has_sched));
+			break;
+		}
+		status = take_msg(c, type, len, diag);
+		if (status) {
+			goto error;
+		}
+	}
+	*out = c;
+	return DPS_OK;
+error:
+	for (int i = 0; i < 2; i++) {
+		if (fds[i] >= 0 && fds[i] != c->fd) {
+			close(fds[i]);
+		}
+		if (socks[i] >= 0) {
+			close(socks[i]);
+		}
+	}
+	analyzer_contained_close(c);
+	return status;
+}
+
+int analyzer_contained_next(struct analyzer_contained *c, struct analyzer_event *ev,
+			    struct dps_diag *diag)
+{
+	for (;;) {
+		uint32_t type;
+		size_t len;
+		int status;
+
+		if (c->next < c->n_events) {
+			*ev = c->events[c->next++];
+			if (ev->ctx_comm) {
+				ev->ctx_comm = c->strings + ((uintptr_t)ev->ctx_comm - 1);
+			}
+			for (size_t i = 0; i < ANALYZER_EV_STRS; i++) {
+				if (ev->raw.s[i]) {
+					ev->raw.s[i] = c->strings + ((uintptr_t)ev->raw.s[i] - 1);
+				}
+			}
+			return ANALYZER_SOURCE_EVENT;
+		}
+		if (c->ended) {
+			return ANALYZER_SOURCE_END;
+		}
+		if (c->held >= 0) {
+			uint32_t index = (uint32_t)c->held;
+
+			/* the events and strings of the slot are no longer used: give it back (a
+			 * dead decoder is noticed on the pipe) */
+			c->held = -1;
+			c->n_events = c->next = 0;
+			(void)!send(c->free_fd, &index, sizeof(index), MSG_NOSIGNAL);
+		}
+		status = read_msg(c, &type, &len, diag);
+		if (status) {
+			return status;
+		}
+		if (type != MSG_EVENTS) {
+			status = take_msg(c, type, len, diag);
+			if (status) {
+				return status;
+			}
+			continue;
+		}
+		{
+			uint32_t msg[2];
+
+			memcpy(msg, c->buf, len < sizeof(msg) ? len : sizeof(msg));
+			if (len != sizeof(msg) || msg[0] >= N_SLOTS || msg[1] > BATCH_EVENTS) {
+				dps_diag_setf(diag, "the trace decoder sent a bad batch of events");
+				return DPS_ERROR;
+			}
+			c->held = (int32_t)msg[0];
+			c->events = c->sh->slots[msg[0]].ev;
+			c->strings = c->sh->slots[msg[0]].strings;
+			c->n_events = msg[1];
+			c->next = 0;
+		}
+	}
+}
+
+bool analyzer_contained_has_sched(const struct analyzer_contained *c)
+{
+	return c->has_sched;
+}
+
+const char *analyzer_contained_borrow_description(const struct analyzer_contained *c)
+{
+	return c->description;
+}
+
+size_t analyzer_contained_skip_count(const struct analyzer_contained *c)
+{
+	return c->skips->len;
+}
+
+const char *analyzer_contained_borrow_skip(const struct analyzer_contained *c, size_t i)
+{
+	return g_ptr_array_index(c->skips, i);
+}
+
+void analyzer_contained_close(struct analyzer_contained *c)
+{
+	if (!c) {
+		return;
+	}
+	if (c->fd >= 0) {
+		close(c->fd);
+	}
+	if (c->free_fd >= 0) {
+		close(c->free_fd);
+	}
+	if (c->pid > 0) {
+		kill(c->pid, SIGKILL);
+		while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR) {
+		}
+	}
+	if (c->sh) {
+		munmap(c->sh, sizeof(*c->sh));
+	}
+	g_ptr_array_free(c->skips, TRUE);
+	g_free(c->description);
+	free(c->buf);
+	g_free(c);
+}
