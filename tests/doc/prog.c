@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The program the docs call ./myprog (README.md) and prog.c (doc/memory.md):
- * tests/doc/doc-commands.sh puts it into each page's directory. Two threads with some CPU work, heap blocks and calls
- * deep enough to show a stack curve; a few tens of milliseconds in all.
+ * tests/doc/doc-commands.sh puts it into each page's directory. Two threads with some CPU work,
+ * heap blocks and calls deep enough to show a stack curve; a few tens of milliseconds in all.
  */
 #include <pthread.h>
 #include <stdio.h>
