@@ -210,7 +210,15 @@ for page in "${pages[@]}"; do
         printf 'printf "doc-commands: %%s\\n" %q >&2\n' "$rel:$line: $cmd" >> "$script"
         printf '%s\n' "$cmd" >> "$script"
         printf 'doc_check $? %q %q %q\n' "$rel:$line" "$expect" "$text" >> "$script"
+        # A session the page creates is gone at its end even when its destroy line failed
+        # or never ran, so that the next run can create it again.
+        if [[ "$cmd" =~ ^lttng\ create\ ([A-Za-z0-9_-]+) ]]; then
+            printf 'lttng list %q >/dev/null 2>&1 && lttng destroy %q >/dev/null\n' \
+                "${BASH_REMATCH[1]}" "${BASH_REMATCH[1]}" >> "$script.end"
+        fi
     done < <(extract "$page" "$dir")
+    [ -f "$script.end" ] && cat "$script.end" >> "$script"
+    rm -f "$script.end"
     if ! $list_only; then
         (cd "$dir" && PATH="$build/cli:$PATH" EDITOR="$src/tests/doc/halve-runs.sh" \
             DOC_RESULTS="$results" bash "$script" < /dev/null)
