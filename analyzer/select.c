@@ -50,7 +50,10 @@ void analyzer__maybe_track(struct analyzer_core *core, struct athread *t)
 }
 
 /* A child process that will not be replayed (no --follow-children): forget its timeline now
- * rather than at the end, so memory follows the selection only. */
+ * rather than at the end, so memory follows the selection only. One that matches the
+ * selection itself (a fork child keeps its parent's name) stays tracked: its own children,
+ * named alike, must be seen as its descendants and dropped with it at the end
+ * (analyzer__select_threads), not taken as further processes the selection matches. */
 void analyzer__untrack_child_process(struct analyzer_core *core, struct athread *t)
 {
 	struct athread *p;
@@ -272,8 +275,10 @@ int analyzer__select_threads(struct analyzer_core *core, size_t *root_out, struc
 		    !analyzer__thread_at(core, t->creator)->kept) {
 			t->kept = false;
 		}
+		/* Even one that matches the selection itself: a fork child inherits its
+		 * parent's name, so --comm NAME matches every child NAME forks. */
 		if (t->kept && !core->opts.follow_children && analyzer__is_kept_creator(core, t) &&
-		    is_child_process(core, t) && !t->matched) {
+		    is_child_process(core, t)) {
 			t->kept = false;
 		}
 	}

@@ -22,10 +22,10 @@
 #include "actset.h"
 #include "dps-test.h"
 
-/* pacman's process: 26 threads, a quick analysis. */
+/* pacman's process and its child processes: 27 threads, a quick analysis. */
 #define SMALL_TRACE "pacman"
-#define SMALL_SEL "--comm", "pacman"
-#define SMALL_THREADS 26
+#define SMALL_SEL "--comm", "pacman", "--follow-children"
+#define SMALL_THREADS 27
 /* many-threads' process: 8001 threads, long enough to be interrupted while writing. */
 #define BIG_TRACE "many-threads"
 #define BIG_SEL "--pid", "2673"

@@ -19,7 +19,9 @@
 #include "analyzer.h"
 #include "dps-test.h"
 
-static struct analyzer_result *analyze(const char *trace, int64_t pid, bool follow)
+/* Analyzes trace with the selection --pid pid (if >= 0) or --comm comm (if not NULL). */
+static struct analyzer_result *analyze_sel(const char *trace, int64_t pid, const char *comm,
+					   bool follow)
 {
 	struct analyzer_options opts;
 	struct analyzer_result *res = NULL;
@@ -32,6 +34,7 @@ static struct analyzer_result *analyze(const char *trace, int64_t pid, bool foll
 	opts.traces = traces;
 	opts.n_traces = 1;
 	opts.pid = pid;
+	opts.comm = comm;
 	opts.follow_children = follow;
 	status = analyzer_run(&opts, &res, &diag);
 	cr_assert_eq(status, DPS_OK, "%s: %d %s", trace, status, diag.msg);
@@ -40,6 +43,11 @@ static struct analyzer_result *analyze(const char *trace, int64_t pid, bool foll
 	free(res->source);
 	res->source = strdup(trace);
 	return res;
+}
+
+static struct analyzer_result *analyze(const char *trace, int64_t pid, bool follow)
+{
+	return analyze_sel(trace, pid, NULL, follow);
 }
 
 static int cmp_id(const void *a, const void *b)
@@ -198,6 +206,26 @@ Test(traces, pacman_without_and_with_children)
 	check_golden("pacman-follow", text);
 	free(text);
 	analyzer_result_destroy(res);
+}
+
+/* Regression: pacman's fork children inherit its name, so --comm pacman used to match them
+ * in their own right and keep all 26 (gpg, ldconfig, ...) without --follow-children. A child
+ * process is a child process whatever its name: --comm selects what --pid of its root does. */
+Test(traces, comm_keeps_child_processes_only_with_follow_children)
+{
+	struct analyzer_result *by_comm = analyze_sel("traces/pacman", -1, "pacman", false);
+	struct analyzer_result *by_pid = analyze("traces/pacman", 9855, false);
+	struct analyzer_result *follow = analyze_sel("traces/pacman", -1, "pacman", true);
+
+	cr_expect_eq(by_comm->n_threads, by_pid->n_threads);
+	for (size_t i = 0; i < by_comm->n_threads; i++) {
+		cr_expect_eq(by_comm->threads[i].pid, 9855, "thread %zu: pid %" PRId64 " (%s)", i,
+			     by_comm->threads[i].pid, by_comm->threads[i].comm);
+	}
+	cr_expect_gt(follow->n_threads, 20);
+	analyzer_result_destroy(follow);
+	analyzer_result_destroy(by_pid);
+	analyzer_result_destroy(by_comm);
 }
 
 Test(traces, ls_ust_heap_and_stack)
