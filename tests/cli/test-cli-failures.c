@@ -151,6 +151,7 @@ ParameterizedTest(size_t *row, cli, failures_exit_with_their_code_and_say_why, .
 	if (f->as_nobody) {
 		if (geteuid() != 0) {
 			dps_test_rmtree(tmp);
+			g_free(tmp);
 			cr_skip_test("needs root to drop to an unprivileged user");
 		}
 		/* the unprivileged user must be able to look for its output's parent */
@@ -185,4 +186,5 @@ ParameterizedTest(size_t *row, cli, failures_exit_with_their_code_and_say_why, .
 	g_string_free(line, TRUE);
 	g_ptr_array_free(argv, TRUE);
 	dps_test_rmtree(tmp);
+	g_free(tmp);
 }

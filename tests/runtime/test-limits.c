@@ -71,6 +71,7 @@ Test(limits, a_hundred_thousand_unjoined_threads_play_to_the_end, .timeout = 600
 	dps_test_run_fini(&run);
 	g_free(set);
 	dps_test_rmtree(dir);
+	g_free(dir);
 }
 
 Test(limits, a_thread_limit_that_stops_the_play_is_named, .timeout = 120)
@@ -80,6 +81,7 @@ Test(limits, a_thread_limit_that_stops_the_play_is_named, .timeout = 120)
 
 	if (geteuid() != 0) {
 		dps_test_rmtree(dir);
+		g_free(dir);
 		cr_skip_test("needs root to run as an unprivileged user under a process limit");
 	}
 	chmod(dir, 0755);
@@ -108,4 +110,5 @@ Test(limits, a_thread_limit_that_stops_the_play_is_named, .timeout = 120)
 	dps_test_run_fini(&run);
 	g_free(set);
 	dps_test_rmtree(dir);
+	g_free(dir);
 }
