@@ -3,7 +3,7 @@
  * For the harnesses whose parser reads a path (the manifest in a set directory, the
  * calibration file, record.info): one private temporary directory per fuzzer process, under
  * $TMPDIR, where each input is written before the parser reads it. The directory is removed
- * at exit; run.sh points TMPDIR into its work directory, so a crash leaves nothing elsewhere.
+ * at exit; run.sh points TMPDIR to a directory of its own (on tmpfs) and removes it after.
  */
 #ifndef DPS_FUZZ_FILE_H
 #define DPS_FUZZ_FILE_H
