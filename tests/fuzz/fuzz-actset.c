@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer harness for the action-file parser (common/actset-parse.c): any text given as one
- * thread's .act file must parse or be refused with a located error, never crash, leak or hit
- * undefined behaviour. What parses must survive the writer: written back and parsed again it
- * gives the same actions (a difference traps). Run: tests/fuzz/run.sh SECONDS actset.
+ * libFuzzer harness for the action-file parser (common/actset-parse.c) and the set's
+ * resolution (common/actset.c): the input is the text of one or more .act files, separated by
+ * form feeds ('\f'), the files of threads 1, 2, 3... (at most 8). Any text must parse or be
+ * refused with a located error, and any set resolve or be refused, never crash, leak or hit
+ * undefined behaviour. What parses must survive the writer: each thread written back and
+ * parsed again gives the same actions (a difference traps).
+ * Run: tests/fuzz/run.sh SECONDS actset.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "actset.h"
 
@@ -62,19 +66,43 @@ end:
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct dps_actset *set = dps_actset_create();
+	const char *text = (const char *)data, *end = text + size;
 	struct dps_diag diag;
-	size_t t;
 
 	if (!set) {
 		return 0;
 	}
-	t = dps_actset_add_thread(set, 1);
-	if (t != DPS_ACTSET_NO_THREAD &&
-	    !dps_actset_parse_actions(set, t, "fuzz.act", (const char *)data, size, &diag)) {
+	for (uint64_t id = 1; id <= 8 && text <= end; id++) {
+		const char *ff = memchr(text, '\f', (size_t)(end - text));
+		size_t len = ff ? (size_t)(ff - text) : (size_t)(end - text);
+		size_t t = dps_actset_add_thread(set, id);
+
+		if (t == DPS_ACTSET_NO_THREAD ||
+		    dps_actset_parse_actions(set, t, "fuzz.act", text, len, &diag)) {
+			goto end;
+		}
 		check_round_trip(set, t);
-		/* One thread alone: a valid root unless it names others (then a located error). */
-		dps_actset_resolve(set, &diag);
+		if (!ff) {
+			break;
+		}
+		text = ff + 1;
 	}
+	if (!dps_actset_resolve(set, &diag)) {
+		/* A resolved set: every create, join, wait and wake names a thread of it. */
+		for (size_t t = 0; t < set->n_threads; t++) {
+			for (size_t a = 0; a < set->threads[t].n_actions; a++) {
+				const struct dps_actset_action *act = &set->threads[t].actions[a];
+
+				if (dps_actset_kind_names_thread(act->kind) &&
+				    dps_actset_target(set, act) >= set->n_threads) {
+					fprintf(stderr, "thread %zu action %zu names no thread\n",
+						t, a);
+					__builtin_trap();
+				}
+			}
+		}
+	}
+end:
 	dps_actset_destroy(set);
 	return 0;
 }
