@@ -68,12 +68,14 @@ for t in "${targets[@]}"; do
     artifacts=$work/artifacts/$t
     log=$work/$t.log
     mkdir -p "$corpus" "$artifacts"
+    seeds=()
+    [ -d "$src/tests/fuzz/corpus/$t" ] && seeds=("$src/tests/fuzz/corpus/$t")
     rc=0
     # -error_exitcode=1: libFuzzer's default (77) would read as a skip to ctest.
     TMPDIR=$tmp "$build/tests/fuzz/fuzz-$t" -max_total_time="$secs" -max_len="$(max_len "$t")" \
         -timeout=10 -rss_limit_mb=2048 -error_exitcode=1 -timeout_exitcode=1 \
         -print_final_stats=1 -artifact_prefix="$artifacts/" \
-        "$corpus" "$src/tests/fuzz/corpus/$t" >"$log" 2>&1 || rc=$?
+        "$corpus" "${seeds[@]}" >"$log" 2>&1 || rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
     cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)
     ft=$(grep -o 'ft: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)
