@@ -6,12 +6,25 @@ set(DPS_WARNING_FLAGS
     -Wwrite-strings -Wformat=2 -Winit-self -Wduplicated-cond -Wduplicated-branches
     -Wlogical-op -Wold-style-definition -Wstrict-prototypes
     -Wno-sign-compare -Wno-maybe-uninitialized -Wno-missing-field-initializers)
+if(CMAKE_C_COMPILER_ID MATCHES "Clang")
+    # GCC's own (the fuzz preset builds with clang)
+    list(REMOVE_ITEM DPS_WARNING_FLAGS -Wjump-misses-init -Wduplicated-cond
+        -Wduplicated-branches -Wlogical-op -Wno-maybe-uninitialized)
+endif()
 if(DPS_WERROR)
     list(APPEND DPS_WARNING_FLAGS -Werror)
 endif()
 
 set(DPS_SANITIZER_FLAGS "")
-if(DPS_SANITIZE)
+if(DPS_FUZZ)
+    # libFuzzer's coverage on every library; -fsanitize=fuzzer (its main) only on the fuzzers.
+    if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+        message(FATAL_ERROR "DPS_FUZZ needs clang (libFuzzer): cmake --preset fuzz")
+    endif()
+    add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+        -fno-sanitize-recover=undefined)
+    add_link_options(-fsanitize=address,undefined)
+elseif(DPS_SANITIZE)
     set(DPS_SANITIZER_FLAGS -fsanitize=address,undefined -fno-omit-frame-pointer
         -fno-sanitize-recover=undefined)
     add_compile_options(${DPS_SANITIZER_FLAGS})

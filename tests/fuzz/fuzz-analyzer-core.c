@@ -2,9 +2,8 @@
 /*
  * libFuzzer harness for the analyzer's core: arbitrary event sequences (any kind, tids, CPUs,
  * states, out-of-order and repeated timestamps, forks reusing tids, frees of anything) must
- * never crash it nor make it build an invalid action set. Build and run (clang):
- *
- *   tests/analyzer/fuzz.sh [SECONDS]
+ * never crash it nor make it build an invalid action set. Run: tests/fuzz/run.sh SECONDS
+ * analyzer-core.
  *
  * Each input is a sequence of 24-byte records; selection and options come from the first one.
  */
