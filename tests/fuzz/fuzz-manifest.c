@@ -72,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (dps_actset_load_dir(in_dir, &set, &diag)) {
 		return 0;
 	}
-	if (dps_actset_write_dir(set, out_dir, &diag) ||
+	if (dps_actset_write_dir(set, out_dir, DPS_OUT_FORCE, &diag) ||
 	    dps_actset_load_dir(out_dir, &again, &diag)) {
 		fprintf(stderr, "a loaded set cannot be written and loaded again: %s\n", diag.msg);
 		__builtin_trap();
