@@ -2,7 +2,10 @@
 /*
  * record.info: what dps record ran, so that dps analyze, compare and replay select the
  * recorded process by themselves. Lines "key value": pid, command, exit_status or signal,
- * kernel (lttng, perf, none), ust and memory (yes, no). The one writer and the one reader.
+ * kernel (lttng, perf, none), ust and memory (yes, no), and how busy the machine was while
+ * the command ran (load_cpus N, load_wall_s S, load_own_pct P: the command's CPU time of all
+ * CPUs' time, load_others_pct P: everything else that ran, load_steal_pct P; for compare's
+ * UNDER LOAD mark). The one writer and the one reader.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -38,7 +41,13 @@ void dps_record__write_info(const struct recording *r, const char *kernel_src)
 	}
 	fprintf(f, "kernel %s\nust %s\nmemory %s\n", kernel_src, r->opts->ust ? "yes" : "no",
 		r->opts->memory ? "yes" : "no");
-	dps_record__write_load(r, f);
+	if (r->load.known) {
+		fprintf(f,
+			"load_cpus %d\nload_wall_s %.3f\nload_own_pct %.1f\nload_others_pct %.1f\n"
+			"load_steal_pct %.1f\n",
+			r->load.cpus, r->load.wall_s, r->load.own_pct, r->load.others_pct,
+			r->load.steal_pct);
+	}
 	if (fclose(f)) {
 		fprintf(stderr, "dps record: warning: cannot write %s: %s\n", path,
 			strerror(errno));
@@ -55,13 +64,43 @@ static bool parse_int(const char *s, long long *v)
 	return !errno && end != s && !*end;
 }
 
-/* Checks one "key value" line (without its newline); *pid set by a pid line. Returns NULL
- * when the line is good, else what was expected. */
-static const char *check_line(const char *key, const char *value, int64_t *pid)
+/* A line's value as a non-negative number, nothing after it. */
+static bool parse_share(const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	return !errno && end != s && !*end && *v >= 0 && *v < 1e9;
+}
+
+/* Checks one "key value" line (without its newline); *pid set by a pid line, load by the
+ * load_* lines (bit 0: cpus, bit 1: others seen, in *load_seen). Returns NULL when the line
+ * is good, else what was expected. */
+static const char *check_line(const char *key, const char *value, int64_t *pid,
+			      struct dps_load *load, unsigned *load_seen)
 {
 	long long v;
+	double d;
 
-	if (!strcmp(key, "pid")) {
+	if (!strncmp(key, "load_", 5)) {
+		if (!parse_share(value, &d)) {
+			return "a non-negative number";
+		}
+		if (!strcmp(key, "load_cpus")) {
+			load->cpus = (int)d;
+			*load_seen |= d >= 1 ? 1 : 0;
+		} else if (!strcmp(key, "load_wall_s")) {
+			load->wall_s = d;
+		} else if (!strcmp(key, "load_own_pct")) {
+			load->own_pct = d;
+		} else if (!strcmp(key, "load_others_pct")) {
+			load->others_pct = d;
+			*load_seen |= 2;
+		} else if (!strcmp(key, "load_steal_pct")) {
+			load->steal_pct = d;
+		}
+	} else if (!strcmp(key, "pid")) {
 		if (!parse_int(value, &v) || v <= 0) {
 			return "a positive process id";
 		}
@@ -83,10 +122,13 @@ static const char *check_line(const char *key, const char *value, int64_t *pid)
 	return NULL;
 }
 
-enum dps_status dps_record_info_read(const char *trace, int64_t *pid, struct dps_diag *diag)
+/* The one reader: *pid, and *load (known only when the file has its load_* lines). */
+static enum dps_status read_info(const char *trace, int64_t *pid, struct dps_load *load,
+				 struct dps_diag *diag)
 {
 	char path[4096], line[4096];
 	int64_t found = -1;
+	unsigned load_seen = 0;
 	enum dps_status status = DPS_OK;
 	unsigned lineno = 0;
 	FILE *f;
@@ -127,7 +169,7 @@ enum dps_status dps_record_info_read(const char *trace, int64_t *pid, struct dps
 			goto end;
 		}
 		line[k] = '\0';
-		expected = check_line(line, line + k + 1, &found);
+		expected = check_line(line, line + k + 1, &found, load, &load_seen);
 		if (expected) {
 			dps_diag_setf(diag, "%s:%u:%zu: %s: expected %s, got \"%.40s\"", path,
 				      lineno, k + 2, line, expected, line + k + 1);
@@ -142,9 +184,18 @@ enum dps_status dps_record_info_read(const char *trace, int64_t *pid, struct dps
 		goto end;
 	}
 	*pid = found;
+	load->known = load_seen == 3;
+	load->busy_pct = load->own_pct + load->others_pct;
 end:
 	fclose(f);
 	return status;
+}
+
+enum dps_status dps_record_info_read(const char *trace, int64_t *pid, struct dps_diag *diag)
+{
+	struct dps_load load = {0};
+
+	return read_info(trace, pid, &load, diag);
 }
 
 bool dps_record_info_pid(const char *trace, int64_t *pid)
@@ -152,4 +203,16 @@ bool dps_record_info_pid(const char *trace, int64_t *pid)
 	struct dps_diag diag = {""};
 
 	return dps_record_info_read(trace, pid, &diag) == DPS_OK;
+}
+
+bool dps_record_info_load(const char *trace, struct dps_load *load)
+{
+	struct dps_diag diag = {""};
+	int64_t pid;
+
+	*load = (struct dps_load){0};
+	if (read_info(trace, &pid, load, &diag) != DPS_OK) {
+		*load = (struct dps_load){0};
+	}
+	return load->known;
 }

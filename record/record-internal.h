@@ -4,7 +4,6 @@
 #define DPS_RECORD_RECORD_INTERNAL_H
 
 #include <stdbool.h>
-#include <stdio.h>
 #include <sys/types.h>
 
 #include "machine-load.h"
@@ -35,9 +34,6 @@ enum dps_status dps_record__ensure_sessiond(struct recording *r);
 bool dps_record__lttng_kernel_available(void);
 enum dps_status dps_record__setup_session(struct recording *r);
 void dps_record__teardown_session(struct recording *r);
-
-/* record-load.c */
-void dps_record__write_load(const struct recording *r, FILE *f);
 
 /* perf.c */
 const char *dps_record__perf_problem(void);

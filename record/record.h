@@ -75,8 +75,9 @@ bool dps_record_info_pid(const char *trace, int64_t *pid);
 
 /*
  * How busy the machine was while dps record ran the command (the load_* lines of
- * TRACE/record.info; common/machine-load.h): *load->known is false when the trace has no
- * such lines (an older dps, another recorder). Returns load->known.
+ * TRACE/record.info, read by dps_record_info_read's reader; common/machine-load.h):
+ * load->known is false when the trace has no such lines (an older dps, another recorder) or
+ * its record.info is malformed. Returns load->known.
  */
 struct dps_load;
 bool dps_record_info_load(const char *trace, struct dps_load *load);
