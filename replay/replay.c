@@ -91,22 +91,24 @@ static bool is_replay_dir(const char *dir)
 /* Points the result's paths into base (the temporary directory while the steps run). */
 static void set_paths(struct dps_replay_result *r, const char *base)
 {
-	g_free(r->set);
-	r->set = g_build_filename(base, "set", NULL);
-	g_free(r->stub);
-	r->stub = g_build_filename(base, REPLAY_STUB_NAME, NULL);
-	g_free(r->stub_c);
-	r->stub_c = g_build_filename(base, "stub.c", NULL);
-	g_free(r->calibration);
-	r->calibration = g_build_filename(base, "calibration", NULL);
-	g_free(r->sim_trace);
-	r->sim_trace = g_build_filename(base, "sim-trace", NULL);
-	g_free(r->compare_txt);
-	r->compare_txt = g_build_filename(base, "compare.txt", NULL);
-	g_free(r->compare_json);
-	r->compare_json = g_build_filename(base, "compare.json", NULL);
-	g_free(r->report);
-	r->report = g_build_filename(base, "report.html", NULL);
+	struct {
+		char **path;
+		const char *name;
+	} const files[] = {
+	    {&r->set, "set"},
+	    {&r->stub, REPLAY_STUB_NAME},
+	    {&r->stub_c, "stub.c"},
+	    {&r->calibration, "calibration"},
+	    {&r->sim_trace, "sim-trace"},
+	    {&r->compare_txt, "compare.txt"},
+	    {&r->compare_json, "compare.json"},
+	    {&r->report, "report.html"},
+	};
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		g_free(*files[i].path);
+		*files[i].path = g_build_filename(base, files[i].name, NULL);
+	}
 }
 
 /* The output directory (./dps-replay-<trace name> by default, created with its parents): an

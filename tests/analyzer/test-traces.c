@@ -625,11 +625,11 @@ static struct dps_test_run run_dps_on(const char *dir, const char *opts)
 
 Test(cli, empty_stream_file_is_reported_and_strict_refuses_it)
 {
+	char *dir = copy_trace("traces/ls-ust");
 	char path[256];
 	char *args = NULL;
 	struct dps_test_run r;
 
-	char *dir = copy_trace("traces/ls-ust");
 	snprintf(path, sizeof(path), "%s/t/ust/u_4", dir);
 	cr_assert_eq(truncate(path, 0), 0, "%s: %s", path, strerror(errno));
 	/* babeltrace2 reads the rest without a word: half of the CPU time goes */
@@ -671,10 +671,10 @@ Test(cli, empty_stream_file_is_reported_and_strict_refuses_it)
 
 Test(cli, sub_trace_without_metadata_is_reported)
 {
+	char *dir = copy_trace("traces/record-live-prog");
 	char path[256];
 	struct dps_test_run r;
 
-	char *dir = copy_trace("traces/record-live-prog");
 	snprintf(path, sizeof(path), "%s/t/ust/uid/0/64-bit/metadata", dir);
 	cr_assert_eq(unlink(path), 0, "%s: %s", path, strerror(errno));
 	r = run_dps_on(dir, "-q");
@@ -692,10 +692,10 @@ Test(cli, sub_trace_without_metadata_is_reported)
 /* Per-test: the decoder's watchdog of a second (the default, 10 s, is for real use). */
 Test(cli, truncated_metadata_stall_is_stopped_and_located, .timeout = 120)
 {
+	char *dir = copy_trace("traces/tracefile-rotation-sched");
 	char path[256];
 	struct dps_test_run r;
 
-	char *dir = copy_trace("traces/tracefile-rotation-sched");
 	snprintf(path, sizeof(path), "%s/t/kernel/metadata", dir);
 	/* babeltrace2 2.0.4 loops forever on this metadata */
 	cr_assert_eq(truncate(path, 5000), 0, "%s: %s", path, strerror(errno));
@@ -712,11 +712,11 @@ Test(cli, truncated_metadata_stall_is_stopped_and_located, .timeout = 120)
 
 Test(cli, decoder_abort_is_contained_and_located)
 {
+	char *dir = copy_trace("traces/ls-ust");
 	char path[256];
 	struct dps_test_run r;
 	FILE *f;
 
-	char *dir = copy_trace("traces/ls-ust");
 	snprintf(path, sizeof(path), "%s/t/ust/u_1", dir);
 	f = fopen(path, "r+");
 	cr_assert_not_null(f, "%s", path);
@@ -735,26 +735,19 @@ Test(cli, decoder_abort_is_contained_and_located)
 
 Test(cli, malformed_record_info_is_a_located_error)
 {
+	char *dir = copy_trace("traces/perf-idle-cpu1");
 	char path[256];
 	struct dps_test_run r;
-	FILE *f;
 
-	char *dir = copy_trace("traces/perf-idle-cpu1");
 	snprintf(path, sizeof(path), "%s/t/record.info", dir);
-	f = fopen(path, "w");
-	cr_assert_not_null(f, "%s", path);
-	fputs("# dps record\npid 22x396\n", f);
-	fclose(f);
+	dps_test_write_file(path, "# dps record\npid 22x396\n");
 	r = run_dps_on(dir, "-q");
 	cr_expect_eq(r.status, 2, "%s", r.err);
 	cr_expect(strstr(r.err, "/t/record.info:2:5: pid: expected a positive process id, got "
 				"\"22x396\""),
 		  "%s", r.err);
 	dps_test_run_fini(&r);
-	f = fopen(path, "w");
-	cr_assert_not_null(f, "%s", path);
-	fputs("kernel perf\n", f);
-	fclose(f);
+	dps_test_write_file(path, "kernel perf\n");
 	r = run_dps_on(dir, "-q");
 	cr_expect_eq(r.status, 2, "%s", r.err);
 	cr_expect(strstr(r.err, "/t/record.info:2:1: no \"pid N\" line"), "%s", r.err);
