@@ -303,7 +303,9 @@ static enum dps_status check_knobs(struct replay *rp, const struct dps_actset *s
 	g_ptr_array_add(argv, (gpointer) "dps replay");
 	for (size_t i = 0; k && k[i]; i++) {
 		g_ptr_array_add(argv, (gpointer)k[i]);
-		if (!set && i > 0 && strstr(k[i - 1], "thread")) {
+		if (!set && i > 0 &&
+		    (!strcmp(k[i - 1], "--thread-scale") ||
+		     !strcmp(k[i - 1], "--thread-sleep-scale"))) {
 			struct dps_thread_desc d = {.id = g_ascii_strtoull(k[i], NULL, 10)};
 
 			g_array_append_val(threads, d);

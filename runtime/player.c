@@ -628,7 +628,8 @@ static int check_program(const struct dps_program *prog, size_t *n_deps)
 	return ret;
 }
 
-/* Collects the distinct (sleeper, waker) pairs of the program, sorted. */
+/* Collects the distinct (sleeper, waker) pairs of the program, sorted, and marks the threads
+ * some thread joins (in the same pass over the actions). */
 static int build_deps(struct player *pl, size_t max)
 {
 	const struct dps_program *prog = pl->prog;
@@ -644,7 +645,9 @@ static int build_deps(struct player *pl, size_t max)
 		for (size_t i = 0; i < d->n_actions; i++) {
 			const struct dps_action *a = &d->actions[i];
 
-			if (a->kind == DPS_ACT_WAIT) {
+			if (a->kind == DPS_ACT_JOIN) {
+				pl->slots[a->arg].joined = true; /* the others are detached */
+			} else if (a->kind == DPS_ACT_WAIT) {
 				pl->deps[n++] = (struct dep){.sleeper = t, .waker = (size_t)a->arg};
 			} else if (a->kind == DPS_ACT_WAKE) {
 				pl->deps[n++] = (struct dep){.sleeper = (size_t)a->arg, .waker = t};
@@ -715,15 +718,6 @@ int dps_play(const struct dps_program *prog, const struct dps_play_options *opts
 	ret = build_deps(&pl, max_deps);
 	if (ret) {
 		goto end_slots;
-	}
-	for (size_t t = 0; t < prog->n_threads; t++) {
-		for (size_t i = 0; i < prog->threads[t].n_actions; i++) {
-			const struct dps_action *a = &prog->threads[t].actions[i];
-
-			if (a->kind == DPS_ACT_JOIN) {
-				pl.slots[a->arg].joined = true;
-			}
-		}
 	}
 	for (; n_conds < prog->n_threads; n_conds++) {
 		struct slot *s = &pl.slots[n_conds];
