@@ -13,50 +13,104 @@
 #include "actset-internal.h"
 #include "atomic-out.h"
 
+/* Writes v in decimal at p; returns the number of characters (at most 20). */
+static size_t put_u64(char *p, uint64_t v)
+{
+	char tmp[20];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++) {
+		p[i] = tmp[n - 1 - i];
+	}
+	return n;
+}
+
+/* A duration in µs: integer µs when exact, else the ns fraction without its trailing zeros
+ * ("54", "0.85", "12.5"); at most 24 characters. */
+static size_t put_us(char *p, uint64_t ns)
+{
+	size_t n = put_u64(p, ns / 1000);
+	unsigned frac = (unsigned)(ns % 1000);
+
+	if (frac) {
+		p[n++] = '.';
+		p[n++] = (char)('0' + frac / 100);
+		frac %= 100;
+		if (frac) {
+			p[n++] = (char)('0' + frac / 10);
+			frac %= 10;
+			if (frac) {
+				p[n++] = (char)('0' + frac);
+			}
+		}
+	}
+	return n;
+}
+
 const char *dps_actset_format_us(uint64_t ns, char *buf, size_t len)
 {
-	if (ns % 1000 == 0) {
-		snprintf(buf, len, "%" PRIu64, ns / 1000);
-	} else {
-		char frac[8];
-		int end;
+	char tmp[32];
+	size_t n = put_us(tmp, ns);
 
-		snprintf(frac, sizeof(frac), "%03u", (unsigned)(ns % 1000));
-		end = 3;
-		while (end > 0 && frac[end - 1] == '0') {
-			end--;
-		}
-		frac[end] = '\0';
-		snprintf(buf, len, "%" PRIu64 ".%s", ns / 1000, frac);
+	if (len) {
+		n = n < len - 1 ? n : len - 1;
+		memcpy(buf, tmp, n);
+		buf[n] = '\0';
 	}
 	return buf;
+}
+
+/* The longest action line: a keyword, a blank, a sign and 20 digits or 24 characters of
+ * duration, a newline. */
+#define ACTION_LINE_MAX 40
+
+/* One action as a line of its file; returns its length (at most ACTION_LINE_MAX). Formatted by
+ * hand, not with printf: a dense set has millions of lines (doc/analyzer.md, "Speed"). */
+static size_t format_action(const struct dps_actset_action *act, char *p)
+{
+	const char *kw = dps_actset__kind_word(act->kind);
+	size_t n = strlen(kw);
+
+	memcpy(p, kw, n);
+	p[n++] = ' ';
+	switch (act->kind) {
+	case DPS_ACT_RUN:
+	case DPS_ACT_SLEEP:
+		n += put_us(p + n, (uint64_t)act->value);
+		break;
+	case DPS_ACT_HEAP:
+	case DPS_ACT_STACK:
+		p[n++] = act->value < 0 ? '-' : '+';
+		n += put_u64(p + n, act->value < 0 ? -(uint64_t)act->value : (uint64_t)act->value);
+		break;
+	default:
+		n += put_u64(p + n, act->id);
+		break;
+	}
+	p[n++] = '\n';
+	return n;
 }
 
 int dps_actset_write_thread(const struct dps_actset *set, size_t t, FILE *out)
 {
 	const struct dps_actset_thread *th = &set->threads[t];
-	char buf[32];
+	/* Lines are formatted into this buffer and handed to stdio in large writes. */
+	char buf[64 * 1024];
+	size_t len = 0;
 
 	fprintf(out, "dps-actions %d\n", DPS_ACTSET_FORMAT_VERSION);
 	for (size_t a = 0; a < th->n_actions; a++) {
-		const struct dps_actset_action *act = &th->actions[a];
-		const char *kw = dps_actset__kind_word(act->kind);
-
-		switch (act->kind) {
-		case DPS_ACT_RUN:
-		case DPS_ACT_SLEEP:
-			fprintf(out, "%s %s\n", kw,
-				dps_actset_format_us((uint64_t)act->value, buf, sizeof(buf)));
-			break;
-		case DPS_ACT_HEAP:
-		case DPS_ACT_STACK:
-			fprintf(out, "%s %+" PRId64 "\n", kw, act->value);
-			break;
-		default:
-			fprintf(out, "%s %" PRIu64 "\n", kw, act->id);
-			break;
+		if (len > sizeof(buf) - ACTION_LINE_MAX) {
+			fwrite(buf, 1, len, out);
+			len = 0;
 		}
+		len += format_action(&th->actions[a], buf + len);
 	}
+	fwrite(buf, 1, len, out);
 	return ferror(out) ? DPS_ERR_IO : DPS_OK;
 }
 
@@ -175,40 +229,72 @@ int dps_actset_check_out_dir(const char *dir, unsigned flags, struct dps_diag *d
 	return dps_out_dir_check(dir, dps_actset_is_set_dir, ACTSET_WHAT, flags, diag);
 }
 
-int dps_actset_write_dir(const struct dps_actset *set, const char *dir, unsigned flags,
-			 struct dps_diag *diag)
+int dps_actset_writer_begin(struct dps_actset_writer *w, const char *dir, unsigned flags,
+			    struct dps_diag *diag)
 {
-	struct dps_out_dir out;
+	*w = (struct dps_actset_writer){0};
+	return dps_out_dir_begin(&w->out, dir, dps_actset_is_set_dir, ACTSET_WHAT, flags, diag);
+}
+
+/* The message names the file inside the temporary; says which set it was for, and removes the
+ * temporary. */
+static void writer_fail(struct dps_actset_writer *w, struct dps_diag *diag)
+{
+	char *inner = g_strdup(diag ? diag->msg : "");
+
+	dps_diag_setf(diag, "cannot write the action set \"%s\" (left as it was): %s", w->out.path,
+		      inner);
+	g_free(inner);
+	dps_actset_writer_abort(w);
+}
+
+int dps_actset_writer_put_thread(struct dps_actset_writer *w, const struct dps_actset *set,
+				 size_t t, struct dps_diag *diag)
+{
 	char name[40];
 	int status;
 
-	status = dps_out_dir_begin(&out, dir, dps_actset_is_set_dir, ACTSET_WHAT, flags, diag);
+	snprintf(name, sizeof(name), "%" PRIu64 ".act", set->threads[t].id);
+	status = write_file(w->out.tmp, name, set, t, diag);
 	if (status) {
+		writer_fail(w, diag);
+	}
+	return status;
+}
+
+int dps_actset_writer_commit(struct dps_actset_writer *w, const struct dps_actset *set,
+			     struct dps_diag *diag)
+{
+	/* The manifest last: a set whose manifest is there was written whole. */
+	int status =
+	    write_file(w->out.tmp, DPS_ACTSET_MANIFEST_NAME, set, DPS_ACTSET_NO_THREAD, diag);
+
+	if (status) {
+		writer_fail(w, diag);
 		return status;
 	}
-	for (size_t t = 0; t < set->n_threads; t++) {
-		snprintf(name, sizeof(name), "%" PRIu64 ".act", set->threads[t].id);
-		status = write_file(out.tmp, name, set, t, diag);
-		if (status) {
-			goto abort_out;
-		}
-	}
-	/* The manifest last: a set whose manifest is there was written whole. */
-	status = write_file(out.tmp, DPS_ACTSET_MANIFEST_NAME, set, DPS_ACTSET_NO_THREAD, diag);
-	if (status) {
-		goto abort_out;
-	}
-	return dps_out_dir_commit(&out, diag);
-
-abort_out:
-	/* The message names the file inside the temporary; say which set it was for. */
-	{
-		char *inner = g_strdup(diag ? diag->msg : "");
-
-		dps_diag_setf(diag, "cannot write the action set \"%s\" (left as it was): %s", dir,
-			      inner);
-		g_free(inner);
-	}
-	dps_out_dir_abort(&out);
+	status = dps_out_dir_commit(&w->out, diag);
+	*w = (struct dps_actset_writer){0};
 	return status;
+}
+
+void dps_actset_writer_abort(struct dps_actset_writer *w)
+{
+	if (w->out.tmp) {
+		dps_out_dir_abort(&w->out);
+	}
+	*w = (struct dps_actset_writer){0};
+}
+
+int dps_actset_write_dir(const struct dps_actset *set, const char *dir, unsigned flags,
+			 struct dps_diag *diag)
+{
+	struct dps_actset_writer w;
+	int status;
+
+	status = dps_actset_writer_begin(&w, dir, flags, diag);
+	for (size_t t = 0; t < set->n_threads && !status; t++) {
+		status = dps_actset_writer_put_thread(&w, set, t, diag);
+	}
+	return status ? status : dps_actset_writer_commit(&w, set, diag);
 }

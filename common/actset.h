@@ -128,6 +128,26 @@ int dps_actset_resolve(struct dps_actset *set, struct dps_diag *diag);
  */
 int dps_actset_write_dir(const struct dps_actset *set, const char *dir, unsigned flags,
 			 struct dps_diag *diag);
+/*
+ * The same written one thread at a time, for a producer that does not hold the whole set (the
+ * analyzer writes each thread's file as soon as its actions are built, then drops them):
+ * begin, put each thread (its actions must be in the set then), commit with the set's
+ * metadata (the manifest needs a resolved set for root and parents). Every file goes into the
+ * temporary directory; only commit puts the set in place. On an error of put or commit the
+ * temporary is removed (the writer is then empty, nothing to abort) and diag names the set and
+ * the file; abort is for the producer's own errors. Statuses as dps_actset_write_dir.
+ */
+struct dps_actset_writer {
+	struct dps_out_dir out;
+};
+int dps_actset_writer_begin(struct dps_actset_writer *w, const char *dir, unsigned flags,
+			    struct dps_diag *diag);
+int dps_actset_writer_put_thread(struct dps_actset_writer *w, const struct dps_actset *set,
+				 size_t t, struct dps_diag *diag);
+int dps_actset_writer_commit(struct dps_actset_writer *w, const struct dps_actset *set,
+			     struct dps_diag *diag);
+/* Removes the temporary directory; accepts an empty writer. */
+void dps_actset_writer_abort(struct dps_actset_writer *w);
 /* Whether dir holds an action set written by dps (its manifest). */
 bool dps_actset_is_set_dir(const char *dir);
 /* Whether dps_actset_write_dir would refuse dir, checked before any work: DPS_OK, or
