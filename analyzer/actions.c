@@ -194,11 +194,9 @@ int analyzer__build_actions(struct analyzer_core *core, struct analyzer_result *
 	return b.status;
 }
 
-int analyzer__copy_thread(struct analyzer_core *core, size_t ci, struct analyzer_thread *rt)
+int analyzer__copy_identity(struct analyzer_core *core, size_t ci, struct analyzer_thread *rt)
 {
 	struct athread *t = analyzer__thread_at(core, ci);
-	struct analyzer_thread_stats *st = &rt->stats;
-	size_t n = 0;
 
 	rt->id = analyzer__thread_id(t);
 	rt->tid = t->tid > 0 ? t->tid : -1;
@@ -207,9 +205,19 @@ int analyzer__copy_thread(struct analyzer_core *core, size_t ci, struct analyzer
 	rt->pre_existing = !t->created;
 	rt->start_ns = t->created ? t->create_ts : t->first_ts;
 	rt->end_ns = analyzer__thread_end(core, t);
-	if (!rt->comm) {
-		return DPS_ERR_NOMEM;
+	rt->parent = ANALYZER_NO_THREAD;
+	if (t->sim.begun) {
+		analyzer__sim_window(t, rt);
 	}
+	return rt->comm ? DPS_OK : DPS_ERR_NOMEM;
+}
+
+int analyzer__copy_timeline(struct analyzer_core *core, size_t ci, struct analyzer_thread *rt)
+{
+	struct athread *t = analyzer__thread_at(core, ci);
+	struct analyzer_thread_stats *st = &rt->stats;
+	size_t n = 0;
+
 	if (t->sim.begun) {
 		analyzer__clip_to_window(t, rt);
 	}
@@ -326,14 +334,14 @@ static char *format_options(const struct analyzer_options *o, uint64_t min_block
 	return strdup(buf);
 }
 
-int analyzer__build_actset(struct analyzer_core *core, struct analyzer_result *res,
-			   uint64_t min_block, struct dps_diag *diag)
+/* The set with its threads' metadata, options and source, no actions yet. */
+static struct dps_actset *new_actset(struct analyzer_core *core, const struct analyzer_result *res,
+				     uint64_t min_block)
 {
 	struct dps_actset *set = dps_actset_create();
-	int status = DPS_ERR_NOMEM;
 
 	if (!set) {
-		goto error;
+		return NULL;
 	}
 	for (size_t i = 0; i < res->n_threads; i++) {
 		const struct analyzer_thread *rt = &res->threads[i];
@@ -354,13 +362,6 @@ int analyzer__build_actset(struct analyzer_core *core, struct analyzer_result *r
 			goto error;
 		}
 	}
-	for (size_t i = 0; i < res->n_threads; i++) {
-		status = analyzer__build_actions(core, res, i, set, min_block);
-		if (status) {
-			goto error;
-		}
-	}
-	status = DPS_ERR_NOMEM;
 	set->format_version = DPS_ACTSET_FORMAT_VERSION;
 	set->options = format_options(&core->opts, min_block);
 	if (!set->options || dps_actset_set_str(&set->source_trace, res->source)) {
@@ -370,22 +371,140 @@ int analyzer__build_actset(struct analyzer_core *core, struct analyzer_result *r
 	if (res->partial && dps_actset_set_str(&set->partial_reason, res->partial_reason)) {
 		goto error;
 	}
-	status = dps_actset_resolve(set, diag);
-	if (status) {
-		/* An analyzer bug, not bad input: say so. */
-		char msg[DPS_DIAG_MSG_LEN];
+	return set;
+error:
+	dps_actset_destroy(set);
+	return NULL;
+}
 
-		snprintf(msg, sizeof(msg), "%.900s", diag ? diag->msg : "");
-		dps_diag_setf(diag, "internal error, the action set built is invalid: %s", msg);
-		status = DPS_ERROR;
-		goto error;
+/* Once a thread's file is written, only its create and join actions stay: the set's
+ * resolution (the creation graph, the manifest's root and parents) needs nothing else. */
+static void thin_thread(struct dps_actset_thread *th)
+{
+	size_t n = 0;
+
+	for (size_t a = 0; a < th->n_actions; a++) {
+		if (th->actions[a].kind == DPS_ACT_CREATE || th->actions[a].kind == DPS_ACT_JOIN) {
+			th->actions[n++] = th->actions[a];
+		}
+	}
+	th->n_actions = n;
+	/* and give the rest back: the arrays of every thread would otherwise stay as large as
+	 * they were */
+	if (!n) {
+		free(th->actions);
+		th->actions = NULL;
+		th->cap_actions = 0;
+	} else {
+		struct dps_actset_action *a = realloc(th->actions, n * sizeof(*a));
+
+		if (a) {
+			th->actions = a;
+			th->cap_actions = n;
+		}
+	}
+}
+
+static void drop_timeline(struct analyzer_thread *rt)
+{
+	free(rt->segs);
+	free(rt->marks);
+	free(rt->mem);
+	rt->segs = NULL;
+	rt->marks = NULL;
+	rt->mem = NULL;
+	rt->n_segs = rt->cap_segs = rt->n_marks = rt->cap_marks = rt->n_mem = rt->cap_mem = 0;
+}
+
+/*
+ * The kept threads' timelines, parents, statistics and actions, one thread at a time (order[i]
+ * is the core's thread for result thread i, whose identity is filled in). With opts.out_dir,
+ * each thread's file is written as soon as its actions are built, and only its create and join
+ * actions are kept; without opts.keep_timelines its timeline is dropped then too, so that the
+ * whole set is never held twice (doc/analyzer.md, "Memory"). With build_actset (and no
+ * out_dir) the set is res->actset; else only the counts are made.
+ */
+int analyzer__output(struct analyzer_core *core, struct analyzer_result *res, const size_t *order,
+		     uint64_t min_block, struct dps_diag *diag)
+{
+	const char *out_dir = core->opts.out_dir;
+	struct dps_actset_writer w = {0};
+	struct dps_actset *set = NULL;
+	int status = DPS_ERR_NOMEM;
+
+	if (out_dir || core->opts.build_actset) {
+		set = new_actset(core, res, min_block);
+		if (!set) {
+			goto nomem;
+		}
+	}
+	if (out_dir) {
+		status = dps_actset_writer_begin(&w, out_dir, core->opts.out_flags, diag);
+		if (status) {
+			goto destroy_set;
+		}
+	}
+	for (size_t i = 0; i < res->n_threads; i++) {
+		struct analyzer_thread *rt = &res->threads[i];
+		size_t rank = 0;
+
+		status = analyzer__prepare_timeline(core, order[i]);
+		if (status == DPS_ERR_IO) {
+			dps_diag_setf(diag, "%s", core->err);
+			goto abort_writer;
+		}
+		status = status ? status : analyzer__copy_timeline(core, order[i], rt);
+		if (status) {
+			goto nomem;
+		}
+		/* Parents and creation ranks from the create marks. */
+		for (size_t m = 0; m < rt->n_marks; m++) {
+			if (rt->marks[m].kind == ANALYZER_MARK_CREATE) {
+				res->threads[rt->marks[m].other].parent = i;
+				res->threads[rt->marks[m].other].create_rank = rank++;
+			}
+		}
+		status = analyzer__build_actions(core, res, i, set, min_block);
+		if (status) {
+			goto nomem;
+		}
+		if (out_dir) {
+			status = dps_actset_writer_put_thread(&w, set, i, diag);
+			if (status) {
+				goto destroy_set; /* the writer removed its temporary */
+			}
+			thin_thread(&set->threads[i]);
+		}
+		if (!core->opts.keep_timelines) {
+			drop_timeline(rt);
+		}
+	}
+	if (set) {
+		status = dps_actset_resolve(set, diag);
+		if (status) {
+			/* An analyzer bug, not bad input: say so. */
+			char msg[DPS_DIAG_MSG_LEN];
+
+			snprintf(msg, sizeof(msg), "%.900s", diag ? diag->msg : "");
+			dps_diag_setf(diag, "internal error, the action set built is invalid: %s",
+				      msg);
+			status = DPS_ERROR;
+			goto abort_writer;
+		}
+	}
+	if (out_dir) {
+		status = dps_actset_writer_commit(&w, set, diag);
+		goto destroy_set;
 	}
 	res->actset = set;
 	return DPS_OK;
-error:
-	if (status == DPS_ERR_NOMEM) {
-		dps_diag_setf(diag, "out of memory building the action set");
-	}
+
+nomem:
+	status = DPS_ERR_NOMEM;
+	dps_diag_setf(diag, "out of memory building the action set");
+abort_writer:
+	dps_actset_writer_abort(&w);
+destroy_set:
 	dps_actset_destroy(set);
 	return status;
 }

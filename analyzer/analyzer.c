@@ -80,6 +80,7 @@ static int read_traces(const struct analyzer_options *opts, bool list_only,
 	while ((status = analyzer_contained_next(src, &ev, diag)) == ANALYZER_SOURCE_EVENT) {
 		status = analyzer_core_feed(core, &ev);
 		if (status) {
+			dps_diag_setf(diag, "%s", analyzer_core_borrow_error(core));
 			goto end;
 		}
 	}

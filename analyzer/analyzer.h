@@ -128,10 +128,18 @@ struct analyzer_options {
 	int64_t min_block_ns;	      /* -1: from the calibration file, else the default */
 	const char *calibration_path; /* NULL: none */
 	bool progress;		      /* show progress on stderr when it is a terminal */
-	bool build_actset;	      /* also build result->actset */
-	bool keep_tracer_threads;     /* keep lttng-ust's listener threads ("<name>-ust") */
-	bool strict;		      /* an incomplete input (skips, lost events) is an error */
-	int64_t decode_timeout_ns;    /* decoder watchdog; <= 0: DPS_DECODE_TIMEOUT, else 10 s */
+	bool build_actset;	      /* also build result->actset (not with out_dir) */
+	bool keep_timelines; /* the threads' segs, marks and mem in the result (default); false:
+			      * each is dropped once its actions are built, so that memory does
+			      * not grow with the selection's actions (dps analyze, replay) */
+	/* Write the action set into this directory (dps_actset_writer: replaced whole, never
+	 * half-written), each thread's file as soon as its actions are built; result->actset
+	 * stays NULL. NULL: not written. */
+	const char *out_dir;
+	unsigned out_flags;	   /* enum dps_out_flags for out_dir */
+	bool keep_tracer_threads;  /* keep lttng-ust's listener threads ("<name>-ust") */
+	bool strict;		   /* an incomplete input (skips, lost events) is an error */
+	int64_t decode_timeout_ns; /* decoder watchdog; <= 0: DPS_DECODE_TIMEOUT, else 10 s */
 };
 
 void analyzer_options_default(struct analyzer_options *opts);

@@ -71,6 +71,14 @@ struct athread_timeline {
 	bool marks_unsorted; /* analyzer__add_mark appended out of order: sort at the end */
 	struct analyzer_mem_sample *mem; /* owned */
 	size_t n_mem, cap_mem;
+	/* spill.c: the oldest segments and samples, in the core's spill file; segs[0] is
+	 * segment segs_spilled of the timeline, mem[0] sample mem_spilled */
+	GArray *spill; /* owned: struct spill_chunk, NULL when nothing is spilled */
+	size_t segs_spilled, mem_spilled;
+	/* analyzer__add_pre_existing_creates: a sleep [pre_sleep_b, pre_sleep_e] comes first,
+	 * put in front of the segments when they are read back (analyzer__prepare_timeline) */
+	bool pre_sleep;
+	uint64_t pre_sleep_b, pre_sleep_e;
 };
 
 /*
@@ -139,7 +147,18 @@ struct analyzer_core {
 	bool seen_waking, seen_syscalls, seen_dps_heap, seen_dps_stack;
 	uint64_t n_discarded, n_discarded_packets, disc_begin, disc_end;
 	bool partial;
-	int status; /* sticky ENOMEM */
+	int status;    /* sticky: DPS_ERR_NOMEM, or DPS_ERR_IO (err says what) */
+	char err[256]; /* the message of a DPS_ERR_IO status */
+	/* spill.c: the spill file (-1 until the first spill), its size, when a thread's arrays
+	 * spill and how many records stay in memory; spill_on when the result keeps no timelines */
+	int spill_fd;
+	uint64_t spill_off;
+	size_t spill_at, spill_keep;
+	bool spill_on;
+	/* joins.c: the implicit joins found at the end, by creator then time, inserted into each
+	 * creator's segments when its timeline is read back */
+	struct analyzer_join_ins *joins; /* owned */
+	size_t n_joins;
 };
 
 /* threads.c */
@@ -186,7 +205,8 @@ void analyzer__on_memory(struct analyzer_core *core, const struct analyzer_event
 
 /* dps-events.c */
 void analyzer__on_dps(struct analyzer_core *core, const struct analyzer_event *ev, size_t x);
-void analyzer__clip_to_window(struct athread *t, struct analyzer_thread *rt);
+void analyzer__sim_window(const struct athread *t, struct analyzer_thread *rt);
+void analyzer__clip_to_window(struct athread *t, const struct analyzer_thread *rt);
 
 /* select.c */
 void analyzer__start_tracking(struct athread *t);
@@ -201,13 +221,35 @@ void analyzer__add_pre_existing_creates(struct analyzer_core *core, size_t root)
 int analyzer__ensure_create_marks(struct analyzer_core *core);
 
 /* joins.c */
+struct analyzer_join_ins {
+	uint64_t ts;
+	size_t child;
+};
 int analyzer__add_implicit_joins(struct analyzer_core *core);
+int analyzer__insert_joins(struct analyzer_core *core, size_t parent);
+
+/* spill.c */
+void analyzer__spill_init(struct analyzer_core *core);
+void analyzer__spill_fini(struct analyzer_core *core);
+void analyzer__spill_segs(struct analyzer_core *core, struct athread *t);
+void analyzer__spill_mem(struct analyzer_core *core, struct athread *t);
+/* Segment idx of t's timeline (spilled or not): a pointer to it in memory, or a copy read into
+ * buf; NULL when idx is out of range or the file cannot be read (core->status says). */
+struct analyzer_segment *analyzer__seg_at(struct analyzer_core *core, struct athread *t, size_t idx,
+					  struct analyzer_segment *buf);
+/* Writes back a copy analyzer__seg_at made (nothing to do for one in memory). */
+void analyzer__seg_put(struct analyzer_core *core, struct athread *t, size_t idx,
+		       const struct analyzer_segment *buf);
+int analyzer__reload_timeline(struct analyzer_core *core, struct athread *t);
+void analyzer__drop_spill(struct athread *t);
 
 /* actions.c */
 int analyzer__build_actions(struct analyzer_core *core, struct analyzer_result *res, size_t ri,
 			    struct dps_actset *set, uint64_t min_block);
-int analyzer__copy_thread(struct analyzer_core *core, size_t ci, struct analyzer_thread *rt);
-int analyzer__build_actset(struct analyzer_core *core, struct analyzer_result *res,
-			   uint64_t min_block, struct dps_diag *diag);
+int analyzer__prepare_timeline(struct analyzer_core *core, size_t ci);
+int analyzer__copy_identity(struct analyzer_core *core, size_t ci, struct analyzer_thread *rt);
+int analyzer__copy_timeline(struct analyzer_core *core, size_t ci, struct analyzer_thread *rt);
+int analyzer__output(struct analyzer_core *core, struct analyzer_result *res, const size_t *order,
+		     uint64_t min_block, struct dps_diag *diag);
 
 #endif /* DPS_ANALYZER_CORE_INTERNAL_H */

@@ -120,6 +120,11 @@ enum dps_status analyzer_core_feed(struct analyzer_core *core, const struct anal
 	return core->status;
 }
 
+const char *analyzer_core_borrow_error(const struct analyzer_core *core)
+{
+	return core->err;
+}
+
 /*
  * Creation and destruction
  */
@@ -136,6 +141,8 @@ struct analyzer_core *analyzer_core_create(const struct analyzer_options *opts, 
 	core->allocs = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free);
 	core->dps_ids = g_hash_table_new(g_direct_hash, g_direct_equal);
 	core->dps_creates = g_hash_table_new(g_direct_hash, g_direct_equal);
+	analyzer__spill_init(core);
+	core->spill_on = !opts->keep_timelines;
 	return core;
 }
 
@@ -154,6 +161,8 @@ void analyzer_core_destroy(struct analyzer_core *core)
 	g_hash_table_destroy(core->allocs);
 	g_hash_table_destroy(core->dps_ids);
 	g_hash_table_destroy(core->dps_creates);
+	analyzer__spill_fini(core);
+	free(core->joins);
 	free(core);
 }
 
@@ -200,7 +209,9 @@ enum dps_status analyzer_core_finish(struct analyzer_core *core, bool list_only,
 	int status;
 
 	if (core->status) {
-		dps_diag_setf(diag, "out of memory while analyzing");
+		dps_diag_setf(diag, "%s",
+			      core->status == DPS_ERR_IO ? core->err
+							 : "out of memory while analyzing");
 		return core->status;
 	}
 	res->begin_ns = core->begin_ts;
@@ -254,43 +265,13 @@ enum dps_status analyzer_core_finish(struct analyzer_core *core, bool list_only,
 	}
 	for (size_t i = 0; i < n_kept; i++) {
 		res->n_threads++;
-		status = analyzer__copy_thread(core, order[i], &res->threads[i]);
-		if (status) {
+		if (analyzer__copy_identity(core, order[i], &res->threads[i])) {
 			goto nomem;
-		}
-	}
-	/* Parents and creation ranks from the create marks. */
-	for (size_t i = 0; i < n_kept; i++) {
-		res->threads[i].parent = ANALYZER_NO_THREAD;
-	}
-	for (size_t i = 0; i < n_kept; i++) {
-		struct analyzer_thread *rt = &res->threads[i];
-		size_t rank = 0;
-
-		for (size_t m = 0; m < rt->n_marks; m++) {
-			if (rt->marks[m].kind == ANALYZER_MARK_CREATE) {
-				res->threads[rt->marks[m].other].parent = i;
-				res->threads[rt->marks[m].other].create_rank = rank++;
-			}
 		}
 	}
 	min_block = core->opts.min_block_ns >= 0 ? (uint64_t)core->opts.min_block_ns
 						 : ANALYZER_DEFAULT_MIN_BLOCK_NS;
-	if (core->opts.build_actset) {
-		status = analyzer__build_actset(core, res, min_block, diag);
-		if (status) {
-			goto end;
-		}
-	} else {
-		/* Counts only. */
-		for (size_t i = 0; i < res->n_threads && !status; i++) {
-			status = analyzer__build_actions(core, res, i, NULL, min_block);
-		}
-		if (status) {
-			goto end;
-		}
-	}
-	status = DPS_OK;
+	status = analyzer__output(core, res, order, min_block, diag);
 	goto end;
 nomem:
 	dps_diag_setf(diag, "out of memory building the result");

@@ -22,14 +22,19 @@ struct analyzer_core;
 struct analyzer_core *analyzer_core_create(const struct analyzer_options *opts, bool has_sched);
 void analyzer_core_destroy(struct analyzer_core *core); /* accepts NULL */
 
-/* Feeds one event, in timestamp order. Returns DPS_OK or DPS_ERR_NOMEM. */
+/* Feeds one event, in timestamp order. Returns DPS_OK, DPS_ERR_NOMEM, or DPS_ERR_IO when the
+ * spill file (spill.c) cannot be written: analyzer_core_borrow_error says why. */
 enum dps_status analyzer_core_feed(struct analyzer_core *core, const struct analyzer_event *ev);
+
+/* The message of a DPS_ERR_IO status ("" otherwise); borrowed, valid while core lives. */
+const char *analyzer_core_borrow_error(const struct analyzer_core *core);
 
 /*
  * Ends the timelines at the last event and fills res: the selected threads (with the action
- * set when opts->build_actset), or with list_only the process list. Returns DPS_OK,
- * DPS_ERR_INVAL when the selection matches nothing or several processes (diag lists the
- * candidates), DPS_ERR_NOMEM. Call once.
+ * set when opts->build_actset, or written into opts->out_dir), or with list_only the process
+ * list. Returns DPS_OK, DPS_ERR_INVAL when the selection matches nothing or several processes
+ * (diag lists the candidates), DPS_ERR_IO (the spill file or out_dir: diag says which),
+ * DPS_ERR_NOMEM. Call once.
  */
 enum dps_status analyzer_core_finish(struct analyzer_core *core, bool list_only,
 				     struct analyzer_result *res, struct dps_diag *diag);

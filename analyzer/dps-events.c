@@ -161,18 +161,25 @@ void analyzer__on_dps(struct analyzer_core *core, const struct analyzer_event *e
 }
 
 /*
- * Keeps only the replay of a simulated run's thread: segments and marks are cut to
- * [dps:thread_begin, dps:thread_end], and the thread starts and ends there.
+ * A simulated run's thread starts and ends with its replay: [dps:thread_begin, dps:thread_end]
+ * (or its last event when the end is missing).
  */
-void analyzer__clip_to_window(struct athread *t, struct analyzer_thread *rt)
+void analyzer__sim_window(const struct athread *t, struct analyzer_thread *rt)
 {
 	uint64_t b = t->sim.begin_ts;
 	uint64_t e = t->sim.ended ? t->sim.end_ts : rt->end_ns;
+
+	rt->start_ns = b;
+	rt->end_ns = e < b ? b : e;
+}
+
+/* Keeps only the replay of a simulated run's thread: segments and marks are cut to the window
+ * analyzer__sim_window gave rt. */
+void analyzer__clip_to_window(struct athread *t, const struct analyzer_thread *rt)
+{
+	uint64_t b = rt->start_ns, e = rt->end_ns;
 	size_t n = 0;
 
-	if (e < b) {
-		e = b;
-	}
 	for (size_t i = 0; i < t->tl.n_segs; i++) {
 		struct analyzer_segment sg = t->tl.segs[i];
 
@@ -189,6 +196,4 @@ void analyzer__clip_to_window(struct athread *t, struct analyzer_thread *rt)
 
 		m->ts_ns = m->ts_ns < b ? b : m->ts_ns > e ? e : m->ts_ns;
 	}
-	rt->start_ns = b;
-	rt->end_ns = e;
 }

@@ -4,7 +4,8 @@
  * from the exiting thread that ended its creator's block) is kept where it happened; a thread
  * nobody joined gets an implicit join in its creator after the creator's last recorded action
  * before the thread's end, so that every created thread is joined exactly once and a replay
- * ends the way the recording did.
+ * ends the way the recording did. The implicit joins are found at the end and put into each
+ * creator's segments when its timeline is read back for its actions (spill.c).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -14,26 +15,13 @@
 
 #include "core-internal.h"
 
-struct join_ins {
-	uint64_t ts;
-	size_t child;
-};
-
-static int cmp_join_ins(const void *a, const void *b)
-{
-	const struct join_ins *x = a, *y = b;
-
-	return x->ts < y->ts ? -1 : x->ts > y->ts;
-}
-
 /* Inserts zero-length JOIN segments (a join that did not block: the child had ended) at the
  * given instants, splitting a run that spans one. */
-static int insert_joins(struct athread *p, struct join_ins *ins, size_t n_ins)
+static int insert_joins(struct athread *p, struct analyzer_join_ins *ins, size_t n_ins)
 {
 	struct analyzer_segment *out;
 	size_t n_out = 0, j = 0;
 
-	qsort(ins, n_ins, sizeof(*ins), cmp_join_ins);
 	out = malloc((p->tl.n_segs + 2 * n_ins + 1) * sizeof(*out));
 	if (!out) {
 		return DPS_ERR_NOMEM;
@@ -81,20 +69,23 @@ static int insert_joins(struct athread *p, struct join_ins *ins, size_t n_ins)
 static int cmp_join_parent(const void *a, const void *b, void *arg)
 {
 	const struct analyzer_core *core = arg;
-	const struct join_ins *x = a, *y = b;
+	const struct analyzer_join_ins *x = a, *y = b;
 	size_t px = core->th[x->child]->creator, py = core->th[y->child]->creator;
 
 	if (px != py) {
 		return px < py ? -1 : 1;
 	}
-	return x->ts < y->ts ? -1 : x->ts > y->ts;
+	if (x->ts != y->ts) {
+		return x->ts < y->ts ? -1 : 1;
+	}
+	return x->child < y->child ? -1 : x->child > y->child;
 }
 
 /* A child that exited and was never joined while its creator lived on is joined by the
  * creator at the child's exit: the replay must not let the creator end first. */
 int analyzer__add_implicit_joins(struct analyzer_core *core)
 {
-	struct join_ins *all = NULL;
+	struct analyzer_join_ins *all = NULL;
 	size_t n = 0;
 	int status = DPS_ERR_NOMEM;
 
@@ -115,26 +106,47 @@ int analyzer__add_implicit_joins(struct analyzer_core *core)
 		    (p->exited && p->exit_ts < c->exit_ts)) {
 			continue;
 		}
-		all[n++] = (struct join_ins){c->exit_ts, i};
+		all[n++] = (struct analyzer_join_ins){c->exit_ts, i};
 	}
 	qsort_r(all, n, sizeof(*all), cmp_join_parent, core);
-	status = DPS_OK;
-	for (size_t i = 0; i < n && !status;) {
-		size_t parent = analyzer__thread_at(core, all[i].child)->creator;
-		size_t j = i;
+	for (size_t k = 0; k < n; k++) {
+		size_t parent = analyzer__thread_at(core, all[k].child)->creator;
 
-		while (j < n && analyzer__thread_at(core, all[j].child)->creator == parent) {
-			j++;
-		}
-		status = insert_joins(analyzer__thread_at(core, parent), &all[i], j - i);
-		for (size_t k = i; k < j && !status; k++) {
-			analyzer__thread_at(core, all[k].child)->joined = true;
-			analyzer__add_mark(core, analyzer__thread_at(core, parent), all[k].ts,
-					   ANALYZER_MARK_JOIN, all[k].child);
-		}
-		i = j;
+		analyzer__thread_at(core, all[k].child)->joined = true;
+		analyzer__add_mark(core, analyzer__thread_at(core, parent), all[k].ts,
+				   ANALYZER_MARK_JOIN, all[k].child);
 	}
+	free(core->joins);
+	core->joins = all;
+	core->n_joins = n;
+	return core->status;
 end:
 	free(all);
-	return status ? status : core->status;
+	return status;
+}
+
+/* The implicit joins of one creator into its segments (analyzer__prepare_timeline: its
+ * timeline is whole in memory then). */
+int analyzer__insert_joins(struct analyzer_core *core, size_t parent)
+{
+	size_t lo = 0, hi = core->n_joins, j;
+
+	/* the first join of this parent (the list is sorted by creator, then time) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (analyzer__thread_at(core, core->joins[mid].child)->creator < parent) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	for (j = lo; j < core->n_joins &&
+		     analyzer__thread_at(core, core->joins[j].child)->creator == parent;
+	     j++) {
+	}
+	if (j == lo) {
+		return DPS_OK;
+	}
+	return insert_joins(analyzer__thread_at(core, parent), &core->joins[lo], j - lo);
 }

@@ -39,6 +39,9 @@ void analyzer__add_mem_sample(struct analyzer_core *core, struct athread *t, uin
 	m->ts_ns = ts;
 	m->heap_bytes = t->memory.heap;
 	m->stack_bytes = t->memory.stack;
+	if (core->spill_on && t->tl.n_mem >= core->spill_at) {
+		analyzer__spill_mem(core, t);
+	}
 }
 
 /*

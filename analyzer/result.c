@@ -14,6 +14,7 @@ void analyzer_options_default(struct analyzer_options *opts)
 	    .tid = -1,
 	    .min_block_ns = -1,
 	    .build_actset = true,
+	    .keep_timelines = true,
 	};
 }
 

@@ -353,7 +353,7 @@ static void convert_wake_to_join(struct analyzer_core *core, size_t x)
 {
 	struct athread *xt = analyzer__thread_at(core, x);
 	struct athread *st;
-	struct analyzer_segment *seg;
+	struct analyzer_segment *seg, copy;
 
 	if (xt->sched.wake_target == NO_T || xt->sched.state != TS_RUNNING ||
 	    xt->sched.wake_ts < xt->sched.run_since) {
@@ -363,14 +363,16 @@ static void convert_wake_to_join(struct analyzer_core *core, size_t x)
 	/* Only its creator reaps it (pthread_join, wait4): another thread woken just before
 	 * the exit was woken by something else, such as a mutex unlock. */
 	if (xt->creator != xt->sched.wake_target || st->sched.block_waker != x ||
-	    st->sched.block_seg == NO_T || st->sched.block_seg >= st->tl.n_segs) {
+	    st->sched.block_seg == NO_T) {
 		return;
 	}
-	seg = &st->tl.segs[st->sched.block_seg];
-	if (seg->kind != ANALYZER_SEG_WAIT || seg->other != (uint32_t)x) {
+	/* the block may be spilled already (spill.c): then this is a copy, written back */
+	seg = analyzer__seg_at(core, st, st->sched.block_seg, &copy);
+	if (!seg || seg->kind != ANALYZER_SEG_WAIT || seg->other != (uint32_t)x) {
 		return;
 	}
 	seg->kind = ANALYZER_SEG_JOIN;
+	analyzer__seg_put(core, st, st->sched.block_seg, seg);
 	if (xt->sched.wake_mark != NO_T && xt->sched.wake_mark < xt->tl.n_marks) {
 		xt->tl.marks[xt->sched.wake_mark].kind = MARK_DELETED;
 	}

@@ -74,6 +74,7 @@ void analyzer__untrack_child_process(struct analyzer_core *core, struct athread 
 	free(t->tl.segs);
 	free(t->tl.marks);
 	free(t->tl.mem);
+	analyzer__drop_spill(t);
 	t->tl.segs = NULL;
 	t->tl.marks = NULL;
 	t->tl.mem = NULL;
@@ -403,17 +404,11 @@ void analyzer__add_pre_existing_creates(struct analyzer_core *core, size_t root)
 		}
 		analyzer__add_mark(core, r, at, ANALYZER_MARK_CREATE, i);
 		if (!t->created && t->first_ts > at) {
-			/* Unknown before its first event: keep its timing with a sleep. */
-			if (analyzer__grow((void **)&t->tl.segs, &t->tl.cap_segs, t->tl.n_segs + 1,
-					   sizeof(*t->tl.segs))) {
-				memmove(&t->tl.segs[1], &t->tl.segs[0],
-					t->tl.n_segs * sizeof(*t->tl.segs));
-				t->tl.segs[0] = (struct analyzer_segment){at, t->first_ts,
-									  ANALYZER_SEG_SLEEP, 0};
-				t->tl.n_segs++;
-			} else {
-				analyzer__set_nomem(core);
-			}
+			/* Unknown before its first event: keep its timing with a sleep, put in
+			 * front of its segments when they are read back (some may be spilled). */
+			t->tl.pre_sleep = true;
+			t->tl.pre_sleep_b = at;
+			t->tl.pre_sleep_e = t->first_ts;
 		}
 		t->create_ts = at;
 	}

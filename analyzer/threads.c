@@ -17,8 +17,9 @@
 /*
  * Small growable arrays: the timelines'. Left hand-written on purpose while the rest of the
  * tools grow arrays with GLib (common/grow.h, GArray, GPtrArray): the timelines grow 1.5x once
- * long because their slack is most of the analyzer's memory, and issue 10 replaces them with
- * streamed output. New code should not copy it: use common/grow.h or a GArray.
+ * long because their slack is most of the memory of an analysis that keeps them whole (compare;
+ * dps analyze spills them, spill.c). New code should not copy it: use common/grow.h or a
+ * GArray.
  */
 bool analyzer__grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
@@ -64,7 +65,7 @@ size_t analyzer__add_seg(struct analyzer_core *core, struct athread *t, uint64_t
 		s = &t->tl.segs[t->tl.n_segs - 1];
 		if (s->kind == kind && s->end_ns == b) {
 			s->end_ns = e;
-			return t->tl.n_segs - 1;
+			return t->tl.segs_spilled + t->tl.n_segs - 1;
 		}
 	}
 	s = &t->tl.segs[t->tl.n_segs++];
@@ -72,7 +73,11 @@ size_t analyzer__add_seg(struct analyzer_core *core, struct athread *t, uint64_t
 	s->end_ns = e;
 	s->kind = kind;
 	s->other = other == NO_T ? 0 : (uint32_t)other;
-	return t->tl.n_segs - 1;
+	if (core->spill_on && t->tl.n_segs >= core->spill_at) {
+		analyzer__spill_segs(core, t);
+	}
+	/* counted from the timeline's first segment, spilled ones included */
+	return t->tl.segs_spilled + t->tl.n_segs - 1;
 }
 
 /* Appends a mark; a late one (dps create events, joins found at the end) marks the array for
@@ -241,6 +246,7 @@ void analyzer__free_athread(struct athread *t)
 	free(t->tl.segs);
 	free(t->tl.marks);
 	free(t->tl.mem);
+	analyzer__drop_spill(t);
 	free(t);
 }
 

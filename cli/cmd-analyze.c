@@ -77,7 +77,7 @@ int dps_cmd_analyze(int argc, char **argv)
 	const char *outdir = NULL;
 	bool json = false, quiet = false, progress = true, list = false;
 	unsigned out_flags = 0;
-	int opt, status, rc = DPS_EXIT_FAILURE;
+	int opt, status;
 
 	analyzer_options_default(&opts);
 	optind = 1;
@@ -149,7 +149,10 @@ int dps_cmd_analyze(int argc, char **argv)
 	opts.traces = (const char *const *)&argv[optind];
 	opts.n_traces = (size_t)(argc - optind);
 	opts.progress = progress && dps_cli_stderr_is_tty();
-	opts.build_actset = outdir != NULL;
+	opts.out_dir = outdir;
+	opts.build_actset = false;
+	opts.keep_timelines = false;
+	opts.out_flags = out_flags;
 
 	if (!list && opts.pid < 0 && opts.tid < 0 && !opts.comm && opts.n_traces == 1) {
 		status = dps_record_info_read(opts.traces[0], &opts.pid, &diag);
@@ -189,14 +192,6 @@ int dps_cmd_analyze(int argc, char **argv)
 		return dps_cli_exit_code(status);
 	}
 	dps_cli_warn_partial("analyze", res);
-	if (outdir) {
-		status = dps_actset_write_dir(res->actset, outdir, out_flags, &diag);
-		if (status) {
-			fprintf(stderr, "dps analyze: %s\n", diag.msg);
-			rc = dps_cli_exit_code(status);
-			goto end;
-		}
-	}
 	if (json) {
 		analyzer_result_print_json(res, stdout);
 	} else if (!quiet) {
@@ -206,8 +201,6 @@ int dps_cmd_analyze(int argc, char **argv)
 		fprintf(stderr, "dps analyze: wrote %zu action files and a manifest to %s\n",
 			res->n_threads, outdir);
 	}
-	rc = DPS_EXIT_OK;
-end:
 	analyzer_result_destroy(res);
-	return rc;
+	return DPS_EXIT_OK;
 }

@@ -3,7 +3,7 @@
  * dps replay's pipeline (replay.h). Steps, each through its library's C API:
  *
  *   1 calibrate      runtime: dps_calibration_measure + save (skipped with a calibration)
- *   2 analyze        analyzer: analyzer_run + dps_actset_write_dir (skipped with a set)
+ *   2 analyze        analyzer: analyzer_run writing the set (skipped with a set)
  *   3 build          simgen: simgen_build, the source kept beside the stub
  *   4 run recorded   record: dps_record_run of the stub with the calibration and the knobs
  *   5 compare        compare: compare_load of both runs, compare_run, the three writers
@@ -373,7 +373,8 @@ static enum dps_status analyze(struct replay *rp)
 	original_selection(rp, &a);
 	a.traces = &o->trace;
 	a.n_traces = 1;
-	a.build_actset = true;
+	a.out_dir = rp->res->set;
+	a.keep_timelines = false;
 	if (a.pid < 0 && a.tid < 0 && !a.comm) {
 		dps_diag_setf(rp->diag, "no selection: which process of %s should be replayed?",
 			      o->trace);
@@ -383,9 +384,6 @@ static enum dps_status analyze(struct replay *rp)
 	if (!st && res->partial) {
 		fprintf(stderr, "dps replay: warning: the trace is incomplete (%s)\n",
 			res->partial_reason ? res->partial_reason : "events lost");
-	}
-	if (!st) {
-		st = dps_actset_write_dir(res->actset, rp->res->set, 0, rp->diag);
 	}
 	analyzer_result_destroy(res);
 	return st;

@@ -20,6 +20,7 @@
 #include <glib.h>
 
 #include "actset.h"
+#include "analyzer.h"
 #include "dps-test.h"
 
 /* pacman's process and its child processes: 27 threads, a quick analysis. */
@@ -250,4 +251,160 @@ Test(analyze_output, a_full_disk_keeps_the_old_set, .timeout = 300)
 	g_free(mnt);
 	g_free(out);
 	g_free(t);
+}
+
+/*
+ * The set dps analyze -o writes one thread at a time, with its timelines spilled to a file
+ * (doc/analyzer.md, "Memory"), is byte for byte the set the in-memory path builds whole
+ * (analyzer_run with the timelines kept, dps_actset_write_dir): on every trace of tests/data,
+ * with the default spill threshold and with every thread spilling after 2 segments.
+ */
+struct identity_case {
+	const char *trace;
+	const char *sel[4]; /* options, NULL-terminated */
+};
+
+static const struct identity_case identity_cases[] = {
+    {"pacman", {"--comm", "pacman", "--follow-children", NULL}},
+    {"pacman", {"--pid", "9855", NULL}},
+    {"many-threads", {"--pid", "2673", NULL}},
+    {"many-threads", {"--pid", "1365", NULL}},
+    {"ls-ust", {"--pid", "5035", NULL}},
+    {"record-live-prog", {"--pid", "28562", NULL}},
+    {"record-live-prog", {"--pid", "24688", NULL}},
+    {"perf-idle-cpu1", {"--pid", "22396", NULL}},
+    {"tracefile-rotation-sched", {"--comm", "clementine", NULL}},
+};
+
+/* The in-memory path, through the analyzer's API as compare and the tests use it; returns the
+ * number of segments the result kept. */
+static size_t write_in_memory(const struct identity_case *c, const char *out)
+{
+	size_t n_segs = 0;
+	char *t = trace(c->trace);
+	const char *traces[] = {t};
+	struct analyzer_options opts;
+	struct analyzer_result *res = NULL;
+	struct dps_diag diag = {{0}};
+
+	analyzer_options_default(&opts);
+	opts.traces = traces;
+	opts.n_traces = 1;
+	for (size_t i = 0; c->sel[i]; i += 2) {
+		if (!strcmp(c->sel[i], "--pid")) {
+			opts.pid = strtoll(c->sel[i + 1], NULL, 10);
+		} else if (!strcmp(c->sel[i], "--comm")) {
+			opts.comm = c->sel[i + 1];
+		} else {
+			opts.follow_children = true;
+			i--;
+		}
+	}
+	cr_assert(opts.keep_timelines && opts.build_actset && !opts.out_dir);
+	cr_assert_eq(analyzer_run(&opts, &res, &diag), DPS_OK, "%s: %s", c->trace, diag.msg);
+	cr_assert_eq(dps_actset_write_dir(res->actset, out, 0, &diag), DPS_OK, "%s", diag.msg);
+	for (size_t i = 0; i < res->n_threads; i++) {
+		n_segs += res->threads[i].n_segs;
+	}
+	analyzer_result_destroy(res);
+	g_free(t);
+	return n_segs;
+}
+
+static void expect_same_dirs(const char *a, const char *b, const char *what)
+{
+	GDir *d = g_dir_open(a, 0, NULL);
+	const char *name;
+	size_t n = 0;
+
+	cr_assert_not_null(d, "%s", a);
+	while ((name = g_dir_read_name(d))) {
+		char *pa = g_build_filename(a, name, NULL), *pb = g_build_filename(b, name, NULL);
+		gchar *ca = NULL, *cb = NULL;
+		gsize la = 0, lb = 0;
+
+		cr_assert(g_file_get_contents(pa, &ca, &la, NULL), "%s", pa);
+		cr_assert(g_file_get_contents(pb, &cb, &lb, NULL), "%s: %s is missing", what, pb);
+		cr_expect(la == lb && !memcmp(ca, cb, la), "%s: %s differs from %s", what, pb, pa);
+		g_free(ca);
+		g_free(cb);
+		g_free(pa);
+		g_free(pb);
+		n++;
+	}
+	g_dir_close(d);
+	d = g_dir_open(b, 0, NULL);
+	while (d && (name = g_dir_read_name(d))) {
+		n--;
+	}
+	if (d) {
+		g_dir_close(d);
+	}
+	cr_expect_eq(n, 0, "%s: %s and %s hold different numbers of files", what, a, b);
+}
+
+Test(analyze_output, the_streamed_set_is_the_in_memory_set_byte_for_byte, .timeout = 600)
+{
+	/* many-threads writes 8,001 files three times: a tmpfs where one can be mounted */
+	char *dir = dps_test_mount_tmpfs(256 * 1024, false);
+	size_t n_segs = 0;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(identity_cases); i++) {
+		const struct identity_case *c = &identity_cases[i];
+		char *mem = g_build_filename(dir, "mem", NULL);
+		char *t = trace(c->trace);
+
+		n_segs += write_in_memory(c, mem);
+		for (int spill = 0; spill < 2; spill++) {
+			char *out = g_build_filename(dir, spill ? "spilled" : "streamed", NULL);
+			const char *argv[16] = {dps_test_bin(),	 "analyze", t,	"-q",
+						"--no-progress", "-o",	    out};
+			const char *env[] = {spill ? "DPS_ANALYZER_SPILL_AT=2" : NULL, NULL};
+			size_t n = 7;
+			struct dps_test_run run;
+			char *what = g_strdup_printf("%s %s%s", c->trace, c->sel[0],
+						     spill ? " (spilled)" : "");
+
+			for (size_t k = 0; c->sel[k]; k++) {
+				argv[n++] = c->sel[k];
+			}
+			run = dps_test_run(NULL, argv, env);
+			cr_assert_eq(run.status, 0, "%s: %s", what, run.err);
+			expect_same_dirs(mem, out, what);
+			dps_test_run_fini(&run);
+			dps_test_rmtree(out);
+			g_free(what);
+			g_free(out);
+		}
+		dps_test_rmtree(mem);
+		g_free(mem);
+		g_free(t);
+	}
+	dps_test_unmount(dir);
+	g_free(dir);
+	cr_expect_gt(n_segs, 10000, "the in-memory path keeps the timelines");
+}
+
+/* A spill file that cannot be made (TMPDIR gone) fails the analysis: exit 1, a message that
+ * says what and where, no set written. */
+Test(analyze_output, a_spill_file_that_cannot_be_made_fails_the_analysis)
+{
+	char *dir = dps_test_mkdtemp("spill-fail");
+	char *out = g_build_filename(dir, "set", NULL);
+	char *t = trace(SMALL_TRACE);
+	const char *argv[] = {dps_test_bin(),  "analyze", t,   SMALL_SEL, "-q",
+			      "--no-progress", "-o",	  out, NULL};
+	const char *env[] = {"TMPDIR=/nonexistent/tmp", "DPS_ANALYZER_SPILL_AT=2", NULL};
+	struct dps_test_run run = dps_test_run(NULL, argv, env);
+
+	cr_expect_eq(run.status, 1, "exit %d: %s", run.status, run.err);
+	cr_expect(strstr(run.err, "spill file") && strstr(run.err, "/nonexistent/tmp"), "%s",
+		  run.err);
+	cr_expect(access(out, F_OK) != 0, "%s was written", out);
+	expect_no_temporaries(dir);
+	dps_test_run_fini(&run);
+	dps_test_rmtree(dir);
+	g_free(t);
+	g_free(out);
+	g_free(dir);
 }

@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Spilling the timelines (doc/analyzer.md, "Memory"). When the result's timelines are not kept
+ * (dps analyze, replay), a tracked thread's segments and memory samples go to one spill file
+ * of the core once the thread holds SPILL_AT of them in memory: all but the newest SPILL_KEEP,
+ * which the event handlers still look at (a run merged with the next one, a sample replaced
+ * at the same instant). So memory holds at most SPILL_AT of each per thread, whatever the
+ * number of events; the file holds 24 bytes per segment or sample. At the end each kept
+ * thread's timeline is read back whole, one thread at a time, just before its actions are
+ * built (analyzer__reload_timeline), and what the final step did to it while it was spilled
+ * is applied then: the sleep before a pre-existing thread's first event, the joins found at
+ * the end.
+ *
+ * Indexes: a thread's segment index (sched.block_seg, what analyzer__add_seg returns) counts
+ * from the first segment of its timeline, spilled ones included; the one late change to a
+ * segment (a wait turned into a join when the waker exits) is made in the file when the
+ * segment is already there.
+ *
+ * The file is unlinked as soon as it is made (nothing is left behind, whatever happens) and
+ * lives in $TMPDIR. DPS_ANALYZER_SPILL_AT sets SPILL_AT (at least 2), for tests that spill
+ * every thread of a small trace.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "core-internal.h"
+
+#define SPILL_AT_DEFAULT 512
+#define SPILL_KEEP_MAX 32
+
+/* One run of records of one kind, in timeline order. */
+struct spill_chunk {
+	uint64_t off;  /* byte offset in the spill file */
+	uint32_t n;    /* records */
+	uint32_t what; /* SPILL_SEGS or SPILL_MEM */
+};
+
+enum { SPILL_SEGS, SPILL_MEM };
+
+void analyzer__spill_init(struct analyzer_core *core)
+{
+	const char *env = getenv("DPS_ANALYZER_SPILL_AT");
+	long v = env ? strtol(env, NULL, 10) : 0;
+
+	core->spill_fd = -1;
+	core->spill_at = v >= 2 ? (size_t)v : SPILL_AT_DEFAULT;
+	core->spill_keep =
+	    core->spill_at / 2 < SPILL_KEEP_MAX ? core->spill_at / 2 : SPILL_KEEP_MAX;
+}
+
+void analyzer__spill_fini(struct analyzer_core *core)
+{
+	if (core->spill_fd >= 0) {
+		close(core->spill_fd);
+	}
+	core->spill_fd = -1;
+}
+
+static void spill_failed(struct analyzer_core *core, const char *what, int err)
+{
+	if (!core->status) {
+		snprintf(core->err, sizeof(core->err),
+			 "cannot %s the analyzer's spill file in %s: %s", what, g_get_tmp_dir(),
+			 strerror(err));
+		core->status = DPS_ERR_IO;
+	}
+}
+
+static bool full_write(int fd, const void *buf, size_t len, uint64_t off)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n <= 0) {
+			if (n == 0) {
+				errno = ENOSPC;
+			}
+			return false;
+		}
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return true;
+}
+
+static bool full_read(int fd, void *buf, size_t len, uint64_t off)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n <= 0) {
+			if (n == 0) {
+				errno = EIO; /* shorter than written: someone truncated it */
+			}
+			return false;
+		}
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return true;
+}
+
+/* Writes n records of size elem from arr to the file as one chunk of t's. */
+static bool spill_chunk(struct analyzer_core *core, struct athread *t, uint32_t what,
+			const void *arr, size_t n, size_t elem)
+{
+	struct spill_chunk c = {.off = core->spill_off, .n = (uint32_t)n, .what = what};
+
+	if (core->spill_fd < 0) {
+		GError *gerr = NULL;
+		gchar *path = NULL;
+
+		core->spill_fd = g_file_open_tmp("dps-analyze-spill-XXXXXX", &path, &gerr);
+		if (core->spill_fd < 0) {
+			snprintf(core->err, sizeof(core->err),
+				 "cannot create the analyzer's spill file (TMPDIR): %s",
+				 gerr ? gerr->message : "unknown error");
+			g_clear_error(&gerr);
+			core->status = DPS_ERR_IO;
+			return false;
+		}
+		unlink(path);
+		g_free(path);
+	}
+	if (!full_write(core->spill_fd, arr, n * elem, c.off)) {
+		spill_failed(core, "write", errno);
+		return false;
+	}
+	if (!t->tl.spill) {
+		t->tl.spill = g_array_new(FALSE, FALSE, sizeof(struct spill_chunk));
+	}
+	g_array_append_val(t->tl.spill, c);
+	core->spill_off += n * elem;
+	return true;
+}
+
+void analyzer__spill_segs(struct analyzer_core *core, struct athread *t)
+{
+	size_t n = t->tl.n_segs - core->spill_keep;
+
+	if (!spill_chunk(core, t, SPILL_SEGS, t->tl.segs, n, sizeof(*t->tl.segs))) {
+		return;
+	}
+	memmove(t->tl.segs, t->tl.segs + n, core->spill_keep * sizeof(*t->tl.segs));
+	t->tl.n_segs = core->spill_keep;
+	t->tl.segs_spilled += n;
+}
+
+void analyzer__spill_mem(struct analyzer_core *core, struct athread *t)
+{
+	size_t n = t->tl.n_mem - core->spill_keep;
+
+	if (!spill_chunk(core, t, SPILL_MEM, t->tl.mem, n, sizeof(*t->tl.mem))) {
+		return;
+	}
+	memmove(t->tl.mem, t->tl.mem + n, core->spill_keep * sizeof(*t->tl.mem));
+	t->tl.n_mem = core->spill_keep;
+	t->tl.mem_spilled += n;
+}
+
+/* Where segment idx (< segs_spilled) of t is in the file. */
+static uint64_t spilled_seg_offset(const struct athread *t, size_t idx)
+{
+	size_t first = 0;
+
+	for (guint i = 0; i < t->tl.spill->len; i++) {
+		const struct spill_chunk *c = &g_array_index(t->tl.spill, struct spill_chunk, i);
+
+		if (c->what != SPILL_SEGS) {
+			continue;
+		}
+		if (idx < first + c->n) {
+			return c->off + (idx - first) * sizeof(struct analyzer_segment);
+		}
+		first += c->n;
+	}
+	return UINT64_MAX;
+}
+
+struct analyzer_segment *analyzer__seg_at(struct analyzer_core *core, struct athread *t, size_t idx,
+					  struct analyzer_segment *buf)
+{
+	uint64_t off;
+
+	if (idx >= t->tl.segs_spilled) {
+		idx -= t->tl.segs_spilled;
+		return idx < t->tl.n_segs ? &t->tl.segs[idx] : NULL;
+	}
+	off = spilled_seg_offset(t, idx);
+	if (off == UINT64_MAX || !full_read(core->spill_fd, buf, sizeof(*buf), off)) {
+		spill_failed(core, "read", off == UINT64_MAX ? EINVAL : errno);
+		return NULL;
+	}
+	return buf;
+}
+
+void analyzer__seg_put(struct analyzer_core *core, struct athread *t, size_t idx,
+		       const struct analyzer_segment *buf)
+{
+	uint64_t off;
+
+	if (idx >= t->tl.segs_spilled) {
+		return; /* buf was the segment itself */
+	}
+	off = spilled_seg_offset(t, idx);
+	if (off == UINT64_MAX || !full_write(core->spill_fd, buf, sizeof(*buf), off)) {
+		spill_failed(core, "write", off == UINT64_MAX ? EINVAL : errno);
+	}
+}
+
+/* Reads t's spilled records of one kind in front of the n in memory in *arr. */
+static bool reload_kind(struct analyzer_core *core, struct athread *t, uint32_t what, void **arr,
+			size_t *n, size_t *cap, size_t spilled, size_t elem)
+{
+	char *all = malloc((spilled + *n + 1) * elem);
+	size_t at = 0;
+
+	if (!all) {
+		core->status = DPS_ERR_NOMEM;
+		return false;
+	}
+	for (guint i = 0; i < t->tl.spill->len; i++) {
+		const struct spill_chunk *c = &g_array_index(t->tl.spill, struct spill_chunk, i);
+
+		if (c->what != what) {
+			continue;
+		}
+		if (!full_read(core->spill_fd, all + at * elem, c->n * elem, c->off)) {
+			spill_failed(core, "read", errno);
+			free(all);
+			return false;
+		}
+		at += c->n;
+	}
+	if (*n) {
+		memcpy(all + at * elem, *arr, *n * elem);
+	}
+	free(*arr);
+	*arr = all;
+	*n += spilled;
+	*cap = *n + 1;
+	return true;
+}
+
+int analyzer__reload_timeline(struct analyzer_core *core, struct athread *t)
+{
+	struct athread_timeline *tl = &t->tl;
+
+	if (tl->spill) {
+		if (!reload_kind(core, t, SPILL_SEGS, (void **)&tl->segs, &tl->n_segs,
+				 &tl->cap_segs, tl->segs_spilled, sizeof(*tl->segs)) ||
+		    !reload_kind(core, t, SPILL_MEM, (void **)&tl->mem, &tl->n_mem, &tl->cap_mem,
+				 tl->mem_spilled, sizeof(*tl->mem))) {
+			return core->status;
+		}
+		g_array_free(tl->spill, TRUE);
+		tl->spill = NULL;
+		tl->segs_spilled = tl->mem_spilled = 0;
+	}
+	return DPS_OK;
+}
+
+void analyzer__drop_spill(struct athread *t)
+{
+	if (t->tl.spill) {
+		g_array_free(t->tl.spill, TRUE);
+	}
+	t->tl.spill = NULL;
+	t->tl.segs_spilled = t->tl.mem_spilled = 0;
+}
+
+/* A kept thread's timeline whole in memory, with what the final step left for this moment:
+ * the sleep before a pre-existing thread's first event first, then the implicit joins. */
+int analyzer__prepare_timeline(struct analyzer_core *core, size_t ci)
+{
+	struct athread *t = analyzer__thread_at(core, ci);
+	int status = analyzer__reload_timeline(core, t);
+
+	if (status) {
+		return status;
+	}
+	if (t->tl.pre_sleep) {
+		if (!analyzer__grow((void **)&t->tl.segs, &t->tl.cap_segs, t->tl.n_segs + 1,
+				    sizeof(*t->tl.segs))) {
+			return DPS_ERR_NOMEM;
+		}
+		memmove(&t->tl.segs[1], &t->tl.segs[0], t->tl.n_segs * sizeof(*t->tl.segs));
+		t->tl.segs[0] = (struct analyzer_segment){t->tl.pre_sleep_b, t->tl.pre_sleep_e,
+							  ANALYZER_SEG_SLEEP, 0};
+		t->tl.n_segs++;
+		t->tl.pre_sleep = false;
+	}
+	return analyzer__insert_joins(core, ci);
+}
