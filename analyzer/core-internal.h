@@ -71,10 +71,11 @@ struct athread_timeline {
 	bool marks_unsorted; /* analyzer__add_mark appended out of order: sort at the end */
 	struct analyzer_mem_sample *mem; /* owned */
 	size_t n_mem, cap_mem;
-	/* spill.c: the oldest segments and samples, in the core's spill file; segs[0] is
-	 * segment segs_spilled of the timeline, mem[0] sample mem_spilled */
+	/* spill.c: the oldest segments, samples and marks, in the core's spill file; segs[0] is
+	 * segment segs_spilled of the timeline, mem[0] sample mem_spilled, marks[0] mark
+	 * marks_spilled */
 	GArray *spill; /* owned: struct spill_chunk, NULL when nothing is spilled */
-	size_t segs_spilled, mem_spilled;
+	size_t segs_spilled, mem_spilled, marks_spilled;
 	/* analyzer__add_pre_existing_creates: a sleep [pre_sleep_b, pre_sleep_e] comes first,
 	 * put in front of the segments when they are read back (analyzer__prepare_timeline) */
 	bool pre_sleep;
@@ -159,6 +160,8 @@ struct analyzer_core {
 	 * creator's segments when its timeline is read back */
 	struct analyzer_join_ins *joins; /* owned */
 	size_t n_joins;
+	/* select.c: per thread, a create mark of it was kept (analyzer__dedup_creates) */
+	uint8_t *create_kept; /* owned, n_th bytes, made at the end */
 };
 
 /* threads.c */
@@ -219,6 +222,7 @@ uint64_t analyzer__thread_id(const struct athread *t);
 int analyzer__select_threads(struct analyzer_core *core, size_t *root_out, struct dps_diag *diag);
 void analyzer__add_pre_existing_creates(struct analyzer_core *core, size_t root);
 int analyzer__ensure_create_marks(struct analyzer_core *core);
+int analyzer__dedup_creates(struct analyzer_core *core, size_t ci);
 
 /* joins.c */
 struct analyzer_join_ins {
@@ -233,6 +237,12 @@ void analyzer__spill_init(struct analyzer_core *core);
 void analyzer__spill_fini(struct analyzer_core *core);
 void analyzer__spill_segs(struct analyzer_core *core, struct athread *t);
 void analyzer__spill_mem(struct analyzer_core *core, struct athread *t);
+void analyzer__spill_marks(struct analyzer_core *core, struct athread *t);
+/* Marks mark idx of t's timeline (spilled or not) deleted. */
+void analyzer__mark_delete(struct analyzer_core *core, struct athread *t, size_t idx);
+/* Calls fn on every mark of t, spilled ones first, in the order they were added. */
+int analyzer__each_mark(struct analyzer_core *core, struct athread *t,
+			void (*fn)(const struct analyzer_mark *m, void *data), void *data);
 /* Segment idx of t's timeline (spilled or not): a pointer to it in memory, or a copy read into
  * buf; NULL when idx is out of range or the file cannot be read (core->status says). */
 struct analyzer_segment *analyzer__seg_at(struct analyzer_core *core, struct athread *t, size_t idx,

@@ -163,6 +163,7 @@ void analyzer_core_destroy(struct analyzer_core *core)
 	g_hash_table_destroy(core->dps_creates);
 	analyzer__spill_fini(core);
 	free(core->joins);
+	free(core->create_kept);
 	free(core);
 }
 

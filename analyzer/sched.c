@@ -373,8 +373,8 @@ static void convert_wake_to_join(struct analyzer_core *core, size_t x)
 	}
 	seg->kind = ANALYZER_SEG_JOIN;
 	analyzer__seg_put(core, st, st->sched.block_seg, seg);
-	if (xt->sched.wake_mark != NO_T && xt->sched.wake_mark < xt->tl.n_marks) {
-		xt->tl.marks[xt->sched.wake_mark].kind = MARK_DELETED;
+	if (xt->sched.wake_mark != NO_T) {
+		analyzer__mark_delete(core, xt, xt->sched.wake_mark);
 	}
 	xt->joined = true;
 	analyzer__add_mark(core, st, seg->end_ns, ANALYZER_MARK_JOIN, x);

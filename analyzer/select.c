@@ -414,35 +414,55 @@ void analyzer__add_pre_existing_creates(struct analyzer_core *core, size_t root)
 	}
 }
 
-/* Every kept thread with a kept creator is created exactly once by it: add the create a late
- * tracking missed, drop duplicates. */
+/* A create mark stands when its thread names this creator and is not created already. */
+static bool create_stands(struct analyzer_core *core, size_t creator, const struct analyzer_mark *m,
+			  const uint8_t *kept)
+{
+	return m->kind == ANALYZER_MARK_CREATE && !kept[m->other] &&
+	       analyzer__thread_at(core, m->other)->creator == creator;
+}
+
+struct seen_creates {
+	struct analyzer_core *core;
+	size_t creator;
+	uint8_t *seen;
+};
+
+static void see_create(const struct analyzer_mark *m, void *data)
+{
+	struct seen_creates *sc = data;
+
+	if (create_stands(sc->core, sc->creator, m, sc->seen)) {
+		sc->seen[m->other] = 1;
+	}
+}
+
+/*
+ * Every kept thread with a kept creator is created exactly once by it: add the create a late
+ * tracking missed. The duplicates (and creates by a thread that is not the creator) are dropped
+ * from each creator's marks when its timeline is read back (analyzer__dedup_creates), as some
+ * may be spilled.
+ */
 int analyzer__ensure_create_marks(struct analyzer_core *core)
 {
 	uint8_t *seen = calloc(core->n_th ? core->n_th : 1, 1);
+	int status = DPS_OK;
 
-	if (!seen) {
+	free(core->create_kept);
+	core->create_kept = calloc(core->n_th ? core->n_th : 1, 1);
+	if (!seen || !core->create_kept) {
+		free(seen);
 		return DPS_ERR_NOMEM;
 	}
-	for (size_t i = 0; i < core->n_th; i++) {
-		struct athread *p = analyzer__thread_at(core, i);
+	for (size_t i = 0; i < core->n_th && !status; i++) {
+		struct seen_creates sc = {core, i, seen};
 
-		if (!p->kept) {
-			continue;
-		}
-		for (size_t m = 0; m < p->tl.n_marks; m++) {
-			struct analyzer_mark *mk = &p->tl.marks[m];
-
-			if (mk->kind != ANALYZER_MARK_CREATE) {
-				continue;
-			}
-			if (seen[mk->other] || analyzer__thread_at(core, mk->other)->creator != i) {
-				mk->kind = MARK_DELETED;
-			} else {
-				seen[mk->other] = 1;
-			}
+		if (analyzer__thread_at(core, i)->kept) {
+			status = analyzer__each_mark(core, analyzer__thread_at(core, i), see_create,
+						     &sc);
 		}
 	}
-	for (size_t i = 0; i < core->n_th; i++) {
+	for (size_t i = 0; i < core->n_th && !status; i++) {
 		struct athread *t = analyzer__thread_at(core, i);
 
 		if (t->kept && !seen[i] && analyzer__is_kept_creator(core, t)) {
@@ -453,5 +473,27 @@ int analyzer__ensure_create_marks(struct analyzer_core *core)
 		}
 	}
 	free(seen);
-	return core->status;
+	return status ? status : core->status;
+}
+
+int analyzer__dedup_creates(struct analyzer_core *core, size_t ci)
+{
+	struct athread *p = analyzer__thread_at(core, ci);
+
+	if (!core->create_kept) {
+		return DPS_OK;
+	}
+	for (size_t m = 0; m < p->tl.n_marks; m++) {
+		struct analyzer_mark *mk = &p->tl.marks[m];
+
+		if (mk->kind != ANALYZER_MARK_CREATE) {
+			continue;
+		}
+		if (create_stands(core, ci, mk, core->create_kept)) {
+			core->create_kept[mk->other] = 1;
+		} else {
+			mk->kind = MARK_DELETED;
+		}
+	}
+	return DPS_OK;
 }

@@ -39,7 +39,7 @@ struct spill_chunk {
 	uint32_t what; /* SPILL_SEGS or SPILL_MEM */
 };
 
-enum { SPILL_SEGS, SPILL_MEM };
+enum { SPILL_SEGS, SPILL_MEM, SPILL_MARKS };
 
 void analyzer__spill_init(struct analyzer_core *core)
 {
@@ -174,19 +174,31 @@ void analyzer__spill_mem(struct analyzer_core *core, struct athread *t)
 	t->tl.mem_spilled += n;
 }
 
-/* Where segment idx (< segs_spilled) of t is in the file. */
-static uint64_t spilled_seg_offset(const struct athread *t, size_t idx)
+void analyzer__spill_marks(struct analyzer_core *core, struct athread *t)
+{
+	size_t n = t->tl.n_marks - core->spill_keep;
+
+	if (!spill_chunk(core, t, SPILL_MARKS, t->tl.marks, n, sizeof(*t->tl.marks))) {
+		return;
+	}
+	memmove(t->tl.marks, t->tl.marks + n, core->spill_keep * sizeof(*t->tl.marks));
+	t->tl.n_marks = core->spill_keep;
+	t->tl.marks_spilled += n;
+}
+
+/* Where record idx of kind what (spilled) of t is in the file; UINT64_MAX when not there. */
+static uint64_t spilled_offset(const struct athread *t, uint32_t what, size_t idx, size_t elem)
 {
 	size_t first = 0;
 
-	for (guint i = 0; i < t->tl.spill->len; i++) {
+	for (guint i = 0; t->tl.spill && i < t->tl.spill->len; i++) {
 		const struct spill_chunk *c = &g_array_index(t->tl.spill, struct spill_chunk, i);
 
-		if (c->what != SPILL_SEGS) {
+		if (c->what != what) {
 			continue;
 		}
 		if (idx < first + c->n) {
-			return c->off + (idx - first) * sizeof(struct analyzer_segment);
+			return c->off + (idx - first) * elem;
 		}
 		first += c->n;
 	}
@@ -202,7 +214,7 @@ struct analyzer_segment *analyzer__seg_at(struct analyzer_core *core, struct ath
 		idx -= t->tl.segs_spilled;
 		return idx < t->tl.n_segs ? &t->tl.segs[idx] : NULL;
 	}
-	off = spilled_seg_offset(t, idx);
+	off = spilled_offset(t, SPILL_SEGS, idx, sizeof(*buf));
 	if (off == UINT64_MAX || !full_read(core->spill_fd, buf, sizeof(*buf), off)) {
 		spill_failed(core, "read", off == UINT64_MAX ? EINVAL : errno);
 		return NULL;
@@ -218,10 +230,64 @@ void analyzer__seg_put(struct analyzer_core *core, struct athread *t, size_t idx
 	if (idx >= t->tl.segs_spilled) {
 		return; /* buf was the segment itself */
 	}
-	off = spilled_seg_offset(t, idx);
+	off = spilled_offset(t, SPILL_SEGS, idx, sizeof(*buf));
 	if (off == UINT64_MAX || !full_write(core->spill_fd, buf, sizeof(*buf), off)) {
 		spill_failed(core, "write", off == UINT64_MAX ? EINVAL : errno);
 	}
+}
+
+void analyzer__mark_delete(struct analyzer_core *core, struct athread *t, size_t idx)
+{
+	struct analyzer_mark m;
+	uint64_t off;
+
+	if (idx >= t->tl.marks_spilled) {
+		idx -= t->tl.marks_spilled;
+		if (idx < t->tl.n_marks) {
+			t->tl.marks[idx].kind = MARK_DELETED;
+		}
+		return;
+	}
+	off = spilled_offset(t, SPILL_MARKS, idx, sizeof(m));
+	if (off == UINT64_MAX || !full_read(core->spill_fd, &m, sizeof(m), off)) {
+		spill_failed(core, "read", off == UINT64_MAX ? EINVAL : errno);
+		return;
+	}
+	m.kind = MARK_DELETED;
+	if (!full_write(core->spill_fd, &m, sizeof(m), off)) {
+		spill_failed(core, "write", errno);
+	}
+}
+
+int analyzer__each_mark(struct analyzer_core *core, struct athread *t,
+			void (*fn)(const struct analyzer_mark *m, void *data), void *data)
+{
+	struct analyzer_mark *buf = NULL;
+
+	for (guint i = 0; t->tl.spill && i < t->tl.spill->len; i++) {
+		const struct spill_chunk *c = &g_array_index(t->tl.spill, struct spill_chunk, i);
+
+		if (c->what != SPILL_MARKS) {
+			continue;
+		}
+		/* a chunk is at most spill_at records */
+		if (!buf && !(buf = malloc(core->spill_at * sizeof(*buf)))) {
+			return DPS_ERR_NOMEM;
+		}
+		if (!full_read(core->spill_fd, buf, c->n * sizeof(*buf), c->off)) {
+			spill_failed(core, "read", errno);
+			free(buf);
+			return core->status;
+		}
+		for (uint32_t k = 0; k < c->n; k++) {
+			fn(&buf[k], data);
+		}
+	}
+	free(buf);
+	for (size_t k = 0; k < t->tl.n_marks; k++) {
+		fn(&t->tl.marks[k], data);
+	}
+	return DPS_OK;
 }
 
 /* Reads t's spilled records of one kind in front of the n in memory in *arr. */
@@ -266,12 +332,14 @@ int analyzer__reload_timeline(struct analyzer_core *core, struct athread *t)
 		if (!reload_kind(core, t, SPILL_SEGS, (void **)&tl->segs, &tl->n_segs,
 				 &tl->cap_segs, tl->segs_spilled, sizeof(*tl->segs)) ||
 		    !reload_kind(core, t, SPILL_MEM, (void **)&tl->mem, &tl->n_mem, &tl->cap_mem,
-				 tl->mem_spilled, sizeof(*tl->mem))) {
+				 tl->mem_spilled, sizeof(*tl->mem)) ||
+		    !reload_kind(core, t, SPILL_MARKS, (void **)&tl->marks, &tl->n_marks,
+				 &tl->cap_marks, tl->marks_spilled, sizeof(*tl->marks))) {
 			return core->status;
 		}
 		g_array_free(tl->spill, TRUE);
 		tl->spill = NULL;
-		tl->segs_spilled = tl->mem_spilled = 0;
+		tl->segs_spilled = tl->mem_spilled = tl->marks_spilled = 0;
 	}
 	return DPS_OK;
 }
@@ -282,16 +350,18 @@ void analyzer__drop_spill(struct athread *t)
 		g_array_free(t->tl.spill, TRUE);
 	}
 	t->tl.spill = NULL;
-	t->tl.segs_spilled = t->tl.mem_spilled = 0;
+	t->tl.segs_spilled = t->tl.mem_spilled = t->tl.marks_spilled = 0;
 }
 
 /* A kept thread's timeline whole in memory, with what the final step left for this moment:
- * the sleep before a pre-existing thread's first event first, then the implicit joins. */
+ * its duplicate creates dropped, the sleep before a pre-existing thread's first event, the
+ * implicit joins. */
 int analyzer__prepare_timeline(struct analyzer_core *core, size_t ci)
 {
 	struct athread *t = analyzer__thread_at(core, ci);
 	int status = analyzer__reload_timeline(core, t);
 
+	status = status ? status : analyzer__dedup_creates(core, ci);
 	if (status) {
 		return status;
 	}

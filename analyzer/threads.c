@@ -93,9 +93,13 @@ size_t analyzer__add_mark(struct analyzer_core *core, struct athread *t, uint64_
 	if (t->tl.n_marks && t->tl.marks[t->tl.n_marks - 1].ts_ns > ts) {
 		t->tl.marks_unsorted = true;
 	}
-	t->tl.marks[t->tl.n_marks] = (struct analyzer_mark){
+	t->tl.marks[t->tl.n_marks++] = (struct analyzer_mark){
 	    .ts_ns = ts, .kind = kind, .other = other == NO_T ? 0 : (uint32_t)other};
-	return t->tl.n_marks++;
+	if (core->spill_on && t->tl.n_marks >= core->spill_at) {
+		analyzer__spill_marks(core, t);
+	}
+	/* counted from the timeline's first mark, spilled ones included */
+	return t->tl.marks_spilled + t->tl.n_marks - 1;
 }
 
 gint analyzer__cmp_mark(gconstpointer a, gconstpointer b, gpointer data)
