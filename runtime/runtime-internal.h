@@ -45,5 +45,8 @@ void dps__spin_until(uint64_t deadline_ns);
 
 /* The calibration in force, or the deterministic defaults before dps_init(). */
 extern struct dps_calibration dps__calibration;
+/* The calling thread forgets the loop rate its cpu-mode runs measured (as a new thread
+ * starts); for tests. */
+void dps__forget_thread_rate(void);
 
 #endif /* DPS_RUNTIME_RUNTIME_INTERNAL_H */

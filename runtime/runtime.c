@@ -20,6 +20,12 @@ __thread bool dps__tls_silent;
 static __thread bool tls_prepared;
 /* cpu mode: the loop rate this thread last observed (loops per µs of CPU); 0 = calibration. */
 static __thread double tls_loop_rate;
+
+void dps__forget_thread_rate(void)
+{
+	tls_loop_rate = 0;
+}
+
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool initialized; /* read without the lock only through __atomic loads */
 static struct dps_config config;
@@ -32,6 +38,8 @@ static struct dps_config config;
  * or time the hypervisor steals from the vCPU (counted as the thread's CPU time) still lands
  * short of the target and the next read corrects it. */
 #define CPU_MODE_CHUNK_FRACTION 0.75
+/* A run's first chunk, at most (ns of CPU by the rate it starts with). */
+#define CPU_MODE_PROBE_NS 1000000.0
 
 const char *dps_run_mode_name(enum dps_run_mode mode)
 {
@@ -219,9 +227,10 @@ static void run_cpu(uint64_t ns)
 	double rate = tls_loop_rate > 0 ? tls_loop_rate : dps__calibration.work_loops_per_us;
 	uint64_t c0 = dps__cputime_ns();
 	uint64_t used = 0;
+	bool first = true;
 
 	while (used < ns) {
-		double rem = (double)(ns - used);
+		double rem = (double)(ns - used), chunk;
 		uint64_t loops;
 		uint64_t c1;
 
@@ -232,7 +241,15 @@ static void run_cpu(uint64_t ns)
 			dps_work_loops(loops_for_ns(rate, rem));
 			break;
 		}
-		loops = loops_for_ns(rate, (rem - read_ns) * CPU_MODE_CHUNK_FRACTION);
+		chunk = (rem - read_ns) * CPU_MODE_CHUNK_FRACTION;
+		/* The first chunk of a run measures the rate first: the calibrated or last rate
+		 * may be far off now (a busy hyperthread sibling, a sanitizer): played on it, a
+		 * 0.75 chunk overshot a 30 ms run by 80 %. */
+		if (first && chunk > CPU_MODE_PROBE_NS) {
+			chunk = CPU_MODE_PROBE_NS;
+		}
+		first = false;
+		loops = loops_for_ns(rate, chunk);
 		c1 = dps__cputime_ns();
 		dps_work_loops(loops);
 		used = dps__cputime_ns() - c0;

@@ -164,6 +164,30 @@ Test(psf, cpu_run_stays_right_with_a_bad_loop_rate, .init = init_override, .time
 	cr_assert_gt(clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0, 15000000);
 }
 
+/*
+ * A loop rate far above what the loop does now (calibrated on an idle core, played beside a
+ * busy hyperthread sibling, or under a sanitizer): the first chunk of a cpu-mode run must not
+ * overshoot by that factor. CI saw a 30 ms run burn 54 ms when the rate was 2.4x off: the first
+ * chunk (0.75 of the run on the rate alone) was played whole. Best of 3 (stolen time only
+ * adds).
+ */
+Test(psf, cpu_run_does_not_overshoot_with_a_rate_too_high, .init = init_measured, .timeout = 30)
+{
+	uint64_t best = UINT64_MAX;
+
+	dps__calibration.work_loops_per_us *= 4;
+	for (int i = 0; i < 3; i++) {
+		uint64_t c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), used;
+
+		dps_run_ns(20000000, DPS_RUN_CPU);
+		used = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+		best = used < best ? used : best;
+		/* a new thread's first run has no rate of its own yet: start afresh */
+		dps__forget_thread_rate();
+	}
+	cr_assert_lt(best, 23000000, "a 20 ms run used %lu ns of CPU", (unsigned long)best);
+}
+
 /* Work mode plays a fixed loop count: its CPU time scales with the duration asked. How near
  * it is to the duration depends on how far the loop rate moved since calibration (20 ms took
  * 9.3 ms on an AMD VM whose vCPU ran twice as fast as when it was calibrated): that is
