@@ -91,6 +91,21 @@ struct analyzer_thread {
 	size_t n_mem, cap_mem;
 };
 
+/*
+ * The selected process as the kernel saw it, whole: what an outside witness measures. Every
+ * thread of the root's process (and of the kept child processes), those left out of the set
+ * included (lttng-ust's listener threads, a simulated run's start-up and exit), from the
+ * root's exec (its start when the trace has no exec of it) to the end of the last of them.
+ */
+struct analyzer_process_figures {
+	bool known;	   /* computed (a selection from a trace) */
+	uint64_t cpu_ns;   /* their CPU time */
+	bool cpu_exact;	   /* every thread's from sched_stat_runtime */
+	uint64_t begin_ns; /* the root's exec, or its start */
+	uint64_t end_ns;   /* the last of them ends */
+	size_t n_threads;
+};
+
 struct analyzer_result {
 	struct analyzer_thread *threads; /* owned array */
 	size_t n_threads, cap_threads;
@@ -105,6 +120,7 @@ struct analyzer_result {
 	uint64_t n_discarded;		/* events reported lost by the tracer */
 	struct analyzer_process *procs; /* owned: analyzer_list_processes() only */
 	size_t n_procs;
+	struct analyzer_process_figures process; /* analyzer_run() with a selection */
 };
 
 /* One process of a trace, for choosing a selection (dps analyze with no selection). */

@@ -104,6 +104,7 @@ struct athread {
 	bool joined; /* some thread joined it */
 	bool pid_from_fork;
 	uint64_t first_ts, last_ts, create_ts, exit_ts, end_ts;
+	uint64_t exec_ts; /* its last exec, 0 when none was seen */
 	size_t creator;
 
 	/* selection (select.c) */
@@ -220,6 +221,8 @@ bool analyzer__is_kept_creator(const struct analyzer_core *core, const struct at
 int analyzer__cmp_kept(const void *a, const void *b, void *arg);
 uint64_t analyzer__thread_id(const struct athread *t);
 int analyzer__select_threads(struct analyzer_core *core, size_t *root_out, struct dps_diag *diag);
+void analyzer__process_figures(struct analyzer_core *core, size_t root,
+			       struct analyzer_process_figures *out);
 void analyzer__add_pre_existing_creates(struct analyzer_core *core, size_t root);
 int analyzer__ensure_create_marks(struct analyzer_core *core);
 int analyzer__dedup_creates(struct analyzer_core *core, size_t ci);

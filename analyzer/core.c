@@ -231,6 +231,7 @@ enum dps_status analyzer_core_finish(struct analyzer_core *core, bool list_only,
 	if (status) {
 		return status;
 	}
+	analyzer__process_figures(core, root, &res->process);
 	analyzer__add_pre_existing_creates(core, root);
 	status = analyzer__ensure_create_marks(core);
 	status = status ? status : analyzer__add_implicit_joins(core);

@@ -497,3 +497,32 @@ int analyzer__dedup_creates(struct analyzer_core *core, size_t ci)
 	}
 	return DPS_OK;
 }
+
+void analyzer__process_figures(struct analyzer_core *core, size_t root,
+			       struct analyzer_process_figures *out)
+{
+	struct athread *r = analyzer__thread_at(core, root);
+	int64_t pid = proc_of(r);
+
+	*out = (struct analyzer_process_figures){
+	    .known = true,
+	    .cpu_exact = core->has_sched,
+	    .begin_ns = r->exec_ts ? r->exec_ts : (r->created ? r->create_ts : r->first_ts),
+	};
+	for (size_t i = 0; i < core->n_th; i++) {
+		struct athread *t = analyzer__thread_at(core, i);
+		uint64_t end;
+
+		if (!t->kept && proc_of(t) != pid) {
+			continue;
+		}
+		out->n_threads++;
+		out->cpu_ns += analyzer__thread_cpu_ns(t);
+		out->cpu_exact = out->cpu_exact && t->sched.has_runtime;
+		end = analyzer__thread_end(core, t);
+		out->end_ns = end > out->end_ns ? end : out->end_ns;
+	}
+	if (out->end_ns < out->begin_ns) {
+		out->end_ns = out->begin_ns;
+	}
+}

@@ -80,6 +80,20 @@ static void compute_side(struct compare_side_info *si)
 		si->has_mem |= th->n_mem > 0;
 	}
 	si->makespan_ns = last - first;
+	si->process_known = m->process.known;
+	si->process_cpu_ns = m->process.known ? m->process.cpu_ns : si->cpu_total_ns;
+	si->process_wall_ns =
+	    m->process.known ? m->process.end_ns - m->process.begin_ns : si->makespan_ns;
+}
+
+/* sim - orig and |sim - orig| / orig * 100 (100 when only orig is 0). */
+static double err_pct(uint64_t o, uint64_t s, int64_t *diff)
+{
+	*diff = (int64_t)s - (int64_t)o;
+	if (!o) {
+		return s ? 100.0 : 0.0;
+	}
+	return (double)(s > o ? s - o : o - s) / (double)o * 100.0;
 }
 
 /*
@@ -244,6 +258,10 @@ static void compute_summary(struct compare_result *res)
 	}
 	res->fidelity_err_pct =
 	    res->cpu_err_pct > res->makespan_err_pct ? res->cpu_err_pct : res->makespan_err_pct;
+	res->process_cpu_err_pct = err_pct(res->side[0].process_cpu_ns, res->side[1].process_cpu_ns,
+					   &res->process_cpu_err_ns);
+	res->process_wall_err_pct = err_pct(
+	    res->side[0].process_wall_ns, res->side[1].process_wall_ns, &res->process_wall_err_ns);
 }
 
 static int check_model(const struct analyzer_result *m, const char *which, struct dps_diag *diag)

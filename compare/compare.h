@@ -94,6 +94,11 @@ struct compare_side_info {
 	uint64_t origin_ns;   /* the root thread's start: offsets are relative to it */
 	uint64_t makespan_ns; /* last end - origin (earliest start if before origin) */
 	uint64_t cpu_total_ns;
+	/* The whole process as an outside witness sees it (analyzer_process_figures): its CPU
+	 * (every thread, the ones not compared included) and its wall time from exec to the end
+	 * of its last thread. For a set (no process) the model's own cpu_total and makespan. */
+	bool process_known;
+	uint64_t process_cpu_ns, process_wall_ns;
 	bool has_mem;	/* some thread has memory samples */
 	size_t *row_of; /* owned: thread index -> row in compare_result.threads,
 			 * COMPARE_NO_THREAD for an excluded thread */
@@ -115,6 +120,10 @@ struct compare_result {
 	uint64_t cpu_abs_err_ns; /* sum over rows of |cpu sim - cpu orig| */
 	double cpu_err_pct;	 /* cpu_abs_err_ns / orig CPU total * 100 */
 	double fidelity_err_pct; /* max(cpu_err_pct, makespan_err_pct): lower is better */
+	/* The process-level errors (sim - orig, and |sim - orig| / orig * 100): what the stub's
+	 * start-up and exit add, beyond the compared threads' windows. */
+	int64_t process_cpu_err_ns, process_wall_err_ns;
+	double process_cpu_err_pct, process_wall_err_pct;
 	/* |cpu sim - cpu orig| / cpu orig * 100 over matched threads with CPU in orig */
 	size_t n_thread_cpu; /* threads counted (0: median/max are 0) */
 	double thread_cpu_err_median_pct;

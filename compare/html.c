@@ -145,7 +145,7 @@ static void write_card(FILE *out, const char *cls, const char *value, const char
 
 static void write_cards(FILE *out, const struct compare_result *res)
 {
-	char v[128], l[256], lb[256], a[32], b[32], c[32];
+	char v[128], l[256], lb[256], a[32], b[32], c[32], d[32];
 
 	fputs("<div class=\"cards\">\n", out);
 	snprintf(v, sizeof(v), "%.2f %%", res->fidelity_err_pct);
@@ -174,6 +174,16 @@ static void write_cards(FILE *out, const struct compare_result *res)
 		 compare_format_ns((int64_t)res->side[0].makespan_ns, false, a, sizeof(a)),
 		 compare_format_ns((int64_t)res->side[1].makespan_ns, false, b, sizeof(b)),
 		 compare_format_ns(res->makespan_err_ns, true, c, sizeof(c)));
+	write_card(out, "", v, l);
+	snprintf(v, sizeof(v), "%.2f %% / %.2f %%", res->process_cpu_err_pct,
+		 res->process_wall_err_pct);
+	snprintf(l, sizeof(l),
+		 "whole process, CPU / wall error: %s / %s orig, %s / %s sim (every thread, exec "
+		 "to the last thread's end)",
+		 compare_format_ns((int64_t)res->side[0].process_cpu_ns, false, a, sizeof(a)),
+		 compare_format_ns((int64_t)res->side[0].process_wall_ns, false, b, sizeof(b)),
+		 compare_format_ns((int64_t)res->side[1].process_cpu_ns, false, c, sizeof(c)),
+		 compare_format_ns((int64_t)res->side[1].process_wall_ns, false, d, sizeof(d)));
 	write_card(out, "", v, l);
 	snprintf(v, sizeof(v), "%.2f %%", res->cpu_err_pct);
 	snprintf(l, sizeof(l), "CPU error: sum of |per-thread CPU errors| %s over %s of CPU",

@@ -236,6 +236,21 @@ static void write_summary(const struct compare_result *res, FILE *out)
 		fprintf(out, "memory     only the %s run has memory samples: curves not compared\n",
 			res->side[0].has_mem ? "original" : "simulated");
 	}
+	fprintf(out,
+		"process    cpu  orig %s   sim %s   error %s (%.2f %%)   [every thread, whole "
+		"process]\n",
+		compare_format_ns((int64_t)res->side[0].process_cpu_ns, false, a, sizeof(a)),
+		compare_format_ns((int64_t)res->side[1].process_cpu_ns, false, b, sizeof(b)),
+		compare_format_ns(res->process_cpu_err_ns, true, d, sizeof(d)),
+		res->process_cpu_err_pct);
+	fprintf(
+	    out,
+	    "process    wall orig %s   sim %s   error %s (%.2f %%)   [exec to the last thread's "
+	    "end]\n",
+	    compare_format_ns((int64_t)res->side[0].process_wall_ns, false, a, sizeof(a)),
+	    compare_format_ns((int64_t)res->side[1].process_wall_ns, false, b, sizeof(b)),
+	    compare_format_ns(res->process_wall_err_ns, true, d, sizeof(d)),
+	    res->process_wall_err_pct);
 	fprintf(out, "threads    %zu matched, %zu only in orig, %zu only in sim\n", res->n_matched,
 		res->n_orig_only, res->n_sim_only);
 	fprintf(out,
@@ -382,8 +397,11 @@ static void json_side(FILE *out, const struct compare_result *res, int s)
 	}
 	fprintf(out,
 		", \"origin_ns\": %" PRIu64 ", \"makespan_ns\": %" PRIu64
-		", \"cpu_total_ns\": %" PRIu64 ", \"has_memory\": %s},\n",
-		si->origin_ns, si->makespan_ns, si->cpu_total_ns, si->has_mem ? "true" : "false");
+		", \"cpu_total_ns\": %" PRIu64 ", \"has_memory\": %s"
+		", \"process\": {\"measured\": %s, \"cpu_ns\": %" PRIu64 ", \"wall_ns\": %" PRIu64
+		"}},\n",
+		si->origin_ns, si->makespan_ns, si->cpu_total_ns, si->has_mem ? "true" : "false",
+		si->process_known ? "true" : "false", si->process_cpu_ns, si->process_wall_ns);
 }
 
 /* The machine's load while a side was recorded, or null when unknown. */
@@ -421,6 +439,12 @@ enum dps_status compare_write_json(const struct compare_result *res, FILE *out)
 		", \"abs_err_ns\": %" PRIu64 ", \"err_pct\": ",
 		res->side[0].cpu_total_ns, res->side[1].cpu_total_ns, res->cpu_abs_err_ns);
 	dps_json_double(out, res->cpu_err_pct);
+	fprintf(out, "},\n    \"process_cpu\": {\"err_ns\": %" PRId64 ", \"abs_err_pct\": ",
+		res->process_cpu_err_ns);
+	dps_json_double(out, res->process_cpu_err_pct);
+	fprintf(out, "},\n    \"process_wall\": {\"err_ns\": %" PRId64 ", \"abs_err_pct\": ",
+		res->process_wall_err_ns);
+	dps_json_double(out, res->process_wall_err_pct);
 	fprintf(out, "},\n    \"thread_cpu_err\": {\"threads\": %zu, \"median_pct\": ",
 		res->n_thread_cpu);
 	dps_json_double(out, res->thread_cpu_err_median_pct);

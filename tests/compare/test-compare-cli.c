@@ -352,3 +352,47 @@ Test(compare_cli, a_run_recorded_under_load_is_marked_as_such)
 	}
 	free(src);
 }
+
+/* The process-level rows: the whole process (every thread, lttng-ust's included) from exec to
+ * the last thread's end, beside the compared threads' figures (doc/compare.md). */
+Test(compare_cli, the_whole_process_is_reported_beside_the_threads)
+{
+	struct analyzer_result *a = load_trace("record-live-prog", 28562);
+	struct analyzer_result *b = load_trace("record-live-prog", 28562);
+	struct compare_result *res = NULL;
+	struct dps_diag diag = {{0}};
+	char *t = trace_path("record-live-prog"), *err = NULL, *out;
+
+	cr_assert_eq(compare_run(a, COMPARE_INPUT_TRACE, "a", b, COMPARE_INPUT_TRACE, "b", NULL,
+				 &res, &diag),
+		     DPS_OK, "%s", diag.msg);
+	for (int s = 0; s < 2; s++) {
+		const struct compare_side_info *si = &res->side[s];
+
+		cr_expect(si->process_known);
+		/* lttng-ust's two listener threads are left out of the rows, not of the process */
+		cr_expect_gt(si->process_cpu_ns, si->cpu_total_ns, "process %llu <= threads %llu",
+			     (unsigned long long)si->process_cpu_ns,
+			     (unsigned long long)si->cpu_total_ns);
+		cr_expect_gt(si->process_wall_ns, 0);
+		cr_expect_leq(si->process_wall_ns, si->makespan_ns + 1000000000ULL);
+	}
+	cr_expect_eq(res->process_cpu_err_ns, 0);
+	cr_expect_eq(res->process_wall_err_ns, 0);
+	compare_result_destroy(res);
+	analyzer_result_destroy(a);
+	analyzer_result_destroy(b);
+
+	out = run_compare(&err, "--pid 28562 %s %s", t, t);
+	cr_expect_eq(ct_last_status, 0, "%s", err);
+	cr_expect(strstr(out, "process    cpu  orig 593.67 ms"), "%s", out);
+	cr_expect(strstr(out, "process    wall orig"), "%s", out);
+	free(out);
+	free(err);
+	out = run_compare(&err, "--json --pid 28562 %s %s", t, t);
+	cr_expect(strstr(out, "\"process\": {\"measured\": true, \"cpu_ns\": "), "%s", out);
+	cr_expect(strstr(out, "\"process_wall\": {\"err_ns\": 0"), "%s", out);
+	free(out);
+	free(err);
+	g_free(t);
+}
