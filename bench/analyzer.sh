@@ -7,7 +7,10 @@
 # (--decode-jobs) below the single-threaded dummy sink. Writes bench/results/analyzer.md.
 #
 #   bench/analyzer.sh [BUILD_DIR]       (default: $DPS_BUILD_DIR, else build/dev)
-#   REPS=5 bench/analyzer.sh            (runs of each command; the default: 5, about 20 min)
+#   REPS=5 bench/analyzer.sh            (runs of each command; the default: 5)
+# The default run takes about 25 min on a busy 2-CPU host (13 min with REPS=1): 8 min of
+# recording, most of it perf data convert on the ping-pong (35 k events/s), then about 2.5 min
+# per round of commands, 1.5 of them on the ping-pong.
 #   RESULT=/tmp/x.md REPS=1 CASES=messaging,pingpong bench/analyzer.sh     (a quick try)
 #   RESULT=/tmp/x.md REPS=2 PIPE_LOOPS=50000 MALLOCS=100000 MESSAGING_LOOPS=500 \
 #       PINGPONG_ROUNDS=2000 bench/analyzer.sh                  (small traces, about 1 min)
