@@ -30,7 +30,7 @@ fi
 # Debian packages the project needs; installed only when missing.
 packages=(cmake make gcc pkg-config lttng-tools liblttng-ust-dev liblttng-ctl-dev
           libbabeltrace2-dev babeltrace2 liburcu-dev libcriterion-dev libglib2.0-dev
-          linux-perf chromium python3 procps util-linux clang-format xz-utils
+          linux-perf chromium python3 procps util-linux time clang-format xz-utils
           clang libclang-rt-14-dev)
 if [ "$install" = 1 ]; then
     missing=()
