@@ -11,6 +11,7 @@
 #include "bt-source.h"
 #include "contain.h"
 #include "core.h"
+#include "record.h"
 
 /* The default --min-block of the calibration file (dps calibrate), read by the runtime's one
  * reader of that file. */
@@ -52,6 +53,32 @@ static int note_skips(const struct analyzer_contained *src, struct analyzer_resu
 	return res->partial_reason ? DPS_OK : DPS_ERR_NOMEM;
 }
 
+/* A dps record trace whose perf lost events (record.info's perf_lost): partial, saying so.
+ * Nothing in the CTF trace perf wrote tells. */
+static int note_perf_lost(const struct analyzer_options *opts, struct analyzer_result *res)
+{
+	char lost[512];
+
+	for (size_t i = 0; i < opts->n_traces; i++) {
+		char *both;
+
+		if (!dps_record_info_lost(opts->traces[i], lost, sizeof(lost))) {
+			continue;
+		}
+		both = g_strdup_printf("%s%sperf lost events while recording %s (%s)",
+				       res->partial_reason ? res->partial_reason : "",
+				       res->partial_reason ? "; " : "", opts->traces[i], lost);
+		free(res->partial_reason);
+		res->partial_reason = strdup(both);
+		g_free(both);
+		res->partial = true;
+		if (!res->partial_reason) {
+			return DPS_ERR_NOMEM;
+		}
+	}
+	return DPS_OK;
+}
+
 /*
  * Reads every event of the traces into a core, in timestamp order, and finishes it. The
  * decoding runs in a child process (contain.c): a decoder that stalls or dies is an error
@@ -89,6 +116,7 @@ static int read_traces(const struct analyzer_options *opts, bool list_only,
 	}
 	/* before the core's step: the action set copies the partial mark */
 	status = note_skips(src, res);
+	status = status ? status : note_perf_lost(opts, res);
 	if (status) {
 		goto end;
 	}

@@ -41,6 +41,9 @@ void dps_record__write_info(const struct recording *r, const char *kernel_src)
 	}
 	fprintf(f, "kernel %s\nust %s\nmemory %s\n", kernel_src, r->opts->ust ? "yes" : "no",
 		r->opts->memory ? "yes" : "no");
+	if (r->perf_lost[0]) {
+		fprintf(f, "perf_lost %s\n", r->perf_lost);
+	}
 	if (r->load.known) {
 		fprintf(f,
 			"load_cpus %d\nload_wall_s %.3f\nload_own_pct %.1f\nload_others_pct %.1f\n"
@@ -78,7 +81,8 @@ static bool parse_share(const char *s, double *v)
  * load_* lines (bit 0: cpus, bit 1: others seen, in *load_seen). Returns NULL when the line
  * is good, else what was expected. */
 static const char *check_line(const char *key, const char *value, int64_t *pid,
-			      struct dps_load *load, unsigned *load_seen)
+			      struct dps_load *load, unsigned *load_seen, char *lost,
+			      size_t lost_len)
 {
 	long long v;
 	double d;
@@ -117,14 +121,17 @@ static const char *check_line(const char *key, const char *value, int64_t *pid,
 		if (strcmp(value, "yes") && strcmp(value, "no")) {
 			return "yes or no";
 		}
+	} else if (!strcmp(key, "perf_lost") && lost) {
+		snprintf(lost, lost_len, "%s", value);
 	}
-	/* command: any text; other keys: a newer dps's, left alone */
+	/* command, perf_lost: any text; other keys: a newer dps's, left alone */
 	return NULL;
 }
 
-/* The one reader: *pid, and *load (known only when the file has its load_* lines). */
-static enum dps_status read_info(const char *trace, int64_t *pid, struct dps_load *load,
-				 struct dps_diag *diag)
+/* The one reader: *pid, *load (known only when the file has its load_* lines), and perf's
+ * report of lost events into lost (when not NULL; "" when the file has none). */
+static enum dps_status read_info(const char *trace, int64_t *pid, struct dps_load *load, char *lost,
+				 size_t lost_len, struct dps_diag *diag)
 {
 	char path[4096], line[4096];
 	int64_t found = -1;
@@ -169,7 +176,7 @@ static enum dps_status read_info(const char *trace, int64_t *pid, struct dps_loa
 			goto end;
 		}
 		line[k] = '\0';
-		expected = check_line(line, line + k + 1, &found, load, &load_seen);
+		expected = check_line(line, line + k + 1, &found, load, &load_seen, lost, lost_len);
 		if (expected) {
 			dps_diag_setf(diag, "%s:%u:%zu: %s: expected %s, got \"%.40s\"", path,
 				      lineno, k + 2, line, expected, line + k + 1);
@@ -195,7 +202,7 @@ enum dps_status dps_record_info_read(const char *trace, int64_t *pid, struct dps
 {
 	struct dps_load load = {0};
 
-	return read_info(trace, pid, &load, diag);
+	return read_info(trace, pid, &load, NULL, 0, diag);
 }
 
 bool dps_record_info_pid(const char *trace, int64_t *pid)
@@ -211,8 +218,21 @@ bool dps_record_info_load(const char *trace, struct dps_load *load)
 	int64_t pid;
 
 	*load = (struct dps_load){0};
-	if (read_info(trace, &pid, load, &diag) != DPS_OK) {
+	if (read_info(trace, &pid, load, NULL, 0, &diag) != DPS_OK) {
 		*load = (struct dps_load){0};
 	}
 	return load->known;
+}
+
+bool dps_record_info_lost(const char *trace, char *buf, size_t len)
+{
+	struct dps_diag diag = {""};
+	struct dps_load load = {0};
+	int64_t pid;
+
+	buf[0] = '\0';
+	if (read_info(trace, &pid, &load, buf, len, &diag) != DPS_OK) {
+		buf[0] = '\0';
+	}
+	return buf[0] != '\0';
 }

@@ -20,6 +20,7 @@ struct recording {
 	pid_t perf_pid;
 	int perf_ctl, perf_ack; /* perf's control FIFOs, open while perf runs */
 	char *perf_data;	/* owned */
+	char perf_lost[512];	/* what perf said about events it lost ("" when none) */
 	pid_t child;
 	int child_status;
 	struct dps_load load; /* the machine while the command ran (load_* in record.info) */
@@ -40,6 +41,9 @@ const char *dps_record__perf_problem(void);
 enum dps_status dps_record__start_perf(struct recording *r);
 enum dps_status dps_record__stop_perf(struct recording *r);
 void dps_record__kill_perf(struct recording *r);
+/* perf's lines about lost events in text (perf record's log, perf data convert's stderr),
+ * appended to out (len bytes, NUL-terminated) as one line; false when there are none. */
+bool dps_record__perf_lost_lines(const char *text, char *out, size_t len);
 
 /* record-info.c */
 void dps_record__write_info(const struct recording *r, const char *kernel_src);

@@ -82,4 +82,11 @@ bool dps_record_info_pid(const char *trace, int64_t *pid);
 struct dps_load;
 bool dps_record_info_load(const char *trace, struct dps_load *load);
 
+/*
+ * What perf said about events it lost while dps record ran (the perf_lost line of
+ * TRACE/record.info) into buf (len bytes): true when it lost some, and the trace is then
+ * incomplete; false when it lost none, or for no file or a malformed one.
+ */
+bool dps_record_info_lost(const char *trace, char *buf, size_t len);
+
 #endif /* DPS_RECORD_RECORD_H */

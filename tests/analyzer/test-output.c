@@ -408,3 +408,40 @@ Test(analyze_output, a_spill_file_that_cannot_be_made_fails_the_analysis)
 	g_free(out);
 	g_free(dir);
 }
+
+/* A dps record trace whose perf lost events (record.info's perf_lost line) is incomplete: the
+ * analysis says so (partial, with perf's words) and --strict refuses it. */
+Test(analyze_output, a_trace_whose_perf_lost_events_is_partial)
+{
+	char *dir = dps_test_mkdtemp("perf-lost");
+	char *src = trace("record-live-prog");
+	char *src_info = g_build_filename(src, "record.info", NULL);
+	char *dst_info = g_build_filename(dir, "record.info", NULL);
+	char *info = dps_test_read_file(src_info, NULL);
+	char *info2 =
+	    g_strdup_printf("%sperf_lost Processed 2165703 samples and lost 77.01%%!\n", info);
+	const char *argv[] = {dps_test_bin(), "analyze", dir, "-q", "--no-progress", NULL, NULL};
+	struct dps_test_run run;
+
+	cr_assert_not_null(info, "%s", src_info);
+	cr_assert_eq(dps_test_sh("cp -r '%s/perf' '%s/ust' '%s'/", src, src, dir), 0);
+	dps_test_write_file(dst_info, info2);
+	run = dps_test_run(NULL, argv, NULL);
+	cr_expect_eq(run.status, 0, "%s", run.err);
+	cr_expect(strstr(run.err, "perf lost events while recording") &&
+		      strstr(run.err, "lost 77.01%"),
+		  "%s", run.err);
+	dps_test_run_fini(&run);
+	argv[5] = "--strict";
+	run = dps_test_run(NULL, argv, NULL);
+	cr_expect_eq(run.status, 1, "--strict: %s", run.err);
+	cr_expect(strstr(run.err, "incomplete input"), "%s", run.err);
+	dps_test_run_fini(&run);
+	dps_test_rmtree(dir);
+	g_free(info2);
+	g_free(info);
+	g_free(dst_info);
+	g_free(src_info);
+	g_free(src);
+	g_free(dir);
+}
