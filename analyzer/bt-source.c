@@ -62,6 +62,7 @@ struct bt_input {
 	size_t n_stream_key;
 	bool instance_ids;
 	const char *const *files;
+	const struct analyzer_view_file *info;
 	size_t n_files;
 	bool failed;
 	int status;
@@ -290,6 +291,26 @@ static void read_env(struct bt_input *in, const bt_stream *stream)
 	}
 }
 
+/* The rank of a view's stream file (named by its path) among its trace's files; SIZE_MAX
+ * when it is not one of them. */
+static size_t file_rank(const struct bt_input *in, const char *name)
+{
+	const char *base = name ? strrchr(name, '/') : NULL;
+	size_t lo = 0, hi = in->n_files;
+
+	base = base ? base + 1 : name ? name : "";
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (strcmp(in->files[mid], base) < 0) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return lo < in->n_files && !strcmp(in->files[lo], base) ? lo : SIZE_MAX;
+}
+
 /* Where the packet starts in its stream file (for analyzer_decode_status). */
 static void track_packet(struct analyzer_source *src, struct bt_input *in, const bt_packet *packet)
 {
@@ -317,6 +338,15 @@ static void track_packet(struct analyzer_source *src, struct bt_input *in, const
 				k[i] = 0;
 			}
 			in->n_stream_off = n;
+		}
+	}
+	if (id < in->n_stream_off && !in->stream_npk[id] && in->info) {
+		/* a piece of a stream file starts where its first packet is */
+		size_t rank = file_rank(in, name);
+
+		if (rank != SIZE_MAX) {
+			in->stream_off[id] = in->info[rank].offset;
+			in->stream_npk[id] = in->info[rank].packet;
 		}
 	}
 	if (id < in->n_stream_off) {
@@ -351,38 +381,28 @@ static void track_packet(struct analyzer_source *src, struct bt_input *in, const
  * beginning time; otherwise source.ctf.fs numbers the streams in the order of their files'
  * paths (fs.c, create_streams_for_trace): the rank of the file's name among all the trace's
  * stream files orders them as in the whole trace. Packed: the input's index (12 bits), the
- * stream class id (12), the stream's key (40); UINT64_MAX when out of those bounds.
+ * stream class id (12), the stream's key (32), the piece of its file (8: groups.c cuts a large
+ * stream file in pieces that follow one another); UINT64_MAX when out of those bounds.
  */
 static uint64_t compute_stream_key(const struct bt_input *in, size_t idx, const bt_stream *stream)
 {
 	const bt_stream_class *sc = bt_stream_borrow_class_const(stream);
 	uint64_t sc_id = bt_stream_class_get_id(sc), key = bt_stream_get_id(stream);
+	size_t rank = file_rank(in, bt_stream_get_name(stream));
 
-	if (!in->instance_ids ||
-	    !bt_stream_class_packets_have_beginning_default_clock_snapshot(sc)) {
-		const char *name = bt_stream_get_name(stream), *base;
-		size_t lo = 0, hi = in->n_files;
-
-		base = name ? strrchr(name, '/') : NULL;
-		base = base ? base + 1 : name ? name : "";
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-
-			if (strcmp(in->files[mid], base) < 0) {
-				lo = mid + 1;
-			} else {
-				hi = mid;
-			}
-		}
-		if (lo == in->n_files || strcmp(in->files[lo], base)) {
-			return UINT64_MAX;
-		}
-		key = lo;
-	}
-	if (idx >= 1u << 12 || sc_id >= 1u << 12 || key >= 1ull << 40) {
+	if (rank == SIZE_MAX) {
 		return UINT64_MAX;
 	}
-	return (uint64_t)idx << 52 | sc_id << 40 | key;
+	if (!in->instance_ids ||
+	    !bt_stream_class_packets_have_beginning_default_clock_snapshot(sc)) {
+		key = rank;
+	}
+	/* the pieces of a stream file (groups.c), in the file's order */
+	if (idx >= 1u << 12 || sc_id >= 1u << 12 || key >= 1ull << 32 ||
+	    in->info[rank].piece >= 1u << 8) {
+		return UINT64_MAX;
+	}
+	return (uint64_t)idx << 52 | sc_id << 40 | key << 8 | in->info[rank].piece;
 }
 
 /* The order key of a view's stream (compute_stream_key), kept by stream id. */
@@ -1240,6 +1260,7 @@ enum dps_status analyzer_source_open_views(const struct analyzer_source_view *vi
 		in->path = g_strdup(views[i].dir);
 		in->trace = g_strdup(views[i].trace);
 		in->files = views[i].files;
+		in->info = views[i].info;
 		in->n_files = views[i].n_files;
 		status = open_input(src, in, dstatus, diag);
 		if (status) {

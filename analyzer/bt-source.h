@@ -59,10 +59,19 @@ int analyzer_source_open(const char *const *paths, size_t n_paths, bool progress
  * drops them: analyzer_known_filter), and each event has an order key
  * (analyzer_source_order_key). Messages name the trace and its files, not the view.
  */
+/* A stream file in a view: read whole (piece 0 at offset 0), or a piece of it (the view's
+ * index lists some of its packets: groups.c): the piece's rank, where it starts. */
+struct analyzer_view_file {
+	uint32_t piece;
+	uint64_t offset; /* its first packet's byte offset in the file */
+	uint64_t packet; /* the packets before it */
+};
+
 struct analyzer_source_view {
 	const char *dir;	  /* the view */
 	const char *trace;	  /* the trace it shows, as found (analyzer_find_traces) */
 	const char *const *files; /* every stream file name of the trace, sorted (strcmp) */
+	const struct analyzer_view_file *info; /* by file, as files */
 	size_t n_files;
 };
 

@@ -17,6 +17,7 @@ struct analyzer_groups {
 	GPtrArray *files;		    /* owned: per trace, a GPtrArray of its stream files */
 	struct analyzer_source_view *views; /* owned: n_groups x traces->len, group-major */
 	GPtrArray *strings;		    /* owned: the views' directories (g_free) */
+	GPtrArray *infos;		    /* owned: the views' file infos (g_free) */
 	size_t n_groups;
 };
 

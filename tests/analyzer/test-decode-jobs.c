@@ -102,6 +102,24 @@ static uint64_t compare_events(const char *trace, int jobs)
 	return n;
 }
 
+static bool dir_empty(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool empty = true;
+
+	cr_assert(d);
+	while ((e = readdir(d))) {
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			empty = false;
+		}
+	}
+	closedir(d);
+	return empty;
+}
+
+/* The test traces; the live test (DECODE_JOBS_LIVE, its own executable) records one. */
+#ifndef DECODE_JOBS_LIVE
 /* The CTF traces of the test data and of ../shared/traces: each directory of dir. */
 static GPtrArray *traces_in(const char *dir)
 {
@@ -128,12 +146,17 @@ static GPtrArray *traces_in(const char *dir)
 
 Test(decode_jobs, merged_events_are_one_decoders)
 {
+	/* DPS_TEST_MORE_TRACES: a directory of more traces to compare (a large recording: the
+	 * test traces' streams are of one packet or have no sequence numbers in their index, so
+	 * no stream file of theirs is cut in pieces) */
+	const char *more = getenv("DPS_TEST_MORE_TRACES");
 	char *dirs[] = {dps_test_data_path("traces"),
-			dps_test_strf("%s/../shared/traces", dps_test_source_dir())};
+			dps_test_strf("%s/../shared/traces", dps_test_source_dir()),
+			more ? dps_test_strf("%s", more) : NULL};
 	const int jobs[] = {2, 3, 8};
 	size_t n_traces = 0;
 
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < 3 && dirs[i]; i++) {
 		GPtrArray *traces = traces_in(dirs[i]);
 
 		for (guint t = 0; t < traces->len; t++) {
@@ -151,22 +174,6 @@ Test(decode_jobs, merged_events_are_one_decoders)
 		g_ptr_array_free(traces, TRUE);
 	}
 	cr_assert_geq(n_traces, 6, "the test traces are not there");
-}
-
-static bool dir_empty(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	bool empty = true;
-
-	cr_assert(d);
-	while ((e = readdir(d))) {
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			empty = false;
-		}
-	}
-	closedir(d);
-	return empty;
 }
 
 /* A stream file cut short: the error names the trace's file, not the view's, and the views are
@@ -192,8 +199,8 @@ Test(decode_jobs, views_removed_and_errors_name_the_trace)
 	cr_assert(dir_empty(tmp), "the views of a complete read are left in %s", tmp);
 	/* babeltrace2 indexes the stream files when it opens the trace: the error comes then */
 	status = analyzer_contained_open(paths, 1, 2, false, 0, &c, &diag);
-	while (!status && (status = analyzer_contained_next(c, &ev, &diag)) ==
-			      ANALYZER_SOURCE_EVENT) {
+	while (!status &&
+	       (status = analyzer_contained_next(c, &ev, &diag)) == ANALYZER_SOURCE_EVENT) {
 	}
 	cr_assert_lt(status, 0, "a truncated stream file read to its end");
 	cr_assert(strstr(diag.msg, "perf_stream_1"), "the error does not name the file: %s",
@@ -206,3 +213,45 @@ Test(decode_jobs, views_removed_and_errors_name_the_trace)
 	dps_test_rmtree(work);
 	dps_test_rmtree(tmp);
 }
+#else  /* DECODE_JOBS_LIVE */
+
+/* Whether a view below dir holds an index of its own (a piece of a stream file: groups.c). */
+static bool has_piece_index(const char *dir)
+{
+	return dps_test_sh("find '%s' -path '*/index/*.idx' -type f | grep -q .", dir) == 0;
+}
+
+/*
+ * A recording large enough for perf's packets (about 8 MB) to make several of them in a
+ * stream: its largest stream is cut in pieces that two decoders read, and the merged events
+ * are still one decoder's.
+ */
+Test(decode_jobs_live, a_stream_cut_in_pieces_gives_the_same_events, .timeout = 600)
+{
+	char *dir = dps_test_mkdtemp("decode-jobs-live");
+	char *tmp = dps_test_mkdtemp("decode-jobs-views");
+	char *trace = dps_test_strf("%s/pipe", dir);
+	char *perf = dps_test_strf("%s/perf", trace);
+	struct analyzer_contained *c = NULL;
+	struct dps_diag diag = {""};
+	const char *paths[] = {perf};
+
+	if (dps_test_sh("perf bench sched pipe -l 10 >/dev/null 2>&1")) {
+		cr_skip_test("perf bench is not there");
+	}
+	cr_assert_eq(dps_test_sh("'%s' record -q --no-ust -o '%s' -- perf bench sched pipe -l "
+				 "60000 >/dev/null",
+				 dps_test_bin(), trace),
+		     0, "dps record failed");
+	setenv("TMPDIR", tmp, 1);
+	cr_assert_eq(analyzer_contained_open(paths, 1, 2, false, 0, &c, &diag), DPS_OK, "%s",
+		     diag.msg);
+	cr_assert(has_piece_index(tmp), "no stream of %s was cut in pieces", perf);
+	analyzer_contained_close(c);
+	cr_assert_gt(compare_events(perf, 2), 0);
+	cr_assert(dir_empty(tmp));
+	unsetenv("TMPDIR");
+	dps_test_rmtree(tmp);
+	dps_test_rmtree(dir);
+}
+#endif /* DECODE_JOBS_LIVE */
