@@ -92,8 +92,8 @@ static int read_traces(const struct analyzer_options *opts, bool list_only,
 	struct analyzer_event ev;
 	int status;
 
-	status = analyzer_contained_open(opts->traces, opts->n_traces, opts->progress,
-					 opts->decode_timeout_ns, &src, diag);
+	status = analyzer_contained_open(opts->traces, opts->n_traces, opts->decode_jobs,
+					 opts->progress, opts->decode_timeout_ns, &src, diag);
 	if (status) {
 		return status;
 	}

@@ -156,6 +156,7 @@ struct analyzer_options {
 	bool keep_tracer_threads;  /* keep lttng-ust's listener threads ("<name>-ust") */
 	bool strict;		   /* an incomplete input (skips, lost events) is an error */
 	int64_t decode_timeout_ns; /* decoder watchdog; <= 0: DPS_DECODE_TIMEOUT, else 10 s */
+	int decode_jobs; /* decoders on stream groups: 1 one decoder, <= 0 one per online CPU */
 };
 
 void analyzer_options_default(struct analyzer_options *opts);

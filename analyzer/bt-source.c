@@ -11,6 +11,10 @@
  *
  * Event classes are resolved once (cache keyed by the class pointer): kind, and the index of
  * each field of interest, found by name. Per event: a pointer lookup and indexed reads.
+ *
+ * Over 1000 lines: reading a trace and reading a view of it for parallel decoding (stream
+ * order keys, names mapped back to the trace) share the per-input state (struct bt_input)
+ * and the merge of the inputs; apart they would expose it.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -30,7 +34,8 @@
 #include "find-traces.h"
 
 struct bt_input {
-	char *path;
+	char *path;  /* what babeltrace2 reads: the trace, or a view of some of its streams */
+	char *trace; /* the trace's path as found, in messages (== path but for a view) */
 	bt_graph *graph;
 	const bt_message **buf;
 	size_t n, pos, cap;
@@ -47,6 +52,18 @@ struct bt_input {
 	char *env_procname;
 	bool kernel; /* env domain = "kernel" (LTTng kernel or perf) */
 	bool env_read;
+	/*
+	 * A view (stream group decoding): the order key of each stream by id (UINT64_MAX not
+	 * known yet), whether the trace's packet headers give stream ids (else babeltrace2
+	 * numbers the streams by file name), and the trace's stream file names, sorted
+	 * (borrowed: analyzer_source_view).
+	 */
+	uint64_t *stream_key;
+	size_t n_stream_key;
+	bool instance_ids;
+	const char *const *files;
+	const struct analyzer_view_file *info;
+	size_t n_files;
 	bool failed;
 	int status;
 };
@@ -54,8 +71,7 @@ struct bt_input {
 /* Bits of analyzer_source.known: what the source already told about a tid. */
 #define KNOWN_PID 1u
 #define KNOWN_COMM 2u
-/* tids below this have a byte in `known` (the kernel's pid_max limit is 2^22). */
-#define KNOWN_MAX (1u << 22)
+#define KNOWN_MAX ANALYZER_KNOWN_MAX
 
 struct analyzer_source {
 	struct bt_input *in; /* owned: one per trace */
@@ -72,12 +88,19 @@ struct analyzer_source {
 	 * Per tid, whether its pid (KNOWN_PID) or name (KNOWN_COMM) was given in an event
 	 * already: its context fields and next_comm are then not read again (the core uses
 	 * them only for a thread it does not know yet). A fork or exit of the tid forgets it
-	 * (the tid may be reused). Owned, KNOWN_MAX bytes, touched pages only.
+	 * (the tid may be reused). Owned, KNOWN_MAX bytes, touched pages only. NULL for a
+	 * stream group's decoder (views): it reads every field, and the merge of the groups
+	 * applies the table in the order of all events (analyzer_known_filter).
 	 */
 	uint8_t *known;
-	/* The merge: the input being drained and the next-earliest input's head. */
+	/* The merge: the input being drained and the next-earliest input's head (ts, index). */
 	struct bt_input *cur;
 	uint64_t second_ts;
+	size_t second_idx;
+	/* Reading views (analyzer_source_open_views), and the order key of the event last
+	 * returned (analyzer_source_order_key). */
+	bool views;
+	uint64_t order;
 	/* The message of the event last returned: its strings live until the next call. */
 	const bt_message *held;
 	bool progress;
@@ -152,6 +175,33 @@ static void take_bt_error(struct dps_diag *diag, const char *what)
 		}
 	}
 	dps_diag_setf(diag, "%s", buf);
+}
+
+/* Replaces, in diag's message, each view's directory by its trace's path: the files named are
+ * the trace's. */
+static void unview_diag(const struct analyzer_source *src, struct dps_diag *diag)
+{
+	if (!src->views || !diag) {
+		return;
+	}
+	for (size_t i = 0; i < src->n_in; i++) {
+		const struct bt_input *in = &src->in[i];
+		char *msg;
+
+		if (!in->path || !strstr(diag->msg, in->path)) {
+			continue;
+		}
+		msg = g_strdup(diag->msg);
+		{
+			gchar **parts = g_strsplit(msg, in->path, -1);
+			gchar *joined = g_strjoinv(in->trace, parts);
+
+			dps_diag_setf(diag, "%s", joined);
+			g_free(joined);
+			g_strfreev(parts);
+		}
+		g_free(msg);
+	}
 }
 
 /*
@@ -241,6 +291,26 @@ static void read_env(struct bt_input *in, const bt_stream *stream)
 	}
 }
 
+/* The rank of a view's stream file (named by its path) among its trace's files; SIZE_MAX
+ * when it is not one of them. */
+static size_t file_rank(const struct bt_input *in, const char *name)
+{
+	const char *base = name ? strrchr(name, '/') : NULL;
+	size_t lo = 0, hi = in->n_files;
+
+	base = base ? base + 1 : name ? name : "";
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (strcmp(in->files[mid], base) < 0) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return lo < in->n_files && !strcmp(in->files[lo], base) ? lo : SIZE_MAX;
+}
+
 /* Where the packet starts in its stream file (for analyzer_decode_status). */
 static void track_packet(struct analyzer_source *src, struct bt_input *in, const bt_packet *packet)
 {
@@ -270,6 +340,15 @@ static void track_packet(struct analyzer_source *src, struct bt_input *in, const
 			in->n_stream_off = n;
 		}
 	}
+	if (id < in->n_stream_off && !in->stream_npk[id] && in->info) {
+		/* a piece of a stream file starts where its first packet is */
+		size_t rank = file_rank(in, name);
+
+		if (rank != SIZE_MAX) {
+			in->stream_off[id] = in->info[rank].offset;
+			in->stream_npk[id] = in->info[rank].packet;
+		}
+	}
 	if (id < in->n_stream_off) {
 		off = in->stream_off[id];
 		npk = ++in->stream_npk[id];
@@ -285,7 +364,72 @@ static void track_packet(struct analyzer_source *src, struct bt_input *in, const
 	}
 	st->packet_offset = off;
 	st->n_packet = npk;
-	snprintf(st->stream, sizeof(st->stream), "%s", name ? name : "");
+	name = name ? name : "";
+	if (in->trace != in->path && starts(name, in->path)) {
+		/* a view's file: named as in the trace */
+		snprintf(st->stream, sizeof(st->stream), "%s%s", in->trace,
+			 name + strlen(in->path));
+	} else {
+		snprintf(st->stream, sizeof(st->stream), "%s", name);
+	}
+}
+
+/*
+ * A view's stream: its place among the trace's streams in babeltrace2's muxer, which breaks
+ * a tie of timestamps by stream class id, then stream id (plugins/common/muxing, 2.0). The id
+ * is the packet headers' stream_instance_id when they have one and the packets have a
+ * beginning time; otherwise source.ctf.fs numbers the streams in the order of their files'
+ * paths (fs.c, create_streams_for_trace): the rank of the file's name among all the trace's
+ * stream files orders them as in the whole trace. Packed: the input's index (12 bits), the
+ * stream class id (12), the stream's key (32), the piece of its file (8: groups.c cuts a large
+ * stream file in pieces that follow one another); UINT64_MAX when out of those bounds.
+ */
+static uint64_t compute_stream_key(const struct bt_input *in, size_t idx, const bt_stream *stream)
+{
+	const bt_stream_class *sc = bt_stream_borrow_class_const(stream);
+	uint64_t sc_id = bt_stream_class_get_id(sc), key = bt_stream_get_id(stream);
+	size_t rank = file_rank(in, bt_stream_get_name(stream));
+
+	if (rank == SIZE_MAX) {
+		return UINT64_MAX;
+	}
+	if (!in->instance_ids ||
+	    !bt_stream_class_packets_have_beginning_default_clock_snapshot(sc)) {
+		key = rank;
+	}
+	/* the pieces of a stream file (groups.c), in the file's order */
+	if (idx >= 1u << 12 || sc_id >= 1u << 12 || key >= 1ull << 32 ||
+	    in->info[rank].piece >= 1u << 8) {
+		return UINT64_MAX;
+	}
+	return (uint64_t)idx << 52 | sc_id << 40 | key << 8 | in->info[rank].piece;
+}
+
+/* The order key of a view's stream (compute_stream_key), kept by stream id. */
+static uint64_t stream_key(struct analyzer_source *src, struct bt_input *in,
+			   const bt_stream *stream)
+{
+	uint64_t id = bt_stream_get_id(stream);
+
+	if (id < in->n_stream_key && in->stream_key[id] != UINT64_MAX) {
+		return in->stream_key[id];
+	}
+	if (id < 1u << 20 && id >= in->n_stream_key) {
+		uint64_t *k = realloc(in->stream_key, (id + 1) * sizeof(*k));
+
+		if (k) {
+			for (size_t i = in->n_stream_key; i <= id; i++) {
+				k[i] = UINT64_MAX;
+			}
+			in->stream_key = k;
+			in->n_stream_key = id + 1;
+		}
+	}
+	if (id < in->n_stream_key) {
+		in->stream_key[id] = compute_stream_key(in, (size_t)(in - src->in), stream);
+		return in->stream_key[id];
+	}
+	return compute_stream_key(in, (size_t)(in - src->in), stream);
 }
 
 static void set_stream_cpu(struct bt_input *in, const bt_packet *packet)
@@ -326,46 +470,69 @@ static int32_t event_cpu(const struct bt_input *in, const bt_event *ev)
 	return id < in->n_stream_cpu ? in->stream_cpu[id] : -1;
 }
 
-static bool known(const struct analyzer_source *src, int64_t tid, uint8_t what)
+/* Without a table (views) nothing is known: every field is read. */
+static bool known(const uint8_t *table, int64_t tid, uint8_t what)
 {
-	return tid > 0 && tid < KNOWN_MAX && (src->known[tid] & what);
+	return table && tid > 0 && tid < KNOWN_MAX && (table[tid] & what);
 }
 
-static void set_known(struct analyzer_source *src, int64_t tid, uint8_t what)
+static void set_known(uint8_t *table, int64_t tid, uint8_t what)
 {
 	if (tid > 0 && tid < KNOWN_MAX) {
-		src->known[tid] |= what;
+		table[tid] |= what;
 	}
 }
 
 /* Notes what an event told about its threads (see analyzer_source.known). */
-static void note_known(struct analyzer_source *src, const struct analyzer_event *e)
+static void note_known(uint8_t *table, const struct analyzer_event *e)
 {
+	if (!table) {
+		return;
+	}
 	if (e->ctx_pid >= 0) {
-		set_known(src, e->ctx_tid, KNOWN_PID);
+		set_known(table, e->ctx_tid, KNOWN_PID);
 	}
 	if (e->ctx_comm && e->ctx_comm[0]) {
-		set_known(src, e->ctx_tid, KNOWN_COMM);
+		set_known(table, e->ctx_tid, KNOWN_COMM);
 	}
 	switch (e->kind) {
 	case ANALYZER_EV_SWITCH:
 		if (e->sw.next_comm && e->sw.next_comm[0]) {
-			set_known(src, e->sw.next_tid, KNOWN_COMM);
+			set_known(table, e->sw.next_tid, KNOWN_COMM);
 		}
 		break;
 	case ANALYZER_EV_FORK:
 		if (e->fork.child_tid > 0 && e->fork.child_tid < KNOWN_MAX) {
-			src->known[e->fork.child_tid] = 0;
+			table[e->fork.child_tid] = 0;
 		}
 		break;
 	case ANALYZER_EV_EXIT:
 		if (e->exit.tid > 0 && e->exit.tid < KNOWN_MAX) {
-			src->known[e->exit.tid] = 0;
+			table[e->exit.tid] = 0;
 		}
 		break;
 	default:
 		break;
 	}
+}
+
+/*
+ * What read_event leaves unread for a known thread, dropped from an event read whole, and the
+ * table updated: the event then is what one source reading every trace would have given.
+ */
+void analyzer_known_filter(uint8_t *table, struct analyzer_event *e)
+{
+	if (e->kind == ANALYZER_EV_DISCARDED) {
+		return; /* not an event of the trace: read_discarded, not read_event */
+	}
+	if (known(table, e->ctx_tid, KNOWN_PID)) {
+		e->ctx_pid = -1;
+		e->ctx_comm = NULL;
+	}
+	if (e->raw.s[1] && known(table, e->sw.next_tid, KNOWN_COMM)) {
+		e->sw.next_comm = NULL;
+	}
+	note_known(table, e);
 }
 
 /* Fills *e from an event message. Returns DPS_OK or DPS_ERR_NOMEM. */
@@ -416,7 +583,7 @@ static int read_event(struct analyzer_source *src, struct bt_input *in, const bt
 	 * frequent event. */
 	e.ctx_tid = ci->ctx_is_prev_tid ? e.sw.prev_tid : read_int(&r, &ci->ctx_tid, -1);
 	/* The pid of a known thread does not change: skip reading it. */
-	if (!known(src, e.ctx_tid, KNOWN_PID)) {
+	if (!known(src->known, e.ctx_tid, KNOWN_PID)) {
 		e.ctx_pid = read_int(&r, &ci->ctx_pid, in->env_vpid);
 		e.ctx_comm = read_str(&r, &ci->ctx_comm);
 		if (!e.ctx_comm) {
@@ -433,7 +600,7 @@ static int read_event(struct analyzer_source *src, struct bt_input *in, const bt
 	}
 	e.raw.s[0] = read_str(&r, &ci->s[0]);
 	/* next_comm only for a thread not named yet: its renames show in its prev_comm. */
-	if (analyzer_bt_has(&ci->s[1]) && !known(src, e.sw.next_tid, KNOWN_COMM)) {
+	if (analyzer_bt_has(&ci->s[1]) && !known(src->known, e.sw.next_tid, KNOWN_COMM)) {
 		e.sw.next_comm = read_str(&r, &ci->s[1]);
 	}
 	if (ci->calloc) {
@@ -448,13 +615,13 @@ static int read_event(struct analyzer_source *src, struct bt_input *in, const bt
 		/* 32-bit prev_state read as unsigned still keeps its low byte. */
 		e.sw.prev_state &= 0xffffffff;
 	}
-	note_known(src, &e);
+	note_known(src->known, &e);
 	*out = e;
 	return DPS_OK;
 }
 
 static void read_discarded(const struct bt_input *in, const bt_message *msg, bool packets,
-			   struct analyzer_event *out)
+			   bool views, struct analyzer_event *out)
 {
 	struct analyzer_event e = analyzer_event_init(ANALYZER_EV_DISCARDED, in->last_ts, -1);
 	const bt_stream *stream = packets ? bt_message_discarded_packets_borrow_stream_const(msg)
@@ -463,13 +630,15 @@ static void read_discarded(const struct bt_input *in, const bt_message *msg, boo
 	uint64_t count = 0;
 
 	e.discarded.end_ts = (int64_t)in->last_ts;
+	e.flags = ANALYZER_EVF_TS_LAST;
 	if (packets) {
-		e.flags = ANALYZER_EVF_PACKETS;
+		e.flags |= ANALYZER_EVF_PACKETS;
 		if (bt_message_discarded_packets_get_count(msg, &count) ==
 		    BT_PROPERTY_AVAILABILITY_AVAILABLE) {
 			e.discarded.count = (int64_t)count;
 		}
 		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(sc)) {
+			e.flags &= ~ANALYZER_EVF_TS_LAST;
 			e.ts = snapshot_ns(
 			    in,
 			    bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(
@@ -485,6 +654,7 @@ static void read_discarded(const struct bt_input *in, const bt_message *msg, boo
 			e.discarded.count = (int64_t)count;
 		}
 		if (bt_stream_class_discarded_events_have_default_clock_snapshots(sc)) {
+			e.flags &= ~ANALYZER_EVF_TS_LAST;
 			e.ts = snapshot_ns(
 			    in,
 			    bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(
@@ -493,6 +663,9 @@ static void read_discarded(const struct bt_input *in, const bt_message *msg, boo
 			    in, bt_message_discarded_events_borrow_end_default_clock_snapshot_const(
 				    msg));
 		}
+	}
+	if (!views) {
+		e.flags &= ~ANALYZER_EVF_TS_LAST; /* only for the merge of stream groups */
 	}
 	*out = e;
 }
@@ -507,6 +680,11 @@ static int handle_message(struct analyzer_source *src, struct bt_input *in, cons
 	switch (bt_message_get_type(msg)) {
 	case BT_MESSAGE_TYPE_EVENT:
 		status = read_event(src, in, msg, out);
+		if (src->views) {
+			src->order = stream_key(
+			    src, in,
+			    bt_event_borrow_stream_const(bt_message_event_borrow_event_const(msg)));
+		}
 		return status ? status : 1;
 	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
 		read_env(in, bt_message_stream_beginning_borrow_stream_const(msg));
@@ -518,10 +696,18 @@ static int handle_message(struct analyzer_source *src, struct bt_input *in, cons
 		}
 		return 0;
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		read_discarded(in, msg, false, out);
+		read_discarded(in, msg, false, src->views, out);
+		if (src->views) {
+			src->order = stream_key(
+			    src, in, bt_message_discarded_events_borrow_stream_const(msg));
+		}
 		return 1;
 	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		read_discarded(in, msg, true, out);
+		read_discarded(in, msg, true, src->views, out);
+		if (src->views) {
+			src->order = stream_key(
+			    src, in, bt_message_discarded_packets_borrow_stream_const(msg));
+		}
 		return 1;
 	default:
 		return 0;
@@ -583,7 +769,7 @@ static int build_graph(struct analyzer_source *src, struct bt_input *in, struct 
 	int status = DPS_ERROR;
 	char what[600];
 
-	snprintf(what, sizeof(what), "%s: babeltrace2 cannot read this trace", in->path);
+	snprintf(what, sizeof(what), "%s: babeltrace2 cannot read this trace", in->trace);
 	fs_cls = bt_plugin_borrow_source_component_class_by_name_const(src->ctf, "fs");
 	mux_cls = bt_plugin_borrow_filter_component_class_by_name_const(src->utils, "muxer");
 	if (!fs_cls || !mux_cls) {
@@ -653,11 +839,11 @@ static int refill(struct analyzer_source *src, struct bt_input *in, struct dps_d
 			g_usleep(1000);
 			break;
 		case BT_GRAPH_RUN_ONCE_STATUS_MEMORY_ERROR:
-			dps_diag_setf(diag, "%s: out of memory reading the trace", in->path);
+			dps_diag_setf(diag, "%s: out of memory reading the trace", in->trace);
 			return DPS_ERR_NOMEM;
 		default:
 			snprintf(what, sizeof(what), "%s: babeltrace2 cannot read this trace",
-				 in->path);
+				 in->trace);
 			take_bt_error(diag, what);
 			return DPS_ERROR;
 		}
@@ -665,14 +851,75 @@ static int refill(struct analyzer_source *src, struct bt_input *in, struct dps_d
 	return DPS_OK;
 }
 
+/* The time of the message at an input's head, an event or discarded events or packets (settle):
+ * as handle_message will give it. */
 static uint64_t head_ts(const struct bt_input *in)
 {
 	const bt_message *msg = in->buf[in->pos];
+	const bt_stream_class *sc;
 
-	if (bt_message_get_type(msg) == BT_MESSAGE_TYPE_EVENT) {
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT:
 		return snapshot_ns(in, bt_message_event_borrow_default_clock_snapshot_const(msg));
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		sc = bt_stream_borrow_class_const(
+		    bt_message_discarded_events_borrow_stream_const(msg));
+		if (bt_stream_class_discarded_events_have_default_clock_snapshots(sc)) {
+			return snapshot_ns(
+			    in,
+			    bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(
+				msg));
+		}
+		return in->last_ts;
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		sc = bt_stream_borrow_class_const(
+		    bt_message_discarded_packets_borrow_stream_const(msg));
+		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(sc)) {
+			return snapshot_ns(
+			    in,
+			    bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(
+				msg));
+		}
+		return in->last_ts;
+	default:
+		return 0; /* not at a head after settle */
 	}
-	return 0; /* stream/packet messages first */
+}
+
+/*
+ * Takes the messages at an input's head that give no event (stream and packet beginnings:
+ * their effects are the input's own, its streams' CPUs and environment), refilling, until its
+ * head gives one or the input ends (in->pos == in->n then).
+ */
+static int settle(struct analyzer_source *src, struct bt_input *in, struct dps_diag *diag)
+{
+	for (;;) {
+		const bt_message *msg;
+		struct analyzer_event unused;
+		int status;
+
+		if (in->pos == in->n) {
+			if (in->ended) {
+				return DPS_OK;
+			}
+			status = refill(src, in, diag);
+			if (status) {
+				return status;
+			}
+			continue;
+		}
+		msg = in->buf[in->pos];
+		switch (bt_message_get_type(msg)) {
+		case BT_MESSAGE_TYPE_EVENT:
+		case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+			return DPS_OK;
+		default:
+			in->pos++;
+			handle_message(src, in, msg, &unused);
+			bt_message_put_ref(msg);
+		}
+	}
 }
 
 static void show_progress(struct analyzer_source *src, bool last)
@@ -699,42 +946,57 @@ static void show_progress(struct analyzer_source *src, bool last)
 		src->n_events / el / 1e6);
 }
 
-/* Picks the input whose head is earliest (refilling empty ones) into src->cur, and the
- * next-earliest head into src->second_ts; src->cur is NULL at the end of every input. */
+/*
+ * Picks the input whose head is earliest into src->cur, and the next-earliest head into
+ * src->second_ts/second_idx; src->cur is NULL at the end of every input. Heads are ordered by
+ * (time, input index): a tie between traces goes to the first trace, whatever the packets and
+ * the batches of messages around it, so that the decoders of stream groups (contain.c) order
+ * it the same way.
+ */
 static int pick_input(struct analyzer_source *src, struct dps_diag *diag)
 {
 	struct bt_input *best = NULL;
 	uint64_t best_ts = UINT64_MAX, second_ts = UINT64_MAX;
+	size_t second_idx = SIZE_MAX;
 	int status;
 
 	for (size_t i = 0; i < src->n_in; i++) {
 		struct bt_input *in = &src->in[i];
 		uint64_t ts;
 
+		status = settle(src, in, diag);
+		if (status) {
+			return status;
+		}
 		if (in->pos == in->n) {
-			if (in->ended) {
-				continue;
-			}
-			status = refill(src, in, diag);
-			if (status) {
-				return status;
-			}
-			if (in->pos == in->n) {
-				continue;
-			}
+			continue;
 		}
 		ts = head_ts(in);
 		if (!best || ts < best_ts) {
-			second_ts = best_ts;
+			if (best) {
+				second_ts = best_ts;
+				second_idx = (size_t)(best - src->in);
+			}
 			best = in;
 			best_ts = ts;
 		} else if (ts < second_ts) {
 			second_ts = ts;
+			second_idx = i;
 		}
 	}
 	src->cur = best;
 	src->second_ts = second_ts;
+	src->second_idx = second_idx;
 	return DPS_OK;
+}
+
+/* Whether the current input's head still comes before every other input's. */
+static bool cur_first(const struct analyzer_source *src)
+{
+	uint64_t ts = head_ts(src->cur);
+
+	return ts < src->second_ts ||
+	       (ts == src->second_ts && (size_t)(src->cur - src->in) < src->second_idx);
 }
 
 int analyzer_source_next(struct analyzer_source *src, struct analyzer_event *ev,
@@ -750,10 +1012,18 @@ int analyzer_source_next(struct analyzer_source *src, struct analyzer_event *ev,
 		struct bt_input *in = src->cur;
 		const bt_message *msg;
 
+		if (in) {
+			status = settle(src, in, diag);
+			if (status) {
+				unview_diag(src, diag);
+				return status;
+			}
+		}
 		/* Drain the chosen input while it stays the earliest (one input: all of it). */
-		if (!in || in->pos == in->n || (src->n_in > 1 && head_ts(in) > src->second_ts)) {
+		if (!in || in->pos == in->n || (src->n_in > 1 && !cur_first(src))) {
 			status = pick_input(src, diag);
 			if (status) {
+				unview_diag(src, diag);
 				return status;
 			}
 			if (!src->cur) {
@@ -795,6 +1065,10 @@ static void destroy_inputs(struct analyzer_source *src)
 		free(in->stream_off);
 		free(in->stream_npk);
 		g_free(in->env_procname);
+		free(in->stream_key);
+		if (in->trace != in->path) {
+			g_free(in->trace);
+		}
 		g_free(in->path);
 	}
 	free(src->in);
@@ -802,23 +1076,119 @@ static void destroy_inputs(struct analyzer_source *src)
 	src->n_in = 0;
 }
 
-enum dps_status analyzer_source_open(const char *const *paths, size_t n_paths, bool progress,
-				     struct analyzer_decode_status *dstatus,
-				     struct analyzer_source **out, struct dps_diag *diag)
+/* A new source, without inputs; views: decoding a stream group (no `known` table, order
+ * keys). */
+static struct analyzer_source *source_new(bool progress, bool views,
+					  struct analyzer_decode_status *dstatus)
 {
 	struct analyzer_source *src = g_new0(struct analyzer_source, 1);
-	GPtrArray *traces = g_ptr_array_new_with_free_func(g_free);
-	GString *description = g_string_new(NULL);
-	int status;
 
-	*out = NULL;
 	src->classes = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free);
-	src->known = calloc(KNOWN_MAX, 1);
+	src->views = views;
 	src->status = dstatus;
 	src->skips = g_ptr_array_new_with_free_func(g_free);
 	src->progress = progress && isatty(STDERR_FILENO);
 	src->next_progress = 1u << 18;
 	clock_gettime(CLOCK_MONOTONIC, &src->t0);
+	return src;
+}
+
+static int load_plugins(struct analyzer_source *src, struct dps_diag *diag)
+{
+	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &src->ctf) ||
+	    bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &src->utils)) {
+		take_bt_error(diag, "cannot load babeltrace2's ctf and utils plugins "
+				    "(is babeltrace2 installed?)");
+		return DPS_ERROR;
+	}
+	return DPS_OK;
+}
+
+/*
+ * Whether a trace's packet headers give stream ids (stream_instance_id in its metadata):
+ * without them source.ctf.fs numbers the streams itself (compute_stream_key). Asked only once
+ * the trace opened: a metadata that does not parse is then already reported as for any trace.
+ */
+static bool has_instance_ids(const struct analyzer_source *src, const char *path)
+{
+	const bt_component_class_source *fs_cls =
+	    bt_plugin_borrow_source_component_class_by_name_const(src->ctf, "fs");
+	bt_value *params = bt_value_map_create();
+	bt_query_executor *q = NULL;
+	const bt_value *res = NULL, *text;
+	bool found = true;
+
+	if (!fs_cls || !params || bt_value_map_insert_string_entry(params, "path", path)) {
+		goto end;
+	}
+	q = bt_query_executor_create(bt_component_class_source_as_component_class_const(fs_cls),
+				     "metadata-info", params);
+	if (!q || bt_query_executor_query(q, &res) != BT_QUERY_EXECUTOR_QUERY_STATUS_OK) {
+		goto end;
+	}
+	text = bt_value_map_borrow_entry_value_const(res, "text");
+	if (text && bt_value_is_string(text)) {
+		found = strstr(bt_value_string_get(text), "stream_instance_id") != NULL;
+	}
+end:
+	bt_current_thread_clear_error();
+	bt_value_put_ref(res);
+	bt_query_executor_put_ref(q);
+	bt_value_put_ref(params);
+	return found;
+}
+
+/* Opens the graph of src->in[i] (path and trace set) and reads its first messages. */
+static int open_input(struct analyzer_source *src, struct bt_input *in,
+		      struct analyzer_decode_status *dstatus, struct dps_diag *diag)
+{
+	int status;
+
+	in->env_vpid = -1;
+	in->freq = 1000000000ULL;
+	if (dstatus) {
+		snprintf(dstatus->trace, sizeof(dstatus->trace), "%s", in->trace);
+		snprintf(dstatus->step, sizeof(dstatus->step),
+			 "opening it (its metadata, its stream files' index)");
+		dstatus->stream[0] = '\0';
+		dstatus->packet_offset = UINT64_MAX;
+		dstatus->beat++;
+	}
+	status = build_graph(src, in, diag);
+	if (status) {
+		return status;
+	}
+	if (dstatus) {
+		snprintf(dstatus->step, sizeof(dstatus->step), "reading its packets");
+	}
+	/* The first messages say what the trace is (its environment). */
+	status = refill(src, in, diag);
+	if (status) {
+		return status;
+	}
+	for (size_t m = 0; m < in->n; m++) {
+		if (bt_message_get_type(in->buf[m]) == BT_MESSAGE_TYPE_STREAM_BEGINNING) {
+			read_env(in, bt_message_stream_beginning_borrow_stream_const(in->buf[m]));
+		}
+	}
+	src->has_sched = src->has_sched || in->kernel;
+	if (src->views) {
+		in->instance_ids = has_instance_ids(src, in->path);
+	}
+	return DPS_OK;
+}
+
+enum dps_status analyzer_source_open(const char *const *paths, size_t n_paths, bool progress,
+				     struct analyzer_decode_status *dstatus,
+				     struct analyzer_source **out, struct dps_diag *diag)
+{
+	struct analyzer_source *src = source_new(progress, false, dstatus);
+	GPtrArray *traces = g_ptr_array_new_with_free_func(g_free);
+	GString *description = g_string_new(NULL);
+	int status;
+
+	*out = NULL;
+	src->known = calloc(KNOWN_MAX, 1);
 	if (!src->known) {
 		status = DPS_ERR_NOMEM;
 		goto error;
@@ -832,11 +1202,8 @@ enum dps_status analyzer_source_open(const char *const *paths, size_t n_paths, b
 	if (status) {
 		goto error;
 	}
-	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &src->ctf) ||
-	    bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &src->utils)) {
-		take_bt_error(diag, "cannot load babeltrace2's ctf and utils plugins "
-				    "(is babeltrace2 installed?)");
-		status = DPS_ERROR;
+	status = load_plugins(src, diag);
+	if (status) {
 		goto error;
 	}
 	src->in = calloc(traces->len, sizeof(*src->in));
@@ -848,36 +1215,12 @@ enum dps_status analyzer_source_open(const char *const *paths, size_t n_paths, b
 		struct bt_input *in = &src->in[src->n_in++];
 
 		in->path = g_strdup(g_ptr_array_index(traces, i));
-		in->env_vpid = -1;
-		in->freq = 1000000000ULL;
-		if (dstatus) {
-			snprintf(dstatus->trace, sizeof(dstatus->trace), "%s", in->path);
-			snprintf(dstatus->step, sizeof(dstatus->step),
-				 "opening it (its metadata, its stream files' index)");
-			dstatus->stream[0] = '\0';
-			dstatus->packet_offset = UINT64_MAX;
-			dstatus->beat++;
-		}
-		status = build_graph(src, in, diag);
+		in->trace = in->path;
+		status = open_input(src, in, dstatus, diag);
 		if (status) {
 			goto error;
 		}
 		g_string_append_printf(description, "%s%s", i ? " " : "", in->path);
-		if (dstatus) {
-			snprintf(dstatus->step, sizeof(dstatus->step), "reading its packets");
-		}
-		/* The first messages say what the trace is (its environment). */
-		status = refill(src, in, diag);
-		if (status) {
-			goto error;
-		}
-		for (size_t m = 0; m < in->n; m++) {
-			if (bt_message_get_type(in->buf[m]) == BT_MESSAGE_TYPE_STREAM_BEGINNING) {
-				read_env(in, bt_message_stream_beginning_borrow_stream_const(
-						 in->buf[m]));
-			}
-		}
-		src->has_sched = src->has_sched || in->kernel;
 	}
 	src->description = g_string_free(description, FALSE);
 	g_ptr_array_free(traces, TRUE);
@@ -891,6 +1234,56 @@ error:
 	g_ptr_array_free(traces, TRUE);
 	analyzer_source_close(src);
 	return status;
+}
+
+enum dps_status analyzer_source_open_views(const struct analyzer_source_view *views, size_t n_views,
+					   bool progress, struct analyzer_decode_status *dstatus,
+					   struct analyzer_source **out, struct dps_diag *diag)
+{
+	struct analyzer_source *src = source_new(progress, true, dstatus);
+	GString *description = g_string_new(NULL);
+	int status;
+
+	*out = NULL;
+	status = load_plugins(src, diag);
+	if (status) {
+		goto error;
+	}
+	src->in = calloc(n_views, sizeof(*src->in));
+	if (!src->in) {
+		status = DPS_ERR_NOMEM;
+		goto error;
+	}
+	for (size_t i = 0; i < n_views; i++) {
+		struct bt_input *in = &src->in[src->n_in++];
+
+		in->path = g_strdup(views[i].dir);
+		in->trace = g_strdup(views[i].trace);
+		in->files = views[i].files;
+		in->info = views[i].info;
+		in->n_files = views[i].n_files;
+		status = open_input(src, in, dstatus, diag);
+		if (status) {
+			goto error;
+		}
+		g_string_append_printf(description, "%s%s", i ? " " : "", in->trace);
+	}
+	src->description = g_string_free(description, FALSE);
+	*out = src;
+	return DPS_OK;
+error:
+	if (status == DPS_ERR_NOMEM && diag && !diag->msg[0]) {
+		dps_diag_setf(diag, "out of memory");
+	}
+	unview_diag(src, diag);
+	g_string_free(description, TRUE);
+	analyzer_source_close(src);
+	return status;
+}
+
+uint64_t analyzer_source_order_key(const struct analyzer_source *src)
+{
+	return src->order;
 }
 
 bool analyzer_source_has_sched(const struct analyzer_source *src)

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "diag.h"
 #include "event.h"
@@ -50,6 +51,54 @@ enum analyzer_source_next_status {
 int analyzer_source_open(const char *const *paths, size_t n_paths, bool progress,
 			 struct analyzer_decode_status *status, struct analyzer_source **out,
 			 struct dps_diag *diag);
+
+/*
+ * Decoding a stream group (contain.c): each view is a directory holding a trace's metadata and
+ * some of its stream files (symlinks), read as the trace. Fields a source reading everything
+ * would skip for a thread it already described are read all the same (the merge of the groups
+ * drops them: analyzer_known_filter), and each event has an order key
+ * (analyzer_source_order_key). Messages name the trace and its files, not the view.
+ */
+/* A stream file in a view: read whole (piece 0 at offset 0), or a piece of it (the view's
+ * index lists some of its packets: groups.c): the piece's rank, where it starts. */
+struct analyzer_view_file {
+	uint32_t piece;
+	uint64_t offset; /* its first packet's byte offset in the file */
+	uint64_t packet; /* the packets before it */
+};
+
+struct analyzer_source_view {
+	const char *dir;	  /* the view */
+	const char *trace;	  /* the trace it shows, as found (analyzer_find_traces) */
+	const char *const *files; /* every stream file name of the trace, sorted (strcmp) */
+	const struct analyzer_view_file *info; /* by file, as files */
+	size_t n_files;
+};
+
+/* As analyzer_source_open, on views (borrowed, and their strings, while the source lives);
+ * nothing is skipped: the caller looked for the traces. */
+int analyzer_source_open_views(const struct analyzer_source_view *views, size_t n_views,
+			       bool progress, struct analyzer_decode_status *status,
+			       struct analyzer_source **out, struct dps_diag *diag);
+
+/*
+ * The order of the event last returned by a source on views among the events of every stream
+ * group at the same time: events sorted by (ts, this key) are in the order one source on
+ * every stream gives them (babeltrace2's muxer: stream class id, then stream id; the trace's
+ * index first). UINT64_MAX when it cannot be told (ids out of bounds).
+ */
+uint64_t analyzer_source_order_key(const struct analyzer_source *src);
+
+/* tids below this have a byte in a `known` table (the kernel's pid_max limit is 2^22). */
+#define ANALYZER_KNOWN_MAX (1u << 22)
+
+/*
+ * For the merge of stream groups, in the order of all events: drops what a source reading
+ * every trace leaves unread for a thread it already described (its context's pid and name, a
+ * switch's next_comm), and notes what the event tells. table: ANALYZER_KNOWN_MAX bytes,
+ * zeroed at the start.
+ */
+void analyzer_known_filter(uint8_t *table, struct analyzer_event *e);
 
 /* What the source found and will not read, one message each ("PATH: empty stream file ...");
  * borrowed, valid while src lives. */

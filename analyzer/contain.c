@@ -4,24 +4,36 @@
  * metadata and aborts on some corrupted streams; in dps's own process either would hang or
  * kill dps without a word. So the source (bt-source.c) runs in a forked child and sends the
  * neutral events through a pipe, in batches; the parent feeds them to the core. Decoding and
- * analysis then run on two cores.
+ * analysis then run on different cores.
  *
- * Concurrency: two processes. The events go through shared memory: N_SLOTS batches, each
- * filled by the child and read in place by the parent (no copy through the kernel). A slot
- * changes hands by messages: the child sends EVENTS {slot, count} on the pipe once it has
- * filled it, the parent gives it back on a socket (free_fd) once it has consumed it (a socket,
- * not a pipe: MSG_NOSIGNAL, so a dead child does not SIGPIPE the parent). The child also
- * keeps a small status in shared memory (struct analyzer_decode_status: the trace, stream and
- * packet offset it is at, and a beat counter it increments as it makes progress). The parent
- * reads the pipe; when nothing comes,
- * it looks at the beat and at the child's page faults and reads (decoder_activity): both
- * unchanged for the watchdog period, the child is killed (SIGKILL) and the status says where
- * it stalled. A child that dies (a signal, or an exit before its END)
- * is reported with the same location. The status is read only once the child is dead.
+ * Concurrency: a parent and its decoders. The events go through shared memory: N_SLOTS
+ * batches, each filled by the child and read in place by the parent (no copy through the
+ * kernel). A slot changes hands by messages: the child sends EVENTS {slot, count} on the pipe
+ * once it has filled it, the parent gives it back on a socket (free_fd) once it has consumed
+ * it (a socket, not a pipe: MSG_NOSIGNAL, so a dead child does not SIGPIPE the parent). The
+ * child also keeps a small status in shared memory (struct analyzer_decode_status: the trace,
+ * stream and packet offset it is at, and a beat counter it increments as it makes progress).
+ * The parent reads the pipe; when nothing comes, it looks at the beat and at the child's page
+ * faults and reads (decoder_activity): both unchanged for the watchdog period, the child is
+ * killed (SIGKILL) and the status says where it stalled. A child that dies (a signal, or an
+ * exit before its END) is reported with the same location. The status is read only once the
+ * child is dead.
  *
  * Wire format: messages { uint32 type, uint32 length } + payload. EVENTS carries a slot and a
  * count; in the slot, the events as struct analyzer_event with each string pointer replaced by
  * 1 + its offset in the slot's strings (0 = NULL).
+ *
+ * Stream groups (analyzer_contained_open's jobs > 1): the traces' stream files are split into
+ * groups of similar size, each shown to babeltrace2 as a view (a temporary directory of
+ * symlinks: the metadata and the group's files), each group decoded by its own child as
+ * above. The parent merges the children's events by (ts, order key): the key is the place
+ * babeltrace2's muxer gives a stream among the trace's streams at equal times (bt-source.c,
+ * compute_stream_key), so the merge gives the events in the order one decoder on every stream
+ * gives them; the fields one decoder skips for a thread it described already are dropped in
+ * that order too (analyzer_known_filter). The groups and their views: groups.c.
+ *
+ * Over 1000 lines: the child, the parent's watch over each decoder and the merge of stream
+ * groups share the wire format and struct decoder; apart they would expose both.
  *
  * Termination: the child _exit()s after END or ERROR (no atexit handlers of the parent: a
  * test runner's, stdio buffers copied at fork); it dies with the parent (PR_SET_PDEATHSIG),
@@ -49,6 +61,7 @@
 
 #include "bt-source.h"
 #include "contain.h"
+#include "groups.h"
 
 enum msg_type {
 	MSG_OPEN = 1, /* payload: uint32 has_sched, the description (NUL-terminated) */
@@ -72,6 +85,7 @@ struct msg_head {
 
 struct slot {
 	struct analyzer_event ev[BATCH_EVENTS];
+	uint64_t key[BATCH_EVENTS]; /* stream groups: each event's order key */
 	char strings[BATCH_STRINGS + 3 * MAX_STRING];
 };
 
@@ -83,7 +97,8 @@ struct shared {
 /* The parent looks at the decoder's beat this often while it waits. */
 #define POLL_MS 200
 
-struct analyzer_contained {
+/* One decoding child and what the parent holds of it. */
+struct decoder {
 	pid_t pid;			   /* the decoder; 0 once reaped */
 	int fd;				   /* owned: the pipe's read end */
 	int free_fd;			   /* owned: the socket that gives slots back */
@@ -91,17 +106,33 @@ struct analyzer_contained {
 	struct analyzer_decode_status *st; /* borrowed: &sh->st */
 	int32_t held;			   /* the slot being consumed, -1 none */
 	int64_t timeout_ns;
-	bool has_sched;
-	char *description;  /* owned */
-	GPtrArray *skips;   /* owned: char * (g_free) */
 	unsigned char *buf; /* owned: the message being consumed */
 	size_t cap;
 	const struct analyzer_event *events; /* borrowed from sh: the current batch */
+	const uint64_t *keys;
 	const char *strings;
 	size_t n_events, next;
 	bool ended;
 	uint64_t last_beat; /* the beat plus the decoder's activity, last seen */
 	int64_t last_change_ns;
+};
+
+struct analyzer_contained {
+	struct decoder *dec; /* owned: n_dec decoders */
+	size_t n_dec;
+	bool has_sched;
+	char *description; /* owned */
+	GPtrArray *skips;  /* owned: char * (g_free) */
+	/* Stream groups: the plan, the merge's state (the decoder being drained while it stays
+	 * before every other's head), each trace's last event time, the `known` table. */
+	struct analyzer_groups *plan;
+	struct decoder *cur;
+	uint64_t second_ts, second_key;
+	uint64_t *last_ts;
+	uint8_t *known;
+	bool progress, progress_shown;
+	uint64_t n_merged, next_progress;
+	int64_t t0_ns;
 };
 
 static int64_t now_ns(void)
@@ -221,8 +252,17 @@ static void flush(int fd, int free_fd, struct shared *sh, struct batch *b)
 	take_slot(free_fd, sh, b);
 }
 
-__attribute__((noreturn)) static void run_decoder(int fd, int free_fd, const char *const *paths,
-						  size_t n_paths, bool progress, struct shared *sh)
+/* What a decoder reads: the traces below paths, or views of stream groups. */
+struct decoder_input {
+	const char *const *paths;
+	size_t n_paths;
+	const struct analyzer_source_view *views; /* NULL: paths */
+	size_t n_views;
+	bool progress;
+};
+
+__attribute__((noreturn)) static void
+run_decoder(int fd, int free_fd, const struct decoder_input *input, struct shared *sh)
 {
 	struct analyzer_decode_status *st = &sh->st;
 	struct batch b = {0};
@@ -233,7 +273,13 @@ __attribute__((noreturn)) static void run_decoder(int fd, int free_fd, const cha
 	int status;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	status = analyzer_source_open(paths, n_paths, progress, st, &src, &diag);
+	if (input->views) {
+		status = analyzer_source_open_views(input->views, input->n_views, input->progress,
+						    st, &src, &diag);
+	} else {
+		status = analyzer_source_open(input->paths, input->n_paths, input->progress, st,
+					      &src, &diag);
+	}
 	if (status) {
 		send_error(fd, status, diag.msg);
 		_exit(0);
@@ -247,12 +293,25 @@ __attribute__((noreturn)) static void run_decoder(int fd, int free_fd, const cha
 	}
 	take_slot(free_fd, sh, &b);
 	while ((status = analyzer_source_next(src, &ev, &diag)) == ANALYZER_SOURCE_EVENT) {
-		struct analyzer_event *e = &b.slot->ev[b.n++];
+		struct analyzer_event *e = &b.slot->ev[b.n];
 
 		*e = ev;
 		e->ctx_comm = put_str(&b, ev.ctx_comm);
 		e->raw.s[0] = put_str(&b, ev.raw.s[0]);
 		e->raw.s[1] = put_str(&b, ev.raw.s[1]);
+		if (input->views) {
+			b.slot->key[b.n] = analyzer_source_order_key(src);
+			if (b.slot->key[b.n] == UINT64_MAX) {
+				dps_diag_setf(&diag,
+					      "%s: its streams cannot be ordered across stream "
+					      "groups (a stream class or stream id too large): use "
+					      "--decode-jobs 1",
+					      st->trace);
+				status = DPS_ERROR;
+				break;
+			}
+		}
+		b.n++;
 		if (b.n == BATCH_EVENTS || b.strings_len >= BATCH_STRINGS) {
 			flush(fd, free_fd, sh, &b);
 		}
@@ -301,45 +360,45 @@ static void locate(const struct analyzer_decode_status *st, char *buf, size_t si
 }
 
 /* Reaps the decoder; says why it ended without finishing. Returns DPS_ERROR. */
-static int decoder_gone(struct analyzer_contained *c, struct dps_diag *diag)
+static int decoder_gone(struct decoder *d, struct dps_diag *diag)
 {
 	char where[2200];
 	int ws = 0;
 
-	while (c->pid > 0 && waitpid(c->pid, &ws, 0) < 0 && errno == EINTR) {
+	while (d->pid > 0 && waitpid(d->pid, &ws, 0) < 0 && errno == EINTR) {
 	}
-	c->pid = 0;
-	locate(c->st, where, sizeof(where));
+	d->pid = 0;
+	locate(d->st, where, sizeof(where));
 	if (WIFSIGNALED(ws)) {
 		dps_diag_setf(diag,
 			      "%s: babeltrace2 crashed (%s) while %s%s: the trace is damaged "
 			      "there",
-			      c->st->trace, signal_name(WTERMSIG(ws)), c->st->step, where);
+			      d->st->trace, signal_name(WTERMSIG(ws)), d->st->step, where);
 	} else {
 		dps_diag_setf(diag,
 			      "%s: the trace decoder ended unexpectedly (exit status %d) while "
 			      "%s%s",
-			      c->st->trace, WIFEXITED(ws) ? WEXITSTATUS(ws) : -1, c->st->step,
+			      d->st->trace, WIFEXITED(ws) ? WEXITSTATUS(ws) : -1, d->st->step,
 			      where);
 	}
 	return DPS_ERROR;
 }
 
 /* Kills a decoder that made no progress for the watchdog period. Returns DPS_ERROR. */
-static int decoder_stalled(struct analyzer_contained *c, struct dps_diag *diag)
+static int decoder_stalled(struct decoder *d, struct dps_diag *diag)
 {
 	char where[2200];
 
-	kill(c->pid, SIGKILL);
-	while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR) {
+	kill(d->pid, SIGKILL);
+	while (waitpid(d->pid, NULL, 0) < 0 && errno == EINTR) {
 	}
-	c->pid = 0;
-	locate(c->st, where, sizeof(where));
+	d->pid = 0;
+	locate(d->st, where, sizeof(where));
 	dps_diag_setf(diag,
 		      "%s: babeltrace2 made no progress for %.1f s while %s%s: stopped (the "
 		      "trace is likely damaged there, e.g. truncated metadata; "
 		      "DPS_DECODE_TIMEOUT=SECONDS sets the wait)",
-		      c->st->trace, (double)c->timeout_ns / 1e9, c->st->step, where);
+		      d->st->trace, (double)d->timeout_ns / 1e9, d->st->step, where);
 	return DPS_ERROR;
 }
 
@@ -383,12 +442,12 @@ static uint64_t decoder_activity(pid_t pid)
 }
 
 /* Reads exactly len bytes, watching the decoder. Returns DPS_OK or DPS_ERROR (diag says). */
-static int read_exact(struct analyzer_contained *c, void *buf, size_t len, struct dps_diag *diag)
+static int read_exact(struct decoder *d, void *buf, size_t len, struct dps_diag *diag)
 {
 	char *p = buf;
 
 	while (len) {
-		struct pollfd pfd = {.fd = c->fd, .events = POLLIN};
+		struct pollfd pfd = {.fd = d->fd, .events = POLLIN};
 		int r = poll(&pfd, 1, POLL_MS);
 		ssize_t n;
 
@@ -401,57 +460,56 @@ static int read_exact(struct analyzer_contained *c, void *buf, size_t len, struc
 			return DPS_ERROR;
 		}
 		if (r == 0) {
-			uint64_t beat = c->st->beat + decoder_activity(c->pid);
+			uint64_t beat = d->st->beat + decoder_activity(d->pid);
 			int64_t now = now_ns();
 
-			if (beat != c->last_beat) {
-				c->last_beat = beat;
-				c->last_change_ns = now;
-			} else if (now - c->last_change_ns >= c->timeout_ns) {
-				return decoder_stalled(c, diag);
+			if (beat != d->last_beat) {
+				d->last_beat = beat;
+				d->last_change_ns = now;
+			} else if (now - d->last_change_ns >= d->timeout_ns) {
+				return decoder_stalled(d, diag);
 			}
 			continue;
 		}
-		n = read(c->fd, p, len);
+		n = read(d->fd, p, len);
 		if (n < 0 && errno == EINTR) {
 			continue;
 		}
 		if (n <= 0) {
-			return decoder_gone(c, diag);
+			return decoder_gone(d, diag);
 		}
-		c->last_change_ns = now_ns();
+		d->last_change_ns = now_ns();
 		p += n;
 		len -= (size_t)n;
 	}
 	return DPS_OK;
 }
 
-/* Reads the next message into c->buf: its type in *type, its length in *len. */
-static int read_msg(struct analyzer_contained *c, uint32_t *type, size_t *len,
-		    struct dps_diag *diag)
+/* Reads the next message into d->buf: its type in *type, its length in *len. */
+static int read_msg(struct decoder *d, uint32_t *type, size_t *len, struct dps_diag *diag)
 {
 	struct msg_head h;
 	int status;
 
-	status = read_exact(c, &h, sizeof(h), diag);
+	status = read_exact(d, &h, sizeof(h), diag);
 	if (status) {
 		return status;
 	}
-	if (h.len + 1 > c->cap) {
-		unsigned char *p = realloc(c->buf, (size_t)h.len + 1);
+	if (h.len + 1 > d->cap) {
+		unsigned char *p = realloc(d->buf, (size_t)h.len + 1);
 
 		if (!p) {
 			dps_diag_setf(diag, "out of memory reading the trace decoder's events");
 			return DPS_ERR_NOMEM;
 		}
-		c->buf = p;
-		c->cap = (size_t)h.len + 1;
+		d->buf = p;
+		d->cap = (size_t)h.len + 1;
 	}
-	status = read_exact(c, c->buf, h.len, diag);
+	status = read_exact(d, d->buf, h.len, diag);
 	if (status) {
 		return status;
 	}
-	c->buf[h.len] = '\0'; /* every string payload ends inside */
+	d->buf[h.len] = '\0'; /* every string payload ends inside */
 	*type = h.type;
 	*len = h.len;
 	return DPS_OK;
@@ -459,19 +517,19 @@ static int read_msg(struct analyzer_contained *c, uint32_t *type, size_t *len,
 
 /* An error the decoder reported (babeltrace2's causes): where it was, when the message does
  * not say it already. */
-static int take_error(struct analyzer_contained *c, size_t len, struct dps_diag *diag)
+static int take_error(struct decoder *d, size_t len, struct dps_diag *diag)
 {
 	int32_t status = DPS_ERROR;
 	const char *msg = "";
 	char where[2200];
 
 	if (len >= sizeof(status)) {
-		memcpy(&status, c->buf, sizeof(status));
-		msg = (const char *)c->buf + sizeof(status);
+		memcpy(&status, d->buf, sizeof(status));
+		msg = (const char *)d->buf + sizeof(status);
 	}
 	where[0] = '\0';
-	if (c->st->stream[0] && !strstr(msg, c->st->stream)) {
-		locate(c->st, where, sizeof(where));
+	if (d->st->stream[0] && !strstr(msg, d->st->stream)) {
+		locate(d->st, where, sizeof(where));
 	}
 	dps_diag_setf(diag, "%s%s%s%s", msg, where[0] ? " (at" : "", where[0] ? where + 1 : "",
 		      where[0] ? ")" : "");
@@ -479,21 +537,84 @@ static int take_error(struct analyzer_contained *c, size_t len, struct dps_diag 
 }
 
 /* One message that is not a batch of events. Returns DPS_OK, or an error status. */
-static int take_msg(struct analyzer_contained *c, uint32_t type, size_t len, struct dps_diag *diag)
+static int take_msg(struct analyzer_contained *c, struct decoder *d, uint32_t type, size_t len,
+		    struct dps_diag *diag)
 {
 	switch (type) {
 	case MSG_SKIP:
-		g_ptr_array_add(c->skips, g_strdup((const char *)c->buf));
+		g_ptr_array_add(c->skips, g_strdup((const char *)d->buf));
 		return DPS_OK;
 	case MSG_ERROR:
-		return take_error(c, len, diag);
+		return take_error(d, len, diag);
 	case MSG_END:
-		c->ended = true;
+		d->ended = true;
 		return DPS_OK;
 	default:
 		dps_diag_setf(diag, "the trace decoder sent a bad message (type %" PRIu32 ")",
 			      type);
 		return DPS_ERROR;
+	}
+}
+
+/*
+ * Makes d's next event available (d->next < d->n_events), or d->ended: gives the consumed
+ * slot back and reads the next batch. Returns DPS_OK or an error status (diag says).
+ */
+static int next_batch(struct analyzer_contained *c, struct decoder *d, struct dps_diag *diag)
+{
+	while (d->next == d->n_events && !d->ended) {
+		uint32_t type, msg[2];
+		size_t len;
+		int status;
+
+		if (d->held >= 0) {
+			uint32_t index = (uint32_t)d->held;
+
+			/* the events and strings of the slot are no longer used: give it back (a
+			 * dead decoder is noticed on the pipe); the decoder may have waited for it
+			 * as long as the other decoders kept the parent busy */
+			d->held = -1;
+			d->n_events = d->next = 0;
+			(void)!send(d->free_fd, &index, sizeof(index), MSG_NOSIGNAL);
+			d->last_change_ns = now_ns();
+		}
+		status = read_msg(d, &type, &len, diag);
+		if (status) {
+			return status;
+		}
+		if (type != MSG_EVENTS) {
+			status = take_msg(c, d, type, len, diag);
+			if (status) {
+				return status;
+			}
+			continue;
+		}
+		memcpy(msg, d->buf, len < sizeof(msg) ? len : sizeof(msg));
+		if (len != sizeof(msg) || msg[0] >= N_SLOTS || msg[1] > BATCH_EVENTS) {
+			dps_diag_setf(diag, "the trace decoder sent a bad batch of events");
+			return DPS_ERROR;
+		}
+		d->held = (int32_t)msg[0];
+		d->events = d->sh->slots[msg[0]].ev;
+		d->keys = d->sh->slots[msg[0]].key;
+		d->strings = d->sh->slots[msg[0]].strings;
+		d->n_events = msg[1];
+		d->next = 0;
+	}
+	return DPS_OK;
+}
+
+/* Takes d's next event (next_batch made it available) into *ev, its strings resolved. */
+static void take_event(struct decoder *d, struct analyzer_event *ev)
+{
+	*ev = d->events[d->next++];
+	if (ev->ctx_comm) {
+		ev->ctx_comm = d->strings + ((uintptr_t)ev->ctx_comm - 1);
+	}
+	for (size_t i = 0; i < ANALYZER_EV_STRS; i++) {
+		if (ev->raw.s[i]) {
+			ev->raw.s[i] = d->strings + ((uintptr_t)ev->raw.s[i] - 1);
+		}
 	}
 }
 
@@ -519,159 +640,328 @@ static int64_t timeout_from_env(int64_t timeout_ns)
 	return ANALYZER_DEFAULT_DECODE_TIMEOUT_NS;
 }
 
-int analyzer_contained_open(const char *const *paths, size_t n_paths, bool progress,
-			    int64_t timeout_ns, struct analyzer_contained **out,
-			    struct dps_diag *diag)
+/* Forks a decoder on input. Returns DPS_OK or DPS_ERROR (diag says). */
+static int decoder_start(struct decoder *d, const struct decoder_input *input, int64_t timeout_ns,
+			 struct dps_diag *diag)
 {
-	struct analyzer_contained *c = g_new0(struct analyzer_contained, 1);
 	int fds[2] = {-1, -1}, socks[2] = {-1, -1};
-	uint32_t type;
-	size_t len;
-	int status;
+	int status = DPS_ERROR;
 
-	*out = NULL;
-	c->fd = -1;
-	c->free_fd = -1;
-	c->held = -1;
-	c->skips = g_ptr_array_new_with_free_func(g_free);
-	c->timeout_ns = timeout_from_env(timeout_ns);
-	c->sh =
-	    mmap(NULL, sizeof(*c->sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (c->sh == MAP_FAILED) {
-		c->sh = NULL;
+	d->timeout_ns = timeout_ns;
+	d->sh =
+	    mmap(NULL, sizeof(*d->sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (d->sh == MAP_FAILED) {
+		d->sh = NULL;
 		dps_diag_setf(diag, "cannot map the trace decoder's status: %s", strerror(errno));
-		status = DPS_ERROR;
-		goto error;
+		goto end;
 	}
-	c->st = &c->sh->st; /* zeroed, as any new anonymous mapping */
-	snprintf(c->st->step, sizeof(c->st->step), "looking for traces");
-	c->st->packet_offset = UINT64_MAX;
+	d->st = &d->sh->st; /* zeroed, as any new anonymous mapping */
+	snprintf(d->st->step, sizeof(d->st->step), "looking for traces");
+	d->st->packet_offset = UINT64_MAX;
 	if (pipe2(fds, O_CLOEXEC) || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, socks)) {
 		dps_diag_setf(diag, "cannot create a pipe for the trace decoder: %s",
 			      strerror(errno));
-		status = DPS_ERROR;
-		goto error;
+		goto end;
 	}
 	/* every slot free at the start (a few bytes: the socket takes them without blocking) */
 	for (uint32_t i = 0; i < N_SLOTS; i++) {
 		if (send(socks[0], &i, sizeof(i), MSG_NOSIGNAL) != sizeof(i)) {
 			dps_diag_setf(diag, "cannot start the trace decoder: %s", strerror(errno));
-			status = DPS_ERROR;
-			goto error;
+			goto end;
 		}
 	}
 	fflush(NULL);
-	c->pid = fork();
-	if (c->pid < 0) {
-		c->pid = 0;
+	d->pid = fork();
+	if (d->pid < 0) {
+		d->pid = 0;
 		dps_diag_setf(diag, "cannot start the trace decoder: %s", strerror(errno));
-		status = DPS_ERROR;
-		goto error;
+		goto end;
 	}
-	if (c->pid == 0) {
+	if (d->pid == 0) {
 		close(fds[0]);
 		close(socks[0]);
-		run_decoder(fds[1], socks[1], paths, n_paths, progress, c->sh);
+		run_decoder(fds[1], socks[1], input, d->sh);
 	}
-	close(fds[1]);
-	close(socks[1]);
-	fds[1] = socks[1] = -1;
-	c->fd = fds[0];
-	c->free_fd = socks[0];
-	socks[0] = -1;
-	c->last_change_ns = now_ns();
-	/* skips and the trace's nature come before any event */
-	for (;;) {
-		status = read_msg(c, &type, &len, diag);
-		if (status) {
-			goto error;
-		}
-		if (type == MSG_OPEN && len > sizeof(uint32_t)) {
-			uint32_t has_sched;
-
-			memcpy(&has_sched, c->buf, sizeof(has_sched));
-			c->has_sched = has_sched != 0;
-			c->description = g_strdup((const char *)c->buf + sizeof(has_sched));
-			break;
-		}
-		status = take_msg(c, type, len, diag);
-		if (status) {
-			goto error;
-		}
-	}
-	*out = c;
-	return DPS_OK;
-error:
+	d->fd = fds[0];
+	d->free_fd = socks[0];
+	fds[0] = socks[0] = -1;
+	d->last_change_ns = now_ns();
+	status = DPS_OK;
+end:
 	for (int i = 0; i < 2; i++) {
-		if (fds[i] >= 0 && fds[i] != c->fd) {
+		if (fds[i] >= 0) {
 			close(fds[i]);
 		}
 		if (socks[i] >= 0) {
 			close(socks[i]);
 		}
 	}
+	return status;
+}
+
+/* Reads a started decoder's messages up to its OPEN (skips first). Returns DPS_OK or an error
+ * status (diag says). */
+static int decoder_opened(struct analyzer_contained *c, struct decoder *d, bool *has_sched,
+			  char **description, struct dps_diag *diag)
+{
+	for (;;) {
+		uint32_t type;
+		size_t len;
+		int status = read_msg(d, &type, &len, diag);
+
+		if (status) {
+			return status;
+		}
+		if (type == MSG_OPEN && len > sizeof(uint32_t)) {
+			uint32_t sched;
+
+			memcpy(&sched, d->buf, sizeof(sched));
+			*has_sched = sched != 0;
+			*description = g_strdup((const char *)d->buf + sizeof(sched));
+			return DPS_OK;
+		}
+		status = take_msg(c, d, type, len, diag);
+		if (status) {
+			return status;
+		}
+	}
+}
+
+static void decoder_close(struct decoder *d)
+{
+	if (d->fd >= 0) {
+		close(d->fd);
+	}
+	if (d->free_fd >= 0) {
+		close(d->free_fd);
+	}
+	if (d->pid > 0) {
+		kill(d->pid, SIGKILL);
+		while (waitpid(d->pid, NULL, 0) < 0 && errno == EINTR) {
+		}
+	}
+	if (d->sh) {
+		munmap(d->sh, sizeof(*d->sh));
+	}
+	free(d->buf);
+}
+
+/* The number of decoders when the caller leaves it to dps: one per online CPU. */
+static int default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 64 ? 64 : (int)n;
+}
+
+int analyzer_contained_open(const char *const *paths, size_t n_paths, int jobs, bool progress,
+			    int64_t timeout_ns, struct analyzer_contained **out,
+			    struct dps_diag *diag)
+{
+	struct analyzer_contained *c = g_new0(struct analyzer_contained, 1);
+	int status;
+
+	*out = NULL;
+	c->skips = g_ptr_array_new_with_free_func(g_free);
+	timeout_ns = timeout_from_env(timeout_ns);
+	if (jobs <= 0) {
+		jobs = default_jobs();
+	}
+	if (jobs > 1 && n_paths) {
+		status =
+		    analyzer_groups_plan(paths, n_paths, (size_t)jobs, &c->plan, c->skips, diag);
+		if (status) {
+			goto error;
+		}
+	}
+	c->n_dec = c->plan ? c->plan->n_groups : 1;
+	c->dec = g_new0(struct decoder, c->n_dec);
+	for (size_t i = 0; i < c->n_dec; i++) {
+		c->dec[i].fd = c->dec[i].free_fd = -1;
+		c->dec[i].held = -1;
+	}
+	for (size_t i = 0; i < c->n_dec; i++) {
+		struct decoder_input input = {paths, n_paths, NULL, 0, progress};
+
+		if (c->plan) {
+			input.views = c->plan->views + i * c->plan->traces->len;
+			input.n_views = c->plan->traces->len;
+			input.progress = false; /* the parent's: every group's events */
+		}
+		status = decoder_start(&c->dec[i], &input, timeout_ns, diag);
+		if (status) {
+			goto error;
+		}
+	}
+	/* skips and the traces' nature come before any event */
+	for (size_t i = 0; i < c->n_dec; i++) {
+		bool sched = false;
+		char *description = NULL;
+
+		status = decoder_opened(c, &c->dec[i], &sched, &description, diag);
+		if (status) {
+			goto error;
+		}
+		c->has_sched = c->has_sched || sched;
+		if (!c->description) {
+			c->description = description;
+		} else {
+			g_free(description);
+		}
+	}
+	if (c->plan) {
+		c->known = calloc(ANALYZER_KNOWN_MAX, 1);
+		c->last_ts = calloc(c->plan->traces->len, sizeof(*c->last_ts));
+		if (!c->known || !c->last_ts) {
+			dps_diag_setf(diag, "out of memory");
+			status = DPS_ERR_NOMEM;
+			goto error;
+		}
+		c->progress = progress && isatty(STDERR_FILENO);
+		c->next_progress = 1u << 18;
+		c->t0_ns = now_ns();
+	}
+	*out = c;
+	return DPS_OK;
+error:
 	analyzer_contained_close(c);
 	return status;
+}
+
+/* (ts, key) before (ts2, key2). */
+static bool before(uint64_t ts, uint64_t key, uint64_t ts2, uint64_t key2)
+{
+	return ts < ts2 || (ts == ts2 && key < key2);
+}
+
+/* The decoder whose head comes first into c->cur (NULL: all ended), the next one's head into
+ * c->second_ts/second_key. */
+static int pick_decoder(struct analyzer_contained *c, struct dps_diag *diag)
+{
+	struct decoder *best = NULL;
+	uint64_t best_ts = 0, best_key = 0;
+
+	c->second_ts = c->second_key = UINT64_MAX;
+	for (size_t i = 0; i < c->n_dec; i++) {
+		struct decoder *d = &c->dec[i];
+		uint64_t ts, key;
+		int status = next_batch(c, d, diag);
+
+		if (status) {
+			return status;
+		}
+		if (d->next == d->n_events) {
+			continue; /* ended */
+		}
+		ts = d->events[d->next].ts;
+		key = d->keys[d->next];
+		if (!best || before(ts, key, best_ts, best_key)) {
+			if (best) {
+				c->second_ts = best_ts;
+				c->second_key = best_key;
+			}
+			best = d;
+			best_ts = ts;
+			best_key = key;
+		} else if (before(ts, key, c->second_ts, c->second_key)) {
+			c->second_ts = ts;
+			c->second_key = key;
+		}
+	}
+	c->cur = best;
+	return DPS_OK;
+}
+
+static void show_progress(struct analyzer_contained *c, bool last)
+{
+	uint64_t n = 0;
+	double el;
+
+	if (last) {
+		if (c->progress_shown) {
+			fprintf(stderr, "\r\033[K");
+		}
+		return;
+	}
+	el = (double)(now_ns() - c->t0_ns) / 1e9;
+	if (el < 1.0) {
+		return;
+	}
+	for (size_t i = 0; i < c->n_dec; i++) {
+		n += c->dec[i].st->n_events;
+	}
+	c->progress_shown = true;
+	fprintf(stderr, "\rdps analyze: %" PRIu64 " events read (%.1f M/s)", n, n / el / 1e6);
+}
+
+/* The next event of the stream groups' merge. */
+static int merge_next(struct analyzer_contained *c, struct analyzer_event *ev,
+		      struct dps_diag *diag)
+{
+	struct decoder *d = c->cur;
+	uint64_t key;
+	size_t trace;
+	int status;
+
+	if (d) {
+		status = next_batch(c, d, diag);
+		if (status) {
+			return status;
+		}
+	}
+	if (!d || d->next == d->n_events ||
+	    !before(d->events[d->next].ts, d->keys[d->next], c->second_ts, c->second_key)) {
+		status = pick_decoder(c, diag);
+		if (status) {
+			return status;
+		}
+		if (!c->cur) {
+			if (c->progress) {
+				show_progress(c, true);
+			}
+			return ANALYZER_SOURCE_END;
+		}
+		d = c->cur;
+	}
+	key = d->keys[d->next];
+	take_event(d, ev);
+	trace = (size_t)(key >> 52);
+	if (ev->kind == ANALYZER_EV_DISCARDED) {
+		if (ev->flags & ANALYZER_EVF_TS_LAST) {
+			/* the trace's last event, of every group */
+			ev->flags &= ~ANALYZER_EVF_TS_LAST;
+			ev->ts = c->last_ts[trace];
+			ev->discarded.end_ts = (int64_t)c->last_ts[trace];
+		}
+	} else {
+		c->last_ts[trace] = ev->ts;
+	}
+	analyzer_known_filter(c->known, ev);
+	if (c->progress && ++c->n_merged >= c->next_progress) {
+		c->next_progress = c->n_merged + (1u << 18);
+		show_progress(c, false);
+	}
+	return ANALYZER_SOURCE_EVENT;
 }
 
 int analyzer_contained_next(struct analyzer_contained *c, struct analyzer_event *ev,
 			    struct dps_diag *diag)
 {
-	for (;;) {
-		uint32_t type;
-		size_t len;
-		int status;
+	struct decoder *d = &c->dec[0];
+	int status;
 
-		if (c->next < c->n_events) {
-			*ev = c->events[c->next++];
-			if (ev->ctx_comm) {
-				ev->ctx_comm = c->strings + ((uintptr_t)ev->ctx_comm - 1);
-			}
-			for (size_t i = 0; i < ANALYZER_EV_STRS; i++) {
-				if (ev->raw.s[i]) {
-					ev->raw.s[i] = c->strings + ((uintptr_t)ev->raw.s[i] - 1);
-				}
-			}
-			return ANALYZER_SOURCE_EVENT;
-		}
-		if (c->ended) {
-			return ANALYZER_SOURCE_END;
-		}
-		if (c->held >= 0) {
-			uint32_t index = (uint32_t)c->held;
-
-			/* the events and strings of the slot are no longer used: give it back (a
-			 * dead decoder is noticed on the pipe) */
-			c->held = -1;
-			c->n_events = c->next = 0;
-			(void)!send(c->free_fd, &index, sizeof(index), MSG_NOSIGNAL);
-		}
-		status = read_msg(c, &type, &len, diag);
-		if (status) {
-			return status;
-		}
-		if (type != MSG_EVENTS) {
-			status = take_msg(c, type, len, diag);
-			if (status) {
-				return status;
-			}
-			continue;
-		}
-		{
-			uint32_t msg[2];
-
-			memcpy(msg, c->buf, len < sizeof(msg) ? len : sizeof(msg));
-			if (len != sizeof(msg) || msg[0] >= N_SLOTS || msg[1] > BATCH_EVENTS) {
-				dps_diag_setf(diag, "the trace decoder sent a bad batch of events");
-				return DPS_ERROR;
-			}
-			c->held = (int32_t)msg[0];
-			c->events = c->sh->slots[msg[0]].ev;
-			c->strings = c->sh->slots[msg[0]].strings;
-			c->n_events = msg[1];
-			c->next = 0;
-		}
+	if (c->plan) {
+		return merge_next(c, ev, diag);
 	}
+	status = next_batch(c, d, diag);
+	if (status) {
+		return status;
+	}
+	if (d->next == d->n_events) {
+		return ANALYZER_SOURCE_END;
+	}
+	take_event(d, ev);
+	return ANALYZER_SOURCE_EVENT;
 }
 
 bool analyzer_contained_has_sched(const struct analyzer_contained *c)
@@ -694,27 +984,25 @@ const char *analyzer_contained_borrow_skip(const struct analyzer_contained *c, s
 	return g_ptr_array_index(c->skips, i);
 }
 
+size_t analyzer_contained_decoders(const struct analyzer_contained *c)
+{
+	return c->n_dec;
+}
+
 void analyzer_contained_close(struct analyzer_contained *c)
 {
 	if (!c) {
 		return;
 	}
-	if (c->fd >= 0) {
-		close(c->fd);
+	for (size_t i = 0; i < c->n_dec; i++) {
+		decoder_close(&c->dec[i]);
 	}
-	if (c->free_fd >= 0) {
-		close(c->free_fd);
-	}
-	if (c->pid > 0) {
-		kill(c->pid, SIGKILL);
-		while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR) {
-		}
-	}
-	if (c->sh) {
-		munmap(c->sh, sizeof(*c->sh));
-	}
+	/* the decoders are dead: nothing reads the views any more */
+	analyzer_groups_free(c->plan);
 	g_ptr_array_free(c->skips, TRUE);
 	g_free(c->description);
-	free(c->buf);
+	g_free(c->dec);
+	free(c->known);
+	free(c->last_ts);
 	g_free(c);
 }

@@ -21,12 +21,15 @@ struct analyzer_contained;
 
 /*
  * Forks the decoder on the traces below paths (borrowed) and waits until it has opened them.
- * timeout_ns: the decoder is stopped after that long without progress (<= 0: the default).
+ * jobs: the most decoders, each on a group of the streams, their events merged in the order
+ * one decoder gives (1: one decoder on the traces; <= 0: one per online CPU); never more than
+ * the streams. timeout_ns: a decoder is stopped after that long without progress (<= 0: the
+ * default).
  * Returns DPS_OK and *out (close it with analyzer_contained_close); the errors of
  * analyzer_source_open, or DPS_ERROR when the decoder died, stalled or cannot be started (diag
  * names the trace, and the stream and offset where it was). *out is NULL on error.
  */
-int analyzer_contained_open(const char *const *paths, size_t n_paths, bool progress,
+int analyzer_contained_open(const char *const *paths, size_t n_paths, int jobs, bool progress,
 			    int64_t timeout_ns, struct analyzer_contained **out,
 			    struct dps_diag *diag);
 
@@ -44,6 +47,9 @@ const char *analyzer_contained_borrow_description(const struct analyzer_containe
 /* What the decoder found and did not read (as analyzer_source_borrow_skip); borrowed. */
 size_t analyzer_contained_skip_count(const struct analyzer_contained *c);
 const char *analyzer_contained_borrow_skip(const struct analyzer_contained *c, size_t i);
+
+/* How many decoders run (stream groups; 1: one decoder on the traces). */
+size_t analyzer_contained_decoders(const struct analyzer_contained *c);
 
 /* Stops the decoder if it still runs, and frees c; accepts NULL. */
 void analyzer_contained_close(struct analyzer_contained *c);

@@ -52,6 +52,9 @@ enum analyzer_ev_flags {
 	ANALYZER_EVF_HAS_SP = 1u << 3,	   /* b holds a stack pointer */
 	ANALYZER_EVF_PACKETS = 1u << 4,	   /* discarded packets, not events */
 	ANALYZER_EVF_CYG = 1u << 5,	   /* func_entry/exit of lttng_ust_cyg_profile */
+	/* discarded, between the decoder of a stream group and the merge only (contain.c): no
+	 * time in the message, ts is the group's last event's; the merge sets the trace's */
+	ANALYZER_EVF_TS_LAST = 1u << 6,
 };
 
 /*

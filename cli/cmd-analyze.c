@@ -38,6 +38,8 @@ static void usage(FILE *out)
 	    "      --list             only list the processes of the traces (exit status 0)\n"
 	    "      --strict           an incomplete trace (a stream file skipped, events\n"
 	    "                         lost) is an error (exit status 1)\n"
+	    "      --decode-jobs N    decode the traces' streams in N groups in parallel\n"
+	    "                         (default: one per online CPU; 1: one decoder)\n"
 	    "  -h, --help\n",
 	    ANALYZER_DEFAULT_MIN_BLOCK_NS / 1000);
 }
@@ -51,7 +53,8 @@ int dps_cmd_analyze(int argc, char **argv)
 		OPT_KEEP_TRACER,
 		OPT_LIST,
 		OPT_FORCE,
-		OPT_STRICT
+		OPT_STRICT,
+		OPT_DECODE_JOBS
 	};
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
@@ -68,6 +71,7 @@ int dps_cmd_analyze(int argc, char **argv)
 	    {"list", no_argument, NULL, OPT_LIST},
 	    {"force", no_argument, NULL, OPT_FORCE},
 	    {"strict", no_argument, NULL, OPT_STRICT},
+	    {"decode-jobs", required_argument, NULL, OPT_DECODE_JOBS},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -133,6 +137,20 @@ int dps_cmd_analyze(int argc, char **argv)
 		case OPT_STRICT:
 			opts.strict = true;
 			break;
+		case OPT_DECODE_JOBS: {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+
+			if (end == optarg || *end || n < 1 || n > 1024) {
+				fprintf(stderr,
+					"dps analyze: --decode-jobs: expected a number of decoders "
+					"from 1 to 1024, got '%s'\n",
+					optarg);
+				return DPS_EXIT_USAGE;
+			}
+			opts.decode_jobs = (int)n;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return DPS_EXIT_OK;

@@ -27,7 +27,8 @@
 
 #include "atomic-out.h"
 
-/* Temporaries alive at once: a directory and a file or two inside a command. */
+/* Temporaries alive at once: a directory and a file or two inside a command, the views of a
+ * parallel decoding (analyzer/contain.c). */
 #define MAX_TEMPS 4
 /* Deepest directory the signal-time removal descends into (a recorded trace is ~7 deep). */
 #define MAX_DEPTH 16
@@ -183,6 +184,16 @@ static void unregister_temp(const char *path)
 		}
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+void dps_out_register_temp(const char *path)
+{
+	register_temp(path);
+}
+
+void dps_out_unregister_temp(const char *path)
+{
+	unregister_temp(path);
 }
 
 static mode_t creation_mode(mode_t base)

@@ -98,4 +98,12 @@ int dps_out_close(FILE *f, const char *path, struct dps_diag *diag);
 /* Removes a tree (files, directories, not following symbolic links). Returns 0 or -1 (errno). */
 int dps_out_remove_tree(const char *path);
 
+/*
+ * Another temporary of the process (a file or a tree), removed like the ones above on SIGINT,
+ * SIGTERM or SIGHUP until unregistered (the caller removes it otherwise). A registry full or a
+ * path too long: only not removed on a signal.
+ */
+void dps_out_register_temp(const char *path);
+void dps_out_unregister_temp(const char *path);
+
 #endif /* DPS_COMMON_ATOMIC_OUT_H */

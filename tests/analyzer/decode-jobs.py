@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""dps analyze's parallel decoding gives the single decoder's output, byte for byte.
+
+    decode-jobs.py DPS WORK_DIR TRACES_DIR...
+
+For every trace below each TRACES_DIR (a directory per trace; a TRACES_DIR that is not there
+is passed over: ../shared/traces is not in every checkout), runs with `--decode-jobs 1` (one
+decoder, babeltrace2's muxer orders everything) and with 2, 3 and 8 decoders (stream groups
+merged by dps, doc/analyzer.md "Parallel decoding"):
+
+  - the process list (`--list`) and the selection's statistics (`--json`);
+  - for each of the processes with the most CPU (up to MAX_PIDS), `--pid P --json -o SET`:
+    the JSON and every file of the action set.
+
+Any difference (stdout, stderr, exit status, a file) fails. `--save DIR ARGS...` instead
+writes one run's outputs into DIR (to compare a build against another by hand).
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+MAX_PIDS = 4
+JOBS = ("2", "3", "8")
+
+
+def run(dps, args):
+    p = subprocess.run([dps, "analyze", *args, "--no-progress"], capture_output=True,
+                       timeout=600, env=dict(os.environ, DPS_DECODE_TIMEOUT="60"))
+    return p.returncode, p.stdout, p.stderr
+
+
+def pids(list_out):
+    """The real pids of a process list, most CPU first (the list is sorted so)."""
+    out = []
+    for line in list_out.decode(errors="replace").splitlines()[1:]:
+        f = line.split()
+        if f and f[0].isdigit():
+            out.append(f[0])
+    return out[:MAX_PIDS]
+
+
+def outputs(dps, trace, extra, work):
+    """Every output of the runs on one trace: name -> bytes."""
+    res = {}
+    st, out, err = run(dps, [trace, "--list", *extra])
+    res["list"] = b"%d\n" % st + out + err
+    st, o2, err = run(dps, [trace, "--json", *extra])
+    res["json"] = b"%d\n" % st + o2 + err
+    for p in pids(out):
+        d = os.path.join(work, "set-" + p)
+        st, o2, err = run(dps, [trace, "--pid", p, "--json", "-o", d, "--force", *extra])
+        res["pid-%s.out" % p] = b"%d\n" % st + o2 + err.replace(d.encode(), b"SET")
+        if os.path.isdir(d):
+            for name in sorted(os.listdir(d)):
+                with open(os.path.join(d, name), "rb") as f:
+                    res["pid-%s/%s" % (p, name)] = f.read()
+            shutil.rmtree(d)
+    return res
+
+
+def traces(dirs):
+    for d in dirs:
+        if not os.path.isdir(d):
+            print("%s: not there, passed over" % d)
+            continue
+        for name in sorted(os.listdir(d)):
+            if os.path.isdir(os.path.join(d, name)):
+                yield os.path.join(d, name)
+
+
+def main():
+    if len(sys.argv) >= 4 and sys.argv[1] == "--save":
+        dps, out_dir, trace_dirs, extra = sys.argv[2], sys.argv[3], [sys.argv[4]], sys.argv[5:]
+        os.makedirs(out_dir, exist_ok=True)
+        for t in traces(trace_dirs):
+            for name, data in outputs(dps, t, extra, out_dir).items():
+                path = os.path.join(out_dir, os.path.basename(t), name)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "wb") as f:
+                    f.write(data)
+        return 0
+    if len(sys.argv) < 4:
+        print(__doc__, file=sys.stderr)
+        return 2
+    dps, work, trace_dirs = sys.argv[1], sys.argv[2], sys.argv[3:]
+    os.makedirs(work, exist_ok=True)
+    failures = n = 0
+    for t in traces(trace_dirs):
+        ref = outputs(dps, t, ["--decode-jobs", "1"], work)
+        for jobs in JOBS:
+            got = outputs(dps, t, ["--decode-jobs", jobs], work)
+            n += 1
+            for name in sorted(set(ref) | set(got)):
+                if ref.get(name) != got.get(name):
+                    failures += 1
+                    print("FAIL %s --decode-jobs %s: %s differs from --decode-jobs 1"
+                          % (t, jobs, name))
+        print("%s: %d outputs compared" % (t, len(ref)))
+    print("%d runs compared, %d differences" % (n, failures))
+    return 1 if failures or not n else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
