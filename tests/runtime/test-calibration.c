@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Calibration: defaults, the file's round trip, bad files with their file:line, env override. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <math.h>
 #include <time.h>
 
 #include <criterion/criterion.h>
@@ -238,22 +237,34 @@ Test(calibration, bad_env_file_fails_init_with_its_line, .init = make_tmp, .fini
 }
 
 /* The rate describes this machine: 20 ms worth of loops costs about 20 ms of the thread's CPU.
- * CPU time does not count preemption, so the bound holds beside a CPU hog; it fails when the
- * rate or the loop is wrong by 2x or more. */
+ * CPU time does not count preemption, but a busy hyperthread sibling slows the loop itself (up
+ * to 2x on this VM), and the load can change between the measurement and the work: the
+ * attempt nearest to 20 ms of 3 is judged. It fails when the rate or the loop is wrong by 2x or
+ * more. */
 Test(calibration, measured_rate_gives_the_asked_cpu_time, .timeout = 60)
 {
-	struct dps_calibration c;
-	struct timespec t0, t1;
-	double cpu_ms;
+	double best = -1;
+	double rate = 0;
 
-	cr_assert_eq(dps_calibration_measure(&c, true), DPS_OK);
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-	dps_work_loops((uint64_t)(c.work_loops_per_us * 20000.0));
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
-	cpu_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
-	cr_expect(cpu_ms > 10.0 && cpu_ms < 40.0,
-		  "20 ms of work took %.2f ms of CPU at %.1f loops/us", cpu_ms,
-		  c.work_loops_per_us);
+	for (int i = 0; i < 3; i++) {
+		struct dps_calibration c;
+		struct timespec t0, t1;
+		double cpu_ms;
+
+		cr_assert_eq(dps_calibration_measure(&c, true), DPS_OK);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+		dps_work_loops((uint64_t)(c.work_loops_per_us * 20000.0));
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+		cpu_ms =
+		    (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+		if (best < 0 || fabs(log(cpu_ms / 20.0)) < fabs(log(best / 20.0))) {
+			best = cpu_ms;
+			rate = c.work_loops_per_us;
+		}
+	}
+	cr_expect(best > 10.0 && best < 40.0,
+		  "20 ms of work took %.2f ms of CPU at %.1f loops/us (the nearest of 3)", best,
+		  rate);
 }
 
 Test(calibration, quick_measurement_is_plausible, .timeout = 60)
