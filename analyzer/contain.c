@@ -48,6 +48,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -359,13 +360,35 @@ static void locate(const struct analyzer_decode_status *st, char *buf, size_t si
 	}
 }
 
+/* The decoders reaped so far by this process: the sum of their peak RSS (KiB). */
+static long reaped_rss_kib;
+
+long analyzer_contained_reaped_rss_kib(void)
+{
+	return reaped_rss_kib;
+}
+
+/* waitpid, and the child's peak RSS added to reaped_rss_kib. */
+static void reap(pid_t pid, int *ws)
+{
+	struct rusage ru;
+	pid_t r;
+
+	while ((r = wait4(pid, ws, 0, &ru)) < 0 && errno == EINTR) {
+	}
+	if (r == pid) {
+		reaped_rss_kib += ru.ru_maxrss;
+	}
+}
+
 /* Reaps the decoder; says why it ended without finishing. Returns DPS_ERROR. */
 static int decoder_gone(struct decoder *d, struct dps_diag *diag)
 {
 	char where[2200];
 	int ws = 0;
 
-	while (d->pid > 0 && waitpid(d->pid, &ws, 0) < 0 && errno == EINTR) {
+	if (d->pid > 0) {
+		reap(d->pid, &ws);
 	}
 	d->pid = 0;
 	locate(d->st, where, sizeof(where));
@@ -390,8 +413,7 @@ static int decoder_stalled(struct decoder *d, struct dps_diag *diag)
 	char where[2200];
 
 	kill(d->pid, SIGKILL);
-	while (waitpid(d->pid, NULL, 0) < 0 && errno == EINTR) {
-	}
+	reap(d->pid, NULL);
 	d->pid = 0;
 	locate(d->st, where, sizeof(where));
 	dps_diag_setf(diag,
@@ -737,8 +759,7 @@ static void decoder_close(struct decoder *d)
 	}
 	if (d->pid > 0) {
 		kill(d->pid, SIGKILL);
-		while (waitpid(d->pid, NULL, 0) < 0 && errno == EINTR) {
-		}
+		reap(d->pid, NULL);
 	}
 	if (d->sh) {
 		munmap(d->sh, sizeof(*d->sh));

@@ -54,4 +54,8 @@ size_t analyzer_contained_decoders(const struct analyzer_contained *c);
 /* Stops the decoder if it still runs, and frees c; accepts NULL. */
 void analyzer_contained_close(struct analyzer_contained *c);
 
+/* The sum of the peak RSS (KiB) of every decoder this process has reaped: they run side by
+ * side, so this bounds their memory together (bench/analyzer.sh, DPS_RSS_REPORT). */
+long analyzer_contained_reaped_rss_kib(void);
+
 #endif /* DPS_ANALYZER_CONTAIN_H */

@@ -8,6 +8,7 @@
 
 #include "actset.h"
 #include "cli.h"
+#include "contain.h"
 
 struct dps_command {
 	const char *name;
@@ -76,9 +77,10 @@ static void print_usage(FILE *out)
 }
 
 /*
- * For bench/analyzer.sh: with DPS_RSS_REPORT=FILE, the peak RSS (KiB) of dps and the largest
- * of its reaped children (the analyzer decodes in a child process), as "self children"; a
- * measuring tool outside (/usr/bin/time) sees only the larger of the two.
+ * For bench/analyzer.sh: with DPS_RSS_REPORT=FILE, the peak RSS (KiB) of dps and of its
+ * decoders (the analyzer decodes in child processes, side by side: the sum of their peaks; the
+ * largest reaped child when the analyzer reaped none), as "self children"; a measuring tool
+ * outside (/usr/bin/time) sees only the largest single process.
  */
 static void report_rss(void)
 {
@@ -91,7 +93,9 @@ static void report_rss(void)
 	}
 	f = fopen(path, "w");
 	if (f) {
-		fprintf(f, "%ld %ld\n", self.ru_maxrss, children.ru_maxrss);
+		long decoders = analyzer_contained_reaped_rss_kib();
+
+		fprintf(f, "%ld %ld\n", self.ru_maxrss, decoders ? decoders : children.ru_maxrss);
 		fclose(f);
 	}
 }
