@@ -174,8 +174,9 @@ def analyze(trace, *args):
 COMMANDS = {
     "pid": ("dps analyze --pid",
             lambda t, p, s: analyze(t, "--pid", str(p), "-q")),
-    "set": ("dps analyze --pid -o SET",
-            lambda t, p, s: analyze(t, "--pid", str(p), "-q", "-o", s)),
+    "set": ("dps analyze --pid -o SET" + (" --decode-jobs 1" if has_jobs else ""),
+            lambda t, p, s: analyze(t, "--pid", str(p), "-q", "-o", s,
+                                    *(["--decode-jobs", "1"] if has_jobs else []))),
     "set-jobs": (f"dps analyze --pid -o SET --decode-jobs {jobs}",
                  lambda t, p, s: analyze(t, "--pid", str(p), "-q", "-o", s,
                                          "--decode-jobs", str(jobs))),
@@ -184,7 +185,7 @@ COMMANDS = {
     "floor": ("babeltrace2 -c sink.utils.dummy",
               lambda t, p, s: ["babeltrace2", t, "-c", "sink.utils.dummy"]),
 }
-SPARSE = ["pid", "set", "list", "floor"]
+SPARSE = ["pid", "set"] + (["set-jobs"] if has_jobs else []) + ["list", "floor"]
 DENSE = ["list", "set"] + (["set-jobs"] if has_jobs else []) + ["floor"]
 
 # Issue 10's targets, printed beside the figures: (max ratio to the floor, max RSS MB or None).
@@ -215,8 +216,8 @@ def run(cmd):
     the command's own (a fork of this Python process would report Python's size). dps decodes
     in a child process: /usr/bin/time sees only the larger of the two, so dps reports both
     (DPS_RSS_REPORT) and their sum is taken (an upper bound: their peaks may not coincide).
-    DPS_RSS_REPORT's children figure is the largest reaped child: should --decode-jobs fork
-    several decoders, it would count one of them."""
+    DPS_RSS_REPORT's children figure is the sum of the peaks of every decoder dps reaped
+    (with --decode-jobs they run side by side)."""
     tf = os.path.join(work, "time.out")
     rf = os.path.join(work, "rss.out")
     if os.path.exists(rf):
