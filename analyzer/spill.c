@@ -150,40 +150,36 @@ static bool spill_chunk(struct analyzer_core *core, struct athread *t, uint32_t 
 	return true;
 }
 
-void analyzer__spill_segs(struct analyzer_core *core, struct athread *t)
+/* All but the newest spill_keep of the n records in arr (elem bytes each) to the file. */
+static void spill_oldest(struct analyzer_core *core, struct athread *t, uint32_t what, void *arr,
+			 size_t *n, size_t *spilled, size_t elem)
 {
-	size_t n = t->tl.n_segs - core->spill_keep;
+	size_t k = *n - core->spill_keep;
 
-	if (!spill_chunk(core, t, SPILL_SEGS, t->tl.segs, n, sizeof(*t->tl.segs))) {
+	if (!spill_chunk(core, t, what, arr, k, elem)) {
 		return;
 	}
-	memmove(t->tl.segs, t->tl.segs + n, core->spill_keep * sizeof(*t->tl.segs));
-	t->tl.n_segs = core->spill_keep;
-	t->tl.segs_spilled += n;
+	memmove(arr, (char *)arr + k * elem, core->spill_keep * elem);
+	*n = core->spill_keep;
+	*spilled += k;
+}
+
+void analyzer__spill_segs(struct analyzer_core *core, struct athread *t)
+{
+	spill_oldest(core, t, SPILL_SEGS, t->tl.segs, &t->tl.n_segs, &t->tl.segs_spilled,
+		     sizeof(*t->tl.segs));
 }
 
 void analyzer__spill_mem(struct analyzer_core *core, struct athread *t)
 {
-	size_t n = t->tl.n_mem - core->spill_keep;
-
-	if (!spill_chunk(core, t, SPILL_MEM, t->tl.mem, n, sizeof(*t->tl.mem))) {
-		return;
-	}
-	memmove(t->tl.mem, t->tl.mem + n, core->spill_keep * sizeof(*t->tl.mem));
-	t->tl.n_mem = core->spill_keep;
-	t->tl.mem_spilled += n;
+	spill_oldest(core, t, SPILL_MEM, t->tl.mem, &t->tl.n_mem, &t->tl.mem_spilled,
+		     sizeof(*t->tl.mem));
 }
 
 void analyzer__spill_marks(struct analyzer_core *core, struct athread *t)
 {
-	size_t n = t->tl.n_marks - core->spill_keep;
-
-	if (!spill_chunk(core, t, SPILL_MARKS, t->tl.marks, n, sizeof(*t->tl.marks))) {
-		return;
-	}
-	memmove(t->tl.marks, t->tl.marks + n, core->spill_keep * sizeof(*t->tl.marks));
-	t->tl.n_marks = core->spill_keep;
-	t->tl.marks_spilled += n;
+	spill_oldest(core, t, SPILL_MARKS, t->tl.marks, &t->tl.n_marks, &t->tl.marks_spilled,
+		     sizeof(*t->tl.marks));
 }
 
 /* Where record idx of kind what (spilled) of t is in the file; UINT64_MAX when not there. */
