@@ -174,6 +174,9 @@ Test(decode_jobs, merged_events_are_one_decoders)
 		g_ptr_array_free(traces, TRUE);
 	}
 	cr_assert_geq(n_traces, 6, "the test traces are not there");
+	for (size_t i = 0; i < 3; i++) {
+		g_free(dirs[i]);
+	}
 }
 
 /* A stream file cut short: the error names the trace's file, not the view's, and the views are
@@ -212,6 +215,10 @@ Test(decode_jobs, views_removed_and_errors_name_the_trace)
 	unsetenv("TMPDIR");
 	dps_test_rmtree(work);
 	dps_test_rmtree(tmp);
+	g_free(trace);
+	g_free(src);
+	g_free(work);
+	g_free(tmp);
 }
 #else  /* DECODE_JOBS_LIVE */
 
@@ -253,5 +260,9 @@ Test(decode_jobs_live, a_stream_cut_in_pieces_gives_the_same_events, .timeout = 
 	unsetenv("TMPDIR");
 	dps_test_rmtree(tmp);
 	dps_test_rmtree(dir);
+	g_free(perf);
+	g_free(trace);
+	g_free(tmp);
+	g_free(dir);
 }
 #endif /* DECODE_JOBS_LIVE */
