@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Folding short blocks (issue 10, item 4): replay fidelity of the two rules for blocks shorter
+# Folding short blocks (issue 10, item 4): replay fidelity of the rules for blocks shorter
 # than --min-block, measured by an outside witness (the kernel: wall clock around the stub's
 # process, its rusage, perf's sched_stat_runtime), never by dps's own tracepoints.
 #   - fold (default): `--min-block 20us`, a short sleep gets no action, its time is carried to
 #     the thread's next block (doc/analyzer.md, "Folding");
 #   - keep: `--min-block 0`, every block is its own `sleep`, played by the runtime's
-#     compensated sleep (doc/runtime.md, "Sleep and its compensation").
+#     compensated sleep (doc/runtime.md, "Sleep and its compensation");
+#   - fold-cal: `--min-block` the calibration's min_block_ns (the sleeps this machine cannot
+#     play as sleeps), what `dps analyze --calibration` folds.
+# The decision and the figures: doc/analyzer.md, "Folding short blocks: measured".
 # Writes bench/results/folding.md. Needs root (perf).
 #
 #   bench/folding.sh [BUILD_DIR]        (default: $DPS_BUILD_DIR, else build/dev)
 #   RUNS=2 WORKLOADS="pipe futex" KEEP=1 bench/folding.sh
 #
 # Environment: RUNS (replays of each stub per rule, default 5), WORKLOADS (default
-# "zstd pipe futex pipeline"), KEEP=1 (keep the work directory), OUT (results file).
+# "zstd pipe futex pipeline"), KEEP=1 (keep the work directory), WORK (use this work
+# directory, kept), OUT (results file); REPORT_ONLY=1 with WORK: rewrite the results file from
+# WORK/results.json, measuring nothing.
 #
 # For each workload: record it once (`dps record -q --no-ust`, perf sched), take the original's
 # figures from that recording's kernel accounting (per-thread CPU = sched_stat_runtime sums,
@@ -42,9 +47,14 @@ for tool in perf python3 gcc zstd; do
     fi
 done
 
-work=$(mktemp -d /tmp/dps-bench-folding-XXXXXX)
-if [ "${KEEP:-0}" != 1 ]; then
-    trap 'rm -rf "$work"' EXIT
+if [ -n "${WORK:-}" ]; then
+    work=$WORK
+    mkdir -p "$work"
+else
+    work=$(mktemp -d /tmp/dps-bench-folding-XXXXXX)
+    if [ "${KEEP:-0}" != 1 ]; then
+        trap 'rm -rf "$work"' EXIT
+    fi
 fi
 
 # The futex ping-pong: two processes take turns through a process-shared mutex and condition
@@ -198,15 +208,17 @@ mkdir -p "$work/bin"
 ${CC:-gcc} -O1 -pthread -o "$work/bin/futex-pingpong" "$work/futex-pingpong.c"
 ${CC:-gcc} -O1 -pthread -o "$work/bin/pipeline" "$work/pipeline.c"
 
-RUNS=${RUNS:-5} WORKLOADS=${WORKLOADS:-zstd pipe futex pipeline} python3 - "$dps" "$work" "$here" \
+REPORT_ONLY=${REPORT_ONLY:-0} RUNS=${RUNS:-5} WORKLOADS=${WORKLOADS:-zstd pipe futex pipeline} python3 - "$dps" "$work" "$here" \
     "${OUT:-$here/bench/results/folding.md}" <<'PY'
-import json, os, platform, random, re, resource, statistics, subprocess, sys, time
+import json, os, platform, random, re, statistics, subprocess, sys, time
 
 dps, work, here, out = sys.argv[1:5]
 runs = int(os.environ["RUNS"])
 wanted = os.environ["WORKLOADS"].replace(",", " ").split()
 t_start = time.monotonic()
-RULES = [("fold", "20us"), ("keep", "0")]
+# fold and keep are the two rules of issue 10; fold-cal folds at the calibration's min_block
+# (what `dps analyze --calibration` does by default): the sleeps this machine cannot play.
+RULES = [("fold", "20us"), ("keep", "0"), ("fold-cal", None)]
 
 
 def say(msg):
@@ -290,6 +302,46 @@ def strip_zero_sleeps(setdir):
     return n
 
 
+def duration_ns(text):
+    for unit, f in (("ns", 1), ("us", 1e3), ("ms", 1e6), ("s", 1e9)):
+        if text.endswith(unit):
+            return float(text[:-len(unit)]) * f
+    return float(text) * 1e3
+
+
+def overshoot_table(cal):
+    return sorted((float(l.split()[1]), float(l.split()[2])) for l in open(cal)
+                  if l.startswith("cpu.sleep_overshoot_ns "))
+
+
+def overshoot(table, ns):
+    """doc/runtime.md: linear between the table's points, flat outside them."""
+    if not table:
+        return 0.0
+    if ns <= table[0][0]:
+        return table[0][1]
+    for (x0, y0), (x1, y1) in zip(table, table[1:]):
+        if ns <= x1:
+            return y0 + (y1 - y0) * (ns - x0) / (x1 - x0)
+    return table[-1][1]
+
+
+def sleep_sums(setdir, table):
+    """All the set's sleeps, and those shorter than their calibrated overshoot: the runtime
+    spins those entirely (doc/runtime.md), so they burn CPU instead of blocking."""
+    total = spun = 0.0
+    for name in os.listdir(setdir):
+        if name.endswith(".act"):
+            for line in open(os.path.join(setdir, name)):
+                w = line.split("#", 1)[0].split()
+                if w[:1] == ["sleep"]:
+                    ns = duration_ns(w[1])
+                    total += ns
+                    if ns < overshoot(table, ns):
+                        spun += ns
+    return total, spun
+
+
 def set_tree(setdir, root):
     """The set's creation tree: id -> ids it creates, in order."""
     kids = {}
@@ -369,88 +421,103 @@ def pct(x, ref):
 
 
 cal = os.path.join(work, "cal")
-results = {"workloads": {}, "load_start": loadavg(), "runs": runs}
-say("calibrating (dps calibrate), shared by every stub")
-sh([dps, "calibrate", "-o", cal], os.path.join(work, "calibrate.log"), stdout=subprocess.DEVNULL)
-# What every stub costs beyond its actions (loader, lttng-ust, calibration file, exit): the
-# wall time of a one-action stub, so the makespan errors can be read against it.
-base = os.path.join(work, "base-set")
-os.makedirs(base, exist_ok=True)
-open(os.path.join(base, "1.act"), "w").write("run 1\n")
-sh([dps, "build", base, "-o", os.path.join(work, "base-stub")], os.path.join(work, "base.log"),
-   stdout=subprocess.DEVNULL)
-results["base_wall_ns"] = [run_plain(os.path.join(work, "base-stub"), cal)[0]
-                           for _ in range(max(runs, 3))]
-say(f"a one-action stub takes {statistics.median(results['base_wall_ns']) / 1e6:.1f} ms")
-for w in wanted:
-    if w not in WORKLOADS:
-        raise SystemExit(f"folding.sh: unknown workload {w} (known: {' '.join(WORKLOADS)})")
-    desc, cmd = WORKLOADS[w]
-    wd = os.path.join(work, w)
-    os.makedirs(wd, exist_ok=True)
-    log = os.path.join(wd, "bench.log")
-    if w == "zstd":
-        make_zstd_input(os.path.join(work, "zstd.in"))
-    say(f"{w}: recording {' '.join(cmd())}")
-    rec = os.path.join(wd, "rec")
-    sh([dps, "record", "-q", "--no-ust", "-o", rec, "--", *cmd()], log)
-    pid = int([l.split()[1] for l in open(os.path.join(rec, "record.info"))
-               if l.startswith("pid ")][0])
-    orig = analyze_json(rec, pid, ["--min-block", "20us"])
-    root = [t for t in orig["threads"] if t["parent"] is None][0]
-    o = {
-        "desc": desc, "pid": pid,
-        "makespan_ns": root["end_ns"] - root["start_ns"],
-        "root_waiting_ns": root["waiting_ns"],
-        "cpu_ns": sum(t["busy_ns"] for t in orig["threads"]),
-        "busy_exact": all(t["busy_exact"] for t in orig["threads"]),
-        "threads": {str(t["id"]): t["busy_ns"] for t in orig["threads"]},
-        "n_threads": len(orig["threads"]),
-        "short_blocks": sum(t["n_folded"] for t in orig["threads"]),
-        "rules": {},
-    }
-    stubs = {}
-    for rule, mb in RULES:
-        setdir = os.path.join(wd, "set-" + rule)
-        a = json.loads(subprocess.run([dps, "analyze", rec, "--pid", str(pid), "--min-block", mb,
-                                       "--json", "--no-progress", "-o", setdir],
-                                      capture_output=True, text=True, check=True).stdout)
-        zero = strip_zero_sleeps(setdir) if mb == "0" else 0
-        stub = os.path.join(wd, "stub-" + rule)
-        sh([dps, "build", setdir, "-o", stub], log, stdout=subprocess.DEVNULL)
-        kinds = count_actions(setdir)
-        o["rules"][rule] = {"min_block": mb, "actions": sum(kinds.values()), "kinds": kinds,
-                            "n_folded": a["total"]["n_folded"], "zero_sleeps_dropped": zero,
-                            "makespan_ns": [], "cpu_ns": [], "thread_err": [], "matched": []}
-        stubs[rule] = (stub, set_tree(setdir, root["id"]))
-    o["identical"] = all(
-        open(os.path.join(wd, "set-fold", n)).read() == open(os.path.join(wd, "set-keep", n)).read()
-        for n in os.listdir(os.path.join(wd, "set-fold")) if n.endswith(".act"))
-    say(f"{w}: pid {pid}, {o['n_threads']} threads, {o['short_blocks']} blocks under 20 us; "
-        f"actions: " + ", ".join(f"{r} {o['rules'][r]['actions']}" for r, _ in RULES))
-    for i in range(runs):
-        for rule, _ in RULES:
-            stub, kids = stubs[rule]
-            r = o["rules"][rule]
-            wall, cpu = run_plain(stub, cal)
-            r["makespan_ns"].append(wall)
-            r["cpu_ns"].append(cpu)
-            tcpu, forks, comms, spid = run_perf(stub, cal, os.path.join(wd, "perf.data"), log)
-            m = match_threads(kids, root["id"], forks, comms, spid, os.path.basename(stub))
-            errs = {}
-            for sid, ocpu in o["threads"].items():
-                if ocpu > 0:
-                    tid = m.get(int(sid))
-                    errs[sid] = abs(pct(tcpu.get(tid, 0), ocpu)) if tid else 100.0
-            r["thread_err"].append(errs)
-            r["matched"].append(len(m))
-            say(f"{w}: run {i + 1}/{runs} {rule}: wall {wall / 1e6:.1f} ms "
-                f"(orig {o['makespan_ns'] / 1e6:.1f}), CPU {cpu / 1e6:.1f} ms "
-                f"(orig {o['cpu_ns'] / 1e6:.1f}), {len(m)}/{o['n_threads']} threads matched")
-    results["workloads"][w] = o
-results["load_end"] = loadavg()
-results["elapsed_s"] = time.monotonic() - t_start
-json.dump(results, open(os.path.join(work, "results.json"), "w"), indent=1)
+
+
+def measure():
+    results = {"workloads": {}, "load_start": loadavg(), "runs": runs}
+    say("calibrating (dps calibrate), shared by every stub")
+    sh([dps, "calibrate", "-o", cal], os.path.join(work, "calibrate.log"), stdout=subprocess.DEVNULL)
+    mb_cal = [l.split()[1] for l in open(cal) if l.startswith("cpu.min_block_ns ")][0]
+    RULES[2] = ("fold-cal", mb_cal + "ns")
+    results["rules"] = RULES
+    # What every stub costs beyond its actions (loader, lttng-ust, calibration file, exit): the
+    # wall time of a one-action stub, so the makespan errors can be read against it.
+    base = os.path.join(work, "base-set")
+    os.makedirs(base, exist_ok=True)
+    open(os.path.join(base, "1.act"), "w").write("run 1\n")
+    sh([dps, "build", base, "-o", os.path.join(work, "base-stub")], os.path.join(work, "base.log"),
+       stdout=subprocess.DEVNULL)
+    results["base_wall_ns"] = [run_plain(os.path.join(work, "base-stub"), cal)[0]
+                               for _ in range(max(runs, 3))]
+    say(f"a one-action stub takes {statistics.median(results['base_wall_ns']) / 1e6:.1f} ms")
+    for w in wanted:
+        if w not in WORKLOADS:
+            raise SystemExit(f"folding.sh: unknown workload {w} (known: {' '.join(WORKLOADS)})")
+        desc, cmd = WORKLOADS[w]
+        wd = os.path.join(work, w)
+        os.makedirs(wd, exist_ok=True)
+        log = os.path.join(wd, "bench.log")
+        if w == "zstd":
+            make_zstd_input(os.path.join(work, "zstd.in"))
+        say(f"{w}: recording {' '.join(cmd())}")
+        rec = os.path.join(wd, "rec")
+        sh([dps, "record", "-q", "--no-ust", "-o", rec, "--", *cmd()], log)
+        pid = int([l.split()[1] for l in open(os.path.join(rec, "record.info"))
+                   if l.startswith("pid ")][0])
+        orig = analyze_json(rec, pid, ["--min-block", "20us"])
+        root = [t for t in orig["threads"] if t["parent"] is None][0]
+        o = {
+            "desc": desc, "pid": pid,
+            "makespan_ns": root["end_ns"] - root["start_ns"],
+            "root_waiting_ns": root["waiting_ns"],
+            "cpu_ns": sum(t["busy_ns"] for t in orig["threads"]),
+            "busy_exact": all(t["busy_exact"] for t in orig["threads"]),
+            "threads": {str(t["id"]): t["busy_ns"] for t in orig["threads"]},
+            "n_threads": len(orig["threads"]),
+            "short_blocks": sum(t["n_folded"] for t in orig["threads"]),
+            "rules": {},
+        }
+        stubs = {}
+        for rule, mb in RULES:
+            setdir = os.path.join(wd, "set-" + rule)
+            a = json.loads(subprocess.run([dps, "analyze", rec, "--pid", str(pid), "--min-block", mb,
+                                           "--json", "--no-progress", "-o", setdir],
+                                          capture_output=True, text=True, check=True).stdout)
+            zero = strip_zero_sleeps(setdir) if mb == "0" else 0
+            stub = os.path.join(wd, "stub-" + rule)
+            sh([dps, "build", setdir, "-o", stub], log, stdout=subprocess.DEVNULL)
+            kinds = count_actions(setdir)
+            sleep_ns, spun_ns = sleep_sums(setdir, overshoot_table(cal))
+            o["rules"][rule] = {"min_block": mb, "actions": sum(kinds.values()), "kinds": kinds,
+                                "n_folded": a["total"]["n_folded"], "zero_sleeps_dropped": zero,
+                                "sleep_ns": sleep_ns, "spun_ns": spun_ns,
+                                "makespan_ns": [], "cpu_ns": [], "thread_err": [], "matched": []}
+            stubs[rule] = (stub, set_tree(setdir, root["id"]))
+        o["identical"] = all(
+            open(os.path.join(wd, "set-fold", n)).read() == open(os.path.join(wd, "set-keep", n)).read()
+            for n in os.listdir(os.path.join(wd, "set-fold")) if n.endswith(".act"))
+        say(f"{w}: pid {pid}, {o['n_threads']} threads, {o['short_blocks']} blocks under 20 us; "
+            f"actions: " + ", ".join(f"{r} {o['rules'][r]['actions']}" for r, _ in RULES))
+        for i in range(runs):
+            for rule, _ in RULES:
+                stub, kids = stubs[rule]
+                r = o["rules"][rule]
+                wall, cpu = run_plain(stub, cal)
+                r["makespan_ns"].append(wall)
+                r["cpu_ns"].append(cpu)
+                tcpu, forks, comms, spid = run_perf(stub, cal, os.path.join(wd, "perf.data"), log)
+                m = match_threads(kids, root["id"], forks, comms, spid, os.path.basename(stub))
+                errs = {}
+                for sid, ocpu in o["threads"].items():
+                    if ocpu > 0:
+                        tid = m.get(int(sid))
+                        errs[sid] = abs(pct(tcpu.get(tid, 0), ocpu)) if tid else 100.0
+                r["thread_err"].append(errs)
+                r["matched"].append(len(m))
+                say(f"{w}: run {i + 1}/{runs} {rule}: wall {wall / 1e6:.1f} ms "
+                    f"(orig {o['makespan_ns'] / 1e6:.1f}), CPU {cpu / 1e6:.1f} ms "
+                    f"(orig {o['cpu_ns'] / 1e6:.1f}), {len(m)}/{o['n_threads']} threads matched")
+        results["workloads"][w] = o
+    results["load_end"] = loadavg()
+    results["elapsed_s"] = time.monotonic() - t_start
+    json.dump(results, open(os.path.join(work, "results.json"), "w"), indent=1)
+
+
+if os.environ["REPORT_ONLY"] != "1":
+    measure()
+results = json.load(open(os.path.join(work, "results.json")))
+RULES = results["rules"]
+runs = results["runs"]
 
 
 def med_spread(xs):
@@ -480,7 +547,7 @@ with open(out, "w") as f:
                 f"{' '.join(results['load_start'])} at start, {' '.join(results['load_end'])} at "
                 f"end, {os.cpu_count()} CPUs). Re-run `bench/folding.sh` on a quiet machine "
                 "for figures worth quoting.\n\n")
-    f.write("# Folding short blocks: replay fidelity of the two rules\n\n")
+    f.write("# Folding short blocks: replay fidelity of the rules\n\n")
     f.write("Produced by `bench/folding.sh` (one command, root; re-run it to update this "
             "file). Method: doc/analyzer.md, \"Folding short blocks: measured\".\n\n")
     f.write(f"- machine: {platform.node()}, {os.cpu_count()} CPUs, {cpu_name}, Linux "
@@ -488,11 +555,12 @@ with open(out, "w") as f:
             f"{' '.join(results['load_end'])} at end; {results['elapsed_s']:.0f} s in all\n")
     f.write(f"- {runs} replays of each stub per rule, the rules interleaved; one calibration "
             f"(`dps calibrate`) for every stub: min_block {calv.get('cpu.min_block_ns', ['?'])[0]}"
-            f" ns, overshoot of a 10 µs sleep {overshoot10[0] if overshoot10 else '?'} ns\n")
+            f" ns, overshoot of a 10 µs sleep {float(overshoot10[0]) / 1e3 if overshoot10 else 0:.1f} µs\n")
     f.write("- rules: **fold** = `--min-block 20us` (a short sleep gets no action, its time is "
             "carried to the next block); **keep** = `--min-block 0` (every block is a `sleep`; "
             "the `sleep 0` that `--min-block 0` writes before each wait/join is dropped, counted "
-            "under *0-sleeps dropped*)\n")
+            "under *0-sleeps dropped*); **fold-cal** = `--min-block` the calibration's "
+            f"`cpu.min_block_ns` ({RULES[2][1]}: what `dps analyze --calibration` folds)\n")
     f.write("- original: the recording's kernel accounting (CPU = `sched_stat_runtime` sums per "
             "thread, process CPU their sum, makespan = the root thread's lifetime); replay: wall "
             "time from exec to exit around the stub's process, process CPU from its rusage, "
@@ -520,25 +588,39 @@ with open(out, "w") as f:
             th = (f"{statistics.median(per_run):.1f} % / {worst:.1f} %" if per_run else "n/a")
             f.write(f"| {w} | {o['short_blocks']:,} | {rule} | {r['actions']:,} "
                     f"({r['kinds'].get('sleep', 0):,}) | {fmt_ms(ms)} | {fmt_ms(cs)} | {th} |\n")
-    f.write("\n| workload | what | original makespan ms (root preempted) | original CPU ms "
-            "| threads | all CPU exact | sets identical | 0-sleeps dropped | replay makespan ms "
-            "fold / keep (median) | replay CPU ms fold / keep (median) |\n"
-            "|---|---|---:|---:|---:|---|---|---:|---:|---:|\n")
+    f.write("\n| workload | what | original makespan ms (root preempted) | uncontended ms "
+            "| original CPU ms | threads | all CPU exact | fold and keep sets identical | "
+            "0-sleeps dropped |\n|---|---|---:|---:|---:|---:|---|---|---:|\n")
     for w, o in results["workloads"].items():
-        fo, ke = o["rules"]["fold"], o["rules"]["keep"]
         f.write(f"| {w} | {o['desc']} | {o['makespan_ns'] / 1e6:.1f} "
-                f"({o['root_waiting_ns'] / 1e6:.1f}) | {o['cpu_ns'] / 1e6:.1f} | "
-                f"{o['n_threads']} | {'yes' if o['busy_exact'] else 'no'} | "
-                f"{'yes' if o['identical'] else 'no'} | "
-                f"{ke['zero_sleeps_dropped']:,} | "
-                f"{statistics.median(fo['makespan_ns']) / 1e6:.1f} / "
-                f"{statistics.median(ke['makespan_ns']) / 1e6:.1f} | "
-                f"{statistics.median(fo['cpu_ns']) / 1e6:.1f} / "
-                f"{statistics.median(ke['cpu_ns']) / 1e6:.1f} |\n")
+                f"({o['root_waiting_ns'] / 1e6:.1f}) | "
+                f"{(o['makespan_ns'] - o['root_waiting_ns']) / 1e6:.1f} | "
+                f"{o['cpu_ns'] / 1e6:.1f} | {o['n_threads']} | "
+                f"{'yes' if o['busy_exact'] else 'no'} | {'yes' if o['identical'] else 'no'} | "
+                f"{o['rules']['keep']['zero_sleeps_dropped']:,} |\n")
+    f.write("\nThe rules side by side, run by run (the rules of one run are measured one after "
+            "the other, so they share the machine's load): *− fold* is the difference of a "
+            "rule's makespan from fold's in the same run; *spun* is the part of the set's "
+            "sleeps shorter than their calibrated overshoot, which the runtime spins entirely "
+            "(doc/runtime.md): the player's CPU budget takes that CPU out of the thread's "
+            "following runs, so it is blocked time the replay loses.\n\n"
+            "| workload | rule | makespan ms (median) | − fold ms, median [min, max] | "
+            "process CPU ms (median) | sleeps ms | spun ms |\n"
+            "|---|---|---:|---:|---:|---:|---:|\n")
+    for w, o in results["workloads"].items():
+        fo = o["rules"]["fold"]
+        for rule, _ in RULES:
+            r = o["rules"][rule]
+            d = [(k - g) / 1e6 for k, g in zip(r["makespan_ns"], fo["makespan_ns"])]
+            f.write(f"| {w} | {rule} | {statistics.median(r['makespan_ns']) / 1e6:.1f} | "
+                    f"{statistics.median(d):+.1f} [{min(d):+.1f}, {max(d):+.1f}] | "
+                    f"{statistics.median(r['cpu_ns']) / 1e6:.1f} | "
+                    f"{r['sleep_ns'] / 1e6:.1f} | {r['spun_ns'] / 1e6:.1f} |\n")
     f.write("\n*root preempted*: the time the original's root thread was runnable but not "
             "running (contention while it was recorded). A replay does not play it, so it is "
-            "inside the makespan error of both rules alike. *sets identical*: the two rules gave "
-            "the same action files (no block under 20 µs but the `sleep 0`s dropped): the "
+            "inside the makespan error of every rule alike; *uncontended* is the makespan "
+            "without it. *fold and keep sets identical*: the two "
+            "rules gave the same action files (no block under 20 µs but the `sleep 0`s dropped): the "
             "difference between their rows is run-to-run noise.\n")
 print(open(out).read())
 PY
