@@ -174,7 +174,7 @@ int analyzer__build_actions(struct analyzer_core *core, struct analyzer_result *
 			break;
 		case ANALYZER_SEG_WAIT:
 		case ANALYZER_SEG_JOIN:
-			if (b.carried >= min_block) {
+			if (b.carried && b.carried >= min_block) {
 				emit(&b, DPS_ACT_SLEEP, (int64_t)b.carried, st);
 				b.carried = 0;
 			}

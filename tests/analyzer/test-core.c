@@ -237,6 +237,24 @@ Test(core, wake_by_traced_thread_is_wait_and_wake)
 	cr_expect_eq(thread(101)->stats.waiting_ns, US(10) + US(10));
 }
 
+/* --min-block 0 keeps every block: nothing is carried, so no "sleep 0" comes before a wait
+ * (bench/folding.sh found thousands of them in a set). */
+Test(core, no_block_folded_writes_no_empty_sleep)
+{
+	opts.min_block_ns = 0;
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	fork_ev(US(10), 0, 100, 101, 100, 100);
+	sw(US(20), 1, 0, 0, 101);
+	sw(US(100), 1, 101, BLOCKED, 0);
+	waking(US(300), 0, 101);
+	sw(US(310), 1, 0, 0, 101);
+	sw(US(400), 1, 101, BLOCKED, 0);
+	sw(US(500), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_expect_str_eq(actions(101), "run 80; wait 100; run 90; sleep 100");
+}
+
 Test(core, waker_in_interrupt_or_outside_syscall_is_no_dependency)
 {
 	struct analyzer_event ev;
