@@ -70,19 +70,22 @@ static void spill_failed(struct analyzer_core *core, const char *what, int err)
 	}
 }
 
-static bool full_write(int fd, const void *buf, size_t len, uint64_t off)
+/* All of len bytes at off, written (write) or read, through EINTR and short transfers. A file
+ * shorter than what was written (someone truncated it) reads as EIO, a write that makes no
+ * progress as ENOSPC. */
+static bool full_io(int fd, void *buf, size_t len, uint64_t off, bool write)
 {
-	const char *p = buf;
+	char *p = buf;
 
 	while (len) {
-		ssize_t n = pwrite(fd, p, len, (off_t)off);
+		ssize_t n = write ? pwrite(fd, p, len, (off_t)off) : pread(fd, p, len, (off_t)off);
 
 		if (n < 0 && errno == EINTR) {
 			continue;
 		}
 		if (n <= 0) {
 			if (n == 0) {
-				errno = ENOSPC;
+				errno = write ? ENOSPC : EIO;
 			}
 			return false;
 		}
@@ -93,27 +96,14 @@ static bool full_write(int fd, const void *buf, size_t len, uint64_t off)
 	return true;
 }
 
+static bool full_write(int fd, const void *buf, size_t len, uint64_t off)
+{
+	return full_io(fd, (void *)buf, len, off, true);
+}
+
 static bool full_read(int fd, void *buf, size_t len, uint64_t off)
 {
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = pread(fd, p, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n <= 0) {
-			if (n == 0) {
-				errno = EIO; /* shorter than written: someone truncated it */
-			}
-			return false;
-		}
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return true;
+	return full_io(fd, buf, len, off, false);
 }
 
 /* Writes n records of size elem from arr to the file as one chunk of t's. */
