@@ -12,7 +12,7 @@
  * Event classes are resolved once (cache keyed by the class pointer): kind, and the index of
  * each field of interest, found by name. Per event: a pointer lookup and indexed reads.
  *
- * Why one file of about 1,300 lines, not split by concern: reading a trace and reading a view
+ * Over 1000 lines: one file, not split by concern, as reading a trace and reading a view
  * of it for parallel decoding (stream order keys, names mapped back to the trace) share the
  * per-input state (struct bt_input), its graph's sink callbacks and the merge of the inputs;
  * split, that state would have to become an internal header every part writes into. The
