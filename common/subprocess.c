@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* Running a program and waiting for it (subprocess.h). */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include <dps/dps-status.h>
 #include <glib.h>
@@ -84,4 +88,19 @@ bool dps_subprocess_in_path(const char *name)
 
 	g_free(path);
 	return found;
+}
+
+void dps_subprocess_mark_exec(void)
+{
+	struct timespec mono, cpu;
+	char value[64];
+
+	if (clock_gettime(CLOCK_MONOTONIC, &mono) ||
+	    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu)) {
+		return;
+	}
+	snprintf(value, sizeof(value), "%" PRIu64 ":%" PRIu64,
+		 (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec,
+		 (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec);
+	setenv("DPS_EXEC_AT", value, 1);
 }

@@ -27,6 +27,14 @@ int dps_subprocess_run(char *const *argv, const struct dps_subprocess_options *o
  * messages; "(no message)" when there is none. */
 const char *dps_subprocess_last_line(char *buf);
 
+/*
+ * For a child about to exec a dps stub (dps record, dps whatif): puts DPS_EXEC_AT=MONO:CPU in
+ * the environment, CLOCK_MONOTONIC and the process's CPU clock now, in ns. The stub's root
+ * counts its start-up from there (dps_play_options.from_process_start, runtime/main.c reads
+ * it). Call it last before execve; harmless for a program that is not a stub.
+ */
+void dps_subprocess_mark_exec(void);
+
 /* Whether name is an executable in PATH. */
 bool dps_subprocess_in_path(const char *name);
 

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <dps/dps.h>
 
@@ -48,6 +50,8 @@ void dps_main_print_options(FILE *out)
 	      "  --sleep-scale X            every sleep lasts X times as long\n"
 	      "  --thread-scale ID=X        runs of thread ID last X times as long\n"
 	      "  --thread-sleep-scale ID=X  sleeps of thread ID last X times as long\n"
+	      "  --from-main                the root's CPU and time count from main, not from\n"
+	      "                             the exec (no start-up compensation)\n"
 	      "  --no-summary               no per-thread summary on stderr at the end\n"
 	      "  --quiet                    no informational messages\n"
 	      "  -h, --help                 this help\n",
@@ -78,7 +82,6 @@ static int parse_scale(const char *argv0, const char *opt, const char *text, dou
 	return 0;
 }
 
-/* ID=X into table[index of ID]; the table is allocated on first use (n_threads ones). */
 /* ID=X into table[index of ID]; the table is allocated on first use (n_threads ones).
  * Returns 0, or 2 with the message printed. */
 static int parse_thread_scale(const char *argv0, const char *opt, const char *text,
@@ -123,6 +126,33 @@ static int parse_thread_scale(const char *argv0, const char *opt, const char *te
 	return ret;
 }
 
+/*
+ * When the process was exec'd: DPS_EXEC_AT=MONO:CPU, put there by the launcher right before
+ * execve (dps record; common/subprocess.c, dps_subprocess_mark_exec). Without it, or when it
+ * does not fit this process (a later time than now: inherited from another one), unknown.
+ */
+static void read_exec_mark(struct dps_play_options *opts)
+{
+	const char *v = getenv("DPS_EXEC_AT");
+	unsigned long long mono, cpu;
+	struct timespec now, cnow;
+	int end = 0;
+
+	if (!v || sscanf(v, "%llu:%llu%n", &mono, &cpu, &end) != 2 || v[end]) {
+		return;
+	}
+	if (clock_gettime(CLOCK_MONOTONIC, &now) ||
+	    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cnow)) {
+		return;
+	}
+	if (mono > (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec ||
+	    cpu > (uint64_t)cnow.tv_sec * 1000000000u + (uint64_t)cnow.tv_nsec) {
+		return;
+	}
+	opts->exec_mono_ns = mono;
+	opts->exec_cpu_ns = cpu;
+}
+
 int dps_main_parse_args(int argc, char **argv, const struct dps_program *prog,
 			struct dps_config *cfg, struct dps_play_options *opts)
 {
@@ -132,6 +162,10 @@ int dps_main_parse_args(int argc, char **argv, const struct dps_program *prog,
 
 	dps_config_default(cfg);
 	dps_play_options_default(opts);
+	opts->from_process_start = true;
+	read_exec_mark(opts);
+	/* not for the programs this one may start */
+	unsetenv("DPS_EXEC_AT");
 	for (int i = 1; i < argc && !ret; i++) {
 		const char *arg = argv[i];
 		const char *value = NULL;
@@ -151,6 +185,10 @@ int dps_main_parse_args(int argc, char **argv, const struct dps_program *prog,
 		}
 		if (!strcmp(name, "--quiet")) {
 			cfg->quiet = true;
+			continue;
+		}
+		if (!strcmp(name, "--from-main")) {
+			opts->from_process_start = false;
 			continue;
 		}
 		if (strcmp(name, "--mode") && strcmp(name, "--calibration") &&
@@ -240,4 +278,10 @@ int dps_main(int argc, char **argv, const struct dps_program *prog)
 end:
 	dps_main_args_fini(&opts);
 	return ret;
+}
+
+void dps_exit(int code)
+{
+	fflush(NULL);
+	_exit(code);
 }

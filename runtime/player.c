@@ -13,6 +13,7 @@
  * play is aborted: blocked threads are released, every thread stops after its current action,
  * and dps_play() joins every thread it started before returning the error.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -20,6 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <lttng/ust-events.h>
 
@@ -67,8 +71,20 @@ struct slot {
 	/* Per-thread play context (used only by the thread itself) */
 	double run_scale, sleep_scale;
 	struct dps__mem_thread *mem; /* owned while playing; NULL without memory actions */
-	uint64_t cpu_base;	     /* thread CPU clock at thread_begin */
-	uint64_t cpu_budget;	     /* sum of the runs requested so far (cpu mode budget) */
+	/* thread CPU clock at thread_begin; for the root from the process's start, less the CPU
+	 * time the process used before it began (negative when other threads used more) */
+	int64_t cpu_base;
+	uint64_t cpu_budget; /* sum of the runs requested so far (cpu mode budget) */
+	/* the root from the process's start: CLOCK_MONOTONIC at the exec, until its first wait
+	 * or join (0 after, and for every other thread); and the time its actions were
+	 * recorded to take since then (runs and sleeps requested) */
+	uint64_t lag_origin_ns;
+	uint64_t played_ns;
+	/* the root from the process's start: the CPU clocks of the threads that were there
+	 * before it began (the tracer's listeners), whose CPU time its runs absorb */
+	clockid_t foreign[4];
+	size_t n_foreign;
+	uint64_t foreign_ns[4]; /* last read (a thread that ended keeps its last value) */
 };
 
 struct player {
@@ -407,6 +423,80 @@ static void stack_done(void *ctx, size_t i, int64_t depth_bytes, int64_t real_de
 	self->res.n_actions++;
 }
 
+/*
+ * The threads of this process other than the caller (the root about to play: lttng-ust's
+ * listener threads, started by its constructor), as CPU clocks, at most max.
+ */
+static size_t find_foreign_threads(clockid_t *clocks, size_t max)
+{
+	DIR *dir = opendir("/proc/self/task");
+	pid_t self = (pid_t)syscall(SYS_gettid);
+	struct dirent *e;
+	size_t n = 0;
+
+	if (!dir) {
+		return 0;
+	}
+	while (n < max && (e = readdir(dir))) {
+		long tid = strtol(e->d_name, NULL, 10);
+
+		if (tid > 0 && tid != self) {
+			/* the kernel's per-thread CPU clock id, as pthread_getcpuclockid makes it:
+			 * the tid complemented, shifted, with the per-thread and sched bits */
+			clocks[n++] = (clockid_t)((~(unsigned)tid << 3) | 6);
+		}
+	}
+	closedir(dir);
+	return n;
+}
+
+/* The CPU time the foreign threads have used so far. */
+static uint64_t foreign_cpu_ns(struct slot *self)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < self->n_foreign; i++) {
+		struct timespec ts;
+
+		if (!clock_gettime(self->foreign[i], &ts)) {
+			self->foreign_ns[i] =
+			    (uint64_t)ts.tv_sec * DPS_NS_PER_S + (uint64_t)ts.tv_nsec;
+		}
+		sum += self->foreign_ns[i];
+	}
+	return sum;
+}
+
+/* The thread CPU clock a run must end at (cpu mode): never 0, which means "no budget". */
+static uint64_t budget_target(struct slot *self)
+{
+	int64_t target = self->cpu_base + (int64_t)self->cpu_budget;
+
+	if (self->n_foreign) {
+		target -= (int64_t)foreign_cpu_ns(self);
+	}
+	return target > 0 ? (uint64_t)target : 1;
+}
+
+/*
+ * How much of a sleep of ns the root skips: the time it is behind the recording since the
+ * exec (the stub's loading and tracer start-up, what its runs did not absorb), at most ns.
+ */
+static uint64_t start_lag(const struct slot *self, uint64_t ns)
+{
+	uint64_t now, due;
+
+	if (!self->lag_origin_ns) {
+		return 0;
+	}
+	now = dps__now_ns();
+	due = self->lag_origin_ns + self->played_ns;
+	if (now <= due) {
+		return 0;
+	}
+	return now - due < ns ? now - due : ns;
+}
+
 static void play_one(struct player *pl, struct slot *self, const struct dps_action *a)
 {
 	uint64_t ns, act;
@@ -415,14 +505,15 @@ static void play_one(struct player *pl, struct slot *self, const struct dps_acti
 	case DPS_ACT_RUN:
 		ns = scale_ns(a->arg, self->run_scale);
 		self->cpu_budget += ns;
-		act =
-		    dps__run_budget(ns, pl->opts.mode, self->cpu_base + self->cpu_budget, a->line);
+		self->played_ns += ns;
+		act = dps__run_budget(ns, pl->opts.mode, budget_target(self), a->line);
 		self->res.run_req_ns += ns;
 		self->res.run_act_ns += act;
 		break;
 	case DPS_ACT_SLEEP:
 		ns = scale_ns(a->arg, self->sleep_scale);
-		act = dps__sleep(ns, a->line);
+		act = dps__sleep(ns - start_lag(self, ns), a->line);
+		self->played_ns += ns;
 		self->res.sleep_req_ns += ns;
 		self->res.sleep_act_ns += act;
 		break;
@@ -431,9 +522,11 @@ static void play_one(struct player *pl, struct slot *self, const struct dps_acti
 		break;
 	case DPS_ACT_JOIN:
 		do_join(pl, self, a);
+		self->lag_origin_ns = 0; /* in step with the others from here */
 		break;
 	case DPS_ACT_WAIT:
 		do_wait(pl, self, a);
+		self->lag_origin_ns = 0;
 		break;
 	case DPS_ACT_WAKE:
 		do_wake(pl, self, a);
@@ -506,8 +599,20 @@ static void play_thread(struct slot *self)
 	self->res.id = t->id;
 	self->res.start_ns = dps__now_ns() - pl->t0;
 	cpu0 = dps__cputime_ns();
-	self->cpu_base = cpu0;
+	self->cpu_base = (int64_t)cpu0;
 	self->cpu_budget = 0;
+	self->played_ns = 0;
+	self->lag_origin_ns = 0;
+	self->n_foreign = 0;
+	if (pl->opts.from_process_start && self->idx == pl->prog->root) {
+		/* The root's clock counts from the fork that led to the exec: its CPU time since
+		 * the exec is its clock less the process's clock then (one thread then). The
+		 * other threads' CPU time, read at every run, comes off its budget too. */
+		self->cpu_base = (int64_t)pl->opts.exec_cpu_ns;
+		self->n_foreign = find_foreign_threads(self->foreign, 4);
+		memset(self->foreign_ns, 0, sizeof(self->foreign_ns));
+		self->lag_origin_ns = pl->opts.exec_mono_ns;
+	}
 	lttng_ust_tracepoint(dps, thread_begin, t->id, t->name ? t->name : "");
 	if (has_memory_actions(t)) {
 		self->mem = dps__mem_thread_begin();

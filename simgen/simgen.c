@@ -417,7 +417,7 @@ static void write_program(const struct dps_actset *set, const struct simgen_opti
 		"};\n"
 		"\nint main(int argc, char **argv)\n"
 		"{\n"
-		"\treturn dps_main(argc, argv, &program);\n"
+		"\tdps_exit(dps_main(argc, argv, &program));\n"
 		"}\n",
 		name, set->n_threads, set->root);
 }

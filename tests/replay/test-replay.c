@@ -101,6 +101,14 @@ Test(replay, action_set_round_trips_through_a_traced_run, .init = setup, .fini =
 		if (!cpu->has[0] || !cpu->has[1]) {
 			continue;
 		}
+		/* The root's runs absorb the process's start-up (its loading, the tracer's
+		 * listener threads): inside its window it may burn less; the process does not. */
+		if (!strcmp(res->threads[r].path, "0")) {
+			cr_expect_leq((double)cpu->v[1], (double)cpu->v[0] * 1.15 + 5e6,
+				      "root: %" PRId64 " ns of CPU for %" PRId64 " ns of runs",
+				      cpu->v[1], cpu->v[0]);
+			continue;
+		}
 		cr_expect_geq((double)cpu->v[1], (double)cpu->v[0] * 0.99,
 			      "thread %s: %" PRId64 " ns of CPU for %" PRId64 " ns of runs",
 			      res->threads[r].path, cpu->v[1], cpu->v[0]);
@@ -108,6 +116,20 @@ Test(replay, action_set_round_trips_through_a_traced_run, .init = setup, .fini =
 			      "thread %s: %" PRId64 " ns of CPU for %" PRId64 " ns of runs",
 			      res->threads[r].path, cpu->v[1], cpu->v[0]);
 	}
+	/* Seen from outside (every thread of the stub process, exec to exit), the replay burns
+	 * what the set's runs ask for and not much more: the start-up is compensated, what is
+	 * left is the process's exit and the listeners' CPU after the root's last run (about
+	 * 2 ms on an idle host: bench/fidelity.sh). Without the compensation it burns 7 ms more
+	 * (its start-up, under a tracing session). */
+	cr_assert(res->side[1].process_known, "no process figures for the stub run");
+	cr_expect_geq((double)res->side[1].process_cpu_ns,
+		      (double)res->side[0].process_cpu_ns * 0.99,
+		      "stub process: %" PRIu64 " ns of CPU for %" PRIu64 " ns of runs",
+		      res->side[1].process_cpu_ns, res->side[0].process_cpu_ns);
+	cr_expect_leq((double)res->side[1].process_cpu_ns,
+		      (double)res->side[0].process_cpu_ns * 1.15 + 6e6,
+		      "stub process: %" PRIu64 " ns of CPU for %" PRIu64 " ns of runs",
+		      res->side[1].process_cpu_ns, res->side[0].process_cpu_ns);
 	/* The replay keeps the set's order: the waits and sleeps make the ideal-machine
 	 * makespan (60 ms) the shortest it can be, so a replay much faster than that skipped
 	 * a dependency. How much longer it is depends on the machine's load (a busy core

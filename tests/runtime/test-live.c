@@ -313,8 +313,9 @@ Test(live, dps_run_is_traced_per_thread_in_order, .init = make_dir, .fini = remo
 	};
 	char session[64], out[256], set[256];
 	const char *bin = dps_test_bin();
-	char *argv[] = {(char *)bin,   (char *)"run",	       set, (char *)"--mode",
-			(char *)"cpu", (char *)"--no-summary", NULL};
+	char *argv[] = {(char *)bin,	       (char *)"run", set,
+			(char *)"--mode",      (char *)"cpu", (char *)"--no-summary",
+			(char *)"--from-main", NULL};
 	int64_t root, worker, memory;
 	const struct ev *e;
 	pid_t pid;

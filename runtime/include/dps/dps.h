@@ -166,6 +166,18 @@ struct dps_play_options {
 	const double *thread_run_scale;
 	const double *thread_sleep_scale;
 	bool summary; /* print a short summary on stderr at the end */
+	/*
+	 * For a program's main (dps_main sets it), not for a stub inside a real program: the
+	 * process's start-up is the root's. The root counts the CPU time the whole process used
+	 * since its exec against its runs (cpu mode), and the wall time since its exec against
+	 * its sleeps before its first wait or join, so that a replay seen from outside (the
+	 * kernel's accounting of the process, its wall time from exec to exit) costs what the
+	 * recording says, not that plus the stub's loading. exec_mono_ns and exec_cpu_ns say
+	 * when the exec was (CLOCK_MONOTONIC, and the process's CPU clock then): 0 when unknown,
+	 * then the CPU counts from the process's start and the sleeps are played in full.
+	 */
+	bool from_process_start;
+	uint64_t exec_mono_ns, exec_cpu_ns;
 };
 
 struct dps_thread_result {
@@ -201,8 +213,10 @@ void dps_play_result_print(const struct dps_program *prog, const struct dps_play
 /* Prints the options dps_main_parse_args() accepts, one per line (for a --help text). */
 void dps_main_print_options(FILE *out);
 /* Standard option parsing for generated programs: --calibration FILE, --mode M, --scale X,
- * --sleep-scale X, --thread-scale ID=X, --thread-sleep-scale ID=X, --no-summary, --quiet,
- * --help. cfg and opts are first set to their defaults; cfg's strings are borrowed from argv.
+ * --sleep-scale X, --thread-scale ID=X, --thread-sleep-scale ID=X, --from-main, --no-summary,
+ * --quiet, --help. cfg and opts are first set to their defaults, with from_process_start on
+ * (and the exec's time from $DPS_EXEC_AT, which is then removed from the environment);
+ * cfg's strings are borrowed from argv.
  * Returns 0 to continue, 1 when --help was printed, 2 on bad usage (message printed; nothing
  * left to free). On 0/1, release opts with dps_main_args_fini(). */
 int dps_main_parse_args(int argc, char **argv, const struct dps_program *prog,
@@ -211,6 +225,13 @@ int dps_main_parse_args(int argc, char **argv, const struct dps_program *prog,
 void dps_main_args_fini(struct dps_play_options *opts);
 /* The whole main() of a generated program: parse, init, play, summary. Returns an exit code. */
 int dps_main(int argc, char **argv, const struct dps_program *prog);
+/*
+ * Ends a generated program with code: flushes stdio and leaves at once (_exit), without the
+ * destructors of the libraries it loaded. lttng-ust's unregisters from the session daemon and
+ * joins its listener threads, about 2 ms of wall time after the last action that the
+ * recorded program did not spend; the events are already in the tracer's shared buffers.
+ */
+void dps_exit(int code) __attribute__((noreturn));
 
 #ifdef __cplusplus
 }
