@@ -302,6 +302,7 @@ def measure_probes(calib):
     if os.path.exists(pdir):
         shutil.rmtree(pdir)
     sets = {
+        "empty": {1: ["sleep 1"]},
         "start": {1: ["run 1000"]},
         "run": {1: ["run %d" % PROBE_RUN_US] * PROBE_N},
         "long": {1: ["run %d" % PROBE_LONG_US] * PROBE_LONG_N},
@@ -328,6 +329,23 @@ def measure_probes(calib):
         ts = [t for t in d["threads"] if not is_ust_listener(t)]
         cpu[name] = {"root": next(t["busy_ns"] for t in ts if t["tid"] == pid),
                      "other": [t["busy_ns"] for t in ts if t["tid"] != pid]}
+        # the whole stub process by the witness (compare's process figures)
+        c = run_json([ARGS.dps, "compare", sdir, trace, "--sim-pid", str(pid), "--json"], log)
+        cpu[name]["proc_cpu"] = c["sim"]["process"]["cpu_ns"]
+        cpu[name]["proc_wall"] = c["sim"]["process"]["wall_ns"]
+    # The floor a stub cannot go below: a C program that does nothing but link lttng-ust,
+    # recorded the same way.
+    src = os.path.join(pdir, "ust-only.c")
+    with open(src, "w") as f:
+        f.write("int main(void) { return 0; }\n")
+    prog = os.path.join(pdir, "ust-only")
+    run(["cc", "-O2", src, "-o", prog, "-Wl,--no-as-needed", "-llttng-ust"], log)
+    trace = os.path.join(pdir, "ust-only-trace")
+    run([ARGS.dps, "record", "-q", "-o", trace, "--", prog], log, stdout=subprocess.DEVNULL)
+    pid = record_info(trace)["pid"]
+    c = run_json([ARGS.dps, "compare", trace, trace, "--orig-pid", pid, "--sim-pid", pid,
+                  "--json"], log)
+    ust_only = (c["sim"]["process"]["cpu_ns"], c["sim"]["process"]["wall_ns"])
     runs_ns = PROBE_N * PROBE_RUN_US * 1000
     start = cpu["start"]["root"] - 1000000
     per_run = (cpu["run"]["root"] - start - runs_ns) / PROBE_N
@@ -339,7 +357,11 @@ def measure_probes(calib):
     per_long = (cpu["long"]["root"] - start - long_ns) / PROBE_LONG_N
     frac = (per_long - per_run) / (PROBE_LONG_US * 1000)
     return {"start_ns": start, "run_ns": per_run, "sync_ns": per_sync, "long_run_ns": per_long,
-            "run_frac": frac}
+            "run_frac": frac, "empty_cpu_ns": cpu["empty"]["proc_cpu"],
+            "empty_wall_ns": cpu["empty"]["proc_wall"],
+            "start_proc_cpu_ns": cpu["start"]["proc_cpu"] - 1000000,
+            "start_proc_wall_ns": cpu["start"]["proc_wall"] - 1000000,
+            "ust_only_cpu_ns": ust_only[0], "ust_only_wall_ns": ust_only[1]}
 
 
 def one_run(name, wl, run_no, calib):
@@ -387,6 +409,13 @@ def one_run(name, wl, run_no, calib):
                               "`dps compare --sim-pid` instead" % str(e).split(": ", 1)[-1][:300])
     res["makespan_ns"] = comp["orig"]["makespan_ns"]
     res["dps_makespan_ns"] = comp["sim"]["makespan_ns"]
+    # The outside witness: every thread of each process (sched_stat_runtime), exec to exit.
+    res["proc"] = {"measured": comp["orig"]["process"]["measured"] and
+                   comp["sim"]["process"]["measured"],
+                   "orig_cpu": comp["orig"]["process"]["cpu_ns"],
+                   "orig_wall": comp["orig"]["process"]["wall_ns"],
+                   "dps_cpu": comp["sim"]["process"]["cpu_ns"],
+                   "dps_wall": comp["sim"]["process"]["wall_ns"]}
     res["dps_cpu"], res["dps_note"] = measure_dps(orig, wdir, comp)
 
     say("%s: floor: recording the real workload a second time" % tag)
@@ -401,6 +430,8 @@ def one_run(name, wl, run_no, calib):
     res["floor_cpu"] = {t["orig"]["tid"]: t["cpu"]["sim_ns"] for t in floor["threads"]
                         if t.get("orig") and t["match"] == "matched"}
     res["floor_makespan_ns"] = floor["sim"]["makespan_ns"]
+    res["proc"]["floor_cpu"] = floor["sim"]["process"]["cpu_ns"]
+    res["proc"]["floor_wall"] = floor["sim"]["process"]["wall_ns"]
 
     say("%s: perf sched replay -r 1 of the same perf.data, recorded with dps record" % tag)
     res["perf_cpu"], res["perf_iter_ms"], res["perf_note"] = measure_perf(orig, wdir)
@@ -433,6 +464,19 @@ def summarize(res):
     res["dps_mk"] = pct(res["dps_makespan_ns"], res["makespan_ns"])
     res["perf_mk"] = pct(res["perf_iter_ms"] * 1e6, res["makespan_ns"])
     res["floor_mk"] = pct(res["floor_makespan_ns"], res["makespan_ns"])
+    p = res["proc"]
+    for side in ("dps", "floor"):
+        res[side + "_pcpu"] = spct(p[side + "_cpu"], p["orig_cpu"])
+        res[side + "_pwall"] = spct(p[side + "_wall"], p["orig_wall"])
+
+
+def spct(sim, orig):
+    """Signed relative error in %: above 0 when the replay costs more."""
+    return None if not orig else 100.0 * (sim - orig) / orig
+
+
+def sfmt(x):
+    return "n/a" if x is None else "%+.1f %%" % x
 
 
 def fmt(x, unit=" %"):
@@ -594,6 +638,37 @@ def write_report(results, failures, load0, probes, meta):
         o.append("- %s: %s" % (name, "all targets met" if not miss else "MISSED: " +
                                 "; ".join(miss) + "." + explain(by[name], probes)))
     o.append("")
+    o.append("## By the outside witness: the whole process\n")
+    o.append("Every thread of the process (lttng-ust's listener threads and the stub's start-up "
+             "and exit included), CPU summed from `sched_stat_runtime`, wall time from the "
+             "root's exec to the end of its last thread (`dps compare`'s process figures, "
+             "doc/compare.md). Signed errors (replay - original) / original, median over runs; "
+             "the floor is the re-run's.\n")
+    o.append("| workload | orig process CPU | dps process CPU err | dps process wall err | floor "
+             "process CPU err | floor process wall err | measured |")
+    o.append("|---|---|---|---|---|---|---|")
+    for name in ARGS.workloads:
+        rs = by.get(name)
+        if not rs or "dps_pcpu" not in rs[0]:
+            continue
+        o.append("| %s | %.1f ms | %s | %s | %s | %s | %s |" %
+                 (name, med([r["proc"]["orig_cpu"] for r in rs]) / 1e6,
+                  sfmt(med([r["dps_pcpu"] for r in rs])),
+                  sfmt(med([r["dps_pwall"] for r in rs])),
+                  sfmt(med([r["floor_pcpu"] for r in rs])),
+                  sfmt(med([r["floor_pwall"] for r in rs])),
+                  "yes" if all(r["proc"]["measured"] for r in rs) else "NO"))
+    o.append("")
+    if probes and "empty_cpu_ns" in probes:
+        o.append("A stub that does nothing (`sleep 1`), recorded like the replays, costs **%.2f ms** "
+                 "of CPU and **%.2f ms** of wall time by the witness; a stub with one 1 ms run "
+                 "costs **%+.2f ms** of CPU and **%+.2f ms** of wall time beyond it (its start-up "
+                 "is absorbed by the run: doc/runtime.md). The floor: a C program that does "
+                 "nothing but link lttng-ust, recorded the same way, costs **%.2f ms** of CPU "
+                 "and **%.2f ms** of wall time.\n" %
+                 (probes["empty_cpu_ns"] / 1e6, probes["empty_wall_ns"] / 1e6,
+                  probes["start_proc_cpu_ns"] / 1e6, probes["start_proc_wall_ns"] / 1e6,
+                  probes["ust_only_cpu_ns"] / 1e6, probes["ust_only_wall_ns"] / 1e6))
     if probes:
         o.append("## dps's own costs, measured in the same run\n")
         o.append("Four tiny stubs, built and recorded like the replays (CPU from "

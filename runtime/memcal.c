@@ -143,6 +143,26 @@ void dps_mem_compensate(const struct dps_mem_calibration *cal, const struct dps_
 #define HEAP_SWEEP 1100
 #define HEAP_TRIES 16
 
+/*
+ * The heap model's blocks come from glibc's own entry points, not from the malloc an
+ * LD_PRELOADed allocator wrapper replaces (LTTng-UST's libc wrapper, heaptrack): a memory
+ * stub measures its byte model in its own process, and those 35 MB of short-lived blocks must
+ * not show in the heap curve the witness records. glibc's allocator is the one measured
+ * either way. Under ASan, malloc is ASan's and so is the stub's heap: measure that one.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define cal_malloc malloc
+#define cal_calloc calloc
+#define cal_free free
+#else
+extern void *__libc_malloc(size_t size);
+extern void *__libc_calloc(size_t n, size_t size);
+extern void __libc_free(void *p);
+#define cal_malloc __libc_malloc
+#define cal_calloc __libc_calloc
+#define cal_free __libc_free
+#endif
+
 /* Blocks go through here so that the compiler cannot drop a malloc/free pair it sees. */
 static void *volatile heap_sink;
 
@@ -151,8 +171,8 @@ static int measure_heap_model(struct dps_mem_calibration *cal)
 	static const uint64_t aligns[] = {16, 8, 32, 1};
 	static const uint64_t headers[] = {8, 0, 16};
 	static const uint64_t mins[] = {32, 0, 16, 24, 48, 64};
-	int64_t *delta = calloc(HEAP_SWEEP + 1, sizeof(*delta));
-	void **keep = calloc((HEAP_SWEEP + 1) * HEAP_TRIES, sizeof(*keep));
+	int64_t *delta = cal_calloc(HEAP_SWEEP + 1, sizeof(*delta));
+	void **keep = cal_calloc((HEAP_SWEEP + 1) * HEAP_TRIES, sizeof(*keep));
 	size_t n_keep = 0;
 	struct dps_mem_heap_info a, b;
 	uint64_t best_miss = UINT64_MAX;
@@ -164,10 +184,10 @@ static int measure_heap_model(struct dps_mem_calibration *cal)
 		goto end;
 	}
 	/* tcache: a freed small chunk stays counted as in use. */
-	p = malloc(40);
+	p = cal_malloc(40);
 	heap_sink = p;
 	dps_mem_heap_info(&a);
-	free(p);
+	cal_free(p);
 	dps_mem_heap_info(&b);
 	cal->heap_tcache = p && a.in_use_bytes == b.in_use_bytes;
 	/* The smallest of 3 fresh blocks: a free chunk handed out whole is up to one minimum
@@ -180,7 +200,7 @@ static int measure_heap_model(struct dps_mem_calibration *cal)
 			int64_t d;
 
 			dps_mem_heap_info(&a);
-			p = malloc(x);
+			p = cal_malloc(x);
 			heap_sink = p;
 			dps_mem_heap_info(&b);
 			if (!p) {
@@ -228,12 +248,12 @@ static int measure_heap_model(struct dps_mem_calibration *cal)
 			msize[k] = 33u * 1024 * 1024 + cal->page_size * (uint64_t)k -
 				   (uint64_t)(8 * k + 8);
 			dps_mem_heap_info(&a);
-			p = malloc(msize[k]);
+			p = cal_malloc(msize[k]);
 			heap_sink = p;
 			dps_mem_heap_info(&b);
 			seen = seen && p && b.mmapped_blocks > a.mmapped_blocks;
 			mdelta[k] = b.in_use_bytes - a.in_use_bytes;
-			free(p);
+			cal_free(p);
 		}
 		for (int64_t hdr = 0; seen && hdr <= 64; hdr += 8) {
 			struct dps_mem_calibration c = *cal;
@@ -253,10 +273,10 @@ static int measure_heap_model(struct dps_mem_calibration *cal)
 	}
 end:
 	for (size_t i = 0; keep && i < n_keep; i++) {
-		free(keep[i]);
+		cal_free(keep[i]);
 	}
-	free(keep);
-	free(delta);
+	cal_free(keep);
+	cal_free(delta);
 	return ret;
 }
 
