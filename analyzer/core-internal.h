@@ -104,7 +104,7 @@ struct athread {
 	bool joined; /* some thread joined it */
 	bool pid_from_fork;
 	uint64_t first_ts, last_ts, create_ts, exit_ts, end_ts;
-	uint64_t exec_ts; /* its last exec, 0 when none was seen */
+	uint64_t exec_ts; /* its first exec, 0 when none was seen */
 	size_t creator;
 
 	/* selection (select.c) */

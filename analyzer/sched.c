@@ -472,7 +472,11 @@ void analyzer__on_exec(struct analyzer_core *core, const struct analyzer_event *
 	if (ctx == NO_T || ctx == x) {
 		analyzer__note_running(core, ev->cpu, x, ev->ts, UINT64_MAX);
 	}
-	analyzer__thread_at(core, x)->exec_ts = ev->ts;
+	/* The first exec: what an outside witness times is the command that was started, a
+	 * shim that execs the real program (pyenv's python3: bash, pyenv, then python) included. */
+	if (!analyzer__thread_at(core, x)->exec_ts) {
+		analyzer__thread_at(core, x)->exec_ts = ev->ts;
+	}
 	if (ev->exec.filename) {
 		/* The kernel names the task after the file's base name, 15 characters. */
 		base = strrchr(ev->exec.filename, '/');

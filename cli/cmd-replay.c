@@ -35,6 +35,8 @@ static void print_usage(FILE *out)
 	    "      --sleep-scale X     every sleep lasts X times as long\n"
 	    "      --thread-scale ID=X, --thread-sleep-scale ID=X   one thread only\n"
 	    "Run:\n"
+	    "      --heap-mode curve|alloc  heap actions: the paper's one block resized to the\n"
+	    "                          curve (default) or one malloc per recorded allocation\n"
 	    "      --mode work|cpu|wall   how run actions spend time (default: the stub's)\n"
 	    "      --calibration FILE  use this calibration (default: measure one into OUTDIR)\n"
 	    "      --kernel, --no-kernel  force or skip kernel scheduling capture\n"
@@ -60,6 +62,7 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrA
 		OPT_SLEEP_SCALE,
 		OPT_THREAD_SCALE,
 		OPT_THREAD_SLEEP_SCALE,
+		OPT_HEAP_MODE,
 		OPT_MODE,
 		OPT_CALIBRATION,
 		OPT_KERNEL,
@@ -81,6 +84,7 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrA
 	    {"sleep-scale", required_argument, NULL, OPT_SLEEP_SCALE},
 	    {"thread-scale", required_argument, NULL, OPT_THREAD_SCALE},
 	    {"thread-sleep-scale", required_argument, NULL, OPT_THREAD_SLEEP_SCALE},
+	    {"heap-mode", required_argument, NULL, OPT_HEAP_MODE},
 	    {"mode", required_argument, NULL, OPT_MODE},
 	    {"calibration", required_argument, NULL, OPT_CALIBRATION},
 	    {"kernel", no_argument, NULL, OPT_KERNEL},
@@ -141,6 +145,18 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrA
 		case OPT_THREAD_SLEEP_SCALE:
 			/* the stub's own option, named as it knows it, whatever form was used */
 			g_ptr_array_add(knobs, g_strdup_printf("--%s", longopts[idx].name));
+			g_ptr_array_add(knobs, g_strdup(optarg));
+			break;
+		case OPT_HEAP_MODE:
+			/* checked here, before any step, as --mode is */
+			if (strcmp(optarg, "curve") && strcmp(optarg, "alloc")) {
+				fprintf(stderr,
+					"dps replay: --heap-mode: expected curve or alloc, got "
+					"'%s'\n",
+					optarg);
+				return DPS_EXIT_USAGE;
+			}
+			g_ptr_array_add(knobs, g_strdup("--heap-mode"));
 			g_ptr_array_add(knobs, g_strdup(optarg));
 			break;
 		case OPT_MODE:

@@ -50,6 +50,8 @@ void dps_main_print_options(FILE *out)
 	      "  --sleep-scale X            every sleep lasts X times as long\n"
 	      "  --thread-scale ID=X        runs of thread ID last X times as long\n"
 	      "  --thread-sleep-scale ID=X  sleeps of thread ID last X times as long\n"
+	      "  --heap-mode curve|alloc    heap actions: one block resized to the curve (the\n"
+	      "                             paper's, default) or one malloc per allocation\n"
 	      "  --from-main                the root's CPU and time count from main, not from\n"
 	      "                             the exec (no start-up compensation)\n"
 	      "  --no-summary               no per-thread summary on stderr at the end\n"
@@ -193,7 +195,8 @@ int dps_main_parse_args(int argc, char **argv, const struct dps_program *prog,
 		}
 		if (strcmp(name, "--mode") && strcmp(name, "--calibration") &&
 		    strcmp(name, "--scale") && strcmp(name, "--sleep-scale") &&
-		    strcmp(name, "--thread-scale") && strcmp(name, "--thread-sleep-scale")) {
+		    strcmp(name, "--thread-scale") && strcmp(name, "--thread-sleep-scale") &&
+		    strcmp(name, "--heap-mode")) {
 			fprintf(stderr, "%s: unknown option '%s' (try --help)\n", argv0, arg);
 			ret = 2;
 			break;
@@ -221,6 +224,17 @@ int dps_main_parse_args(int argc, char **argv, const struct dps_program *prog,
 			ret = parse_scale(argv0, name, value, &opts->run_scale);
 		} else if (!strcmp(name, "--sleep-scale")) {
 			ret = parse_scale(argv0, name, value, &opts->sleep_scale);
+		} else if (!strcmp(name, "--heap-mode")) {
+			if (!strcmp(value, "curve")) {
+				opts->heap_mode = DPS_HEAP_CURVE;
+			} else if (!strcmp(value, "alloc")) {
+				opts->heap_mode = DPS_HEAP_ALLOC;
+			} else {
+				fprintf(stderr,
+					"%s: --heap-mode: expected curve or alloc, got '%s'\n",
+					argv0, value);
+				ret = 2;
+			}
 		} else if (!strcmp(name, "--thread-scale")) {
 			ret = parse_thread_scale(argv0, name, value, prog, &run_table);
 		} else {

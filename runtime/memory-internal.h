@@ -37,7 +37,7 @@ typedef void (*dps__stack_done_fn)(void *ctx, size_t i, int64_t depth_bytes,
 				   int64_t real_depth_bytes);
 
 /* Per-thread memory stub state; begin returns NULL on allocation failure. */
-struct dps__mem_thread *dps__mem_thread_begin(void);
+struct dps__mem_thread *dps__mem_thread_begin(bool alloc_mode);
 /* Releases the heap block; end accepts NULL. */
 void dps__mem_thread_end(struct dps__mem_thread *mem);
 

@@ -44,10 +44,20 @@ size_t __sanitizer_get_current_allocated_bytes(void);
 struct mem_walk;
 struct mem_level;
 
+/* One allocation of the allocation-faithful heap mode. */
+struct mem_block {
+	char *p; /* owned */
+	size_t size;
+};
+
 struct dps__mem_thread {
 	char *heap;	  /* the heap stub's block (owned), NULL when empty */
 	size_t heap_size; /* bytes the stub currently holds */
-	int status;	  /* DPS_ERR_RANGE once a frame had to be capped */
+	/* allocation-faithful mode (DPS_HEAP_ALLOC): the live blocks, oldest first */
+	bool alloc_mode;
+	struct mem_block *blocks; /* owned, each block owned */
+	size_t n_blocks, cap_blocks;
+	int status; /* DPS_ERR_RANGE once a frame had to be capped */
 	/* stack replay */
 	int64_t target;	       /* desired depth, sum of the stack changes */
 	uintptr_t root_sp;     /* stack pointer of depth 0 */
@@ -126,12 +136,18 @@ void dps_mem_heap_info(struct dps_mem_heap_info *info)
 #endif
 }
 
-struct dps__mem_thread *dps__mem_thread_begin(void)
+struct dps__mem_thread *dps__mem_thread_begin(bool alloc_mode)
 {
+	struct dps__mem_thread *mem;
+
 	/* The first memory thread measures the byte and stack model (a few ms) here, at its
 	 * start, rather than in the middle of its curve. */
 	dps_mem_calibration_borrow();
-	return calloc(1, sizeof(struct dps__mem_thread));
+	mem = calloc(1, sizeof(*mem));
+	if (mem) {
+		mem->alloc_mode = alloc_mode;
+	}
+	return mem;
 }
 
 void dps__mem_thread_end(struct dps__mem_thread *mem)
@@ -140,6 +156,10 @@ void dps__mem_thread_end(struct dps__mem_thread *mem)
 		return;
 	}
 	free(mem->heap);
+	for (size_t i = 0; i < mem->n_blocks; i++) {
+		free(mem->blocks[i].p);
+	}
+	free(mem->blocks);
 	free(mem);
 }
 
@@ -249,8 +269,82 @@ end:
 	return ret;
 }
 
+/* DPS_HEAP_ALLOC, heap +size: a block of its own, its pages touched as the curve's are. */
+static int alloc_block(struct dps__mem_thread *mem, size_t size)
+{
+	char *p;
+
+	if (mem->n_blocks == mem->cap_blocks) {
+		size_t cap = mem->cap_blocks ? 2 * mem->cap_blocks : 64;
+		struct mem_block *b = realloc(mem->blocks, cap * sizeof(*b));
+
+		if (!b) {
+			return DPS_ERR_NOMEM;
+		}
+		mem->blocks = b;
+		mem->cap_blocks = cap;
+	}
+	p = malloc(size);
+	if (!p) {
+		return DPS_ERR_NOMEM;
+	}
+	distmemset(p, 0, size);
+	mem->blocks[mem->n_blocks++] = (struct mem_block){.p = p, .size = size};
+	mem->heap_size += size;
+	return DPS_OK;
+}
+
+/*
+ * DPS_HEAP_ALLOC, heap -size: the most recent live block of exactly that size (a free of a
+ * recorded allocation); without one (the set's deltas came from a realloc), the most recent
+ * blocks until size bytes are gone, the last of them shrunk with realloc if it is bigger.
+ */
+static int free_blocks(struct dps__mem_thread *mem, size_t size)
+{
+	size_t i = mem->n_blocks;
+
+	while (i > 0 && mem->blocks[i - 1].size != size) {
+		i--;
+	}
+	if (i > 0) {
+		free(mem->blocks[i - 1].p);
+		memmove(&mem->blocks[i - 1], &mem->blocks[i],
+			(mem->n_blocks - i) * sizeof(mem->blocks[0]));
+		mem->n_blocks--;
+		mem->heap_size -= size;
+		return DPS_OK;
+	}
+	while (size && mem->n_blocks) {
+		struct mem_block *b = &mem->blocks[mem->n_blocks - 1];
+
+		if (b->size <= size) {
+			size -= b->size;
+			mem->heap_size -= b->size;
+			free(b->p);
+			mem->n_blocks--;
+		} else {
+			char *p = realloc(b->p, b->size - size);
+
+			if (!p) {
+				return DPS_ERR_NOMEM;
+			}
+			b->p = p;
+			b->size -= size;
+			mem->heap_size -= size;
+			size = 0;
+		}
+	}
+	return DPS_OK;
+}
+
 int dps__mem_heap(struct dps__mem_thread *mem, int64_t delta)
 {
+	if (mem->alloc_mode) {
+		if (delta > 0) {
+			return alloc_block(mem, (size_t)delta);
+		}
+		return delta < 0 ? free_blocks(mem, (size_t)-delta) : DPS_OK;
+	}
 	return resize_heap(mem, dps_mem_calibration_borrow(), delta, NULL);
 }
 

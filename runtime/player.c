@@ -615,7 +615,7 @@ static void play_thread(struct slot *self)
 	}
 	lttng_ust_tracepoint(dps, thread_begin, t->id, t->name ? t->name : "");
 	if (has_memory_actions(t)) {
-		self->mem = dps__mem_thread_begin();
+		self->mem = dps__mem_thread_begin(pl->opts.heap_mode == DPS_HEAP_ALLOC);
 		if (self->mem) {
 			dps__mem_set_stack_notify(self->mem, stack_done);
 		} else {

@@ -409,7 +409,7 @@ Test(memory, player_hook_replays_stack_actions_at_depth)
 	struct player_ctx ctx = {.actions = acts, .n = sizeof(acts) / sizeof(acts[0])};
 	const struct dps_mem_calibration *cal = dps_mem_calibration_borrow();
 
-	ctx.mem = dps__mem_thread_begin();
+	ctx.mem = dps__mem_thread_begin(false);
 	cr_assert(ctx.mem);
 	dps__mem_set_stack_notify(ctx.mem, stack_done);
 	cr_expect_eq(dps__mem_stack_play(ctx.mem, acts, ctx.n, 0, fake_play_from, &ctx), ctx.n);
@@ -445,7 +445,7 @@ Test(memory, a_stack_change_beyond_the_address_space_is_capped_not_played)
 	struct player_ctx ctx = {.actions = acts, .n = sizeof(acts) / sizeof(acts[0])};
 
 	dps_mem_calibration_borrow();
-	ctx.mem = dps__mem_thread_begin();
+	ctx.mem = dps__mem_thread_begin(false);
 	cr_assert(ctx.mem);
 	/* no depth check: the point is that nothing is played at such a depth */
 	dps__mem_set_stack_notify(ctx.mem, count_done);
@@ -466,7 +466,7 @@ Test(memory, heap_that_cannot_grow_is_reported)
 
 Test(memory, player_heap_hook_keeps_the_block_when_it_cannot_grow)
 {
-	struct dps__mem_thread *mem = dps__mem_thread_begin();
+	struct dps__mem_thread *mem = dps__mem_thread_begin(false);
 
 	cr_assert(mem);
 	cr_assert_eq(dps__mem_heap(mem, 4096), 0);
@@ -494,4 +494,32 @@ Test(memory, full_calibration_fits_the_page_fault_model, .timeout = 60)
 	cr_expect_gt(cal.stack_use_fault_ns, 0);
 	cr_expect_gt(cal.stack_overhead_bytes, 0);
 	cr_expect_geq(cal.stack_offset_bytes, 0);
+}
+
+/* DPS_HEAP_ALLOC: the recorded sizes are allocated and freed, the sum is the curve's. */
+Test(memory, allocation_faithful_heap_frees_the_recorded_blocks)
+{
+	struct dps__mem_thread *mem = dps__mem_thread_begin(true);
+	struct dps_mem_heap_info a, b;
+
+	cr_assert(mem);
+	dps_mem_heap_info(&a);
+	cr_assert_eq(dps__mem_heap(mem, 100), 0);
+	cr_assert_eq(dps__mem_heap(mem, 5000), 0);
+	cr_assert_eq(dps__mem_heap(mem, 100), 0);
+	cr_expect_eq(dps__mem_heap_size(mem), 5200);
+	dps_mem_heap_info(&b);
+	/* three chunks, not one block of 5200: at least their headers more */
+	cr_expect_geq(b.in_use_bytes - a.in_use_bytes, 5200);
+	/* the free of the 5000-byte allocation, out of order */
+	cr_assert_eq(dps__mem_heap(mem, -5000), 0);
+	cr_expect_eq(dps__mem_heap_size(mem), 200);
+	/* a size no block has (a realloc's delta): the most recent blocks, the last shrunk */
+	cr_assert_eq(dps__mem_heap(mem, -150), 0);
+	cr_expect_eq(dps__mem_heap_size(mem), 50);
+	cr_assert_eq(dps__mem_heap(mem, -1000), 0);
+	cr_expect_eq(dps__mem_heap_size(mem), 0);
+	cr_expect_eq(dps__mem_heap(mem, (int64_t)1 << 45), DPS_ERR_NOMEM);
+	cr_expect_eq(dps__mem_heap_size(mem), 0);
+	dps__mem_thread_end(mem);
 }

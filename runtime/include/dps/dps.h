@@ -156,6 +156,15 @@ struct dps_program {
 	size_t root; /* index of the root thread */
 };
 
+/*
+ * How a memory stub plays `heap` actions (doc/memory.md). CURVE: the memory-stub paper's one
+ * block per thread, resized with realloc to the curve's level. ALLOC: allocation-faithful,
+ * every `heap +N` a malloc(N) of its own and every `heap -N` frees a live block of that size
+ * (the most recent; without one, the most recent blocks until N bytes are freed), so the
+ * allocator sees the recorded sizes, not one growing block and its page faults.
+ */
+enum dps_heap_mode { DPS_HEAP_CURVE = 0, DPS_HEAP_ALLOC };
+
 struct dps_play_options {
 	enum dps_run_mode mode;
 	double run_scale;   /* global speed knob: every run lasts run_scale x */
@@ -178,6 +187,7 @@ struct dps_play_options {
 	 */
 	bool from_process_start;
 	uint64_t exec_mono_ns, exec_cpu_ns;
+	enum dps_heap_mode heap_mode;
 };
 
 struct dps_thread_result {
@@ -213,7 +223,8 @@ void dps_play_result_print(const struct dps_program *prog, const struct dps_play
 /* Prints the options dps_main_parse_args() accepts, one per line (for a --help text). */
 void dps_main_print_options(FILE *out);
 /* Standard option parsing for generated programs: --calibration FILE, --mode M, --scale X,
- * --sleep-scale X, --thread-scale ID=X, --thread-sleep-scale ID=X, --from-main, --no-summary,
+ * --sleep-scale X, --thread-scale ID=X, --thread-sleep-scale ID=X, --heap-mode curve|alloc,
+ * --from-main, --no-summary,
  * --quiet, --help. cfg and opts are first set to their defaults, with from_process_start on
  * (and the exec's time from $DPS_EXEC_AT, which is then removed from the environment);
  * cfg's strings are borrowed from argv.
