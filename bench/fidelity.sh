@@ -8,7 +8,7 @@
 #   bench/fidelity.sh [BUILD_DIR]          (default: $DPS_BUILD_DIR, else build/dev)
 #   WORKLOADS="xz sort" RUNS=1 KEEP=1 bench/fidelity.sh build/dev
 #
-# Environment: WORKLOADS (default "xz pigz sort gcc"); RUNS (repetitions of each workload,
+# Environment: WORKLOADS (default "xz pigz sort gcc zstd make pipeline python"); RUNS (repetitions of each workload,
 # default 3; the table shows the median over runs); KEEP=1 (keep the work directory with every
 # trace, action set and report; its path is printed at the end); WORK (work directory, kept;
 # default a fresh /tmp one); OUT (results file, default bench/results/fidelity.md);
@@ -26,7 +26,7 @@ if [ "$(id -u)" != 0 ]; then
     echo "fidelity.sh: needs root: the kernel scheduling comes from perf sched record" >&2
     exit 2
 fi
-for tool in perf python3 xz sort gcc; do
+for tool in perf python3 xz sort gcc zstd make; do
     if ! command -v "$tool" >/dev/null; then
         echo "fidelity.sh: $tool is missing (scripts/setup.sh installs the project's packages)" >&2
         exit 2
@@ -50,5 +50,5 @@ fi
 
 python3 "$here/bench/fidelity.py" --dps "$dps" --work "$work" \
     --out "${OUT:-$here/bench/results/fidelity.md}" --source "$here" \
-    --workloads "${WORKLOADS:-xz pigz sort gcc}" --runs "${RUNS:-3}" \
+    --workloads "${WORKLOADS:-xz pigz sort gcc zstd make pipeline python}" --runs "${RUNS:-3}" \
     ${REPORT_ONLY:+--report-only}

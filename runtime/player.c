@@ -13,7 +13,6 @@
  * play is aborted: blocked threads are released, every thread stops after its current action,
  * and dps_play() joins every thread it started before returning the error.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -21,9 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <lttng/ust-events.h>
 
@@ -71,8 +67,8 @@ struct slot {
 	/* Per-thread play context (used only by the thread itself) */
 	double run_scale, sleep_scale;
 	struct dps__mem_thread *mem; /* owned while playing; NULL without memory actions */
-	/* thread CPU clock at thread_begin; for the root from the process's start, less the CPU
-	 * time the process used before it began (negative when other threads used more) */
+	/* thread CPU clock at thread_begin; for the root from the process's start, its clock at
+	 * the exec (its runs absorb what it used before it began) */
 	int64_t cpu_base;
 	uint64_t cpu_budget; /* sum of the runs requested so far (cpu mode budget) */
 	/* the root from the process's start: CLOCK_MONOTONIC at the exec, until its first wait
@@ -80,11 +76,6 @@ struct slot {
 	 * recorded to take since then (runs and sleeps requested) */
 	uint64_t lag_origin_ns;
 	uint64_t played_ns;
-	/* the root from the process's start: the CPU clocks of the threads that were there
-	 * before it began (the tracer's listeners), whose CPU time its runs absorb */
-	clockid_t foreign[4];
-	size_t n_foreign;
-	uint64_t foreign_ns[4]; /* last read (a thread that ended keeps its last value) */
 };
 
 struct player {
@@ -423,58 +414,11 @@ static void stack_done(void *ctx, size_t i, int64_t depth_bytes, int64_t real_de
 	self->res.n_actions++;
 }
 
-/*
- * The threads of this process other than the caller (the root about to play: lttng-ust's
- * listener threads, started by its constructor), as CPU clocks, at most max.
- */
-static size_t find_foreign_threads(clockid_t *clocks, size_t max)
-{
-	DIR *dir = opendir("/proc/self/task");
-	pid_t self = (pid_t)syscall(SYS_gettid);
-	struct dirent *e;
-	size_t n = 0;
-
-	if (!dir) {
-		return 0;
-	}
-	while (n < max && (e = readdir(dir))) {
-		long tid = strtol(e->d_name, NULL, 10);
-
-		if (tid > 0 && tid != self) {
-			/* the kernel's per-thread CPU clock id, as pthread_getcpuclockid makes it:
-			 * the tid complemented, shifted, with the per-thread and sched bits */
-			clocks[n++] = (clockid_t)((~(unsigned)tid << 3) | 6);
-		}
-	}
-	closedir(dir);
-	return n;
-}
-
-/* The CPU time the foreign threads have used so far. */
-static uint64_t foreign_cpu_ns(struct slot *self)
-{
-	uint64_t sum = 0;
-
-	for (size_t i = 0; i < self->n_foreign; i++) {
-		struct timespec ts;
-
-		if (!clock_gettime(self->foreign[i], &ts)) {
-			self->foreign_ns[i] =
-			    (uint64_t)ts.tv_sec * DPS_NS_PER_S + (uint64_t)ts.tv_nsec;
-		}
-		sum += self->foreign_ns[i];
-	}
-	return sum;
-}
-
 /* The thread CPU clock a run must end at (cpu mode): never 0, which means "no budget". */
-static uint64_t budget_target(struct slot *self)
+static uint64_t budget_target(const struct slot *self)
 {
 	int64_t target = self->cpu_base + (int64_t)self->cpu_budget;
 
-	if (self->n_foreign) {
-		target -= (int64_t)foreign_cpu_ns(self);
-	}
 	return target > 0 ? (uint64_t)target : 1;
 }
 
@@ -603,14 +547,12 @@ static void play_thread(struct slot *self)
 	self->cpu_budget = 0;
 	self->played_ns = 0;
 	self->lag_origin_ns = 0;
-	self->n_foreign = 0;
 	if (pl->opts.from_process_start && self->idx == pl->prog->root) {
 		/* The root's clock counts from the fork that led to the exec: its CPU time since
-		 * the exec is its clock less the process's clock then (one thread then). The
-		 * other threads' CPU time, read at every run, comes off its budget too. */
+		 * the exec is its clock less the process's clock then (one thread then). Only its
+		 * own: lttng-ust's listener threads are threads of their own to an outside witness
+		 * (and the recorded program had them too when it was traced with UST). */
 		self->cpu_base = (int64_t)pl->opts.exec_cpu_ns;
-		self->n_foreign = find_foreign_threads(self->foreign, 4);
-		memset(self->foreign_ns, 0, sizeof(self->foreign_ns));
 		self->lag_origin_ns = pl->opts.exec_mono_ns;
 	}
 	lttng_ust_tracepoint(dps, thread_begin, t->id, t->name ? t->name : "");

@@ -305,3 +305,69 @@ Test(replay, the_stub_gets_the_knobs_and_its_failure_fails_the_replay, .init = s
 			out, out),
 	    0, "a failed replay changed %s or did not name its files", out);
 }
+
+/* The whole process's CPU of trace's recorded command, by the kernel's accounting. */
+static uint64_t process_cpu_ns(const char *trace)
+{
+	struct analyzer_options aopts;
+	struct analyzer_result *res = NULL;
+	enum compare_input_kind kind;
+	struct dps_diag diag = {{0}};
+	uint64_t cpu;
+
+	analyzer_options_default(&aopts);
+	aopts.pid = read_recorded_pid(trace);
+	cr_assert_eq(compare_load(trace, &aopts, &res, &kind, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert(res->process.known, "no process figures for %s", trace);
+	cpu = res->process.cpu_ns;
+	analyzer_result_destroy(res);
+	return cpu;
+}
+
+/*
+ * A stub with nothing to do costs, by the witness, about what any program that links
+ * lttng-ust costs under the same tracing session (its loading, the listener threads'
+ * registration): the floor a stub cannot go below. Measured on an idle host: 6.1 ms for the
+ * stub, 7.1 ms for the floor (bench/results/fidelity.md); before the start-up work, 10.8 ms.
+ * Loose here: both run on whatever the machine is doing.
+ */
+Test(replay, a_stub_that_does_nothing_costs_the_tracers_floor, .init = setup, .fini = teardown,
+     .timeout = 300)
+{
+	const char *dps = dps_test_bin();
+	char set[4096], stub[4096], trace[4096], src[4200], prog[4096], floor_trace[4096];
+	uint64_t stub_cpu, floor_cpu;
+	FILE *f;
+
+	require_root();
+	snprintf(set, sizeof(set), "%s/empty", tmpdir);
+	cr_assert_eq(mkdir(set, 0755), 0);
+	snprintf(src, sizeof(src), "%s/1.act", set);
+	f = fopen(src, "w");
+	cr_assert(f);
+	fputs("dps-actions 1\nsleep 1\n", f);
+	fclose(f);
+	snprintf(stub, sizeof(stub), "%s/stub", tmpdir);
+	snprintf(trace, sizeof(trace), "%s/trace", tmpdir);
+	cr_assert_eq(dps_test_sh("'%s' build '%s' -o '%s'", dps, set, stub), 0);
+	cr_assert_eq(dps_test_sh("'%s' record -q -o '%s' -- '%s' --no-summary", dps, trace, stub),
+		     0);
+
+	snprintf(src, sizeof(src), "%s/ust-only.c", tmpdir);
+	f = fopen(src, "w");
+	cr_assert(f);
+	fputs("int main(void) { return 0; }\n", f);
+	fclose(f);
+	snprintf(prog, sizeof(prog), "%s/ust-only", tmpdir);
+	snprintf(floor_trace, sizeof(floor_trace), "%s/floor", tmpdir);
+	cr_assert_eq(dps_test_sh("cc -O2 '%s' -o '%s' -Wl,--no-as-needed -llttng-ust", src, prog),
+		     0);
+	cr_assert_eq(dps_test_sh("'%s' record -q -o '%s' -- '%s'", dps, floor_trace, prog), 0);
+
+	stub_cpu = process_cpu_ns(trace);
+	floor_cpu = process_cpu_ns(floor_trace);
+	cr_expect_leq((double)stub_cpu, 1.5 * (double)floor_cpu + 3e6,
+		      "a stub doing nothing: %" PRIu64 " ns of CPU; a program that only links "
+		      "lttng-ust: %" PRIu64 " ns",
+		      stub_cpu, floor_cpu);
+}
