@@ -78,8 +78,8 @@ struct msg_head {
 };
 
 /* A batch: this many events or this many bytes of strings, whichever comes first. */
-#define BATCH_EVENTS 8192
-#define BATCH_STRINGS (256 * 1024)
+#define BATCH_EVENTS 2048
+#define BATCH_STRINGS (64 * 1024)
 /* A longer string is cut (names are at most 16 bytes, exec's filename a path). */
 #define MAX_STRING 4096
 #define N_SLOTS 8
