@@ -17,12 +17,72 @@
 
 #include "core-internal.h"
 
+/*
+ * Where a thread's segments and memory samples come from: its result arrays, or (the streamed
+ * path) the spill file through analyzer__seg_stream and a memory-sample reader, remapped as
+ * analyzer__copy_timeline does. Marks are always the result's (they are few).
+ */
+struct tl_source {
+	const struct analyzer_thread *rt;
+	size_t seg_i, mem_i;
+	struct analyzer_core *core; /* streamed: */
+	struct athread *t;
+	struct analyzer_seg_stream *segs;
+	struct analyzer_tl_reader *mem;
+	const struct analyzer_mem_sample *mem_next; /* read ahead */
+	struct analyzer_segment seg_buf;
+};
+
+static void remap_seg(struct analyzer_core *core, const struct athread *t,
+		      struct analyzer_segment *s);
+
+static const struct analyzer_segment *src_seg(struct tl_source *src)
+{
+	const struct analyzer_segment *raw;
+
+	if (!src->segs) {
+		return src->seg_i < src->rt->n_segs ? &src->rt->segs[src->seg_i++] : NULL;
+	}
+	raw = analyzer__seg_stream_next(src->segs);
+	if (!raw) {
+		return NULL;
+	}
+	src->seg_buf = *raw;
+	remap_seg(src->core, src->t, &src->seg_buf);
+	return &src->seg_buf;
+}
+
+static const struct analyzer_mem_sample *src_mem_peek(struct tl_source *src)
+{
+	if (!src->mem) {
+		return src->mem_i < src->rt->n_mem ? &src->rt->mem[src->mem_i] : NULL;
+	}
+	if (!src->mem_next) {
+		src->mem_next = analyzer__tl_reader_next(src->mem);
+	}
+	return src->mem_next;
+}
+
+static void src_mem_pop(struct tl_source *src)
+{
+	if (!src->mem) {
+		src->mem_i++;
+	} else {
+		src->mem_next = NULL;
+	}
+}
+
 /* Builds one thread's actions from its segments, marks and memory samples. */
 struct act_builder {
 	struct analyzer_core *core;
 	const struct analyzer_result *res;
 	struct dps_actset *set;
-	size_t t;	      /* index in the set */
+	size_t t; /* index in the set */
+	/* with an output directory: the thread's file is open in w, the actions from `written`
+	 * on go to it every FLUSH_AT actions, and only creates and joins stay in the set */
+	struct dps_actset_writer *w;
+	struct dps_diag *diag;
+	size_t written;
 	uint64_t pending_run; /* ns */
 	uint64_t carried;     /* ns of short blocks not yet given to a block action */
 	double run_scale;
@@ -30,10 +90,37 @@ struct act_builder {
 	int status;
 };
 
+#define FLUSH_AT 4096
+
+/* The actions from b->written on to the thread's file; then only its creates and joins
+ * stay (the set's resolution needs nothing else). */
+static void flush_actions(struct act_builder *b)
+{
+	struct dps_actset_thread *th = &b->set->threads[b->t];
+	size_t n = b->written;
+
+	b->status = dps_actset_writer_add_actions(b->w, b->set, b->t, b->written, b->diag);
+	if (b->status) {
+		b->w = NULL; /* the writer removed its temporary */
+		return;
+	}
+	for (size_t a = b->written; a < th->n_actions; a++) {
+		if (th->actions[a].kind == DPS_ACT_CREATE || th->actions[a].kind == DPS_ACT_JOIN) {
+			th->actions[n++] = th->actions[a];
+		}
+	}
+	th->n_actions = n;
+	b->written = n;
+}
+
 static void append(struct act_builder *b, enum dps_action_kind kind, int64_t arg)
 {
 	if (!b->status && b->set) {
 		b->status = dps_actset_append(b->set, b->t, kind, arg, 0);
+		if (!b->status && b->w &&
+		    b->set->threads[b->t].n_actions - b->written >= FLUSH_AT) {
+			flush_actions(b);
+		}
 	}
 }
 
@@ -72,20 +159,22 @@ static void emit(struct act_builder *b, enum dps_action_kind kind, int64_t arg,
 	}
 }
 
-static void emit_point(struct act_builder *b, const struct analyzer_thread *rt, size_t *mi,
-		       size_t *si, uint64_t upto, bool inclusive, struct analyzer_thread_stats *st)
+static void emit_point(struct act_builder *b, struct tl_source *src, size_t *mi, uint64_t upto,
+		       bool inclusive, struct analyzer_thread_stats *st)
 {
+	const struct analyzer_thread *rt = src->rt;
+
 	/* Marks and memory samples up to `upto`, in time order. */
 	for (;;) {
+		const struct analyzer_mem_sample *ms = src_mem_peek(src);
 		bool have_m = *mi < rt->n_marks && (inclusive ? rt->marks[*mi].ts_ns <= upto
 							      : rt->marks[*mi].ts_ns < upto);
-		bool have_s = *si < rt->n_mem &&
-			      (inclusive ? rt->mem[*si].ts_ns <= upto : rt->mem[*si].ts_ns < upto);
+		bool have_s = ms && (inclusive ? ms->ts_ns <= upto : ms->ts_ns < upto);
 
 		if (!have_m && !have_s) {
 			return;
 		}
-		if (have_m && (!have_s || rt->marks[*mi].ts_ns <= rt->mem[*si].ts_ns)) {
+		if (have_m && (!have_s || rt->marks[*mi].ts_ns <= ms->ts_ns)) {
 			const struct analyzer_mark *m = &rt->marks[(*mi)++];
 
 			if (m->kind == ANALYZER_MARK_CREATE) {
@@ -94,104 +183,131 @@ static void emit_point(struct act_builder *b, const struct analyzer_thread *rt, 
 				emit(b, DPS_ACT_WAKE, (int64_t)b->res->threads[m->other].id, st);
 			}
 		} else {
-			const struct analyzer_mem_sample *s = &rt->mem[(*si)++];
+			int64_t heap = ms->heap_bytes, stack = ms->stack_bytes;
 
-			if (s->heap_bytes != b->heap) {
-				emit(b, DPS_ACT_HEAP, s->heap_bytes - b->heap, st);
-				b->heap = s->heap_bytes;
+			src_mem_pop(src);
+			if (heap != b->heap) {
+				emit(b, DPS_ACT_HEAP, heap - b->heap, st);
+				b->heap = heap;
 			}
-			if (s->stack_bytes != b->stack) {
-				emit(b, DPS_ACT_STACK, s->stack_bytes - b->stack, st);
-				b->stack = s->stack_bytes;
+			if (stack != b->stack) {
+				emit(b, DPS_ACT_STACK, stack - b->stack, st);
+				b->stack = stack;
 			}
 		}
 	}
 }
 
-/* rt's marks/segments already hold result indexes; create/wake/join args are set ids. */
-int analyzer__build_actions(struct analyzer_core *core, struct analyzer_result *res, size_t ri,
-			    struct dps_actset *set, uint64_t min_block)
+/*
+ * rt's marks/segments already hold result indexes; create/wake/join args are set ids. run_sum:
+ * the thread's run segments' total (to scale the runs to its CPU time).
+ */
+static int build_actions(struct act_builder *b, struct tl_source *src, uint64_t run_sum,
+			 uint64_t min_block)
 {
-	struct analyzer_thread *rt = &res->threads[ri];
-	struct analyzer_thread_stats *st = &rt->stats;
-	struct act_builder b = {.core = core, .res = res, .set = set, .t = ri, .run_scale = 1.0};
-	size_t mi = 0, si = 0;
-	uint64_t run_sum = 0, cur;
+	const struct analyzer_thread *rt = src->rt;
+	struct analyzer_thread_stats *st = (struct analyzer_thread_stats *)&rt->stats;
+	const struct analyzer_result *res = b->res;
+	const struct analyzer_segment *s;
+	size_t mi = 0;
+	uint64_t cur;
 
-	for (size_t i = 0; i < rt->n_segs; i++) {
-		if (rt->segs[i].kind == ANALYZER_SEG_RUN) {
-			run_sum += rt->segs[i].end_ns - rt->segs[i].begin_ns;
-		}
-	}
 	if (st->busy_exact && run_sum) {
-		b.run_scale = (double)st->busy_ns / (double)run_sum;
+		b->run_scale = (double)st->busy_ns / (double)run_sum;
 		/* A thread selected late (its name matched after exec) has CPU time from before
 		 * its timeline: do not stretch its runs by that. */
-		if (b.run_scale > 2.0 || b.run_scale < 0.5) {
-			b.run_scale = 1.0;
+		if (b->run_scale > 2.0 || b->run_scale < 0.5) {
+			b->run_scale = 1.0;
 		}
 	}
 	/* Marks are stored with result indexes; actions name set ids. */
-	for (size_t i = 0; i < rt->n_segs && !b.status; i++) {
-		const struct analyzer_segment *s = &rt->segs[i];
+	while (!b->status && (s = src_seg(src))) {
 		uint64_t dur = s->end_ns - s->begin_ns;
+		struct analyzer_segment sg = *s;
 
-		emit_point(&b, rt, &mi, &si, s->begin_ns, s->kind != ANALYZER_SEG_RUN, st);
-		switch (s->kind) {
+		emit_point(b, src, &mi, sg.begin_ns, sg.kind != ANALYZER_SEG_RUN, st);
+		switch (sg.kind) {
 		case ANALYZER_SEG_RUN:
-			cur = s->begin_ns;
-			while (!b.status) {
-				uint64_t next = s->end_ns;
+			cur = sg.begin_ns;
+			while (!b->status) {
+				const struct analyzer_mem_sample *ms = src_mem_peek(src);
+				uint64_t next = sg.end_ns;
 
 				if (mi < rt->n_marks && rt->marks[mi].ts_ns < next) {
 					next = rt->marks[mi].ts_ns;
 				}
-				if (si < rt->n_mem && rt->mem[si].ts_ns < next) {
-					next = rt->mem[si].ts_ns;
+				if (ms && ms->ts_ns < next) {
+					next = ms->ts_ns;
 				}
 				if (next < cur) {
 					next = cur;
 				}
-				b.pending_run +=
-				    (uint64_t)((double)(next - cur) * b.run_scale + 0.5);
+				b->pending_run +=
+				    (uint64_t)((double)(next - cur) * b->run_scale + 0.5);
 				cur = next;
-				if (next >= s->end_ns) {
+				if (next >= sg.end_ns) {
 					break;
 				}
-				emit_point(&b, rt, &mi, &si, next, true, st);
+				emit_point(b, src, &mi, next, true, st);
 			}
 			break;
 		case ANALYZER_SEG_SLEEP:
 			if (dur < min_block) {
 				/* Folded: the runs around it merge, its time is carried (it was
 				 * once added to the run: CPU the thread never used). */
-				b.carried += dur;
+				b->carried += dur;
 				st->n_folded++;
 			} else {
-				emit(&b, DPS_ACT_SLEEP, (int64_t)(dur + b.carried), st);
-				b.carried = 0;
+				emit(b, DPS_ACT_SLEEP, (int64_t)(dur + b->carried), st);
+				b->carried = 0;
 			}
 			break;
 		case ANALYZER_SEG_WAIT:
 		case ANALYZER_SEG_JOIN:
-			if (b.carried && b.carried >= min_block) {
-				emit(&b, DPS_ACT_SLEEP, (int64_t)b.carried, st);
-				b.carried = 0;
+			if (b->carried && b->carried >= min_block) {
+				emit(b, DPS_ACT_SLEEP, (int64_t)b->carried, st);
+				b->carried = 0;
 			}
-			emit(&b, s->kind == ANALYZER_SEG_WAIT ? DPS_ACT_WAIT : DPS_ACT_JOIN,
-			     (int64_t)res->threads[s->other].id, st);
+			emit(b, sg.kind == ANALYZER_SEG_WAIT ? DPS_ACT_WAIT : DPS_ACT_JOIN,
+			     (int64_t)res->threads[sg.other].id, st);
 			break;
 		default:
 			break;
 		}
 	}
-	emit_point(&b, rt, &mi, &si, UINT64_MAX, true, st);
-	if (b.carried) {
-		/* what is left of the short blocks: the thread ends that much later */
-		emit(&b, DPS_ACT_SLEEP, (int64_t)b.carried, st);
+	if (src->core && src->core->status && !b->status) {
+		b->status = src->core->status; /* the spill file could not be read */
 	}
-	flush_run(&b, st);
-	return b.status;
+	emit_point(b, src, &mi, UINT64_MAX, true, st);
+	if (b->carried) {
+		/* what is left of the short blocks: the thread ends that much later */
+		emit(b, DPS_ACT_SLEEP, (int64_t)b->carried, st);
+	}
+	flush_run(b, st);
+	return b->status;
+}
+
+/* The actions of result thread rt, whose timeline is in memory. */
+static int build_actions_of(struct act_builder *b, const struct analyzer_thread *rt,
+			    uint64_t min_block)
+{
+	struct tl_source src = {.rt = rt};
+	uint64_t run_sum = 0;
+
+	for (size_t i = 0; i < rt->n_segs; i++) {
+		if (rt->segs[i].kind == ANALYZER_SEG_RUN) {
+			run_sum += rt->segs[i].end_ns - rt->segs[i].begin_ns;
+		}
+	}
+	return build_actions(b, &src, run_sum, min_block);
+}
+
+int analyzer__build_actions(struct analyzer_core *core, struct analyzer_result *res, size_t ri,
+			    struct dps_actset *set, uint64_t min_block)
+{
+	struct act_builder b = {.core = core, .res = res, .set = set, .t = ri, .run_scale = 1.0};
+
+	return build_actions_of(&b, &res->threads[ri], min_block);
 }
 
 int analyzer__copy_identity(struct analyzer_core *core, size_t ci, struct analyzer_thread *rt)
@@ -212,50 +328,52 @@ int analyzer__copy_identity(struct analyzer_core *core, size_t ci, struct analyz
 	return rt->comm ? DPS_OK : DPS_ERR_NOMEM;
 }
 
-int analyzer__copy_timeline(struct analyzer_core *core, size_t ci, struct analyzer_thread *rt)
+/* Segment s of t as the result has it: `other` a result index, a wait or join on a thread
+ * not kept (or the root, never joined) a sleep. */
+static void remap_seg(struct analyzer_core *core, const struct athread *t,
+		      struct analyzer_segment *s)
 {
-	struct athread *t = analyzer__thread_at(core, ci);
+	if (s->kind == ANALYZER_SEG_WAIT || s->kind == ANALYZER_SEG_JOIN) {
+		struct athread *o = analyzer__thread_at(core, s->other);
+
+		if (!o->kept || o == t || (s->kind == ANALYZER_SEG_JOIN && o->res_idx == 0)) {
+			/* Not selected, or the root (never created, so never joined: the
+			 * process exiting woke its other threads). */
+			s->kind = ANALYZER_SEG_SLEEP;
+			s->other = 0;
+		} else {
+			s->other = (uint32_t)o->res_idx;
+		}
+	}
+}
+
+static void count_seg(const struct analyzer_segment *s, struct analyzer_thread_stats *st,
+		      uint64_t *run_sum)
+{
+	uint64_t d = s->end_ns - s->begin_ns;
+
+	switch (s->kind) {
+	case ANALYZER_SEG_RUN:
+		st->busy_ns += d;
+		*run_sum += d;
+		break;
+	case ANALYZER_SEG_PREEMPTED:
+		st->waiting_ns += d;
+		break;
+	default:
+		st->blocked_ns += d;
+		break;
+	}
+}
+
+/* Everything but the segments: the statistics the kernel kept, the marks, the samples (moved
+ * into rt unless streamed). */
+static int copy_rest(struct analyzer_core *core, struct athread *t, struct analyzer_thread *rt,
+		     bool streamed)
+{
 	struct analyzer_thread_stats *st = &rt->stats;
 	size_t n = 0;
 
-	if (t->sim.begun) {
-		analyzer__clip_to_window(t, rt);
-	}
-	/* Segments: remap `other`, drop references to threads not kept. */
-	rt->segs = t->tl.segs;
-	rt->n_segs = t->tl.n_segs;
-	rt->cap_segs = t->tl.cap_segs;
-	t->tl.segs = NULL;
-	t->tl.n_segs = t->tl.cap_segs = 0;
-	for (size_t i = 0; i < rt->n_segs; i++) {
-		struct analyzer_segment *s = &rt->segs[i];
-		uint64_t d = s->end_ns - s->begin_ns;
-
-		if (s->kind == ANALYZER_SEG_WAIT || s->kind == ANALYZER_SEG_JOIN) {
-			struct athread *o = analyzer__thread_at(core, s->other);
-
-			if (!o->kept || o == t ||
-			    (s->kind == ANALYZER_SEG_JOIN && o->res_idx == 0)) {
-				/* Not selected, or the root (never created, so never joined: the
-				 * process exiting woke its other threads). */
-				s->kind = ANALYZER_SEG_SLEEP;
-				s->other = 0;
-			} else {
-				s->other = (uint32_t)o->res_idx;
-			}
-		}
-		switch (s->kind) {
-		case ANALYZER_SEG_RUN:
-			st->busy_ns += d;
-			break;
-		case ANALYZER_SEG_PREEMPTED:
-			st->waiting_ns += d;
-			break;
-		default:
-			st->blocked_ns += d;
-			break;
-		}
-	}
 	if (t->sched.has_runtime && core->has_sched) {
 		st->busy_ns = t->sched.runtime_ns;
 		if (t->sim.begun) {
@@ -300,12 +418,89 @@ int analyzer__copy_timeline(struct analyzer_core *core, size_t ci, struct analyz
 	}
 	rt->n_marks = n;
 	rt->cap_marks = t->tl.n_marks ? t->tl.n_marks : 1;
-	rt->mem = t->tl.mem;
-	rt->n_mem = t->tl.n_mem;
-	rt->cap_mem = t->tl.cap_mem;
-	t->tl.mem = NULL;
-	t->tl.n_mem = t->tl.cap_mem = 0;
+	if (!streamed) {
+		rt->mem = t->tl.mem;
+		rt->n_mem = t->tl.n_mem;
+		rt->cap_mem = t->tl.cap_mem;
+		t->tl.mem = NULL;
+		t->tl.n_mem = t->tl.cap_mem = 0;
+	}
 	return DPS_OK;
+}
+
+int analyzer__copy_timeline(struct analyzer_core *core, size_t ci, struct analyzer_thread *rt)
+{
+	struct athread *t = analyzer__thread_at(core, ci);
+	uint64_t run_sum = 0;
+
+	if (t->sim.begun) {
+		analyzer__clip_to_window(t, rt);
+	}
+	/* Segments: remap `other`, drop references to threads not kept. */
+	rt->segs = t->tl.segs;
+	rt->n_segs = t->tl.n_segs;
+	rt->cap_segs = t->tl.cap_segs;
+	t->tl.segs = NULL;
+	t->tl.n_segs = t->tl.cap_segs = 0;
+	for (size_t i = 0; i < rt->n_segs; i++) {
+		remap_seg(core, t, &rt->segs[i]);
+		count_seg(&rt->segs[i], &rt->stats, &run_sum);
+	}
+	return copy_rest(core, t, rt, false);
+}
+
+/*
+ * The streamed path of one thread (an output directory, no timelines kept, not a simulated
+ * run's thread): its marks in memory, its segments and samples read from the spill file twice
+ * (the statistics and the runs' total first, then the actions), its file written every
+ * FLUSH_AT actions. Memory: a spill chunk of each kind and FLUSH_AT actions, whatever the
+ * thread's length.
+ */
+static int output_streamed(struct analyzer_core *core, struct analyzer_result *res, size_t ri,
+			   size_t ci, struct act_builder *b, uint64_t min_block)
+{
+	struct athread *t = analyzer__thread_at(core, ci);
+	struct analyzer_thread *rt = &res->threads[ri];
+	struct analyzer_seg_stream segs;
+	struct analyzer_tl_reader mem;
+	struct tl_source src = {.rt = rt, .core = core, .t = t};
+	const struct analyzer_segment *s;
+	uint64_t run_sum = 0;
+	int status;
+
+	status = analyzer__prepare_marks(core, ci);
+	status = status ? status : analyzer__seg_stream_open(core, ci, &segs);
+	if (status) {
+		return status;
+	}
+	while ((s = analyzer__seg_stream_next(&segs))) {
+		struct analyzer_segment sg = *s;
+
+		remap_seg(core, t, &sg);
+		count_seg(&sg, &rt->stats, &run_sum);
+	}
+	analyzer__seg_stream_close(&segs);
+	status = core->status ? core->status : copy_rest(core, t, rt, true);
+	status = status ? status : analyzer__seg_stream_open(core, ci, &segs);
+	if (status) {
+		return status;
+	}
+	status = analyzer__tl_reader_open(core, t, true, &mem);
+	if (!status) {
+		src.segs = &segs;
+		src.mem = &mem;
+		status = build_actions(b, &src, run_sum, min_block);
+		analyzer__tl_reader_close(&mem);
+	}
+	analyzer__seg_stream_close(&segs);
+	/* what was left in memory goes as the result's timeline would */
+	free(t->tl.segs);
+	free(t->tl.mem);
+	t->tl.segs = NULL;
+	t->tl.mem = NULL;
+	t->tl.n_segs = t->tl.cap_segs = t->tl.n_mem = t->tl.cap_mem = 0;
+	analyzer__drop_spill(t);
+	return status;
 }
 
 static char *format_options(const struct analyzer_options *o, uint64_t min_block)
@@ -446,14 +641,37 @@ int analyzer__output(struct analyzer_core *core, struct analyzer_result *res, co
 	}
 	for (size_t i = 0; i < res->n_threads; i++) {
 		struct analyzer_thread *rt = &res->threads[i];
+		struct act_builder b = {.core = core,
+					.res = res,
+					.set = set,
+					.t = i,
+					.run_scale = 1.0,
+					.w = out_dir ? &w : NULL,
+					.diag = diag};
+		bool streamed = out_dir && !core->opts.keep_timelines &&
+				!analyzer__thread_at(core, order[i])->sim.begun;
 		size_t rank = 0;
 
-		status = analyzer__prepare_timeline(core, order[i]);
+		if (out_dir) {
+			status = dps_actset_writer_open_thread(&w, set, i, diag);
+			if (status) {
+				goto destroy_set; /* the writer removed its temporary */
+			}
+		}
+		if (streamed) {
+			status = output_streamed(core, res, i, order[i], &b, min_block);
+		} else {
+			status = analyzer__prepare_timeline(core, order[i]);
+			status = status ? status : analyzer__copy_timeline(core, order[i], rt);
+			status = status ? status : build_actions_of(&b, rt, min_block);
+		}
+		if (status && out_dir && !b.w) {
+			goto destroy_set; /* a write failed: the writer removed its temporary */
+		}
 		if (status == DPS_ERR_IO) {
 			dps_diag_setf(diag, "%s", core->err);
 			goto abort_writer;
 		}
-		status = status ? status : analyzer__copy_timeline(core, order[i], rt);
 		if (status) {
 			goto nomem;
 		}
@@ -464,12 +682,9 @@ int analyzer__output(struct analyzer_core *core, struct analyzer_result *res, co
 				res->threads[rt->marks[m].other].create_rank = rank++;
 			}
 		}
-		status = analyzer__build_actions(core, res, i, set, min_block);
-		if (status) {
-			goto nomem;
-		}
 		if (out_dir) {
-			status = dps_actset_writer_put_thread(&w, set, i, diag);
+			status = dps_actset_writer_add_actions(&w, set, i, b.written, diag);
+			status = status ? status : dps_actset_writer_close_thread(&w, diag);
 			if (status) {
 				goto destroy_set; /* the writer removed its temporary */
 			}

@@ -234,6 +234,9 @@ struct analyzer_join_ins {
 };
 int analyzer__add_implicit_joins(struct analyzer_core *core);
 int analyzer__insert_joins(struct analyzer_core *core, size_t parent);
+/* The implicit joins of one creator, in time order (*n of them; NULL when none). */
+const struct analyzer_join_ins *analyzer__joins_of(struct analyzer_core *core, size_t parent,
+						   size_t *n);
 
 /* spill.c */
 void analyzer__spill_init(struct analyzer_core *core);
@@ -255,6 +258,49 @@ void analyzer__seg_put(struct analyzer_core *core, struct athread *t, size_t idx
 		       const struct analyzer_segment *buf);
 int analyzer__reload_timeline(struct analyzer_core *core, struct athread *t);
 void analyzer__drop_spill(struct athread *t);
+
+/*
+ * A kept thread's segments or memory samples in timeline order, read without holding them all
+ * (analyzer__output's streamed path): the spilled ones a chunk at a time, then those in
+ * memory. next returns NULL at the end and on a read error (core->status says).
+ */
+struct analyzer_tl_reader {
+	struct analyzer_core *core;
+	struct athread *t;
+	uint32_t what;
+	size_t elem;
+	unsigned chunk; /* next spill chunk to look at */
+	char *buf;	/* owned: one chunk */
+	size_t n_buf, pos;
+	size_t mem_pos; /* in the thread's array in memory, once the chunks are read */
+	bool spilled_done;
+};
+int analyzer__tl_reader_open(struct analyzer_core *core, struct athread *t, bool mem,
+			     struct analyzer_tl_reader *r);
+const void *analyzer__tl_reader_next(struct analyzer_tl_reader *r);
+void analyzer__tl_reader_close(struct analyzer_tl_reader *r);
+
+/*
+ * A kept thread's segments as analyzer__prepare_timeline would leave them (the sleep before a
+ * pre-existing thread's first event in front, its implicit joins put in), streamed.
+ */
+struct analyzer_seg_stream {
+	struct analyzer_tl_reader rd;
+	bool pre; /* the pre-existing sleep is still to come */
+	struct analyzer_segment pre_seg;
+	const struct analyzer_join_ins *ins; /* borrowed: the core's */
+	size_t n_ins, j;
+	struct analyzer_segment *q; /* owned: what one segment became */
+	size_t q_n, q_pos;
+	uint64_t last_end;
+	bool any, raw_done, tail_done;
+};
+int analyzer__seg_stream_open(struct analyzer_core *core, size_t ci, struct analyzer_seg_stream *s);
+const struct analyzer_segment *analyzer__seg_stream_next(struct analyzer_seg_stream *s);
+void analyzer__seg_stream_close(struct analyzer_seg_stream *s);
+/* Only the marks of thread ci read back (its segments and samples stay spilled), its
+ * duplicate creates dropped: what the streamed path needs in memory. */
+int analyzer__prepare_marks(struct analyzer_core *core, size_t ci);
 
 /* actions.c */
 int analyzer__build_actions(struct analyzer_core *core, struct analyzer_result *res, size_t ri,

@@ -17,7 +17,7 @@
 
 /* Inserts zero-length JOIN segments (a join that did not block: the child had ended) at the
  * given instants, splitting a run that spans one. */
-static int insert_joins(struct athread *p, struct analyzer_join_ins *ins, size_t n_ins)
+static int insert_joins(struct athread *p, const struct analyzer_join_ins *ins, size_t n_ins)
 {
 	struct analyzer_segment *out;
 	size_t n_out = 0, j = 0;
@@ -127,7 +127,8 @@ end:
 
 /* The implicit joins of one creator into its segments (analyzer__prepare_timeline: its
  * timeline is whole in memory then). */
-int analyzer__insert_joins(struct analyzer_core *core, size_t parent)
+const struct analyzer_join_ins *analyzer__joins_of(struct analyzer_core *core, size_t parent,
+						   size_t *n)
 {
 	size_t lo = 0, hi = core->n_joins, j;
 
@@ -145,8 +146,14 @@ int analyzer__insert_joins(struct analyzer_core *core, size_t parent)
 		     analyzer__thread_at(core, core->joins[j].child)->creator == parent;
 	     j++) {
 	}
-	if (j == lo) {
-		return DPS_OK;
-	}
-	return insert_joins(analyzer__thread_at(core, parent), &core->joins[lo], j - lo);
+	*n = j - lo;
+	return j == lo ? NULL : &core->joins[lo];
+}
+
+int analyzer__insert_joins(struct analyzer_core *core, size_t parent)
+{
+	size_t n;
+	const struct analyzer_join_ins *ins = analyzer__joins_of(core, parent, &n);
+
+	return n ? insert_joins(analyzer__thread_at(core, parent), ins, n) : DPS_OK;
 }

@@ -5,11 +5,12 @@
  * of the core once the thread holds SPILL_AT of them in memory: all but the newest SPILL_KEEP,
  * which the event handlers still look at (a run merged with the next one, a sample replaced
  * at the same instant). So memory holds at most SPILL_AT of each per thread, whatever the
- * number of events; the file holds 24 bytes per segment or sample. At the end each kept
- * thread's timeline is read back whole, one thread at a time, just before its actions are
- * built (analyzer__reload_timeline), and what the final step did to it while it was spilled
- * is applied then: the sleep before a pre-existing thread's first event, the joins found at
- * the end.
+ * number of events; the file holds 24 bytes per segment or sample. At the end, one kept
+ * thread at a time, its marks are read back and its segments and samples streamed from the
+ * file a chunk at a time as its actions are built (analyzer__seg_stream, the tl_reader), and
+ * what the final step did to it while it was spilled is applied on the way: the sleep before
+ * a pre-existing thread's first event, the joins found at the end. A simulated run's thread
+ * (cut to its dps window) is read back whole (analyzer__reload_timeline).
  *
  * Indexes: a thread's segment index (sched.block_seg, what analyzer__add_seg returns) counts
  * from the first segment of its timeline, spilled ones included; the one late change to a
@@ -363,4 +364,195 @@ int analyzer__prepare_timeline(struct analyzer_core *core, size_t ci)
 		t->tl.pre_sleep = false;
 	}
 	return analyzer__insert_joins(core, ci);
+}
+
+/*
+ * Streamed reading (analyzer__output with an output directory and no timelines kept): a
+ * thread's records of one kind in order, at most one spill chunk of them in memory.
+ */
+int analyzer__tl_reader_open(struct analyzer_core *core, struct athread *t, bool mem,
+			     struct analyzer_tl_reader *r)
+{
+	*r = (struct analyzer_tl_reader){.core = core, .t = t, .what = SPILL_SEGS};
+	r->elem = sizeof(*t->tl.segs);
+	if (mem) {
+		r->what = SPILL_MEM;
+		r->elem = sizeof(*t->tl.mem);
+	}
+	if (t->tl.spill) {
+		/* a chunk is at most spill_at records */
+		r->buf = malloc(core->spill_at * r->elem);
+		if (!r->buf) {
+			return DPS_ERR_NOMEM;
+		}
+	}
+	return DPS_OK;
+}
+
+/* The next spilled chunk of r's kind into r->buf; false when there is none (or on error). */
+static bool next_chunk(struct analyzer_tl_reader *r)
+{
+	GArray *spill = r->t->tl.spill;
+
+	while (spill && r->chunk < spill->len) {
+		const struct spill_chunk *c = &g_array_index(spill, struct spill_chunk, r->chunk++);
+
+		if (c->what != r->what) {
+			continue;
+		}
+		if (!full_read(r->core->spill_fd, r->buf, c->n * r->elem, c->off)) {
+			spill_failed(r->core, "read", errno);
+			return false;
+		}
+		r->n_buf = c->n;
+		r->pos = 0;
+		return true;
+	}
+	return false;
+}
+
+const void *analyzer__tl_reader_next(struct analyzer_tl_reader *r)
+{
+	const struct athread_timeline *tl = &r->t->tl;
+
+	while (!r->spilled_done) {
+		if (r->pos < r->n_buf) {
+			return r->buf + r->elem * r->pos++;
+		}
+		if (!next_chunk(r)) {
+			r->spilled_done = true;
+			if (r->core->status) {
+				return NULL;
+			}
+		}
+	}
+	if (r->what == SPILL_MEM) {
+		return r->mem_pos < tl->n_mem ? &tl->mem[r->mem_pos++] : NULL;
+	}
+	return r->mem_pos < tl->n_segs ? &tl->segs[r->mem_pos++] : NULL;
+}
+
+void analyzer__tl_reader_close(struct analyzer_tl_reader *r)
+{
+	free(r->buf);
+	r->buf = NULL;
+}
+
+int analyzer__seg_stream_open(struct analyzer_core *core, size_t ci, struct analyzer_seg_stream *s)
+{
+	struct athread *t = analyzer__thread_at(core, ci);
+	int status;
+
+	*s = (struct analyzer_seg_stream){
+	    .pre = t->tl.pre_sleep,
+	    .pre_seg = {t->tl.pre_sleep_b, t->tl.pre_sleep_e, ANALYZER_SEG_SLEEP, 0},
+	};
+	s->ins = analyzer__joins_of(core, ci, &s->n_ins);
+	s->q = malloc((2 * s->n_ins + 2) * sizeof(*s->q));
+	if (!s->q) {
+		return DPS_ERR_NOMEM;
+	}
+	status = analyzer__tl_reader_open(core, t, false, &s->rd);
+	if (status) {
+		free(s->q);
+		s->q = NULL;
+	}
+	return status;
+}
+
+/* What segment sg becomes with the joins due before or inside it (as insert_joins does). */
+static void expand(struct analyzer_seg_stream *s, struct analyzer_segment sg)
+{
+	while (s->j < s->n_ins && s->ins[s->j].ts <= sg.begin_ns) {
+		s->q[s->q_n++] = (struct analyzer_segment){
+		    sg.begin_ns, sg.begin_ns, ANALYZER_SEG_JOIN, (uint32_t)s->ins[s->j].child};
+		s->j++;
+	}
+	while (s->j < s->n_ins && sg.kind == ANALYZER_SEG_RUN && s->ins[s->j].ts < sg.end_ns) {
+		struct analyzer_segment head = sg;
+		uint64_t ts = s->ins[s->j].ts;
+
+		head.end_ns = ts;
+		if (head.end_ns > head.begin_ns) {
+			s->q[s->q_n++] = head;
+		}
+		s->q[s->q_n++] = (struct analyzer_segment){ts, ts, ANALYZER_SEG_JOIN,
+							   (uint32_t)s->ins[s->j].child};
+		sg.begin_ns = ts;
+		s->j++;
+	}
+	s->q[s->q_n++] = sg;
+}
+
+const struct analyzer_segment *analyzer__seg_stream_next(struct analyzer_seg_stream *s)
+{
+	while (s->q_pos == s->q_n) {
+		const struct analyzer_segment *raw = NULL;
+
+		s->q_n = s->q_pos = 0;
+		if (!s->raw_done) {
+			if (s->pre) {
+				s->pre = false;
+				raw = &s->pre_seg;
+			} else {
+				raw = analyzer__tl_reader_next(&s->rd);
+			}
+			if (raw) {
+				s->last_end = raw->end_ns;
+				s->any = true;
+				expand(s, *raw);
+				continue;
+			}
+			if (s->rd.core->status) {
+				return NULL;
+			}
+			s->raw_done = true;
+		}
+		if (s->tail_done) {
+			return NULL;
+		}
+		/* the joins after the last segment */
+		for (; s->j < s->n_ins; s->j++) {
+			uint64_t ts = s->any ? s->last_end : s->ins[s->j].ts;
+
+			ts = s->ins[s->j].ts > ts ? s->ins[s->j].ts : ts;
+			s->q[s->q_n++] = (struct analyzer_segment){ts, ts, ANALYZER_SEG_JOIN,
+								   (uint32_t)s->ins[s->j].child};
+		}
+		s->tail_done = true;
+	}
+	return &s->q[s->q_pos++];
+}
+
+void analyzer__seg_stream_close(struct analyzer_seg_stream *s)
+{
+	analyzer__tl_reader_close(&s->rd);
+	free(s->q);
+	s->q = NULL;
+}
+
+int analyzer__prepare_marks(struct analyzer_core *core, size_t ci)
+{
+	struct athread *t = analyzer__thread_at(core, ci);
+	struct athread_timeline *tl = &t->tl;
+
+	if (tl->spill && tl->marks_spilled) {
+		guint k = 0;
+
+		if (!reload_kind(core, t, SPILL_MARKS, (void **)&tl->marks, &tl->n_marks,
+				 &tl->cap_marks, tl->marks_spilled, sizeof(*tl->marks))) {
+			return core->status;
+		}
+		tl->marks_spilled = 0;
+		/* the file's marks are in memory now: forget their chunks */
+		for (guint i = 0; i < tl->spill->len; i++) {
+			struct spill_chunk c = g_array_index(tl->spill, struct spill_chunk, i);
+
+			if (c.what != SPILL_MARKS) {
+				g_array_index(tl->spill, struct spill_chunk, k++) = c;
+			}
+		}
+		g_array_set_size(tl->spill, k);
+	}
+	return analyzer__dedup_creates(core, ci);
 }

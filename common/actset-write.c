@@ -95,15 +95,15 @@ static size_t format_action(const struct dps_actset_action *act, char *p)
 	return n;
 }
 
-int dps_actset_write_thread(const struct dps_actset *set, size_t t, FILE *out)
+/* Thread t's actions from index from on, as lines. */
+static int write_actions(const struct dps_actset *set, size_t t, size_t from, FILE *out)
 {
 	const struct dps_actset_thread *th = &set->threads[t];
 	/* Lines are formatted into this buffer and handed to stdio in large writes. */
 	char buf[64 * 1024];
 	size_t len = 0;
 
-	fprintf(out, "dps-actions %d\n", DPS_ACTSET_FORMAT_VERSION);
-	for (size_t a = 0; a < th->n_actions; a++) {
+	for (size_t a = from; a < th->n_actions; a++) {
 		if (len > sizeof(buf) - ACTION_LINE_MAX) {
 			fwrite(buf, 1, len, out);
 			len = 0;
@@ -112,6 +112,12 @@ int dps_actset_write_thread(const struct dps_actset *set, size_t t, FILE *out)
 	}
 	fwrite(buf, 1, len, out);
 	return ferror(out) ? DPS_ERR_IO : DPS_OK;
+}
+
+int dps_actset_write_thread(const struct dps_actset *set, size_t t, FILE *out)
+{
+	fprintf(out, "dps-actions %d\n", DPS_ACTSET_FORMAT_VERSION);
+	return write_actions(set, t, 0, out);
 }
 
 static void write_quoted(FILE *out, const char *s)
@@ -251,11 +257,61 @@ static void writer_fail(struct dps_actset_writer *w, struct dps_diag *diag)
 int dps_actset_writer_put_thread(struct dps_actset_writer *w, const struct dps_actset *set,
 				 size_t t, struct dps_diag *diag)
 {
+	int status = dps_actset_writer_open_thread(w, set, t, diag);
+
+	status = status ? status : dps_actset_writer_add_actions(w, set, t, 0, diag);
+	return status ? status : dps_actset_writer_close_thread(w, diag);
+}
+
+int dps_actset_writer_open_thread(struct dps_actset_writer *w, const struct dps_actset *set,
+				  size_t t, struct dps_diag *diag)
+{
 	char name[40];
-	int status;
 
 	snprintf(name, sizeof(name), "%" PRIu64 ".act", set->threads[t].id);
-	status = write_file(w->out.tmp, name, set, t, diag);
+	w->thread_path = dps_actset__path_join(w->out.tmp, name);
+	if (!w->thread_path) {
+		dps_diag_set(diag, w->out.tmp, 0, 0, "out of memory");
+		writer_fail(w, diag);
+		return DPS_ERR_NOMEM;
+	}
+	w->thread = fopen(w->thread_path, "w");
+	if (!w->thread) {
+		dps_diag_setf(diag, "cannot create \"%s\": errno=%d (%s)", w->thread_path, errno,
+			      strerror(errno));
+		writer_fail(w, diag);
+		return DPS_ERR_IO;
+	}
+	fprintf(w->thread, "dps-actions %d\n", DPS_ACTSET_FORMAT_VERSION);
+	return DPS_OK;
+}
+
+int dps_actset_writer_add_actions(struct dps_actset_writer *w, const struct dps_actset *set,
+				  size_t t, size_t from, struct dps_diag *diag)
+{
+	/* A write error shows in the stream's flag; close_thread's flush and fsync report it
+	 * with the file's name. Say it early when it is already there. */
+	if (write_actions(set, t, from, w->thread)) {
+		int status = dps_actset_writer_close_thread(w, diag);
+
+		if (!status) {
+			/* not seen again at the close: still a failed write */
+			dps_diag_setf(diag, "cannot write a thread file");
+			writer_fail(w, diag);
+			status = DPS_ERR_IO;
+		}
+		return status;
+	}
+	return DPS_OK;
+}
+
+int dps_actset_writer_close_thread(struct dps_actset_writer *w, struct dps_diag *diag)
+{
+	int status = dps_out_close(w->thread, w->thread_path, diag);
+
+	w->thread = NULL;
+	free(w->thread_path);
+	w->thread_path = NULL;
 	if (status) {
 		writer_fail(w, diag);
 	}
@@ -280,6 +336,10 @@ int dps_actset_writer_commit(struct dps_actset_writer *w, const struct dps_actse
 
 void dps_actset_writer_abort(struct dps_actset_writer *w)
 {
+	if (w->thread) {
+		fclose(w->thread);
+	}
+	free(w->thread_path);
 	if (w->out.tmp) {
 		dps_out_dir_abort(&w->out);
 	}

@@ -139,11 +139,24 @@ int dps_actset_write_dir(const struct dps_actset *set, const char *dir, unsigned
  */
 struct dps_actset_writer {
 	struct dps_out_dir out;
+	FILE *thread;	   /* the thread file being written (open_thread .. close_thread) */
+	char *thread_path; /* owned, its path */
 };
 int dps_actset_writer_begin(struct dps_actset_writer *w, const char *dir, unsigned flags,
 			    struct dps_diag *diag);
 int dps_actset_writer_put_thread(struct dps_actset_writer *w, const struct dps_actset *set,
 				 size_t t, struct dps_diag *diag);
+/*
+ * put_thread in pieces, for a thread whose actions are produced a part at a time: open its
+ * file, add the actions from index `from` on (as often as needed: the producer may drop what
+ * was added, the file has it), close it. One thread file is open at a time. Errors as
+ * put_thread (the temporary is removed).
+ */
+int dps_actset_writer_open_thread(struct dps_actset_writer *w, const struct dps_actset *set,
+				  size_t t, struct dps_diag *diag);
+int dps_actset_writer_add_actions(struct dps_actset_writer *w, const struct dps_actset *set,
+				  size_t t, size_t from, struct dps_diag *diag);
+int dps_actset_writer_close_thread(struct dps_actset_writer *w, struct dps_diag *diag);
 int dps_actset_writer_commit(struct dps_actset_writer *w, const struct dps_actset *set,
 			     struct dps_diag *diag);
 /* Removes the temporary directory; accepts an empty writer. */
