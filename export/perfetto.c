@@ -132,7 +132,8 @@ static void name_threads(struct run_out *r)
 	}
 	for (size_t i = 0; i < m->n_threads; i++) {
 		if (children[i]) {
-			qsort(children[i]->pdata, children[i]->len, sizeof(void *), cmp_create_rank);
+			qsort(children[i]->pdata, children[i]->len, sizeof(void *),
+			      cmp_create_rank);
 		}
 	}
 	/* Depth-first from the root, then from every thread left without a path (its creator

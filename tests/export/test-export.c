@@ -9,6 +9,7 @@
  * are rows of tests/cli/test-cli-failures.c.
  */
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -304,6 +305,41 @@ Test(export, the_checker_refuses_broken_files)
 		g_free(report);
 	}
 	g_free(path);
+	dps_test_rmtree(tmp);
+	g_free(tmp);
+}
+
+/* A real replay's output (dps replay of the bundled xz trace: it records the stub, so it
+ * needs root for perf sched record, and the session daemon): the original and the stub, with
+ * their three threads each and their wake-ups. */
+Test(export, a_real_replay_exports_both_runs, .timeout = 600)
+{
+	char *tmp, *out, *report;
+	char *dir;
+	struct dps_test_run run;
+
+	if (geteuid() != 0) {
+		cr_assert_null(getenv("CI"), "CI must run the replay as root");
+		cr_skip_test("dps replay records the stub with perf sched record: needs root");
+	}
+	tmp = dps_test_mkdtemp("export");
+	dir = g_build_filename(tmp, "replay", NULL);
+	cr_assert_eq(dps_test_sh("'%s' replay -q '%s/examples/traces/xz-T2' -o '%s' > '%s.log' "
+				 "2>&1",
+				 dps_test_bin(), dps_test_source_dir(), dir, dir),
+		     0, "dps replay failed: see %s.log", dir);
+	out = g_build_filename(tmp, "replay.json", NULL);
+	run = dps_test_run_dps("export", dir, "-o", out, NULL);
+	cr_assert_eq(run.status, 0, "stderr:\n%s", run.err);
+	cr_expect_eq(check_file(out,
+				"--processes 2 --min-threads 6 --min-slices 100 --min-flows 2 "
+				"--name-prefix 'original: xz' --name-prefix 'simulated: '",
+				&report),
+		     0, "%s", report);
+	g_free(report);
+	dps_test_run_fini(&run);
+	g_free(out);
+	g_free(dir);
 	dps_test_rmtree(tmp);
 	g_free(tmp);
 }
