@@ -22,7 +22,7 @@ static void usage(FILE *out)
 		"set (played on an ideal machine), or a dps replay output directory (the\n"
 		"original and the simulated run side by side).\n\n"
 		"  -o, --output FILE      the file to write ('-': standard output)\n"
-		"      --format FORMAT    perfetto (the only one; also: chrome, json)\n"
+		"      --format perfetto  the format (the only one; chrome and json name it too)\n"
 		"  -p, --pid P            the process P (a replay: of the original trace)\n"
 		"  -t, --tid T            the thread T (and the threads it creates)\n"
 		"  -c, --comm NAME        the process named NAME\n"
