@@ -13,8 +13,8 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: dps export INPUT -o FILE [--format perfetto] [--pid P | --tid T | "
-		"--comm NAME] [OPTIONS]\n\n"
+		"Usage: dps export INPUT -o FILE [--format perfetto]\n"
+		"                  [--pid P | --tid T | --comm NAME] [OPTIONS]\n\n"
 		"Writes the runs in INPUT for a trace viewer: the Chrome/Perfetto JSON\n"
 		"trace-event format (ui.perfetto.dev, chrome://tracing), a process per run, a\n"
 		"track per thread with its run/preempted/blocked slices, wake-up arrows and the\n"
