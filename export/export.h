@@ -60,9 +60,9 @@ void dps_export_input_destroy(struct dps_export_input *in); /* accepts NULL */
 /*
  * Writes the runs in the Chrome/Perfetto JSON trace-event format (doc/export.md, "What is in
  * the file"): a process per run, a track per thread, slices for run, preempted and blocked, a
- * flow arrow from each wake-up to the woken thread, a heap counter when the run has memory
- * samples. Times are in us from each run's first instant, so two runs start together. Returns
- * DPS_OK, or DPS_ERR_IO when a write fails (errno set), DPS_ERR_NOMEM.
+ * flow arrow from each wake-up to the woken thread and from each exit to its joiner, a heap
+ * counter when the run has memory samples. Times are in us from each run's first instant, so
+ * two runs start together. Returns DPS_OK, or DPS_ERR_IO when a write fails (errno set).
  */
 enum dps_status dps_export_write_perfetto(const struct dps_export_input *in, FILE *out);
 

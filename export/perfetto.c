@@ -12,12 +12,12 @@
  *      text: dps_json_string escapes them);
  *   X  one complete slice per timeline segment ("run", "preempted", "blocked"), in time order;
  *   s/f  a flow from the waker's slice at the wake-up to the woken thread's first slice after
- *      its block. A v1 flow event binds to the slice open on its track when it is read, and
- *      the importers read events in timestamp order, keeping the file's order for equal
- *      timestamps: so each flow event is written right after its slice, the "f" with
- *      "bp":"e" (bind to the enclosing slice, not the next one); a wake-up outside any slice
- *      of the waker gets no arrow. Flow ids are unique in the file;
- *   C  the process's heap in use (the sum of its threads' heap), when it has memory samples.
+ *      its block; the same from a thread's exit to the thread that joined it. A v1 flow event binds
+ * to the slice open on its track when it is read, and the importers read events in timestamp order,
+ * keeping the file's order for equal timestamps: so each flow event is written right after its
+ * slice, the "f" with "bp":"e" (bind to the enclosing slice, not the next one); a wake-up outside
+ * any slice of the waker gets no arrow. Flow ids are unique in the file; C  the process's heap in
+ * use (the sum of its threads' heap), when it has memory samples.
  *
  * Times are us with three decimals (whole ns) from the run's first instant, so every run of
  * the file starts at 0 and two runs line up. Real pids and tids are kept when they are known
@@ -41,7 +41,8 @@ struct flow_ev {
 	size_t seg;  /* the slice it binds to: an index in the thread's segments */
 	uint64_t ts; /* ns */
 	uint64_t id;
-	char ph; /* 's' or 'f' */
+	char ph;   /* 's' or 'f' */
+	bool join; /* an exit reaped by a join, not a wake-up */
 };
 
 /* One run being written. */
@@ -258,6 +259,21 @@ static const struct analyzer_mark *find_wake(const struct analyzer_thread *waker
 	return NULL;
 }
 
+/* When thread th exited, for the arrow to the thread that joined it in block seg: its exit
+ * mark before the block ends, else the block's end (the joiner is woken in the exit path,
+ * before the kernel's exit event), or th's end when that is earlier. */
+static uint64_t exit_time(const struct analyzer_thread *th, const struct analyzer_segment *seg)
+{
+	for (size_t i = th->n_marks; i-- > 0;) {
+		const struct analyzer_mark *mk = &th->marks[i];
+
+		if (mk->kind == ANALYZER_MARK_EXIT && mk->ts_ns <= seg->end_ns) {
+			return mk->ts_ns;
+		}
+	}
+	return MIN(th->end_ns, seg->end_ns);
+}
+
 static gint cmp_flow(gconstpointer a, gconstpointer b)
 {
 	const struct flow_ev *x = a, *y = b;
@@ -271,8 +287,9 @@ static gint cmp_flow(gconstpointer a, gconstpointer b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Pairs every wait with the wake-up that ended it: an 's' on the waker's slice and an 'f' on
- * the woken thread's next slice, both bound (slice_at) or neither written. */
+/* Pairs every wait with the wake-up that ended it, and every join with the exit that ended
+ * it: an 's' on the waker's (the exiting thread's) slice at that instant and an 'f' on the
+ * blocked thread's next slice, both bound (slice_at) or neither written. */
 static void collect_flows(struct writer *w, struct run_out *r)
 {
 	const struct analyzer_result *m = r->model;
@@ -285,26 +302,33 @@ static void collect_flows(struct writer *w, struct run_out *r)
 
 		for (size_t i = 0; i < th->n_segs; i++) {
 			const struct analyzer_segment *sg = &th->segs[i];
+			bool join = sg->kind == ANALYZER_SEG_JOIN;
 			const struct analyzer_thread *waker;
 			const struct analyzer_mark *mk;
-			size_t from, to = i + 1;
+			size_t from = SIZE_MAX, to = i + 1;
+			uint64_t ts = 0;
 			struct flow_ev s, f;
 
-			if (sg->kind != ANALYZER_SEG_WAIT || sg->other >= m->n_threads ||
+			if ((sg->kind != ANALYZER_SEG_WAIT && !join) || sg->other >= m->n_threads ||
 			    sg->other == t) {
 				continue;
 			}
 			waker = &m->threads[sg->other];
-			mk = find_wake(waker, t, sg);
-			from = mk ? slice_at(waker, mk->ts_ns) : SIZE_MAX;
+			if (join) {
+				ts = exit_time(waker, sg);
+				from = slice_at(waker, ts);
+			} else if ((mk = find_wake(waker, t, sg))) {
+				ts = mk->ts_ns;
+				from = slice_at(waker, ts);
+			}
 			while (to < th->n_segs && th->segs[to].end_ns <= th->segs[to].begin_ns) {
 				to++;
 			}
 			if (from == SIZE_MAX || to >= th->n_segs) {
 				continue;
 			}
-			s = (struct flow_ev){from, mk->ts_ns, w->next_flow, 's'};
-			f = (struct flow_ev){to, th->segs[to].begin_ns, w->next_flow, 'f'};
+			s = (struct flow_ev){from, ts, w->next_flow, 's', join};
+			f = (struct flow_ev){to, th->segs[to].begin_ns, w->next_flow, 'f', join};
 			w->next_flow++;
 			g_array_append_val(r->flows[sg->other], s);
 			g_array_append_val(r->flows[t], f);
@@ -385,7 +409,9 @@ static void write_flow(struct writer *w, const struct run_out *r, size_t t,
 		       const struct flow_ev *fe)
 {
 	begin_event(w, fe->ph, r->pid, r->tid[t]);
-	fputs(",\"name\":\"wake-up\",\"cat\":\"dps.wake\",\"ts\":", w->out);
+	fputs(fe->join ? ",\"name\":\"join\",\"cat\":\"dps.join\",\"ts\":"
+		       : ",\"name\":\"wake-up\",\"cat\":\"dps.wake\",\"ts\":",
+	      w->out);
 	write_us(w->out, fe->ts - r->origin_ns);
 	fprintf(w->out, ",\"id\":%" PRIu64 "%s}", fe->id, fe->ph == 'f' ? ",\"bp\":\"e\"" : "");
 }

@@ -5,7 +5,8 @@
 (doc/export.md). Usage:
 
     check-trace-events.py FILE [--processes N] [--min-threads N] [--min-slices N]
-                               [--min-flows N] [--min-counters N] [--name-prefix P]...
+                               [--min-flows N] [--min-flow-cat CAT=N]... [--min-counters N]
+                               [--name-prefix P]...
 
 Exit 0 when the file is valid and has what the options ask for; 1 with one line per problem
 ("FILE: event #N: ..."). What it checks:
@@ -230,6 +231,11 @@ def check(path, opts):
             continue
         if (op == "==" and got != want) or (op == ">=" and got < want):
             ck.bad("content", f"{got} {what}, expected {op} {want}")
+    for spec in opts.min_flow_cat or []:
+        cat, _, want = spec.partition("=")
+        got = sum(1 for (i, c, n), fl in flows.items() if c == cat and fl["s"] and fl["f"])
+        if not want.isdigit() or got < int(want):
+            ck.bad("content", f"{got} flows of cat {cat!r}, expected >= {want}")
     names = [ev["args"]["name"] for ev in events
              if isinstance(ev, dict) and ev.get("ph") == "M" and ev.get("name") == "process_name"
              and isinstance(ev.get("args"), dict)]
@@ -249,6 +255,7 @@ def main():
     ap.add_argument("--min-slices", type=int)
     ap.add_argument("--min-flows", type=int)
     ap.add_argument("--min-counters", type=int)
+    ap.add_argument("--min-flow-cat", action="append", metavar="CAT=N")
     ap.add_argument("--name-prefix", action="append")
     opts = ap.parse_args()
     ck = check(opts.file, opts)

@@ -69,7 +69,8 @@ static const struct trace_row trace_rows[] = {
     /* UST (heap events) + perf sched; worker-b blocks on the mutex worker-a holds */
     {"record-live-prog",
      {NULL},
-     "--processes 1 --min-threads 3 --min-slices 100 --min-flows 1 --min-counters 4"},
+     "--processes 1 --min-threads 3 --min-slices 100 --min-flow-cat dps.wake=1 "
+     "--min-flow-cat dps.join=2 --min-counters 4"},
     /* UST only: no scheduling slices, but every malloc/free */
     {"ls-ust", {"--pid", "5035"}, "--processes 1 --min-threads 1 --min-counters 1000"},
     /* kernel: forks and execs followed as threads, their wake-ups */
@@ -82,10 +83,11 @@ static const struct trace_row trace_rows[] = {
      "--processes 1 --min-threads 3 --min-slices 10 --min-flows 1"},
     /* perf with the idle task's switches missing (inferred switch-ins) */
     {"perf-idle-cpu1", {NULL}, "--processes 1 --min-threads 1 --min-slices 40"},
-    /* kernel, 8,000 threads created and joined */
+    /* kernel, 8,000 threads created and joined: an arrow from each exit to the join */
     {"many-threads",
      {"--pid", "2673"},
-     "--processes 1 --min-threads 8001 --min-slices 30000 --min-flows 500"},
+     "--processes 1 --min-threads 8001 --min-slices 30000 --min-flow-cat dps.wake=500 "
+     "--min-flow-cat dps.join=8000"},
 };
 
 ParameterizedTestParameters(export, real_traces_pass_the_format_checker)
@@ -190,13 +192,14 @@ Test(export, replay_dir_finds_a_relative_trace_beside_it, .timeout = 300)
 	g_free(tmp);
 }
 
-/* An action set plays on an ideal machine: base's wake (2 wakes 3) is an arrow, mem's heap
- * actions a counter. */
+/* An action set plays on an ideal machine: base's wake (2 wakes 3) is an arrow, so are the
+ * root's two joins that block (4 has ended when it is joined); mem's heap actions a counter. */
 Test(export, action_sets_have_their_wakes_and_heap)
 {
 	char *tmp = dps_test_mkdtemp("export");
 	const char *const sets[][2] = {
-	    {"base", "--processes 1 --min-threads 4 --min-slices 10 --min-flows 1"},
+	    {"base", "--processes 1 --min-threads 4 --min-slices 10 --min-flow-cat dps.wake=1 "
+		     "--min-flow-cat dps.join=2"},
 	    {"mem", "--processes 1 --min-threads 2 --min-counters 4"},
 	};
 
