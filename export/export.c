@@ -119,9 +119,11 @@ enum dps_status dps_export_load(const char *path, const struct analyzer_options 
 
 	*out = NULL;
 	if (stat(path, &sb)) {
-		dps_diag_setf(diag, "Cannot open input: path=\"%s\", errno=%d (%s)", path, errno,
-			      strerror(errno));
-		st = errno == ENOENT ? DPS_ERR_NOENT : DPS_ERR_IO;
+		int err = errno;
+
+		dps_diag_setf(diag, "Cannot open input: path=\"%s\", errno=%d (%s)", path, err,
+			      strerror(err));
+		st = err == ENOENT || err == ENOTDIR ? DPS_ERR_NOENT : DPS_ERR_IO;
 		goto free_input;
 	}
 	st = dps_replay_dir_read(path, &dir, diag);
