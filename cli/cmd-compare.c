@@ -81,6 +81,7 @@ static void print_help(FILE *out)
 	    "  --follow-children  take fork+exec children as threads of the process\n"
 	    "  --min-block DUR    fold blocks shorter than DUR (e.g. 20us) into runs\n"
 	    "  --calibration FILE the calibration file giving the default --min-block\n\n"
+	    "  -h, --help         this help\n\n"
 	    "See doc/compare.md for every figure's definition and the JSON schema.\n");
 }
 

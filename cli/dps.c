@@ -72,8 +72,11 @@ static void print_usage(FILE *out)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	}
 	fprintf(out,
+		"\nOptions:\n"
+		"  -h, --help   this help\n"
+		"  --version    the version of dps\n"
 		"\nRun 'dps COMMAND --help' for a command's options. Exit codes: 0 ok, 1 failure,\n"
-		"2 bad usage or bad input. Documentation: doc/ and README.md.\n");
+		"2 bad usage or bad input. Documentation: man dps-COMMAND, doc/ and README.md.\n");
 }
 
 /*

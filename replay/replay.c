@@ -37,7 +37,7 @@
 
 #define REPLAY_STUB_NAME "dps-stub"
 /* The file that marks a directory as dps replay's output, replaceable by the next replay. */
-#define REPLAY_MARKER_NAME "replay.info"
+#define REPLAY_MARKER_NAME DPS_REPLAY_INFO_NAME
 
 /* One replay under way. */
 struct replay {

@@ -60,4 +60,24 @@ enum dps_status dps_replay_run(const struct dps_replay_options *opts,
 			       struct dps_replay_result *result, struct dps_diag *diag);
 void dps_replay_result_fini(struct dps_replay_result *result); /* accepts NULL */
 
+/* The file that marks a directory as a replay's output; its line "trace PATH" names the trace
+ * that was replayed, as given to dps replay. */
+#define DPS_REPLAY_INFO_NAME "replay.info"
+
+/* A replay's output directory read back (replay-info.c); every path owned. */
+struct dps_replay_dir {
+	char *trace; /* the replayed trace: the marker's path, taken from the current directory,
+		      * else (when it is relative and not there) from OUTDIR's parent */
+	char *sim_trace, *set, *calibration; /* inside OUTDIR; they may be missing */
+};
+
+/*
+ * Reads OUTDIR's marker. Returns DPS_OK; DPS_ERR_NOENT when OUTDIR has no marker (it is not a
+ * replay's output); DPS_ERR_INVAL when the marker names no trace (diag: "file:line: ...");
+ * DPS_ERR_IO. *dir is empty on error; free it with dps_replay_dir_fini either way.
+ */
+enum dps_status dps_replay_dir_read(const char *outdir, struct dps_replay_dir *dir,
+				    struct dps_diag *diag);
+void dps_replay_dir_fini(struct dps_replay_dir *dir); /* accepts NULL */
+
 #endif /* DPS_REPLAY_REPLAY_H */

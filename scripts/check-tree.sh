@@ -15,7 +15,8 @@ say() {
 
 # 1. Which folders' headers each folder may include (besides its own). The order of the
 # pipeline: trace -> analyzer -> action set (common) -> simgen -> program (runtime) -> trace;
-# compare reads what the analyzer gives; replay drives them all; cli is the thin main.
+# compare reads what the analyzer gives; replay drives them all; export shows runs (a replay's
+# too) to other tools; cli is the thin main.
 declare -A allowed=(
     [runtime]="runtime tracepoints"
     [tracepoints]="runtime tracepoints"
@@ -26,7 +27,8 @@ declare -A allowed=(
     [simgen]="runtime common simgen"
     [compare]="runtime common analyzer record compare"
     [replay]="runtime common analyzer record simgen compare replay"
-    [cli]="runtime common analyzer record simgen compare replay cli"
+    [export]="runtime common analyzer record compare replay export"
+    [cli]="runtime common analyzer record simgen compare replay export cli"
 )
 # Header name -> folder, for the project's own headers.
 declare -A owner=()
