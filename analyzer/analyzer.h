@@ -192,6 +192,15 @@ void analyzer_result_print_table(const struct analyzer_result *res, FILE *out);
 void analyzer_result_print_json(const struct analyzer_result *res, FILE *out);
 void analyzer_processes_print(const struct analyzer_result *res, FILE *out);
 
+/*
+ * Makes a `dps record` trace one trace for babeltrace2: the perf part's clock (CLOCK_MONOTONIC
+ * like LTTng's, but written without an origin) gets the UST part's offset from the epoch and
+ * is marked absolute, so babeltrace2's muxer puts both parts on one time line (analyzer/clocks.c).
+ * The raw timestamps dps reads do not change. Nothing to do without both parts. Returns DPS_OK,
+ * or DPS_ERROR / DPS_ERR_IO with diag naming the file (the trace is still usable by dps).
+ */
+int analyzer_unify_clocks(const char *trace_dir, struct dps_diag *diag);
+
 struct analyzer_result *analyzer_result_create(void);
 void analyzer_result_destroy(struct analyzer_result *res); /* accepts NULL */
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "analyzer.h"
 #include "cli.h"
 #include "record.h"
 
@@ -89,6 +90,13 @@ int dps_cmd_record(int argc, char **argv)
 		fprintf(stderr, "dps record: %s\n",
 			diag.msg[0] ? diag.msg : dps_status_string(status));
 		return dps_cli_exit_code(status);
+	}
+	if (analyzer_unify_clocks(res.trace, &diag)) {
+		/* dps reads the parts apart: only babeltrace2 on the whole directory is affected */
+		fprintf(stderr,
+			"dps record: warning: the kernel and UST parts keep separate clocks "
+			"(babeltrace2 reads them one directory at a time): %s\n",
+			diag.msg);
 	}
 	if (!o.quiet) {
 		fprintf(stderr, "dps record: done: pid %lld; next: dps analyze %s -o ACTIONS\n",

@@ -453,6 +453,17 @@ static enum dps_status run_stub(struct replay *rp)
 			      rp->res->sim_trace);
 		st = DPS_ERROR;
 	}
+	if (!st) {
+		struct dps_diag clocks = {{0}};
+
+		if (analyzer_unify_clocks(rp->res->sim_trace, &clocks)) {
+			fprintf(
+			    stderr,
+			    "dps replay: warning: the simulated run's kernel and UST parts keep "
+			    "separate clocks: %s\n",
+			    clocks.msg);
+		}
+	}
 	dps_record_result_fini(&rr);
 	g_ptr_array_free(cmd, TRUE);
 	return st;

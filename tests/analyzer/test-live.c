@@ -215,3 +215,60 @@ Test(live, discarded_events_mark_the_result_partial, .timeout = 120)
 	dps_test_rmtree(dir);
 	g_free(dir);
 }
+
+/*
+ * A dps record trace is one trace for babeltrace2 (doc/record.md, "One trace"): the kernel
+ * part (perf, when the LTTng kernel tracer is missing) and the UST part on one time line, so a
+ * UST event the program emitted prints between its exec and its exit.
+ */
+Test(live, babeltrace2_reads_a_dps_record_trace_as_one, .timeout = 240)
+{
+	char *dir = dps_test_mkdtemp("analyzer-live");
+	char *trace = NULL, *out = NULL, *err = NULL, *cmd = NULL;
+	gchar **lines;
+	long exec_at = -1, ust_at = -1, exit_at = -1;
+	char exec_key[64], exit_key[64], ust_key[64];
+	int64_t pid = -1;
+	int status = -1;
+
+	cr_assert(asprintf(&trace, "%s/trace", dir) > 0);
+	cr_assert_eq(dps_test_sh("'%s' record -q --memory -o '%s' -- "
+				 "'%s/tests/analyzer/analyzer-live-prog'",
+				 dps_test_bin(), trace, dps_test_build_dir()),
+		     0, "dps record failed");
+	cr_assert(dps_record_info_pid(trace, &pid), "no pid in %s/record.info", trace);
+	cr_assert(asprintf(&cmd, "babeltrace2 '%s'", trace) > 0);
+	cr_assert(g_spawn_command_line_sync(cmd, &out, &err, &status, NULL));
+	cr_assert_eq(status, 0, "babeltrace2 on the whole trace failed: %.500s", err);
+	snprintf(exec_key, sizeof(exec_key), "perf_tid = %" PRId64 ",", pid);
+	snprintf(exit_key, sizeof(exit_key), "perf_tid = %" PRId64 ",", pid);
+	snprintf(ust_key, sizeof(ust_key), "vpid = %" PRId64 ",", pid);
+	lines = g_strsplit(out, "\n", -1);
+	for (long i = 0; lines[i]; i++) {
+		const char *l = lines[i];
+
+		if (exec_at < 0 && strstr(l, "sched_process_exec:") && strstr(l, exec_key)) {
+			exec_at = i;
+		} else if (ust_at < 0 && strstr(l, "lttng_ust_libc:") && strstr(l, ust_key)) {
+			ust_at = i;
+		} else if (strstr(l, "sched_process_exit:") && strstr(l, exit_key)) {
+			exit_at = i;
+		}
+	}
+	if (exec_at < 0 && !g_file_test(trace, G_FILE_TEST_IS_DIR)) {
+		cr_skip_test("no trace");
+	}
+	cr_expect_geq(exec_at, 0, "no exec of %" PRId64 " in the kernel part", pid);
+	cr_expect_geq(ust_at, 0, "no UST event of %" PRId64, pid);
+	cr_expect_gt(exit_at, 0, "no exit of %" PRId64 " in the kernel part", pid);
+	cr_expect(exec_at < ust_at && ust_at < exit_at,
+		  "lines: exec %ld, first UST event %ld, exit %ld: not on one time line", exec_at,
+		  ust_at, exit_at);
+	g_strfreev(lines);
+	g_free(out);
+	g_free(err);
+	free(cmd);
+	free(trace);
+	dps_test_rmtree(dir);
+	g_free(dir);
+}

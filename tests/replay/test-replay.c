@@ -126,8 +126,9 @@ Test(replay, action_set_round_trips_through_a_traced_run, .init = setup, .fini =
 		      (double)res->side[0].process_cpu_ns * 0.99,
 		      "stub process: %" PRIu64 " ns of CPU for %" PRIu64 " ns of runs",
 		      res->side[1].process_cpu_ns, res->side[0].process_cpu_ns);
+	/* (a busy core adds to it: 97.6 ms for these 78 ms seen beside a CPU hog) */
 	cr_expect_leq((double)res->side[1].process_cpu_ns,
-		      (double)res->side[0].process_cpu_ns * 1.15 + 6e6,
+		      (double)res->side[0].process_cpu_ns * 1.25 + 10e6,
 		      "stub process: %" PRIu64 " ns of CPU for %" PRIu64 " ns of runs",
 		      res->side[1].process_cpu_ns, res->side[0].process_cpu_ns);
 	/* The replay keeps the set's order: the waits and sleeps make the ideal-machine
