@@ -26,7 +26,8 @@ declare -A allowed=(
     [simgen]="runtime common simgen"
     [compare]="runtime common analyzer record compare"
     [replay]="runtime common analyzer record simgen compare replay"
-    [cli]="runtime common analyzer record simgen compare replay cli"
+    [whatif]="runtime common analyzer record simgen whatif"
+    [cli]="runtime common analyzer record simgen compare replay whatif cli"
 )
 # Header name -> folder, for the project's own headers.
 declare -A owner=()
