@@ -16,41 +16,42 @@
 
 static void print_usage(FILE *out)
 {
-	fprintf(out,
-		"Usage: dps whatif TRACE_OR_SET (--thread ID | --comm NAME)... [OPTIONS]\n"
-		"\n"
-		"The CPU stub methodology (doc/whatif.md): what would the whole program do if this\n"
-		"component (one thread, or every thread named, as one group) were faster or\n"
-		"slower? Each point plays the stub built from the action set --repeat times and\n"
-		"times it from outside (exec to exit): the busy stub sweeps the component's CPU\n"
-		"time t_PSF, the flat stub removes it, the idle stub sleeps it. The curve\n"
-		"t_SUT(t_PSF) is fitted with two segments and read as the paper reads it.\n"
-		"\n"
-		"Component (repeatable; together they are one component):\n"
-		"      --thread ID         the thread with this action-set id (<ID>.act)\n"
-		"      --comm NAME         every thread with this recorded name\n"
-		"Input: a trace (analyzed as dps analyze does) or an action set directory.\n"
-		"Selection in a trace (record.info's pid by default):\n"
-		"  -p, --pid P, -t, --tid T, --process NAME   (the process's comm)\n"
-		"  -f, --follow-children, -m, --min-block D, --strict   as in dps analyze\n"
-		"Study:\n"
-		"      --stub LIST         busy, idle, flat or all (default), comma-separated\n"
-		"      --from S --to S --step S   the busy sweep's run scales (default 0, 1.5, 0.1)\n"
-		"      --repeat N          runs per point (default %d)\n"
-		"      --seed N            the order of the runs (default: from the clock)\n"
-		"      --calibration FILE  the stub's calibration (default: a quick measurement)\n"
-		"      --mode work|cpu|wall   how runs spend time (default: the stub's, cpu)\n"
-		"Output:\n"
-		"      --json              print one JSON object instead of the table\n"
-		"      --html FILE         write the report (the curve, Figures 4-5) to FILE\n"
-		"  -o, --output DIR        keep the set, the stub and the results in DIR (replaced\n"
-		"                          whole when it is an earlier dps whatif's; else --force)\n"
-		"      --force\n"
-		"  -q, --quiet             no step messages\n"
-		"  -h, --help\n"
-		"\n"
-		"Exit: 0 ok, 1 a step failed (its message says which), 2 bad usage or input.\n",
-		WHATIF_REPEAT_DEFAULT);
+	fprintf(
+	    out,
+	    "Usage: dps whatif TRACE_OR_SET (--thread ID | --comm NAME)... [OPTIONS]\n"
+	    "\n"
+	    "The CPU stub methodology (doc/whatif.md): what would the whole program do if this\n"
+	    "component (one thread, or every thread named, as one group) were faster or\n"
+	    "slower? Each point plays the stub built from the action set --repeat times and\n"
+	    "times it from outside (exec to exit): the busy stub sweeps the component's CPU\n"
+	    "time t_PSF, the flat stub removes it, the idle stub sleeps it. The curve\n"
+	    "t_SUT(t_PSF) is fitted with two segments and read as the paper reads it.\n"
+	    "\n"
+	    "Component (repeatable; together they are one component):\n"
+	    "      --thread ID         the thread with this action-set id (<ID>.act)\n"
+	    "      --comm NAME         every thread with this recorded name\n"
+	    "Input: a trace (analyzed as dps analyze does) or an action set directory.\n"
+	    "Selection in a trace (record.info's pid by default):\n"
+	    "  -p, --pid P, -t, --tid T, --process NAME   (the process's comm)\n"
+	    "  -f, --follow-children, -m, --min-block D, --strict   as in dps analyze\n"
+	    "Study:\n"
+	    "      --stub LIST         busy, idle, flat or all (default), comma-separated\n"
+	    "      --from S --to S --step S   the busy sweep's run scales (default 0, 1.5, 0.1)\n"
+	    "      --repeat N          runs per point (default %d)\n"
+	    "      --seed N            the order of the runs (default: from the clock)\n"
+	    "      --calibration FILE  the stub's calibration (default: a quick measurement)\n"
+	    "      --mode work|cpu|wall   how runs spend time (default: the stub's, cpu)\n"
+	    "Output:\n"
+	    "      --json              print one JSON object instead of the table\n"
+	    "      --html FILE         write the report (the curve, Figures 4-5) to FILE\n"
+	    "  -o, --output DIR        keep the set, the stub and the results in DIR (replaced\n"
+	    "                          whole when it is an earlier dps whatif's; else --force)\n"
+	    "      --force\n"
+	    "  -q, --quiet             no step messages\n"
+	    "  -h, --help\n"
+	    "\n"
+	    "Exit: 0 ok, 1 a step failed (its message says which), 2 bad usage or input.\n",
+	    WHATIF_REPEAT_DEFAULT);
 }
 
 struct args {
@@ -167,7 +168,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case 't':
 		case OPT_PROCESS:
 			if (n_sel++) {
-				fprintf(stderr, "dps whatif: give one of --pid, --tid, --process\n");
+				fprintf(stderr,
+					"dps whatif: give one of --pid, --tid, --process\n");
 				return DPS_EXIT_USAGE;
 			}
 			if (dps_cli_set_selection("whatif",
@@ -204,7 +206,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case OPT_STEP:
 			if (!parse_double(optarg, &d)) {
 				fprintf(stderr, "dps whatif: --%s expects a number, got '%s'\n",
-					c == OPT_FROM ? "from" : c == OPT_TO ? "to" : "step", optarg);
+					c == OPT_FROM ? "from"
+					: c == OPT_TO ? "to"
+						      : "step",
+					optarg);
 				return DPS_EXIT_USAGE;
 			}
 			*(c == OPT_FROM ? &a->o.from : c == OPT_TO ? &a->o.to : &a->o.step) = d;
@@ -322,10 +327,11 @@ int dps_cmd_whatif(int argc, char **argv)
 		whatif_write_text(&res, stdout);
 	}
 	if (res.n_loaded) {
-		fprintf(stderr,
-			"dps whatif: warning: %zu points ran while the machine was busy; the output "
-			"names them\n",
-			res.n_loaded);
+		fprintf(
+		    stderr,
+		    "dps whatif: warning: %zu points ran while the machine was busy; the output "
+		    "names them\n",
+		    res.n_loaded);
 	}
 	ret = a.html ? write_html(a.html, &res) : DPS_EXIT_OK;
 	if (!a.json && !ret && (a.html || res.workdir)) {

@@ -12,14 +12,19 @@
 /* The hinge must beat the line by this F ratio (its SSE gain over the residual variance) to
  * count as a knee: about p < 0.005 for the sizes of a sweep, so noise does not make one. */
 #define FIT_KNEE_F_MIN 12.0
+/* Under this F ratio the best knee gains no more over the line than noise gives a knee
+ * searched on a grid: the curve is a line. Between this and FIT_KNEE_F_MIN the fit cannot
+ * tell. */
+#define FIT_LINE_F_MAX 4.0
 /* A rise smaller than this share of the t_PSF range is "flat": a thread whose every extra
  * nanosecond of CPU moves the end by less than 0.05 ns is not a bottleneck. */
 #define FIT_FLAT_SLOPE 0.05
 /* A flat answer needs noise (3 sigma) under this share of the t_PSF range: else a rise of a
  * quarter of the component's extra time could hide in it. */
 #define FIT_NOISE_OF_RANGE_MAX 0.25
-/* The hinge explains a knee only when its residuals stay under this share of the rise. */
-#define FIT_RESIDUAL_OF_RISE_MAX 0.2
+/* A line or a hinge explains the curve only when its residuals stay under this share of the
+ * rise. */
+#define FIT_RESIDUAL_OF_RISE_MAX (1.0 / 6)
 /* A knee the data place only within this share of the t_PSF range is refused. */
 #define FIT_KNEE_WIDTH_MAX 0.25
 
@@ -38,8 +43,7 @@ const char *whatif_kind_name(enum whatif_kind kind)
 }
 
 /* The least-squares hinge y = a + b * max(0, x - k) for one k; returns its SSE. */
-static double fit_hinge(const double *x, const double *y, size_t n, double k, double *a,
-			double *b)
+static double fit_hinge(const double *x, const double *y, size_t n, double k, double *a, double *b)
 {
 	double su = 0, suu = 0, sy = 0, suy = 0, det, sse = 0;
 
@@ -197,12 +201,27 @@ int whatif_fit_curve(const double *x, const double *y, const double *spread, siz
 		below += x[i] <= k_h;
 		above += x[i] > k_h;
 	}
+	/* Between the two: the knee might be there, the noise cannot tell it from a line. */
+	if (below >= 2 && f >= FIT_LINE_F_MAX && f < FIT_KNEE_F_MIN) {
+		snprintf(fit->reason, sizeof(fit->reason),
+			 "the noise (%.3g ms) cannot tell a line from a knee near t_PSF %.3g ms "
+			 "(more --repeat, a quieter machine)",
+			 sqrt(var) / 1e6, k_h / 1e6);
+		fit->kind = WHATIF_KIND_UNCLEAR;
+		fit->rms = sqrt(sse_h / (double)n);
+		goto end;
+	}
 	/* Total: the line explains the curve as well as any knee, or the knee has no flat part. */
-	if (f < FIT_KNEE_F_MIN || below < 2) {
+	if (f < FIT_LINE_F_MAX || below < 2) {
 		fit->kind = WHATIF_KIND_TOTAL;
 		fit->t_min = a_lin;
 		fit->slope = b_lin;
 		fit->rms = sqrt(sse_lin / (double)n);
+		if (fit->rms > FIT_RESIDUAL_OF_RISE_MAX * b_lin * range) {
+			refuse(fit, "t_SUT rises but is neither a line nor two segments (the "
+				    "residuals are over a sixth of its rise)");
+			goto end;
+		}
 		snprintf(fit->reason, sizeof(fit->reason),
 			 "t_SUT rises with t_PSF from the start (slope %.2f); no knee stands out "
 			 "of the noise",
@@ -229,7 +248,7 @@ int whatif_fit_curve(const double *x, const double *y, const double *spread, siz
 		refuse(fit, "the knee is at the sweep's last point: sweep further (--to) to see "
 			    "t_SUT rise after it");
 	} else if (fit->rms > FIT_RESIDUAL_OF_RISE_MAX * rise) {
-		refuse(fit, "t_SUT is not two segments (the fit's residuals are over a fifth of "
+		refuse(fit, "t_SUT is not two segments (the fit's residuals are over a sixth of "
 			    "its rise): no knee located");
 	} else if (hi - lo > FIT_KNEE_WIDTH_MAX * range) {
 		refuse(fit, "the noise lets the knee sit anywhere over a quarter of the sweep: no "
@@ -238,8 +257,7 @@ int whatif_fit_curve(const double *x, const double *y, const double *spread, siz
 		fit->kind = WHATIF_KIND_LIMITED;
 		fit->knee = true;
 		snprintf(fit->reason, sizeof(fit->reason),
-			 "t_SUT stays at its minimum up to the knee, then rises (slope %.2f)",
-			 b_h);
+			 "t_SUT stays at its minimum up to the knee, then rises (slope %.2f)", b_h);
 	}
 	goto end;
 flat:

@@ -3,9 +3,9 @@
  * The HTML report of a study (whatif.h): one self-contained page, no script, no outside asset.
  * The chart is the paper's Figures 4-5 drawn as inline SVG: t_SUT against t_PSF, each busy
  * point its median with a bar from its fastest to its slowest run, the fitted segments, the
- * knee t_limit marked with the band of knees the data allow, and the flat, idle and original
- * stubs as their own marks. Elements carry classes (pt, bar, seg-flat, seg-rise, knee, ref) so
- * a test can count what was drawn.
+ * knee t_limit marked with the band of knees the data allow, the flat stub at t_PSF 0, the
+ * original at t_busy, the idle stub as a dashed level. Elements carry classes (pt, bar, seg-flat,
+ * seg-rise, knee, ref) so a test can count what was drawn.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -94,8 +94,8 @@ static void fitted(const struct chart *c, const struct whatif_result *r, FILE *o
 		fprintf(out,
 			"<rect class=\"knee-band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 			"height=\"%.1f\"/>\n",
-			px(c, f->t_limit_lo), MT, fmax(1, px(c, f->t_limit_hi) - px(c, f->t_limit_lo)),
-			H - MT - MB);
+			px(c, f->t_limit_lo), MT,
+			fmax(1, px(c, f->t_limit_hi) - px(c, f->t_limit_lo)), H - MT - MB);
 		segment(c, out, "seg-flat", xa, f->t_min, f->t_limit, f->t_min);
 		segment(c, out, "seg-rise", f->t_limit, f->t_min, xb, whatif_fit_eval(f, xb));
 		fprintf(out,
@@ -104,8 +104,8 @@ static void fitted(const struct chart *c, const struct whatif_result *r, FILE *o
 			"<text class=\"knee-label\" x=\"%.1f\" y=\"%.1f\">t_limit = %.3f ms "
 			"(scale %.2f)</text>\n",
 			px(c, f->t_limit), MT, px(c, f->t_limit), H - MB, px(c, f->t_limit),
-			py(c, f->t_min), px(c, f->t_limit) + 8, py(c, f->t_min) - 12, f->t_limit / 1e6,
-			f->t_limit / (double)r->busy_ns);
+			py(c, f->t_min), px(c, f->t_limit) + 8, py(c, f->t_min) - 12,
+			f->t_limit / 1e6, f->t_limit / (double)r->busy_ns);
 		break;
 	case WHATIF_KIND_TOTAL:
 		segment(c, out, "seg-rise", xa, whatif_fit_eval(f, xa), xb, whatif_fit_eval(f, xb));
@@ -130,12 +130,15 @@ static void references(const struct chart *c, const struct whatif_result *r, FIL
 			x - 5.5, y - 5.5, whatif_point_sut(&r->flat) / 1e6);
 	}
 	if (r->has_idle) {
-		double x = px(c, (double)r->busy_ns), y = py(c, whatif_point_sut(&r->idle));
+		/* a level across the chart: the idle stub spends no CPU, and a mark at t_busy
+		 * would hide under the original's */
+		double y = py(c, whatif_point_sut(&r->idle));
 
 		fprintf(out,
-			"<path class=\"ref idle\" d=\"M%.1f %.1fl7 7l-7 7l-7 -7z\"><title>idle "
-			"stub: %.3f ms</title></path>\n",
-			x, y - 7, whatif_point_sut(&r->idle) / 1e6);
+			"<line class=\"ref idle\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\">"
+			"<title>idle stub: %.3f ms</title></line><text class=\"idle-label\" "
+			"x=\"%.1f\" y=\"%.1f\">idle stub</text>\n",
+			ML, y, W - MR, y, whatif_point_sut(&r->idle) / 1e6, W - MR - 4, y - 5);
 	}
 	{
 		double x = px(c, (double)r->busy_ns), y = py(c, whatif_point_sut(&r->original));
@@ -168,7 +171,7 @@ static void chart(const struct whatif_result *r, FILE *out)
 	c.y1 += pad;
 	c.x1 = c.x1 > 0 ? c.x1 * 1.03 : 1;
 	fprintf(out,
-		"<svg id=\"curve\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" "
+		"<svg id=\"curve\" viewBox=\"0 0 %.0f %.0f\" "
 		"width=\"%.0f\" height=\"%.0f\" data-kind=\"%s\" data-points=\"%zu\">\n",
 		W, H, W, H, r->n_points ? whatif_kind_name(r->fit.kind) : "unclear", r->n_points);
 	axes(&c, out);
@@ -179,15 +182,16 @@ static void chart(const struct whatif_result *r, FILE *out)
 		const struct whatif_point *p = &r->points[i];
 		double x = px(&c, (double)p->t_psf_ns);
 
-		fprintf(out,
-			"<line class=\"bar\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-			"<circle class=\"pt%s\" data-scale=\"%.6g\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\">"
-			"<title>scale %.2f: t_PSF %.3f ms, t_SUT %.3f ms (%.3f-%.3f)</title>"
-			"</circle>\n",
-			x, py(&c, (double)p->min_ns), x, py(&c, (double)p->max_ns),
-			p->loaded ? " loaded" : "", p->scale, x, py(&c, (double)p->median_ns), p->scale,
-			(double)p->t_psf_ns / 1e6, (double)p->median_ns / 1e6, (double)p->min_ns / 1e6,
-			(double)p->max_ns / 1e6);
+		fprintf(
+		    out,
+		    "<line class=\"bar\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+		    "<circle class=\"pt%s\" data-scale=\"%.6g\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\">"
+		    "<title>scale %.2f: t_PSF %.3f ms, t_SUT %.3f ms (%.3f-%.3f)</title>"
+		    "</circle>\n",
+		    x, py(&c, (double)p->min_ns), x, py(&c, (double)p->max_ns),
+		    p->loaded ? " loaded" : "", p->scale, x, py(&c, (double)p->median_ns), p->scale,
+		    (double)p->t_psf_ns / 1e6, (double)p->median_ns / 1e6, (double)p->min_ns / 1e6,
+		    (double)p->max_ns / 1e6);
 	}
 	references(&c, r, out);
 	fputs("</svg>\n", out);
@@ -204,7 +208,8 @@ static const char CSS[] =
     ".seg{stroke-width:2.5}.seg-flat{stroke:#2e8b57}.seg-rise{stroke:#c0392b}"
     ".knee{stroke:#555;stroke-dasharray:5 4}.knee-pt{fill:none;stroke:#111;stroke-width:2}"
     ".knee-band{fill:#999;opacity:.15}.knee-label{font-size:12px;font-weight:600}"
-    ".ref.flat{fill:#7b3fa0}.ref.idle{fill:#1a9fb0}.ref.original{fill:#111}"
+    ".ref.flat{fill:#7b3fa0}.ref.idle{stroke:#1a9fb0;stroke-width:1.5;stroke-dasharray:2 3}"
+    ".idle-label{fill:#1a9fb0;font-size:12px;text-anchor:end}.ref.original{fill:#111}"
     ".legend span{margin-right:18px}.sw{display:inline-block;width:12px;height:12px;"
     "margin-right:4px;vertical-align:-1px}.warn{background:#fff4e0;padding:8px;"
     "border-left:4px solid #e08a00}code{font-size:12px}";
@@ -314,7 +319,8 @@ void whatif_write_html(const struct whatif_result *r, FILE *out)
 		      "point's stub side by side.</p>\n",
 		      out);
 	} else {
-		fputs("replay the trace this set came from with <code>dps replay TRACE --set ", out);
+		fputs("replay the trace this set came from with <code>dps replay TRACE --set ",
+		      out);
 		dps_html_escape(out, r->input);
 		for (size_t i = 0; i < r->n_ids; i++) {
 			fprintf(out, " --thread-scale %" PRIu64 "=SCALE", r->ids[i]);

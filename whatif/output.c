@@ -63,12 +63,13 @@ static GPtrArray *conclusions(const struct whatif_result *r)
 				   whatif_ms(busy, a, 32), whatif_ms(red, b, 32)));
 		} else if (red <= tol) {
 			g_ptr_array_add(
-			    v, g_strdup_printf(
-				   "Flat stub: removing the component's %s ms of CPU leaves the "
-				   "whole at %s ms (t_reduced^SUT = %s ms, within the noise): it is "
-				   "not on the critical path, optimizing it gains nothing.",
-				   whatif_ms(busy, a, 32), whatif_ms(flat, b, 32),
-				   whatif_ms(red, c, 32)));
+			    v,
+			    g_strdup_printf(
+				"Flat stub: removing the component's %s ms of CPU leaves the "
+				"whole at %s ms (t_reduced^SUT = %s ms, within the noise): it is "
+				"not on the critical path, optimizing it gains nothing.",
+				whatif_ms(busy, a, 32), whatif_ms(flat, b, 32),
+				whatif_ms(red, c, 32)));
 		} else {
 			g_ptr_array_add(
 			    v, g_strdup_printf(
@@ -161,8 +162,8 @@ static GPtrArray *conclusions(const struct whatif_result *r)
 				   r->points[r->n_points - 1].scale));
 			break;
 		default:
-			g_ptr_array_add(v, g_strdup_printf("Busy stub: no reading: %s.",
-							   f->reason));
+			g_ptr_array_add(v,
+					g_strdup_printf("Busy stub: no reading: %s.", f->reason));
 			break;
 		}
 	}
@@ -179,25 +180,29 @@ static GPtrArray *caveats(const struct whatif_result *r)
 	if (c->n_fixed_sleeps) {
 		g_ptr_array_add(
 		    v, g_strdup_printf(
-			   "%zu sleeps of other threads (%s ms) are fixed durations: one that "
+			   "%zu sleep%s of other threads (%s ms) %s: one that "
 			   "ended in the real program because a component thread woke it (a wake "
 			   "the trace did not tie to it) ends at the same time in every point, "
 			   "which pins the answer.",
-			   c->n_fixed_sleeps, whatif_ms((double)c->fixed_sleep_ns, a, 32)));
+			   c->n_fixed_sleeps, c->n_fixed_sleeps > 1 ? "s" : "",
+			   whatif_ms((double)c->fixed_sleep_ns, a, 32),
+			   c->n_fixed_sleeps > 1 ? "are fixed durations" : "is a fixed duration"));
 	}
 	if (c->n_ordered_waits) {
-		g_ptr_array_add(v,
-				g_strdup_printf("%zu waits take wake-ups from the component and "
-						"another thread in their recorded order: a faster "
-						"component would be waited for after the other "
-						"still, where the real program might reorder them.",
-						c->n_ordered_waits));
+		g_ptr_array_add(
+		    v, g_strdup_printf("%zu wait%s take%s wake-ups from the component and "
+				       "another thread in their recorded order: a faster "
+				       "component would be waited for after the other "
+				       "still, where the real program might reorder them.",
+				       c->n_ordered_waits, c->n_ordered_waits > 1 ? "s" : "",
+				       c->n_ordered_waits > 1 ? "" : "s"));
 	}
 	if (c->n_component_waits) {
-		g_ptr_array_add(v, g_strdup_printf("The component waits %zu times for other "
-						   "threads' wake-ups: however fast it gets, it "
-						   "cannot pass them.",
-						   c->n_component_waits));
+		g_ptr_array_add(v, g_strdup_printf("The component waits for other threads' "
+						   "wake-ups (%zu wait%s): however fast it gets, "
+						   "it cannot pass them.",
+						   c->n_component_waits,
+						   c->n_component_waits > 1 ? "s" : ""));
 	}
 	return v;
 }
@@ -243,10 +248,10 @@ static void text_point(FILE *out, const char *what, const struct whatif_point *p
 {
 	char a[32], b[32], c[32], d[32];
 
-	fprintf(out, "%-9s %6.2f %10s %10s %10s %10s%s\n", what, p->scale,
+	fprintf(out, "%-9s %6.2f %10s %10s %10s %10s %8.0f%s\n", what, p->scale,
 		p->kind == WHATIF_POINT_IDLE ? "(slept)" : whatif_ms((double)p->t_psf_ns, a, 32),
 		whatif_ms((double)p->median_ns, b, 32), whatif_ms((double)p->min_ns, c, 32),
-		whatif_ms((double)p->max_ns, d, 32), p->loaded ? "  loaded" : "");
+		whatif_ms((double)p->max_ns, d, 32), p->others_pct, p->loaded ? "  loaded" : "");
 }
 
 void whatif_write_text(const struct whatif_result *r, FILE *out)
@@ -264,8 +269,8 @@ void whatif_write_text(const struct whatif_result *r, FILE *out)
 		"per point, mode %s, seed %" PRIu64 ", %.1f s\n\n",
 		whatif_ms((double)r->busy_ns, a, 32), r->n_threads, r->repeat, r->mode, r->seed,
 		r->wall_s);
-	fprintf(out, "%-9s %6s %10s %10s %10s %10s\n", "stub", "scale", "t_PSF ms", "t_SUT ms",
-		"min", "max");
+	fprintf(out, "%-9s %6s %10s %10s %10s %10s %8s\n", "stub", "scale", "t_PSF ms", "t_SUT ms",
+		"min", "max", "others%");
 	for (size_t i = 0; i < r->n_points; i++) {
 		text_point(out, "busy", &r->points[i]);
 	}
@@ -283,8 +288,7 @@ void whatif_write_text(const struct whatif_result *r, FILE *out)
 				"t_min^SUT %s ms, t_limit %s ms (scale %.2f, placed within "
 				"%.2f-%.2f), slope %.2f",
 				whatif_ms(f->t_min, a, 32), whatif_ms(f->t_limit, b, 32),
-				f->t_limit / (double)r->busy_ns,
-				f->t_limit_lo / (double)r->busy_ns,
+				f->t_limit / (double)r->busy_ns, f->t_limit_lo / (double)r->busy_ns,
 				f->t_limit_hi / (double)r->busy_ns, f->slope);
 		} else if (f->kind == WHATIF_KIND_TOTAL) {
 			fprintf(out, "t_SUT %s ms at t_PSF %s ms, slope %.2f",
@@ -305,11 +309,14 @@ void whatif_write_text(const struct whatif_result *r, FILE *out)
 			fprintf(out, "- %s\n", (const char *)cv->pdata[i]);
 		}
 	}
+	fprintf(out,
+		"\nThe machine over the sweep: others used %.0f %% of the CPUs, steal %.1f %%.\n",
+		r->others_pct, r->steal_pct);
 	if (loaded) {
 		fprintf(out,
-			"\nWarning: the machine was busy (others over %.0f %% of the CPUs or "
-			"steal over %.0f %%) during runs of: %s. Their times measure the machine "
-			"as much as the program; rerun on a quiet machine.\n",
+			"Warning: the machine was busy (others over %.0f %% of the CPUs or steal "
+			"over %.0f %%) during runs of: %s. Their times measure the machine as "
+			"much as the program; rerun on a quiet machine.\n",
 			DPS_LOAD_OTHERS_PCT_MAX, DPS_LOAD_STEAL_PCT_MAX, loaded);
 	}
 	g_free(loaded);
@@ -326,7 +333,18 @@ static void json_point(FILE *out, const struct whatif_point *p)
 	for (size_t i = 0; i < p->n_runs; i++) {
 		fprintf(out, "%s%" PRIu64, i ? ", " : "", p->runs_ns[i]);
 	}
-	fprintf(out, "], \"loaded\": %s}", p->loaded ? "true" : "false");
+	fprintf(out, "], \"others_pct\": %.1f, \"steal_pct\": %.1f, \"loaded\": %s}", p->others_pct,
+		p->steal_pct, p->loaded ? "true" : "false");
+}
+
+/* A duration as an integer of ns (JSON readers keep it exact), null when there is none. */
+static void json_ns(FILE *out, double ns)
+{
+	if (isfinite(ns)) {
+		fprintf(out, "%.0f", ns);
+	} else {
+		fputs("null", out);
+	}
 }
 
 static void json_strings(FILE *out, const char *key, GPtrArray *v)
@@ -356,8 +374,11 @@ void whatif_write_json(const struct whatif_result *r, FILE *out)
 	dps_json_string(out, r->component, false);
 	fprintf(out,
 		"},\n  \"busy_ns\": %" PRIu64 ",\n  \"threads\": %zu,\n  \"repeat\": %u,\n  "
-		"\"mode\": \"%s\",\n  \"seed\": %" PRIu64 ",\n  \"wall_s\": %.3f,\n",
-		r->busy_ns, r->n_threads, r->repeat, r->mode, r->seed, r->wall_s);
+		"\"mode\": \"%s\",\n  \"seed\": %" PRIu64 ",\n  \"wall_s\": %.3f,\n"
+		"  \"machine\": {\"others_pct\": %.1f, \"steal_pct\": %.1f, "
+		"\"calibration_spread_pct\": %.2f},\n",
+		r->busy_ns, r->n_threads, r->repeat, r->mode, r->seed, r->wall_s, r->others_pct,
+		r->steal_pct, r->cal_spread_pct);
 	fputs("  \"points\": [", out);
 	for (size_t i = 0; i < r->n_points; i++) {
 		fputs(i ? ",\n    " : "\n    ", out);
@@ -397,9 +418,9 @@ void whatif_write_json(const struct whatif_result *r, FILE *out)
 	}
 	fprintf(out, "  \"kind\": \"%s\",\n  \"t_min_sut_ns\": ",
 		r->n_points ? whatif_kind_name(f->kind) : "unclear");
-	dps_json_double(out, f->kind == WHATIF_KIND_UNCLEAR ? NAN : round(f->t_min));
+	json_ns(out, f->kind == WHATIF_KIND_UNCLEAR ? NAN : f->t_min);
 	fputs(",\n  \"t_limit_ns\": ", out);
-	dps_json_double(out, f->knee ? round(f->t_limit) : NAN);
+	json_ns(out, f->knee ? f->t_limit : NAN);
 	fputs(",\n  \"t_limit_scale\": ", out);
 	dps_json_double(out, f->knee ? f->t_limit / busy : NAN);
 	fputs(",\n  \"t_limit_range_ns\": ", out);
@@ -411,11 +432,11 @@ void whatif_write_json(const struct whatif_result *r, FILE *out)
 	fputs(",\n  \"slope\": ", out);
 	dps_json_double(out, f->kind == WHATIF_KIND_UNCLEAR ? NAN : f->slope);
 	fputs(",\n  \"fit_error\": {\"rms_ns\": ", out);
-	dps_json_double(out, round(f->rms));
+	json_ns(out, f->rms);
 	fputs(", \"relative\": ", out);
 	dps_json_double(out, f->rel_err);
 	fputs(", \"noise_ns\": ", out);
-	dps_json_double(out, round(f->noise));
+	json_ns(out, f->noise);
 	fputs("},\n  \"fit_reason\": ", out);
 	dps_json_string(out, f->reason, false);
 	fputs(",\n", out);

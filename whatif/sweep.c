@@ -25,11 +25,36 @@
 #include "machine-load.h"
 #include "whatif-internal.h"
 
+/* Below this much wall time, a point's own /proc/stat figures (10 ms ticks) are too coarse to
+ * call it loaded alone: the sweep's figure must agree. */
+#define SWEEP_LOAD_WINDOW_S 0.5
 
 struct job {
-	struct whatif_point *pt; /* borrowed */
+	size_t pt; /* index in the points */
 	unsigned rep;
 };
+
+/* /proc/stat deltas summed over the runs of a point (or the sweep), and our children's CPU. */
+struct load_sum {
+	struct dps_load_sample from, to; /* from zero: to holds the sums */
+	uint64_t child_cpu_ns;
+};
+
+static void load_add(struct load_sum *sum, const struct dps_load_sample *a,
+		     const struct dps_load_sample *b, uint64_t child_cpu_ns)
+{
+	if (!a->ok || !b->ok) {
+		return;
+	}
+	sum->from.ok = sum->to.ok = true;
+	sum->to.ticks_per_s = b->ticks_per_s;
+	sum->to.cpus = b->cpus;
+	sum->to.t_s += b->t_s - a->t_s;
+	sum->to.busy_ticks += b->busy_ticks - a->busy_ticks;
+	sum->to.total_ticks += b->total_ticks - a->total_ticks;
+	sum->to.steal_ticks += b->steal_ticks - a->steal_ticks;
+	sum->child_cpu_ns += child_cpu_ns;
+}
 
 static uint64_t mono_ns(void)
 {
@@ -61,9 +86,9 @@ static GPtrArray *stub_argv(const struct whatif_runner *run, const struct whatif
 			char num[G_ASCII_DTOSTR_BUF_SIZE];
 
 			g_ptr_array_add(v, g_strdup("--thread-scale"));
-			g_ptr_array_add(v, g_strdup_printf("%" PRIu64 "=%s", run->ids[i],
-							   g_ascii_dtostr(num, sizeof(num),
-									  p->scale)));
+			g_ptr_array_add(
+			    v, g_strdup_printf("%" PRIu64 "=%s", run->ids[i],
+					       g_ascii_dtostr(num, sizeof(num), p->scale)));
 		}
 	}
 	g_ptr_array_add(v, NULL);
@@ -90,12 +115,11 @@ static char *last_err_line(const char *path)
 
 /* One repetition: spawn, wait, the wall time from outside. */
 static enum dps_status run_once(const struct whatif_runner *run, struct whatif_point *p,
-				struct dps_diag *diag)
+				struct load_sum *sums, struct dps_diag *diag)
 {
 	GPtrArray *argv = stub_argv(run, p);
 	posix_spawn_file_actions_t fa;
 	struct dps_load_sample before, after;
-	struct dps_load load;
 	struct rusage ru;
 	enum dps_status st = DPS_OK;
 	uint64_t t0, t1, child_cpu;
@@ -105,8 +129,7 @@ static enum dps_status run_once(const struct whatif_runner *run, struct whatif_p
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 2, run->err_path, O_WRONLY | O_CREAT | O_TRUNC,
-					 0644);
+	posix_spawn_file_actions_addopen(&fa, 2, run->err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	before = dps_load_sample_take();
 	t0 = mono_ns();
 	rc = posix_spawn(&pid, run->stub, &fa, NULL, (char *const *)argv->pdata, environ);
@@ -126,9 +149,9 @@ static enum dps_status run_once(const struct whatif_runner *run, struct whatif_p
 	}
 	t1 = mono_ns();
 	after = dps_load_sample_take();
-	child_cpu = (uint64_t)ru.ru_utime.tv_sec * 1000000000u +
-		    (uint64_t)ru.ru_utime.tv_usec * 1000u +
-		    (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u;
+	child_cpu =
+	    (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u +
+	    (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u;
 	if (!WIFEXITED(ws) || WEXITSTATUS(ws)) {
 		char *msg = last_err_line(run->err_path);
 
@@ -139,10 +162,8 @@ static enum dps_status run_once(const struct whatif_runner *run, struct whatif_p
 		st = DPS_ERROR;
 		goto end_actions;
 	}
-	load = dps_load_between(&before, &after, child_cpu);
-	if (dps_load_is_noisy(&load)) {
-		p->loaded = true;
-	}
+	load_add(&sums[0], &before, &after, child_cpu);
+	load_add(&sums[1], &before, &after, child_cpu);
 	p->runs_ns[p->n_runs++] = t1 - t0;
 end_actions:
 	posix_spawn_file_actions_destroy(&fa);
@@ -171,10 +192,11 @@ static void summarize(struct whatif_point *p)
 }
 
 enum dps_status whatif_sweep_run(const struct whatif_runner *run, struct whatif_point *const *pts,
-				 size_t n, struct dps_diag *diag)
+				 size_t n, struct dps_load *sweep_load, struct dps_diag *diag)
 {
 	size_t n_jobs = n * run->repeat;
 	struct job *jobs = g_new0(struct job, n_jobs);
+	struct load_sum *sums = g_new0(struct load_sum, n + 1); /* [n]: the whole sweep */
 	GRand *rand = g_rand_new_with_seed((guint32)(run->seed ^ (run->seed >> 32)));
 	enum dps_status st = DPS_OK;
 
@@ -182,7 +204,7 @@ enum dps_status whatif_sweep_run(const struct whatif_runner *run, struct whatif_
 		pts[i]->runs_ns = g_new0(uint64_t, run->repeat);
 		pts[i]->n_runs = 0;
 		for (unsigned r = 0; r < run->repeat; r++) {
-			jobs[i * run->repeat + r] = (struct job){.pt = pts[i], .rep = r};
+			jobs[i * run->repeat + r] = (struct job){.pt = i, .rep = r};
 		}
 	}
 	/* Fisher-Yates with the seed: the same seed gives the same order. */
@@ -194,23 +216,39 @@ enum dps_status whatif_sweep_run(const struct whatif_runner *run, struct whatif_
 		jobs[j] = t;
 	}
 	for (size_t i = 0; i < n_jobs && !st; i++) {
+		const struct whatif_point *p = pts[jobs[i].pt];
+		struct load_sum pair[2];
+
 		if (run->progress) {
 			fprintf(stderr, "\rdps whatif: run %zu/%zu (%s %.2f)   ", i + 1, n_jobs,
-				jobs[i].pt->kind == WHATIF_POINT_BUSY	   ? "scale"
-				: jobs[i].pt->kind == WHATIF_POINT_FLAT	   ? "flat"
-				: jobs[i].pt->kind == WHATIF_POINT_IDLE	   ? "idle"
-									   : "original",
-				jobs[i].pt->scale);
+				p->kind == WHATIF_POINT_BUSY   ? "scale"
+				: p->kind == WHATIF_POINT_FLAT ? "flat"
+				: p->kind == WHATIF_POINT_IDLE ? "idle"
+							       : "original",
+				p->scale);
 		}
-		st = run_once(run, jobs[i].pt, diag);
+		pair[0] = sums[jobs[i].pt];
+		pair[1] = sums[n];
+		st = run_once(run, pts[jobs[i].pt], pair, diag);
+		sums[jobs[i].pt] = pair[0];
+		sums[n] = pair[1];
 	}
 	if (run->progress) {
 		fprintf(stderr, "\r%60s\r", "");
 	}
+	*sweep_load = dps_load_between(&sums[n].from, &sums[n].to, sums[n].child_cpu_ns);
 	for (size_t i = 0; i < n && !st; i++) {
+		struct dps_load l =
+		    dps_load_between(&sums[i].from, &sums[i].to, sums[i].child_cpu_ns);
+
 		summarize(pts[i]);
+		pts[i]->others_pct = l.others_pct;
+		pts[i]->steal_pct = l.steal_pct;
+		pts[i]->loaded = dps_load_is_noisy(&l) &&
+				 (l.wall_s >= SWEEP_LOAD_WINDOW_S || dps_load_is_noisy(sweep_load));
 	}
 	g_rand_free(rand);
+	g_free(sums);
 	g_free(jobs);
 	return st;
 }

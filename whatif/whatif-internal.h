@@ -20,13 +20,16 @@ struct whatif_runner {
 	bool progress;
 };
 
+struct dps_load;
+
 /*
  * Runs every repetition of the n points (their kind and scale set, runs_ns empty) in one
- * random order and fills each point's runs, median, min, max and loaded flag. Returns DPS_OK,
- * DPS_ERROR when a stub run fails (diag: its status and last message), DPS_ERR_NOMEM.
+ * random order and fills each point's runs, median, min, max and load figures, and
+ * *sweep_load with the machine's load over all the runs. Returns DPS_OK, DPS_ERROR when a stub
+ * run fails (diag: its status and last message).
  */
 enum dps_status whatif_sweep_run(const struct whatif_runner *run, struct whatif_point *const *pts,
-				 size_t n, struct dps_diag *diag);
+				 size_t n, struct dps_load *sweep_load, struct dps_diag *diag);
 
 /* The writers' sentences (output.c), each array of g_strdup'ed strings freed with
  * g_ptr_array_free(v, TRUE): the paper's conclusions, the caveats; the points run on a busy

@@ -37,12 +37,12 @@
 
 /* One study under way. */
 struct study {
-	const struct whatif_options *opts; /* borrowed */
-	struct whatif_result *res;	   /* borrowed */
-	struct dps_diag *diag;		   /* borrowed */
-	struct dps_out_dir out;		   /* owned: OUTDIR and its temporary (with OUTDIR) */
-	char *work;			   /* owned: where the files go (out.tmp or a temporary) */
-	bool work_is_tmp;		   /* work is a private temporary, removed at the end */
+	const struct whatif_options *opts;  /* borrowed */
+	struct whatif_result *res;	    /* borrowed */
+	struct dps_diag *diag;		    /* borrowed */
+	struct dps_out_dir out;		    /* owned: OUTDIR and its temporary (with OUTDIR) */
+	char *work;			    /* owned: where the files go (out.tmp or a temporary) */
+	bool work_is_tmp;		    /* work is a private temporary, removed at the end */
 	char *set_dir, *stub, *calibration; /* owned paths */
 	struct dps_actset *set;		    /* owned */
 	double t0;
@@ -144,8 +144,8 @@ static enum dps_status check_options(struct study *s)
 		return DPS_ERR_INVAL;
 	}
 	if ((o->stubs & WHATIF_STUB_BUSY) && n > WHATIF_POINTS_MAX) {
-		dps_diag_setf(s->diag, "the sweep has %zu points, more than %d: a larger --step",
-			      n, WHATIF_POINTS_MAX);
+		dps_diag_setf(s->diag, "the sweep has %zu points, more than %d: a larger --step", n,
+			      WHATIF_POINTS_MAX);
 		return DPS_ERR_INVAL;
 	}
 	if (o->repeat < 1) {
@@ -340,8 +340,9 @@ static enum dps_status resolve_component(struct study *s, bool *mark)
 
 		if (t == DPS_ACTSET_NO_THREAD) {
 			known = list_threads(set);
-			dps_diag_setf(s->diag, "--thread %" PRIu64 ": no such thread in %s; its "
-					       "threads: %s",
+			dps_diag_setf(s->diag,
+				      "--thread %" PRIu64 ": no such thread in %s; its "
+				      "threads: %s",
 				      o->thread_ids[i], s->set_dir, known);
 			g_free(known);
 			g_string_free(name, TRUE);
@@ -359,8 +360,9 @@ static enum dps_status resolve_component(struct study *s, bool *mark)
 		}
 		if (!found) {
 			known = list_threads(set);
-			dps_diag_setf(s->diag, "--comm %s: no thread of that name in %s; its "
-					       "threads: %s",
+			dps_diag_setf(s->diag,
+				      "--comm %s: no thread of that name in %s; its "
+				      "threads: %s",
 				      o->comms[c], s->set_dir, known);
 			g_free(known);
 			g_string_free(name, TRUE);
@@ -373,9 +375,8 @@ static enum dps_status resolve_component(struct study *s, bool *mark)
 			continue;
 		}
 		r->ids[r->n_ids++] = set->threads[t].id;
-		g_string_append_printf(name, "%s%s%" PRIu64 "%s%s%s", r->n_ids > 1 ? ", " : "",
-				       r->n_ids > 1 ? "" : "thread ", set->threads[t].id,
-				       set->threads[t].comm ? " (" : "",
+		g_string_append_printf(name, "%s%" PRIu64 "%s%s%s", r->n_ids > 1 ? ", " : "",
+				       set->threads[t].id, set->threads[t].comm ? " (" : "",
 				       set->threads[t].comm ? set->threads[t].comm : "",
 				       set->threads[t].comm ? ")" : "");
 		for (size_t i = 0; i < set->threads[t].n_actions; i++) {
@@ -386,6 +387,7 @@ static enum dps_status resolve_component(struct study *s, bool *mark)
 			}
 		}
 	}
+	g_string_prepend(name, r->n_ids > 1 ? "threads " : "thread ");
 	r->component = g_string_free(name, FALSE);
 	r->n_threads = set->n_threads;
 	if (!r->busy_ns) {
@@ -482,6 +484,7 @@ static enum dps_status sweep(struct study *s)
 	    .progress = o->progress,
 	};
 	char *err_path = g_build_filename(s->work, "stub.err", NULL);
+	struct dps_load load;
 	size_t n = 0;
 	char msg[128];
 	enum dps_status st;
@@ -519,7 +522,9 @@ static enum dps_status sweep(struct study *s)
 	run.err_path = err_path;
 	snprintf(msg, sizeof(msg), "running %zu points x %u repetitions", n, o->repeat);
 	say(s, msg);
-	st = whatif_sweep_run(&run, pts, n, s->diag);
+	st = whatif_sweep_run(&run, pts, n, &load, s->diag);
+	r->others_pct = load.others_pct;
+	r->steal_pct = load.steal_pct;
 	/* the shared points: copies with their own runs array */
 	if (!st && r->has_flat && at0) {
 		r->flat = *at0;
@@ -641,6 +646,17 @@ enum dps_status whatif_run(const struct whatif_options *opts, struct whatif_resu
 		return st;
 	}
 	result->from_trace = !looks_like_set(opts->input);
+	if (result->from_trace && opts->pid < 0 && opts->tid < 0 && !opts->process_comm) {
+		int64_t pid;
+
+		if (!dps_record_info_pid(opts->input, &pid)) {
+			dps_diag_setf(diag,
+				      "no selection: which process of %s? (--pid, --tid or "
+				      "--process; dps analyze %s lists them)",
+				      opts->input, opts->input);
+			return DPS_ERR_INVAL;
+		}
+	}
 	/* A set's component is checked before anything is made or run. */
 	if (!result->from_trace) {
 		st = load_set(&s);

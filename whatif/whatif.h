@@ -83,7 +83,12 @@ struct whatif_point {
 	uint64_t *runs_ns; /* owned: the SUT times of the n_runs repetitions, in run order */
 	size_t n_runs;
 	uint64_t median_ns, min_ns, max_ns;
-	bool loaded; /* some repetition ran on a busy machine (machine-load.h) */
+	/* The machine while its runs ran (common/machine-load.h): others' share of the CPUs
+	 * and the hypervisor's steal, %; loaded when they say the times are the machine's as
+	 * much as the program's (a point's own runs shorter than half a second must agree with
+	 * the whole sweep's figure: the kernel's 10 ms ticks are too coarse for less). */
+	double others_pct, steal_pct;
+	bool loaded;
 };
 
 /* What the set holds that pins the answer (whatif_run counts them; doc/whatif.md). */
@@ -95,17 +100,17 @@ struct whatif_caveats {
 };
 
 struct whatif_result {
-	char *input;	   /* owned */
-	bool from_trace;   /* the input was a trace (analyzed), else a set */
-	char *workdir;	   /* owned: OUTDIR, or NULL when nothing is kept */
-	char *component;   /* owned: "101 (worker-1), 102 (worker-2)" */
-	uint64_t *ids;	   /* owned: the component's action-set ids */
-	size_t n_ids;	   /* ... */
-	uint64_t busy_ns;  /* t_busy^CUS: the component's recorded runs, summed */
-	size_t n_threads;  /* of the set */
-	unsigned repeat;   /* repetitions per point */
-	uint64_t seed;	   /* the order of the runs */
-	const char *mode;  /* static: the stub's mode */
+	char *input;	       /* owned */
+	bool from_trace;       /* the input was a trace (analyzed), else a set */
+	char *workdir;	       /* owned: OUTDIR, or NULL when nothing is kept */
+	char *component;       /* owned: "101 (worker-1), 102 (worker-2)" */
+	uint64_t *ids;	       /* owned: the component's action-set ids */
+	size_t n_ids;	       /* ... */
+	uint64_t busy_ns;      /* t_busy^CUS: the component's recorded runs, summed */
+	size_t n_threads;      /* of the set */
+	unsigned repeat;       /* repetitions per point */
+	uint64_t seed;	       /* the order of the runs */
+	const char *mode;      /* static: the stub's mode */
 	double cal_spread_pct; /* the calibration's loop rate spread (0: given, not measured) */
 	/* the busy sweep, by scale ascending (owned), and the reference stubs */
 	struct whatif_point *points;
@@ -114,8 +119,9 @@ struct whatif_result {
 	bool has_flat, has_idle; /* original is always there */
 	struct whatif_fit fit;	 /* on (t_psf_ns, median) of the busy points; UNCLEAR without */
 	struct whatif_caveats caveats;
-	size_t n_loaded; /* points run on a busy machine */
-	double wall_s;	 /* the whole study */
+	size_t n_loaded;	      /* points run on a busy machine */
+	double others_pct, steal_pct; /* the machine over the whole sweep, % */
+	double wall_s;		      /* the whole study */
 };
 
 /*
