@@ -19,6 +19,8 @@
 
 /* The share of the original's time under which two stubs' times count as equal. */
 #define WHATIF_EQUAL_PCT 2.0
+/* The idle stub's "equal" is a reading only when the spread stays under this share of t^SUT. */
+#define WHATIF_IDLE_NOISE_PCT 5.0
 
 const char *whatif_ms(double ns, char *buf, size_t len)
 {
@@ -48,10 +50,10 @@ static GPtrArray *conclusions(const struct whatif_result *r)
 		double flat = whatif_point_sut(&r->flat), red = orig - flat;
 		double tol = tolerance(r, &r->original, &r->flat);
 
-		if (tol > busy / 2) {
+		if (tol > busy / 4) {
 			g_ptr_array_add(
 			    v, g_strdup_printf("Flat stub: no reading: the runs spread by +-%s ms, "
-					       "as much as the component's %s ms of CPU.",
+					       "too much against the component's %s ms of CPU.",
 					       whatif_ms(tol, a, 32), whatif_ms(busy, b, 32)));
 		} else if (red >= busy - tol) {
 			g_ptr_array_add(
@@ -85,11 +87,14 @@ static GPtrArray *conclusions(const struct whatif_result *r)
 		double idle = whatif_point_sut(&r->idle);
 		double tol = tolerance(r, &r->original, &r->idle);
 
-		if (tol > busy / 2) {
+		if (idle >= orig - tol && tol > WHATIF_IDLE_NOISE_PCT / 100 * orig) {
+			/* "equal" within a spread that large would hide the difference the
+			 * reading is about */
 			g_ptr_array_add(
-			    v, g_strdup_printf("Idle stub: no reading: the runs spread by +-%s ms, "
-					       "as much as the component's %s ms of CPU.",
-					       whatif_ms(tol, a, 32), whatif_ms(busy, b, 32)));
+			    v, g_strdup_printf("Idle stub: no reading: %s ms against %s ms, but the "
+					       "runs spread by +-%s ms (over %.0f %% of t^SUT).",
+					       whatif_ms(idle, a, 32), whatif_ms(orig, b, 32),
+					       whatif_ms(tol, c, 32), WHATIF_IDLE_NOISE_PCT));
 		} else if (idle >= orig - tol) {
 			g_ptr_array_add(
 			    v, g_strdup_printf(
