@@ -91,10 +91,11 @@ static GPtrArray *conclusions(const struct whatif_result *r)
 			/* "equal" within a spread that large would hide the difference the
 			 * reading is about */
 			g_ptr_array_add(
-			    v, g_strdup_printf("Idle stub: no reading: %s ms against %s ms, but the "
-					       "runs spread by +-%s ms (over %.0f %% of t^SUT).",
-					       whatif_ms(idle, a, 32), whatif_ms(orig, b, 32),
-					       whatif_ms(tol, c, 32), WHATIF_IDLE_NOISE_PCT));
+			    v,
+			    g_strdup_printf("Idle stub: no reading: %s ms against %s ms, but the "
+					    "runs spread by +-%s ms (over %.0f %% of t^SUT).",
+					    whatif_ms(idle, a, 32), whatif_ms(orig, b, 32),
+					    whatif_ms(tol, c, 32), WHATIF_IDLE_NOISE_PCT));
 		} else if (idle >= orig - tol) {
 			g_ptr_array_add(
 			    v, g_strdup_printf(

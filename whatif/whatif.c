@@ -165,6 +165,16 @@ static enum dps_status check_options(struct study *s)
 		dps_diag_setf(s->diag, "--calibration %s: no such file", o->calibration);
 		return DPS_ERR_INVAL;
 	}
+	if (o->calibration) {
+		/* what the stub would refuse at its first run, refused now */
+		struct dps_calibration cal;
+		char err[512] = "";
+
+		if (dps_calibration_load(o->calibration, &cal, err, sizeof(err))) {
+			dps_diag_setf(s->diag, "--calibration: %s", err);
+			return DPS_ERR_INVAL;
+		}
+	}
 	if (o->outdir) {
 		return dps_out_dir_check(o->outdir, is_whatif_dir,
 					 "an earlier dps whatif's output (no " WHATIF_MARKER_NAME

@@ -50,8 +50,8 @@ static char *set_path(const char *name)
  * the checker's one line ("kind=... t_limit_scale=... busy_ns=...", g_free). */
 static char *run_json(const char *args, unsigned repeat, unsigned n_points, const char *kinds)
 {
-	struct dps_test_run run = dps_test_run_sh("%s whatif %s --json -q > %s/out.json",
-						   dps_test_bin(), args, tmp);
+	struct dps_test_run run =
+	    dps_test_run_sh("%s whatif %s --json -q > %s/out.json", dps_test_bin(), args, tmp);
 	struct dps_test_run check;
 	char *line;
 
@@ -97,8 +97,8 @@ Test(whatif, json_has_every_key_and_the_caveats_of_the_set)
 	/* helper 3 sleeps 1 ms; main waits for worker 2 then helper 3, back to back */
 	cr_expect(strstr(text, "1 sleep of other threads (1.000 ms) is a fixed duration"), "%s",
 		  text);
-	cr_expect(strstr(text, "1 wait takes wake-ups from the component and another thread"),
-		  "%s", text);
+	cr_expect(strstr(text, "1 wait takes wake-ups from the component and another thread"), "%s",
+		  text);
 	cr_expect(strstr(text, "\"input_kind\": \"set\""));
 	cr_expect(strstr(text, "\"label\": \"thread 2 (worker)\""), "%s", text);
 	g_free(text);
@@ -145,8 +145,8 @@ Test(whatif, a_thread_everything_waits_for_is_total)
 Test(whatif, a_thread_nothing_waits_for_is_none)
 {
 	char *set = set_path("knee");
-	char *args = dps_test_strf("%s --thread 3 --stub busy --step 0.25 --repeat 2 --mode wall",
-				   set);
+	char *args =
+	    dps_test_strf("%s --thread 3 --stub busy --step 0.25 --repeat 2 --mode wall", set);
 	char *line = run_json(args, 2, 7, "none unclear");
 
 	if (!refused_under_load(line)) {
@@ -226,13 +226,13 @@ Test(whatif, bad_input_exits_2_with_the_reason_before_any_work)
 	    {"--thread 2 --step 0.00001", "more than 1000"},
 	    {"--thread 2 --mode fast", "--mode: expected work, cpu or wall"},
 	    {"--thread 2 --calibration /nonexistent/cal", "/nonexistent/cal: no such file"},
+	    {"--thread 2 --calibration /etc/hostname", "--calibration: /etc/hostname:"},
 	    {"", "no component"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct dps_test_run run = dps_test_run_sh("%s whatif %s %s -o %s/out%zu",
-							  dps_test_bin(), set, cases[i].args, tmp,
-							  i);
+		struct dps_test_run run = dps_test_run_sh(
+		    "%s whatif %s %s -o %s/out%zu", dps_test_bin(), set, cases[i].args, tmp, i);
 		char *out = dps_test_strf("%s/out%zu", tmp, i);
 
 		cr_expect_eq(run.status, 2, "%s: exit %d", cases[i].args, run.status);
@@ -242,8 +242,8 @@ Test(whatif, bad_input_exits_2_with_the_reason_before_any_work)
 		if (strstr(cases[i].message, "no such thread")) {
 			cr_expect(strstr(run.err, "1 (main), 2 (long), 3 (short)"), "%s", run.err);
 		}
-		cr_expect_not(g_file_test(out, G_FILE_TEST_EXISTS), "%s: %s made",
-			      cases[i].args, out);
+		cr_expect_not(g_file_test(out, G_FILE_TEST_EXISTS), "%s: %s made", cases[i].args,
+			      out);
 		g_free(out);
 		dps_test_run_fini(&run);
 	}
@@ -290,8 +290,11 @@ static void make_result(struct whatif_result *r)
 	r->flat.kind = WHATIF_POINT_FLAT;
 	r->original = r->points[10];
 	r->original.kind = WHATIF_POINT_ORIGINAL;
-	r->idle = (struct whatif_point){.kind = WHATIF_POINT_IDLE, .scale = 1, .median_ns = 206000000,
-					.min_ns = 205000000, .max_ns = 207000000};
+	r->idle = (struct whatif_point){.kind = WHATIF_POINT_IDLE,
+					.scale = 1,
+					.median_ns = 206000000,
+					.min_ns = 205000000,
+					.max_ns = 207000000};
 	cr_assert_eq(whatif_fit_curve(x, y, spread, 16, &r->fit), 0);
 	cr_assert_eq(r->fit.kind, WHATIF_KIND_LIMITED, "%s", r->fit.reason);
 }
