@@ -80,7 +80,8 @@ static double knee_scale(const char *line)
 static bool refused_under_load(const char *line)
 {
 	if (strstr(line, "kind=unclear") && !strstr(line, "loaded=0")) {
-		cr_log_warn("the machine was too busy for a reading: %s", line);
+		/* not cr_log_warn: Criterion 2.4.1 exits 1 after a warning */
+		fprintf(stderr, "note: the machine was too busy for a reading: %s", line);
 		return true;
 	}
 	return false;
