@@ -183,7 +183,16 @@ static GPtrArray *caveats(const struct whatif_result *r)
 	GPtrArray *v = g_ptr_array_new_with_free_func(g_free);
 	char a[32];
 
-	if (c->n_fixed_sleeps) {
+	if (c->n_fixed_sleeps && c->timelines && !c->n_woken_sleeps) {
+		g_ptr_array_add(
+		    v, g_strdup_printf(
+			   "%zu sleep%s of other threads (%s ms) %s; none of them "
+			   "ended right after a component thread stopped running in the "
+			   "trace (within 0.2 ms), so none looks woken by the component.",
+			   c->n_fixed_sleeps, c->n_fixed_sleeps > 1 ? "s" : "",
+			   whatif_ms((double)c->fixed_sleep_ns, a, 32),
+			   c->n_fixed_sleeps > 1 ? "are fixed durations" : "is a fixed duration"));
+	} else if (c->n_fixed_sleeps) {
 		g_ptr_array_add(
 		    v, g_strdup_printf(
 			   "%zu sleep%s of other threads (%s ms) %s: one that "
@@ -193,6 +202,15 @@ static GPtrArray *caveats(const struct whatif_result *r)
 			   c->n_fixed_sleeps, c->n_fixed_sleeps > 1 ? "s" : "",
 			   whatif_ms((double)c->fixed_sleep_ns, a, 32),
 			   c->n_fixed_sleeps > 1 ? "are fixed durations" : "is a fixed duration"));
+	}
+	if (c->timelines && c->n_woken_sleeps) {
+		g_ptr_array_add(
+		    v, g_strdup_printf("In the trace, %zu of the other threads' sleeps (%s ms) "
+				       "ended within 0.2 ms after a component thread stopped "
+				       "running: most likely woken by it, they are the ones that "
+				       "pin the answer.",
+				       c->n_woken_sleeps,
+				       whatif_ms((double)c->woken_sleep_ns, a, 32)));
 	}
 	if (c->n_ordered_waits) {
 		g_ptr_array_add(
@@ -287,6 +305,10 @@ void whatif_write_text(const struct whatif_result *r, FILE *out)
 		text_point(out, "idle", &r->idle);
 	}
 	text_point(out, "original", &r->original);
+	if (r->recorded_sut_ns) {
+		fprintf(out, "(the recorded program: %s ms from exec to its last thread's end)\n",
+			whatif_ms((double)r->recorded_sut_ns, a, 32));
+	}
 	if (r->n_points) {
 		fprintf(out, "\nFit: %s; ", whatif_kind_name(f->kind));
 		if (f->kind == WHATIF_KIND_LIMITED) {
@@ -406,6 +428,23 @@ void whatif_write_json(const struct whatif_result *r, FILE *out)
 	fputs(",\n  \"original\": ", out);
 	json_point(out, &r->original);
 	fprintf(out, ",\n  \"original_sut_ns\": %" PRIu64 ",\n", r->original.median_ns);
+	if (r->recorded_sut_ns) {
+		fprintf(out, "  \"recorded_sut_ns\": %" PRIu64 ",\n", r->recorded_sut_ns);
+	} else {
+		fputs("  \"recorded_sut_ns\": null,\n", out);
+	}
+	fprintf(out,
+		"  \"pins\": {\"fixed_sleeps\": %zu, \"fixed_sleep_ns\": %" PRIu64
+		", \"woken_sleeps\": ",
+		r->caveats.n_fixed_sleeps, r->caveats.fixed_sleep_ns);
+	if (r->caveats.timelines) {
+		fprintf(out, "%zu, \"woken_sleep_ns\": %" PRIu64, r->caveats.n_woken_sleeps,
+			r->caveats.woken_sleep_ns);
+	} else {
+		fputs("null, \"woken_sleep_ns\": null", out);
+	}
+	fprintf(out, ", \"ordered_waits\": %zu, \"component_waits\": %zu},\n",
+		r->caveats.n_ordered_waits, r->caveats.n_component_waits);
 	if (r->has_flat) {
 		fprintf(out,
 			"  \"flat_sut_ns\": %" PRIu64 ",\n  \"t_reduced_cus_ns\": %" PRIu64

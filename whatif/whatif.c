@@ -32,6 +32,9 @@
 #include "simgen.h"
 #include "whatif-internal.h"
 
+/* How soon after a component thread stopped running another thread's sleep must end to count
+ * as woken by it: the kernel's wake-up latency on a loaded machine, with room. */
+#define WHATIF_WOKEN_WINDOW_NS 200000u
 /* The file that marks a directory as dps whatif's output, replaceable by the next study. */
 #define WHATIF_MARKER_NAME "whatif.info"
 
@@ -45,6 +48,7 @@ struct study {
 	bool work_is_tmp;		    /* work is a private temporary, removed at the end */
 	char *set_dir, *stub, *calibration; /* owned paths */
 	struct dps_actset *set;		    /* owned */
+	struct analyzer_result *ares;	    /* owned: a trace's analysis, its timelines kept */
 	double t0;
 };
 
@@ -307,15 +311,19 @@ static enum dps_status load_set(struct study *s)
 	a.calibration_path = s->calibration;
 	a.progress = o->progress;
 	a.out_dir = s->set_dir;
-	a.keep_timelines = false;
+	a.keep_timelines = true; /* the sleeps' ends, for the caveats */
 	st = analyzer_run(&a, &ares, s->diag);
 	if (!st && ares->partial) {
 		fprintf(stderr, "dps whatif: warning: the trace is incomplete (%s)\n",
 			ares->partial_reason ? ares->partial_reason : "events lost");
 	}
-	analyzer_result_destroy(ares);
 	if (st) {
+		analyzer_result_destroy(ares);
 		return st;
+	}
+	s->ares = ares;
+	if (ares->process.known && ares->process.end_ns > ares->process.begin_ns) {
+		s->res->recorded_sut_ns = ares->process.end_ns - ares->process.begin_ns;
 	}
 	return dps_actset_load_dir(s->set_dir, &s->set, s->diag);
 }
@@ -455,6 +463,67 @@ static void find_caveats(struct study *s, const bool *mark)
 			prev_waker = w;
 		}
 	}
+}
+
+static int compare_u64(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * With a trace's timelines: the sleeps of other threads that ended within
+ * WHATIF_WOKEN_WINDOW_NS after a component thread stopped running (a run's end: it blocked,
+ * yielded or exited, which is when a thread wakes another). The trace did not tie them to a
+ * waker (they would be waits), but the timing says the component most likely woke them.
+ */
+static void find_woken_sleeps(struct study *s, const bool *mark)
+{
+	const struct analyzer_result *ar = s->ares;
+	struct whatif_caveats *c = &s->res->caveats;
+	GArray *ends = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	bool *in = g_new0(bool, ar->n_threads);
+
+	for (size_t t = 0; t < ar->n_threads; t++) {
+		size_t k = dps_actset_find(s->set, ar->threads[t].id);
+
+		in[t] = k != DPS_ACTSET_NO_THREAD && mark[k];
+		for (size_t i = 0; in[t] && i < ar->threads[t].n_segs; i++) {
+			if (ar->threads[t].segs[i].kind == ANALYZER_SEG_RUN) {
+				g_array_append_val(ends, ar->threads[t].segs[i].end_ns);
+			}
+		}
+	}
+	g_array_sort(ends, compare_u64);
+	for (size_t t = 0; t < ar->n_threads; t++) {
+		for (size_t i = 0; !in[t] && i < ar->threads[t].n_segs; i++) {
+			const struct analyzer_segment *g = &ar->threads[t].segs[i];
+			size_t lo = 0, hi = ends->len;
+
+			if (g->kind != ANALYZER_SEG_SLEEP) {
+				continue;
+			}
+			/* the first run end at or after the window's start */
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+
+				if (g_array_index(ends, uint64_t, mid) + WHATIF_WOKEN_WINDOW_NS <
+				    g->end_ns) {
+					lo = mid + 1;
+				} else {
+					hi = mid;
+				}
+			}
+			if (lo < ends->len && g_array_index(ends, uint64_t, lo) <= g->end_ns) {
+				c->n_woken_sleeps++;
+				c->woken_sleep_ns += g->end_ns - g->begin_ns;
+			}
+		}
+	}
+	c->timelines = true;
+	g_free(in);
+	g_array_free(ends, TRUE);
 }
 
 /* 4. The stub, built once; its C kept beside it with OUTDIR. */
@@ -689,6 +758,11 @@ enum dps_status whatif_run(const struct whatif_options *opts, struct whatif_resu
 	}
 	if (!st) {
 		find_caveats(&s, mark);
+		if (s.ares) {
+			find_woken_sleeps(&s, mark);
+		}
+		analyzer_result_destroy(s.ares);
+		s.ares = NULL;
 	}
 	st = st ? st : build(&s);
 	st = st ? st : sweep(&s);
@@ -702,6 +776,7 @@ enum dps_status whatif_run(const struct whatif_options *opts, struct whatif_resu
 	st = finish(&s, st);
 end:
 	g_free(mark);
+	analyzer_result_destroy(s.ares);
 	dps_actset_destroy(s.set);
 	g_free(s.set_dir);
 	g_free(s.stub);

@@ -95,23 +95,28 @@ struct whatif_point {
 struct whatif_caveats {
 	size_t n_fixed_sleeps;	  /* sleeps of threads outside the component */
 	uint64_t fixed_sleep_ns;  /* their total */
+	bool timelines;		  /* the trace's timelines were read (a trace input) */
+	size_t n_woken_sleeps;	  /* of the trace's sleeps outside the component, those that */
+	uint64_t woken_sleep_ns;  /*   ended just after a component thread stopped running */
 	size_t n_ordered_waits;	  /* waits on the component in a recorded order across wakers */
 	size_t n_component_waits; /* waits of the component on others (their wakes fixed) */
 };
 
 struct whatif_result {
-	char *input;	       /* owned */
-	bool from_trace;       /* the input was a trace (analyzed), else a set */
-	char *workdir;	       /* owned: OUTDIR, or NULL when nothing is kept */
-	char *component;       /* owned: "101 (worker-1), 102 (worker-2)" */
-	uint64_t *ids;	       /* owned: the component's action-set ids */
-	size_t n_ids;	       /* ... */
-	uint64_t busy_ns;      /* t_busy^CUS: the component's recorded runs, summed */
-	size_t n_threads;      /* of the set */
-	unsigned repeat;       /* repetitions per point */
-	uint64_t seed;	       /* the order of the runs */
-	const char *mode;      /* static: the stub's mode */
-	double cal_spread_pct; /* the calibration's loop rate spread (0: given, not measured) */
+	char *input;		  /* owned */
+	bool from_trace;	  /* the input was a trace (analyzed), else a set */
+	char *workdir;		  /* owned: OUTDIR, or NULL when nothing is kept */
+	char *component;	  /* owned: "101 (worker-1), 102 (worker-2)" */
+	uint64_t *ids;		  /* owned: the component's action-set ids */
+	size_t n_ids;		  /* ... */
+	uint64_t busy_ns;	  /* t_busy^CUS: the component's recorded runs, summed */
+	uint64_t recorded_sut_ns; /* a trace's process from exec to its last thread's end (the
+				   * kernel's witness of the real run), 0: unknown or a set */
+	size_t n_threads;	  /* of the set */
+	unsigned repeat;	  /* repetitions per point */
+	uint64_t seed;		  /* the order of the runs */
+	const char *mode;	  /* static: the stub's mode */
+	double cal_spread_pct;	  /* the calibration's loop rate spread (0: given, not measured) */
 	/* the busy sweep, by scale ascending (owned), and the reference stubs */
 	struct whatif_point *points;
 	size_t n_points;

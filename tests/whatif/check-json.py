@@ -36,7 +36,7 @@ def point(p, where):
 
 
 for k in ("input", "input_kind", "component", "busy_ns", "threads", "repeat", "mode", "seed",
-          "wall_s", "machine", "points", "flat", "idle", "original", "original_sut_ns", "flat_sut_ns",
+          "wall_s", "machine", "points", "flat", "idle", "original", "original_sut_ns", "recorded_sut_ns", "pins", "flat_sut_ns",
           "idle_sut_ns", "t_reduced_cus_ns", "t_reduced_sut_ns", "kind", "t_min_sut_ns",
           "t_limit_ns", "t_limit_scale", "t_limit_range_ns", "slope", "fit_error",
           "fit_reason", "conclusions", "caveats", "loaded_points", "loaded_references"):
