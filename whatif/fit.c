@@ -19,8 +19,9 @@
 /* A rise smaller than this share of the t_PSF range is "flat": a thread whose every extra
  * nanosecond of CPU moves the end by less than 0.05 ns is not a bottleneck. */
 #define FIT_FLAT_SLOPE 0.05
-/* A flat answer needs noise (3 sigma) under this share of the t_PSF range: else a rise of a
- * quarter of the component's extra time could hide in it. */
+/* A flat answer needs noise (3 sigma) under this share of the t_PSF range, else a rise of a
+ * quarter of the component's extra time could hide in it; a line needs it under this share of
+ * its rise, else a knee could. */
 #define FIT_NOISE_OF_RANGE_MAX 0.25
 /* A line or a hinge explains the curve only when its residuals stay under this share of the
  * rise. */
@@ -217,6 +218,14 @@ int whatif_fit_curve(const double *x, const double *y, const double *spread, siz
 		fit->t_min = a_lin;
 		fit->slope = b_lin;
 		fit->rms = sqrt(sse_lin / (double)n);
+		if (3 * sqrt(var) > FIT_NOISE_OF_RANGE_MAX * b_lin * range) {
+			snprintf(fit->reason, sizeof(fit->reason),
+				 "t_SUT rises, but the noise (%.3g ms) could hide a knee in it "
+				 "(more --repeat, a quieter machine)",
+				 sqrt(var) / 1e6);
+			fit->kind = WHATIF_KIND_UNCLEAR;
+			goto end;
+		}
 		if (fit->rms > FIT_RESIDUAL_OF_RISE_MAX * b_lin * range) {
 			refuse(fit, "t_SUT rises but is neither a line nor two segments (the "
 				    "residuals are over a sixth of its rise)");

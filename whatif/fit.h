@@ -47,7 +47,8 @@ struct whatif_fit {
 /*
  * Fits the n points (x[i], y[i]) (ns: t_PSF ascending, distinct; t_SUT the medians of the
  * repetitions; the reasons print them as ms),
- * spread[i] the half range of point i's repetitions (NULL: unknown), and classifies the curve
+ * spread[i] the spread of point i's repetitions, a standard deviation (NULL: unknown), and
+ * classifies the curve
  * into *fit. Returns 0, or -22 (errno EINVAL's value) when n is 0, an array is NULL, a value is
  * not finite or x does not ascend; *fit is then filled with kind UNCLEAR and the reason. Too
  * few points or a knee the data cannot place are not errors: kind UNCLEAR, reason says which.

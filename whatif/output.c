@@ -33,7 +33,7 @@ static double tolerance(const struct whatif_result *r, const struct whatif_point
 			const struct whatif_point *b)
 {
 	double t = WHATIF_EQUAL_PCT / 100 * whatif_point_sut(&r->original);
-	double spread = (double)(a->max_ns - a->min_ns) / 2 + (double)(b->max_ns - b->min_ns) / 2;
+	double spread = a->noise_ns + b->noise_ns;
 
 	return spread > t ? spread : t;
 }
@@ -361,8 +361,10 @@ static void json_point(FILE *out, const struct whatif_point *p)
 	for (size_t i = 0; i < p->n_runs; i++) {
 		fprintf(out, "%s%" PRIu64, i ? ", " : "", p->runs_ns[i]);
 	}
-	fprintf(out, "], \"others_pct\": %.1f, \"steal_pct\": %.1f, \"loaded\": %s}", p->others_pct,
-		p->steal_pct, p->loaded ? "true" : "false");
+	fprintf(out,
+		"], \"noise_ns\": %.0f, \"others_pct\": %.1f, \"steal_pct\": %.1f, \"loaded\": "
+		"%s}",
+		p->noise_ns, p->others_pct, p->steal_pct, p->loaded ? "true" : "false");
 }
 
 /* A duration as an integer of ns (JSON readers keep it exact), null when there is none. */

@@ -188,6 +188,16 @@ static void summarize(struct whatif_point *p)
 	p->min_ns = s[0];
 	p->max_ns = s[n - 1];
 	p->median_ns = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	if (n < 3) {
+		p->noise_ns = (double)(p->max_ns - p->min_ns) / 2;
+	} else {
+		/* the deviations, sorted in place of the runs */
+		for (size_t i = 0; i < n; i++) {
+			s[i] = s[i] > p->median_ns ? s[i] - p->median_ns : p->median_ns - s[i];
+		}
+		qsort(s, n, sizeof(*s), compare_u64);
+		p->noise_ns = 1.4826 * (double)(n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2);
+	}
 	g_free(s);
 }
 

@@ -636,7 +636,7 @@ static void fit(struct study *s)
 	for (size_t i = 0; i < r->n_points; i++) {
 		x[i] = (double)r->points[i].t_psf_ns;
 		y[i] = (double)r->points[i].median_ns;
-		spread[i] = (double)(r->points[i].max_ns - r->points[i].min_ns) / 2;
+		spread[i] = r->points[i].noise_ns;
 	}
 	if (!r->n_points) {
 		memset(&r->fit, 0, sizeof(r->fit));

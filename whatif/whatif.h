@@ -83,6 +83,9 @@ struct whatif_point {
 	uint64_t *runs_ns; /* owned: the SUT times of the n_runs repetitions, in run order */
 	size_t n_runs;
 	uint64_t median_ns, min_ns, max_ns;
+	/* The runs' spread, robust to one slow run: 1.4826 x the median absolute deviation from
+	 * the median (a standard deviation for normal noise); (max - min) / 2 under 3 runs. */
+	double noise_ns;
 	/* The machine while its runs ran (common/machine-load.h): others' share of the CPUs
 	 * and the hypervisor's steal, %; loaded when they say the times are the machine's as
 	 * much as the program's (a point's own runs shorter than half a second must agree with

@@ -23,7 +23,7 @@ def is_int(v):
 
 
 def point(p, where):
-    for k in ("scale", "t_psf_ns", "t_sut_ns", "runs_ns", "others_pct", "steal_pct", "loaded"):
+    for k in ("scale", "t_psf_ns", "t_sut_ns", "runs_ns", "noise_ns", "others_pct", "steal_pct", "loaded"):
         need(k in p, f"{where}: no {k}")
     if errors:
         return

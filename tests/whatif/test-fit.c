@@ -146,6 +146,22 @@ Test(fit, a_noisy_line_stays_total)
 	}
 }
 
+Test(fit, a_line_in_noise_that_could_hide_a_knee_is_refused)
+{
+	double x[N], y[N], spread[N];
+	unsigned st = 5;
+	struct whatif_fit f;
+
+	sweep_x(x);
+	for (int i = 0; i < N; i++) {
+		y[i] = 30 * MS + x[i] + 12 * MS * noise(&st);
+		spread[i] = 12 * MS;
+	}
+	cr_assert_eq(whatif_fit_curve(x, y, spread, N, &f), 0);
+	cr_expect_eq(f.kind, WHATIF_KIND_UNCLEAR, "%s: %s", whatif_kind_name(f.kind), f.reason);
+	cr_expect(strstr(f.reason, "noise"), "%s", f.reason);
+}
+
 Test(fit, too_few_points_are_refused)
 {
 	double x[3] = {0, 10 * MS, 20 * MS}, y[3] = {30 * MS, 30 * MS, 40 * MS};
