@@ -114,8 +114,9 @@ static char *last_err_line(const char *path)
 }
 
 /* One repetition: spawn, wait, the wall time from outside. */
-static enum dps_status run_once(const struct whatif_runner *run, struct whatif_point *p,
-				struct load_sum *sums, struct dps_diag *diag)
+static enum dps_status run_once(const struct whatif_runner *run, char **envp,
+				struct whatif_point *p, struct load_sum *sums,
+				struct dps_diag *diag)
 {
 	GPtrArray *argv = stub_argv(run, p);
 	posix_spawn_file_actions_t fa;
@@ -132,7 +133,7 @@ static enum dps_status run_once(const struct whatif_runner *run, struct whatif_p
 	posix_spawn_file_actions_addopen(&fa, 2, run->err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	before = dps_load_sample_take();
 	t0 = mono_ns();
-	rc = posix_spawn(&pid, run->stub, &fa, NULL, (char *const *)argv->pdata, environ);
+	rc = posix_spawn(&pid, run->stub, &fa, NULL, (char *const *)argv->pdata, envp);
 	if (rc) {
 		dps_diag_setf(diag, "cannot start the stub %s: errno=%d (%s)", run->stub, rc,
 			      strerror(rc));
@@ -208,6 +209,10 @@ enum dps_status whatif_sweep_run(const struct whatif_runner *run, struct whatif_
 	struct job *jobs = g_new0(struct job, n_jobs);
 	struct load_sum *sums = g_new0(struct load_sum, n + 1); /* [n]: the whole sweep */
 	GRand *rand = g_rand_new_with_seed((guint32)(run->seed ^ (run->seed >> 32)));
+	/* The stub's tracepoints are not wanted here: without a wait for a session daemon's
+	 * registration (lttng-ust waits up to 3 s for one that is busy), its start is shorter
+	 * and steadier. A value the user set is kept. */
+	char **envp = g_environ_setenv(g_get_environ(), "LTTNG_UST_REGISTER_TIMEOUT", "0", FALSE);
 	enum dps_status st = DPS_OK;
 
 	for (size_t i = 0; i < n; i++) {
@@ -239,7 +244,7 @@ enum dps_status whatif_sweep_run(const struct whatif_runner *run, struct whatif_
 		}
 		pair[0] = sums[jobs[i].pt];
 		pair[1] = sums[n];
-		st = run_once(run, pts[jobs[i].pt], pair, diag);
+		st = run_once(run, envp, pts[jobs[i].pt], pair, diag);
 		sums[jobs[i].pt] = pair[0];
 		sums[n] = pair[1];
 	}
@@ -257,6 +262,7 @@ enum dps_status whatif_sweep_run(const struct whatif_runner *run, struct whatif_
 		pts[i]->loaded = dps_load_is_noisy(&l) &&
 				 (l.wall_s >= SWEEP_LOAD_WINDOW_S || dps_load_is_noisy(sweep_load));
 	}
+	g_strfreev(envp);
 	g_rand_free(rand);
 	g_free(sums);
 	g_free(jobs);
