@@ -19,7 +19,8 @@
 
 /* The share of the original's time under which two stubs' times count as equal. */
 #define WHATIF_EQUAL_PCT 2.0
-/* The idle stub's "equal" is a reading only when the spread stays under this share of t^SUT. */
+/* "Equal" (the idle stub's, the flat stub's "no gain") is a reading only when the spread stays
+ * under this share of t^SUT. */
 #define WHATIF_IDLE_NOISE_PCT 5.0
 
 const char *whatif_ms(double ns, char *buf, size_t len)
@@ -50,7 +51,9 @@ static GPtrArray *conclusions(const struct whatif_result *r)
 		double flat = whatif_point_sut(&r->flat), red = orig - flat;
 		double tol = tolerance(r, &r->original, &r->flat);
 
-		if (tol > busy / 4) {
+		if (tol > busy / 4 || (red <= tol && tol > WHATIF_IDLE_NOISE_PCT / 100 * orig)) {
+			/* "no gain" within a spread that large would hide the gain the
+			 * reading is about */
 			g_ptr_array_add(
 			    v, g_strdup_printf("Flat stub: no reading: the runs spread by +-%s ms, "
 					       "too much against the component's %s ms of CPU.",
