@@ -51,10 +51,12 @@ run two-total "$sets/two" --comm long --stub busy --from 0.75 --to 1.5 --step 0.
 run two-none "$sets/two" --comm short --stub busy
 run xz "$here/examples/traces/xz-T2" --thread 23703 --html "$work/xz.html"
 
-python3 - "$work" "$result" "$repeat" "$load_start" <<'PY'
+load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+
+python3 - "$work" "$result" "$repeat" "$load_start" "$load_end" <<'PY'
 import json, os, platform, sys, time
 
-work, result, repeat, load_start = sys.argv[1:5]
+work, result, repeat, load_start, load_end = sys.argv[1:6]
 load = lambda n: json.load(open(os.path.join(work, n + ".json")))
 cpu = "?"
 for line in open("/proc/cpuinfo"):
@@ -67,8 +69,8 @@ w = out.append
 w("# dps whatif benchmark\n")
 w("Produced by `bench/whatif.sh` (%s UTC). Do not edit by hand.\n"
   % time.strftime("%Y-%m-%d %H:%M", time.gmtime()))
-w("- machine: %s, %d CPUs, %s, load average at start %s" %
-  (cpu, os.cpu_count(), platform.platform(), load_start))
+w("- machine: %s, %d CPUs, %s, load average at start %s, at the end %s" %
+  (cpu, os.cpu_count(), platform.platform(), load_start, load_end))
 w("- %s repetitions per point, stub mode cpu (the default), one calibration for all, seed 1;"
   " t_SUT is the stub's wall time from exec to exit, read by dps whatif around "
   "posix_spawn/wait4\n" % repeat)
@@ -138,7 +140,14 @@ if d["caveats"]:
 w("The machine over the xz sweep: others %.0f %% of the CPUs, steal %.1f %%." %
   (d["machine"]["others_pct"], d["machine"]["steal_pct"]))
 w("")
-w("All targets: %s." % ("met" if ok_all else "NOT met (see the rows marked MISSED)"))
+n_loaded = sum(len(load(n)["loaded_points"]) for n in ("two-knee", "knee-knee", "two-total",
+                                                      "two-none", "xz"))
+n_points = sum(len(load(n)["points"]) for n in ("two-knee", "knee-knee", "two-total",
+                                               "two-none", "xz"))
+w("All targets: %s.%s" % ("met" if ok_all else "NOT met (see the rows marked MISSED)",
+  "" if not n_loaded else " %d of the %d busy points ran on a busy machine (others over "
+  "10 %% of the CPUs): these figures measure that machine as much as dps whatif; rerun on "
+  "a quiet one." % (n_loaded, n_points)))
 open(result, "w").write("\n".join(out) + "\n")
 print("whatif.sh: wrote %s" % result)
 PY
