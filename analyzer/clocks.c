@@ -101,8 +101,8 @@ static bool clock_block(const char *text, const char **begin, const char **end)
 	while ((p = strstr(p, "clock"))) {
 		const char *q = p + 5;
 
-		if ((p == text || g_ascii_isspace(p[-1])) &&
-		    (q = q + strspn(q, " \t\r\n")) && *q == '{') {
+		if ((p == text || g_ascii_isspace(p[-1])) && (q = q + strspn(q, " \t\r\n")) &&
+		    *q == '{') {
 			const char *e = strstr(q, "};");
 
 			if (!e) {

@@ -34,6 +34,7 @@ static void print_usage(FILE *out)
 	    "      --scale X           every run lasts X times as long\n"
 	    "      --sleep-scale X     every sleep lasts X times as long\n"
 	    "      --thread-scale ID=X, --thread-sleep-scale ID=X   one thread only\n"
+	    "      --thread-idle ID    thread ID sleeps its runs (the idle CPU stub)\n"
 	    "Run:\n"
 	    "      --heap-mode curve|alloc  heap actions: the paper's one block resized to the\n"
 	    "                          curve (default) or one malloc per recorded allocation\n"
@@ -63,6 +64,7 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrA
 		OPT_THREAD_SCALE,
 		OPT_THREAD_SLEEP_SCALE,
 		OPT_HEAP_MODE,
+		OPT_THREAD_IDLE,
 		OPT_MODE,
 		OPT_CALIBRATION,
 		OPT_KERNEL,
@@ -85,6 +87,7 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrA
 	    {"thread-scale", required_argument, NULL, OPT_THREAD_SCALE},
 	    {"thread-sleep-scale", required_argument, NULL, OPT_THREAD_SLEEP_SCALE},
 	    {"heap-mode", required_argument, NULL, OPT_HEAP_MODE},
+	    {"thread-idle", required_argument, NULL, OPT_THREAD_IDLE},
 	    {"mode", required_argument, NULL, OPT_MODE},
 	    {"calibration", required_argument, NULL, OPT_CALIBRATION},
 	    {"kernel", no_argument, NULL, OPT_KERNEL},
@@ -143,6 +146,7 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrA
 		case OPT_SLEEP_SCALE:
 		case OPT_THREAD_SCALE:
 		case OPT_THREAD_SLEEP_SCALE:
+		case OPT_THREAD_IDLE:
 			/* the stub's own option, named as it knows it, whatever form was used */
 			g_ptr_array_add(knobs, g_strdup_printf("--%s", longopts[idx].name));
 			g_ptr_array_add(knobs, g_strdup(optarg));

@@ -305,7 +305,8 @@ static enum dps_status check_knobs(struct replay *rp, const struct dps_actset *s
 		g_ptr_array_add(argv, (gpointer)k[i]);
 		if (!set && i > 0 &&
 		    (!strcmp(k[i - 1], "--thread-scale") ||
-		     !strcmp(k[i - 1], "--thread-sleep-scale"))) {
+		     !strcmp(k[i - 1], "--thread-sleep-scale") ||
+		     !strcmp(k[i - 1], "--thread-idle"))) {
 			struct dps_thread_desc d = {.id = g_ascii_strtoull(k[i], NULL, 10)};
 
 			g_array_append_val(threads, d);

@@ -54,6 +54,7 @@ void dps_main_print_options(FILE *out)
 	      "                             paper's, default) or one malloc per allocation\n"
 	      "  --from-main                the root's CPU and time count from main, not from\n"
 	      "                             the exec (no start-up compensation)\n"
+	      "  --thread-idle ID           runs of thread ID are slept instead (idle CPU stub)\n"
 	      "  --no-summary               no per-thread summary on stderr at the end\n"
 	      "  --quiet                    no informational messages\n"
 	      "  -h, --help                 this help\n",
@@ -84,33 +85,47 @@ static int parse_scale(const char *argv0, const char *opt, const char *text, dou
 	return 0;
 }
 
+/* The index of the thread with the id text names (all of text) into *t. Returns 0, or 2 with
+ * the message printed. */
+static int parse_thread_id(const char *argv0, const char *opt, const char *text, const char *end_at,
+			   const struct dps_program *prog, size_t *t)
+{
+	unsigned long long id;
+	char *end;
+
+	errno = 0;
+	id = strtoull(text, &end, 10);
+	if (end != end_at || end == text || errno || text[0] == '-') {
+		fprintf(stderr, "%s: %s: expected %s, got '%s'\n", argv0, opt,
+			*end_at ? "ID=X" : "a thread ID", text);
+		return 2;
+	}
+	for (*t = 0; prog && *t < prog->n_threads && prog->threads[*t].id != id; (*t)++) {
+	}
+	if (!prog || *t == prog->n_threads) {
+		fprintf(stderr, "%s: %s: no thread with id %llu in this program\n", argv0, opt, id);
+		return 2;
+	}
+	return 0;
+}
+
 /* ID=X into table[index of ID]; the table is allocated on first use (n_threads ones).
  * Returns 0, or 2 with the message printed. */
 static int parse_thread_scale(const char *argv0, const char *opt, const char *text,
 			      const struct dps_program *prog, double **table)
 {
 	const char *eq = strchr(text, '=');
-	unsigned long long id;
-	char *end;
 	double v = 1.0;
 	size_t t = 0;
 	int ret = 0;
 
-	errno = 0;
-	id = strtoull(text, &end, 10);
-	if (!eq || end != eq || end == text || errno || text[0] == '-') {
+	if (!eq) {
 		fprintf(stderr, "%s: %s: expected ID=X, got '%s'\n", argv0, opt, text);
-		ret = 2;
+		return 2;
 	}
+	ret = parse_thread_id(argv0, opt, text, eq, prog, &t);
 	if (!ret) {
 		ret = parse_scale(argv0, opt, eq + 1, &v);
-	}
-	while (!ret && prog && t < prog->n_threads && prog->threads[t].id != id) {
-		t++;
-	}
-	if (!ret && (!prog || t == prog->n_threads)) {
-		fprintf(stderr, "%s: %s: no thread with id %llu in this program\n", argv0, opt, id);
-		ret = 2;
 	}
 	if (!ret && !*table) {
 		*table = malloc(prog->n_threads * sizeof(**table));
@@ -155,11 +170,32 @@ static void read_exec_mark(struct dps_play_options *opts)
 	opts->exec_cpu_ns = cpu;
 }
 
+/* ID into flags[index of ID] (allocated on first use, all false). Returns 0 or 2. */
+static int parse_thread_flag(const char *argv0, const char *opt, const char *text,
+			     const struct dps_program *prog, bool **flags)
+{
+	size_t t = 0;
+	int ret = parse_thread_id(argv0, opt, text, text + strlen(text), prog, &t);
+
+	if (!ret && !*flags) {
+		*flags = calloc(prog->n_threads, sizeof(**flags));
+		if (!*flags) {
+			fprintf(stderr, "%s: out of memory\n", argv0);
+			ret = 2;
+		}
+	}
+	if (!ret) {
+		(*flags)[t] = true;
+	}
+	return ret;
+}
+
 int dps_main_parse_args(int argc, char **argv, const struct dps_program *prog,
 			struct dps_config *cfg, struct dps_play_options *opts)
 {
 	const char *argv0 = argc > 0 && argv[0] ? argv[0] : "dps-program";
 	double *run_table = NULL, *sleep_table = NULL;
+	bool *idle_flags = NULL;
 	int ret = 0;
 
 	dps_config_default(cfg);
@@ -196,7 +232,7 @@ int dps_main_parse_args(int argc, char **argv, const struct dps_program *prog,
 		if (strcmp(name, "--mode") && strcmp(name, "--calibration") &&
 		    strcmp(name, "--scale") && strcmp(name, "--sleep-scale") &&
 		    strcmp(name, "--thread-scale") && strcmp(name, "--thread-sleep-scale") &&
-		    strcmp(name, "--heap-mode")) {
+		    strcmp(name, "--heap-mode") && strcmp(name, "--thread-idle")) {
 			fprintf(stderr, "%s: unknown option '%s' (try --help)\n", argv0, arg);
 			ret = 2;
 			break;
@@ -237,12 +273,15 @@ int dps_main_parse_args(int argc, char **argv, const struct dps_program *prog,
 			}
 		} else if (!strcmp(name, "--thread-scale")) {
 			ret = parse_thread_scale(argv0, name, value, prog, &run_table);
+		} else if (!strcmp(name, "--thread-idle")) {
+			ret = parse_thread_flag(argv0, name, value, prog, &idle_flags);
 		} else {
 			ret = parse_thread_scale(argv0, name, value, prog, &sleep_table);
 		}
 	}
 	opts->thread_run_scale = run_table;
 	opts->thread_sleep_scale = sleep_table;
+	opts->thread_run_idle = idle_flags;
 	if (ret) {
 		dps_main_args_fini(opts);
 	}
@@ -256,8 +295,10 @@ void dps_main_args_fini(struct dps_play_options *opts)
 	}
 	free((void *)opts->thread_run_scale);
 	free((void *)opts->thread_sleep_scale);
+	free((void *)opts->thread_run_idle);
 	opts->thread_run_scale = NULL;
 	opts->thread_sleep_scale = NULL;
+	opts->thread_run_idle = NULL;
 }
 
 int dps_main(int argc, char **argv, const struct dps_program *prog)

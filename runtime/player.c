@@ -66,6 +66,7 @@ struct slot {
 
 	/* Per-thread play context (used only by the thread itself) */
 	double run_scale, sleep_scale;
+	bool run_idle; /* runs are played as sleeps of their length (the idle CPU stub) */
 	struct dps__mem_thread *mem; /* owned while playing; NULL without memory actions */
 	/* thread CPU clock at thread_begin; for the root from the process's start, its clock at
 	 * the exec (its runs absorb what it used before it began) */
@@ -448,6 +449,14 @@ static void play_one(struct player *pl, struct slot *self, const struct dps_acti
 	switch (a->kind) {
 	case DPS_ACT_RUN:
 		ns = scale_ns(a->arg, self->run_scale);
+		if (self->run_idle) {
+			/* The time passes, the CPU is handed to the others: accounted as the
+			 * sleep it is, so the summary's run totals stay the CPU asked for. */
+			act = dps__sleep(ns, a->line);
+			self->res.sleep_req_ns += ns;
+			self->res.sleep_act_ns += act;
+			break;
+		}
 		self->cpu_budget += ns;
 		self->played_ns += ns;
 		act = dps__run_budget(ns, pl->opts.mode, budget_target(self), a->line);
@@ -623,6 +632,7 @@ void dps_play_options_default(struct dps_play_options *opts)
 	opts->sleep_scale = 1.0;
 	opts->thread_run_scale = NULL;
 	opts->thread_sleep_scale = NULL;
+	opts->thread_run_idle = NULL;
 	opts->summary = true;
 }
 
@@ -776,6 +786,7 @@ int dps_play(const struct dps_program *prog, const struct dps_play_options *opts
 		s->sleep_scale =
 		    opts->sleep_scale *
 		    (opts->thread_sleep_scale ? opts->thread_sleep_scale[n_conds] : 1.0);
+		s->run_idle = opts->thread_run_idle && opts->thread_run_idle[n_conds];
 		pthread_cond_init(&s->state_cond, NULL);
 		pthread_cond_init(&s->wake_cond, NULL);
 	}

@@ -28,7 +28,8 @@ declare -A allowed=(
     [compare]="runtime common analyzer record compare"
     [replay]="runtime common analyzer record simgen compare replay"
     [export]="runtime common analyzer record compare replay export"
-    [cli]="runtime common analyzer record simgen compare replay export cli"
+    [whatif]="runtime common analyzer record simgen whatif"
+    [cli]="runtime common analyzer record simgen compare replay export whatif cli"
 )
 # Header name -> folder, for the project's own headers.
 declare -A owner=()

@@ -3,7 +3,8 @@
 #   scripts/setup.sh test   installs what is missing, builds (preset dev) and runs every test
 #   scripts/setup.sh demo   installs, builds, and runs the main job end to end on a bundled
 #                           real trace: analyze -> generate -> build -> run traced -> compare
-#                           -> HTML report (dps replay)
+#                           -> HTML report (dps replay), then the what-if curve of one of its
+#                           threads (dps whatif)
 # Options: --preset NAME (dev, asan, release), --no-install.
 # Needs root (or sudo) for apt-get, tracefs and perf's kernel scheduler capture.
 set -euo pipefail
@@ -60,6 +61,9 @@ test)
 demo)
     out=${DPS_DEMO_OUT:-$here/out/demo}
     "build/$preset/cli/dps" replay "$here/examples/traces/xz-T2" --comm xz -o "$out"
+    # the CPU-stub study of one compressing worker (doc/whatif.md): about 15 s on 2 cores
+    "build/$preset/cli/dps" whatif "$here/examples/traces/xz-T2" --thread 23703 --step 0.25 \
+        --repeat 2 --html "$out/whatif.html"
     ;;
 build)
     ;;

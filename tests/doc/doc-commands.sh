@@ -31,6 +31,7 @@
 #   substitutions (literal, where the docs name something only the reader has):
 #            /opt/dps          -> $PWD/opt/dps (an install prefix inside the page directory)
 #            set/4712.act      -> set/<root id>.act (the README's example thread id)
+#            --thread 4712     -> --thread <root id> (the same, for dps whatif)
 set -u
 
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -62,8 +63,9 @@ if ! $list_only && [ ! -x "$build/cli/dps" ]; then
 fi
 
 # Substitutions: pairs of literal "from" and "to".
-subst_from=('/opt/dps' 'set/4712.act')
-subst_to=('$PWD/opt/dps' 'set/$(sed -n "s/^root //p" set/manifest).act')
+subst_from=('/opt/dps' 'set/4712.act' '--thread 4712')
+subst_to=('$PWD/opt/dps' 'set/$(sed -n "s/^root //p" set/manifest).act'
+          '--thread $(sed -n "s/^root //p" set/manifest)')
 
 # Prints the page's commands as lines "C<TAB>LINE<TAB>EXPECTED<TAB>COMMAND" and its file
 # blocks as "F<TAB>LINE<TAB>NAME", writing each file block's text to DIR/NAME (DIR empty:

@@ -403,6 +403,29 @@ Test(player, scales_apply_globally_and_per_thread)
 	dps_play_result_fini(&r);
 }
 
+Test(player, an_idle_thread_sleeps_its_runs)
+{
+	static const struct dps_action a0[] = {ACT(CREATE, 1), ACT(RUN, 2 * MS), ACT(JOIN, 1)};
+	static const struct dps_action a1[] = {ACT(RUN, 20 * MS), ACT(SLEEP, 1 * MS)};
+	static const struct dps_thread_desc th[] = {THREAD(1, a0), THREAD(2, a1)};
+	struct dps_program prog = {.threads = th, .n_threads = 2, .root = 0};
+	double thread_scale[2] = {1.0, 0.5};
+	bool idle[2] = {false, true};
+	struct dps_play_result r;
+
+	opts.thread_run_scale = thread_scale;
+	opts.thread_run_idle = idle;
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
+	/* the idle thread's run became a sleep of its scaled length, its sleep stayed */
+	cr_assert_eq(r.threads[1].run_req_ns, 0);
+	cr_assert_eq(r.threads[1].sleep_req_ns, 11 * MS);
+	cr_assert_geq(r.threads[1].sleep_act_ns, 11 * MS);
+	/* asleep, not spinning: far less CPU than the 10 ms it waited (loose: a loaded host) */
+	cr_assert_lt(r.threads[1].cpu_ns, 5 * MS, "cpu %" PRIu64 " ns", r.threads[1].cpu_ns);
+	cr_assert_eq(r.threads[0].run_req_ns, 2 * MS, "the other thread still runs");
+	dps_play_result_fini(&r);
+}
+
 Test(player, memory_actions_play_and_count)
 {
 	static const struct dps_action a0[] = {
@@ -545,6 +568,15 @@ Test(player, main_options_parse_into_config_and_play_options)
 	cr_assert_float_eq(o.thread_sleep_scale[0], 3.0, 1e-12);
 	dps_main_args_fini(&o);
 	cr_assert_null(o.thread_run_scale);
+	cr_assert_eq(parse(&cfg, &o, "--thread-idle", "9", NULL), 0);
+	cr_assert_not_null(o.thread_run_idle);
+	cr_assert(!o.thread_run_idle[0]);
+	cr_assert(o.thread_run_idle[1]);
+	dps_main_args_fini(&o);
+	cr_assert_null(o.thread_run_idle);
+	cr_assert_eq(parse(&cfg, &o, "--thread-idle=7", NULL, NULL), 0);
+	cr_assert(o.thread_run_idle[0]);
+	dps_main_args_fini(&o);
 	cr_assert_eq(parse(&cfg, &o, "--calibration", "/x.cal", NULL), 0);
 	cr_assert_str_eq(cfg.calibration_path, "/x.cal");
 	cr_assert_eq(parse(&cfg, &o, "--help", NULL, NULL), 1);
@@ -563,6 +595,10 @@ Test(player, bad_main_options_are_usage_errors)
 	cr_assert_eq(parse(&cfg, &o, "--thread-scale", "9", NULL), 2);
 	cr_assert_eq(parse(&cfg, &o, "--thread-scale", "9=1", "--bogus"), 2);
 	cr_assert_null(o.thread_run_scale, "freed on error");
+	cr_assert_eq(parse(&cfg, &o, "--thread-idle", "8", NULL), 2);
+	cr_assert_eq(parse(&cfg, &o, "--thread-idle", "9=1", NULL), 2);
+	cr_assert_eq(parse(&cfg, &o, "--thread-idle", "9", "--bogus"), 2);
+	cr_assert_null(o.thread_run_idle, "freed on error");
 	cr_assert_eq(parse(&cfg, &o, "positional", NULL, NULL), 2);
 }
 

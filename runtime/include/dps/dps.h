@@ -174,6 +174,10 @@ struct dps_play_options {
 	 * them (call it only on options that function filled). */
 	const double *thread_run_scale;
 	const double *thread_sleep_scale;
+	/* NULL or n_threads flags, owned as the tables above: a flagged thread spends each run
+	 * asleep for as long as the run would have lasted (scales applied), the CPU stub paper's
+	 * idle CPU stub; its sleeps stay sleeps. */
+	const bool *thread_run_idle;
 	bool summary; /* print a short summary on stderr at the end */
 	/*
 	 * For a program's main (dps_main sets it), not for a stub inside a real program: the
@@ -223,16 +227,15 @@ void dps_play_result_print(const struct dps_program *prog, const struct dps_play
 /* Prints the options dps_main_parse_args() accepts, one per line (for a --help text). */
 void dps_main_print_options(FILE *out);
 /* Standard option parsing for generated programs: --calibration FILE, --mode M, --scale X,
- * --sleep-scale X, --thread-scale ID=X, --thread-sleep-scale ID=X, --heap-mode curve|alloc,
- * --from-main, --no-summary,
- * --quiet, --help. cfg and opts are first set to their defaults, with from_process_start on
- * (and the exec's time from $DPS_EXEC_AT, which is then removed from the environment);
- * cfg's strings are borrowed from argv.
+ * --sleep-scale X, --thread-scale ID=X, --thread-sleep-scale ID=X, --thread-idle ID,
+ * --heap-mode curve|alloc, --from-main, --no-summary, --quiet, --help. cfg and opts are first
+ * set to their defaults, with from_process_start on (and the exec's time from $DPS_EXEC_AT,
+ * which is then removed from the environment); cfg's strings are borrowed from argv.
  * Returns 0 to continue, 1 when --help was printed, 2 on bad usage (message printed; nothing
  * left to free). On 0/1, release opts with dps_main_args_fini(). */
 int dps_main_parse_args(int argc, char **argv, const struct dps_program *prog,
 			struct dps_config *cfg, struct dps_play_options *opts);
-/* Frees what dps_main_parse_args() allocated in opts (per-thread scale tables); NULL ok. */
+/* Frees what dps_main_parse_args() allocated in opts (per-thread tables); NULL ok. */
 void dps_main_args_fini(struct dps_play_options *opts);
 /* The whole main() of a generated program: parse, init, play, summary. Returns an exit code. */
 int dps_main(int argc, char **argv, const struct dps_program *prog);

@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: MIT */
+/* dps whatif: options in, the study (whatif/whatif.h, doc/whatif.md) does the rest. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "analyzer.h"
+#include "atomic-out.h"
+#include "cli.h"
+#include "whatif.h"
+
+static void print_usage(FILE *out)
+{
+	fprintf(
+	    out,
+	    "Usage: dps whatif TRACE_OR_SET (--thread ID | --comm NAME)... [OPTIONS]\n"
+	    "\n"
+	    "The CPU stub methodology (doc/whatif.md): what would the whole program do if this\n"
+	    "component (one thread, or every thread named, as one group) were faster or\n"
+	    "slower? Each point plays the stub built from the action set --repeat times and\n"
+	    "times it from outside (exec to exit): the busy stub sweeps the component's CPU\n"
+	    "time t_PSF, the flat stub removes it, the idle stub sleeps it. The curve\n"
+	    "t_SUT(t_PSF) is fitted with two segments and read as the paper reads it.\n"
+	    "\n"
+	    "Component (repeatable; together they are one component):\n"
+	    "      --thread ID         the thread with this action-set id (<ID>.act)\n"
+	    "      --comm NAME         every thread with this recorded name\n"
+	    "Input: a trace (analyzed as dps analyze does) or an action set directory.\n"
+	    "Selection in a trace (record.info's pid by default):\n"
+	    "  -p, --pid P, -t, --tid T, --process NAME   (the process's comm)\n"
+	    "  -f, --follow-children, -m, --min-block D, --strict   as in dps analyze\n"
+	    "Study:\n"
+	    "      --stub LIST         busy, idle, flat or all (default), comma-separated\n"
+	    "      --from S, --to S, --step S   the busy sweep's run scales (default 0, 1.5, 0.1)\n"
+	    "      --repeat N          runs per point (default %d)\n"
+	    "      --seed N            the order of the runs (default: from the clock)\n"
+	    "      --calibration FILE  the stub's calibration (default: a quick measurement)\n"
+	    "      --mode work|cpu|wall   how runs spend time (default: the stub's, cpu)\n"
+	    "Output:\n"
+	    "      --json              print one JSON object instead of the table\n"
+	    "      --html FILE         write the report (the curve, Figures 4-5) to FILE\n"
+	    "  -o, --output DIR        keep the set, the stub and the results in DIR (replaced\n"
+	    "                          whole when it is an earlier dps whatif's; else --force)\n"
+	    "      --force\n"
+	    "  -q, --quiet             no step messages\n"
+	    "  -h, --help\n"
+	    "\n"
+	    "Exit: 0 ok, 1 a step failed (its message says which), 2 bad usage or input.\n",
+	    WHATIF_REPEAT_DEFAULT);
+}
+
+struct args {
+	struct whatif_options o;
+	GArray *ids;	  /* uint64_t */
+	GPtrArray *comms; /* borrowed from argv */
+	bool json;
+	const char *html;
+};
+
+static bool parse_double(const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	return !errno && end != s && !*end && isfinite(*out);
+}
+
+static int parse_stubs(const char *arg, unsigned *stubs)
+{
+	gchar **parts = g_strsplit(arg, ",", -1);
+	int ret = DPS_EXIT_OK;
+
+	*stubs = 0;
+	for (gchar **p = parts; *p && !ret; p++) {
+		if (!strcmp(*p, "busy")) {
+			*stubs |= WHATIF_STUB_BUSY;
+		} else if (!strcmp(*p, "idle")) {
+			*stubs |= WHATIF_STUB_IDLE;
+		} else if (!strcmp(*p, "flat")) {
+			*stubs |= WHATIF_STUB_FLAT;
+		} else if (!strcmp(*p, "all")) {
+			*stubs |= WHATIF_STUB_ALL;
+		} else {
+			fprintf(stderr,
+				"dps whatif: --stub: expected busy, idle, flat or all, got '%s'\n",
+				*p);
+			ret = DPS_EXIT_USAGE;
+		}
+	}
+	g_strfreev(parts);
+	return ret;
+}
+
+/* Returns DPS_EXIT_OK, DPS_EXIT_USAGE (message printed), or -1 after --help. */
+static int parse_args(int argc, char **argv, struct args *a)
+{
+	enum {
+		OPT_THREAD = 256,
+		OPT_COMM,
+		OPT_PROCESS,
+		OPT_STRICT,
+		OPT_STUB,
+		OPT_FROM,
+		OPT_TO,
+		OPT_STEP,
+		OPT_REPEAT,
+		OPT_SEED,
+		OPT_CALIBRATION,
+		OPT_MODE,
+		OPT_JSON,
+		OPT_HTML,
+		OPT_FORCE,
+	};
+	static const struct option longopts[] = {
+	    {"thread", required_argument, NULL, OPT_THREAD},
+	    {"comm", required_argument, NULL, OPT_COMM},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"tid", required_argument, NULL, 't'},
+	    {"process", required_argument, NULL, OPT_PROCESS},
+	    {"follow-children", no_argument, NULL, 'f'},
+	    {"min-block", required_argument, NULL, 'm'},
+	    {"strict", no_argument, NULL, OPT_STRICT},
+	    {"stub", required_argument, NULL, OPT_STUB},
+	    {"from", required_argument, NULL, OPT_FROM},
+	    {"to", required_argument, NULL, OPT_TO},
+	    {"step", required_argument, NULL, OPT_STEP},
+	    {"repeat", required_argument, NULL, OPT_REPEAT},
+	    {"seed", required_argument, NULL, OPT_SEED},
+	    {"calibration", required_argument, NULL, OPT_CALIBRATION},
+	    {"mode", required_argument, NULL, OPT_MODE},
+	    {"json", no_argument, NULL, OPT_JSON},
+	    {"html", required_argument, NULL, OPT_HTML},
+	    {"output", required_argument, NULL, 'o'},
+	    {"force", no_argument, NULL, OPT_FORCE},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct analyzer_options sel;
+	int64_t v;
+	double d;
+	int c, n_sel = 0;
+
+	analyzer_options_default(&sel);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "p:t:fm:o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_THREAD:
+			if (!dps_cli_parse_id(optarg, &v)) {
+				fprintf(stderr,
+					"dps whatif: --thread expects an action-set id (a "
+					"non-negative integer), got '%s'\n",
+					optarg);
+				return DPS_EXIT_USAGE;
+			}
+			g_array_append_val(a->ids, v);
+			break;
+		case OPT_COMM:
+			g_ptr_array_add(a->comms, optarg);
+			break;
+		case 'p':
+		case 't':
+		case OPT_PROCESS:
+			if (n_sel++) {
+				fprintf(stderr,
+					"dps whatif: give one of --pid, --tid, --process\n");
+				return DPS_EXIT_USAGE;
+			}
+			if (dps_cli_set_selection("whatif",
+						  c == 'p'   ? "--pid"
+						  : c == 't' ? "--tid"
+							     : "--process",
+						  c == OPT_PROCESS ? 'c' : (char)c, optarg, &sel,
+						  NULL)) {
+				return DPS_EXIT_USAGE;
+			}
+			break;
+		case 'f':
+			a->o.follow_children = true;
+			break;
+		case 'm':
+			if (!dps_cli_parse_duration(optarg, &a->o.min_block_ns)) {
+				fprintf(stderr,
+					"dps whatif: --min-block expects a duration such as 20us, "
+					"got '%s'\n",
+					optarg);
+				return DPS_EXIT_USAGE;
+			}
+			break;
+		case OPT_STRICT:
+			a->o.strict = true;
+			break;
+		case OPT_STUB:
+			if (parse_stubs(optarg, &a->o.stubs)) {
+				return DPS_EXIT_USAGE;
+			}
+			break;
+		case OPT_FROM:
+		case OPT_TO:
+		case OPT_STEP:
+			if (!parse_double(optarg, &d)) {
+				fprintf(stderr, "dps whatif: --%s expects a number, got '%s'\n",
+					c == OPT_FROM ? "from"
+					: c == OPT_TO ? "to"
+						      : "step",
+					optarg);
+				return DPS_EXIT_USAGE;
+			}
+			*(c == OPT_FROM ? &a->o.from : c == OPT_TO ? &a->o.to : &a->o.step) = d;
+			break;
+		case OPT_REPEAT:
+			if (!dps_cli_parse_id(optarg, &v) || v < 1 || v > 10000) {
+				fprintf(stderr,
+					"dps whatif: --repeat expects a count from 1 to 10000, got "
+					"'%s'\n",
+					optarg);
+				return DPS_EXIT_USAGE;
+			}
+			a->o.repeat = (unsigned)v;
+			break;
+		case OPT_SEED:
+			if (!dps_cli_parse_id(optarg, &v)) {
+				fprintf(stderr,
+					"dps whatif: --seed expects a non-negative integer, got "
+					"'%s'\n",
+					optarg);
+				return DPS_EXIT_USAGE;
+			}
+			a->o.seed = (uint64_t)v;
+			break;
+		case OPT_CALIBRATION:
+			a->o.calibration = optarg;
+			break;
+		case OPT_MODE:
+			a->o.mode = optarg;
+			break;
+		case OPT_JSON:
+			a->json = true;
+			break;
+		case OPT_HTML:
+			a->html = optarg;
+			break;
+		case 'o':
+			a->o.outdir = optarg;
+			break;
+		case OPT_FORCE:
+			a->o.force = true;
+			break;
+		case 'q':
+			a->o.quiet = true;
+			break;
+		case 'h':
+			print_usage(stdout);
+			return -1;
+		default:
+			fprintf(stderr, "Try 'dps whatif --help'.\n");
+			return DPS_EXIT_USAGE;
+		}
+	}
+	if (optind + 1 != argc) {
+		fprintf(stderr,
+			"dps whatif: expected one TRACE or action set directory, got %d arguments\n"
+			"Try 'dps whatif --help'.\n",
+			argc - optind);
+		return DPS_EXIT_USAGE;
+	}
+	a->o.input = argv[optind];
+	a->o.pid = sel.pid;
+	a->o.tid = sel.tid;
+	a->o.process_comm = sel.comm;
+	a->o.thread_ids = (const uint64_t *)a->ids->data;
+	a->o.n_thread_ids = a->ids->len;
+	a->o.comms = (const char *const *)a->comms->pdata;
+	a->o.n_comms = a->comms->len;
+	return DPS_EXIT_OK;
+}
+
+/* The report to FILE, whole or not at all. */
+static int write_html(const char *path, const struct whatif_result *r)
+{
+	struct dps_out_file of;
+	struct dps_diag diag = {{0}};
+
+	if (dps_out_file_open(&of, path, &diag)) {
+		fprintf(stderr, "dps whatif: --html: %s\n", diag.msg);
+		return DPS_EXIT_FAILURE;
+	}
+	whatif_write_html(r, of.f);
+	if (dps_out_file_commit(&of, &diag)) {
+		fprintf(stderr, "dps whatif: --html: %s\n", diag.msg);
+		return DPS_EXIT_FAILURE;
+	}
+	return DPS_EXIT_OK;
+}
+
+int dps_cmd_whatif(int argc, char **argv)
+{
+	struct args a = {.ids = g_array_new(FALSE, TRUE, sizeof(uint64_t)),
+			 .comms = g_ptr_array_new()};
+	struct whatif_result res = {0};
+	struct dps_diag diag = {{0}};
+	enum dps_status st;
+	int ret;
+
+	whatif_options_default(&a.o);
+	ret = parse_args(argc, argv, &a);
+	if (ret) {
+		ret = ret < 0 ? DPS_EXIT_OK : ret;
+		goto end;
+	}
+	a.o.progress = dps_cli_stderr_is_tty() && !a.o.quiet;
+	st = whatif_run(&a.o, &res, &diag);
+	if (st) {
+		fprintf(stderr, "dps whatif: %s\n", diag.msg[0] ? diag.msg : dps_status_string(st));
+		ret = dps_cli_exit_code(st);
+		goto end;
+	}
+	if (a.json) {
+		whatif_write_json(&res, stdout);
+	} else {
+		whatif_write_text(&res, stdout);
+	}
+	if (res.n_loaded) {
+		fprintf(
+		    stderr,
+		    "dps whatif: warning: %zu points ran while the machine was busy; the output "
+		    "names them\n",
+		    res.n_loaded);
+	}
+	ret = a.html ? write_html(a.html, &res) : DPS_EXIT_OK;
+	if (!a.json && !ret && (a.html || res.workdir)) {
+		printf("\n%s%s%s%s%s\n", a.html ? "Report: " : "", a.html ? a.html : "",
+		       a.html && res.workdir ? "\n" : "", res.workdir ? "Kept in: " : "",
+		       res.workdir ? res.workdir : "");
+	}
+end:
+	whatif_result_fini(&res);
+	g_array_free(a.ids, TRUE);
+	g_ptr_array_free(a.comms, TRUE);
+	return ret;
+}

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# The schema of dps whatif --json (doc/whatif.md, "JSON"), read from stdin: every key, its
+# type, and the relations between them (scales ascending, t_PSF = scale x t_busy, min <=
+# median <= max, one run per repetition). Usage: check-json.py REPEAT N_POINTS [KIND...]
+# (KIND: the kinds accepted; any when none is given). Exit 0, or 1 with what is wrong.
+import json
+import sys
+
+repeat, n_points = int(sys.argv[1]), int(sys.argv[2])
+kinds = sys.argv[3:] or ["total", "limited", "none", "unclear"]
+d = json.load(sys.stdin)
+errors = []
+
+
+def need(cond, what):
+    if not cond:
+        errors.append(what)
+
+
+def is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def point(p, where):
+    for k in ("scale", "t_psf_ns", "t_sut_ns", "runs_ns", "noise_ns", "others_pct", "steal_pct", "loaded"):
+        need(k in p, f"{where}: no {k}")
+    if errors:
+        return
+    s = p["t_sut_ns"]
+    need(all(is_int(s.get(k)) for k in ("median", "min", "max")), f"{where}: t_sut_ns ints")
+    need(0 < s["min"] <= s["median"] <= s["max"], f"{where}: min <= median <= max")
+    need(len(p["runs_ns"]) == repeat, f"{where}: {len(p['runs_ns'])} runs, want {repeat}")
+    need(all(s["min"] <= r <= s["max"] for r in p["runs_ns"]), f"{where}: runs in [min, max]")
+    need(isinstance(p["loaded"], bool), f"{where}: loaded is a bool")
+
+
+for k in ("input", "input_kind", "component", "busy_ns", "threads", "repeat", "mode", "seed",
+          "wall_s", "machine", "points", "flat", "idle", "original", "original_sut_ns", "recorded_sut_ns", "pins", "flat_sut_ns",
+          "idle_sut_ns", "t_reduced_cus_ns", "t_reduced_sut_ns", "kind", "t_min_sut_ns",
+          "t_limit_ns", "t_limit_scale", "t_limit_range_ns", "slope", "fit_error",
+          "fit_reason", "conclusions", "caveats", "loaded_points", "loaded_references"):
+    need(k in d, f"no key {k}")
+if errors:
+    print("\n".join(errors))
+    sys.exit(1)
+need(d["repeat"] == repeat, "repeat")
+need(is_int(d["busy_ns"]) and d["busy_ns"] > 0, "busy_ns > 0")
+need(len(d["points"]) == n_points, f"{len(d['points'])} points, want {n_points}")
+for i, p in enumerate(d["points"]):
+    point(p, f"points[{i}]")
+    need(abs(p["t_psf_ns"] - p["scale"] * d["busy_ns"]) <= 1, f"points[{i}]: t_psf = scale x busy")
+    if i:
+        need(p["scale"] > d["points"][i - 1]["scale"], f"points[{i}]: scales ascend")
+for ref in ("flat", "idle", "original"):
+    if d[ref] is not None:
+        point(d[ref], ref)
+        need(d[ref + "_sut_ns"] == d[ref]["t_sut_ns"]["median"], f"{ref}_sut_ns is its median")
+need(d["kind"] in kinds, f"kind {d['kind']}, want one of {kinds}")
+need(isinstance(d["component"]["ids"], list) and d["component"]["ids"], "component ids")
+if d["kind"] == "limited":
+    need(is_int(d["t_limit_ns"]) and d["t_limit_ns"] >= 0, "t_limit_ns with a knee")
+    need(abs(d["t_limit_scale"] * d["busy_ns"] - d["t_limit_ns"]) <= 2, "t_limit_scale")
+    lo, hi = d["t_limit_range_ns"]
+    need(lo <= d["t_limit_ns"] <= hi, "the knee in its range")
+else:
+    need(d["t_limit_ns"] is None and d["t_limit_scale"] is None, "no knee without limited")
+need(all(k in d["fit_error"] for k in ("rms_ns", "relative", "noise_ns")), "fit_error keys")
+need(isinstance(d["conclusions"], list) and isinstance(d["caveats"], list), "lists")
+need(d["input_kind"] in ("trace", "set"), "input_kind")
+if errors:
+    print("\n".join(errors))
+    sys.exit(1)
+# the figures a caller may want, one line: the kind, the knee's scale, how many points ran loaded
+loaded = len(d["loaded_points"]) + len(d["loaded_references"])
+print(f"kind={d['kind']} t_limit_scale={d['t_limit_scale']} busy_ns={d['busy_ns']} loaded={loaded}")

@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The HTML report of a study (whatif.h): one self-contained page, no script, no outside asset.
+ * The chart is the paper's Figures 4-5 drawn as inline SVG: t_SUT against t_PSF, each busy
+ * point its median with a bar from its fastest to its slowest run, the fitted segments, the
+ * knee t_limit marked with the band of knees the data allow, the flat stub at t_PSF 0, the
+ * original at t_busy, the idle stub as a dashed level. Elements carry classes (pt, bar, seg-flat,
+ * seg-rise, knee, ref) so a test can count what was drawn.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "text-out.h"
+#include "whatif-internal.h"
+
+#define W 760.0
+#define H 440.0
+#define ML 78.0
+#define MR 24.0
+#define MT 24.0
+#define MB 56.0
+
+struct chart {
+	double x0, x1, y0, y1; /* ns */
+};
+
+static double px(const struct chart *c, double ns)
+{
+	return ML + (ns - c->x0) / (c->x1 - c->x0) * (W - ML - MR);
+}
+
+static double py(const struct chart *c, double ns)
+{
+	return H - MB - (ns - c->y0) / (c->y1 - c->y0) * (H - MT - MB);
+}
+
+/* A round tick step for a range (ns): 1, 2 or 5 times a power of ten, about 6 ticks. */
+static double tick_step(double range)
+{
+	double raw = range / 6, p = pow(10, floor(log10(raw))), m = raw / p;
+
+	return p * (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10);
+}
+
+static void widen(struct chart *c, const struct whatif_point *p)
+{
+	c->y0 = fmin(c->y0, (double)p->min_ns);
+	c->y1 = fmax(c->y1, (double)p->max_ns);
+}
+
+static void axes(const struct chart *c, FILE *out)
+{
+	double sx = tick_step(c->x1 - c->x0), sy = tick_step(c->y1 - c->y0);
+
+	fprintf(out,
+		"<g class=\"axes\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+		"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+		ML, H - MB, W - MR, H - MB, ML, MT, ML, H - MB);
+	for (double v = ceil(c->x0 / sx) * sx; v <= c->x1 + sx / 1e6; v += sx) {
+		fprintf(out,
+			"<line class=\"tick\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			"<text class=\"xt\" x=\"%.1f\" y=\"%.1f\">%g</text>\n",
+			px(c, v), H - MB, px(c, v), H - MB + 5, px(c, v), H - MB + 18, v / 1e6);
+	}
+	for (double v = ceil(c->y0 / sy) * sy; v <= c->y1 + sy / 1e6; v += sy) {
+		fprintf(out,
+			"<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			"<text class=\"yt\" x=\"%.1f\" y=\"%.1f\">%g</text>\n",
+			ML, py(c, v), W - MR, py(c, v), ML - 6, py(c, v) + 4, v / 1e6);
+	}
+	fprintf(out,
+		"<text class=\"xl\" x=\"%.1f\" y=\"%.1f\">t_PSF (ms): the component's CPU "
+		"time</text><text class=\"yl\" transform=\"translate(16 %.1f) rotate(-90)\">t_SUT "
+		"(ms): the whole program</text></g>\n",
+		(ML + W - MR) / 2, H - 12, (MT + H - MB) / 2);
+}
+
+static void segment(const struct chart *c, FILE *out, const char *cls, double xa, double ya,
+		    double xb, double yb)
+{
+	fprintf(out, "<line class=\"seg %s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+		cls, px(c, xa), py(c, ya), px(c, xb), py(c, yb));
+}
+
+static void fitted(const struct chart *c, const struct whatif_result *r, FILE *out)
+{
+	const struct whatif_fit *f = &r->fit;
+	double xa = (double)r->points[0].t_psf_ns, xb = (double)r->points[r->n_points - 1].t_psf_ns;
+
+	switch (f->kind) {
+	case WHATIF_KIND_LIMITED:
+		fprintf(out,
+			"<rect class=\"knee-band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			"height=\"%.1f\"/>\n",
+			px(c, f->t_limit_lo), MT,
+			fmax(1, px(c, f->t_limit_hi) - px(c, f->t_limit_lo)), H - MT - MB);
+		segment(c, out, "seg-flat", xa, f->t_min, f->t_limit, f->t_min);
+		segment(c, out, "seg-rise", f->t_limit, f->t_min, xb, whatif_fit_eval(f, xb));
+		fprintf(out,
+			"<line class=\"knee\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			"<circle class=\"knee-pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"6\"/>"
+			"<text class=\"knee-label\" x=\"%.1f\" y=\"%.1f\">t_limit = %.3f ms "
+			"(scale %.2f)</text>\n",
+			px(c, f->t_limit), MT, px(c, f->t_limit), H - MB, px(c, f->t_limit),
+			py(c, f->t_min), px(c, f->t_limit) + 8, py(c, f->t_min) - 12,
+			f->t_limit / 1e6, f->t_limit / (double)r->busy_ns);
+		break;
+	case WHATIF_KIND_TOTAL:
+		segment(c, out, "seg-rise", xa, whatif_fit_eval(f, xa), xb, whatif_fit_eval(f, xb));
+		break;
+	case WHATIF_KIND_NONE:
+		segment(c, out, "seg-flat", xa, f->t_min, xb, f->t_min);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The reference stubs: flat at t_PSF 0, idle and original at t_busy. */
+static void references(const struct chart *c, const struct whatif_result *r, FILE *out)
+{
+	if (r->has_flat) {
+		double x = px(c, 0), y = py(c, whatif_point_sut(&r->flat));
+
+		fprintf(out,
+			"<rect class=\"ref flat\" x=\"%.1f\" y=\"%.1f\" width=\"11\" height=\"11\">"
+			"<title>flat stub: %.3f ms</title></rect>\n",
+			x - 5.5, y - 5.5, whatif_point_sut(&r->flat) / 1e6);
+	}
+	if (r->has_idle) {
+		/* a level across the chart: the idle stub spends no CPU, and a mark at t_busy
+		 * would hide under the original's */
+		double y = py(c, whatif_point_sut(&r->idle));
+
+		fprintf(out,
+			"<line class=\"ref idle\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\">"
+			"<title>idle stub: %.3f ms</title></line><text class=\"idle-label\" "
+			"x=\"%.1f\" y=\"%.1f\">idle stub</text>\n",
+			ML, y, W - MR, y, whatif_point_sut(&r->idle) / 1e6, W - MR - 4, y - 5);
+	}
+	{
+		double x = px(c, (double)r->busy_ns), y = py(c, whatif_point_sut(&r->original));
+
+		fprintf(out,
+			"<path class=\"ref original\" d=\"M%.1f %.1fl7 12h-14z\"><title>original "
+			"(scale 1): %.3f ms</title></path>\n",
+			x, y - 7, whatif_point_sut(&r->original) / 1e6);
+	}
+}
+
+static void chart(const struct whatif_result *r, FILE *out)
+{
+	struct chart c = {.x0 = 0, .x1 = (double)r->busy_ns, .y0 = INFINITY, .y1 = -INFINITY};
+	double pad;
+
+	for (size_t i = 0; i < r->n_points; i++) {
+		c.x1 = fmax(c.x1, (double)r->points[i].t_psf_ns);
+		widen(&c, &r->points[i]);
+	}
+	if (r->has_flat) {
+		widen(&c, &r->flat);
+	}
+	if (r->has_idle) {
+		widen(&c, &r->idle);
+	}
+	widen(&c, &r->original);
+	pad = fmax((c.y1 - c.y0) * 0.12, c.y1 * 0.02 + 1);
+	c.y0 = fmax(0, c.y0 - pad);
+	c.y1 += pad;
+	c.x1 = c.x1 > 0 ? c.x1 * 1.03 : 1;
+	fprintf(out,
+		"<svg id=\"curve\" viewBox=\"0 0 %.0f %.0f\" "
+		"width=\"%.0f\" height=\"%.0f\" data-kind=\"%s\" data-points=\"%zu\">\n",
+		W, H, W, H, r->n_points ? whatif_kind_name(r->fit.kind) : "unclear", r->n_points);
+	axes(&c, out);
+	if (r->n_points) {
+		fitted(&c, r, out);
+	}
+	for (size_t i = 0; i < r->n_points; i++) {
+		const struct whatif_point *p = &r->points[i];
+		double x = px(&c, (double)p->t_psf_ns);
+
+		fprintf(
+		    out,
+		    "<line class=\"bar\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+		    "<circle class=\"pt%s\" data-scale=\"%.6g\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\">"
+		    "<title>scale %.2f: t_PSF %.3f ms, t_SUT %.3f ms (%.3f-%.3f)</title>"
+		    "</circle>\n",
+		    x, py(&c, (double)p->min_ns), x, py(&c, (double)p->max_ns),
+		    p->loaded ? " loaded" : "", p->scale, x, py(&c, (double)p->median_ns), p->scale,
+		    (double)p->t_psf_ns / 1e6, (double)p->median_ns / 1e6, (double)p->min_ns / 1e6,
+		    (double)p->max_ns / 1e6);
+	}
+	references(&c, r, out);
+	fputs("</svg>\n", out);
+}
+
+static const char CSS[] =
+    "body{font:14px system-ui,sans-serif;margin:24px;color:#222;max-width:1000px}"
+    "h1{font-size:20px}h2{font-size:16px;margin-top:28px}"
+    "table{border-collapse:collapse}td,th{padding:3px 10px;border-bottom:1px solid #ddd;"
+    "text-align:right}th{background:#f4f4f4}td.l,th.l{text-align:left}"
+    ".axes line{stroke:#444}.axes .grid{stroke:#e6e6e6}.axes text{font-size:12px;fill:#444}"
+    ".xt{text-anchor:middle}.yt{text-anchor:end}.xl,.yl{text-anchor:middle;font-size:13px}"
+    ".bar{stroke:#4a6fa5;stroke-width:1.5}.pt{fill:#4a6fa5}.pt.loaded{fill:#e08a00}"
+    ".seg{stroke-width:2.5}.seg-flat{stroke:#2e8b57}.seg-rise{stroke:#c0392b}"
+    ".knee{stroke:#555;stroke-dasharray:5 4}.knee-pt{fill:none;stroke:#111;stroke-width:2}"
+    ".knee-band{fill:#999;opacity:.15}.knee-label{font-size:12px;font-weight:600}"
+    ".ref.flat{fill:#7b3fa0}.ref.idle{stroke:#1a9fb0;stroke-width:1.5;stroke-dasharray:2 3}"
+    ".idle-label{fill:#1a9fb0;font-size:12px;text-anchor:end}.ref.original{fill:#111}"
+    ".legend span{margin-right:18px}.sw{display:inline-block;width:12px;height:12px;"
+    "margin-right:4px;vertical-align:-1px}.warn{background:#fff4e0;padding:8px;"
+    "border-left:4px solid #e08a00}code{font-size:12px}";
+
+static void table_row(FILE *out, const char *stub, const struct whatif_point *p)
+{
+	char psf[32];
+
+	snprintf(psf, sizeof(psf), "%.3f", (double)p->t_psf_ns / 1e6);
+	fprintf(out,
+		"<tr%s><td class=\"l\">%s</td><td>%.2f</td><td>%s</td><td>%.3f</td><td>%.3f</td>"
+		"<td>%.3f</td><td>%zu</td></tr>\n",
+		p->loaded ? " class=\"loaded\"" : "", stub, p->scale,
+		p->kind == WHATIF_POINT_IDLE ? "(slept)" : psf, (double)p->median_ns / 1e6,
+		(double)p->min_ns / 1e6, (double)p->max_ns / 1e6, p->n_runs);
+}
+
+static void points_table(const struct whatif_result *r, FILE *out)
+{
+	fputs("<table id=\"points\"><tr><th class=\"l\">stub</th><th>scale</th><th>t_PSF ms</th>"
+	      "<th>t_SUT ms (median)</th><th>min</th><th>max</th><th>runs</th></tr>\n",
+	      out);
+	for (size_t i = 0; i < r->n_points; i++) {
+		table_row(out, "busy", &r->points[i]);
+	}
+	if (r->has_flat) {
+		table_row(out, "flat", &r->flat);
+	}
+	if (r->has_idle) {
+		table_row(out, "idle", &r->idle);
+	}
+	table_row(out, "original", &r->original);
+	fputs("</table>\n", out);
+}
+
+static void sentences(FILE *out, const char *title, GPtrArray *v, const char *id)
+{
+	if (!v->len) {
+		return;
+	}
+	fprintf(out, "<h2>%s</h2><ul id=\"%s\">\n", title, id);
+	for (size_t i = 0; i < v->len; i++) {
+		fputs("<li>", out);
+		dps_html_escape(out, v->pdata[i]);
+		fputs("</li>\n", out);
+	}
+	fputs("</ul>\n", out);
+}
+
+void whatif_write_html(const struct whatif_result *r, FILE *out)
+{
+	const struct whatif_fit *f = &r->fit;
+	GPtrArray *cl = whatif_conclusions(r), *cv = whatif_caveats(r);
+	char *loaded = whatif_loaded_points(r);
+
+	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>dps whatif: ", out);
+	dps_html_escape(out, r->component);
+	fprintf(out, "</title><style>%s</style></head>\n<body>\n<h1>What if ", CSS);
+	dps_html_escape(out, r->component);
+	fputs(" ran faster or slower?</h1>\n<p>Input <code>", out);
+	dps_html_escape(out, r->input);
+	fprintf(out,
+		"</code>; t_busy<sup>CUS</sup> %.3f ms (the component's recorded runs); %u "
+		"repetitions per point, mode %s, seed %" PRIu64 ".</p>\n",
+		(double)r->busy_ns / 1e6, r->repeat, r->mode, r->seed);
+	if (loaded) {
+		fputs("<p class=\"warn\">The machine was busy during runs of: ", out);
+		dps_html_escape(out, loaded);
+		fputs(" (orange). Their times measure the machine as much as the program.</p>\n",
+		      out);
+	}
+	chart(r, out);
+	fputs("<p class=\"legend\"><span><i class=\"sw\" style=\"background:#4a6fa5\"></i>busy "
+	      "stub: median, bar min-max</span><span><i class=\"sw\" "
+	      "style=\"background:#2e8b57\"></i>flat segment t_min</span><span><i class=\"sw\" "
+	      "style=\"background:#c0392b\"></i>rising segment</span><span><i class=\"sw\" "
+	      "style=\"background:#7b3fa0\"></i>flat stub</span><span><i class=\"sw\" "
+	      "style=\"background:#1a9fb0\"></i>idle stub</span><span><i class=\"sw\" "
+	      "style=\"background:#111\"></i>original</span><span><i class=\"sw\" "
+	      "style=\"background:#e08a00\"></i>run on a busy machine</span></p>\n",
+	      out);
+	fprintf(out, "<h2>Fit: <span id=\"kind\">%s</span></h2><p>",
+		r->n_points ? whatif_kind_name(f->kind) : "unclear");
+	if (f->knee) {
+		fprintf(out,
+			"t<sub>min</sub><sup>SUT</sup> %.3f ms, t<sub>limit</sub> %.3f ms (scale "
+			"%.2f, placed within %.3f-%.3f ms), slope %.2f. ",
+			f->t_min / 1e6, f->t_limit / 1e6, f->t_limit / (double)r->busy_ns,
+			f->t_limit_lo / 1e6, f->t_limit_hi / 1e6, f->slope);
+	}
+	fprintf(out, "Fit error %.3f ms rms (%.1f %%), noise %.3f ms. ", f->rms / 1e6,
+		100 * f->rel_err, f->noise / 1e6);
+	dps_html_escape(out, f->reason);
+	fputs(".</p>\n", out);
+	sentences(out, "Conclusions", cl, "conclusions");
+	sentences(out, "Caveats: what the replay cannot move", cv, "caveats");
+	fputs("<h2>Points</h2>\n", out);
+	points_table(r, out);
+	fputs("<h2>Side-by-side timelines</h2><p>Any point against the original: ", out);
+	if (r->from_trace) {
+		fputs("<code>dps replay ", out);
+		dps_html_escape(out, r->input);
+		for (size_t i = 0; i < r->n_ids; i++) {
+			fprintf(out, " --thread-scale %" PRIu64 "=SCALE", r->ids[i]);
+		}
+		fputs("</code> (SCALE from the table) writes the report of the original and that "
+		      "point's stub side by side.</p>\n",
+		      out);
+	} else {
+		fputs("replay the trace this set came from with <code>dps replay TRACE --set ",
+		      out);
+		dps_html_escape(out, r->input);
+		for (size_t i = 0; i < r->n_ids; i++) {
+			fprintf(out, " --thread-scale %" PRIu64 "=SCALE", r->ids[i]);
+		}
+		fputs("</code>.</p>\n", out);
+	}
+	fputs("</body></html>\n", out);
+	g_free(loaded);
+	g_ptr_array_free(cl, TRUE);
+	g_ptr_array_free(cv, TRUE);
+}

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sweep runner (whatif-internal.h). The SUT time of a run is measured from outside: the
+ * parent reads CLOCK_MONOTONIC just before it spawns the stub and just after wait4() returns,
+ * so the stub's own clocks and tracepoints are not the witness of their own speed. Every
+ * repetition of every point goes into one list shuffled with the seed, so a drift of the
+ * machine (a warming CPU, a neighbour starting) spreads over the points instead of bending the
+ * curve. /proc/stat is read around each run: a run during which others used the CPUs marks its
+ * point as loaded.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "machine-load.h"
+#include "whatif-internal.h"
+
+/* Below this much wall time, a point's own /proc/stat figures (10 ms ticks) are too coarse to
+ * call it loaded alone: the sweep's figure must agree. */
+#define SWEEP_LOAD_WINDOW_S 0.5
+
+struct job {
+	size_t pt; /* index in the points */
+	unsigned rep;
+};
+
+/* /proc/stat deltas summed over the runs of a point (or the sweep), and our children's CPU. */
+struct load_sum {
+	struct dps_load_sample from, to; /* from zero: to holds the sums */
+	uint64_t child_cpu_ns;
+};
+
+static void load_add(struct load_sum *sum, const struct dps_load_sample *a,
+		     const struct dps_load_sample *b, uint64_t child_cpu_ns)
+{
+	if (!a->ok || !b->ok) {
+		return;
+	}
+	sum->from.ok = sum->to.ok = true;
+	sum->to.ticks_per_s = b->ticks_per_s;
+	sum->to.cpus = b->cpus;
+	sum->to.t_s += b->t_s - a->t_s;
+	sum->to.busy_ticks += b->busy_ticks - a->busy_ticks;
+	sum->to.total_ticks += b->total_ticks - a->total_ticks;
+	sum->to.steal_ticks += b->steal_ticks - a->steal_ticks;
+	sum->child_cpu_ns += child_cpu_ns;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The stub's argument vector for point p (g_ptr_array_free(v, TRUE) frees it). */
+static GPtrArray *stub_argv(const struct whatif_runner *run, const struct whatif_point *p)
+{
+	GPtrArray *v = g_ptr_array_new_with_free_func(g_free);
+
+	g_ptr_array_add(v, g_strdup(run->stub));
+	g_ptr_array_add(v, g_strdup("--calibration"));
+	g_ptr_array_add(v, g_strdup(run->calibration));
+	g_ptr_array_add(v, g_strdup("--no-summary"));
+	g_ptr_array_add(v, g_strdup("--quiet"));
+	if (run->mode) {
+		g_ptr_array_add(v, g_strdup("--mode"));
+		g_ptr_array_add(v, g_strdup(run->mode));
+	}
+	for (size_t i = 0; p->kind != WHATIF_POINT_ORIGINAL && i < run->n_ids; i++) {
+		if (p->kind == WHATIF_POINT_IDLE) {
+			g_ptr_array_add(v, g_strdup("--thread-idle"));
+			g_ptr_array_add(v, g_strdup_printf("%" PRIu64, run->ids[i]));
+		} else {
+			char num[G_ASCII_DTOSTR_BUF_SIZE];
+
+			g_ptr_array_add(v, g_strdup("--thread-scale"));
+			g_ptr_array_add(
+			    v, g_strdup_printf("%" PRIu64 "=%s", run->ids[i],
+					       g_ascii_dtostr(num, sizeof(num), p->scale)));
+		}
+	}
+	g_ptr_array_add(v, NULL);
+	return v;
+}
+
+/* The last line the stub wrote on stderr (g_free), for the failure message. */
+static char *last_err_line(const char *path)
+{
+	gchar *text = NULL, *line;
+	gchar **lines;
+	int n;
+
+	if (!g_file_get_contents(path, &text, NULL, NULL)) {
+		return g_strdup("(no message)");
+	}
+	lines = g_strsplit(g_strchomp(text), "\n", -1);
+	n = (int)g_strv_length(lines);
+	line = g_strdup(n ? lines[n - 1] : "(no message)");
+	g_strfreev(lines);
+	g_free(text);
+	return line;
+}
+
+/* One repetition: spawn, wait, the wall time from outside. */
+static enum dps_status run_once(const struct whatif_runner *run, char **envp,
+				struct whatif_point *p, struct load_sum *sums,
+				struct dps_diag *diag)
+{
+	GPtrArray *argv = stub_argv(run, p);
+	posix_spawn_file_actions_t fa;
+	struct dps_load_sample before, after;
+	struct rusage ru;
+	enum dps_status st = DPS_OK;
+	uint64_t t0, t1, child_cpu;
+	pid_t pid;
+	int ws = 0, rc;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, run->err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	before = dps_load_sample_take();
+	t0 = mono_ns();
+	rc = posix_spawn(&pid, run->stub, &fa, NULL, (char *const *)argv->pdata, envp);
+	if (rc) {
+		dps_diag_setf(diag, "cannot start the stub %s: errno=%d (%s)", run->stub, rc,
+			      strerror(rc));
+		st = DPS_ERROR;
+		goto end_actions;
+	}
+	while (wait4(pid, &ws, 0, &ru) < 0) {
+		if (errno != EINTR) {
+			dps_diag_setf(diag, "waiting for the stub: errno=%d (%s)", errno,
+				      strerror(errno));
+			st = DPS_ERROR;
+			goto end_actions;
+		}
+	}
+	t1 = mono_ns();
+	after = dps_load_sample_take();
+	child_cpu =
+	    (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u +
+	    (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u;
+	if (!WIFEXITED(ws) || WEXITSTATUS(ws)) {
+		char *msg = last_err_line(run->err_path);
+
+		dps_diag_setf(diag, "the stub failed (%s %d) at scale %.3g: %s",
+			      WIFEXITED(ws) ? "exit status" : "signal",
+			      WIFEXITED(ws) ? WEXITSTATUS(ws) : WTERMSIG(ws), p->scale, msg);
+		g_free(msg);
+		st = DPS_ERROR;
+		goto end_actions;
+	}
+	load_add(&sums[0], &before, &after, child_cpu);
+	load_add(&sums[1], &before, &after, child_cpu);
+	p->runs_ns[p->n_runs++] = t1 - t0;
+end_actions:
+	posix_spawn_file_actions_destroy(&fa);
+	g_ptr_array_free(argv, TRUE);
+	return st;
+}
+
+static int compare_u64(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Median, min and max of a point's runs. */
+static void summarize(struct whatif_point *p)
+{
+	uint64_t *s = g_memdup2(p->runs_ns, p->n_runs * sizeof(*s));
+	size_t n = p->n_runs;
+
+	qsort(s, n, sizeof(*s), compare_u64);
+	p->min_ns = s[0];
+	p->max_ns = s[n - 1];
+	p->median_ns = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	if (n < 3) {
+		p->noise_ns = (double)(p->max_ns - p->min_ns) / 2;
+	} else {
+		/* the deviations, sorted in place of the runs */
+		for (size_t i = 0; i < n; i++) {
+			s[i] = s[i] > p->median_ns ? s[i] - p->median_ns : p->median_ns - s[i];
+		}
+		qsort(s, n, sizeof(*s), compare_u64);
+		p->noise_ns = 1.4826 * (double)(n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2);
+	}
+	g_free(s);
+}
+
+enum dps_status whatif_sweep_run(const struct whatif_runner *run, struct whatif_point *const *pts,
+				 size_t n, struct dps_load *sweep_load, struct dps_diag *diag)
+{
+	size_t n_jobs = n * run->repeat;
+	struct job *jobs = g_new0(struct job, n_jobs);
+	struct load_sum *sums = g_new0(struct load_sum, n + 1); /* [n]: the whole sweep */
+	GRand *rand = g_rand_new_with_seed((guint32)(run->seed ^ (run->seed >> 32)));
+	/* The stub's tracepoints are not wanted here: without a wait for a session daemon's
+	 * registration (lttng-ust waits up to 3 s for one that is busy), its start is shorter
+	 * and steadier. A value the user set is kept. */
+	char **envp = g_environ_setenv(g_get_environ(), "LTTNG_UST_REGISTER_TIMEOUT", "0", FALSE);
+	enum dps_status st = DPS_OK;
+
+	for (size_t i = 0; i < n; i++) {
+		pts[i]->runs_ns = g_new0(uint64_t, run->repeat);
+		pts[i]->n_runs = 0;
+		for (unsigned r = 0; r < run->repeat; r++) {
+			jobs[i * run->repeat + r] = (struct job){.pt = i, .rep = r};
+		}
+	}
+	/* Fisher-Yates with the seed: the same seed gives the same order. */
+	for (size_t i = n_jobs; i > 1; i--) {
+		size_t j = (size_t)g_rand_int_range(rand, 0, (gint32)i);
+		struct job t = jobs[i - 1];
+
+		jobs[i - 1] = jobs[j];
+		jobs[j] = t;
+	}
+	for (size_t i = 0; i < n_jobs && !st; i++) {
+		const struct whatif_point *p = pts[jobs[i].pt];
+		struct load_sum pair[2];
+
+		if (run->progress) {
+			fprintf(stderr, "\rdps whatif: run %zu/%zu (%s %.2f)   ", i + 1, n_jobs,
+				p->kind == WHATIF_POINT_BUSY   ? "scale"
+				: p->kind == WHATIF_POINT_FLAT ? "flat"
+				: p->kind == WHATIF_POINT_IDLE ? "idle"
+							       : "original",
+				p->scale);
+		}
+		pair[0] = sums[jobs[i].pt];
+		pair[1] = sums[n];
+		st = run_once(run, envp, pts[jobs[i].pt], pair, diag);
+		sums[jobs[i].pt] = pair[0];
+		sums[n] = pair[1];
+	}
+	if (run->progress) {
+		fprintf(stderr, "\r%60s\r", "");
+	}
+	*sweep_load = dps_load_between(&sums[n].from, &sums[n].to, sums[n].child_cpu_ns);
+	for (size_t i = 0; i < n && !st; i++) {
+		struct dps_load l =
+		    dps_load_between(&sums[i].from, &sums[i].to, sums[i].child_cpu_ns);
+
+		summarize(pts[i]);
+		pts[i]->others_pct = l.others_pct;
+		pts[i]->steal_pct = l.steal_pct;
+		pts[i]->loaded = dps_load_is_noisy(&l) &&
+				 (l.wall_s >= SWEEP_LOAD_WINDOW_S || dps_load_is_noisy(sweep_load));
+	}
+	g_strfreev(envp);
+	g_rand_free(rand);
+	g_free(sums);
+	g_free(jobs);
+	return st;
+}

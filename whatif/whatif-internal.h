@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* What the files of whatif/ share: the sweep runner (sweep.c) and the writers' helpers. */
+#ifndef DPS_WHATIF_WHATIF_INTERNAL_H
+#define DPS_WHATIF_WHATIF_INTERNAL_H
+
+#include <glib.h>
+
+#include "whatif.h"
+
+/* How the sweep runs the stub. */
+struct whatif_runner {
+	const char *stub;	 /* borrowed: the built stub */
+	const char *calibration; /* borrowed: its calibration file */
+	const char *mode;	 /* borrowed: --mode, NULL: the stub's default */
+	const char *err_path;	 /* borrowed: where the stub's stderr goes (the last run's) */
+	const uint64_t *ids;	 /* borrowed: the component */
+	size_t n_ids;
+	unsigned repeat;
+	uint64_t seed;
+	bool progress;
+};
+
+struct dps_load;
+
+/*
+ * Runs every repetition of the n points (their kind and scale set, runs_ns empty) in one
+ * random order and fills each point's runs, median, min, max and load figures, and
+ * *sweep_load with the machine's load over all the runs. Returns DPS_OK, DPS_ERROR when a stub
+ * run fails (diag: its status and last message).
+ */
+enum dps_status whatif_sweep_run(const struct whatif_runner *run, struct whatif_point *const *pts,
+				 size_t n, struct dps_load *sweep_load, struct dps_diag *diag);
+
+/* The writers' sentences (output.c), each array of g_strdup'ed strings freed with
+ * g_ptr_array_free(v, TRUE): the paper's conclusions, the caveats; the points run on a busy
+ * machine as "scale 0.30, idle" (g_free), NULL when none. */
+GPtrArray *whatif_conclusions(const struct whatif_result *r);
+GPtrArray *whatif_caveats(const struct whatif_result *r);
+char *whatif_loaded_points(const struct whatif_result *r);
+
+/* ns as milliseconds with 3 decimals, into buf (32 bytes). */
+const char *whatif_ms(double ns, char *buf, size_t len);
+
+#endif /* DPS_WHATIF_WHATIF_INTERNAL_H */

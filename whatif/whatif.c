@@ -1,0 +1,811 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dps whatif's study (whatif.h). Steps:
+ *
+ *   0 check         the range, the stubs, the output directory; a set's component
+ *   1 calibrate     runtime: a quick measurement (or the given file), for the stub
+ *   2 set           analyzer: analyzer_run into the work directory (a trace), or the set
+ *   3 component     the ids and comms named, against the set; t_busy; the caveats
+ *   4 build         simgen: the stub, once; every point is a knob on its command line
+ *   5 sweep         sweep.c: every repetition of every point, in random order
+ *   6 fit           fit.c on the busy points' medians
+ *
+ * With OUTDIR everything goes into a temporary directory beside it (common/atomic-out.h) that
+ * replaces it once the study succeeded; without, into a private temporary removed at the end.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <dps/dps.h>
+#include <glib.h>
+
+#include "actset.h"
+#include "analyzer.h"
+#include "atomic-out.h"
+#include "machine-load.h"
+#include "record.h"
+#include "simgen.h"
+#include "whatif-internal.h"
+
+/* How soon after a component thread stopped running another thread's sleep must end to count
+ * as woken by it: the kernel's wake-up latency on a loaded machine, with room. */
+#define WHATIF_WOKEN_WINDOW_NS 200000u
+/* The file that marks a directory as dps whatif's output, replaceable by the next study. */
+#define WHATIF_MARKER_NAME "whatif.info"
+
+/* One study under way. */
+struct study {
+	const struct whatif_options *opts;  /* borrowed */
+	struct whatif_result *res;	    /* borrowed */
+	struct dps_diag *diag;		    /* borrowed */
+	struct dps_out_dir out;		    /* owned: OUTDIR and its temporary (with OUTDIR) */
+	char *work;			    /* owned: where the files go (out.tmp or a temporary) */
+	bool work_is_tmp;		    /* work is a private temporary, removed at the end */
+	char *set_dir, *stub, *calibration; /* owned paths */
+	struct dps_actset *set;		    /* owned */
+	struct analyzer_result *ares;	    /* owned: a trace's analysis, its timelines kept */
+	double t0;
+};
+
+void whatif_options_default(struct whatif_options *opts)
+{
+	*opts = (struct whatif_options){
+	    .pid = -1,
+	    .tid = -1,
+	    .min_block_ns = -1,
+	    .stubs = WHATIF_STUB_ALL,
+	    .from = WHATIF_FROM_DEFAULT,
+	    .to = WHATIF_TO_DEFAULT,
+	    .step = WHATIF_STEP_DEFAULT,
+	    .repeat = WHATIF_REPEAT_DEFAULT,
+	};
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void say(const struct study *s, const char *what)
+{
+	if (!s->opts->quiet) {
+		fprintf(stderr, "dps whatif: %s (%.1f s)\n", what, now_s() - s->t0);
+	}
+}
+
+/* The scales of the busy sweep: from, from + step, ... up to to (within a hundredth of a step,
+ * so 0 to 1.5 by 0.1 ends at 1.5 despite the floating point). 0 when the range is empty. */
+static size_t sweep_count(const struct whatif_options *o)
+{
+	if (!(o->step > 0) || !isfinite(o->from) || !isfinite(o->to) || o->from < 0 ||
+	    o->to < o->from) {
+		return 0;
+	}
+	return (size_t)floor((o->to - o->from) / o->step + 0.01) + 1;
+}
+
+static bool is_whatif_dir(const char *dir)
+{
+	char *marker = g_build_filename(dir, WHATIF_MARKER_NAME, NULL);
+	bool ours = g_file_test(marker, G_FILE_TEST_IS_REGULAR);
+
+	g_free(marker);
+	return ours;
+}
+
+/* Whether dir is an action set: a manifest, or .act files. */
+static bool looks_like_set(const char *dir)
+{
+	GDir *d = g_dir_open(dir, 0, NULL);
+	const char *name;
+	bool set = dps_actset_is_set_dir(dir);
+
+	while (d && !set && (name = g_dir_read_name(d))) {
+		set = g_str_has_suffix(name, ".act");
+	}
+	if (d) {
+		g_dir_close(d);
+	}
+	return set;
+}
+
+/* 0. What can be refused before any work. */
+static enum dps_status check_options(struct study *s)
+{
+	const struct whatif_options *o = s->opts;
+	size_t n = sweep_count(o);
+
+	if (!o->input) {
+		dps_diag_setf(s->diag, "no input: give a trace or an action set directory");
+		return DPS_ERR_INVAL;
+	}
+	if (!g_file_test(o->input, G_FILE_TEST_IS_DIR)) {
+		dps_diag_setf(s->diag, "%s: not a directory (a trace or an action set)", o->input);
+		return DPS_ERR_INVAL;
+	}
+	if (!o->n_thread_ids && !o->n_comms) {
+		dps_diag_setf(s->diag, "no component: name its threads with --thread ID or "
+				       "--comm NAME");
+		return DPS_ERR_INVAL;
+	}
+	if (!(o->stubs & WHATIF_STUB_ALL)) {
+		dps_diag_setf(s->diag, "no stub to run");
+		return DPS_ERR_INVAL;
+	}
+	if ((o->stubs & WHATIF_STUB_BUSY) && !n) {
+		dps_diag_setf(s->diag,
+			      "empty sweep: --from %g --to %g --step %g (from must be >= 0 and "
+			      "<= to, step > 0)",
+			      o->from, o->to, o->step);
+		return DPS_ERR_INVAL;
+	}
+	if ((o->stubs & WHATIF_STUB_BUSY) && n > WHATIF_POINTS_MAX) {
+		dps_diag_setf(s->diag, "the sweep has %zu points, more than %d: a larger --step", n,
+			      WHATIF_POINTS_MAX);
+		return DPS_ERR_INVAL;
+	}
+	if (o->repeat < 1) {
+		dps_diag_setf(s->diag, "--repeat must be at least 1");
+		return DPS_ERR_INVAL;
+	}
+	if (o->mode) {
+		enum dps_run_mode m;
+
+		if (dps_run_mode_parse(o->mode, &m)) {
+			dps_diag_setf(s->diag, "--mode: expected work, cpu or wall, got '%s'",
+				      o->mode);
+			return DPS_ERR_INVAL;
+		}
+	}
+	if (o->calibration && !g_file_test(o->calibration, G_FILE_TEST_IS_REGULAR)) {
+		dps_diag_setf(s->diag, "--calibration %s: no such file", o->calibration);
+		return DPS_ERR_INVAL;
+	}
+	if (o->calibration) {
+		/* what the stub would refuse at its first run, refused now */
+		struct dps_calibration cal;
+		char err[512] = "";
+
+		if (dps_calibration_load(o->calibration, &cal, err, sizeof(err))) {
+			dps_diag_setf(s->diag, "--calibration: %s", err);
+			return DPS_ERR_INVAL;
+		}
+	}
+	if (o->outdir) {
+		return dps_out_dir_check(o->outdir, is_whatif_dir,
+					 "an earlier dps whatif's output (no " WHATIF_MARKER_NAME
+					 ")",
+					 DPS_OUT_PARENTS | (o->force ? DPS_OUT_FORCE : 0), s->diag);
+	}
+	return DPS_OK;
+}
+
+/* The work directory: OUTDIR's temporary, or a private one. */
+static enum dps_status make_workdir(struct study *s)
+{
+	const struct whatif_options *o = s->opts;
+	char *marker;
+	FILE *f;
+	enum dps_status st;
+
+	if (!o->outdir) {
+		GError *error = NULL;
+
+		s->work = g_dir_make_tmp("dps-whatif-XXXXXX", &error);
+		if (!s->work) {
+			dps_diag_setf(s->diag, "cannot make a temporary directory: %s",
+				      error->message);
+			g_error_free(error);
+			return DPS_ERR_IO;
+		}
+		s->work_is_tmp = true;
+		dps_out_register_temp(s->work);
+		return DPS_OK;
+	}
+	st = dps_out_dir_begin(&s->out, o->outdir, is_whatif_dir,
+			       "an earlier dps whatif's output (no " WHATIF_MARKER_NAME ")",
+			       DPS_OUT_PARENTS | (o->force ? DPS_OUT_FORCE : 0), s->diag);
+	if (st) {
+		return st;
+	}
+	s->work = g_strdup(s->out.tmp);
+	marker = g_build_filename(s->work, WHATIF_MARKER_NAME, NULL);
+	f = fopen(marker, "w");
+	if (!f) {
+		dps_diag_setf(s->diag, "cannot create \"%s\": errno=%d (%s)", marker, errno,
+			      strerror(errno));
+		g_free(marker);
+		return DPS_ERR_IO;
+	}
+	fprintf(f,
+		"# dps whatif output: the next dps whatif -o here replaces this directory "
+		"whole\ninput %s\n",
+		o->input);
+	st = dps_out_close(f, marker, s->diag);
+	g_free(marker);
+	return st;
+}
+
+/* 1. The calibration the stub plays with. */
+static enum dps_status calibrate(struct study *s)
+{
+	struct dps_load_sample before, after;
+	struct dps_calibration cal;
+	struct dps_load load;
+	uint64_t cpu0;
+	char err[512];
+	enum dps_status st;
+
+	s->calibration = g_build_filename(s->work, "calibration", NULL);
+	if (s->opts->calibration) {
+		gchar *text = NULL;
+		gsize len = 0;
+
+		if (!g_file_get_contents(s->opts->calibration, &text, &len, NULL) ||
+		    !g_file_set_contents(s->calibration, text, (gssize)len, NULL)) {
+			dps_diag_setf(s->diag, "cannot copy the calibration %s",
+				      s->opts->calibration);
+			g_free(text);
+			return DPS_ERR_IO;
+		}
+		g_free(text);
+		return DPS_OK;
+	}
+	say(s, "calibrating this machine (quick)");
+	before = dps_load_sample_take();
+	cpu0 = dps_load_self_cpu_ns();
+	st = dps_calibration_measure(&cal, true);
+	after = dps_load_sample_take();
+	load = dps_load_between(&before, &after, dps_load_self_cpu_ns() - cpu0);
+	if (st) {
+		dps_diag_setf(s->diag, "calibration failed: %s", dps_status_string(st));
+		return DPS_ERROR;
+	}
+	if (dps_calibration_save(&cal, s->calibration, err, sizeof(err))) {
+		dps_diag_setf(s->diag, "calibration: %s", err);
+		return DPS_ERR_IO;
+	}
+	s->res->cal_spread_pct = cal.work_spread_pct;
+	dps_load_warn_calibration(stderr, "dps whatif", cal.work_spread_pct, &load);
+	return DPS_OK;
+}
+
+/* 2. The set: the trace analyzed into the work directory, or the given set loaded. */
+static enum dps_status load_set(struct study *s)
+{
+	const struct whatif_options *o = s->opts;
+	struct analyzer_result *ares = NULL;
+	struct analyzer_options a;
+	enum dps_status st;
+
+	if (!s->res->from_trace) {
+		s->set_dir = g_strdup(o->input);
+		return dps_actset_load_dir(o->input, &s->set, s->diag);
+	}
+	say(s, "analyzing the trace");
+	s->set_dir = g_build_filename(s->work, "set", NULL);
+	analyzer_options_default(&a);
+	a.traces = &o->input;
+	a.n_traces = 1;
+	a.pid = o->pid;
+	a.tid = o->tid;
+	a.comm = o->process_comm;
+	if (a.pid < 0 && a.tid < 0 && !a.comm && !dps_record_info_pid(o->input, &a.pid)) {
+		dps_diag_setf(s->diag,
+			      "no selection: which process of %s? (--pid, --tid or --process; "
+			      "dps analyze %s lists them)",
+			      o->input, o->input);
+		return DPS_ERR_INVAL;
+	}
+	a.follow_children = o->follow_children;
+	a.strict = o->strict;
+	a.min_block_ns = o->min_block_ns;
+	a.calibration_path = s->calibration;
+	a.progress = o->progress;
+	a.out_dir = s->set_dir;
+	a.keep_timelines = true; /* the sleeps' ends, for the caveats */
+	st = analyzer_run(&a, &ares, s->diag);
+	if (!st && ares->partial) {
+		fprintf(stderr, "dps whatif: warning: the trace is incomplete (%s)\n",
+			ares->partial_reason ? ares->partial_reason : "events lost");
+	}
+	if (st) {
+		analyzer_result_destroy(ares);
+		return st;
+	}
+	s->ares = ares;
+	if (ares->process.known && ares->process.end_ns > ares->process.begin_ns) {
+		s->res->recorded_sut_ns = ares->process.end_ns - ares->process.begin_ns;
+	}
+	return dps_actset_load_dir(s->set_dir, &s->set, s->diag);
+}
+
+/* The set's ids and names, for a message about a component it does not have (g_free). */
+static char *list_threads(const struct dps_actset *set)
+{
+	GString *g = g_string_new(NULL);
+
+	for (size_t t = 0; t < set->n_threads && t < 40; t++) {
+		g_string_append_printf(g, "%s%" PRIu64 " (%s)", t ? ", " : "", set->threads[t].id,
+				       set->threads[t].comm ? set->threads[t].comm : "?");
+	}
+	if (set->n_threads > 40) {
+		g_string_append(g, ", ...");
+	}
+	return g_string_free(g, FALSE);
+}
+
+/* 3. The component's thread indexes (in mark, n_threads flags) and the result's ids, name and
+ * busy time. */
+static enum dps_status resolve_component(struct study *s, bool *mark)
+{
+	const struct whatif_options *o = s->opts;
+	const struct dps_actset *set = s->set;
+	struct whatif_result *r = s->res;
+	GString *name = g_string_new(NULL);
+	char *known;
+
+	for (size_t i = 0; i < o->n_thread_ids; i++) {
+		size_t t = dps_actset_find(set, o->thread_ids[i]);
+
+		if (t == DPS_ACTSET_NO_THREAD) {
+			known = list_threads(set);
+			dps_diag_setf(s->diag,
+				      "--thread %" PRIu64 ": no such thread in %s; its "
+				      "threads: %s",
+				      o->thread_ids[i], s->set_dir, known);
+			g_free(known);
+			g_string_free(name, TRUE);
+			return DPS_ERR_INVAL;
+		}
+		mark[t] = true;
+	}
+	for (size_t c = 0; c < o->n_comms; c++) {
+		bool found = false;
+
+		for (size_t t = 0; t < set->n_threads; t++) {
+			if (set->threads[t].comm && !strcmp(set->threads[t].comm, o->comms[c])) {
+				mark[t] = found = true;
+			}
+		}
+		if (!found) {
+			known = list_threads(set);
+			dps_diag_setf(s->diag,
+				      "--comm %s: no thread of that name in %s; its "
+				      "threads: %s",
+				      o->comms[c], s->set_dir, known);
+			g_free(known);
+			g_string_free(name, TRUE);
+			return DPS_ERR_INVAL;
+		}
+	}
+	r->ids = g_new0(uint64_t, set->n_threads);
+	for (size_t t = 0; t < set->n_threads; t++) {
+		if (!mark[t]) {
+			continue;
+		}
+		r->ids[r->n_ids++] = set->threads[t].id;
+		g_string_append_printf(name, "%s%" PRIu64 "%s%s%s", r->n_ids > 1 ? ", " : "",
+				       set->threads[t].id, set->threads[t].comm ? " (" : "",
+				       set->threads[t].comm ? set->threads[t].comm : "",
+				       set->threads[t].comm ? ")" : "");
+		for (size_t i = 0; i < set->threads[t].n_actions; i++) {
+			const struct dps_actset_action *a = &set->threads[t].actions[i];
+
+			if (a->kind == DPS_ACT_RUN && a->value > 0) {
+				r->busy_ns += (uint64_t)a->value;
+			}
+		}
+	}
+	g_string_prepend(name, r->n_ids > 1 ? "threads " : "thread ");
+	r->component = g_string_free(name, FALSE);
+	r->n_threads = set->n_threads;
+	if (!r->busy_ns) {
+		dps_diag_setf(s->diag, "the component %s has no run actions: no CPU to sweep",
+			      r->component);
+		return DPS_ERR_INVAL;
+	}
+	return DPS_OK;
+}
+
+/*
+ * What pins the answer, as far as the set shows it. A sleep of another thread is a fixed
+ * duration: if, in the real program, it ended because a component thread woke it (a waker the
+ * trace did not tie to it), a faster component would end it sooner, the stub will not. Waits
+ * in a recorded order on several wakers, one of them in the component, keep that order even
+ * when a faster component would now come first. The component's own waits on others keep
+ * the others' recorded wake points.
+ */
+static void find_caveats(struct study *s, const bool *mark)
+{
+	const struct dps_actset *set = s->set;
+	struct whatif_caveats *c = &s->res->caveats;
+
+	for (size_t t = 0; t < set->n_threads; t++) {
+		const struct dps_actset_thread *th = &set->threads[t];
+		size_t prev_waker = DPS_ACTSET_NO_THREAD;
+
+		for (size_t i = 0; i < th->n_actions; i++) {
+			const struct dps_actset_action *a = &th->actions[i];
+			size_t w;
+
+			if (a->kind == DPS_ACT_SLEEP && !mark[t] && a->value > 0) {
+				c->n_fixed_sleeps++;
+				c->fixed_sleep_ns += (uint64_t)a->value;
+			}
+			if (a->kind != DPS_ACT_WAIT) {
+				/* a run or a wake between two waits makes them a sequence the
+				 * program itself orders; only back-to-back waits are a choice */
+				if (a->kind != DPS_ACT_SLEEP) {
+					prev_waker = DPS_ACTSET_NO_THREAD;
+				}
+				continue;
+			}
+			w = dps_actset_target(set, a);
+			if (w == DPS_ACTSET_NO_THREAD) {
+				continue;
+			}
+			if (mark[t] && !mark[w]) {
+				c->n_component_waits++;
+			}
+			if (prev_waker != DPS_ACTSET_NO_THREAD && prev_waker != w &&
+			    (mark[w] || mark[prev_waker])) {
+				c->n_ordered_waits++;
+			}
+			prev_waker = w;
+		}
+	}
+}
+
+static int compare_u64(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * With a trace's timelines: the sleeps of other threads that ended within
+ * WHATIF_WOKEN_WINDOW_NS after a component thread stopped running (a run's end: it blocked,
+ * yielded or exited, which is when a thread wakes another). The trace did not tie them to a
+ * waker (they would be waits), but the timing says the component most likely woke them.
+ */
+static void find_woken_sleeps(struct study *s, const bool *mark)
+{
+	const struct analyzer_result *ar = s->ares;
+	struct whatif_caveats *c = &s->res->caveats;
+	GArray *ends = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	bool *in = g_new0(bool, ar->n_threads);
+
+	for (size_t t = 0; t < ar->n_threads; t++) {
+		size_t k = dps_actset_find(s->set, ar->threads[t].id);
+
+		in[t] = k != DPS_ACTSET_NO_THREAD && mark[k];
+		for (size_t i = 0; in[t] && i < ar->threads[t].n_segs; i++) {
+			if (ar->threads[t].segs[i].kind == ANALYZER_SEG_RUN) {
+				g_array_append_val(ends, ar->threads[t].segs[i].end_ns);
+			}
+		}
+	}
+	g_array_sort(ends, compare_u64);
+	for (size_t t = 0; t < ar->n_threads; t++) {
+		for (size_t i = 0; !in[t] && i < ar->threads[t].n_segs; i++) {
+			const struct analyzer_segment *g = &ar->threads[t].segs[i];
+			size_t lo = 0, hi = ends->len;
+
+			if (g->kind != ANALYZER_SEG_SLEEP) {
+				continue;
+			}
+			/* the first run end at or after the window's start */
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+
+				if (g_array_index(ends, uint64_t, mid) + WHATIF_WOKEN_WINDOW_NS <
+				    g->end_ns) {
+					lo = mid + 1;
+				} else {
+					hi = mid;
+				}
+			}
+			if (lo < ends->len && g_array_index(ends, uint64_t, lo) <= g->end_ns) {
+				c->n_woken_sleeps++;
+				c->woken_sleep_ns += g->end_ns - g->begin_ns;
+			}
+		}
+	}
+	c->timelines = true;
+	g_free(in);
+	g_array_free(ends, TRUE);
+}
+
+/* 4. The stub, built once; its C kept beside it with OUTDIR. */
+static enum dps_status build(struct study *s)
+{
+	char *src = g_build_filename(s->work, "stub.c", NULL);
+	struct simgen_build_options b = {.keep_source = s->work_is_tmp ? NULL : src};
+	struct simgen_options g = {.source_label = s->set_dir, .program_name = "dps-whatif-stub"};
+	enum dps_status st = DPS_OK;
+
+	say(s, "building the stub");
+	s->stub = g_build_filename(s->work, "dps-stub", NULL);
+	if (simgen_build(s->set, &g, &b, s->stub, s->diag)) {
+		st = DPS_ERROR;
+	}
+	g_free(src);
+	return st;
+}
+
+/* 5. The points: the busy sweep, the flat, idle and original stubs (the busy points at 0 and 1
+ * are the flat and original ones: measured once). */
+static enum dps_status sweep(struct study *s)
+{
+	const struct whatif_options *o = s->opts;
+	struct whatif_result *r = s->res;
+	size_t n_busy = (o->stubs & WHATIF_STUB_BUSY) ? sweep_count(o) : 0;
+	struct whatif_point **pts = g_new0(struct whatif_point *, n_busy + 3);
+	struct whatif_point *at0 = NULL, *at1 = NULL;
+	struct whatif_runner run = {
+	    .stub = s->stub,
+	    .calibration = s->calibration,
+	    .mode = o->mode,
+	    .ids = r->ids,
+	    .n_ids = r->n_ids,
+	    .repeat = o->repeat,
+	    .seed = r->seed,
+	    .progress = o->progress,
+	};
+	char *err_path = g_build_filename(s->work, "stub.err", NULL);
+	struct dps_load load;
+	size_t n = 0;
+	char msg[128];
+	enum dps_status st;
+
+	r->points = g_new0(struct whatif_point, n_busy ? n_busy : 1);
+	r->n_points = n_busy;
+	for (size_t i = 0; i < n_busy; i++) {
+		struct whatif_point *p = &r->points[i];
+
+		p->kind = WHATIF_POINT_BUSY;
+		p->scale = o->from + o->step * (double)i;
+		if (p->scale > o->to) {
+			p->scale = o->to; /* the last one, within the rounding */
+		}
+		p->t_psf_ns = (uint64_t)llround(p->scale * (double)r->busy_ns);
+		at0 = fabs(p->scale) < 1e-9 ? p : at0;
+		at1 = fabs(p->scale - 1) < 1e-9 ? p : at1;
+		pts[n++] = p;
+	}
+	r->has_flat = o->stubs & WHATIF_STUB_FLAT;
+	r->has_idle = o->stubs & WHATIF_STUB_IDLE;
+	r->flat = (struct whatif_point){.kind = WHATIF_POINT_FLAT, .scale = 0};
+	r->idle = (struct whatif_point){.kind = WHATIF_POINT_IDLE, .scale = 1};
+	r->original = (struct whatif_point){
+	    .kind = WHATIF_POINT_ORIGINAL, .scale = 1, .t_psf_ns = r->busy_ns};
+	if (r->has_flat && !at0) {
+		pts[n++] = &r->flat;
+	}
+	if (r->has_idle) {
+		pts[n++] = &r->idle;
+	}
+	if (!at1) {
+		pts[n++] = &r->original;
+	}
+	run.err_path = err_path;
+	snprintf(msg, sizeof(msg), "running %zu points x %u repetitions", n, o->repeat);
+	say(s, msg);
+	st = whatif_sweep_run(&run, pts, n, &load, s->diag);
+	r->others_pct = load.others_pct;
+	r->steal_pct = load.steal_pct;
+	/* the shared points: copies with their own runs array */
+	if (!st && r->has_flat && at0) {
+		r->flat = *at0;
+		r->flat.kind = WHATIF_POINT_FLAT;
+		r->flat.runs_ns = g_memdup2(at0->runs_ns, at0->n_runs * sizeof(uint64_t));
+	}
+	if (!st && at1) {
+		r->original = *at1;
+		r->original.kind = WHATIF_POINT_ORIGINAL;
+		r->original.runs_ns = g_memdup2(at1->runs_ns, at1->n_runs * sizeof(uint64_t));
+	}
+	for (size_t i = 0; !st && i < n_busy; i++) {
+		r->n_loaded += r->points[i].loaded;
+	}
+	r->n_loaded += !st && r->has_flat && !at0 && r->flat.loaded;
+	r->n_loaded += !st && r->has_idle && r->idle.loaded;
+	r->n_loaded += !st && !at1 && r->original.loaded;
+	g_free(err_path);
+	g_free(pts);
+	return st;
+}
+
+/* 6. The fit on the busy points (UNCLEAR with the reason when there are none). */
+static void fit(struct study *s)
+{
+	struct whatif_result *r = s->res;
+	double *x = g_new0(double, r->n_points + 1), *y = g_new0(double, r->n_points + 1);
+	double *spread = g_new0(double, r->n_points + 1);
+
+	for (size_t i = 0; i < r->n_points; i++) {
+		x[i] = (double)r->points[i].t_psf_ns;
+		y[i] = (double)r->points[i].median_ns;
+		spread[i] = r->points[i].noise_ns;
+	}
+	if (!r->n_points) {
+		memset(&r->fit, 0, sizeof(r->fit));
+		snprintf(r->fit.reason, sizeof(r->fit.reason), "no busy sweep (--stub)");
+	} else {
+		whatif_fit_curve(x, y, r->repeat > 1 ? spread : NULL, r->n_points, &r->fit);
+	}
+	g_free(x);
+	g_free(y);
+	g_free(spread);
+}
+
+/* The end: OUTDIR replaced by the work directory, or the private temporary removed. */
+static enum dps_status finish(struct study *s, enum dps_status st)
+{
+	if (s->work_is_tmp) {
+		dps_out_remove_tree(s->work);
+		dps_out_unregister_temp(s->work);
+		return st;
+	}
+	if (!s->out.tmp) {
+		return st;
+	}
+	if (!st) {
+		st = dps_out_dir_commit(&s->out, s->diag);
+		s->res->workdir = g_strdup(s->opts->outdir);
+	} else if (st == DPS_ERR_INVAL || st == DPS_ERR_NOENT) {
+		dps_out_dir_abort(&s->out);
+	} else {
+		char *kept = dps_out_dir_keep(&s->out);
+		char *msg = g_strdup(s->diag->msg);
+
+		dps_diag_setf(s->diag, "%s\n(%s is unchanged; this study's files are in %s)", msg,
+			      s->opts->outdir, kept);
+		g_free(msg);
+		free(kept);
+	}
+	return st;
+}
+
+/* The results written into OUTDIR: what it found, for a reader and for a script. */
+static enum dps_status write_outputs(struct study *s)
+{
+	static const struct {
+		const char *name;
+		void (*write)(const struct whatif_result *r, FILE *out);
+	} outs[] = {
+	    {"whatif.txt", whatif_write_text},
+	    {"whatif.json", whatif_write_json},
+	    {"report.html", whatif_write_html},
+	};
+	enum dps_status st = DPS_OK;
+
+	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]) && !st; i++) {
+		char *path = g_build_filename(s->work, outs[i].name, NULL);
+		FILE *f = fopen(path, "w");
+
+		if (!f) {
+			dps_diag_setf(s->diag, "cannot create \"%s\": errno=%d (%s)", path, errno,
+				      strerror(errno));
+			st = DPS_ERR_IO;
+		} else {
+			outs[i].write(s->res, f);
+			st = dps_out_close(f, path, s->diag);
+		}
+		g_free(path);
+	}
+	return st;
+}
+
+enum dps_status whatif_run(const struct whatif_options *opts, struct whatif_result *result,
+			   struct dps_diag *diag)
+{
+	struct study s = {.opts = opts, .res = result, .diag = diag, .t0 = now_s()};
+	bool *mark = NULL;
+	enum dps_status st;
+
+	*result = (struct whatif_result){0};
+	dps_diag_clear(diag);
+	result->input = g_strdup(opts->input);
+	result->repeat = opts->repeat;
+	result->seed = opts->seed ? opts->seed : (uint64_t)g_get_real_time();
+	result->mode = opts->mode ? opts->mode : "cpu";
+	st = check_options(&s);
+	if (st) {
+		return st;
+	}
+	result->from_trace = !looks_like_set(opts->input);
+	if (result->from_trace && opts->pid < 0 && opts->tid < 0 && !opts->process_comm) {
+		int64_t pid;
+
+		if (!dps_record_info_pid(opts->input, &pid)) {
+			dps_diag_setf(diag,
+				      "no selection: which process of %s? (--pid, --tid or "
+				      "--process; dps analyze %s lists them)",
+				      opts->input, opts->input);
+			return DPS_ERR_INVAL;
+		}
+	}
+	/* A set's component is checked before anything is made or run. */
+	if (!result->from_trace) {
+		st = load_set(&s);
+		if (!st) {
+			mark = g_new0(bool, s.set->n_threads);
+			st = resolve_component(&s, mark);
+		}
+		if (st) {
+			goto end;
+		}
+	}
+	st = make_workdir(&s);
+	st = st ? st : calibrate(&s);
+	if (!st && result->from_trace) {
+		st = load_set(&s);
+		if (!st) {
+			mark = g_new0(bool, s.set->n_threads);
+			st = resolve_component(&s, mark);
+		}
+	}
+	if (!st) {
+		find_caveats(&s, mark);
+		if (s.ares) {
+			find_woken_sleeps(&s, mark);
+		}
+		analyzer_result_destroy(s.ares);
+		s.ares = NULL;
+	}
+	st = st ? st : build(&s);
+	st = st ? st : sweep(&s);
+	if (!st) {
+		fit(&s);
+		result->wall_s = now_s() - s.t0;
+		if (s.opts->outdir) {
+			st = write_outputs(&s);
+		}
+	}
+	st = finish(&s, st);
+end:
+	g_free(mark);
+	analyzer_result_destroy(s.ares);
+	dps_actset_destroy(s.set);
+	g_free(s.set_dir);
+	g_free(s.stub);
+	g_free(s.calibration);
+	g_free(s.work);
+	return st;
+}
+
+static void point_fini(struct whatif_point *p)
+{
+	g_free(p->runs_ns);
+	p->runs_ns = NULL;
+}
+
+void whatif_result_fini(struct whatif_result *r)
+{
+	if (!r) {
+		return;
+	}
+	for (size_t i = 0; i < r->n_points; i++) {
+		point_fini(&r->points[i]);
+	}
+	point_fini(&r->flat);
+	point_fini(&r->idle);
+	point_fini(&r->original);
+	g_free(r->points);
+	g_free(r->input);
+	g_free(r->workdir);
+	g_free(r->component);
+	g_free(r->ids);
+	*r = (struct whatif_result){0};
+}

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dps whatif (doc/whatif.md): the CPU stub methodology of the CPU stub paper (section III.B,
+ * steps 4-6, Figures 4-5) on a replay. A component (one thread or a group of threads of an
+ * action set) becomes a flat CPU stub (its runs removed), an idle CPU stub (its runs slept
+ * instead) and a busy CPU stub whose CPU time t_PSF is swept; each point plays the generated
+ * stub as a child process several times, the SUT time being the child's wall time from exec to
+ * exit as the parent sees it. The sweep is fitted with the two-segment model of fit.h and read
+ * the way the paper reads it.
+ *
+ * whatif_run: the options are checked (range, component, output directory) before any work;
+ * then the input is analyzed (a trace) or loaded (a set), the stub built once (simgen), the
+ * points run in random order, the curve fitted. The writers print what a run found.
+ */
+#ifndef DPS_WHATIF_WHATIF_H
+#define DPS_WHATIF_WHATIF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <dps/dps-status.h>
+
+#include "diag.h"
+#include "fit.h"
+
+/* The stubs to run (--stub): bits. The original (the set as recorded) always runs. */
+enum whatif_stubs {
+	WHATIF_STUB_BUSY = 1 << 0,
+	WHATIF_STUB_IDLE = 1 << 1,
+	WHATIF_STUB_FLAT = 1 << 2,
+	WHATIF_STUB_ALL = 7,
+};
+
+/* The sweep's defaults: the paper's 10 % steps, and beyond for slow-downs. */
+#define WHATIF_FROM_DEFAULT 0.0
+#define WHATIF_TO_DEFAULT 1.5
+#define WHATIF_STEP_DEFAULT 0.1
+#define WHATIF_REPEAT_DEFAULT 5
+/* More points than this is a typo, not a sweep. */
+#define WHATIF_POINTS_MAX 1000
+
+struct whatif_options {
+	const char *input; /* borrowed: a trace directory or an action set directory */
+	/* selection of the traced process (as dps analyze): -1 / NULL: record.info's pid */
+	int64_t pid, tid;
+	const char *process_comm; /* borrowed */
+	bool follow_children;
+	int64_t min_block_ns; /* -1: the calibration's */
+	bool strict;
+	/* the component: these action-set ids and every thread with one of these comms */
+	const uint64_t *thread_ids; /* borrowed, n_thread_ids */
+	size_t n_thread_ids;
+	const char *const *comms; /* borrowed, n_comms */
+	size_t n_comms;
+	unsigned stubs; /* enum whatif_stubs */
+	double from, to, step;
+	unsigned repeat;
+	const char *calibration; /* borrowed: NULL: a quick measurement into the work directory */
+	const char *mode;	 /* borrowed: the stub's --mode, NULL: its default (cpu) */
+	const char *outdir;	 /* borrowed: keep set, stub, results here; NULL: a temporary */
+	bool force;		 /* replace OUTDIR whatever it holds */
+	uint64_t seed;		 /* the order of the runs; 0: from the clock */
+	bool progress;		 /* a progress line on stderr (the caller checks it is a tty) */
+	bool quiet;		 /* no step messages */
+};
+
+void whatif_options_default(struct whatif_options *opts);
+
+enum whatif_point_kind {
+	WHATIF_POINT_BUSY = 0,
+	WHATIF_POINT_FLAT = 1,
+	WHATIF_POINT_IDLE = 2,
+	WHATIF_POINT_ORIGINAL = 3,
+};
+
+/* One configuration of the stub and its repetitions. */
+struct whatif_point {
+	enum whatif_point_kind kind;
+	double scale;	   /* the component's run scale (flat 0, idle and original 1) */
+	uint64_t t_psf_ns; /* the component's CPU time asked for: scale x t_busy (idle: 0) */
+	uint64_t *runs_ns; /* owned: the SUT times of the n_runs repetitions, in run order */
+	size_t n_runs;
+	uint64_t median_ns, min_ns, max_ns;
+	/* The runs' spread, robust to one slow run: 1.4826 x the median absolute deviation from
+	 * the median (a standard deviation for normal noise); (max - min) / 2 under 3 runs. */
+	double noise_ns;
+	/* The machine while its runs ran (common/machine-load.h): others' share of the CPUs
+	 * and the hypervisor's steal, %; loaded when they say the times are the machine's as
+	 * much as the program's (a point's own runs shorter than half a second must agree with
+	 * the whole sweep's figure: the kernel's 10 ms ticks are too coarse for less). */
+	double others_pct, steal_pct;
+	bool loaded;
+};
+
+/* What the set holds that pins the answer (whatif_run counts them; doc/whatif.md). */
+struct whatif_caveats {
+	size_t n_fixed_sleeps;	  /* sleeps of threads outside the component */
+	uint64_t fixed_sleep_ns;  /* their total */
+	bool timelines;		  /* the trace's timelines were read (a trace input) */
+	size_t n_woken_sleeps;	  /* of the trace's sleeps outside the component, those that */
+	uint64_t woken_sleep_ns;  /*   ended just after a component thread stopped running */
+	size_t n_ordered_waits;	  /* waits on the component in a recorded order across wakers */
+	size_t n_component_waits; /* waits of the component on others (their wakes fixed) */
+};
+
+struct whatif_result {
+	char *input;		  /* owned */
+	bool from_trace;	  /* the input was a trace (analyzed), else a set */
+	char *workdir;		  /* owned: OUTDIR, or NULL when nothing is kept */
+	char *component;	  /* owned: "101 (worker-1), 102 (worker-2)" */
+	uint64_t *ids;		  /* owned: the component's action-set ids */
+	size_t n_ids;		  /* ... */
+	uint64_t busy_ns;	  /* t_busy^CUS: the component's recorded runs, summed */
+	uint64_t recorded_sut_ns; /* a trace's process from exec to its last thread's end (the
+				   * kernel's witness of the real run), 0: unknown or a set */
+	size_t n_threads;	  /* of the set */
+	unsigned repeat;	  /* repetitions per point */
+	uint64_t seed;		  /* the order of the runs */
+	const char *mode;	  /* static: the stub's mode */
+	double cal_spread_pct;	  /* the calibration's loop rate spread (0: given, not measured) */
+	/* the busy sweep, by scale ascending (owned), and the reference stubs */
+	struct whatif_point *points;
+	size_t n_points;
+	struct whatif_point flat, idle, original;
+	bool has_flat, has_idle; /* original is always there */
+	struct whatif_fit fit;	 /* on (t_psf_ns, median) of the busy points; UNCLEAR without */
+	struct whatif_caveats caveats;
+	size_t n_loaded;	      /* points run on a busy machine */
+	double others_pct, steal_pct; /* the machine over the whole sweep, % */
+	double wall_s;		      /* the whole study */
+};
+
+/*
+ * Runs the study. Returns DPS_OK; DPS_ERR_INVAL for bad options or input, found before any
+ * stub runs (diag says which: an empty range, an unknown thread or comm, a component with no
+ * runs, an OUTDIR that is not a whatif's without force); DPS_ERROR when a step fails (the
+ * analysis, the build, a stub run: diag names it); DPS_ERR_NOMEM, DPS_ERR_IO. result is filled
+ * as far as the study got; free it always with whatif_result_fini.
+ */
+enum dps_status whatif_run(const struct whatif_options *opts, struct whatif_result *result,
+			   struct dps_diag *diag);
+void whatif_result_fini(struct whatif_result *result); /* accepts NULL */
+
+/* The point's t_SUT the conclusions use (the median). */
+static inline double whatif_point_sut(const struct whatif_point *p)
+{
+	return (double)p->median_ns;
+}
+
+/* The table, the fit, the conclusions and the caveats, for a reader. */
+void whatif_write_text(const struct whatif_result *r, FILE *out);
+/* One JSON object (doc/whatif.md, "JSON"). */
+void whatif_write_json(const struct whatif_result *r, FILE *out);
+/* The self-contained HTML report: t_SUT against t_PSF (Figures 4-5) and the tables. */
+void whatif_write_html(const struct whatif_result *r, FILE *out);
+
+/* The paper's conclusions in words, one per stub run, into out (each line "- ..."). */
+void whatif_write_conclusions(const struct whatif_result *r, FILE *out);
+
+#endif /* DPS_WHATIF_WHATIF_H */
