@@ -249,9 +249,9 @@ void compare_write_run_html(FILE *out, const struct compare_result *res)
 		html_row(out, "what-if knobs", "none");
 	}
 	for (size_t i = 0; i < run->n_knobs; i++) {
-		char *kv = g_strdup_printf("%s%s%s", run->knobs[2 * i],
-					   run->knobs[2 * i + 1] ? " " : "",
-					   run->knobs[2 * i + 1] ? run->knobs[2 * i + 1] : "");
+		char *kv =
+		    g_strdup_printf("%s%s%s", run->knobs[2 * i], run->knobs[2 * i + 1] ? " " : "",
+				    run->knobs[2 * i + 1] ? run->knobs[2 * i + 1] : "");
 
 		html_row(out, i ? "" : "what-if knobs and options", kv);
 		g_free(kv);

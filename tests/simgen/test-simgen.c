@@ -822,3 +822,32 @@ Test(simgen, split_spreads_the_actions_over_the_parts)
 	g_free(main_c);
 	dps_actset_destroy(set);
 }
+
+/* dps installed to a prefix (cmake --install) builds stubs that find the libdps installed
+ * with it when they run: no LD_LIBRARY_PATH, no PKG_CONFIG_PATH (an rpath to PREFIX/lib). */
+Test(simgen, an_installed_dps_builds_stubs_that_run_without_ld_library_path, .timeout = 300)
+{
+	const char *bld = dps_test_build_dir();
+
+#ifdef DPS_TEST_SANITIZE
+	cr_skip_test("the installed libdps is sanitized; its stubs need the sanitizer runtime");
+#endif
+	cr_assert_not_null(bld);
+	cr_assert_eq(
+	    dps_test_sh("cmake --install '%s' --prefix '%s/prefix' >/dev/null", bld, tmp_dir), 0,
+	    "cmake --install failed");
+	cr_assert_eq(dps_test_sh("cd '%s' && env -u LD_LIBRARY_PATH -u PKG_CONFIG_PATH "
+				 "-u DPS_PKG_CONFIG_PATH '%s/prefix/bin/dps' build sets/listing10 "
+				 "-o '%s/stub'",
+				 data_dir(), tmp_dir, tmp_dir),
+		     0, "the installed dps build failed");
+	/* the stub runs, and with the installed libdps, not another one */
+	cr_expect_eq(dps_test_sh("env -u LD_LIBRARY_PATH DPS_CALIBRATION=override '%s/stub' "
+				 ">/dev/null",
+				 tmp_dir),
+		     0, "the stub does not run without LD_LIBRARY_PATH");
+	cr_expect_eq(dps_test_sh("env -u LD_LIBRARY_PATH ldd '%s/stub' | grep -q "
+				 "'libdps.so.0 => %s/prefix/lib/libdps.so.0'",
+				 tmp_dir, tmp_dir),
+		     0, "the stub does not load the installed libdps");
+}
