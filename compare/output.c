@@ -238,16 +238,21 @@ static void write_summary(const struct compare_result *res, FILE *out)
 		res->cpu_err_pct);
 	fprintf(out, "per thread CPU error: median %.2f %%, max %.2f %% over %zu matched threads\n",
 		res->thread_cpu_err_median_pct, res->thread_cpu_err_max_pct, res->n_thread_cpu);
-	if (res->has_mem) {
+	/* a curve with no point compared (no stack action anywhere) gets no line, as the
+	 * report leaves its chart out */
+	if (res->has_mem && res->mem.n_points[0]) {
 		fprintf(out, "heap       max error %s, mean %s over %zu points\n",
 			compare_format_bytes((double)res->mem.max_abs[0], a, sizeof(a)),
 			compare_format_bytes(res->mem.mean_abs[0], b, sizeof(b)),
 			res->mem.n_points[0]);
+	}
+	if (res->has_mem && res->mem.n_points[1]) {
 		fprintf(out, "stack      max error %s, mean %s over %zu points\n",
 			compare_format_bytes((double)res->mem.max_abs[1], d, sizeof(d)),
 			compare_format_bytes(res->mem.mean_abs[1], e, sizeof(e)),
 			res->mem.n_points[1]);
-	} else if (res->side[0].has_mem || res->side[1].has_mem) {
+	}
+	if (!res->has_mem && (res->side[0].has_mem || res->side[1].has_mem)) {
 		fprintf(out, "memory     only the %s run has memory samples: curves not compared\n",
 			res->side[0].has_mem ? "original" : "simulated");
 	}

@@ -519,3 +519,16 @@ Test(compare_cli, small_bases_show_the_difference_not_a_percentage)
 	dps_test_rmtree(dir);
 	g_free(dir);
 }
+
+/* A curve with no compared point (no stack action anywhere) gets no line in the table, as
+ * the report leaves its chart out. */
+Test(compare_cli, a_curve_without_points_gets_no_line)
+{
+	char *err = NULL, *out = run_compare(&err, "heap-only heap-only");
+
+	cr_assert_eq(ct_last_status, 0, "%s", err);
+	cr_expect(strstr(out, "heap       max error 0 B"), "%s", out);
+	cr_expect_null(strstr(out, "stack      max error"), "%s", out);
+	free(out);
+	free(err);
+}
