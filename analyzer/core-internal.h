@@ -92,6 +92,12 @@ struct athread_sim {
 	bool begun, ended;
 	uint64_t begin_ts, end_ts;
 	uint64_t runtime_at_begin, runtime_at_end;
+	/* Between dps:join_begin and dps:join_end with kernel scheduling: the thread joined
+	 * (NO_T otherwise), and whether its wake-up was seen. The stub's join blocks on a
+	 * condition the child signals when its actions end, before it exits, so the kernel sees
+	 * a wake-up by a live thread (a wait); that one is the join (sched.c). */
+	size_t join_of;
+	bool join_woken;
 };
 
 struct athread {

@@ -106,6 +106,11 @@ void analyzer__on_dps(struct analyzer_core *core, const struct analyzer_event *e
 	case ANALYZER_EV_DPS_SLEEP_BEGIN:
 	case ANALYZER_EV_DPS_WAIT_BEGIN:
 	case ANALYZER_EV_DPS_JOIN_BEGIN:
+		if (!timeline && ev->kind == ANALYZER_EV_DPS_JOIN_BEGIN) {
+			/* the kernel's blocks name this join (sched.c) */
+			t->sim.join_of = dps_thread(core, ev->dps.id);
+			t->sim.join_woken = false;
+		}
 		if (timeline) {
 			analyzer__set_state(core, x, TS_BLOCKED, ev->ts, ANALYZER_SEG_SLEEP, NO_T);
 		}
@@ -123,6 +128,7 @@ void analyzer__on_dps(struct analyzer_core *core, const struct analyzer_event *e
 		}
 		break;
 	case ANALYZER_EV_DPS_JOIN_END:
+		t->sim.join_of = NO_T;
 		if (timeline && t->sched.state == TS_BLOCKED) {
 			o = dps_thread(core, ev->dps.id);
 			analyzer__set_state(core, x, TS_RUNNING, ev->ts,

@@ -331,6 +331,15 @@ void analyzer__on_wakeup(struct analyzer_core *core, const struct analyzer_event
 			       analyzer__thread_at(core, w)->creator == s
 			   ? ANALYZER_SEG_JOIN
 			   : ANALYZER_SEG_WAIT;
+		if (st->sim.join_of == w) {
+			/* A stub's join (dps:join_begin seen): the child's signal at the end of
+			 * its actions is the join, named as the original's join was; a later
+			 * wake-up by it (pthread_join reaping the ended thread) is no second
+			 * dependency. */
+			kind = st->sim.join_woken ? ANALYZER_SEG_SLEEP : ANALYZER_SEG_JOIN;
+			other = st->sim.join_woken ? NO_T : w;
+			st->sim.join_woken = true;
+		}
 	}
 	seg = analyzer__set_state(core, s, TS_RUNNABLE, ev->ts, kind, other);
 	st->sched.block_waker = other;

@@ -164,6 +164,7 @@ size_t analyzer__new_thread(struct analyzer_core *core, int64_t tid, uint64_t ts
 	t->sched.block_seg = NO_T;
 	t->sched.wake_target = NO_T;
 	t->sched.wake_mark = NO_T;
+	t->sim.join_of = NO_T;
 	idx = core->n_th++;
 	core->th[idx] = t;
 	if (tid >= 0 && tid < TID_MAP_MAX && idx < UINT32_MAX) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dps/dps.h>
 #include <glib.h>
 
 #include "atomic-out.h"
@@ -48,7 +49,17 @@ struct compare_cli {
 	struct analyzer_options sel[2];
 	struct compare_options copts;
 	GPtrArray *exclude; /* owned array of borrowed argv strings; NULL until --exclude-comm */
+	GPtrArray *knobs;   /* owned: name, value pairs for the outputs' run parameters (names
+			     * static, values borrowed from argv or owned by threshold_text) */
+	char threshold_text[32];
 };
+
+/* An option that changes the figures or the exit status, for the outputs' "run" record. */
+static void add_knob(struct compare_cli *cli, const char *name, const char *value)
+{
+	g_ptr_array_add(cli->knobs, (gpointer)name);
+	g_ptr_array_add(cli->knobs, (gpointer)value);
+}
 
 static void print_help(FILE *out)
 {
@@ -146,6 +157,9 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli, int *first
 					optarg);
 				ret = DPS_EXIT_USAGE;
 			}
+			snprintf(cli->threshold_text, sizeof(cli->threshold_text), "%g",
+				 cli->threshold);
+			add_knob(cli, "--threshold", cli->threshold_text);
 			break;
 		case OPT_PID:
 			ret = dps_cli_set_selection("compare", "--pid", 'p', optarg, o, s);
@@ -197,12 +211,15 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli, int *first
 			g_ptr_array_add(cli->exclude, optarg);
 			cli->copts.exclude_comm = (const char *const *)cli->exclude->pdata;
 			cli->copts.n_exclude_comm = cli->exclude->len;
+			add_knob(cli, "--exclude-comm", optarg);
 			break;
 		case OPT_KEEP_TRACER:
 			cli->copts.keep_tracer_threads = true;
+			add_knob(cli, "--keep-tracer-threads", NULL);
 			break;
 		case OPT_STRICT:
 			cli->strict = true;
+			add_knob(cli, "--strict", NULL);
 			break;
 		case OPT_HELP:
 		case 'h':
@@ -271,12 +288,19 @@ static int write_output_file(const struct compare_result *res, const struct comp
 
 int dps_cmd_compare(int argc, char **argv)
 {
-	struct compare_cli cli = {.threshold = -1};
+	struct compare_cli cli = {.threshold = -1, .knobs = g_ptr_array_new()};
+	struct compare_run_info run = {.command = "compare"};
+	struct dps_calibration cal;
+	char calerr[256];
 	struct analyzer_result *models[2] = {NULL, NULL};
 	enum compare_input_kind kinds[2] = {COMPARE_INPUT_TRACE, COMPARE_INPUT_TRACE};
 	struct compare_result *res = NULL;
 	struct dps_diag diag = {{0}};
 	int first = 0, ret, st;
+	const char **given; /* g_free: argv as given */
+
+	/* the command line as given, for the outputs: getopt permutes argv */
+	given = g_memdup2(argv + 1, sizeof(*argv) * (size_t)(argc > 0 ? argc : 1));
 
 	analyzer_options_default(&cli.sel[0]);
 	analyzer_options_default(&cli.sel[1]);
@@ -318,6 +342,20 @@ int dps_cmd_compare(int argc, char **argv)
 		ret = exit_for(st);
 		goto end;
 	}
+	run.args = given;
+	run.n_args = (size_t)argc - 1;
+	run.calibration = cli.sel[0].calibration_path;
+	run.calibration_source = run.calibration ? "given" : NULL;
+	if (run.calibration &&
+	    !dps_calibration_load(run.calibration, &cal, calerr, sizeof(calerr))) {
+		run.cal = &cal;
+	}
+	for (int s = 0; s < 2; s++) {
+		run.sel[s] = &cli.sel[s];
+	}
+	run.knobs = (const char *const *)cli.knobs->pdata;
+	run.n_knobs = cli.knobs->len / 2;
+	res->run = &run;
 	st = cli.json ? compare_write_json(res, stdout) : compare_write_text(res, stdout, cli.all);
 	if (st || fflush(stdout)) {
 		fprintf(stderr, "dps compare: writing the output failed\n");
@@ -346,6 +384,8 @@ end:
 	if (cli.exclude) {
 		g_ptr_array_free(cli.exclude, TRUE);
 	}
+	g_ptr_array_free(cli.knobs, TRUE);
+	g_free(given);
 	compare_result_destroy(res);
 	analyzer_result_destroy(models[0]);
 	analyzer_result_destroy(models[1]);

@@ -226,6 +226,10 @@ int dps_cmd_replay(int argc, char **argv)
 	struct dps_replay_options o;
 	enum dps_status st;
 	int ret;
+	const char **given; /* g_free: argv as given */
+
+	/* the command line as given, for the report: getopt permutes argv */
+	given = g_memdup2(argv + 1, sizeof(*argv) * (size_t)(argc > 0 ? argc : 1));
 
 	dps_replay_options_default(&o);
 	ret = parse_args(argc, argv, &o, knobs);
@@ -235,6 +239,8 @@ int dps_cmd_replay(int argc, char **argv)
 	}
 	g_ptr_array_add(knobs, NULL);
 	o.stub_args = (const char *const *)knobs->pdata;
+	o.args = given;
+	o.n_args = (size_t)argc - 1;
 	st = dps_replay_run(&o, &res, &diag);
 	if (st) {
 		fprintf(stderr, "dps replay: %s\n", diag.msg[0] ? diag.msg : dps_status_string(st));
@@ -260,5 +266,6 @@ int dps_cmd_replay(int argc, char **argv)
 end:
 	dps_replay_result_fini(&res);
 	g_ptr_array_free(knobs, TRUE);
+	g_free(given);
 	return ret;
 }

@@ -34,4 +34,9 @@ enum dps_status compare_match_trees(struct compare_result *res);
 /* A thread's display name: its comm, or "(unnamed)". */
 const char *compare_thread_name(const struct analyzer_thread *th);
 
+/* The run parameters (res->run, run-info.c): the JSON's "run" member, a line with its
+ * trailing comma, and the report's "Run parameters" section. */
+void compare_write_run_json(FILE *out, const struct compare_result *res);
+void compare_write_run_html(FILE *out, const struct compare_result *res);
+
 #endif /* DPS_COMPARE_INTERNAL_H */

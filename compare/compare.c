@@ -43,6 +43,14 @@ const char *compare_thread_name(const struct analyzer_thread *th)
 	return th->comm && th->comm[0] ? th->comm : "(unnamed)";
 }
 
+bool compare_value_small_base(const struct compare_value *val, enum compare_metric_id m)
+{
+	int64_t o = val->v[COMPARE_ORIG];
+
+	return compare_metric_is_time(m) && val->has[COMPARE_ORIG] && val->has[COMPARE_SIM] &&
+	       (o < 0 ? -o : o) < COMPARE_SMALL_BASE_NS;
+}
+
 double compare_value_err_pct(const struct compare_value *val)
 {
 	int64_t o = val->has[COMPARE_ORIG] ? val->v[COMPARE_ORIG] : 0;

@@ -22,7 +22,13 @@
 #include "diag.h"
 #include "machine-load.h"
 
+struct dps_calibration;
+
 #define COMPARE_NO_THREAD SIZE_MAX
+/* A relative error on a base below this (|orig| of a time figure, ns) says little: a 1 us
+ * thread that takes 450 us is "+44900 %". The outputs show the absolute difference there
+ * instead (doc/compare.md, "Figures"). */
+#define COMPARE_SMALL_BASE_NS 1000000
 /* `dps compare --json` (doc/compare.md, "JSON"). */
 #define COMPARE_JSON_SCHEMA "dps-compare/1"
 /* The data the HTML report embeds for its script (doc/compare.md, "HTML report"): another
@@ -134,6 +140,9 @@ struct compare_result {
 	/* A side was recorded on a busy machine (dps_load_is_noisy): its timings, and so the
 	 * errors above, include the machine's noise. Said next to the errors. */
 	bool under_load;
+	/* What was run, for the outputs (compare_run_info); NULL: unknown, only the version is
+	 * written. Set by the caller after compare_run, before writing. Borrowed. */
+	const struct compare_run_info *run;
 };
 
 /* What to leave out of a comparison (compare_options_default: lttng-ust's threads). */
@@ -146,6 +155,25 @@ struct compare_options {
 };
 
 void compare_options_default(struct compare_options *opts);
+
+/*
+ * What produced a comparison (doc/compare.md, "Run parameters"): the JSON's "run" object and
+ * the report's "Run parameters" section. Every pointer is borrowed and must outlive the
+ * writers' calls; the dps version is the compare library's own (DPS_VERSION).
+ */
+struct compare_run_info {
+	const char *command;	 /* the subcommand: "compare", "replay" */
+	const char *const *args; /* its arguments as given (after the subcommand), n_args */
+	size_t n_args;
+	const char *calibration;	   /* the calibration file used; NULL: none */
+	const char *calibration_source;	   /* where it came from ("given", "measured"), or NULL */
+	const struct dps_calibration *cal; /* its figures; NULL: not read */
+	const struct analyzer_options *sel[2]; /* each side's selection (trace inputs); NULL */
+	const char *const *knobs;	       /* what-if knobs and options that change the outputs:
+						* name, value pairs ("--scale", "2"; value NULL for a flag),
+						* n_knobs pairs */
+	size_t n_knobs;
+};
 
 /* Options of the HTML writer. */
 struct compare_html_options {
@@ -198,6 +226,10 @@ enum dps_status compare_write_text(const struct compare_result *res, FILE *out, 
 enum dps_status compare_write_json(const struct compare_result *res, FILE *out);
 enum dps_status compare_write_html(const struct compare_result *res,
 				   const struct compare_html_options *opts, FILE *out);
+
+/* True when a figure's relative error is not shown (a time figure on a base under
+ * COMPARE_SMALL_BASE_NS, both sides present): the outputs give the absolute difference. */
+bool compare_value_small_base(const struct compare_value *val, enum compare_metric_id m);
 
 /* Humanized figures for tables: "12.3 ms", "850 ns", "64.0 KiB". buf holds >= 32 bytes. */
 const char *compare_format_ns(int64_t ns, bool sign, char *buf, size_t len);

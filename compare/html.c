@@ -115,8 +115,10 @@ static void write_rows_json(FILE *out, const struct compare_result *res)
 
 static void write_data_json(FILE *out, const struct compare_result *res)
 {
-	fprintf(out, "{\"schema\":\"%s\",\"has_memory\":%s,", COMPARE_REPORT_DATA_SCHEMA,
-		res->side[0].has_mem || res->side[1].has_mem ? "true" : "false");
+	fprintf(out, "{\"schema\":\"%s\",\"has_memory\":%s,\"small_base_ns\":%d,",
+		COMPARE_REPORT_DATA_SCHEMA,
+		res->side[0].has_mem || res->side[1].has_mem ? "true" : "false",
+		COMPARE_SMALL_BASE_NS);
 	write_rows_json(out, res);
 	fputs(",\n\"sides\":[", out);
 	for (int s = 0; s < 2; s++) {
@@ -199,13 +201,15 @@ static void write_cards(FILE *out, const struct compare_result *res)
 		 res->n_sim_only);
 	write_card(out, res->n_orig_only || res->n_sim_only ? "bad" : "", v,
 		   "threads matched / only in orig / only in sim");
-	if (res->has_mem) {
+	if (res->has_mem && res->mem.n_points[0]) {
 		snprintf(v, sizeof(v), "%s",
 			 compare_format_bytes((double)res->mem.max_abs[0], a, sizeof(a)));
 		snprintf(l, sizeof(l), "heap max error (mean %s over %zu points)",
 			 compare_format_bytes(res->mem.mean_abs[0], b, sizeof(b)),
 			 res->mem.n_points[0]);
 		write_card(out, "", v, l);
+	}
+	if (res->has_mem && res->mem.n_points[1]) {
 		snprintf(v, sizeof(v), "%s",
 			 compare_format_bytes((double)res->mem.max_abs[1], a, sizeof(a)));
 		snprintf(l, sizeof(l), "stack max error (mean %s over %zu points)",
@@ -271,22 +275,56 @@ static const char toolbar_html[] =
     "wheel over the axis, zooms; drag on the axis to zoom into a range; double-click resets; "
     "hover for details; click a table row to find its thread.</span></div>\n";
 
-static const char memory_html[] =
-    "<section id=\"memory\"><h2>Memory curves</h2>"
-    "<div class=\"toolbar\">Thread <select id=\"mem-thread\"></select>"
-    "<select id=\"mem-x\"><option value=\"time\">x: time</option>"
-    "<option value=\"points\">x: point number</option></select>"
-    "<span class=\"legend\"><span class=\"orig\">desired (original)</span>"
-    "<span class=\"sim\">measured (simulated)</span></span></div>"
-    "<svg id=\"mem-heap\" class=\"memchart\"></svg>"
-    "<svg id=\"mem-stack\" class=\"memchart\"></svg>"
-    "<div id=\"mem-err\" class=\"note\"></div></section>\n";
+/* True when some thread of either run has a non-zero value on the curve (0 heap, 1 stack):
+ * a chart with nothing to draw is left out of the report, not shown empty. */
+static bool curve_has_data(const struct compare_result *res, int which)
+{
+	for (int s = 0; s < 2; s++) {
+		const struct analyzer_result *m = res->side[s].model;
+
+		for (size_t i = 0; i < m->n_threads; i++) {
+			for (size_t k = 0; k < m->threads[i].n_mem; k++) {
+				const struct analyzer_mem_sample *ms = &m->threads[i].mem[k];
+
+				if ((which ? ms->stack_bytes : ms->heap_bytes) != 0) {
+					return true;
+				}
+			}
+		}
+	}
+	return false;
+}
+
+static void write_memory(FILE *out, const struct compare_result *res)
+{
+	bool heap = curve_has_data(res, 0), stack = curve_has_data(res, 1);
+
+	if (!heap && !stack) {
+		return;
+	}
+	fputs("<section id=\"memory\"><h2>Memory curves</h2>"
+	      "<div class=\"toolbar\">Thread <select id=\"mem-thread\"></select>"
+	      "<select id=\"mem-x\"><option value=\"time\">x: time</option>"
+	      "<option value=\"points\">x: point number</option></select>"
+	      "<span class=\"legend\"><span class=\"orig\">desired (original)</span>"
+	      "<span class=\"sim\">measured (simulated)</span></span></div>",
+	      out);
+	if (heap) {
+		fputs("<svg id=\"mem-heap\" class=\"memchart\"></svg>", out);
+	}
+	if (stack) {
+		fputs("<svg id=\"mem-stack\" class=\"memchart\"></svg>", out);
+	}
+	fputs("<div id=\"mem-err\" class=\"note\"></div></section>\n", out);
+}
 
 static const char notes_html[] =
     "<p class=\"note\">Threads are matched by their place in the creation tree (path 0 is the "
     "root, 0.2 the third thread it created, ~N a thread whose creator is unknown, +N a thread "
     "only the simulated run created), never by tid. Errors are simulated minus original; % is "
-    "relative to the original. Start and end are offsets from each run's root start. "
+    "relative to the original, except where the original is under 1 ms: the difference is "
+    "shown there (a relative error on a tiny base says little). Start and end are offsets from "
+    "each run's root start. "
     "Definitions: doc/compare.md.</p>\n";
 
 enum dps_status compare_write_html(const struct compare_result *res,
@@ -310,13 +348,12 @@ enum dps_status compare_write_html(const struct compare_result *res,
 	fputs("</h1>\n", out);
 	write_sources(out, res);
 	write_cards(out, res);
+	compare_write_run_html(out, res);
 	fputs("<h2 id=\"timelines\">Timelines</h2>\n", out);
 	fputs(toolbar_html, out);
 	write_panel(out, res, 0);
 	write_panel(out, res, 1);
-	if (res->side[0].has_mem || res->side[1].has_mem) {
-		fputs(memory_html, out);
-	}
+	write_memory(out, res);
 	fputs("<h2>Threads</h2>\n<div class=\"tablewrap\"><table id=\"threads\"></table></div>\n",
 	      out);
 	fputs(notes_html, out);

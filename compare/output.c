@@ -94,12 +94,16 @@ static void format_cell_time(const struct compare_value *v, int s, char *buf, si
 	}
 }
 
-static void format_cell_pct(const struct compare_value *v, char *buf, size_t len)
+/* The relative error, or on a base under COMPARE_SMALL_BASE_NS the absolute difference. */
+static void format_cell_pct(const struct compare_value *v, enum compare_metric_id m, char *buf,
+			    size_t len)
 {
 	double p = signed_pct(v);
 
 	if (!v->has[0] || !v->has[1]) {
 		snprintf(buf, len, "-");
+	} else if (compare_value_small_base(v, m)) {
+		compare_format_ns(v->v[1] - v->v[0], true, buf, len);
 	} else if (isnan(p)) {
 		snprintf(buf, len, "new");
 	} else if (p == 0) {
@@ -162,21 +166,32 @@ static int cmp_size(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void write_row(const struct compare_result *res, size_t r, int path_w, FILE *out)
+/* The .act id of a row's thread, what --thread-scale ID=X takes: the original's (the set is
+ * made from it), the simulated one's for a thread only there. */
+static void format_cell_id(const struct compare_result *res, const struct compare_thread *row,
+			   char *buf, size_t len)
+{
+	int s = row->idx[0] != COMPARE_NO_THREAD ? 0 : 1;
+
+	snprintf(buf, len, "%" PRIu64, res->side[s].model->threads[row->idx[s]].id);
+}
+
+static void write_row(const struct compare_result *res, size_t r, int path_w, int id_w, FILE *out)
 {
 	const struct compare_thread *row = &res->threads[r];
 	static const int tm[3] = {COMPARE_M_CPU, COMPARE_M_BLOCKED, COMPARE_M_PREEMPTED};
-	char name[17], c[8][32];
+	char name[17], id[24], c[8][32];
 
 	row_name(res, row, name, sizeof(name));
-	fprintf(out, "%-*s %-16s", path_w, row->path, name);
+	format_cell_id(res, row, id, sizeof(id));
+	fprintf(out, "%-*s %*s %-16s", path_w, row->path, id_w, id, name);
 	for (int k = 0; k < 3; k++) {
 		const struct compare_value *v = &row->m[tm[k]];
 
 		format_cell_time(v, 0, c[0], sizeof(c[0]));
 		format_cell_time(v, 1, c[1], sizeof(c[1]));
-		format_cell_pct(v, c[2], sizeof(c[2]));
-		fprintf(out, " %10s %10s %7s", c[0], c[1], c[2]);
+		format_cell_pct(v, tm[k], c[2], sizeof(c[2]));
+		fprintf(out, " %10s %10s %10s", c[0], c[1], c[2]);
 	}
 	format_cell_delta(&row->m[COMPARE_M_START], c[3], sizeof(c[3]));
 	format_cell_delta(&row->m[COMPARE_M_END], c[4], sizeof(c[4]));
@@ -223,16 +238,21 @@ static void write_summary(const struct compare_result *res, FILE *out)
 		res->cpu_err_pct);
 	fprintf(out, "per thread CPU error: median %.2f %%, max %.2f %% over %zu matched threads\n",
 		res->thread_cpu_err_median_pct, res->thread_cpu_err_max_pct, res->n_thread_cpu);
-	if (res->has_mem) {
+	/* a curve with no point compared (no stack action anywhere) gets no line, as the
+	 * report leaves its chart out */
+	if (res->has_mem && res->mem.n_points[0]) {
 		fprintf(out, "heap       max error %s, mean %s over %zu points\n",
 			compare_format_bytes((double)res->mem.max_abs[0], a, sizeof(a)),
 			compare_format_bytes(res->mem.mean_abs[0], b, sizeof(b)),
 			res->mem.n_points[0]);
+	}
+	if (res->has_mem && res->mem.n_points[1]) {
 		fprintf(out, "stack      max error %s, mean %s over %zu points\n",
 			compare_format_bytes((double)res->mem.max_abs[1], d, sizeof(d)),
 			compare_format_bytes(res->mem.mean_abs[1], e, sizeof(e)),
 			res->mem.n_points[1]);
-	} else if (res->side[0].has_mem || res->side[1].has_mem) {
+	}
+	if (!res->has_mem && (res->side[0].has_mem || res->side[1].has_mem)) {
 		fprintf(out, "memory     only the %s run has memory samples: curves not compared\n",
 			res->side[0].has_mem ? "original" : "simulated");
 	}
@@ -274,7 +294,7 @@ static void write_summary(const struct compare_result *res, FILE *out)
 enum dps_status compare_write_text(const struct compare_result *res, FILE *out, bool all_rows)
 {
 	size_t n_show = res->n_threads, *order = NULL;
-	int path_w = 6;
+	int path_w = 6, id_w = 2;
 	int ret = DPS_OK;
 
 	order = malloc((res->n_threads ? res->n_threads : 1) * sizeof(*order));
@@ -293,16 +313,23 @@ enum dps_status compare_write_text(const struct compare_result *res, FILE *out, 
 	for (size_t k = 0; k < n_show; k++) {
 		int w = (int)strlen(res->threads[order[k]].path);
 
+		char id[24];
+
 		path_w = w > path_w ? (w < 40 ? w : 40) : path_w;
+		format_cell_id(res, &res->threads[order[k]], id, sizeof(id));
+		w = (int)strlen(id);
+		id_w = w > id_w ? w : id_w;
 	}
 	write_side_line(res, 0, out);
 	write_side_line(res, 1, out);
-	fprintf(out, "\n%-*s %-16s %10s %10s %7s %10s %10s %7s %10s %10s %7s %10s %10s %11s %11s\n",
-		path_w, "THREAD", "NAME", "CPU orig", "CPU sim", "err", "BLKD orig", "BLKD sim",
-		"err", "PRMT orig", "PRMT sim", "err", "START d", "END d", "RUNS o/s",
+	fprintf(out,
+		"\n%-*s %*s %-16s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s %11s "
+		"%11s\n",
+		path_w, "THREAD", id_w, "ID", "NAME", "CPU orig", "CPU sim", "err", "BLKD orig",
+		"BLKD sim", "err", "PRMT orig", "PRMT sim", "err", "START d", "END d", "RUNS o/s",
 		"SLEEPS o/s");
 	for (size_t k = 0; k < n_show; k++) {
-		write_row(res, order[k], path_w, out);
+		write_row(res, order[k], path_w, id_w, out);
 	}
 	if (n_show < res->n_threads) {
 		fprintf(out,
@@ -310,6 +337,8 @@ enum dps_status compare_write_text(const struct compare_result *res, FILE *out, 
 			"--all lists every thread)\n",
 			n_show, res->n_threads);
 	}
+	fprintf(out, "(ID: the thread's .act id, what --thread-scale ID=X takes; err: relative, or "
+		     "the difference when the original is under 1 ms)\n");
 	write_summary(res, out);
 	if (ferror(out)) {
 		ret = DPS_ERR_IO;
@@ -318,8 +347,9 @@ enum dps_status compare_write_text(const struct compare_result *res, FILE *out, 
 	return ret;
 }
 
-static void json_value(FILE *out, const struct compare_value *v, bool time)
+static void json_value(FILE *out, const struct compare_value *v, enum compare_metric_id m)
 {
+	bool time = compare_metric_is_time(m);
 	const char *unit = time ? "_ns" : "";
 
 	fprintf(out, "{");
@@ -339,6 +369,11 @@ static void json_value(FILE *out, const struct compare_value *v, bool time)
 	}
 	fputs(", \"err_pct\": ", out);
 	dps_json_double(out, signed_pct(v));
+	if (time) {
+		/* err_pct stays the raw figure; the flag says the outputs show err_ns instead */
+		fprintf(out, ", \"small_base\": %s",
+			compare_value_small_base(v, m) ? "true" : "false");
+	}
 	fputc('}', out);
 }
 
@@ -425,6 +460,7 @@ static void json_load(FILE *out, const struct dps_load *l)
 enum dps_status compare_write_json(const struct compare_result *res, FILE *out)
 {
 	fprintf(out, "{\n  \"schema\": \"%s\",\n", COMPARE_JSON_SCHEMA);
+	compare_write_run_json(out, res);
 	json_side(out, res, 0);
 	json_side(out, res, 1);
 	fprintf(out, "  \"summary\": {\"matched\": %zu, \"orig_only\": %zu, \"sim_only\": %zu,\n",
@@ -476,7 +512,7 @@ enum dps_status compare_write_json(const struct compare_result *res, FILE *out)
 		json_thread_ref(out, res, 1, row->idx[1]);
 		for (int m = 0; m < COMPARE_M_COUNT; m++) {
 			fprintf(out, ",\n     \"%s\": ", compare_metric_name(m));
-			json_value(out, &row->m[m], compare_metric_is_time(m));
+			json_value(out, &row->m[m], m);
 		}
 		fputs(",\n     \"memory\": ", out);
 		if (row->has_mem) {

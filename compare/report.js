@@ -437,6 +437,9 @@
 	/* The per-thread table, sortable by any column. */
 	var COLS = [
 		{ h: 'Thread', l: 1, f: function (r) { return rows[r].p; }, k: function (r) { return r; } },
+		/* the .act id, what --thread-scale ID=X takes: the original's, else the simulated one's */
+		{ h: 'ID', f: function (r) { var t = threadOf(0, r) || threadOf(1, r); return t ? String(t.id) : '-'; },
+			k: function (r) { var t = threadOf(0, r) || threadOf(1, r); return t ? t.id : -1; } },
 		{ h: 'Name', l: 1, f: function (r) { var t = threadOf(0, r) || threadOf(1, r); return t ? t.c : ''; } },
 		{ h: 'Match', l: 1, f: function (r) { return rows[r].m.replace('_', ' '); } }
 	];
@@ -445,7 +448,7 @@
 			k: function (r) { return rows[r].v[m[1]][0]; } });
 		COLS.push({ h: m[0] + ' sim', f: function (r) { return cellNs(rows[r].v[m[1]][1]); },
 			k: function (r) { return rows[r].v[m[1]][1]; } });
-		COLS.push({ h: 'err', pct: 1, f: function (r) { return pct(rows[r].v[m[1]]); },
+		COLS.push({ h: 'err', pct: 1, f: function (r) { return errCell(rows[r].v[m[1]]); },
 			k: function (r) { return Math.abs(pctNum(rows[r].v[m[1]])); } });
 	});
 	[['Start \u0394', 3], ['End \u0394', 4]].forEach(function (m) {
@@ -473,6 +476,9 @@
 		var x = pctNum(v);
 		return x >= 1e30 ? '-' : x >= 1e29 ? 'new' : (x > 0 ? '+' : '') + x.toFixed(1) + '%';
 	}
+	/* A relative error on a small base says little (doc/compare.md): the difference there. */
+	function smallBase(v) { return v[0] !== null && v[1] !== null && Math.abs(v[0]) < D.small_base_ns; }
+	function errCell(v) { return smallBase(v) ? delta(v) : pct(v); }
 	function delta(v) { return v[0] === null || v[1] === null ? '-' : fmtNs(v[1] - v[0], true); }
 
 	var sortCol = 0, sortAsc = true;
@@ -565,6 +571,7 @@
 			var byPoint = xsel.value === 'points';
 			var fmtX = byPoint ? function (v) { return 'point ' + Math.round(v); } : fmtNs;
 			['heap', 'stack'].forEach(function (name, which) {
+				if (!document.getElementById('mem-' + name)) return; /* no data: left out */
 				var ts = [], t0 = Infinity, t1 = -Infinity, vmax = 1;
 				[0, 1].forEach(function (s) {
 					var t = threadOf(s, r);
@@ -617,6 +624,7 @@
 		}
 		['heap', 'stack'].forEach(function (name) {
 			var svg = document.getElementById('mem-' + name);
+			if (!svg) return;
 			svg.addEventListener('mousemove', function (ev) {
 				var m = svg.memHover, box = svg.getBoundingClientRect();
 				if (!m) return;
@@ -684,7 +692,7 @@
 			if (tip.textContent.indexOf('state: ' + KIND[th.k[hi]]) < 0) fails.push('hover: ' + tip.textContent);
 			hideTip();
 		}
-		var ms = document.getElementById('mem-heap');
+		var ms = document.getElementById('mem-heap') || document.getElementById('mem-stack');
 		if (ms && ms.memHover) {
 			var mb = ms.getBoundingClientRect();
 			ms.dispatchEvent(new MouseEvent('mousemove', { clientX: mb.left + mb.width / 2,
@@ -697,7 +705,7 @@
 			if (!ms.querySelector('path.orig') || ms.textContent.indexOf('point') < 0) {
 				fails.push('memory by point');
 			}
-		} else if (D.has_memory) {
+		} else if (document.getElementById('memory')) {
 			fails.push('memory chart missing');
 		}
 		selectRow(r);

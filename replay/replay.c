@@ -495,9 +495,48 @@ static enum dps_status write_output(struct replay *rp, const struct compare_resu
 	return DPS_OK;
 }
 
+/* The what-if knobs as the outputs record them (name, value pairs into knobs): the stub's
+ * arguments as given, and the defaults of the ones not given, so that a report says the whole
+ * of what the stub was asked to do. */
+static void collect_knobs(const struct replay *rp, GPtrArray *knobs)
+{
+	static const char *const defaults[][2] = {
+	    {"--scale", "1"},
+	    {"--sleep-scale", "1"},
+	    {"--heap-mode", "curve"},
+	};
+	const struct dps_replay_options *o = rp->opts;
+	const char *const *k = o->stub_args;
+
+	for (size_t i = 0; k && k[i]; i += 2) {
+		g_ptr_array_add(knobs, (gpointer)k[i]);
+		g_ptr_array_add(knobs, (gpointer)k[i + 1]);
+	}
+	for (size_t d = 0; d < sizeof(defaults) / sizeof(defaults[0]); d++) {
+		bool given = false;
+
+		for (size_t i = 0; k && k[i]; i += 2) {
+			given = given || !strcmp(k[i], defaults[d][0]);
+		}
+		if (!given) {
+			g_ptr_array_add(knobs, (gpointer)defaults[d][0]);
+			g_ptr_array_add(knobs, (gpointer)defaults[d][1]);
+		}
+	}
+	g_ptr_array_add(knobs, (gpointer) "--mode");
+	g_ptr_array_add(knobs, (gpointer)(o->mode ? o->mode : "the stub's default"));
+	g_ptr_array_add(knobs, (gpointer) "--set");
+	g_ptr_array_add(knobs, (gpointer)(o->set ? o->set : "analyzed from the trace"));
+}
+
 /* 5. The comparison, once, into the table, the JSON and the report. */
 static enum dps_status compare(struct replay *rp)
 {
+	struct compare_run_info run = {.command = "replay"};
+	GPtrArray *knobs = g_ptr_array_new();
+	char *cal_path = final_path(rp, "calibration"), *cal_source = NULL;
+	struct dps_calibration cal;
+	char calerr[256];
 	struct analyzer_result *models[2] = {NULL, NULL};
 	enum compare_input_kind kinds[2];
 	struct analyzer_options sel[2];
@@ -528,6 +567,22 @@ static enum dps_status compare(struct replay *rp)
 				 NULL, &cmp, rp->diag);
 	}
 	if (!st) {
+		collect_knobs(rp, knobs);
+		run.args = rp->opts->args;
+		run.n_args = rp->opts->n_args;
+		run.calibration = cal_path;
+		cal_source = rp->opts->calibration ? g_strdup_printf("a copy of --calibration %s",
+								     rp->opts->calibration)
+						   : g_strdup("measured by this replay");
+		run.calibration_source = cal_source;
+		if (!dps_calibration_load(rp->calibration, &cal, calerr, sizeof(calerr))) {
+			run.cal = &cal;
+		}
+		run.sel[0] = &sel[0];
+		run.sel[1] = &sel[1];
+		run.knobs = (const char *const *)knobs->pdata;
+		run.n_knobs = knobs->len / 2;
+		cmp->run = &run;
 		rp->res->fidelity_err_pct = cmp->fidelity_err_pct;
 		st = write_output(rp, cmp, rp->res->compare_txt, 't');
 	}
@@ -541,6 +596,9 @@ static enum dps_status compare(struct replay *rp)
 	analyzer_result_destroy(models[0]);
 	analyzer_result_destroy(models[1]);
 	g_free(sim_label);
+	g_free(cal_path);
+	g_free(cal_source);
+	g_ptr_array_free(knobs, TRUE);
 	return st;
 }
 

@@ -35,6 +35,9 @@ struct dps_replay_options {
 	const char *const *stub_args; /* borrowed: what-if knobs for the stub, NULL-terminated;
 				       * NULL: none */
 	bool quiet;		      /* no step banners */
+	const char *const *args;      /* borrowed: the command's arguments as given (after
+				       * "dps replay"), for the report's run parameters; n_args */
+	size_t n_args;
 };
 
 /* Where everything went; every path owned (dps_replay_result_fini). */

@@ -892,9 +892,10 @@ void dps_play_result_print(const struct dps_program *prog, const struct dps_play
 	fprintf(out, "dps: %s: %zu threads, makespan %.3f ms\n",
 		printable(prog && prog->name ? prog->name : "program", shown, sizeof(shown)),
 		result->n_threads, ms(result->makespan_ns));
-	fprintf(out, "%-10s %-15s %10s %10s %10s %10s %10s %10s %10s %8s\n", "id", "name",
-		"start_ms", "end_ms", "cpu_ms", "run_req", "run_act", "sleep_req", "sleep_act",
-		"actions");
+	/* every duration column names its unit: a bare "run_req" was read as us by some */
+	fprintf(out, "%-10s %-15s %10s %10s %10s %12s %12s %12s %12s %8s\n", "id", "name",
+		"start_ms", "end_ms", "cpu_ms", "run_req_ms", "run_act_ms", "sleep_req_ms",
+		"sleep_act_ms", "actions");
 	for (size_t i = 0; i < result->n_threads; i++) {
 		const struct dps_thread_result *r = &result->threads[i];
 		const char *name = prog && i < prog->n_threads && prog->threads[i].name
@@ -902,7 +903,7 @@ void dps_play_result_print(const struct dps_program *prog, const struct dps_play
 				       : "";
 
 		fprintf(out,
-			"%-10" PRIu64 " %-15.15s %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f "
+			"%-10" PRIu64 " %-15.15s %10.3f %10.3f %10.3f %12.3f %12.3f %12.3f %12.3f "
 			"%8" PRIu64 "\n",
 			r->id, printable(name, shown, sizeof(shown)), ms(r->start_ns),
 			ms(r->end_ns), ms(r->cpu_ns), ms(r->run_req_ns), ms(r->run_act_ns),

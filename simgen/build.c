@@ -3,9 +3,15 @@
  * dps build: generate, then run the C compiler against libdps.
  *
  * Where libdps comes from is decided once (simgen_libdps_flags): the pkg-config path the user
- * names, the build tree this dps binary belongs to, the installed dps.pc, in that order. The
+ * names, the build tree this dps binary belongs to, the dps.pc installed beside this dps
+ * (PREFIX/bin/dps -> PREFIX/LIBDIR/pkgconfig), the dps.pc pkg-config finds, in that order. The
  * build tree's paths are compiled in (simgen-config.h, written by CMake), so a dps binary run
- * from its build directory never picks up an older installed libdps by accident.
+ * from its build directory never picks up an older installed libdps by accident, and an
+ * installed dps links the libdps installed with it.
+ *
+ * A stub linked against a shared libdps from pkg-config gets an rpath to the directory it was
+ * linked from (unless a system directory the loader searches anyway), so it runs without
+ * LD_LIBRARY_PATH wherever dps was installed.
  *
  * Commands are run with posix_spawnp and an argument vector: nothing goes through a shell, so
  * a set or output path with spaces or quotes is passed as is.
@@ -194,6 +200,82 @@ end:
 	return ret;
 }
 
+/* True for the directories the dynamic loader searches by itself: no rpath needed there. */
+static bool is_system_lib_dir(const char *dir)
+{
+	static const char *const sys[] = {"/lib",
+					  "/lib64",
+					  "/usr/lib",
+					  "/usr/lib64",
+					  "/usr/lib/" SIMGEN_CFG_MULTIARCH,
+					  "/lib/" SIMGEN_CFG_MULTIARCH};
+
+	for (size_t i = 0; i < sizeof(sys) / sizeof(sys[0]); i++) {
+		if (!strcmp(dir, sys[i])) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* For each -LDIR of libs holding a shared libdps, -Wl,-rpath,DIR: pkg-config's Libs give the
+ * link-time path only, and a stub must find the same libdps when it runs. */
+static void add_libdps_rpaths(GPtrArray *libs)
+{
+	guint n = libs->len;
+
+	for (guint i = 0; i < n; i++) {
+		const char *w = libs->pdata[i];
+		char dir[PATH_MAX], *so;
+
+		/* the real directory: pkg-config's ${pcfiledir}/../.. paths made plain */
+		if (strncmp(w, "-L", 2) || !w[2] || !realpath(w + 2, dir) ||
+		    is_system_lib_dir(dir)) {
+			continue;
+		}
+		so = g_build_filename(dir, "libdps.so", NULL);
+		if (access(so, R_OK) == 0) {
+			g_ptr_array_add(libs, g_strdup_printf("-Wl,-rpath,%s", dir));
+		}
+		g_free(so);
+	}
+}
+
+/* The pkgconfig directory of the installation this dps belongs to (PREFIX/bin/dps ->
+ * PREFIX/LIBDIR/pkgconfig) when it holds dps.pc; NULL otherwise (g_free). */
+static char *installed_pc_dir(void)
+{
+	const char *bin = SIMGEN_CFG_INSTALL_BINDIR;
+	char self[PATH_MAX], *bindir, *prefix, *pcdir, *pc;
+
+	if (!realpath("/proc/self/exe", self)) {
+		return NULL;
+	}
+	bindir = g_path_get_dirname(self);
+	/* BINDIR is relative to the prefix: as many ".." as it has components */
+	prefix = g_strdup(bindir);
+	for (const char *c = bin; *c; c++) {
+		if (*c != '/' && (c == bin || c[-1] == '/')) {
+			char *up = g_path_get_dirname(prefix);
+
+			g_free(prefix);
+			prefix = up;
+		}
+	}
+	pcdir = g_path_is_absolute(SIMGEN_CFG_INSTALL_LIBDIR)
+		    ? g_build_filename(SIMGEN_CFG_INSTALL_LIBDIR, "pkgconfig", NULL)
+		    : g_build_filename(prefix, SIMGEN_CFG_INSTALL_LIBDIR, "pkgconfig", NULL);
+	pc = g_build_filename(pcdir, "dps.pc", NULL);
+	if (access(pc, R_OK) != 0) {
+		g_free(pcdir);
+		pcdir = NULL;
+	}
+	g_free(pc);
+	g_free(prefix);
+	g_free(bindir);
+	return pcdir;
+}
+
 /* True when this process is the dps executable of the build tree simgen-config.h describes. */
 static bool is_running_from_build_tree(void)
 {
@@ -227,6 +309,7 @@ int simgen_libdps_flags(char ***cflags, char ***libs, const char **origin, struc
 {
 	GPtrArray *c = strv_new(), *l = strv_new();
 	const char *path = getenv("DPS_PKG_CONFIG_PATH");
+	char *installed = NULL;
 	int ret;
 
 	if (path && path[0]) {
@@ -238,6 +321,9 @@ int simgen_libdps_flags(char ***cflags, char ***libs, const char **origin, struc
 	} else if (is_running_from_build_tree() && has_build_tree_libdps()) {
 		*origin = "build tree";
 		ret = get_build_tree_flags(c, l);
+	} else if (!is_running_from_build_tree() && (installed = installed_pc_dir())) {
+		*origin = "installation of this dps";
+		ret = query_pkg_config(installed, c, l);
 	} else {
 		*origin = "pkg-config";
 		ret = query_pkg_config(NULL, c, l);
@@ -257,6 +343,9 @@ int simgen_libdps_flags(char ***cflags, char ***libs, const char **origin, struc
 	if (ret) {
 		goto error;
 	}
+	if (strcmp(*origin, "build tree")) {
+		add_libdps_rpaths(l);
+	}
 	*cflags = strv_steal(c);
 	*libs = strv_steal(l);
 	goto end;
@@ -268,6 +357,7 @@ error:
 	g_ptr_array_free(l, TRUE);
 	*cflags = *libs = NULL;
 end:
+	g_free(installed);
 	return ret;
 }
 

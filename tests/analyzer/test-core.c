@@ -704,3 +704,40 @@ Test(core, ust_without_vtid_is_one_pseudo_thread_per_process)
 	cr_expect_eq(res->threads[0].pid, 100);
 	cr_expect_eq(res->actset->threads[0].n_actions, 3); /* heap +128; run 50; heap -128 */
 }
+
+/*
+ * A stub's join with kernel scheduling: the child signals its joiner when its actions end and
+ * exits later (the player's condition, then pthread_join reaping it). The block is named a
+ * join, as the original's was (make reaping cc, a pthread_join), not a wait on a live thread;
+ * pthread_join's short block after it is no second dependency.
+ */
+Test(core, a_stub_join_is_a_join_not_a_wait_on_the_child)
+{
+	opts.pid = 100;
+	opts.min_block_ns = US(20);
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	dps_ev(ANALYZER_EV_DPS_THREAD_BEGIN, US(1), 0, 100, 100, 1);
+	dps_ev(ANALYZER_EV_DPS_CREATE, US(10), 0, 100, 100, 2);
+	fork_ev(US(10), 0, 100, 101, 100, 100);
+	sw(US(20), 1, 0, 0, 101);
+	dps_ev(ANALYZER_EV_DPS_THREAD_BEGIN, US(21), 1, 101, 100, 2);
+	dps_ev(ANALYZER_EV_DPS_JOIN_BEGIN, US(100), 0, 100, 100, 2);
+	sw(US(101), 0, 100, BLOCKED, 0); /* the player's condition wait */
+	waking(US(400), 1, 100);	 /* the child's actions ended: it signals */
+	dps_ev(ANALYZER_EV_DPS_THREAD_END, US(401), 1, 101, 100, 2);
+	sw(US(410), 0, 0, 0, 100);
+	sw(US(420), 0, 100, BLOCKED, 0); /* pthread_join: the child has not exited yet */
+	waking(US(430), 1, 100);	 /* its exit path wakes the joiner */
+	exit_ev(US(431), 1, 101);
+	sw(US(432), 1, 101, 64, 0);
+	sw(US(440), 0, 0, 0, 100);
+	dps_ev(ANALYZER_EV_DPS_JOIN_END, US(450), 0, 100, 100, 2);
+	dps_ev(ANALYZER_EV_DPS_THREAD_END, US(500), 0, 100, 100, 1);
+	sw(US(510), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_expect_eq(thread(100)->stats.n_joins, 1, "actions: %s", actions(100));
+	cr_expect_eq(thread(100)->stats.n_waits, 0, "actions: %s", actions(100));
+	cr_expect_eq(thread(101)->stats.n_wakes, 0, "actions: %s", actions(101));
+	cr_expect_str_eq(actions(100), "run 9; create 101; run 91; join 101; run 70; sleep 10");
+}

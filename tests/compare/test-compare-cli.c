@@ -396,3 +396,139 @@ Test(compare_cli, the_whole_process_is_reported_beside_the_threads)
 	free(err);
 	g_free(t);
 }
+
+/* Runs python3 -c CHECK on the JSON at path; CHECK asserts (exit 0 when every assert holds). */
+static void expect_json(const char *path, const char *check)
+{
+	char *cmd = dps_test_strf("python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+				  "%s' %s",
+				  check, path);
+	char *err = NULL, *out = ct_run_capture(cmd, &err);
+
+	cr_expect_eq(ct_last_status, 0, "%s failed: %s", check, err);
+	free(out);
+	free(err);
+	g_free(cmd);
+}
+
+/* The JSON says what produced it: the command line as typed (getopt permutes argv), the
+ * version, the calibration and its figures, each side's selection and the options. */
+Test(compare_cli, json_records_what_was_run, .timeout = 120)
+{
+	char *dir = dps_test_mkdtemp("compare-run"), *trace = trace_path("record-live-prog");
+	char *cal = dps_test_strf("%s/cal", dir), *json = dps_test_strf("%s/c.json", dir);
+	char *cmd, *err = NULL, *out, *version;
+
+	cmd = dps_test_strf("%s calibrate --quick -o %s", dps_test_bin(), cal);
+	free(ct_run_capture(cmd, NULL));
+	cr_assert_eq(ct_last_status, 0, "%s", cmd);
+	g_free(cmd);
+	out = run_compare(&err,
+			  "%s %s --orig-pid 28719 --calibration %s --exclude-comm 'no such' "
+			  "--threshold 50 --json-file %s",
+			  trace, trace, cal, json);
+	cr_assert_eq(ct_last_status, 0, "%s", err);
+	free(out);
+	free(err);
+	cmd = dps_test_strf("%s --version", dps_test_bin());
+	version = ct_run_capture(cmd, NULL);
+	g_strstrip(version);
+	g_free(cmd);
+	cmd =
+	    dps_test_strf("r=d[\"run\"]; assert \"dps \" + r[\"dps_version\"] == \"%s\", r; "
+			  "assert r[\"argv\"][:4] == [\"dps\", \"compare\", \"%s\", \"%s\"], r; "
+			  "assert r[\"argv\"][-2:] == [\"--json-file\", \"%s\"], r; "
+			  "assert \"--exclude-comm \\x27no such\\x27\" in r[\"command_line\"], r; "
+			  "assert r[\"calibration\"][\"path\"] == \"%s\", r; "
+			  "assert r[\"calibration\"][\"work_loops_per_us\"] > 0, r; "
+			  "assert r[\"selection\"][\"orig\"][\"pid\"] == 28719, r; "
+			  "assert r[\"selection\"][\"sim\"][\"pid\"] is None, r; "
+			  "assert r[\"selection\"][\"sim\"][\"root\"][\"pid\"] == 28719, r; "
+			  "k=[(x[\"name\"], x[\"value\"]) for x in r[\"knobs\"]]; "
+			  "assert k == [(\"--exclude-comm\", \"no such\"), "
+			  "(\"--threshold\", \"50\")], k",
+			  version, trace, trace, json, cal);
+	expect_json(json, cmd);
+	g_free(cmd);
+	free(version);
+	g_free(cal);
+	g_free(json);
+	free(trace);
+	dps_test_rmtree(dir);
+	g_free(dir);
+}
+
+/* Next to each creation-tree path, the .act id that --thread-scale ID=X takes. */
+Test(compare_cli, the_table_shows_the_act_id_of_each_thread)
+{
+	char *trace = trace_path("record-live-prog"), *err = NULL, *out;
+	char **lines;
+	bool header = false, root = false, worker = false;
+
+	out = run_compare(&err, "%s %s", trace, trace);
+	cr_assert_eq(ct_last_status, 0, "%s", err);
+	lines = g_strsplit(out, "\n", -1);
+	for (char **l = lines; *l; l++) {
+		char **w = g_strsplit_set(*l, " ", -1);
+		char *col[4] = {NULL};
+		int n = 0;
+
+		for (char **x = w; *x && n < 4; x++) {
+			if (**x) {
+				col[n++] = *x;
+			}
+		}
+		if (n == 4) {
+			header = header || (!strcmp(col[0], "THREAD") && !strcmp(col[1], "ID") &&
+					    !strcmp(col[2], "NAME"));
+			root = root || (!strcmp(col[0], "0") && !strcmp(col[1], "28719"));
+			worker = worker || (!strcmp(col[0], "0.0") && !strcmp(col[1], "28747") &&
+					    !strcmp(col[2], "worker-a"));
+		}
+		g_strfreev(w);
+	}
+	cr_expect(header && root && worker, "%s", out);
+	g_strfreev(lines);
+	free(out);
+	free(err);
+	free(trace);
+}
+
+/* A relative error on a base under 1 ms (base: 700 us blocked) is shown as the difference in
+ * the table; the JSON keeps the raw percentage and flags it. Bases above stay in %. */
+Test(compare_cli, small_bases_show_the_difference_not_a_percentage)
+{
+	char *err = NULL, *out = run_compare(&err, "base double2");
+	char *dir = dps_test_mkdtemp("compare-small"), *json = dps_test_strf("%s/c.json", dir);
+
+	cr_assert_eq(ct_last_status, 0, "%s", err);
+	cr_expect_null(strstr(out, "+71.4%"), "blocked 700 us -> 1.2 ms shown in %%: %s", out);
+	cr_expect(strstr(out, "+500.00 us"), "%s", out);
+	free(out);
+	free(err);
+	out = run_compare(&err, "base double2 --json-file %s", json);
+	cr_assert_eq(ct_last_status, 0, "%s", err);
+	expect_json(json,
+		    "b=d[\"threads\"][0][\"blocked\"]; "
+		    "assert b[\"small_base\"] is True and abs(b[\"err_pct\"] - 71.4286) < 0.01 "
+		    "and b[\"err_ns\"] == 500000, b; "
+		    "assert \"small_base\" not in d[\"threads\"][0][\"runs\"]");
+	free(out);
+	free(err);
+	g_free(json);
+	dps_test_rmtree(dir);
+	g_free(dir);
+}
+
+/* A curve with no compared point (no stack action anywhere) gets no line in the table, as
+ * the report leaves its chart out. */
+Test(compare_cli, a_curve_without_points_gets_no_line)
+{
+	char *err = NULL, *out = run_compare(&err, "heap-only heap-only");
+
+	cr_assert_eq(ct_last_status, 0, "%s", err);
+	cr_expect(strstr(out, "heap       max error 0 B"), "%s", out);
+	cr_expect_null(strstr(out, "stack      max error"), "%s", out);
+	free(out);
+	free(err);
+}

@@ -198,3 +198,34 @@ Test(compare_report, memory_hover_works, .timeout = 240)
 		  "the self-test switched the memory charts to point numbers");
 	report_fini(&r);
 }
+
+/* The report says what produced it, in a visible section. */
+Test(compare_report, run_parameters_are_shown, .timeout = 240)
+{
+	struct report r = make_report("base double2 --exclude-comm 'x y'");
+	const char *sec = strstr(r.dom, "<h2>Run parameters</h2>");
+
+	cr_assert_not_null(sec, "no Run parameters section");
+	cr_expect(strstr(sec, "dps compare base double2 --exclude-comm 'x y' --html"), "%.600s",
+		  sec);
+	cr_expect(strstr(sec, "<th>dps version</th>"), "%.600s", sec);
+	cr_expect(strstr(sec, "<code>--exclude-comm x y</code>"), "%.900s", sec);
+	/* the table: on a base under 1 ms the difference, not "+71.4%" */
+	cr_expect_null(strstr(r.dom, "+71.4%"), "a relative error on a 700 us base");
+	cr_expect(strstr(r.dom, "\">ID</th>"), "an ID column in the thread table");
+	report_fini(&r);
+}
+
+/* A chart with nothing to draw (no stack action anywhere) is left out, with its card. */
+Test(compare_report, a_chart_without_data_is_left_out, .timeout = 240)
+{
+	struct report r = make_report("heap-only heap-only");
+
+	cr_expect(strstr(r.dom, "id=\"mem-heap\""), "the heap chart is there");
+	cr_expect_null(strstr(r.html, "id=\"mem-stack\""), "an empty stack chart");
+	cr_expect_null(strstr(r.html, "<div class=\"l\">stack max error"),
+		       "a stack card over 0 points");
+	cr_expect(strstr(r.html, "<div class=\"l\">heap max error"), "the heap card");
+	cr_expect(strstr(r.dom, "<path class=\"orig\""), "the heap curve is drawn");
+	report_fini(&r);
+}

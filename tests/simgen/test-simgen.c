@@ -822,3 +822,102 @@ Test(simgen, split_spreads_the_actions_over_the_parts)
 	g_free(main_c);
 	dps_actset_destroy(set);
 }
+
+/* dps installed to a prefix (cmake --install) builds stubs that find the libdps installed
+ * with it when they run: no LD_LIBRARY_PATH, no PKG_CONFIG_PATH (an rpath to PREFIX/lib). */
+Test(simgen, an_installed_dps_builds_stubs_that_run_without_ld_library_path, .timeout = 300)
+{
+	const char *bld = dps_test_build_dir();
+
+#ifdef DPS_TEST_SANITIZE
+	cr_skip_test("the installed libdps is sanitized; its stubs need the sanitizer runtime");
+#endif
+	cr_assert_not_null(bld);
+	cr_assert_eq(
+	    dps_test_sh("cmake --install '%s' --prefix '%s/prefix' >/dev/null", bld, tmp_dir), 0,
+	    "cmake --install failed");
+	cr_assert_eq(dps_test_sh("cd '%s' && env -u LD_LIBRARY_PATH -u PKG_CONFIG_PATH "
+				 "-u DPS_PKG_CONFIG_PATH '%s/prefix/bin/dps' build sets/listing10 "
+				 "-o '%s/stub'",
+				 data_dir(), tmp_dir, tmp_dir),
+		     0, "the installed dps build failed");
+	/* the stub runs, and with the installed libdps, not another one */
+	cr_expect_eq(dps_test_sh("env -u LD_LIBRARY_PATH DPS_CALIBRATION=override '%s/stub' "
+				 ">/dev/null",
+				 tmp_dir),
+		     0, "the stub does not run without LD_LIBRARY_PATH");
+	cr_expect_eq(dps_test_sh("env -u LD_LIBRARY_PATH ldd '%s/stub' | grep -q "
+				 "'libdps.so.0 => %s/prefix/lib/libdps.so.0'",
+				 tmp_dir, tmp_dir),
+		     0, "the stub does not load the installed libdps");
+}
+
+/* True when every word of the header line that starts with first_col, except the ones in
+ * plain (ids, names, counts), ends with one of the units. */
+static bool header_names_units(const char *text, const char *first_col, const char *const *plain,
+			       char **bad)
+{
+	char **lines = g_strsplit(text, "\n", -1);
+	bool found = false, ok = true;
+
+	for (char **l = lines; *l && !found; l++) {
+		char **w = g_strsplit_set(*l, " ", -1);
+
+		if (w[0] && !strcmp(w[0], first_col)) {
+			found = true;
+			for (char **x = w; *x; x++) {
+				bool is_plain = !**x || g_strv_contains(plain, *x);
+
+				if (!is_plain && !g_str_has_suffix(*x, "_ms") &&
+				    !g_str_has_suffix(*x, "_s") && !g_str_has_suffix(*x, "_ns")) {
+					ok = false;
+					*bad = g_strdup(*x);
+				}
+			}
+		}
+		g_strfreev(w);
+	}
+	g_strfreev(lines);
+	return found && ok;
+}
+
+/* Durations carry their unit in every column name: the stub's table (dps run, dps replay)
+ * and dps analyze's statistics and process list. */
+Test(simgen, duration_columns_name_their_unit, .timeout = 300)
+{
+	static const char *const stub_plain[] = {"id", "name", "actions", NULL};
+	static const char *const analyze_plain[] = {"id",     "tid",	"comm",	 "parent",
+						    "runs",   "sleeps", "waits", "wakes",
+						    "creats", "joins",	NULL};
+	static const char *const list_plain[] = {"pid", "comm", "threads", NULL};
+	char *prog = build("listing10", NULL), *bad = NULL;
+	char *const argv[] = {prog, NULL};
+	struct dps_test_run r =
+	    dps_test_run(NULL, (const char *const *)argv,
+			 (const char *const[]){"DPS_CALIBRATION=override", NULL});
+	char *trace = dps_test_strf("%s/traces/record-live-prog", dps_test_data_dir());
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(header_names_units(r.err, "id", stub_plain, &bad), "stub column %s: %s", bad,
+		  r.err);
+	dps_test_run_fini(&r);
+	g_free(bad);
+	bad = NULL;
+	r = dps_test_run(
+	    NULL, (const char *const[]){dps_test_bin(), "analyze", trace, "--no-progress", NULL},
+	    NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(header_names_units(r.out, "id", analyze_plain, &bad), "analyze column %s: %s",
+		  bad, r.out);
+	dps_test_run_fini(&r);
+	g_free(bad);
+	bad = NULL;
+	r = dps_test_run(
+	    NULL, (const char *const[]){dps_test_bin(), "analyze", trace, "--list", NULL}, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(header_names_units(r.out, "pid", list_plain, &bad), "--list column %s: %s", bad,
+		  r.out);
+	dps_test_run_fini(&r);
+	g_free(bad);
+	g_free(trace);
+}
