@@ -26,7 +26,8 @@ declare -A allowed=(
     [simgen]="runtime common simgen"
     [compare]="runtime common analyzer record compare"
     [replay]="runtime common analyzer record simgen compare replay"
-    [cli]="runtime common analyzer record simgen compare replay cli"
+    [ssf]="runtime common ssf"
+    [cli]="runtime common analyzer record simgen compare replay ssf cli"
 )
 # Header name -> folder, for the project's own headers.
 declare -A owner=()
