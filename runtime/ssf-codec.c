@@ -14,7 +14,7 @@
 
 #include "ssf-codec.h"
 
-#define SSF_MAX_SIZE (1u << 26)	  /* largest type: 64 MiB */
+#define SSF_MAX_SIZE (1u << 26) /* largest type: 64 MiB */
 
 void ssf_set_err(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -252,8 +252,8 @@ static bool is_type_name(const char *s)
 }
 
 /* Nesting by value: 0 unvisited, 1 on the path, 2 done; depth[] the deepest below each. */
-static int check_nesting(const struct dps_ssf_schema *s, uint32_t t, uint8_t *state,
-			 uint8_t *depth, char *err, size_t errlen)
+static int check_nesting(const struct dps_ssf_schema *s, uint32_t t, uint8_t *state, uint8_t *depth,
+			 char *err, size_t errlen)
 {
 	const struct dps_ssf_type *ty = &s->types[t];
 	unsigned deepest = 0;
@@ -262,7 +262,8 @@ static int check_nesting(const struct dps_ssf_schema *s, uint32_t t, uint8_t *st
 		return DPS_OK;
 	}
 	if (state[t] == 1) {
-		ssf_set_err(err, errlen, "type %" PRIu32 " (%s) contains itself by value", t, ty->name);
+		ssf_set_err(err, errlen, "type %" PRIu32 " (%s) contains itself by value", t,
+			    ty->name);
 		return DPS_ERR_INVAL;
 	}
 	state[t] = 1;
@@ -288,7 +289,7 @@ static int check_nesting(const struct dps_ssf_schema *s, uint32_t t, uint8_t *st
 	}
 	if (deepest + 1 > SSF_MAX_DEPTH) {
 		ssf_set_err(err, errlen, "type %" PRIu32 " (%s) nests deeper than %d levels", t,
-			ty->name, SSF_MAX_DEPTH);
+			    ty->name, SSF_MAX_DEPTH);
 		return DPS_ERR_INVAL;
 	}
 	depth[t] = (uint8_t)(deepest + 1);
@@ -307,19 +308,20 @@ static int validate_member(const struct dps_ssf_schema *s, const struct dps_ssf_
 	}
 	if (m->type >= s->n_types) {
 		ssf_set_err(err, errlen, "%s.%s: type %" PRIu32 " out of range", ty->name, m->name,
-			m->type);
+			    m->type);
 		return DPS_ERR_INVAL;
 	}
 	mt = &s->types[m->type];
 	if (m->bit_size) {
 		if (!is_scalar(mt->kind) || m->bit_size > mt->size * 8 ||
-		    (uint64_t)m->offset * 8 + m->bit_offset + m->bit_size > (uint64_t)ty->size * 8) {
+		    (uint64_t)m->offset * 8 + m->bit_offset + m->bit_size >
+			(uint64_t)ty->size * 8) {
 			ssf_set_err(err, errlen, "%s.%s: bad bit-field", ty->name, m->name);
 			return DPS_ERR_INVAL;
 		}
 	} else if (m->bit_offset || (uint64_t)m->offset + mt->size > ty->size) {
 		ssf_set_err(err, errlen, "%s.%s: offset %" PRIu32 " out of the %" PRIu32 " bytes",
-			ty->name, m->name, m->offset, ty->size);
+			    ty->name, m->name, m->offset, ty->size);
 		return DPS_ERR_INVAL;
 	}
 	if (m->count_member) {
@@ -341,7 +343,7 @@ static int validate_member(const struct dps_ssf_schema *s, const struct dps_ssf_
 		for (uint32_t c = 0; c < m->n_cases; c++) {
 			if (m->cases[c].member >= mt->n_members) {
 				ssf_set_err(err, errlen, "%s.%s: case %" PRIu32 " out of range",
-					ty->name, m->name, c);
+					    ty->name, m->name, c);
 				return DPS_ERR_INVAL;
 			}
 		}
@@ -370,13 +372,14 @@ static int validate_type(const struct dps_ssf_schema *s, uint32_t t, char *err, 
 	case DPS_SSF_ENUM:
 		if (ty->size != 1 && ty->size != 2 && ty->size != 4 && ty->size != 8) {
 			ssf_set_err(err, errlen, "%s: an integer of %" PRIu32 " bytes", ty->name,
-				ty->size);
+				    ty->size);
 			return DPS_ERR_INVAL;
 		}
 		break;
 	case DPS_SSF_FLOAT:
 		if (!ty->size || ty->size > 16) {
-			ssf_set_err(err, errlen, "%s: a float of %" PRIu32 " bytes", ty->name, ty->size);
+			ssf_set_err(err, errlen, "%s: a float of %" PRIu32 " bytes", ty->name,
+				    ty->size);
 			return DPS_ERR_INVAL;
 		}
 		break;
@@ -426,7 +429,8 @@ static int validate_type(const struct dps_ssf_schema *s, uint32_t t, char *err, 
 	}
 	for (uint32_t e = 0; e < ty->n_enumerators; e++) {
 		if (!ssf_is_ident(ty->enumerators[e].name)) {
-			ssf_set_err(err, errlen, "%s: an enumerator is not a C identifier", ty->name);
+			ssf_set_err(err, errlen, "%s: an enumerator is not a C identifier",
+				    ty->name);
 			return DPS_ERR_INVAL;
 		}
 	}
@@ -683,8 +687,8 @@ static int enc_fail(struct enc *e, const char *fmt, int64_t v)
 
 static int enc_value(struct enc *e, uint32_t type, const uint8_t *p, uint32_t count);
 
-static int enc_member(struct enc *e, const struct dps_ssf_type *st,
-		      const struct dps_ssf_member *m, const uint8_t *obj)
+static int enc_member(struct enc *e, const struct dps_ssf_type *st, const struct dps_ssf_member *m,
+		      const uint8_t *obj)
 {
 	const struct dps_ssf_type *mt = &e->s->types[m->type];
 	int ret;
@@ -701,8 +705,9 @@ static int enc_member(struct enc *e, const struct dps_ssf_type *st,
 			c++;
 		}
 		if (c == m->n_cases) {
-			ret = enc_fail(e, "%s: the tag holds %" PRId64
-					  ", which has no case (annotation `case`, doc/ssf.md)",
+			ret = enc_fail(e,
+				       "%s: the tag holds %" PRId64
+				       ", which has no case (annotation `case`, doc/ssf.md)",
 				       tag);
 			goto end;
 		}
@@ -758,7 +763,8 @@ static int enc_value(struct enc *e, uint32_t type, const uint8_t *p, uint32_t co
 		return enc_fail(e, "%s: a union without a tag (annotation `tag`, doc/ssf.md)", 0);
 	case DPS_SSF_ARRAY:
 		for (uint32_t i = 0; i < t->count && !ret; i++) {
-			ret = enc_value(e, t->target, p + (size_t)i * e->s->types[t->target].size, 1);
+			ret =
+			    enc_value(e, t->target, p + (size_t)i * e->s->types[t->target].size, 1);
 		}
 		break;
 	case DPS_SSF_POINTER:
@@ -832,4 +838,3 @@ free_objs:
 	free(e.slots);
 	return ret;
 }
-

@@ -63,18 +63,18 @@ int ssf_encode(const struct dps_ssf_schema *s, uint32_t type, const void *obj, c
 
 /* One record of kind 'E'. */
 struct ssf_entry {
-	size_t offset;	   /* of the record in the file */
+	size_t offset; /* of the record in the file */
 	uint32_t run;
-	const char *name;  /* borrowed from the file's bytes, NUL-terminated */
+	const char *name; /* borrowed from the file's bytes, NUL-terminated */
 	const char *type_name;
 	uint32_t name_size, type_name_size; /* with the NUL, as in the file */
-	uint8_t add_info;  /* bit 0: NULL was saved */
-	uint32_t schema;   /* index in the file's schemas */
+	uint8_t add_info;		    /* bit 0: NULL was saved */
+	uint32_t schema;		    /* index in the file's schemas */
 	uint32_t type;
-	uint32_t size;	   /* of data */
+	uint32_t size;	     /* of data */
 	const uint8_t *data; /* borrowed */
 	size_t data_offset;
-	bool used;	   /* restore/check: consumed */
+	bool used; /* restore/check: consumed */
 };
 
 /* A whole file in memory. */
@@ -106,8 +106,8 @@ enum ssf_event_kind {
 	SSF_EV_LEAF,   /* a value: text is its printed form */
 };
 
-typedef void (*ssf_event_fn)(void *ctx, enum ssf_event_kind kind, unsigned depth,
-			     const char *path, const struct dps_ssf_type *type, const char *text);
+typedef void (*ssf_event_fn)(void *ctx, enum ssf_event_kind kind, unsigned depth, const char *path,
+			     const struct dps_ssf_type *type, const char *text);
 
 /*
  * Decodes data (an entry's) of root type under schema s. Each object is checked (bounds,
@@ -125,7 +125,8 @@ int ssf_decode(const struct dps_ssf_schema *s, uint32_t root, const uint8_t *dat
 char *ssf_quote(const char *s, size_t len);
 
 /* Shared by ssf-codec.c and ssf-decode.c. */
-void ssf_set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void ssf_set_err(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 bool ssf_host_is_little(void);
 void ssf_store_uint(void *p, unsigned n, uint64_t v);
 int64_t ssf_sign_extend(uint64_t v, unsigned bits);

@@ -194,8 +194,7 @@ static void print_int(char *text, size_t len, const struct dps_ssf_type *t, uint
 		return;
 	}
 	for (uint32_t e = 0; e < t->n_enumerators; e++) {
-		if (t->enumerators[e].value == v ||
-		    (uint64_t)t->enumerators[e].value == raw) {
+		if (t->enumerators[e].value == v || (uint64_t)t->enumerators[e].value == raw) {
 			snprintf(text, len, "%s", t->enumerators[e].name);
 			return;
 		}
@@ -203,8 +202,8 @@ static void print_int(char *text, size_t len, const struct dps_ssf_type *t, uint
 	snprintf(text, len, "%" PRId64, v);
 }
 
-static int dec_member(struct dec *d, const struct dps_ssf_type *st,
-		      const struct dps_ssf_member *m, uint8_t *mem, unsigned depth)
+static int dec_member(struct dec *d, const struct dps_ssf_type *st, const struct dps_ssf_member *m,
+		      uint8_t *mem, unsigned depth)
 {
 	const struct dps_ssf_type *mt = &d->s->types[m->type];
 	size_t old = path_push(d, member_fmt(d), m->name, 0);
@@ -450,7 +449,7 @@ static uint64_t min_encoded(const struct dps_ssf_schema *s, uint32_t t, unsigned
 		for (uint32_t i = 0; i < ty->n_members; i++) {
 			const struct dps_ssf_member *m = &ty->members[i];
 
-			n += m->bit_size	? s->types[m->type].size
+			n += m->bit_size     ? s->types[m->type].size
 			     : m->tag_member ? 4
 					     : min_encoded(s, m->type, depth + 1);
 		}
@@ -514,16 +513,14 @@ static int dec_objects(struct dec *d, bool first)
 			if (d->ev && i) {
 				memcpy(base, d->path, sizeof(base));
 				if (o->count != 1) {
-					path_set(d, "%s[%" PRIu32 "]", base,
-						 k);
+					path_set(d, "%s[%" PRIu32 "]", base, k);
 				} else if (t->kind == DPS_SSF_STRUCT) {
 					path_set(d, "%s->", base);
 				} else {
 					path_set(d, "*%s", base);
 				}
 			}
-			ret = dec_value(d, o->type, o->mem ? o->mem + (size_t)k * size : NULL,
-					0);
+			ret = dec_value(d, o->type, o->mem ? o->mem + (size_t)k * size : NULL, 0);
 			if (d->ev && i) {
 				memcpy(d->path, base, sizeof(base));
 			}
@@ -575,8 +572,9 @@ int ssf_decode(const struct dps_ssf_schema *s, uint32_t root, const uint8_t *dat
 	}
 	for (size_t i = 0; i < d.n_refs; i++) {
 		if (d.objs[d.refs[i].id - 1].type != d.refs[i].target) {
-			ssf_set_err(err, errlen, "offset %zu: expected an object of the pointed-to type",
-				d.refs[i].offset);
+			ssf_set_err(err, errlen,
+				    "offset %zu: expected an object of the pointed-to type",
+				    d.refs[i].offset);
 			ret = DPS_ERR_INVAL;
 			goto free_objs;
 		}
@@ -792,7 +790,7 @@ static int read_schema(struct ssf_file *f, struct rd *r)
 	ret = ssf_schema_validate(s, why, sizeof(why));
 	if (ret) {
 		ssf_set_err(r->err, r->errlen, "offset %zu: expected a consistent schema: %s",
-			r->base + start, why);
+			    r->base + start, why);
 		return ret;
 	}
 	f->n_schemas++;
@@ -871,8 +869,8 @@ int ssf_file_parse(uint8_t *bytes, size_t len, struct ssf_file *f, char *err, si
 	}
 	ret = ret ? ret : rd_le(&r, 2, "the version", &v);
 	if (!ret && v != SSF_VERSION) {
-		ssf_set_err(err, errlen, "offset 8: expected version %d, found %" PRIu64, SSF_VERSION,
-			v);
+		ssf_set_err(err, errlen, "offset 8: expected version %d, found %" PRIu64,
+			    SSF_VERSION, v);
 		return DPS_ERR_INVAL;
 	}
 	ret = ret ? ret : rd_le(&r, 1, "the byte order", &v);

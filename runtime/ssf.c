@@ -91,7 +91,8 @@ static int open_locked(enum dps_ssf_mode mode, const char *path)
 		ssf.out = fopen(path, "wb");
 		if (!ssf.out) {
 			return fail(errno == ENOENT ? DPS_ERR_NOENT : DPS_ERR_IO,
-				    "Cannot create the SSF file: path=\"%s\", errno=%d", path, errno);
+				    "Cannot create the SSF file: path=\"%s\", errno=%d", path,
+				    errno);
 		}
 		if (fwrite(header, sizeof(header), 1, ssf.out) != 1 || fflush(ssf.out)) {
 			fclose(ssf.out);
@@ -357,8 +358,8 @@ unlock:
 
 /* The next unused entry of name in the current run, marked used; its schema and type must be
  * the caller's. */
-static int next_entry_locked(const struct dps_ssf_schema *schema, uint32_t type,
-			     const char *name, struct ssf_entry **out)
+static int next_entry_locked(const struct dps_ssf_schema *schema, uint32_t type, const char *name,
+			     struct ssf_entry **out)
 {
 	uint32_t no;
 	int ret = schema_no_locked(schema, &no);
@@ -385,8 +386,7 @@ static int next_entry_locked(const struct dps_ssf_schema *schema, uint32_t type,
 		    ssf.run);
 }
 
-int dps_ssf_load(const struct dps_ssf_schema *schema, uint32_t type, const char *name,
-		 void **dst)
+int dps_ssf_load(const struct dps_ssf_schema *schema, uint32_t type, const char *name, void **dst)
 {
 	struct ssf_entry *e;
 	char err[400];
@@ -395,8 +395,8 @@ int dps_ssf_load(const struct dps_ssf_schema *schema, uint32_t type, const char 
 	pthread_mutex_lock(&ssf_lock);
 	ret = check_call_locked(DPS_SSF_RESTORE, schema, type, name);
 	if (!ret && !dst) {
-		ret = fail(DPS_ERR_INVAL, "%s: dst is NULL (pass the address of the pointer)",
-			   name);
+		ret =
+		    fail(DPS_ERR_INVAL, "%s: dst is NULL (pass the address of the pointer)", name);
 	}
 	ret = ret ? ret : next_entry_locked(schema, type, name, &e);
 	if (ret) {
@@ -447,14 +447,16 @@ static int report_difference(const char *name, const char *a, const char *b)
 {
 	while (*a || *b) {
 		const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
-		size_t la = ea ? (size_t)(ea - a) : strlen(a), lb = eb ? (size_t)(eb - b) : strlen(b);
+		size_t la = ea ? (size_t)(ea - a) : strlen(a),
+		       lb = eb ? (size_t)(eb - b) : strlen(b);
 
 		if (la != lb || memcmp(a, b, la)) {
 			const char *va = memchr(a, '=', la), *vb = memchr(b, '=', lb);
 
 			if (!la || !lb || !va || !vb) {
 				return fail(DPS_ERR_RANGE,
-					    "%s (run %" PRIu32 "): the object has %s values than the "
+					    "%s (run %" PRIu32
+					    "): the object has %s values than the "
 					    "recording",
 					    name, ssf.run, la ? "fewer" : "more");
 			}
@@ -483,19 +485,22 @@ int dps_ssf_check(const struct dps_ssf_schema *schema, uint32_t type, const char
 		goto unlock;
 	}
 	if ((e->add_info & SSF_ADDINFO_NULL) || !obj) {
-		if (!(e->add_info & SSF_ADDINFO_NULL) != !obj) {
-			ret = fail(DPS_ERR_RANGE, "%s: recorded %s, got %s", name,
-				   obj ? "NULL" : "an object", obj ? "an object" : "NULL");
+		bool recorded_null = e->add_info & SSF_ADDINFO_NULL;
+
+		if (recorded_null != !obj) {
+			ret = fail(DPS_ERR_RANGE, "%s (run %" PRIu32 "): recorded %s, got %s", name,
+				   ssf.run, recorded_null ? "NULL" : "an object",
+				   obj ? "an object" : "NULL");
 		}
 		goto unlock;
 	}
 	ret = ssf_encode(schema, type, obj, name, &live, err, sizeof(err));
 	ret = ret ? ret
-		  : ssf_decode(schema, type, e->data, e->size, e->data_offset, name, collect,
-			       &want, NULL, err, sizeof(err));
+		  : ssf_decode(schema, type, e->data, e->size, e->data_offset, name, collect, &want,
+			       NULL, err, sizeof(err));
 	ret = ret ? ret
-		  : ssf_decode(schema, type, live.data, live.len, 0, name, collect, &got, NULL,
-			       err, sizeof(err));
+		  : ssf_decode(schema, type, live.data, live.len, 0, name, collect, &got, NULL, err,
+			       sizeof(err));
 	if (!ret && (want.failed || got.failed)) {
 		ret = DPS_ERR_NOMEM;
 		snprintf(err, sizeof(err), "out of memory");

@@ -146,7 +146,7 @@ int ssf_annot_load(const char *path, GPtrArray **out, struct dps_diag *diag)
 	*out = NULL;
 	if (!g_file_get_contents(path, &text, NULL, &gerr)) {
 		int ret = g_error_matches(gerr, G_FILE_ERROR, G_FILE_ERROR_NOENT) ? DPS_ERR_NOENT
-										    : DPS_ERR_IO;
+										  : DPS_ERR_IO;
 
 		dps_diag_setf(diag, "%s: %s", path, gerr->message);
 		g_error_free(gerr);

@@ -85,8 +85,8 @@ static int decode_parsed(struct ssf_file *f, const char *label, enum ssf_decode_
 			continue;
 		}
 		p.extra = 0;
-		ret = ssf_decode(s, e->type, e->data, e->size, e->data_offset, e->name,
-				 print_event, &p, NULL, err, sizeof(err));
+		ret = ssf_decode(s, e->type, e->data, e->size, e->data_offset, e->name, print_event,
+				 &p, NULL, err, sizeof(err));
 		if (form == SSF_DECODE_LISTING) {
 			fputc('\n', out);
 		}

@@ -306,7 +306,9 @@ static int aggregate_type(struct gen *g, Dwarf_Die *die, const char *tdef, const
 	t->kind = tag == DW_TAG_structure_type ? DPS_SSF_STRUCT
 		  : tag == DW_TAG_union_type   ? DPS_SSF_UNION
 					       : DPS_SSF_ENUM;
-	t->name = name ? g_strdup(key) : tdef ? g_strdup(tdef) : g_strdup_printf("%s (anonymous)", word);
+	t->name = name	 ? g_strdup(key)
+		  : tdef ? g_strdup(tdef)
+			 : g_strdup_printf("%s (anonymous)", word);
 	t->c_name = name ? g_strdup(key) : tdef ? g_strdup(tdef) : NULL;
 	t->size = (uint64_t)size;
 	t->die = *die;
@@ -329,8 +331,9 @@ static int aggregate_type(struct gen *g, Dwarf_Die *die, const char *tdef, const
 				if (!ssf_tool_is_ident(dwarf_diename(&child)) ||
 				    !dwarf_attr(&child, DW_AT_const_value, &a) ||
 				    dwarf_formsdata(&a, &v)) {
-					return fail(g, "%s: an enumerator of %s without a name or "
-						       "value",
+					return fail(g,
+						    "%s: an enumerator of %s without a name or "
+						    "value",
 						    where, t->name);
 				}
 				e.name = g_strdup(dwarf_diename(&child));
@@ -463,8 +466,9 @@ static int array_type(struct gen *g, Dwarf_Die *die, const char *where, uint32_t
 			} else if (die_udata(&child, DW_AT_upper_bound, &v)) {
 				dims[n++] = v + 1;
 			} else {
-				return fail(g, "%s: a flexible or variable-length array is not supported",
-					    where);
+				return fail(
+				    g, "%s: a flexible or variable-length array is not supported",
+				    where);
 			}
 		} while (dwarf_siblingof(&child, &child) == 0);
 	}
@@ -478,19 +482,21 @@ static int array_type(struct gen *g, Dwarf_Die *die, const char *where, uint32_t
 	if (type_at(g, cur)->kind == DPS_SSF_POINTER &&
 	    type_at(g, type_at(g, cur)->target)->kind != DPS_SSF_STRUCT &&
 	    type_at(g, type_at(g, cur)->target)->kind != DPS_SSF_UNION) {
-		return fail(g, "%s: an array of pointers to %s: how many each leads to cannot be "
-			       "annotated in an array; mark the member `opaque` (doc/ssf.md)",
+		return fail(g,
+			    "%s: an array of pointers to %s: how many each leads to cannot be "
+			    "annotated in an array; mark the member `opaque` (doc/ssf.md)",
 			    where, type_at(g, type_at(g, cur)->target)->name);
 	}
 	if (type_at(g, cur)->kind == DPS_SSF_UNION) {
-		return fail(g, "%s: an array of unions: which member is live cannot be annotated; "
-			       "mark the member `opaque` (doc/ssf.md)",
+		return fail(g,
+			    "%s: an array of unions: which member is live cannot be annotated; "
+			    "mark the member `opaque` (doc/ssf.md)",
 			    where);
 	}
 	for (unsigned d = n; d-- > 0;) {
 		struct gtype *et = type_at(g, cur), *t;
-		g_autofree char *key = g_strdup_printf("arr:%" PRIu32 ":%" PRIu64, cur,
-						       (uint64_t)dims[d]);
+		g_autofree char *key =
+		    g_strdup_printf("arr:%" PRIu32 ":%" PRIu64, cur, (uint64_t)dims[d]);
 		const char *bracket = strchr(et->name, '[');
 		uint32_t idx;
 
@@ -539,11 +545,13 @@ static int type_of(struct gen *g, Dwarf_Die *die_in, bool void_ok, const char *w
 	case DW_TAG_array_type:
 		return array_type(g, &die, where, out);
 	default:
-		return fail(g, "%s: DWARF tag 0x%x is not a supported type", where, dwarf_tag(&die));
+		return fail(g, "%s: DWARF tag 0x%x is not a supported type", where,
+			    dwarf_tag(&die));
 	}
 }
 
-static void need_annotation(struct gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void need_annotation(struct gen *g, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static void need_annotation(struct gen *g, const char *fmt, ...)
 {
@@ -582,14 +590,17 @@ static int annotate_member(struct gen *g, uint32_t ti, struct gmember *m, const 
 	if (mt->kind == DPS_SSF_UNION) {
 		a = ssf_annot_find(g->annots, SSF_ANNOT_TAG, t->name, m->name);
 		if (!a) {
-			need_annotation(g, "%s: a union: add `tag %s.%s = MEMBER` and one `case "
-					   "%s.%s VALUE = ALTERNATIVE` per live member",
+			need_annotation(g,
+					"%s: a union: add `tag %s.%s = MEMBER` and one `case "
+					"%s.%s VALUE = ALTERNATIVE` per live member",
 					where, t->name, m->name, t->name, m->name);
 			return DPS_OK;
 		}
 		int s = sibling(t, a->arg);
 
-		if (s < 0 || !is_integer_kind(type_at(g, g_array_index(t->members, struct gmember, s).type)->kind)) {
+		if (s < 0 ||
+		    !is_integer_kind(
+			type_at(g, g_array_index(t->members, struct gmember, s).type)->kind)) {
 			return fail(g, "%s:%u: %s has no integer member %s to hold the tag",
 				    g->o->annotations, a->line, t->name, a->arg);
 		}
@@ -610,8 +621,8 @@ static int annotate_member(struct gen *g, uint32_t ti, struct gmember *m, const 
 			}
 			c->used = true;
 			for (guint e = 0; tagt->enumerators && e < tagt->enumerators->len; e++) {
-				const struct dps_ssf_enumerator *en = &g_array_index(
-				    tagt->enumerators, struct dps_ssf_enumerator, e);
+				const struct dps_ssf_enumerator *en =
+				    &g_array_index(tagt->enumerators, struct dps_ssf_enumerator, e);
 
 				if (!strcmp(en->name, c->value)) {
 					gc.value = en->value;
@@ -621,9 +632,11 @@ static int annotate_member(struct gen *g, uint32_t ti, struct gmember *m, const 
 			if (!found) {
 				gc.value = g_ascii_strtoll(c->value, &end, 0);
 				if (*end) {
-					return fail(g, "%s:%u: %s is neither a number nor an "
-						       "enumerator of %s",
-						    g->o->annotations, c->line, c->value, tagt->name);
+					return fail(g,
+						    "%s:%u: %s is neither a number nor an "
+						    "enumerator of %s",
+						    g->o->annotations, c->line, c->value,
+						    tagt->name);
 				}
 			}
 			found = false;
@@ -649,7 +662,9 @@ static int annotate_member(struct gen *g, uint32_t ti, struct gmember *m, const 
 	if (a) {
 		int s = sibling(t, a->arg);
 
-		if (s < 0 || !is_integer_kind(type_at(g, g_array_index(t->members, struct gmember, s).type)->kind)) {
+		if (s < 0 ||
+		    !is_integer_kind(
+			type_at(g, g_array_index(t->members, struct gmember, s).type)->kind)) {
 			return fail(g, "%s:%u: %s has no integer member %s to hold the length",
 				    g->o->annotations, a->line, t->name, a->arg);
 		}
@@ -675,8 +690,9 @@ static int annotate_member(struct gen *g, uint32_t ti, struct gmember *m, const 
 					  type_at(g, mt->target)->name);
 		return DPS_OK;
 	}
-	need_annotation(g, "%s: %s may lead to one element or to an array: add `length %s.%s = "
-			   "MEMBER` or `one %s.%s`",
+	need_annotation(g,
+			"%s: %s may lead to one element or to an array: add `length %s.%s = "
+			"MEMBER` or `one %s.%s`",
 			where, mt->name, t->name, m->name, t->name, m->name);
 	return DPS_OK;
 }
@@ -704,8 +720,9 @@ static int read_members(struct gen *g, uint32_t ti)
 			continue;
 		}
 		if (!ssf_tool_is_ident(dwarf_diename(&child))) {
-			return fail(g, "%s: an anonymous member (an unnamed struct or union inside "
-				       "it) is not supported: give it a name",
+			return fail(g,
+				    "%s: an anonymous member (an unnamed struct or union inside "
+				    "it) is not supported: give it a name",
 				    t->name);
 		}
 		m.name = g_strdup(dwarf_diename(&child));
@@ -752,13 +769,15 @@ static int read_members(struct gen *g, uint32_t ti)
 			peel(&peeled, &tdef);
 			if (m.bit_size || dwarf_aggregate_size(&peeled, &size)) {
 				g_free(m.name);
-				return fail(g, "%s:%u: %s cannot be opaque (a bit-field or no size)",
+				return fail(g,
+					    "%s:%u: %s cannot be opaque (a bit-field or no size)",
 					    g->o->annotations, a->line, where);
 			}
 			m.type = opaque_type(g, "(opaque)", size,
 					     strcmp(a->arg, "skip") ? SSF_GEN_OPAQUE_NULL
 								    : SSF_GEN_OPAQUE_SKIP);
-			m.note = g_strdup_printf("opaque, %s (annotation line %u)", a->arg, a->line);
+			m.note =
+			    g_strdup_printf("opaque, %s (annotation line %u)", a->arg, a->line);
 			g_array_append_val(type_at(g, ti)->members, m);
 			continue;
 		}
@@ -789,10 +808,11 @@ static int annotate_members(struct gen *g, uint32_t ti)
 		g_autofree char *where = g_strdup_printf("%s.%s", t->name, m->name);
 		struct gtype *mt = type_at(g, m->type);
 
-		if ((mt->kind == DPS_SSF_OPAQUE_NULL || mt->kind == DPS_SSF_OPAQUE_SKIP) && !m->note) {
-			m->note = g_strdup_printf("%s: not recorded, restored %s (--opaque)", mt->name,
-						  mt->kind == DPS_SSF_OPAQUE_NULL ? "as NULL"
-										  : "unchanged");
+		if ((mt->kind == DPS_SSF_OPAQUE_NULL || mt->kind == DPS_SSF_OPAQUE_SKIP) &&
+		    !m->note) {
+			m->note = g_strdup_printf(
+			    "%s: not recorded, restored %s (--opaque)", mt->name,
+			    mt->kind == DPS_SSF_OPAQUE_NULL ? "as NULL" : "unchanged");
 			if (g->o->report) {
 				fprintf(g->o->report, "dps ssf gen: %s: %s\n", where, m->note);
 			}
@@ -825,8 +845,9 @@ static int find_root(struct gen *g, const char *spec, Dwarf_Die *out)
 		name = spec + 5;
 	}
 	if (want != DW_TAG_typedef ? !ssf_tool_is_ident(name) : !is_base_name(name)) {
-		return fail(g, "--type '%s': expected \"struct NAME\", \"union NAME\", \"enum NAME\", "
-			       "a typedef or a base type name",
+		return fail(g,
+			    "--type '%s': expected \"struct NAME\", \"union NAME\", \"enum NAME\", "
+			    "a typedef or a base type name",
 			    spec);
 	}
 	base_ok = want == DW_TAG_typedef;
@@ -847,8 +868,9 @@ static int find_root(struct gen *g, const char *spec, Dwarf_Die *out)
 		}
 		off = next;
 	}
-	return fail(g, "--type '%s': no definition in the DWARF (compiled with -g? declared in "
-		       "a file linked in?)",
+	return fail(g,
+		    "--type '%s': no definition in the DWARF (compiled with -g? declared in "
+		    "a file linked in?)",
 		    spec);
 }
 
@@ -869,11 +891,16 @@ static char *ident_of(const char *name)
 static const char *kind_name(enum dps_ssf_kind k)
 {
 	static const char *const names[] = {
-	    [DPS_SSF_INT] = "DPS_SSF_INT",	       [DPS_SSF_UINT] = "DPS_SSF_UINT",
-	    [DPS_SSF_FLOAT] = "DPS_SSF_FLOAT",	       [DPS_SSF_ENUM] = "DPS_SSF_ENUM",
-	    [DPS_SSF_STRUCT] = "DPS_SSF_STRUCT",       [DPS_SSF_UNION] = "DPS_SSF_UNION",
-	    [DPS_SSF_ARRAY] = "DPS_SSF_ARRAY",	       [DPS_SSF_POINTER] = "DPS_SSF_POINTER",
-	    [DPS_SSF_STRING] = "DPS_SSF_STRING",       [DPS_SSF_OPAQUE_NULL] = "DPS_SSF_OPAQUE_NULL",
+	    [DPS_SSF_INT] = "DPS_SSF_INT",
+	    [DPS_SSF_UINT] = "DPS_SSF_UINT",
+	    [DPS_SSF_FLOAT] = "DPS_SSF_FLOAT",
+	    [DPS_SSF_ENUM] = "DPS_SSF_ENUM",
+	    [DPS_SSF_STRUCT] = "DPS_SSF_STRUCT",
+	    [DPS_SSF_UNION] = "DPS_SSF_UNION",
+	    [DPS_SSF_ARRAY] = "DPS_SSF_ARRAY",
+	    [DPS_SSF_POINTER] = "DPS_SSF_POINTER",
+	    [DPS_SSF_STRING] = "DPS_SSF_STRING",
+	    [DPS_SSF_OPAQUE_NULL] = "DPS_SSF_OPAQUE_NULL",
 	    [DPS_SSF_OPAQUE_SKIP] = "DPS_SSF_OPAQUE_SKIP",
 	};
 
@@ -885,20 +912,23 @@ static void emit(struct gen *g, FILE *out, const uint32_t *roots)
 	const char *p = g->o->prefix;
 	g_autofree char *guard = g_ascii_strup(p, -1);
 
-	fprintf(out, "/* Generated by dps ssf gen: SSF type descriptions (doc/ssf.md). Do not edit:\n"
-		     " * generate again when the types change (the layout checks below say so). */\n");
+	fprintf(out,
+		"/* Generated by dps ssf gen: SSF type descriptions (doc/ssf.md). Do not edit:\n"
+		" * generate again when the types change (the layout checks below say so). */\n");
 	fprintf(out, "#ifndef DPS_SSF_GEN_%s_H\n#define DPS_SSF_GEN_%s_H\n\n", guard, guard);
 	fprintf(out, "#include <stddef.h>\n\n#include <dps/ssf.h>\n\n");
 	if (g->any_bitfield) {
-		fprintf(out, "#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__\n"
-			     "#error \"dps ssf: bit-fields are described for little-endian targets\"\n"
-			     "#endif\n\n");
+		fprintf(out,
+			"#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__\n"
+			"#error \"dps ssf: bit-fields are described for little-endian targets\"\n"
+			"#endif\n\n");
 	}
 	for (guint i = 0; i < g->types->len; i++) {
 		struct gtype *t = type_at(g, i);
 
 		if (t->enumerators && t->enumerators->len) {
-			fprintf(out, "static const struct dps_ssf_enumerator %s_enumerators_%u[] = {\n",
+			fprintf(out,
+				"static const struct dps_ssf_enumerator %s_enumerators_%u[] = {\n",
 				p, i);
 			for (guint e = 0; e < t->enumerators->len; e++) {
 				const struct dps_ssf_enumerator *en =
@@ -920,8 +950,8 @@ static void emit(struct gen *g, FILE *out, const uint32_t *roots)
 			fprintf(out, "/* %s.%s: which member is live, by the value of %s */\n",
 				t->name, m->name,
 				g_array_index(t->members, struct gmember, m->tag_member - 1).name);
-			fprintf(out, "static const struct dps_ssf_case %s_cases_%u_%u[] = {\n", p, i,
-				k);
+			fprintf(out, "static const struct dps_ssf_case %s_cases_%u_%u[] = {\n", p,
+				i, k);
 			for (guint c = 0; c < m->cases->len; c++) {
 				struct gcase *gc = &g_array_index(m->cases, struct gcase, c);
 
@@ -938,21 +968,24 @@ static void emit(struct gen *g, FILE *out, const uint32_t *roots)
 		for (guint k = 0; k < t->members->len; k++) {
 			struct gmember *m = &g_array_index(t->members, struct gmember, k);
 
-			fprintf(out, "\t{\n\t\t.name = \"%s\",\n\t\t.type = %" PRIu32
-				     ", /* %s */\n\t\t.offset = %" PRIu64 ",\n",
+			fprintf(out,
+				"\t{\n\t\t.name = \"%s\",\n\t\t.type = %" PRIu32
+				", /* %s */\n\t\t.offset = %" PRIu64 ",\n",
 				m->name, m->type, type_at(g, m->type)->name, m->offset);
 			if (m->bit_size) {
 				fprintf(out, "\t\t.bit_offset = %u,\n\t\t.bit_size = %u,\n",
 					m->bit_offset, m->bit_size);
 			}
 			if (m->count_member) {
-				fprintf(out, "\t\t.count_member = %" PRIu32 ", /* 1 + index of %s */\n",
-					m->count_member,
-					g_array_index(t->members, struct gmember, m->count_member - 1)
-					    .name);
+				fprintf(
+				    out, "\t\t.count_member = %" PRIu32 ", /* 1 + index of %s */\n",
+				    m->count_member,
+				    g_array_index(t->members, struct gmember, m->count_member - 1)
+					.name);
 			}
 			if (m->tag_member) {
-				fprintf(out, "\t\t.tag_member = %" PRIu32 ", /* 1 + index of %s */\n",
+				fprintf(out,
+					"\t\t.tag_member = %" PRIu32 ", /* 1 + index of %s */\n",
 					m->tag_member,
 					g_array_index(t->members, struct gmember, m->tag_member - 1)
 					    .name);
@@ -972,8 +1005,9 @@ static void emit(struct gen *g, FILE *out, const uint32_t *roots)
 	for (guint i = 0; i < g->types->len; i++) {
 		struct gtype *t = type_at(g, i);
 
-		fprintf(out, "\t[%u] = {\n\t\t.kind = %s,\n\t\t.name = \"%s\",\n\t\t.size = %" PRIu64
-			     ",\n",
+		fprintf(out,
+			"\t[%u] = {\n\t\t.kind = %s,\n\t\t.name = \"%s\",\n\t\t.size = %" PRIu64
+			",\n",
 			i, kind_name(t->kind), t->name, t->size);
 		if (t->kind == DPS_SSF_ARRAY || t->kind == DPS_SSF_POINTER) {
 			fprintf(out, "\t\t.target = %" PRIu32 ",\n", t->target);
@@ -986,23 +1020,26 @@ static void emit(struct gen *g, FILE *out, const uint32_t *roots)
 				t->members->len, p, i);
 		}
 		if (t->enumerators && t->enumerators->len) {
-			fprintf(out, "\t\t.n_enumerators = %u,\n\t\t.enumerators = %s_enumerators_%u,\n",
+			fprintf(out,
+				"\t\t.n_enumerators = %u,\n\t\t.enumerators = %s_enumerators_%u,\n",
 				t->enumerators->len, p, i);
 		}
 		fprintf(out, "\t},\n");
 	}
 	fprintf(out, "};\n\n");
-	fprintf(out, "static const struct dps_ssf_schema %s_schema __attribute__((unused)) = {\n"
-		     "\t.name = \"%s\",\n\t.n_types = %u,\n\t.types = %s_types,\n};\n",
+	fprintf(out,
+		"static const struct dps_ssf_schema %s_schema __attribute__((unused)) = {\n"
+		"\t.name = \"%s\",\n\t.n_types = %u,\n\t.types = %s_types,\n};\n",
 		p, p, g->types->len, p);
 	for (size_t r = 0; r < g->o->n_types; r++) {
 		struct gtype *t = type_at(g, roots[r]);
 		g_autofree char *id = ident_of(t->name);
 
-		fprintf(out,
-			"\n/* %s: record (save), restore (load: the cases of dps_ssf_load), check */\n"
-			"#define %s_TYPE_%s %" PRIu32 "\n\n",
-			t->name, p, id, roots[r]);
+		fprintf(
+		    out,
+		    "\n/* %s: record (save), restore (load: the cases of dps_ssf_load), check */\n"
+		    "#define %s_TYPE_%s %" PRIu32 "\n\n",
+		    t->name, p, id, roots[r]);
 		fprintf(out,
 			"static inline int %s_save_%s(const char *name, const %s *obj)\n{\n"
 			"\treturn dps_ssf_save(&%s_schema, %" PRIu32 ", name, obj);\n}\n\n",
@@ -1026,15 +1063,17 @@ static void emit(struct gen *g, FILE *out, const uint32_t *roots)
 		if (!t->c_name) {
 			continue;
 		}
-		fprintf(out, "_Static_assert(sizeof(%s) == %" PRIu64
-			     ", \"%s: not the layout dps ssf gen read\");\n",
+		fprintf(out,
+			"_Static_assert(sizeof(%s) == %" PRIu64
+			", \"%s: not the layout dps ssf gen read\");\n",
 			t->c_name, t->size, t->c_name);
 		for (guint k = 0; t->members && k < t->members->len; k++) {
 			struct gmember *m = &g_array_index(t->members, struct gmember, k);
 
 			if (!m->bit_size) {
-				fprintf(out, "_Static_assert(offsetof(%s, %s) == %" PRIu64
-					     ", \"%s.%s: not the layout dps ssf gen read\");\n",
+				fprintf(out,
+					"_Static_assert(offsetof(%s, %s) == %" PRIu64
+					", \"%s.%s: not the layout dps ssf gen read\");\n",
 					t->c_name, m->name, m->offset, t->c_name, m->name);
 			}
 		}
@@ -1047,9 +1086,16 @@ static int check_unused_annotations(struct gen *g)
 	for (guint i = 0; g->annots && i < g->annots->len; i++) {
 		struct ssf_annot *a = g_ptr_array_index(g->annots, i);
 
-		if (!a->used) {
-			return fail(g, "%s:%u: %s.%s is not a member that needs this annotation "
-				       "among the types generated",
+		bool generated = false;
+
+		for (guint t = 0; t < g->types->len; t++) {
+			generated |= !strcmp(type_at(g, t)->name, a->type);
+		}
+		/* one annotation file may serve several headers: other types' lines are theirs */
+		if (!a->used && generated) {
+			return fail(g,
+				    "%s:%u: %s.%s is not a member that needs this annotation "
+				    "among the types generated",
 				    g->o->annotations, a->line, a->type, a->member);
 		}
 	}
@@ -1070,7 +1116,8 @@ int ssf_gen(const char *path, const struct ssf_gen_options *o, FILE *out, struct
 	int fd, ret;
 
 	if (!o->n_types || !ssf_tool_is_ident(o->prefix)) {
-		dps_diag_setf(diag, "expected at least one --type and a prefix that is a C identifier");
+		dps_diag_setf(diag,
+			      "expected at least one --type and a prefix that is a C identifier");
 		return DPS_ERR_INVAL;
 	}
 	if (o->annotations) {
@@ -1098,8 +1145,8 @@ int ssf_gen(const char *path, const struct ssf_gen_options *o, FILE *out, struct
 	dwfl_report_end(dwfl, NULL, NULL);
 	g.dw = dwfl_module_getdwarf(mod, &bias);
 	if (!g.dw) {
-		dps_diag_setf(diag, "%s: no DWARF debug information (%s): compile with -g",
-			      path, dwfl_errmsg(-1));
+		dps_diag_setf(diag, "%s: no DWARF debug information (%s): compile with -g", path,
+			      dwfl_errmsg(-1));
 		ret = DPS_ERR_INVAL;
 		goto end_dwfl;
 	}
@@ -1113,6 +1160,13 @@ int ssf_gen(const char *path, const struct ssf_gen_options *o, FILE *out, struct
 		ret = find_root(&g, o->types[r], &die);
 		ret = ret ? ret : type_of(&g, &die, false, o->types[r], &roots[r]);
 		if (ret) {
+			goto free_gen;
+		}
+		if (type_at(&g, roots[r])->kind == DPS_SSF_UNION) {
+			ret = fail(&g,
+				   "--type '%s': a union alone cannot say which member is live; "
+				   "name the struct holding it and its tag",
+				   o->types[r]);
 			goto free_gen;
 		}
 		if (!type_at(&g, roots[r])->c_name) {
@@ -1147,7 +1201,8 @@ int ssf_gen(const char *path, const struct ssf_gen_options *o, FILE *out, struct
 		dps_diag_setf(diag,
 			      "%u member%s need%s an annotation (listed above): add the lines to "
 			      "the annotation file (-a FILE, doc/ssf.md)",
-			      g.n_missing, g.n_missing == 1 ? "" : "s", g.n_missing == 1 ? "s" : "");
+			      g.n_missing, g.n_missing == 1 ? "" : "s",
+			      g.n_missing == 1 ? "s" : "");
 		ret = DPS_ERR_INVAL;
 		goto free_gen;
 	}

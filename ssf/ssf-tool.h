@@ -50,8 +50,7 @@ enum ssf_decode_form {
  * Decodes the SSF file at path to out. DPS_OK; DPS_ERR_INVAL with "path: offset N: expected
  * ..." in diag; DPS_ERR_NOENT/IO; DPS_ERR_NOMEM. What was printed before an error stays.
  */
-int ssf_decode_file(const char *path, enum ssf_decode_form form, FILE *out,
-		    struct dps_diag *diag);
+int ssf_decode_file(const char *path, enum ssf_decode_form form, FILE *out, struct dps_diag *diag);
 /* The same over bytes in memory (the fuzzer's entry); takes a copy. */
 int ssf_decode_bytes(const void *bytes, size_t len, const char *label, enum ssf_decode_form form,
 		     FILE *out, struct dps_diag *diag);

@@ -26,15 +26,15 @@ extern "C" {
 
 /* What a type is; the numbers are the file format's (doc/ssf.md), never renumbered. */
 enum dps_ssf_kind {
-	DPS_SSF_INT = 1,	 /* signed integer of size 1, 2, 4 or 8 */
-	DPS_SSF_UINT = 2,	 /* unsigned integer, _Bool, of size 1, 2, 4 or 8 */
-	DPS_SSF_FLOAT = 3,	 /* float, double, long double: its bytes */
-	DPS_SSF_ENUM = 4,	 /* an integer of size 1, 2, 4 or 8 with named values */
-	DPS_SSF_STRUCT = 5,	 /* members */
-	DPS_SSF_UNION = 6,	 /* members; which one is live comes from the member's cases */
-	DPS_SSF_ARRAY = 7,	 /* count elements of type target */
-	DPS_SSF_POINTER = 8,	 /* to object(s) of type target, or NULL */
-	DPS_SSF_STRING = 9,	 /* char *, NUL-terminated, or NULL */
+	DPS_SSF_INT = 1,	  /* signed integer of size 1, 2, 4 or 8 */
+	DPS_SSF_UINT = 2,	  /* unsigned integer, _Bool, of size 1, 2, 4 or 8 */
+	DPS_SSF_FLOAT = 3,	  /* float, double, long double: its bytes */
+	DPS_SSF_ENUM = 4,	  /* an integer of size 1, 2, 4 or 8 with named values */
+	DPS_SSF_STRUCT = 5,	  /* members */
+	DPS_SSF_UNION = 6,	  /* members; which one is live comes from the member's cases */
+	DPS_SSF_ARRAY = 7,	  /* count elements of type target */
+	DPS_SSF_POINTER = 8,	  /* to object(s) of type target, or NULL */
+	DPS_SSF_STRING = 9,	  /* char *, NUL-terminated, or NULL */
 	DPS_SSF_OPAQUE_NULL = 10, /* not recorded; restored as zero bytes (a NULL pointer) */
 	DPS_SSF_OPAQUE_SKIP = 11, /* not recorded; restoring leaves the destination's bytes */
 };
@@ -53,8 +53,8 @@ struct dps_ssf_case {
 
 struct dps_ssf_member {
 	const char *name;
-	uint32_t type;	    /* index in the schema's types */
-	uint32_t offset;    /* bytes from the start of the struct or union */
+	uint32_t type;	     /* index in the schema's types */
+	uint32_t offset;     /* bytes from the start of the struct or union */
 	uint16_t bit_offset; /* bit-field: first bit, from offset, least significant first */
 	uint16_t bit_size;   /* bit-field: width; 0 for an ordinary member */
 	/* A pointer member: 1 + index of the sibling integer member holding its element count
@@ -68,7 +68,7 @@ struct dps_ssf_member {
 };
 
 struct dps_ssf_type {
-	uint8_t kind; /* enum dps_ssf_kind */
+	uint8_t kind;	  /* enum dps_ssf_kind */
 	const char *name; /* its C spelling: "struct conn", "unsigned int", "struct node *" */
 	uint32_t size;	  /* sizeof */
 	uint32_t target;  /* ARRAY: element type; POINTER: pointed-to type */
@@ -130,8 +130,7 @@ int dps_ssf_save(const struct dps_ssf_schema *schema, uint32_t type, const char 
  *     overwritten: the caller decides what becomes of its object).
  * No record of name left in the run: DPS_ERR_NOENT naming the object and the run.
  */
-int dps_ssf_load(const struct dps_ssf_schema *schema, uint32_t type, const char *name,
-		 void **dst);
+int dps_ssf_load(const struct dps_ssf_schema *schema, uint32_t type, const char *name, void **dst);
 /*
  * CHECK: compares obj with the next record of name in the current run. DPS_ERR_RANGE when
  * they differ, with the first differing member by name in the message
