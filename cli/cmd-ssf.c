@@ -10,24 +10,27 @@
 
 static void print_usage(FILE *out)
 {
-	fprintf(out,
-		"Usage: dps ssf gen OBJECT_OR_BINARY --type TYPE [--type TYPE...] -o HEADER\n"
-		"                   [-a ANNOTATIONS] [--prefix NAME] [--opaque null|skip]\n"
-		"       dps ssf decode FILE [--named]\n\n"
-		"gen: reads the DWARF (-g) of an object or a binary and writes a C header describing\n"
-		"TYPE and every type it reaches, with typed save/load/check wrappers for libdps's\n"
-		"dps/ssf.h. Members DWARF cannot settle (a pointer to a scalar: one or an array? a\n"
-		"union: which member?) need a line in the annotation file; gen lists the missing ones\n"
-		"and writes nothing.\n"
-		"  -t, --type TYPE        \"struct NAME\", \"union NAME\", \"enum NAME\", a typedef, a base type\n"
-		"  -o, --output FILE      the header to write ('-' = standard output)\n"
-		"  -a, --annotations FILE length/one/tag/case/opaque lines (doc/ssf.md)\n"
-		"  -p, --prefix NAME      prefix of generated names (default: from the output's name)\n"
-		"      --opaque null|skip function pointers, void *, FILE *: restored as NULL (default)\n"
-		"                         or left as they are\n\n"
-		"decode: prints an SSF file from the type descriptions it carries, in the form of\n"
-		"the paper's Listing 3 (default) or, with --named, one named value per line.\n\n"
-		"Exit: 0 ok, 1 cannot write, 2 bad usage or bad input. See doc/ssf.md.\n");
+	fprintf(
+	    out,
+	    "Usage: dps ssf gen OBJECT_OR_BINARY --type TYPE [--type TYPE...] -o HEADER\n"
+	    "                   [-a ANNOTATIONS] [--prefix NAME] [--opaque null|skip]\n"
+	    "       dps ssf decode FILE [--named]\n\n"
+	    "gen: reads the DWARF (-g) of an object or a binary and writes a C header describing\n"
+	    "TYPE and every type it reaches, with typed save/load/check wrappers for libdps's\n"
+	    "dps/ssf.h. Members DWARF cannot settle (a pointer to a scalar: one or an array? a\n"
+	    "union: which member?) need a line in the annotation file; gen lists the missing ones\n"
+	    "and writes nothing.\n"
+	    "  -t, --type TYPE        \"struct NAME\", \"union NAME\", \"enum NAME\", a typedef, a "
+	    "base type\n"
+	    "  -o, --output FILE      the header to write ('-' = standard output)\n"
+	    "  -a, --annotations FILE length/one/tag/case/opaque lines (doc/ssf.md)\n"
+	    "  -p, --prefix NAME      prefix of generated names (default: from the output's name)\n"
+	    "      --opaque null|skip function pointers, void *, FILE *: restored as NULL "
+	    "(default)\n"
+	    "                         or left as they are\n\n"
+	    "decode: prints an SSF file from the type descriptions it carries, in the form of\n"
+	    "the paper's Listing 3 (default) or, with --named, one named value per line.\n\n"
+	    "Exit: 0 ok, 1 cannot write, 2 bad usage or bad input. See doc/ssf.md.\n");
 }
 
 /* The prefix from the output's name: "conn-ssf.h" -> "conn_ssf". */
@@ -93,7 +96,8 @@ static int cmd_gen(int argc, char **argv)
 				fprintf(stderr, "dps ssf gen: --opaque: expected null or skip\n");
 				return DPS_EXIT_USAGE;
 			}
-			o.opaque = strcmp(optarg, "skip") ? SSF_GEN_OPAQUE_NULL : SSF_GEN_OPAQUE_SKIP;
+			o.opaque =
+			    strcmp(optarg, "skip") ? SSF_GEN_OPAQUE_NULL : SSF_GEN_OPAQUE_SKIP;
 			break;
 		case 'h':
 			print_usage(stdout);

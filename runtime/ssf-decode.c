@@ -256,7 +256,7 @@ static int dec_value(struct dec *d, uint32_t type, uint8_t *mem, unsigned depth)
 {
 	const struct dps_ssf_type *t = &d->s->types[type];
 	char text[96];
-	uint64_t v;
+	uint64_t v = 0;
 	int ret = DPS_OK;
 
 	switch (t->kind) {
@@ -681,7 +681,7 @@ static int rd_count(struct rd *r, const char *what, size_t min_size, uint32_t *n
 
 static int read_member(struct rd *r, void **arena, struct dps_ssf_member *m)
 {
-	uint64_t v;
+	uint64_t v = 0;
 	int ret;
 
 	ret = rd_str(r, "a member name", &m->name, NULL);
@@ -715,7 +715,7 @@ static int read_member(struct rd *r, void **arena, struct dps_ssf_member *m)
 
 static int read_type(struct rd *r, void **arena, struct dps_ssf_type *t)
 {
-	uint64_t v;
+	uint64_t v = 0;
 	int ret;
 
 	ret = rd_le(r, 1, "a type's kind", &v);
@@ -801,7 +801,7 @@ static int read_entry(struct ssf_file *f, struct rd *r, size_t offset)
 {
 	struct ssf_entry e = {.offset = offset}, *all;
 	const uint8_t *p;
-	uint64_t v;
+	uint64_t v = 0;
 	int ret;
 
 	ret = rd_u32(r, "the test run", &e.run);
@@ -856,7 +856,7 @@ int ssf_file_parse(uint8_t *bytes, size_t len, struct ssf_file *f, char *err, si
 {
 	struct rd r = {bytes, len, 0, 0, err, errlen};
 	const uint8_t *p;
-	uint64_t v;
+	uint64_t v = 0;
 	int ret;
 
 	memset(f, 0, sizeof(*f));

@@ -9,8 +9,9 @@
  * What DWARF cannot say (how many elements a pointer leads to, which member of a union is
  * live) comes from the user's annotation file (annot.h); where one is needed and missing, gen
  * lists every such member with the line to add and writes nothing: it never guesses. The one
- * default is a pointer to a struct or union: one object (linked structures), said so in a
- * comment at the member.
+ * default is a pointer to the struct's own type (next, parent, peer): one object, a link, said
+ * so in a comment at the member; so is an array of pointers to structs (one each: an element
+ * cannot be annotated).
  *
  * Deterministic: types are numbered breadth first from the named types in the order given,
  * members in declaration order. Only validated names reach the output: C identifiers, and
@@ -684,9 +685,10 @@ static int annotate_member(struct gen *g, uint32_t ti, struct gmember *m, const 
 		m->note = g_strdup_printf("one element (annotation line %u)", a->line);
 		return DPS_OK;
 	}
-	if (type_at(g, mt->target)->kind == DPS_SSF_STRUCT ||
-	    type_at(g, mt->target)->kind == DPS_SSF_UNION) {
-		m->note = g_strdup_printf("one %s (the default; annotate `length` for an array)",
+	if (mt->target == ti) {
+		/* a link to its own type (next, parent, peer): one object by convention */
+		m->note = g_strdup_printf("one %s, a link (the default for a pointer to its own "
+					  "type; annotate `length` for an array)",
 					  type_at(g, mt->target)->name);
 		return DPS_OK;
 	}

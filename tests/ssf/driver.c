@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "corpus.h"
 #include "corpus-ssf.h"
+#include "corpus.h"
 
 #define CHECK(cond)                                                                                \
 	do {                                                                                       \
@@ -38,7 +38,8 @@ struct root {
 };
 
 #define ROOT(t, p)                                                                                 \
-	{#t, corpus_ssf_TYPE_##t, sizeof(struct t), (void (*)(void *))corpus_fill_##t, p, NULL, NULL},
+	{#t,  corpus_ssf_TYPE_##t, sizeof(struct t), (void (*)(void *))corpus_fill_##t, p, NULL,   \
+	 NULL},
 static struct root roots[] = {CORPUS_TYPES(ROOT)};
 #undef ROOT
 #define N_ROOTS (sizeof(roots) / sizeof(roots[0]))
@@ -56,7 +57,8 @@ static void record_all(const char *path, int from_restored)
 			obj = calloc(1, roots[i].size);
 			roots[i].fill(obj);
 		}
-		CHECK(dps_ssf_save(&corpus_ssf_schema, roots[i].type, roots[i].name, obj) == DPS_OK);
+		CHECK(dps_ssf_save(&corpus_ssf_schema, roots[i].type, roots[i].name, obj) ==
+		      DPS_OK);
 		if (!from_restored) {
 			free(obj);
 		}
@@ -95,8 +97,8 @@ static void check_linked(void)
 		} else if (!strcmp(n, "s_strings")) {
 			struct s_strings *s = r;
 
-			CHECK(!strcmp(s->a, "semi;colon \"quoted\"\n\t\x01") && !strcmp(s->b, "b") &&
-			      !s->null_s && !strcmp(s->empty, ""));
+			CHECK(!strcmp(s->a, "semi;colon \"quoted\"\n\t\x01") &&
+			      !strcmp(s->b, "b") && !s->null_s && !strcmp(s->empty, ""));
 		} else if (!strcmp(n, "s_buf")) {
 			struct s_buf *b = r;
 
@@ -114,7 +116,8 @@ static void check_linked(void)
 			struct s_mixed *m = r;
 
 			CHECK(m->peer->peer == m && m->peer->l == m->l && m->l->v == 4 &&
-			      !strcmp(m->u.u.s, "mixed") && m->peer->u.u.i == -3 && m->pl.vals[1] == 2);
+			      !strcmp(m->u.u.s, "mixed") && m->peer->u.u.i == -3 &&
+			      m->pl.vals[1] == 2);
 		} else if (!strcmp(n, "s_tree")) {
 			struct s_tree *t = r;
 
