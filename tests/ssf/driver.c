@@ -15,8 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "corpus-ssf.h"
 #include "corpus.h"
+
+/* after the types it describes */
+#include "corpus-ssf.h"
 
 #define CHECK(cond)                                                                                \
 	do {                                                                                       \
