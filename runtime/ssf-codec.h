@@ -124,6 +124,9 @@ int ssf_decode(const struct dps_ssf_schema *s, uint32_t root, const uint8_t *dat
 /* text-safe copies of a string value: "..." with \" \\ \n \t \xNN; a new string (free). */
 char *ssf_quote(const char *s, size_t len);
 
+/* Sets the calling thread's dps_ssf_last_error() and returns status (ssf.c; stub.c too). */
+int ssf_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Shared by ssf-codec.c and ssf-decode.c. */
 void ssf_set_err(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -42,9 +42,7 @@ static struct {
 
 static __thread char last_error[512];
 
-static int fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int fail(int status, const char *fmt, ...)
+int ssf_fail(int status, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -90,23 +88,23 @@ static int open_locked(enum dps_ssf_mode mode, const char *path)
 		header[10] = SSF_BYTE_ORDER_LITTLE;
 		ssf.out = fopen(path, "wb");
 		if (!ssf.out) {
-			return fail(errno == ENOENT ? DPS_ERR_NOENT : DPS_ERR_IO,
-				    "Cannot create the SSF file: path=\"%s\", errno=%d", path,
-				    errno);
+			return ssf_fail(errno == ENOENT ? DPS_ERR_NOENT : DPS_ERR_IO,
+					"Cannot create the SSF file: path=\"%s\", errno=%d", path,
+					errno);
 		}
 		if (fwrite(header, sizeof(header), 1, ssf.out) != 1 || fflush(ssf.out)) {
 			fclose(ssf.out);
 			ssf.out = NULL;
-			return fail(DPS_ERR_IO, "Cannot write the SSF file: path=\"%s\"", path);
+			return ssf_fail(DPS_ERR_IO, "Cannot write the SSF file: path=\"%s\"", path);
 		}
 	} else if (mode == DPS_SSF_RESTORE || mode == DPS_SSF_CHECK) {
 		ret = ssf_file_load(path, &ssf.file, err, sizeof(err));
 		if (ret) {
 			ssf_file_fini(&ssf.file);
-			return fail(ret, "%s: %s", path, err);
+			return ssf_fail(ret, "%s: %s", path, err);
 		}
 	} else {
-		return fail(DPS_ERR_INVAL, "unknown SSF mode %d", (int)mode);
+		return ssf_fail(DPS_ERR_INVAL, "unknown SSF mode %d", (int)mode);
 	}
 	ssf.mode = mode;
 	return DPS_OK;
@@ -186,7 +184,7 @@ int dps_ssf_close(void)
 
 	pthread_mutex_lock(&ssf_lock);
 	if (ssf.out && fflush(ssf.out)) {
-		ret = fail(DPS_ERR_IO, "Cannot write the SSF file");
+		ret = ssf_fail(DPS_ERR_IO, "Cannot write the SSF file");
 	}
 	close_locked();
 	pthread_mutex_unlock(&ssf_lock);
@@ -225,14 +223,15 @@ static int check_call_locked(enum dps_ssf_mode want, const struct dps_ssf_schema
 
 	init_locked();
 	if (ssf.init_error[0]) {
-		return fail(DPS_ERR_INVAL, "%s", ssf.init_error);
+		return ssf_fail(DPS_ERR_INVAL, "%s", ssf.init_error);
 	}
 	if (ssf.mode != want) {
-		return fail(DPS_ERROR, "%s: SSF is in mode %s, not %s", name ? name : "(null)",
-			    names[ssf.mode], names[want]);
+		return ssf_fail(DPS_ERROR, "%s: SSF is in mode %s, not %s", name ? name : "(null)",
+				names[ssf.mode], names[want]);
 	}
 	if (!schema || !name || type >= schema->n_types) {
-		return fail(DPS_ERR_INVAL, "%s: no schema, name or type", name ? name : "(null)");
+		return ssf_fail(DPS_ERR_INVAL, "%s: no schema, name or type",
+				name ? name : "(null)");
 	}
 	return DPS_OK;
 }
@@ -250,11 +249,11 @@ static int schema_no_locked(const struct dps_ssf_schema *schema, uint32_t *no)
 		}
 	}
 	if (ssf.n_schemas == SSF_MAX_SCHEMAS) {
-		return fail(DPS_ERR_RANGE, "more than %d SSF schemas", SSF_MAX_SCHEMAS);
+		return ssf_fail(DPS_ERR_RANGE, "more than %d SSF schemas", SSF_MAX_SCHEMAS);
 	}
 	ret = ssf_schema_validate(schema, err, sizeof(err));
 	if (ret) {
-		return fail(ret, "schema %s: %s", schema->name ? schema->name : "(null)", err);
+		return ssf_fail(ret, "schema %s: %s", schema->name ? schema->name : "(null)", err);
 	}
 	if (ssf.mode == DPS_SSF_RECORD) {
 		struct ssf_buf b = {0};
@@ -266,7 +265,7 @@ static int schema_no_locked(const struct dps_ssf_schema *schema, uint32_t *no)
 		ssf_schema_write(&b, schema);
 		if (b.failed) {
 			ssf_buf_fini(&b);
-			return fail(DPS_ERR_NOMEM, "out of memory");
+			return ssf_fail(DPS_ERR_NOMEM, "out of memory");
 		}
 		for (unsigned i = 0; i < 4; i++) {
 			b.data[5 + i] = (uint8_t)((b.len - 9) >> (8 * i));
@@ -274,7 +273,7 @@ static int schema_no_locked(const struct dps_ssf_schema *schema, uint32_t *no)
 		ret = fwrite(b.data, b.len, 1, ssf.out) == 1 ? DPS_OK : DPS_ERR_IO;
 		ssf_buf_fini(&b);
 		if (ret) {
-			return fail(ret, "Cannot write the SSF file");
+			return ssf_fail(ret, "Cannot write the SSF file");
 		}
 	} else {
 		uint32_t i = 0;
@@ -283,10 +282,10 @@ static int schema_no_locked(const struct dps_ssf_schema *schema, uint32_t *no)
 			i++;
 		}
 		if (i == ssf.file.n_schemas) {
-			return fail(DPS_ERR_INVAL,
-				    "the SSF file has no schema equal to %s (was the header "
-				    "generated again since the recording?)",
-				    schema->name);
+			return ssf_fail(DPS_ERR_INVAL,
+					"the SSF file has no schema equal to %s (was the header "
+					"generated again since the recording?)",
+					schema->name);
 		}
 		*no = i;
 	}
@@ -306,13 +305,13 @@ int dps_ssf_save(const struct dps_ssf_schema *schema, uint32_t type, const char 
 	pthread_mutex_lock(&ssf_lock);
 	ret = check_call_locked(DPS_SSF_RECORD, schema, type, name);
 	if (!ret && strlen(name) > 255) {
-		ret = fail(DPS_ERR_INVAL, "an object name of more than 255 bytes");
+		ret = ssf_fail(DPS_ERR_INVAL, "an object name of more than 255 bytes");
 	}
 	for (const char *c = name; !ret && *c; c++) {
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || *c == '_' ||
 		      (c != name && *c >= '0' && *c <= '9'))) {
-			ret = fail(DPS_ERR_INVAL, "object name \"%s\": expected a C identifier",
-				   name);
+			ret = ssf_fail(DPS_ERR_INVAL, "object name \"%s\": expected a C identifier",
+				       name);
 		}
 	}
 	ret = ret ? ret : schema_no_locked(schema, &no);
@@ -332,7 +331,7 @@ int dps_ssf_save(const struct dps_ssf_schema *schema, uint32_t type, const char 
 		ssf_buf_u32(&b, 0);
 		ret = ssf_encode(schema, type, obj, name, &b, err, sizeof(err));
 		if (ret) {
-			ret = fail(ret, "%s (run %" PRIu32 "): %s", name, ssf.run, err);
+			ret = ssf_fail(ret, "%s (run %" PRIu32 "): %s", name, ssf.run, err);
 			goto free_buf;
 		}
 		for (unsigned i = 0; i < 4; i++) {
@@ -340,11 +339,11 @@ int dps_ssf_save(const struct dps_ssf_schema *schema, uint32_t type, const char 
 		}
 	}
 	if (b.failed) {
-		ret = fail(DPS_ERR_NOMEM, "out of memory");
+		ret = ssf_fail(DPS_ERR_NOMEM, "out of memory");
 		goto free_buf;
 	}
 	if (fwrite(b.data, b.len, 1, ssf.out) != 1 || fflush(ssf.out)) {
-		ret = fail(DPS_ERR_IO, "Cannot write the SSF file: errno=%d", errno);
+		ret = ssf_fail(DPS_ERR_IO, "Cannot write the SSF file: errno=%d", errno);
 	}
 free_buf:
 	ssf_buf_fini(&b);
@@ -374,16 +373,16 @@ static int next_entry_locked(const struct dps_ssf_schema *schema, uint32_t type,
 			continue;
 		}
 		if (e->schema != no || e->type != type) {
-			return fail(DPS_ERR_INVAL,
-				    "%s (run %" PRIu32 "): recorded as %s, asked for as %s", name,
-				    ssf.run, e->type_name, schema->types[type].name);
+			return ssf_fail(DPS_ERR_INVAL,
+					"%s (run %" PRIu32 "): recorded as %s, asked for as %s",
+					name, ssf.run, e->type_name, schema->types[type].name);
 		}
 		e->used = true;
 		*out = e;
 		return DPS_OK;
 	}
-	return fail(DPS_ERR_NOENT, "%s (run %" PRIu32 "): no data recorded (no save left)", name,
-		    ssf.run);
+	return ssf_fail(DPS_ERR_NOENT, "%s (run %" PRIu32 "): no data recorded (no save left)",
+			name, ssf.run);
 }
 
 int dps_ssf_load(const struct dps_ssf_schema *schema, uint32_t type, const char *name, void **dst)
@@ -395,8 +394,8 @@ int dps_ssf_load(const struct dps_ssf_schema *schema, uint32_t type, const char 
 	pthread_mutex_lock(&ssf_lock);
 	ret = check_call_locked(DPS_SSF_RESTORE, schema, type, name);
 	if (!ret && !dst) {
-		ret =
-		    fail(DPS_ERR_INVAL, "%s: dst is NULL (pass the address of the pointer)", name);
+		ret = ssf_fail(DPS_ERR_INVAL, "%s: dst is NULL (pass the address of the pointer)",
+			       name);
 	}
 	ret = ret ? ret : next_entry_locked(schema, type, name, &e);
 	if (ret) {
@@ -406,17 +405,18 @@ int dps_ssf_load(const struct dps_ssf_schema *schema, uint32_t type, const char 
 		/* Case 4: overwriting the caller's pointer with NULL would leak its object, and
 		 * freeing it could free it twice; the caller decides. */
 		if (*dst) {
-			ret = fail(DPS_ERR_INVAL,
-				   "%s (run %" PRIu32 "): NULL was recorded but an existing object "
-				   "was passed (case 4: free it and pass NULL)",
-				   name, ssf.run);
+			ret = ssf_fail(DPS_ERR_INVAL,
+				       "%s (run %" PRIu32
+				       "): NULL was recorded but an existing object "
+				       "was passed (case 4: free it and pass NULL)",
+				       name, ssf.run);
 		}
 		goto unlock; /* case 3 */
 	}
 	ret = ssf_decode(schema, type, e->data, e->size, e->data_offset, name, NULL, NULL, dst, err,
 			 sizeof(err));
 	if (ret) {
-		ret = fail(ret, "%s (run %" PRIu32 "): %s", name, ssf.run, err);
+		ret = ssf_fail(ret, "%s (run %" PRIu32 "): %s", name, ssf.run, err);
 	}
 unlock:
 	if (!ret) {
@@ -454,15 +454,15 @@ static int report_difference(const char *name, const char *a, const char *b)
 			const char *va = memchr(a, '=', la), *vb = memchr(b, '=', lb);
 
 			if (!la || !lb || !va || !vb) {
-				return fail(DPS_ERR_RANGE,
-					    "%s (run %" PRIu32
-					    "): the object has %s values than the "
-					    "recording",
-					    name, ssf.run, la ? "fewer" : "more");
+				return ssf_fail(DPS_ERR_RANGE,
+						"%s (run %" PRIu32
+						"): the object has %s values than the "
+						"recording",
+						name, ssf.run, la ? "fewer" : "more");
 			}
-			return fail(DPS_ERR_RANGE, "%.*s: recorded %.*s, got %.*s",
-				    (int)(va - a - 1), a, (int)(la - (size_t)(va - a) - 2), va + 2,
-				    (int)(lb - (size_t)(vb - b) - 2), vb + 2);
+			return ssf_fail(DPS_ERR_RANGE, "%.*s: recorded %.*s, got %.*s",
+					(int)(va - a - 1), a, (int)(la - (size_t)(va - a) - 2),
+					va + 2, (int)(lb - (size_t)(vb - b) - 2), vb + 2);
 		}
 		a += la + (ea ? 1 : 0);
 		b += lb + (eb ? 1 : 0);
@@ -488,9 +488,9 @@ int dps_ssf_check(const struct dps_ssf_schema *schema, uint32_t type, const char
 		bool recorded_null = e->add_info & SSF_ADDINFO_NULL;
 
 		if (recorded_null != !obj) {
-			ret = fail(DPS_ERR_RANGE, "%s (run %" PRIu32 "): recorded %s, got %s", name,
-				   ssf.run, recorded_null ? "NULL" : "an object",
-				   obj ? "an object" : "NULL");
+			ret = ssf_fail(DPS_ERR_RANGE, "%s (run %" PRIu32 "): recorded %s, got %s",
+				       name, ssf.run, recorded_null ? "NULL" : "an object",
+				       obj ? "an object" : "NULL");
 		}
 		goto unlock;
 	}
@@ -506,13 +506,13 @@ int dps_ssf_check(const struct dps_ssf_schema *schema, uint32_t type, const char
 		snprintf(err, sizeof(err), "out of memory");
 	}
 	if (ret) {
-		ret = fail(ret, "%s (run %" PRIu32 "): %s", name, ssf.run, err);
+		ret = ssf_fail(ret, "%s (run %" PRIu32 "): %s", name, ssf.run, err);
 		goto free_bufs;
 	}
 	ssf_buf_put(&want, "", 1);
 	ssf_buf_put(&got, "", 1);
 	ret = want.failed || got.failed
-		  ? fail(DPS_ERR_NOMEM, "out of memory")
+		  ? ssf_fail(DPS_ERR_NOMEM, "out of memory")
 		  : report_difference(name, (const char *)want.data, (const char *)got.data);
 free_bufs:
 	ssf_buf_fini(&live);

@@ -215,4 +215,3 @@ void ssf_gen_emit(struct gen *g, FILE *out, const uint32_t *roots)
 	}
 	fprintf(out, "#endif\n\n#endif\n");
 }
-
