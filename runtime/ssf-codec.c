@@ -384,7 +384,9 @@ static int validate_type(const struct dps_ssf_schema *s, uint32_t t, char *err, 
 		}
 		break;
 	case DPS_SSF_ARRAY:
+		/* elements of no size would let a small file loop for long */
 		if (ty->target >= s->n_types || ty->count > SSF_MAX_SIZE ||
+		    !s->types[ty->target].size ||
 		    (uint64_t)s->types[ty->target].size * ty->count != ty->size) {
 			ssf_set_err(err, errlen, "%s: bad array", ty->name);
 			return DPS_ERR_INVAL;
@@ -575,6 +577,78 @@ char *ssf_quote(const char *s, size_t len)
 	*o++ = '"';
 	*o = 0;
 	return out;
+}
+
+/* The smallest number of bytes a value of type t encodes to. */
+uint64_t ssf_min_encoded(const struct dps_ssf_schema *s, uint32_t t, unsigned depth)
+{
+	const struct dps_ssf_type *ty = &s->types[t];
+	uint64_t n = 0;
+
+	if (depth > SSF_MAX_DEPTH) {
+		return 0;
+	}
+	switch (ty->kind) {
+	case DPS_SSF_INT:
+	case DPS_SSF_UINT:
+	case DPS_SSF_ENUM:
+	case DPS_SSF_FLOAT:
+		return ty->size;
+	case DPS_SSF_POINTER:
+	case DPS_SSF_STRING:
+		return 4;
+	case DPS_SSF_ARRAY:
+		return ty->count * ssf_min_encoded(s, ty->target, depth + 1);
+	case DPS_SSF_STRUCT:
+		for (uint32_t i = 0; i < ty->n_members; i++) {
+			const struct dps_ssf_member *m = &ty->members[i];
+
+			n += m->bit_size     ? s->types[m->type].size
+			     : m->tag_member ? 4
+					     : ssf_min_encoded(s, m->type, depth + 1);
+		}
+		return n;
+	default:
+		return 0;
+	}
+}
+
+/* How many values decoding one value of type t visits (the work, whatever its bytes). */
+uint64_t ssf_visits(const struct dps_ssf_schema *s, uint32_t t, unsigned depth)
+{
+	const struct dps_ssf_type *ty = &s->types[t];
+	uint64_t n = 1;
+
+	if (depth > SSF_MAX_DEPTH) {
+		return 1;
+	}
+	if (ty->kind == DPS_SSF_ARRAY) {
+		return 1 + ty->count * ssf_visits(s, ty->target, depth + 1);
+	}
+	if (ty->kind != DPS_SSF_STRUCT) {
+		return 1;
+	}
+	for (uint32_t i = 0; i < ty->n_members; i++) {
+		const struct dps_ssf_member *m = &ty->members[i];
+		uint64_t most = 1;
+
+		if (m->bit_size) {
+			n++;
+			continue;
+		}
+		if (!m->tag_member) {
+			n += ssf_visits(s, m->type, depth + 1);
+			continue;
+		}
+		for (uint32_t c = 0; c < m->n_cases; c++) {
+			const struct dps_ssf_type *u = &s->types[m->type];
+			uint64_t v = ssf_visits(s, u->members[m->cases[c].member].type, depth + 1);
+
+			most = v > most ? v : most;
+		}
+		n += 1 + most;
+	}
+	return n;
 }
 
 /* ---- encoder ---- */

@@ -128,6 +128,9 @@ char *ssf_quote(const char *s, size_t len);
 int ssf_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Shared by ssf-codec.c and ssf-decode.c. */
+/* The fewest bytes a value of type t encodes to; how many values decoding one visits. */
+uint64_t ssf_min_encoded(const struct dps_ssf_schema *s, uint32_t t, unsigned depth);
+uint64_t ssf_visits(const struct dps_ssf_schema *s, uint32_t t, unsigned depth);
 void ssf_set_err(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 bool ssf_host_is_little(void);

@@ -16,6 +16,7 @@
 
 #define SSF_MAX_ALLOC (1u << 30)  /* largest object a file may make us allocate */
 #define SSF_MAX_EMPTY_COUNT 65536 /* objects of a type that encodes to no bytes */
+#define SSF_MAX_VISITS (1u << 22) /* values decoded beyond 64 per byte of the entry */
 
 /* ---- checked reading ---- */
 
@@ -425,43 +426,11 @@ static int dec_value(struct dec *d, uint32_t type, uint8_t *mem, unsigned depth)
 	return ret;
 }
 
-/* The smallest number of bytes a value of type t encodes to. */
-static uint64_t min_encoded(const struct dps_ssf_schema *s, uint32_t t, unsigned depth)
-{
-	const struct dps_ssf_type *ty = &s->types[t];
-	uint64_t n = 0;
-
-	if (depth > SSF_MAX_DEPTH) {
-		return 0;
-	}
-	switch (ty->kind) {
-	case DPS_SSF_INT:
-	case DPS_SSF_UINT:
-	case DPS_SSF_ENUM:
-	case DPS_SSF_FLOAT:
-		return ty->size;
-	case DPS_SSF_POINTER:
-	case DPS_SSF_STRING:
-		return 4;
-	case DPS_SSF_ARRAY:
-		return ty->count * min_encoded(s, ty->target, depth + 1);
-	case DPS_SSF_STRUCT:
-		for (uint32_t i = 0; i < ty->n_members; i++) {
-			const struct dps_ssf_member *m = &ty->members[i];
-
-			n += m->bit_size     ? s->types[m->type].size
-			     : m->tag_member ? 4
-					     : min_encoded(s, m->type, depth + 1);
-		}
-		return n;
-	default:
-		return 0;
-	}
-}
-
 /* One pass over every object: checks (pass 1), writes (restore) or reports (events). */
 static int dec_objects(struct dec *d, bool first)
 {
+	uint64_t work = 0;
+
 	for (uint32_t i = 0; i < d->n_objs; i++) {
 		struct dec_obj *o = &d->objs[i];
 		const struct dps_ssf_type *t;
@@ -482,8 +451,14 @@ static int dec_objects(struct dec *d, bool first)
 			if (ret) {
 				return ret;
 			}
-			min = min_encoded(d->s, o->type, 0);
+			min = ssf_min_encoded(d->s, o->type, 0);
 			left = d->r.size - d->r.pos;
+			/* values that take no bytes (opaque ones) still take time: bounded too */
+			work += (uint64_t)o->count * ssf_visits(d->s, o->type, 0);
+			if (work > SSF_MAX_VISITS + 64 * (uint64_t)d->r.size) {
+				d->r.pos -= 4;
+				return rd_fail(&d->r, "fewer values for the size of the entry");
+			}
 			if ((min ? o->count > left / min : o->count > SSF_MAX_EMPTY_COUNT) ||
 			    (uint64_t)o->count * d->s->types[o->type].size > SSF_MAX_ALLOC) {
 				d->r.pos -= 4;

@@ -196,9 +196,9 @@ int dps_stub_end(const char *name)
 		ret = ssf_fail(DPS_ERR_INVAL, "%s", stub.error);
 	}
 	pthread_mutex_unlock(&stub_lock);
-	if (!n_open || (n_open <= STUB_MAX_NESTING &&
-			(!name || !open_regions[n_open - 1].name ||
-			 strcmp(open_regions[n_open - 1].name, name)))) {
+	if (!n_open ||
+	    (n_open <= STUB_MAX_NESTING && (!name || !open_regions[n_open - 1].name ||
+					    strcmp(open_regions[n_open - 1].name, name)))) {
 		return ssf_fail(DPS_ERR_INVAL, "stub region %s: an end without its begin",
 				name ? name : "(null)");
 	}

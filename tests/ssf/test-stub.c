@@ -7,9 +7,9 @@
  */
 #include <criterion/criterion.h>
 #include <glib.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <inttypes.h>
 #include <time.h>
 
 #include <dps/dps.h>
@@ -44,8 +44,8 @@ static char *record_region(void)
 }
 
 /* Replays the region in mode; *cpu_ns and *wall_ns: what the end of the region took. */
-static void replay_region(const char *path, enum dps_stub_mode mode, uint64_t busy_ns,
-			  double pct, uint64_t *cpu_ns, uint64_t *wall_ns)
+static void replay_region(const char *path, enum dps_stub_mode mode, uint64_t busy_ns, double pct,
+			  uint64_t *cpu_ns, uint64_t *wall_ns)
 {
 	uint64_t c0, w0;
 
@@ -133,4 +133,28 @@ Test(stub, a_bad_mode_in_the_environment_is_reported_at_the_end)
 	cr_assert_eq(dps_stub_end("compute"), DPS_ERR_INVAL);
 	cr_assert(strstr(dps_ssf_last_error(), "DPS_STUB_MODE: expected original"), "%s",
 		  dps_ssf_last_error());
+}
+
+Test(stub, the_region_macros_read_as_braces)
+{
+	int ran = 0, restored = 0;
+
+	cr_assert_eq(dps_stub_set(DPS_STUB_FLAT, 0, 100), DPS_OK);
+	/* clang-format off */
+	DPS_STUB_BEGIN("m")
+		ran = 1;
+	DPS_STUB_ELSE
+		restored = 1;
+	DPS_STUB_END("m")
+	/* clang-format on */
+	cr_assert(!ran && restored);
+	cr_assert_eq(dps_stub_set(DPS_STUB_ORIGINAL, 0, 100), DPS_OK);
+	/* clang-format off */
+	DPS_STUB_BEGIN("m")
+		ran = 1;
+	DPS_STUB_ELSE
+		restored = 2;
+	DPS_STUB_END("m")
+	/* clang-format on */
+	cr_assert(ran == 1 && restored == 1);
 }

@@ -60,11 +60,12 @@ bool dps_stub_begin(const char *name);
  */
 int dps_stub_end(const char *name);
 
+/* The three read as the braces they stand for. */
+/* clang-format off */
 #define DPS_STUB_BEGIN(name) if (dps_stub_begin(name)) {
-#define DPS_STUB_ELSE	     } else {
-#define DPS_STUB_END(name)                                                                         \
-	}                                                                                          \
-	dps_stub_end(name);
+#define DPS_STUB_ELSE } else {
+#define DPS_STUB_END(name) } dps_stub_end(name);
+/* clang-format on */
 
 #ifdef __cplusplus
 }
