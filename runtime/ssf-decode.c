@@ -253,6 +253,41 @@ end:
 	return ret;
 }
 
+static bool is_char(const struct dps_ssf_type *t)
+{
+	return t->size == 1 && (t->kind == DPS_SSF_INT || t->kind == DPS_SSF_UINT) &&
+	       !strcmp(t->name, "char");
+}
+
+/* A char array: its bytes, printed as one string (trailing NULs left out: the array's size
+ * implies them), so that names and buffers read as text and check names the array. */
+static int dec_chars(struct dec *d, const struct dps_ssf_type *t, uint8_t *mem, unsigned depth)
+{
+	const uint8_t *p;
+	size_t n = t->count;
+	char *q;
+	int ret = rd_bytes(&d->r, t->count, "the bytes of a char array", &p);
+
+	if (ret) {
+		return ret;
+	}
+	if (mem) {
+		memcpy(mem, p, t->count);
+	}
+	if (d->ev) {
+		while (n && !p[n - 1]) {
+			n--;
+		}
+		q = ssf_quote((const char *)p, n);
+		if (!q) {
+			return DPS_ERR_NOMEM;
+		}
+		dec_event(d, SSF_EV_LEAF, depth, t, q);
+		free(q);
+	}
+	return DPS_OK;
+}
+
 static int dec_value(struct dec *d, uint32_t type, uint8_t *mem, unsigned depth)
 {
 	const struct dps_ssf_type *t = &d->s->types[type];
@@ -316,6 +351,9 @@ static int dec_value(struct dec *d, uint32_t type, uint8_t *mem, unsigned depth)
 	case DPS_SSF_UNION:
 		return rd_fail(&d->r, "no union outside a tagged member (the schema is wrong)");
 	case DPS_SSF_ARRAY:
+		if (is_char(&d->s->types[t->target])) {
+			return dec_chars(d, t, mem, depth);
+		}
 		dec_event(d, SSF_EV_ENTER, depth, t, NULL);
 		for (uint32_t i = 0; i < t->count && !ret; i++) {
 			size_t old = path_push(d, "[%" PRIu32 "]", NULL, i);
