@@ -29,7 +29,8 @@ declare -A allowed=(
     [replay]="runtime common analyzer record simgen compare replay"
     [export]="runtime common analyzer record compare replay export"
     [whatif]="runtime common analyzer record simgen whatif"
-    [cli]="runtime common analyzer record simgen compare replay export whatif cli"
+    [ssf]="runtime common ssf"
+    [cli]="runtime common analyzer record simgen compare replay export whatif ssf cli"
 )
 # Header name -> folder, for the project's own headers.
 declare -A owner=()

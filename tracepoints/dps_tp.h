@@ -23,12 +23,44 @@
 #include <lttng/tracepoint.h>
 
 #include <dps/dps.h>
+#include <dps/stub.h>
 
 LTTNG_UST_TRACEPOINT_ENUM(dps, run_mode,
 	LTTNG_UST_TP_ENUM_VALUES(
 		lttng_ust_field_enum_value("work", DPS_RUN_WORK)
 		lttng_ust_field_enum_value("cpu", DPS_RUN_CPU)
 		lttng_ust_field_enum_value("wall", DPS_RUN_WALL)
+	)
+)
+
+LTTNG_UST_TRACEPOINT_ENUM(dps, stub_mode,
+	LTTNG_UST_TP_ENUM_VALUES(
+		lttng_ust_field_enum_value("original", DPS_STUB_ORIGINAL)
+		lttng_ust_field_enum_value("flat", DPS_STUB_FLAT)
+		lttng_ust_field_enum_value("idle", DPS_STUB_IDLE)
+		lttng_ust_field_enum_value("busy", DPS_STUB_BUSY)
+		lttng_ust_field_enum_value("psf", DPS_STUB_PSF)
+	)
+)
+
+/* A local CPU stub's region (dps/stub.h) begins: name is the region's. */
+LTTNG_UST_TRACEPOINT_EVENT(dps, stub_begin,
+	LTTNG_UST_TP_ARGS(const char *, name, int, mode),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_string(name, name)
+		lttng_ust_field_enum(dps, stub_mode, int, mode, mode)
+	)
+)
+
+/* ... and ends: cpu_ns is the CPU time of the region (from its begin: the region's own code
+ * in original and psf modes, the restore in the others), psf_ns what the mode spent. */
+LTTNG_UST_TRACEPOINT_EVENT(dps, stub_end,
+	LTTNG_UST_TP_ARGS(const char *, name, int, mode, uint64_t, cpu_ns, uint64_t, psf_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_string(name, name)
+		lttng_ust_field_enum(dps, stub_mode, int, mode, mode)
+		lttng_ust_field_integer(uint64_t, cpu_ns, cpu_ns)
+		lttng_ust_field_integer(uint64_t, psf_ns, psf_ns)
 	)
 )
 
