@@ -374,7 +374,7 @@ PROBE_LONG_US = 1000
 
 def measure_probes(calib):
     """dps's own CPU costs on this machine, traced exactly like the replays: the process start
-    and exit of a stub (root thread of a one-action stub, less its 1 ms run), the cost of a run
+    and exit of a stub (root thread of a one-action stub, less its 20 ms run), the cost of a run
     action (2000 runs of 5 us, 400 runs of 1 ms, in one thread) and of a wait or a wake (two
     threads playing ping-pong: run 5 us, wake, wait). These explain what the per-thread tables
     show for threads with many short actions."""
@@ -383,7 +383,8 @@ def measure_probes(calib):
         shutil.rmtree(pdir)
     sets = {
         "empty": {1: ["sleep 1"]},
-        "start": {1: ["run 1000"]},
+        # 20 ms: enough for the root's first run to absorb the stub's start-up
+        "start": {1: ["run 20000"]},
         "run": {1: ["run %d" % PROBE_RUN_US] * PROBE_N},
         "long": {1: ["run %d" % PROBE_LONG_US] * PROBE_LONG_N},
         "sync": {1: ["create 2"] + ["run %d" % PROBE_RUN_US, "wake 2", "wait 2"] * PROBE_N +
@@ -407,8 +408,12 @@ def measure_probes(calib):
         d = run_json([ARGS.dps, "analyze", trace, "--pid", str(pid), "--json", "--quiet",
                       "--no-progress"], log)
         ts = [t for t in d["threads"] if not is_ust_listener(t)]
-        cpu[name] = {"root": next(t["busy_ns"] for t in ts if t["tid"] == pid),
-                     "other": [t["busy_ns"] for t in ts if t["tid"] != pid]}
+        # by the witness, each thread's whole life (the root's start-up is absorbed by its
+        # runs: the dps window would show it as a negative cost)
+        seen = witness_cpu(trace, pid)
+        cpu[name] = {"root": seen.get(pid, next(t["busy_ns"] for t in ts if t["tid"] == pid)),
+                     "other": [seen.get(t["tid"], t["busy_ns"]) for t in ts
+                               if t["tid"] != pid]}
         # the whole stub process by the witness (compare's process figures)
         c = run_json([ARGS.dps, "compare", sdir, trace, "--sim-pid", str(pid), "--json"], log)
         cpu[name]["proc_cpu"] = c["sim"]["process"]["cpu_ns"]
@@ -427,7 +432,7 @@ def measure_probes(calib):
                   "--json"], log)
     ust_only = (c["sim"]["process"]["cpu_ns"], c["sim"]["process"]["wall_ns"])
     runs_ns = PROBE_N * PROBE_RUN_US * 1000
-    start = cpu["start"]["root"] - 1000000
+    start = cpu["start"]["root"] - 20000000
     per_run = (cpu["run"]["root"] - start - runs_ns) / PROBE_N
     other = cpu["sync"]["other"][0] if cpu["sync"]["other"] else None
     per_sync = None if other is None else (other - runs_ns - PROBE_N * per_run) / (2 * PROBE_N)
@@ -439,8 +444,8 @@ def measure_probes(calib):
     return {"start_ns": start, "run_ns": per_run, "sync_ns": per_sync, "long_run_ns": per_long,
             "run_frac": frac, "empty_cpu_ns": cpu["empty"]["proc_cpu"],
             "empty_wall_ns": cpu["empty"]["proc_wall"],
-            "start_proc_cpu_ns": cpu["start"]["proc_cpu"] - 1000000,
-            "start_proc_wall_ns": cpu["start"]["proc_wall"] - 1000000,
+            "start_proc_cpu_ns": cpu["start"]["proc_cpu"] - 20000000,
+            "start_proc_wall_ns": cpu["start"]["proc_wall"] - 20000000,
             "ust_only_cpu_ns": ust_only[0], "ust_only_wall_ns": ust_only[1]}
 
 
@@ -767,7 +772,7 @@ def write_report(results, failures, load0, probes, meta):
     o.append("")
     if probes and "empty_cpu_ns" in probes:
         o.append("A stub that does nothing (`sleep 1`), recorded like the replays, costs **%.2f ms** "
-                 "of CPU and **%.2f ms** of wall time by the witness; a stub with one 1 ms run "
+                 "of CPU and **%.2f ms** of wall time by the witness; a stub with one 20 ms run "
                  "costs **%+.2f ms** of CPU and **%+.2f ms** of wall time beyond it (its start-up "
                  "is absorbed by the run: doc/runtime.md). The floor: a C program that does "
                  "nothing but link lttng-ust, recorded the same way, costs **%.2f ms** of CPU "
@@ -778,7 +783,8 @@ def write_report(results, failures, load0, probes, meta):
     if probes:
         o.append("## dps's own costs, measured in the same run\n")
         o.append("Four tiny stubs, built and recorded like the replays (CPU from "
-                 "sched_stat_runtime): a stub's process start and exit cost its root thread "
+                 "sched_stat_runtime over each thread's whole life): a stub's process start and "
+                 "exit cost its root thread, beyond the start-up its first run absorbs, "
                  "**%.2f ms** of CPU beyond its actions; a 5 us `run` costs **%.2f us** more "
                  "than its duration, a 1 ms `run` **%.2f us** more (%.2f %% of its duration "
                  "beyond the fixed cost); a `wait` or a `wake` costs **%s** (two threads in "
