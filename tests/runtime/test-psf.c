@@ -197,7 +197,10 @@ Test(psf, work_run_scales_with_its_duration, .init = init_measured, .timeout = 3
 {
 	double best = 0;
 
-	for (int attempt = 0; attempt < 3; attempt++) {
+	/* A ratio of two timings: a busy hyperthread sibling or ASan moves it (2.94x seen in
+	 * CI's sanitizer pass), so five tries and a wide band; what it catches is a run that
+	 * does not scale at all (1x) or is not played. */
+	for (int attempt = 0; attempt < 5; attempt++) {
 		uint64_t c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), c5, c20;
 
 		dps_run_ns(5000000, DPS_RUN_WORK);
@@ -209,11 +212,11 @@ Test(psf, work_run_scales_with_its_duration, .init = init_measured, .timeout = 3
 		best = fabs((double)c20 / (double)c5 - 4.0) < fabs(best - 4.0)
 			   ? (double)c20 / (double)c5
 			   : best;
-		if (best > 3.0 && best < 5.33) {
+		if (best > 2.5 && best < 6.4) {
 			break;
 		}
 	}
-	cr_expect(best > 3.0 && best < 5.33, "20 ms of work cost %.2fx 5 ms of work", best);
+	cr_expect(best > 2.5 && best < 6.4, "20 ms of work cost %.2fx 5 ms of work", best);
 }
 
 Test(psf, short_runs_take_little_time, .init = init_measured, .timeout = 30)
