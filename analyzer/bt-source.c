@@ -1,22 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The babeltrace2 adapter: finds the CTF traces below the given directories, reads each with
- * its own graph (source.ctf.fs -> filter.utils.muxer -> a simple sink of ours) and merges the
- * graphs by timestamp into the core.
- *
- * Why one graph per trace: babeltrace2's muxer refuses to mix clock classes that do not share
- * an origin (LTTng's clock is "unix epoch", perf's is not), and dps record writes both into one
- * trace directory. All timestamps here are the clock's raw value in ns: CLOCK_MONOTONIC for
- * LTTng (kernel and UST) and for `perf sched record -k CLOCK_MONOTONIC`, so they align.
- *
- * Event classes are resolved once (cache keyed by the class pointer): kind, and the index of
- * each field of interest, found by name. Per event: a pointer lookup and indexed reads.
- *
  * Over 1000 lines: one file, not split by concern, as reading a trace and reading a view
  * of it for parallel decoding (stream order keys, names mapped back to the trace) share the
  * per-input state (struct bt_input), its graph's sink callbacks and the merge of the inputs;
  * split, that state would have to become an internal header every part writes into. The
  * event classes (bt-classes.c) and the trace finding (find-traces.c) are already apart.
+ *
+ * The babeltrace2 adapter: finds the CTF traces below the given directories, reads each with
+ * its own graph (source.ctf.fs -> filter.utils.muxer -> a simple sink of ours) and merges the
+ * graphs by timestamp into the core.
+ *
+ * Why one graph per trace: babeltrace2's muxer refuses to mix clock classes that do not share
+ * an origin (LTTng's clock is "unix epoch", perf's is not unless dps record gave it LTTng's:
+ * analyzer/clocks.c; older traces and other tools' do not have that), and dps record writes
+ * both into one trace directory. All timestamps here are the clock's raw value in ns:
+ * CLOCK_MONOTONIC for LTTng (kernel and UST) and for `perf sched record -k CLOCK_MONOTONIC`, so
+ * they align.
+ *
+ * Event classes are resolved once (cache keyed by the class pointer): kind, and the index of
+ * each field of interest, found by name. Per event: a pointer lookup and indexed reads.
  */
 #include <errno.h>
 #include <ftw.h>

@@ -23,33 +23,22 @@
 #include <dps/dps-status.h>
 
 #include "analyzer.h"
+#include "find-traces.h"
 
-/* The directory of the first CTF trace (a "metadata" file) under dir, or NULL (g_free). */
-static char *find_metadata_dir(const char *dir, int depth)
+/* The directory of the first CTF trace under dir (find-traces.c), or NULL (g_free). */
+static char *find_metadata_dir(const char *dir)
 {
-	GDir *d;
-	const char *name;
-	char *found = NULL;
-	char *meta = g_build_filename(dir, "metadata", NULL);
+	GPtrArray *found = g_ptr_array_new_with_free_func(g_free);
+	GPtrArray *skips = g_ptr_array_new_with_free_func(g_free);
+	struct dps_diag unused = {{0}};
+	char *first = NULL;
 
-	if (g_file_test(meta, G_FILE_TEST_IS_REGULAR)) {
-		g_free(meta);
-		return g_strdup(dir);
+	if (!analyzer_find_traces(&dir, 1, found, skips, &unused) && found->len) {
+		first = g_strdup(g_ptr_array_index(found, 0));
 	}
-	g_free(meta);
-	if (depth > 4 || !(d = g_dir_open(dir, 0, NULL))) {
-		return NULL;
-	}
-	while (!found && (name = g_dir_read_name(d))) {
-		char *sub = g_build_filename(dir, name, NULL);
-
-		if (g_file_test(sub, G_FILE_TEST_IS_DIR)) {
-			found = find_metadata_dir(sub, depth + 1);
-		}
-		g_free(sub);
-	}
-	g_dir_close(d);
-	return found;
+	g_ptr_array_free(found, TRUE);
+	g_ptr_array_free(skips, TRUE);
+	return first;
 }
 
 /* The TSDL text of the CTF trace in dir, through source.ctf.fs's metadata-info query. */
@@ -192,7 +181,8 @@ int analyzer_unify_clocks(const char *trace_dir, struct dps_diag *diag)
 	int status = DPS_OK;
 
 	if (!g_file_test(perf_meta, G_FILE_TEST_IS_REGULAR) ||
-	    !(ust_dir = find_metadata_dir(ust_root, 0))) {
+	    !g_file_test(ust_root, G_FILE_TEST_IS_DIR) ||
+	    !(ust_dir = find_metadata_dir(ust_root))) {
 		goto end; /* not both parts: nothing to put on one time line */
 	}
 	ust_text = metadata_text(ust_dir, diag);

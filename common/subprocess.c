@@ -90,6 +90,11 @@ bool dps_subprocess_in_path(const char *name)
 	return found;
 }
 
+void dps_subprocess_exec_mark_format(char *buf, size_t len, uint64_t mono_ns, uint64_t cpu_ns)
+{
+	snprintf(buf, len, "%" PRIu64 ":%" PRIu64, mono_ns, cpu_ns);
+}
+
 void dps_subprocess_mark_exec(void)
 {
 	struct timespec mono, cpu;
@@ -99,8 +104,8 @@ void dps_subprocess_mark_exec(void)
 	    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu)) {
 		return;
 	}
-	snprintf(value, sizeof(value), "%" PRIu64 ":%" PRIu64,
-		 (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec,
-		 (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec);
+	dps_subprocess_exec_mark_format(
+	    value, sizeof(value), (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec,
+	    (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec);
 	setenv("DPS_EXEC_AT", value, 1);
 }

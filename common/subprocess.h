@@ -7,6 +7,8 @@
 #define DPS_COMMON_SUBPROCESS_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 struct dps_subprocess_options {
 	char *const *envp;   /* borrowed, NULL-terminated; NULL: our environment */
@@ -34,6 +36,10 @@ const char *dps_subprocess_last_line(char *buf);
  * it). Call it last before execve; harmless for a program that is not a stub.
  */
 void dps_subprocess_mark_exec(void);
+/* The value of DPS_EXEC_AT for an exec at mono_ns (CLOCK_MONOTONIC) with the process's CPU
+ * clock at cpu_ns, into buf, for a launcher that cannot run code in the child
+ * (posix_spawn: mono_ns just before the spawn, cpu_ns 0). */
+void dps_subprocess_exec_mark_format(char *buf, size_t len, uint64_t mono_ns, uint64_t cpu_ns);
 
 /* Whether name is an executable in PATH. */
 bool dps_subprocess_in_path(const char *name);

@@ -23,6 +23,7 @@
 #include <glib.h>
 
 #include "machine-load.h"
+#include "subprocess.h"
 #include "whatif-internal.h"
 
 /* Below this much wall time, a point's own /proc/stat figures (10 ms ticks) are too coarse to
@@ -124,6 +125,8 @@ static enum dps_status run_once(const struct whatif_runner *run, char **envp,
 	struct rusage ru;
 	enum dps_status st = DPS_OK;
 	uint64_t t0, t1, child_cpu;
+	char mark[64];
+	char **env = NULL;
 	pid_t pid;
 	int ws = 0, rc;
 
@@ -133,7 +136,10 @@ static enum dps_status run_once(const struct whatif_runner *run, char **envp,
 	posix_spawn_file_actions_addopen(&fa, 2, run->err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	before = dps_load_sample_take();
 	t0 = mono_ns();
-	rc = posix_spawn(&pid, run->stub, &fa, NULL, (char *const *)argv->pdata, envp);
+	/* the stub's root counts its start-up from here, as under dps record (doc/runtime.md) */
+	dps_subprocess_exec_mark_format(mark, sizeof(mark), t0, 0);
+	env = g_environ_setenv(g_strdupv(envp), "DPS_EXEC_AT", mark, TRUE);
+	rc = posix_spawn(&pid, run->stub, &fa, NULL, (char *const *)argv->pdata, env);
 	if (rc) {
 		dps_diag_setf(diag, "cannot start the stub %s: errno=%d (%s)", run->stub, rc,
 			      strerror(rc));
@@ -167,6 +173,7 @@ static enum dps_status run_once(const struct whatif_runner *run, char **envp,
 	load_add(&sums[1], &before, &after, child_cpu);
 	p->runs_ns[p->n_runs++] = t1 - t0;
 end_actions:
+	g_strfreev(env);
 	posix_spawn_file_actions_destroy(&fa);
 	g_ptr_array_free(argv, TRUE);
 	return st;

@@ -242,7 +242,7 @@ int dps_main(int argc, char **argv, const struct dps_program *prog);
 /*
  * Ends a generated program with code: flushes stdio and leaves at once (_exit), without the
  * destructors of the libraries it loaded. lttng-ust's unregisters from the session daemon and
- * joins its listener threads, about 2 ms of wall time after the last action that the
+ * joins its listener threads: wall time after the last action that the
  * recorded program did not spend; the events are already in the tracer's shared buffers.
  */
 void dps_exit(int code) __attribute__((noreturn));
