@@ -27,6 +27,10 @@ bool dps_cli_parse_duration(const char *s, int64_t *ns);
 bool dps_cli_parse_id(const char *s, int64_t *out);
 
 struct analyzer_options;
+/* --min-block's value (dps_cli_parse_duration) into *ns. Returns DPS_EXIT_OK, or
+ * DPS_EXIT_USAGE with a message naming cmd. */
+int dps_cli_set_min_block(const char *cmd, const char *arg, int64_t *ns);
+
 /*
  * The selection options of analyze, compare and replay: which is 'p' (--pid), 't' (--tid) or
  * 'c' (--comm); the value goes into a and b (either may be NULL: compare's per-side options).

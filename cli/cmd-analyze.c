@@ -102,11 +102,7 @@ int dps_cmd_analyze(int argc, char **argv)
 			opts.follow_children = true;
 			break;
 		case 'm':
-			if (!dps_cli_parse_duration(optarg, &opts.min_block_ns)) {
-				fprintf(stderr,
-					"dps analyze: --min-block: expected a duration (20, 20us, "
-					"0.5ms), got '%s'\n",
-					optarg);
+			if (dps_cli_set_min_block("analyze", optarg, &opts.min_block_ns)) {
 				return DPS_EXIT_USAGE;
 			}
 			break;

@@ -192,11 +192,7 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli, int *first
 			o->follow_children = s->follow_children = true;
 			break;
 		case OPT_MIN_BLOCK:
-			if (!dps_cli_parse_duration(optarg, &o->min_block_ns)) {
-				fprintf(stderr,
-					"dps compare: --min-block expects a duration such as "
-					"20us, got '%s'\n",
-					optarg);
+			if (dps_cli_set_min_block("compare", optarg, &o->min_block_ns)) {
 				ret = DPS_EXIT_USAGE;
 			}
 			s->min_block_ns = o->min_block_ns;

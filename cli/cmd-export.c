@@ -156,11 +156,7 @@ int dps_cmd_export(int argc, char **argv)
 			sel.follow_children = true;
 			break;
 		case 'm':
-			if (!dps_cli_parse_duration(optarg, &sel.min_block_ns)) {
-				fprintf(stderr,
-					"dps export: --min-block: expected a duration (20, 20us, "
-					"0.5ms), got '%s'\n",
-					optarg);
+			if (dps_cli_set_min_block("export", optarg, &sel.min_block_ns)) {
 				return DPS_EXIT_USAGE;
 			}
 			break;

@@ -122,11 +122,7 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrA
 			o->follow_children = true;
 			break;
 		case 'm':
-			if (!dps_cli_parse_duration(optarg, &o->min_block_ns)) {
-				fprintf(stderr,
-					"dps replay: --min-block expects a duration such as "
-					"20us, got '%s'\n",
-					optarg);
+			if (dps_cli_set_min_block("replay", optarg, &o->min_block_ns)) {
 				return DPS_EXIT_USAGE;
 			}
 			break;

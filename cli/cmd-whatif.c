@@ -185,11 +185,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 			a->o.follow_children = true;
 			break;
 		case 'm':
-			if (!dps_cli_parse_duration(optarg, &a->o.min_block_ns)) {
-				fprintf(stderr,
-					"dps whatif: --min-block expects a duration such as 20us, "
-					"got '%s'\n",
-					optarg);
+			if (dps_cli_set_min_block("whatif", optarg, &a->o.min_block_ns)) {
 				return DPS_EXIT_USAGE;
 			}
 			break;

@@ -51,6 +51,17 @@ bool dps_cli_parse_id(const char *s, int64_t *out)
 	return true;
 }
 
+int dps_cli_set_min_block(const char *cmd, const char *arg, int64_t *ns)
+{
+	if (!dps_cli_parse_duration(arg, ns)) {
+		fprintf(stderr,
+			"dps %s: --min-block: expected a duration (20, 20us, 0.5ms), got '%s'\n",
+			cmd, arg);
+		return DPS_EXIT_USAGE;
+	}
+	return DPS_EXIT_OK;
+}
+
 int dps_cli_set_selection(const char *cmd, const char *opt, char which, const char *arg,
 			  struct analyzer_options *a, struct analyzer_options *b)
 {

@@ -62,6 +62,12 @@ static const struct failure failures[] = {
      "@TMP@/set"},
     {{"analyze", "@TRACE@", "--min-block", "nan"}, 2, "--min-block: expected a duration"},
     {{"analyze", "@TRACE@", "--min-block", "-5"}, 2, "--min-block: expected a duration"},
+    /* the same parser and message for every command that takes it (cli/options.c) */
+    {{"replay", "@TRACE@", "--min-block", "x"}, 2, "dps replay: --min-block: expected a duration"},
+    {{"whatif", "@SET@", "--thread", "2", "--min-block", "x"},
+     2,
+     "dps whatif: --min-block: expected a duration"},
+    {{"export", "@TRACE@", "--min-block", "x"}, 2, "dps export: --min-block: expected a duration"},
     {{"analyze", "@TRACE@", "--pid", "x"}, 2, "--pid"},
     /* compare */
     {{"compare"}, 2, "expected two inputs"},
