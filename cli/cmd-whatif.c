@@ -41,6 +41,12 @@ static void print_usage(FILE *out)
 	    "      --seed N            the order of the runs (default: from the clock)\n"
 	    "      --calibration FILE  the stub's calibration (default: a quick measurement)\n"
 	    "      --mode work|cpu|wall   how runs spend time (default: the stub's, cpu)\n"
+	    "      --window-from EDGE, --window-to EDGE   t_SUT is this window of each run:\n"
+	    "                          exec (from), exit (to), ID.start or ID.end (a thread's)\n"
+	    "                          (default exec to exit, timed from outside)\n"
+	    "      --timelines LIST    record these points once more and compare each with the\n"
+	    "                          original (all, flat, idle, original or scales, comma-\n"
+	    "                          separated; a trace and -o DIR; linked from the report)\n"
 	    "Output:\n"
 	    "      --json              print one JSON object instead of the table\n"
 	    "      --html FILE         write the report (the curve, Figures 4-5) to FILE\n"
@@ -116,6 +122,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 		OPT_JSON,
 		OPT_HTML,
 		OPT_FORCE,
+		OPT_WINDOW_FROM,
+		OPT_WINDOW_TO,
+		OPT_TIMELINES,
 	};
 	static const struct option longopts[] = {
 	    {"thread", required_argument, NULL, OPT_THREAD},
@@ -138,6 +147,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 	    {"html", required_argument, NULL, OPT_HTML},
 	    {"output", required_argument, NULL, 'o'},
 	    {"force", no_argument, NULL, OPT_FORCE},
+	    {"window-from", required_argument, NULL, OPT_WINDOW_FROM},
+	    {"window-to", required_argument, NULL, OPT_WINDOW_TO},
+	    {"timelines", required_argument, NULL, OPT_TIMELINES},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -248,6 +260,15 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case OPT_FORCE:
 			a->o.force = true;
 			break;
+		case OPT_WINDOW_FROM:
+			a->o.window_from = optarg;
+			break;
+		case OPT_WINDOW_TO:
+			a->o.window_to = optarg;
+			break;
+		case OPT_TIMELINES:
+			a->o.timelines = optarg;
+			break;
 		case 'q':
 			a->o.quiet = true;
 			break;
@@ -282,17 +303,36 @@ static int write_html(const char *path, const struct whatif_result *r)
 {
 	struct dps_out_file of;
 	struct dps_diag diag = {{0}};
+	char *link_base = NULL;
+	int ret = DPS_EXIT_OK;
+
+	/* the links to the points' timelines are relative to OUTDIR: from elsewhere, absolute */
+	if (r->workdir) {
+		char *dir = g_path_get_dirname(path);
+		char *here = g_canonicalize_filename(dir, NULL);
+
+		link_base = g_canonicalize_filename(r->workdir, NULL);
+		if (!strcmp(here, link_base)) {
+			g_free(link_base);
+			link_base = NULL;
+		}
+		g_free(here);
+		g_free(dir);
+	}
 
 	if (dps_out_file_open(&of, path, &diag)) {
 		fprintf(stderr, "dps whatif: --html: %s\n", diag.msg);
-		return DPS_EXIT_FAILURE;
+		ret = DPS_EXIT_FAILURE;
+		goto end_base;
 	}
-	whatif_write_html(r, of.f);
+	whatif_write_html(r, of.f, link_base);
 	if (dps_out_file_commit(&of, &diag)) {
 		fprintf(stderr, "dps whatif: --html: %s\n", diag.msg);
-		return DPS_EXIT_FAILURE;
+		ret = DPS_EXIT_FAILURE;
 	}
-	return DPS_EXIT_OK;
+end_base:
+	g_free(link_base);
+	return ret;
 }
 
 int dps_cmd_whatif(int argc, char **argv)

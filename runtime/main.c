@@ -301,6 +301,41 @@ void dps_main_args_fini(struct dps_play_options *opts)
 	opts->thread_run_idle = NULL;
 }
 
+/*
+ * DPS_THREAD_TIMES=PATH (set by dps whatif for a window of the run that the user names,
+ * doc/whatif.md): every thread's start and end, CLOCK_MONOTONIC ns, one "ID START END" line
+ * each. Returns 0, or -1 with the reason on stderr.
+ */
+static int write_thread_times(const char *argv0, const struct dps_play_result *result)
+{
+	const char *path = getenv("DPS_THREAD_TIMES");
+	FILE *f;
+	int bad;
+
+	if (!path || !*path) {
+		return 0;
+	}
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "%s: cannot write DPS_THREAD_TIMES \"%s\": %s\n", argv0, path,
+			strerror(errno));
+		return -1;
+	}
+	fprintf(f, "dps-thread-times 1\n");
+	for (size_t i = 0; i < result->n_threads; i++) {
+		const struct dps_thread_result *t = &result->threads[i];
+
+		fprintf(f, "%" PRIu64 " %" PRIu64 " %" PRIu64 "\n", t->id,
+			result->origin_mono_ns + t->start_ns, result->origin_mono_ns + t->end_ns);
+	}
+	bad = ferror(f);
+	if (fclose(f) || bad) {
+		fprintf(stderr, "%s: cannot write DPS_THREAD_TIMES \"%s\"\n", argv0, path);
+		return -1;
+	}
+	return 0;
+}
+
 int dps_main(int argc, char **argv, const struct dps_program *prog)
 {
 	const char *argv0 = argc > 0 && argv[0] ? argv[0] : "dps-program";
@@ -327,6 +362,8 @@ int dps_main(int argc, char **argv, const struct dps_program *prog)
 	if (ret) {
 		fprintf(stderr, "%s: replay failed: %s%s%s\n", argv0, dps_status_string(ret),
 			result.detail[0] ? ": " : "", result.detail);
+	} else if (write_thread_times(argv0, &result)) {
+		ret = DPS_ERROR;
 	}
 	dps_play_result_fini(&result);
 	ret = ret == DPS_ERR_INVAL ? 2 : ret ? 1 : 0;

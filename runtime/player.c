@@ -726,6 +726,7 @@ static void fill_result(struct player *pl, struct dps_play_result *result, uint6
 	size_t n = pl->prog->n_threads;
 
 	result->makespan_ns = end_ns;
+	result->origin_mono_ns = pl->t0;
 	result->n_threads = n;
 	snprintf(result->detail, sizeof(result->detail), "%s", pl->detail);
 	result->threads = calloc(n, sizeof(*result->threads));

@@ -16,7 +16,8 @@ say() {
 # 1. Which folders' headers each folder may include (besides its own). The order of the
 # pipeline: trace -> analyzer -> action set (common) -> simgen -> program (runtime) -> trace;
 # compare reads what the analyzer gives; replay drives them all; export shows runs (a replay's
-# too) to other tools; cli is the thin main.
+# too) to other tools; whatif sweeps the stub and replays the points asked for; cli is the
+# thin main.
 declare -A allowed=(
     [runtime]="runtime tracepoints"
     [tracepoints]="runtime tracepoints"
@@ -28,7 +29,7 @@ declare -A allowed=(
     [compare]="runtime common analyzer record compare"
     [replay]="runtime common analyzer record simgen compare replay"
     [export]="runtime common analyzer record compare replay export"
-    [whatif]="runtime common analyzer record simgen whatif"
+    [whatif]="runtime common analyzer record simgen compare replay whatif"
     [ssf]="runtime common ssf"
     [cli]="runtime common analyzer record simgen compare replay export whatif ssf cli"
 )

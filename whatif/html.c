@@ -214,34 +214,46 @@ static const char CSS[] =
     "margin-right:4px;vertical-align:-1px}.warn{background:#fff4e0;padding:8px;"
     "border-left:4px solid #e08a00}code{font-size:12px}";
 
-static void table_row(FILE *out, const char *stub, const struct whatif_point *p)
+static void table_row(FILE *out, const char *stub, const struct whatif_point *p,
+		      const char *link_base)
 {
 	char psf[32];
 
 	snprintf(psf, sizeof(psf), "%.3f", (double)p->t_psf_ns / 1e6);
 	fprintf(out,
 		"<tr%s><td class=\"l\">%s</td><td>%.2f</td><td>%s</td><td>%.3f</td><td>%.3f</td>"
-		"<td>%.3f</td><td>%zu</td></tr>\n",
+		"<td>%.3f</td><td>%zu</td><td class=\"l\">",
 		p->loaded ? " class=\"loaded\"" : "", stub, p->scale,
 		p->kind == WHATIF_POINT_IDLE ? "(slept)" : psf, (double)p->median_ns / 1e6,
 		(double)p->min_ns / 1e6, (double)p->max_ns / 1e6, p->n_runs);
+	if (p->timelines) {
+		fputs("<a class=\"timelines\" href=\"", out);
+		if (link_base) {
+			dps_html_escape(out, link_base);
+			fputc('/', out);
+		}
+		dps_html_escape(out, p->timelines);
+		fputs("\">timelines</a>", out);
+	}
+	fputs("</td></tr>\n", out);
 }
 
-static void points_table(const struct whatif_result *r, FILE *out)
+static void points_table(const struct whatif_result *r, FILE *out, const char *link_base)
 {
 	fputs("<table id=\"points\"><tr><th class=\"l\">stub</th><th>scale</th><th>t_PSF ms</th>"
-	      "<th>t_SUT ms (median)</th><th>min</th><th>max</th><th>runs</th></tr>\n",
+	      "<th>t_SUT ms (median)</th><th>min</th><th>max</th><th>runs</th><th "
+	      "class=\"l\">vs the original</th></tr>\n",
 	      out);
 	for (size_t i = 0; i < r->n_points; i++) {
-		table_row(out, "busy", &r->points[i]);
+		table_row(out, "busy", &r->points[i], link_base);
 	}
 	if (r->has_flat) {
-		table_row(out, "flat", &r->flat);
+		table_row(out, "flat", &r->flat, link_base);
 	}
 	if (r->has_idle) {
-		table_row(out, "idle", &r->idle);
+		table_row(out, "idle", &r->idle, link_base);
 	}
-	table_row(out, "original", &r->original);
+	table_row(out, "original", &r->original, link_base);
 	fputs("</table>\n", out);
 }
 
@@ -259,7 +271,12 @@ static void sentences(FILE *out, const char *title, GPtrArray *v, const char *id
 	fputs("</ul>\n", out);
 }
 
-void whatif_write_html(const struct whatif_result *r, FILE *out)
+void whatif_write_html_here(const struct whatif_result *r, FILE *out)
+{
+	whatif_write_html(r, out, NULL);
+}
+
+void whatif_write_html(const struct whatif_result *r, FILE *out, const char *link_base)
 {
 	const struct whatif_fit *f = &r->fit;
 	GPtrArray *cl = whatif_conclusions(r), *cv = whatif_caveats(r);
@@ -275,6 +292,15 @@ void whatif_write_html(const struct whatif_result *r, FILE *out)
 		"</code>; t_busy<sup>CUS</sup> %.3f ms (the component's recorded runs); %u "
 		"repetitions per point, mode %s, seed %" PRIu64 ".</p>\n",
 		(double)r->busy_ns / 1e6, r->repeat, r->mode, r->seed);
+	if (!whatif_window_is_run(r)) {
+		char a[32], b[32];
+
+		fprintf(out,
+			"<p id=\"window\">t_SUT is the window from %s to %s (the stub's thread "
+			"times), not the run from exec to exit.</p>\n",
+			whatif_edge_str(&r->window_from, false, a, sizeof(a)),
+			whatif_edge_str(&r->window_to, true, b, sizeof(b)));
+	}
 	if (loaded) {
 		fputs("<p class=\"warn\">The machine was busy during runs of: ", out);
 		dps_html_escape(out, loaded);
@@ -307,8 +333,13 @@ void whatif_write_html(const struct whatif_result *r, FILE *out)
 	sentences(out, "Conclusions", cl, "conclusions");
 	sentences(out, "Caveats: what the replay cannot move", cv, "caveats");
 	fputs("<h2>Points</h2>\n", out);
-	points_table(r, out);
+	points_table(r, out, link_base);
 	fputs("<h2>Side-by-side timelines</h2><p>Any point against the original: ", out);
+	if (r->from_trace && r->workdir) {
+		fputs("the points run with <code>--timelines</code> link their report in the "
+		      "table above; for another, ",
+		      out);
+	}
 	if (r->from_trace) {
 		fputs("<code>dps replay ", out);
 		dps_html_escape(out, r->input);

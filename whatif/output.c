@@ -296,6 +296,11 @@ void whatif_write_text(const struct whatif_result *r, FILE *out)
 		"per point, mode %s, seed %" PRIu64 ", %.1f s\n\n",
 		whatif_ms((double)r->busy_ns, a, 32), r->n_threads, r->repeat, r->mode, r->seed,
 		r->wall_s);
+	if (!whatif_window_is_run(r)) {
+		fprintf(out, "t_SUT is the window from %s to %s (the stub's thread times)\n\n",
+			whatif_edge_str(&r->window_from, false, a, sizeof(a)),
+			whatif_edge_str(&r->window_to, true, b, sizeof(b)));
+	}
 	fprintf(out, "%-9s %6s %10s %10s %10s %10s %8s\n", "stub", "scale", "t_PSF ms", "t_SUT ms",
 		"min", "max", "others%");
 	for (size_t i = 0; i < r->n_points; i++) {
@@ -366,8 +371,14 @@ static void json_point(FILE *out, const struct whatif_point *p)
 	}
 	fprintf(out,
 		"], \"noise_ns\": %.0f, \"others_pct\": %.1f, \"steal_pct\": %.1f, \"loaded\": "
-		"%s}",
+		"%s, \"timelines\": ",
 		p->noise_ns, p->others_pct, p->steal_pct, p->loaded ? "true" : "false");
+	if (p->timelines) {
+		dps_json_string(out, p->timelines, false);
+	} else {
+		fputs("null", out);
+	}
+	fputc('}', out);
 }
 
 /* A duration as an integer of ns (JSON readers keep it exact), null when there is none. */
@@ -395,6 +406,7 @@ void whatif_write_json(const struct whatif_result *r, FILE *out)
 	const struct whatif_fit *f = &r->fit;
 	GPtrArray *cl = conclusions(r), *cv = caveats(r);
 	double busy = (double)r->busy_ns;
+	char from[32], to[32];
 
 	fputs("{\n  \"input\": ", out);
 	dps_json_string(out, r->input, false);
@@ -412,6 +424,9 @@ void whatif_write_json(const struct whatif_result *r, FILE *out)
 		"\"calibration_spread_pct\": %.2f},\n",
 		r->busy_ns, r->n_threads, r->repeat, r->mode, r->seed, r->wall_s, r->others_pct,
 		r->steal_pct, r->cal_spread_pct);
+	fprintf(out, "  \"window\": {\"from\": \"%s\", \"to\": \"%s\"},\n",
+		whatif_edge_str(&r->window_from, false, from, sizeof(from)),
+		whatif_edge_str(&r->window_to, true, to, sizeof(to)));
 	fputs("  \"points\": [", out);
 	for (size_t i = 0; i < r->n_points; i++) {
 		fputs(i ? ",\n    " : "\n    ", out);

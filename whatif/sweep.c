@@ -114,6 +114,68 @@ static char *last_err_line(const char *path)
 	return line;
 }
 
+/* Where edge e was in a run spawned at t0 that ended at t1, from the stub's threads' times
+ * (DPS_THREAD_TIMES: "ID START END" lines, CLOCK_MONOTONIC). */
+static enum dps_status edge_at(const struct whatif_runner *run, const struct whatif_edge *e,
+			       bool to, uint64_t t0, uint64_t t1, uint64_t *at,
+			       struct dps_diag *diag)
+{
+	gchar *text = NULL;
+	gchar **lines;
+	bool found = false;
+
+	if (e->kind == WHATIF_EDGE_RUN) {
+		*at = to ? t1 : t0;
+		return DPS_OK;
+	}
+	if (!g_file_get_contents(run->times_path, &text, NULL, NULL)) {
+		dps_diag_setf(diag, "the stub wrote no thread times (%s)", run->times_path);
+		return DPS_ERROR;
+	}
+	lines = g_strsplit(text, "\n", -1);
+	for (size_t i = 1; lines[i] && !found; i++) {
+		uint64_t id, start, end;
+
+		if (sscanf(lines[i], "%" SCNu64 " %" SCNu64 " %" SCNu64, &id, &start, &end) == 3 &&
+		    id == e->id) {
+			*at = e->kind == WHATIF_EDGE_START ? start : end;
+			found = true;
+		}
+	}
+	g_strfreev(lines);
+	g_free(text);
+	if (!found) {
+		dps_diag_setf(diag, "the stub's thread times (%s) have no thread %" PRIu64,
+			      run->times_path, e->id);
+		return DPS_ERROR;
+	}
+	return DPS_OK;
+}
+
+/* The run's SUT time: from exec to exit, or the window the user named. */
+static enum dps_status window_ns(const struct whatif_runner *run, uint64_t t0, uint64_t t1,
+				 uint64_t *ns, struct dps_diag *diag)
+{
+	uint64_t from, to;
+	enum dps_status st = edge_at(run, &run->from, false, t0, t1, &from, diag);
+
+	st = st ? st : edge_at(run, &run->to, true, t0, t1, &to, diag);
+	if (st) {
+		return st;
+	}
+	if (to < from) {
+		char a[32], b[32];
+
+		dps_diag_setf(
+		    diag, "the window ends before it begins in a run: %s is %.3f ms after %s",
+		    whatif_edge_str(&run->from, false, a, sizeof(a)), (double)(from - to) / 1e6,
+		    whatif_edge_str(&run->to, true, b, sizeof(b)));
+		return DPS_ERROR;
+	}
+	*ns = to - from;
+	return DPS_OK;
+}
+
 /* One repetition: spawn, wait, the wall time from outside. */
 static enum dps_status run_once(const struct whatif_runner *run, char **envp,
 				struct whatif_point *p, struct load_sum *sums,
@@ -139,6 +201,9 @@ static enum dps_status run_once(const struct whatif_runner *run, char **envp,
 	/* the stub's root counts its start-up from here, as under dps record (doc/runtime.md) */
 	dps_subprocess_exec_mark_format(mark, sizeof(mark), t0, 0);
 	env = g_environ_setenv(g_strdupv(envp), "DPS_EXEC_AT", mark, TRUE);
+	if (run->times_path) {
+		env = g_environ_setenv(env, "DPS_THREAD_TIMES", run->times_path, TRUE);
+	}
 	rc = posix_spawn(&pid, run->stub, &fa, NULL, (char *const *)argv->pdata, env);
 	if (rc) {
 		dps_diag_setf(diag, "cannot start the stub %s: errno=%d (%s)", run->stub, rc,
@@ -171,7 +236,8 @@ static enum dps_status run_once(const struct whatif_runner *run, char **envp,
 	}
 	load_add(&sums[0], &before, &after, child_cpu);
 	load_add(&sums[1], &before, &after, child_cpu);
-	p->runs_ns[p->n_runs++] = t1 - t0;
+	st = window_ns(run, t0, t1, &p->runs_ns[p->n_runs], diag);
+	p->n_runs += !st;
 end_actions:
 	g_strfreev(env);
 	posix_spawn_file_actions_destroy(&fa);

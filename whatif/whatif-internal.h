@@ -18,6 +18,10 @@ struct whatif_runner {
 	unsigned repeat;
 	uint64_t seed;
 	bool progress;
+	/* the SUT time's window; times_path (borrowed): where the stub writes its threads' times
+	 * (DPS_THREAD_TIMES) when an edge is a thread's, else NULL */
+	struct whatif_edge from, to;
+	const char *times_path;
 };
 
 struct dps_load;
@@ -30,6 +34,27 @@ struct dps_load;
  */
 enum dps_status whatif_sweep_run(const struct whatif_runner *run, struct whatif_point *const *pts,
 				 size_t n, struct dps_load *sweep_load, struct dps_diag *diag);
+
+/* --timelines (timelines.c): which points are replayed recorded, and how. */
+struct whatif_timelines_job {
+	struct whatif_result *result; /* borrowed: the points, the component */
+	const char *list;	      /* borrowed: "all" or the comma-separated points */
+	const char *work;	      /* borrowed: the work directory (OUTDIR's temporary) */
+	const char *outdir;	      /* borrowed: OUTDIR, what work becomes */
+	const char *trace, *set_dir, *calibration, *mode, *comm; /* borrowed */
+	int64_t pid, tid, min_block_ns;
+	bool follow_children, strict, progress;
+};
+
+/*
+ * Whether every item of list is "all", "flat", "idle", "original" or a scale of the sweep
+ * (from + k x step up to to, n points): 0, or -1 with the first bad item in *bad (g_free).
+ */
+int whatif_timelines_check(const char *list, double from, double to, double step, size_t n,
+			   char **bad);
+/* Replays the listed points into work/timelines/ and sets their timelines; DPS_OK, or the
+ * failed replay's status (diag names the point). */
+enum dps_status whatif_timelines_run(const struct whatif_timelines_job *job, struct dps_diag *diag);
 
 /* The writers' sentences (output.c), each array of g_strdup'ed strings freed with
  * g_ptr_array_free(v, TRUE): the paper's conclusions, the caveats; the points run on a busy

@@ -101,6 +101,48 @@ static bool is_whatif_dir(const char *dir)
 	return ours;
 }
 
+int whatif_edge_parse(const char *text, bool to, struct whatif_edge *edge)
+{
+	const char *dot;
+	char *end;
+
+	if (!text) {
+		return -1;
+	}
+	if (!strcmp(text, to ? "exit" : "exec")) {
+		*edge = (struct whatif_edge){.kind = WHATIF_EDGE_RUN};
+		return 0;
+	}
+	dot = strchr(text, '.');
+	if (!dot || dot == text || !g_ascii_isdigit(text[0]) ||
+	    (strcmp(dot, ".start") && strcmp(dot, ".end"))) {
+		return -1;
+	}
+	errno = 0;
+	edge->id = g_ascii_strtoull(text, &end, 10);
+	if (errno || end != dot) {
+		return -1;
+	}
+	edge->kind = !strcmp(dot, ".start") ? WHATIF_EDGE_START : WHATIF_EDGE_END;
+	return 0;
+}
+
+const char *whatif_edge_str(const struct whatif_edge *edge, bool to, char *buf, size_t len)
+{
+	if (edge->kind == WHATIF_EDGE_RUN) {
+		snprintf(buf, len, "%s", to ? "exit" : "exec");
+	} else {
+		snprintf(buf, len, "%" PRIu64 ".%s", edge->id,
+			 edge->kind == WHATIF_EDGE_START ? "start" : "end");
+	}
+	return buf;
+}
+
+bool whatif_window_is_run(const struct whatif_result *r)
+{
+	return r->window_from.kind == WHATIF_EDGE_RUN && r->window_to.kind == WHATIF_EDGE_RUN;
+}
+
 /* Whether dir is an action set: a manifest, or .act files. */
 static bool looks_like_set(const char *dir)
 {
@@ -156,12 +198,40 @@ static enum dps_status check_options(struct study *s)
 		dps_diag_setf(s->diag, "--repeat must be at least 1");
 		return DPS_ERR_INVAL;
 	}
+	if ((o->window_from && whatif_edge_parse(o->window_from, false, &s->res->window_from)) ||
+	    (o->window_to && whatif_edge_parse(o->window_to, true, &s->res->window_to))) {
+		dps_diag_setf(s->diag,
+			      "--window-from %s --window-to %s: expected exec (from), exit (to), "
+			      "ID.start or ID.end",
+			      o->window_from ? o->window_from : "exec",
+			      o->window_to ? o->window_to : "exit");
+		return DPS_ERR_INVAL;
+	}
 	if (o->mode) {
 		enum dps_run_mode m;
 
 		if (dps_run_mode_parse(o->mode, &m)) {
 			dps_diag_setf(s->diag, "--mode: expected work, cpu or wall, got '%s'",
 				      o->mode);
+			return DPS_ERR_INVAL;
+		}
+	}
+	if (o->timelines) {
+		char *bad = NULL;
+
+		if (!o->outdir) {
+			dps_diag_setf(s->diag,
+				      "--timelines: give -o DIR, where the reports are kept");
+			return DPS_ERR_INVAL;
+		}
+		if (whatif_timelines_check(o->timelines, o->from, o->to, o->step,
+					   (o->stubs & WHATIF_STUB_BUSY) ? n : 0, &bad)) {
+			dps_diag_setf(
+			    s->diag,
+			    "--timelines: '%s' is not a point of the sweep (all, flat, idle, "
+			    "original, or a scale from %g to %g by %g)",
+			    bad, o->from, o->to, o->step);
+			g_free(bad);
 			return DPS_ERR_INVAL;
 		}
 	}
@@ -345,6 +415,32 @@ static char *list_threads(const struct dps_actset *set)
 
 /* 3. The component's thread indexes (in mark, n_threads flags) and the result's ids, name and
  * busy time. */
+/* The window's threads are the set's. */
+static enum dps_status check_window(struct study *s)
+{
+	const struct whatif_edge *edges[] = {&s->res->window_from, &s->res->window_to};
+
+	for (size_t i = 0; i < 2; i++) {
+		const struct whatif_edge *e = edges[i];
+		char *known, buf[32];
+
+		if (e->kind != WHATIF_EDGE_START && e->kind != WHATIF_EDGE_END) {
+			continue;
+		}
+		if (dps_actset_find(s->set, e->id) != DPS_ACTSET_NO_THREAD) {
+			continue;
+		}
+		known = list_threads(s->set);
+		dps_diag_setf(s->diag,
+			      "--window-%s %s: no thread %" PRIu64 " in %s; its threads: %s",
+			      i ? "to" : "from", whatif_edge_str(e, i, buf, sizeof(buf)), e->id,
+			      s->set_dir, known);
+		g_free(known);
+		return DPS_ERR_INVAL;
+	}
+	return DPS_OK;
+}
+
 static enum dps_status resolve_component(struct study *s, bool *mark)
 {
 	const struct whatif_options *o = s->opts;
@@ -563,6 +659,7 @@ static enum dps_status sweep(struct study *s)
 	    .progress = o->progress,
 	};
 	char *err_path = g_build_filename(s->work, "stub.err", NULL);
+	char *times_path = NULL;
 	struct dps_load load;
 	size_t n = 0;
 	char msg[128];
@@ -599,6 +696,12 @@ static enum dps_status sweep(struct study *s)
 		pts[n++] = &r->original;
 	}
 	run.err_path = err_path;
+	run.from = r->window_from;
+	run.to = r->window_to;
+	if (!whatif_window_is_run(r)) {
+		times_path = g_build_filename(s->work, "thread-times", NULL);
+		run.times_path = times_path;
+	}
 	snprintf(msg, sizeof(msg), "running %zu points x %u repetitions", n, o->repeat);
 	say(s, msg);
 	st = whatif_sweep_run(&run, pts, n, &load, s->diag);
@@ -621,6 +724,7 @@ static enum dps_status sweep(struct study *s)
 	r->n_loaded += !st && r->has_flat && !at0 && r->flat.loaded;
 	r->n_loaded += !st && r->has_idle && r->idle.loaded;
 	r->n_loaded += !st && !at1 && r->original.loaded;
+	g_free(times_path);
 	g_free(err_path);
 	g_free(pts);
 	return st;
@@ -677,6 +781,32 @@ static enum dps_status finish(struct study *s, enum dps_status st)
 	return st;
 }
 
+/* 7. --timelines: the chosen points replayed recorded and compared with the original. */
+static enum dps_status timelines(struct study *s)
+{
+	const struct whatif_options *o = s->opts;
+	struct whatif_timelines_job job = {
+	    .result = s->res,
+	    .list = o->timelines,
+	    .work = s->work,
+	    .outdir = o->outdir,
+	    .trace = o->input,
+	    .set_dir = s->set_dir,
+	    .calibration = s->calibration,
+	    .mode = o->mode,
+	    .comm = o->process_comm,
+	    .pid = o->pid,
+	    .tid = o->tid,
+	    .min_block_ns = o->min_block_ns,
+	    .follow_children = o->follow_children,
+	    .strict = o->strict,
+	    .progress = o->progress,
+	};
+
+	say(s, "recording the timelines of the points asked for");
+	return whatif_timelines_run(&job, s->diag);
+}
+
 /* The results written into OUTDIR: what it found, for a reader and for a script. */
 static enum dps_status write_outputs(struct study *s)
 {
@@ -686,7 +816,7 @@ static enum dps_status write_outputs(struct study *s)
 	} outs[] = {
 	    {"whatif.txt", whatif_write_text},
 	    {"whatif.json", whatif_write_json},
-	    {"report.html", whatif_write_html},
+	    {"report.html", whatif_write_html_here},
 	};
 	enum dps_status st = DPS_OK;
 
@@ -725,6 +855,13 @@ enum dps_status whatif_run(const struct whatif_options *opts, struct whatif_resu
 		return st;
 	}
 	result->from_trace = !looks_like_set(opts->input);
+	if (opts->timelines && !result->from_trace) {
+		dps_diag_setf(diag,
+			      "--timelines: %s is an action set; the original's timelines come "
+			      "from a trace (give the trace)",
+			      opts->input);
+		return DPS_ERR_INVAL;
+	}
 	if (result->from_trace && opts->pid < 0 && opts->tid < 0 && !opts->process_comm) {
 		int64_t pid;
 
@@ -742,6 +879,7 @@ enum dps_status whatif_run(const struct whatif_options *opts, struct whatif_resu
 		if (!st) {
 			mark = g_new0(bool, s.set->n_threads);
 			st = resolve_component(&s, mark);
+			st = st ? st : check_window(&s);
 		}
 		if (st) {
 			goto end;
@@ -754,6 +892,7 @@ enum dps_status whatif_run(const struct whatif_options *opts, struct whatif_resu
 		if (!st) {
 			mark = g_new0(bool, s.set->n_threads);
 			st = resolve_component(&s, mark);
+			st = st ? st : check_window(&s);
 		}
 	}
 	if (!st) {
@@ -768,6 +907,9 @@ enum dps_status whatif_run(const struct whatif_options *opts, struct whatif_resu
 	st = st ? st : sweep(&s);
 	if (!st) {
 		fit(&s);
+		st = opts->timelines ? timelines(&s) : DPS_OK;
+	}
+	if (!st) {
 		result->wall_s = now_s() - s.t0;
 		if (s.opts->outdir) {
 			st = write_outputs(&s);
@@ -788,7 +930,9 @@ end:
 static void point_fini(struct whatif_point *p)
 {
 	g_free(p->runs_ns);
+	g_free(p->timelines);
 	p->runs_ns = NULL;
+	p->timelines = NULL;
 }
 
 void whatif_result_fini(struct whatif_result *r)

@@ -41,6 +41,28 @@ enum whatif_stubs {
 /* More points than this is a typo, not a sweep. */
 #define WHATIF_POINTS_MAX 1000
 
+/*
+ * An end of the SUT time's window (--window-from, --window-to): the stub's exec or exit as
+ * the parent sees them (the default, from outside), or a thread's start or end as the stub's
+ * player saw it (CLOCK_MONOTONIC, the parent's clock too).
+ */
+enum whatif_edge_kind {
+	WHATIF_EDGE_RUN = 0,   /* the stub's exec (a window's start) or exit (its end) */
+	WHATIF_EDGE_START = 1, /* thread id's first action */
+	WHATIF_EDGE_END = 2,   /* thread id's end */
+};
+
+struct whatif_edge {
+	enum whatif_edge_kind kind;
+	uint64_t id; /* START, END: the action-set id */
+};
+
+/* "exec" (from; to: "exit"), "ID.start" or "ID.end" into *edge; 0, or -1 when text is none of
+ * them. */
+int whatif_edge_parse(const char *text, bool to, struct whatif_edge *edge);
+/* The edge as the user writes it, into buf (32 bytes or more). */
+const char *whatif_edge_str(const struct whatif_edge *edge, bool to, char *buf, size_t len);
+
 struct whatif_options {
 	const char *input; /* borrowed: a trace directory or an action set directory */
 	/* selection of the traced process (as dps analyze): -1 / NULL: record.info's pid */
@@ -64,6 +86,11 @@ struct whatif_options {
 	uint64_t seed;		 /* the order of the runs; 0: from the clock */
 	bool progress;		 /* a progress line on stderr (the caller checks it is a tty) */
 	bool quiet;		 /* no step messages */
+	/* the SUT time's window, as whatif_edge_parse reads them: NULL: exec, exit */
+	const char *window_from, *window_to; /* borrowed */
+	/* the points whose timelines are recorded and compared with the original (a trace
+	 * only): "all", or a comma-separated list of scales and "flat", "idle"; NULL: none */
+	const char *timelines; /* borrowed */
 };
 
 void whatif_options_default(struct whatif_options *opts);
@@ -92,6 +119,9 @@ struct whatif_point {
 	 * the whole sweep's figure: the kernel's 10 ms ticks are too coarse for less). */
 	double others_pct, steal_pct;
 	bool loaded;
+	/* owned: the side-by-side report of this point against the original, relative to the
+	 * output directory ("timelines/<point>/report.html"); NULL: not asked for */
+	char *timelines;
 };
 
 /* What the set holds that pins the answer (whatif_run counts them; doc/whatif.md). */
@@ -120,6 +150,7 @@ struct whatif_result {
 	uint64_t seed;		  /* the order of the runs */
 	const char *mode;	  /* static: the stub's mode */
 	double cal_spread_pct;	  /* the calibration's loop rate spread (0: given, not measured) */
+	struct whatif_edge window_from, window_to; /* the SUT time's window (exec, exit) */
 	/* the busy sweep, by scale ascending (owned), and the reference stubs */
 	struct whatif_point *points;
 	size_t n_points;
@@ -143,6 +174,9 @@ enum dps_status whatif_run(const struct whatif_options *opts, struct whatif_resu
 			   struct dps_diag *diag);
 void whatif_result_fini(struct whatif_result *result); /* accepts NULL */
 
+/* Whether the SUT time's window is the default one, exec to exit. */
+bool whatif_window_is_run(const struct whatif_result *r);
+
 /* The point's t_SUT the conclusions use (the median). */
 static inline double whatif_point_sut(const struct whatif_point *p)
 {
@@ -153,8 +187,12 @@ static inline double whatif_point_sut(const struct whatif_point *p)
 void whatif_write_text(const struct whatif_result *r, FILE *out);
 /* One JSON object (doc/whatif.md, "JSON"). */
 void whatif_write_json(const struct whatif_result *r, FILE *out);
-/* The self-contained HTML report: t_SUT against t_PSF (Figures 4-5) and the tables. */
-void whatif_write_html(const struct whatif_result *r, FILE *out);
+/* The self-contained HTML report: t_SUT against t_PSF (Figures 4-5) and the tables. The
+ * points' timelines are linked relative to OUTDIR, or under link_base when it is not NULL
+ * (the report written elsewhere). */
+void whatif_write_html(const struct whatif_result *r, FILE *out, const char *link_base);
+/* whatif_write_html with relative links, for the writers' table (whatif.c). */
+void whatif_write_html_here(const struct whatif_result *r, FILE *out);
 
 /* The paper's conclusions in words, one per stub run, into out (each line "- ..."). */
 void whatif_write_conclusions(const struct whatif_result *r, FILE *out);

@@ -23,7 +23,8 @@ def is_int(v):
 
 
 def point(p, where):
-    for k in ("scale", "t_psf_ns", "t_sut_ns", "runs_ns", "noise_ns", "others_pct", "steal_pct", "loaded"):
+    for k in ("scale", "t_psf_ns", "t_sut_ns", "runs_ns", "noise_ns", "others_pct", "steal_pct", "loaded",
+              "timelines"):
         need(k in p, f"{where}: no {k}")
     if errors:
         return
@@ -33,10 +34,12 @@ def point(p, where):
     need(len(p["runs_ns"]) == repeat, f"{where}: {len(p['runs_ns'])} runs, want {repeat}")
     need(all(s["min"] <= r <= s["max"] for r in p["runs_ns"]), f"{where}: runs in [min, max]")
     need(isinstance(p["loaded"], bool), f"{where}: loaded is a bool")
+    need(p["timelines"] is None or p["timelines"].endswith("/report.html"),
+         f"{where}: timelines is null or a report")
 
 
 for k in ("input", "input_kind", "component", "busy_ns", "threads", "repeat", "mode", "seed",
-          "wall_s", "machine", "points", "flat", "idle", "original", "original_sut_ns", "recorded_sut_ns", "pins", "flat_sut_ns",
+          "wall_s", "machine", "window", "points", "flat", "idle", "original", "original_sut_ns", "recorded_sut_ns", "pins", "flat_sut_ns",
           "idle_sut_ns", "t_reduced_cus_ns", "t_reduced_sut_ns", "kind", "t_min_sut_ns",
           "t_limit_ns", "t_limit_scale", "t_limit_range_ns", "slope", "fit_error",
           "fit_reason", "conclusions", "caveats", "loaded_points", "loaded_references"):
@@ -45,6 +48,8 @@ if errors:
     print("\n".join(errors))
     sys.exit(1)
 need(d["repeat"] == repeat, "repeat")
+need(isinstance(d["window"].get("from"), str) and isinstance(d["window"].get("to"), str),
+     "window: from and to")
 need(is_int(d["busy_ns"]) and d["busy_ns"] > 0, "busy_ns > 0")
 need(len(d["points"]) == n_points, f"{len(d['points'])} points, want {n_points}")
 for i, p in enumerate(d["points"]):

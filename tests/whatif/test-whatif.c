@@ -212,6 +212,83 @@ Test(whatif, the_output_directory_keeps_everything_and_is_replaced_whole)
 	g_free(set);
 }
 
+/* The window the user names (--window-from/--window-to): sets/two's long thread timed from
+ * its start to its end rises with its scale from 0 (total); the whole up to the short
+ * thread's end does not move (none). */
+Test(whatif, a_window_the_user_names_is_what_is_timed)
+{
+	char *set = set_path("two");
+	char *args = dps_test_strf("%s --comm long --stub busy --from 0.5 --to 1.5 --step 0.25 "
+				   "--repeat 2 --mode wall --window-from 2.start --window-to 2.end",
+				   set);
+	char *line = run_json(args, 2, 5, "total unclear");
+	char *json = dps_test_strf("%s/out.json", tmp);
+	char *text = dps_test_read_file(json, NULL);
+
+	cr_expect(strstr(text, "\"window\": {\"from\": \"2.start\", \"to\": \"2.end\"}"), "%s",
+		  text);
+	if (!refused_under_load(line)) {
+		cr_expect(strstr(line, "kind=total"), "%s", line);
+	}
+	g_free(text);
+	g_free(line);
+	g_free(args);
+	args = dps_test_strf("%s --comm long --stub busy --step 0.25 --repeat 2 --mode wall "
+			     "--window-to 3.end",
+			     set);
+	line = run_json(args, 2, 7, "none unclear");
+	if (!refused_under_load(line)) {
+		cr_expect(strstr(line, "kind=none"), "%s", line);
+	}
+	g_free(line);
+	g_free(args);
+	g_free(json);
+	g_free(set);
+}
+
+/* --timelines: the points asked for are replayed recorded and compared with the original; the
+ * reports are kept in OUTDIR and linked from the study's report (relative in OUTDIR, absolute
+ * from an --html FILE elsewhere). */
+Test(whatif, the_timelines_of_a_point_are_kept_and_linked)
+{
+	char *trace = dps_test_strf("%s/examples/traces/xz-T2", dps_test_source_dir());
+	struct dps_test_run run = dps_test_run_sh(
+	    "%s whatif %s --thread 23703 --stub flat --repeat 1 -q --timelines flat -o %s/out "
+	    "--html %s/elsewhere.html",
+	    dps_test_bin(), trace, tmp, tmp);
+	char *path, *text;
+
+	cr_assert_eq(run.status, 0, "exit %d: %s", run.status, run.err);
+	dps_test_run_fini(&run);
+	path = dps_test_strf("%s/out/timelines/flat/report.html", tmp);
+	cr_expect(g_file_test(path, G_FILE_TEST_IS_REGULAR), "no %s", path);
+	g_free(path);
+	path = dps_test_strf("%s/out/timelines/flat/compare.json", tmp);
+	text = dps_test_read_file(path, NULL);
+	cr_expect(strstr(text, "--thread-scale"), "the flat stub's knob is in its report: %s",
+		  text);
+	g_free(text);
+	g_free(path);
+	path = dps_test_strf("%s/out/report.html", tmp);
+	text = dps_test_read_file(path, NULL);
+	cr_expect(strstr(text, "href=\"timelines/flat/report.html\""), "no link in %s", path);
+	g_free(text);
+	g_free(path);
+	path = dps_test_strf("%s/elsewhere.html", tmp);
+	text = dps_test_read_file(path, NULL);
+	cr_expect(strstr(text, "/out/timelines/flat/report.html\"") &&
+		      !strstr(text, "href=\"timelines/"),
+		  "the report elsewhere links OUTDIR's files: %s", path);
+	g_free(text);
+	g_free(path);
+	path = dps_test_strf("%s/out/whatif.json", tmp);
+	text = dps_test_read_file(path, NULL);
+	cr_expect(strstr(text, "\"timelines\": \"timelines/flat/report.html\""), "%s", text);
+	g_free(text);
+	g_free(path);
+	g_free(trace);
+}
+
 Test(whatif, bad_input_exits_2_with_the_reason_before_any_work)
 {
 	char *set = set_path("two");
@@ -228,6 +305,11 @@ Test(whatif, bad_input_exits_2_with_the_reason_before_any_work)
 	    {"--thread 2 --mode fast", "--mode: expected work, cpu or wall"},
 	    {"--thread 2 --calibration /nonexistent/cal", "/nonexistent/cal: no such file"},
 	    {"--thread 2 --calibration /etc/hostname", "--calibration: /etc/hostname:"},
+	    {"--thread 2 --window-to 9.end", "--window-to 9.end: no thread 9 in"},
+	    {"--thread 2 --window-from exit", "expected exec (from), exit (to)"},
+	    {"--thread 2 --window-to 2.middle", "expected exec (from), exit (to)"},
+	    {"--thread 2 --timelines 0.55", "'0.55' is not a point of the sweep"},
+	    {"--thread 2 --timelines flat", "is an action set"},
 	    {"", "no component"},
 	};
 
@@ -312,7 +394,7 @@ Test(whatif, the_html_report_draws_the_curve_the_fit_and_the_knee, .timeout = 30
 	make_result(&r);
 	f = fopen(html_path, "w");
 	cr_assert_not_null(f);
-	whatif_write_html(&r, f);
+	whatif_write_html(&r, f, NULL);
 	fclose(f);
 	html = dps_test_read_file(html_path, NULL);
 	cr_assert_not_null(html);

@@ -205,6 +205,8 @@ struct dps_thread_result {
 
 struct dps_play_result {
 	uint64_t makespan_ns;
+	uint64_t origin_mono_ns; /* CLOCK_MONOTONIC when the play began: the threads' start_ns
+				  * and end_ns count from it */
 	size_t n_threads;
 	struct dps_thread_result *threads; /* owned by the result; free with dps_play_result_fini */
 	/* When dps_play failed for a reason it can say more about (a thread that could not be

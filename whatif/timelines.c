@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --timelines (doc/whatif.md, "Side-by-side timelines"): the chosen points replayed once more,
+ * recorded the way the original was, and compared with it (replay.h: the same pipeline as dps
+ * replay, with the study's set, stub knobs and calibration), each report kept in
+ * OUTDIR/timelines/<point>/ and linked from the study's report. The sweep's times stay the
+ * outside witness's: a recorded run is slower (the tracer), so it is not one of the points.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "replay.h"
+#include "whatif-internal.h"
+
+/* A scale written in the list matches a point within this (the list is text, the points
+ * from + k x step). */
+#define SCALE_EPS 1e-6
+
+/* Whether the list names the point: "all", or one of its comma-separated items ("flat",
+ * "idle", "original" or a scale). */
+static bool wanted(const char *list, const struct whatif_point *p)
+{
+	gchar **items;
+	bool yes = false;
+
+	if (!strcmp(list, "all")) {
+		return true;
+	}
+	items = g_strsplit(list, ",", -1);
+	for (size_t i = 0; items[i] && !yes; i++) {
+		const char *it = g_strstrip(items[i]);
+		char *end;
+		double v;
+
+		switch (p->kind) {
+		case WHATIF_POINT_FLAT:
+			yes = !strcmp(it, "flat");
+			break;
+		case WHATIF_POINT_IDLE:
+			yes = !strcmp(it, "idle");
+			break;
+		case WHATIF_POINT_ORIGINAL:
+			yes = !strcmp(it, "original");
+			break;
+		case WHATIF_POINT_BUSY:
+			v = g_ascii_strtod(it, &end);
+			yes = end != it && !*end && fabs(v - p->scale) < SCALE_EPS;
+			break;
+		}
+	}
+	g_strfreev(items);
+	return yes;
+}
+
+int whatif_timelines_check(const char *list, double from, double to, double step, size_t n,
+			   char **bad)
+{
+	gchar **items;
+	int ret = 0;
+
+	*bad = NULL;
+	if (!strcmp(list, "all")) {
+		return 0;
+	}
+	items = g_strsplit(list, ",", -1);
+	for (size_t i = 0; items[i] && !ret; i++) {
+		const char *it = g_strstrip(items[i]);
+		char *end;
+		double v, k;
+
+		if (!strcmp(it, "flat") || !strcmp(it, "idle") || !strcmp(it, "original")) {
+			continue;
+		}
+		v = g_ascii_strtod(it, &end);
+		k = step > 0 ? (v - from) / step : -1;
+		if (end == it || *end || !isfinite(v) || v < from - SCALE_EPS ||
+		    v > to + SCALE_EPS || k >= (double)n + 0.5 ||
+		    (fabs(k - round(k)) * step > SCALE_EPS && fabs(v - to) > SCALE_EPS)) {
+			*bad = g_strdup(it);
+			ret = -1;
+		}
+	}
+	g_strfreev(items);
+	return ret;
+}
+
+/* The stub's knobs for point p: as the sweep's (sweep.c), without the calibration. */
+static GPtrArray *knobs(const struct whatif_result *r, const struct whatif_point *p)
+{
+	GPtrArray *v = g_ptr_array_new_with_free_func(g_free);
+	char num[G_ASCII_DTOSTR_BUF_SIZE];
+
+	for (size_t i = 0; p->kind != WHATIF_POINT_ORIGINAL && i < r->n_ids; i++) {
+		if (p->kind == WHATIF_POINT_IDLE) {
+			g_ptr_array_add(v, g_strdup("--thread-idle"));
+			g_ptr_array_add(v, g_strdup_printf("%" PRIu64, r->ids[i]));
+		} else {
+			g_ptr_array_add(v, g_strdup("--thread-scale"));
+			g_ptr_array_add(v, g_strdup_printf("%" PRIu64 "=%s", r->ids[i],
+							   g_ascii_dtostr(num, sizeof(num),
+									  p->scale)));
+		}
+	}
+	g_ptr_array_add(v, NULL);
+	return v;
+}
+
+static char *point_name(const struct whatif_point *p)
+{
+	switch (p->kind) {
+	case WHATIF_POINT_FLAT:
+		return g_strdup("flat");
+	case WHATIF_POINT_IDLE:
+		return g_strdup("idle");
+	case WHATIF_POINT_ORIGINAL:
+		return g_strdup("original");
+	default:
+		return g_strdup_printf("scale-%.2f", p->scale);
+	}
+}
+
+/* One point's replay into work/timelines/<name>; p->timelines set when it is there. */
+static enum dps_status one(const struct whatif_timelines_job *job, struct whatif_point *p,
+			   struct dps_diag *diag)
+{
+	struct dps_replay_options ro;
+	struct dps_replay_result rr = {0};
+	GPtrArray *args = knobs(job->result, p);
+	GPtrArray *cmd = g_ptr_array_new_with_free_func(g_free);
+	char *name = point_name(p);
+	char *rel = g_build_filename("timelines", name, NULL);
+	char *dir = g_build_filename(job->work, rel, NULL);
+	enum dps_status st;
+
+	dps_replay_options_default(&ro);
+	ro.trace = job->trace;
+	ro.outdir = dir;
+	ro.set = job->set_dir;
+	ro.pid = job->pid;
+	ro.tid = job->tid;
+	ro.comm = job->comm;
+	ro.follow_children = job->follow_children;
+	ro.min_block_ns = job->min_block_ns;
+	ro.strict = job->strict;
+	ro.calibration = job->calibration;
+	ro.mode = job->mode;
+	ro.stub_args = (const char *const *)args->pdata;
+	/* the report's command line: the dps replay that makes the same report again */
+	g_ptr_array_add(cmd, g_strdup(job->trace));
+	g_ptr_array_add(cmd, g_strdup("--set"));
+	g_ptr_array_add(cmd, g_build_filename(job->outdir, "set", NULL));
+	for (size_t i = 0; i + 1 < args->len; i++) {
+		g_ptr_array_add(cmd, g_strdup(args->pdata[i]));
+	}
+	ro.args = (const char *const *)cmd->pdata;
+	ro.n_args = cmd->len;
+	ro.quiet = true;
+	st = dps_replay_run(&ro, &rr, diag);
+	if (st) {
+		char *msg = g_strdup(diag->msg);
+
+		dps_diag_setf(diag, "the timelines of %s: %s", name, msg);
+		g_free(msg);
+	} else {
+		p->timelines = g_build_filename(rel, "report.html", NULL);
+	}
+	dps_replay_result_fini(&rr);
+	g_free(dir);
+	g_free(rel);
+	g_free(name);
+	g_ptr_array_free(cmd, TRUE);
+	g_ptr_array_free(args, TRUE);
+	return st;
+}
+
+enum dps_status whatif_timelines_run(const struct whatif_timelines_job *job, struct dps_diag *diag)
+{
+	struct whatif_result *r = job->result;
+	struct whatif_point *refs[] = {r->has_flat ? &r->flat : NULL,
+				       r->has_idle ? &r->idle : NULL, &r->original};
+	GPtrArray *todo = g_ptr_array_new();
+	char *top = g_build_filename(job->work, "timelines", NULL);
+	enum dps_status st = DPS_OK;
+
+	for (size_t i = 0; i < r->n_points; i++) {
+		if (wanted(job->list, &r->points[i])) {
+			g_ptr_array_add(todo, &r->points[i]);
+		}
+	}
+	for (size_t i = 0; i < sizeof(refs) / sizeof(refs[0]); i++) {
+		struct whatif_point *p = refs[i];
+		bool shared = false;
+
+		if (!p || !wanted(job->list, p)) {
+			continue;
+		}
+		/* the flat and original stubs that are sweep points link the point's report */
+		for (size_t k = 0; k < r->n_points; k++) {
+			const struct whatif_point *b = &r->points[k];
+
+			if (fabs(b->scale - (p->kind == WHATIF_POINT_FLAT ? 0 : 1)) < SCALE_EPS &&
+			    p->kind != WHATIF_POINT_IDLE) {
+				shared = true;
+				if (!b->timelines) {
+					g_ptr_array_add(todo, (gpointer)b);
+				}
+			}
+		}
+		if (!shared) {
+			g_ptr_array_add(todo, p);
+		}
+	}
+	if (todo->len && g_mkdir_with_parents(top, 0755)) {
+		dps_diag_setf(diag, "cannot create %s", top);
+		st = DPS_ERR_IO;
+	}
+	for (size_t i = 0; i < todo->len && !st; i++) {
+		struct whatif_point *p = todo->pdata[i];
+
+		if (p->timelines) {
+			continue; /* listed twice */
+		}
+		if (job->progress) {
+			fprintf(stderr, "\rdps whatif: timelines %zu/%u   ", i + 1, todo->len);
+		}
+		st = one(job, p, diag);
+	}
+	if (job->progress) {
+		fprintf(stderr, "\r%40s\r", "");
+	}
+	/* the reference stubs shared with sweep points link the same report */
+	for (size_t i = 0; !st && i < sizeof(refs) / sizeof(refs[0]); i++) {
+		for (size_t k = 0; refs[i] && !refs[i]->timelines && k < r->n_points; k++) {
+			const struct whatif_point *b = &r->points[k];
+
+			if (b->timelines && refs[i]->kind != WHATIF_POINT_IDLE &&
+			    fabs(b->scale - (refs[i]->kind == WHATIF_POINT_FLAT ? 0 : 1)) <
+				SCALE_EPS &&
+			    wanted(job->list, refs[i])) {
+				refs[i]->timelines = g_strdup(b->timelines);
+			}
+		}
+	}
+	g_free(top);
+	g_ptr_array_free(todo, TRUE);
+	return st;
+}
