@@ -61,9 +61,10 @@ test)
 demo)
     out=${DPS_DEMO_OUT:-$here/out/demo}
     "build/$preset/cli/dps" replay "$here/examples/traces/xz-T2" --comm xz -o "$out"
-    # the CPU-stub study of one compressing worker (doc/whatif.md): about 15 s on 2 cores
+    # the CPU-stub study of one compressing worker (doc/whatif.md), with the half-speed point's
+    # timelines beside the original's: about 25 s on 2 cores
     "build/$preset/cli/dps" whatif "$here/examples/traces/xz-T2" --thread 23703 --step 0.25 \
-        --repeat 2 --html "$out/whatif.html"
+        --repeat 2 --timelines 0.5 -o "$out/whatif" --html "$out/whatif.html"
     ;;
 build)
     ;;
