@@ -19,6 +19,7 @@ static void print_usage(FILE *out)
 	fprintf(
 	    out,
 	    "Usage: dps whatif TRACE_OR_SET (--thread ID | --comm NAME)... [OPTIONS]\n"
+	    "       dps whatif --region NAME... [OPTIONS] -- CMD [ARGS...]\n"
 	    "\n"
 	    "The CPU stub methodology (doc/whatif.md): what would the whole program do if this\n"
 	    "component (one thread, or every thread named, as one group) were faster or\n"
@@ -30,6 +31,8 @@ static void print_usage(FILE *out)
 	    "Component (repeatable; together they are one component):\n"
 	    "      --thread ID         the thread with this action-set id (<ID>.act)\n"
 	    "      --comm NAME         every thread with this recorded name\n"
+	    "      --region NAME       in the real program CMD: this local stub region\n"
+	    "                          (dps/stub.h); CMD runs once recording, then per point\n"
 	    "Input: a trace (analyzed as dps analyze does) or an action set directory.\n"
 	    "Selection in a trace (record.info's pid by default):\n"
 	    "  -p, --pid P, -t, --tid T, --process NAME   (the process's comm)\n"
@@ -62,8 +65,9 @@ static void print_usage(FILE *out)
 
 struct args {
 	struct whatif_options o;
-	GArray *ids;	  /* uint64_t */
-	GPtrArray *comms; /* borrowed from argv */
+	GArray *ids;	    /* uint64_t */
+	GPtrArray *comms;   /* borrowed from argv */
+	GPtrArray *regions; /* borrowed from argv */
 	bool json;
 	const char *html;
 };
@@ -125,6 +129,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		OPT_WINDOW_FROM,
 		OPT_WINDOW_TO,
 		OPT_TIMELINES,
+		OPT_REGION,
 	};
 	static const struct option longopts[] = {
 	    {"thread", required_argument, NULL, OPT_THREAD},
@@ -150,6 +155,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 	    {"window-from", required_argument, NULL, OPT_WINDOW_FROM},
 	    {"window-to", required_argument, NULL, OPT_WINDOW_TO},
 	    {"timelines", required_argument, NULL, OPT_TIMELINES},
+	    {"region", required_argument, NULL, OPT_REGION},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -269,6 +275,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case OPT_TIMELINES:
 			a->o.timelines = optarg;
 			break;
+		case OPT_REGION:
+			g_ptr_array_add(a->regions, optarg);
+			break;
 		case 'q':
 			a->o.quiet = true;
 			break;
@@ -280,14 +289,24 @@ static int parse_args(int argc, char **argv, struct args *a)
 			return DPS_EXIT_USAGE;
 		}
 	}
-	if (optind + 1 != argc) {
+	if (a->regions->len) {
+		if (optind >= argc) {
+			fprintf(stderr, "dps whatif: --region: give the command after --\n"
+					"Try 'dps whatif --help'.\n");
+			return DPS_EXIT_USAGE;
+		}
+		g_ptr_array_add(a->regions, NULL);
+		a->o.regions = (const char *const *)a->regions->pdata;
+		a->o.n_regions = a->regions->len - 1;
+		a->o.command = (const char *const *)&argv[optind];
+	} else if (optind + 1 != argc) {
 		fprintf(stderr,
 			"dps whatif: expected one TRACE or action set directory, got %d arguments\n"
 			"Try 'dps whatif --help'.\n",
 			argc - optind);
 		return DPS_EXIT_USAGE;
 	}
-	a->o.input = argv[optind];
+	a->o.input = a->o.command ? NULL : argv[optind];
 	a->o.pid = sel.pid;
 	a->o.tid = sel.tid;
 	a->o.process_comm = sel.comm;
@@ -338,7 +357,8 @@ end_base:
 int dps_cmd_whatif(int argc, char **argv)
 {
 	struct args a = {.ids = g_array_new(FALSE, TRUE, sizeof(uint64_t)),
-			 .comms = g_ptr_array_new()};
+			 .comms = g_ptr_array_new(),
+			 .regions = g_ptr_array_new()};
 	struct whatif_result res = {0};
 	struct dps_diag diag = {{0}};
 	enum dps_status st;
@@ -379,5 +399,6 @@ end:
 	whatif_result_fini(&res);
 	g_array_free(a.ids, TRUE);
 	g_ptr_array_free(a.comms, TRUE);
+	g_ptr_array_free(a.regions, TRUE);
 	return ret;
 }

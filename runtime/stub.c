@@ -34,7 +34,9 @@ static struct {
 	uint64_t busy_ns; /* > 0: t_PSF as a time */
 	double busy_pct;  /* else: percentage of the recorded time */
 	char error[200];  /* why the environment was refused */
-} stub = {DPS_STUB_ORIGINAL, 0, 100.0, ""};
+	char *regions;	  /* owned, NULL: every region; else ",a,b," the regions the mode is for
+			   * (DPS_STUB_REGIONS), the others run as they are */
+} stub = {DPS_STUB_ORIGINAL, 0, 100.0, "", NULL};
 
 static __thread struct {
 	const char *name; /* borrowed from the caller: its string must outlive the region */
@@ -74,9 +76,18 @@ static void read_environment(void)
 {
 	static const char *const names[] = {"original", "flat", "idle", "busy", "psf"};
 	const char *mode = getenv("DPS_STUB_MODE"), *busy = getenv("DPS_STUB_BUSY");
+	const char *regions = getenv("DPS_STUB_REGIONS");
 	size_t i = 0;
 
 	pthread_mutex_lock(&stub_lock);
+	if (regions && *regions) {
+		size_t n = strlen(regions) + 3;
+
+		stub.regions = malloc(n);
+		if (stub.regions) {
+			snprintf(stub.regions, n, ",%s,", regions);
+		}
+	}
 	if (mode && *mode) {
 		while (i < 5 && strcmp(mode, names[i])) {
 			i++;
@@ -94,6 +105,30 @@ static void read_environment(void)
 			 "percentage (50%%)");
 	}
 	pthread_mutex_unlock(&stub_lock);
+}
+
+/* The mode for region name: DPS_STUB_REGIONS, when set, limits the mode to the regions it
+ * lists; the others run as they are. Called with stub_lock held. */
+static enum dps_stub_mode mode_for_locked(const char *name)
+{
+	char key[300];
+
+	if (!stub.regions || !name) {
+		return stub.mode;
+	}
+	snprintf(key, sizeof(key), ",%s,", name);
+	return strstr(stub.regions, key) ? stub.mode : DPS_STUB_ORIGINAL;
+}
+
+static enum dps_stub_mode region_mode(const char *name)
+{
+	enum dps_stub_mode m;
+
+	pthread_once(&stub_once, read_environment);
+	pthread_mutex_lock(&stub_lock);
+	m = mode_for_locked(name);
+	pthread_mutex_unlock(&stub_lock);
+	return m;
 }
 
 enum dps_stub_mode dps_stub_mode(void)
@@ -159,7 +194,7 @@ static int psf_ns(const char *name, uint64_t busy_ns, double pct, uint64_t *out)
 
 bool dps_stub_begin(const char *name)
 {
-	enum dps_stub_mode mode = dps_stub_mode();
+	enum dps_stub_mode mode = region_mode(name);
 	uint64_t busy_ns, t;
 	double pct;
 
@@ -183,7 +218,7 @@ bool dps_stub_begin(const char *name)
 
 int dps_stub_end(const char *name)
 {
-	enum dps_stub_mode mode = dps_stub_mode();
+	enum dps_stub_mode mode = region_mode(name);
 	uint64_t cpu_ns = 0, spent = 0, busy_ns;
 	char entry[300];
 	double pct;

@@ -334,6 +334,14 @@ void whatif_write_html(const struct whatif_result *r, FILE *out, const char *lin
 	sentences(out, "Caveats: what the replay cannot move", cv, "caveats");
 	fputs("<h2>Points</h2>\n", out);
 	points_table(r, out, link_base);
+	if (r->in_situ) {
+		fputs("<h2>In the real program</h2><p>Every point ran the command itself, its "
+		      "regions stubbed (dps/stub.h) and their results restored; record one point "
+		      "with <code>DPS_STUB_MODE=busy DPS_STUB_BUSY=50% DPS_SSF_MODE=restore "
+		      "dps record -- CMD</code> to see its timelines.</p>\n</body></html>\n",
+		      out);
+		goto end;
+	}
 	fputs("<h2>Side-by-side timelines</h2><p>Any point against the original: ", out);
 	if (r->from_trace && r->workdir) {
 		fputs("the points run with <code>--timelines</code> link their report in the "
@@ -359,6 +367,7 @@ void whatif_write_html(const struct whatif_result *r, FILE *out, const char *lin
 		fputs("</code>.</p>\n", out);
 	}
 	fputs("</body></html>\n", out);
+end:
 	g_free(loaded);
 	g_ptr_array_free(cl, TRUE);
 	g_ptr_array_free(cv, TRUE);

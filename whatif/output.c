@@ -291,11 +291,19 @@ void whatif_write_text(const struct whatif_result *r, FILE *out)
 	dps_text_sanitize(r->component ? r->component : "", name, sizeof(name));
 	dps_text_sanitize(r->input ? r->input : "", input, sizeof(input));
 	fprintf(out, "What if %s ran faster or slower? (%s)\n", name, input);
-	fprintf(out,
-		"t_busy^CUS %s ms (the component's recorded runs); %zu threads; %u repetitions "
-		"per point, mode %s, seed %" PRIu64 ", %.1f s\n\n",
-		whatif_ms((double)r->busy_ns, a, 32), r->n_threads, r->repeat, r->mode, r->seed,
-		r->wall_s);
+	if (r->in_situ) {
+		fprintf(out,
+			"In the real program: t_busy^CUS %s ms (the regions' CPU time over %" PRIu64
+			" run%s, recorded); %u repetitions per point, seed %" PRIu64 ", %.1f s\n\n",
+			whatif_ms((double)r->busy_ns, a, 32), r->n_region_runs,
+			r->n_region_runs == 1 ? "" : "s", r->repeat, r->seed, r->wall_s);
+	} else {
+		fprintf(out,
+			"t_busy^CUS %s ms (the component's recorded runs); %zu threads; %u "
+			"repetitions per point, mode %s, seed %" PRIu64 ", %.1f s\n\n",
+			whatif_ms((double)r->busy_ns, a, 32), r->n_threads, r->repeat, r->mode,
+			r->seed, r->wall_s);
+	}
 	if (!whatif_window_is_run(r)) {
 		fprintf(out, "t_SUT is the window from %s to %s (the stub's thread times)\n\n",
 			whatif_edge_str(&r->window_from, false, a, sizeof(a)),
@@ -411,7 +419,9 @@ void whatif_write_json(const struct whatif_result *r, FILE *out)
 	fputs("{\n  \"input\": ", out);
 	dps_json_string(out, r->input, false);
 	fprintf(out, ",\n  \"input_kind\": \"%s\",\n  \"component\": {\"ids\": [",
-		r->from_trace ? "trace" : "set");
+		r->in_situ	? "command"
+		: r->from_trace ? "trace"
+				: "set");
 	for (size_t i = 0; i < r->n_ids; i++) {
 		fprintf(out, "%s%" PRIu64, i ? ", " : "", r->ids[i]);
 	}

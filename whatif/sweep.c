@@ -70,6 +70,13 @@ static GPtrArray *stub_argv(const struct whatif_runner *run, const struct whatif
 {
 	GPtrArray *v = g_ptr_array_new_with_free_func(g_free);
 
+	if (run->command) {
+		for (size_t i = 0; run->command[i]; i++) {
+			g_ptr_array_add(v, g_strdup(run->command[i]));
+		}
+		g_ptr_array_add(v, NULL);
+		return v;
+	}
 	g_ptr_array_add(v, g_strdup(run->stub));
 	g_ptr_array_add(v, g_strdup("--calibration"));
 	g_ptr_array_add(v, g_strdup(run->calibration));
@@ -94,6 +101,43 @@ static GPtrArray *stub_argv(const struct whatif_runner *run, const struct whatif
 	}
 	g_ptr_array_add(v, NULL);
 	return v;
+}
+
+int whatif_edge_parse(const char *text, bool to, struct whatif_edge *edge)
+{
+	const char *dot;
+	char *end;
+
+	if (!text) {
+		return -1;
+	}
+	if (!strcmp(text, to ? "exit" : "exec")) {
+		*edge = (struct whatif_edge){.kind = WHATIF_EDGE_RUN};
+		return 0;
+	}
+	dot = strchr(text, '.');
+	if (!dot || dot == text || !g_ascii_isdigit(text[0]) ||
+	    (strcmp(dot, ".start") && strcmp(dot, ".end"))) {
+		return -1;
+	}
+	errno = 0;
+	edge->id = g_ascii_strtoull(text, &end, 10);
+	if (errno || end != dot) {
+		return -1;
+	}
+	edge->kind = !strcmp(dot, ".start") ? WHATIF_EDGE_START : WHATIF_EDGE_END;
+	return 0;
+}
+
+const char *whatif_edge_str(const struct whatif_edge *edge, bool to, char *buf, size_t len)
+{
+	if (edge->kind == WHATIF_EDGE_RUN) {
+		snprintf(buf, len, "%s", to ? "exit" : "exec");
+	} else {
+		snprintf(buf, len, "%" PRIu64 ".%s", edge->id,
+			 edge->kind == WHATIF_EDGE_START ? "start" : "end");
+	}
+	return buf;
 }
 
 /* The last line the stub wrote on stderr (g_free), for the failure message. */
@@ -204,9 +248,12 @@ static enum dps_status run_once(const struct whatif_runner *run, char **envp,
 	if (run->times_path) {
 		env = g_environ_setenv(env, "DPS_THREAD_TIMES", run->times_path, TRUE);
 	}
-	rc = posix_spawn(&pid, run->stub, &fa, NULL, (char *const *)argv->pdata, env);
+	if (run->command) {
+		env = whatif_insitu_env(env, run, p);
+	}
+	rc = posix_spawnp(&pid, argv->pdata[0], &fa, NULL, (char *const *)argv->pdata, env);
 	if (rc) {
-		dps_diag_setf(diag, "cannot start the stub %s: errno=%d (%s)", run->stub, rc,
+		dps_diag_setf(diag, "cannot start %s: errno=%d (%s)", (char *)argv->pdata[0], rc,
 			      strerror(rc));
 		st = DPS_ERROR;
 		goto end_actions;
@@ -227,7 +274,8 @@ static enum dps_status run_once(const struct whatif_runner *run, char **envp,
 	if (!WIFEXITED(ws) || WEXITSTATUS(ws)) {
 		char *msg = last_err_line(run->err_path);
 
-		dps_diag_setf(diag, "the stub failed (%s %d) at scale %.3g: %s",
+		dps_diag_setf(diag, "%s failed (%s %d) at scale %.3g: %s",
+			      run->command ? run->command[0] : "the stub",
 			      WIFEXITED(ws) ? "exit status" : "signal",
 			      WIFEXITED(ws) ? WEXITSTATUS(ws) : WTERMSIG(ws), p->scale, msg);
 		g_free(msg);

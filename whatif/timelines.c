@@ -102,9 +102,9 @@ static GPtrArray *knobs(const struct whatif_result *r, const struct whatif_point
 			g_ptr_array_add(v, g_strdup_printf("%" PRIu64, r->ids[i]));
 		} else {
 			g_ptr_array_add(v, g_strdup("--thread-scale"));
-			g_ptr_array_add(v, g_strdup_printf("%" PRIu64 "=%s", r->ids[i],
-							   g_ascii_dtostr(num, sizeof(num),
-									  p->scale)));
+			g_ptr_array_add(
+			    v, g_strdup_printf("%" PRIu64 "=%s", r->ids[i],
+					       g_ascii_dtostr(num, sizeof(num), p->scale)));
 		}
 	}
 	g_ptr_array_add(v, NULL);
@@ -182,8 +182,8 @@ static enum dps_status one(const struct whatif_timelines_job *job, struct whatif
 enum dps_status whatif_timelines_run(const struct whatif_timelines_job *job, struct dps_diag *diag)
 {
 	struct whatif_result *r = job->result;
-	struct whatif_point *refs[] = {r->has_flat ? &r->flat : NULL,
-				       r->has_idle ? &r->idle : NULL, &r->original};
+	struct whatif_point *refs[] = {r->has_flat ? &r->flat : NULL, r->has_idle ? &r->idle : NULL,
+				       &r->original};
 	GPtrArray *todo = g_ptr_array_new();
 	char *top = g_build_filename(job->work, "timelines", NULL);
 	enum dps_status st = DPS_OK;

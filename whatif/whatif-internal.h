@@ -22,7 +22,37 @@ struct whatif_runner {
 	 * (DPS_THREAD_TIMES) when an edge is a thread's, else NULL */
 	struct whatif_edge from, to;
 	const char *times_path;
+	/* in situ (insitu.c): the real program instead of the stub, NULL-terminated; regions
+	 * ("a,b") and the SSF recording its points restore from (borrowed) */
+	const char *const *command;
+	const char *regions, *ssf_path;
 };
+
+/* In situ: the command, its regions and where the recording goes (all borrowed). */
+struct whatif_insitu {
+	const char *const *command; /* NULL-terminated */
+	const char *regions;	    /* "a,b" */
+	const char *work;	    /* record.out and record.err go here */
+	const char *ssf_path;
+};
+
+/* What dps whatif -- CMD refuses before any work: no command, no or bad --region, the
+ * replay's options. DPS_OK or DPS_ERR_INVAL (diag). */
+enum dps_status whatif_insitu_check(const struct whatif_options *o, struct dps_diag *diag);
+/* The regions given, once each, in their order: "a,b" (g_free). */
+char *whatif_insitu_regions(const struct whatif_options *o);
+
+/*
+ * Runs the command once in original mode with SSF recording, and sums the named regions'
+ * recorded CPU time into *busy_ns (*n_regions_run: how many times they ran). DPS_OK;
+ * DPS_ERROR when the run fails (diag: its status and last message); DPS_ERR_INVAL when the
+ * command cannot be started, wrote no recording or ran none of the regions (diag lists the
+ * regions it ran).
+ */
+enum dps_status whatif_insitu_record(const struct whatif_insitu *in, uint64_t *busy_ns,
+				     uint64_t *n_regions_run, struct dps_diag *diag);
+/* env with point p's stub settings for the real program (g_environ_setenv: env is taken). */
+char **whatif_insitu_env(char **env, const struct whatif_runner *run, const struct whatif_point *p);
 
 struct dps_load;
 

@@ -49,6 +49,7 @@ struct study {
 	char *set_dir, *stub, *calibration; /* owned paths */
 	struct dps_actset *set;		    /* owned */
 	struct analyzer_result *ares;	    /* owned: a trace's analysis, its timelines kept */
+	char *ssf_path, *regions;	    /* owned: in situ, the recording and "a,b" */
 	double t0;
 };
 
@@ -101,43 +102,6 @@ static bool is_whatif_dir(const char *dir)
 	return ours;
 }
 
-int whatif_edge_parse(const char *text, bool to, struct whatif_edge *edge)
-{
-	const char *dot;
-	char *end;
-
-	if (!text) {
-		return -1;
-	}
-	if (!strcmp(text, to ? "exit" : "exec")) {
-		*edge = (struct whatif_edge){.kind = WHATIF_EDGE_RUN};
-		return 0;
-	}
-	dot = strchr(text, '.');
-	if (!dot || dot == text || !g_ascii_isdigit(text[0]) ||
-	    (strcmp(dot, ".start") && strcmp(dot, ".end"))) {
-		return -1;
-	}
-	errno = 0;
-	edge->id = g_ascii_strtoull(text, &end, 10);
-	if (errno || end != dot) {
-		return -1;
-	}
-	edge->kind = !strcmp(dot, ".start") ? WHATIF_EDGE_START : WHATIF_EDGE_END;
-	return 0;
-}
-
-const char *whatif_edge_str(const struct whatif_edge *edge, bool to, char *buf, size_t len)
-{
-	if (edge->kind == WHATIF_EDGE_RUN) {
-		snprintf(buf, len, "%s", to ? "exit" : "exec");
-	} else {
-		snprintf(buf, len, "%" PRIu64 ".%s", edge->id,
-			 edge->kind == WHATIF_EDGE_START ? "start" : "end");
-	}
-	return buf;
-}
-
 bool whatif_window_is_run(const struct whatif_result *r)
 {
 	return r->window_from.kind == WHATIF_EDGE_RUN && r->window_to.kind == WHATIF_EDGE_RUN;
@@ -159,21 +123,36 @@ static bool looks_like_set(const char *dir)
 	return set;
 }
 
+/* 0. In situ: a command, its regions, nothing that only a replay has. */
+static enum dps_status check_insitu(struct study *s)
+{
+	return whatif_insitu_check(s->opts, s->diag);
+}
+
 /* 0. What can be refused before any work. */
 static enum dps_status check_options(struct study *s)
 {
 	const struct whatif_options *o = s->opts;
 	size_t n = sweep_count(o);
 
-	if (!o->input) {
+	if (o->command) {
+		enum dps_status st = check_insitu(s);
+
+		if (st) {
+			return st;
+		}
+	} else if (!o->input) {
 		dps_diag_setf(s->diag, "no input: give a trace or an action set directory");
 		return DPS_ERR_INVAL;
-	}
-	if (!g_file_test(o->input, G_FILE_TEST_IS_DIR)) {
+	} else if (!g_file_test(o->input, G_FILE_TEST_IS_DIR)) {
 		dps_diag_setf(s->diag, "%s: not a directory (a trace or an action set)", o->input);
 		return DPS_ERR_INVAL;
+	} else if (o->n_regions) {
+		dps_diag_setf(s->diag, "--region names a local stub region of a command: "
+				       "dps whatif --region NAME -- CMD ARGS");
+		return DPS_ERR_INVAL;
 	}
-	if (!o->n_thread_ids && !o->n_comms) {
+	if (!o->command && !o->n_thread_ids && !o->n_comms) {
 		dps_diag_setf(s->diag, "no component: name its threads with --thread ID or "
 				       "--comm NAME");
 		return DPS_ERR_INVAL;
@@ -298,7 +277,7 @@ static enum dps_status make_workdir(struct study *s)
 	fprintf(f,
 		"# dps whatif output: the next dps whatif -o here replaces this directory "
 		"whole\ninput %s\n",
-		o->input);
+		s->res->input);
 	st = dps_out_close(f, marker, s->diag);
 	g_free(marker);
 	return st;
@@ -677,7 +656,9 @@ static enum dps_status sweep(struct study *s)
 		}
 		p->t_psf_ns = (uint64_t)llround(p->scale * (double)r->busy_ns);
 		at0 = fabs(p->scale) < 1e-9 ? p : at0;
-		at1 = fabs(p->scale - 1) < 1e-9 ? p : at1;
+		/* in situ the busy stub at 1 spends the recorded time in place of the code: not
+		 * the original, which runs the code */
+		at1 = fabs(p->scale - 1) < 1e-9 && !r->in_situ ? p : at1;
 		pts[n++] = p;
 	}
 	r->has_flat = o->stubs & WHATIF_STUB_FLAT;
@@ -696,6 +677,9 @@ static enum dps_status sweep(struct study *s)
 		pts[n++] = &r->original;
 	}
 	run.err_path = err_path;
+	run.command = o->command;
+	run.regions = s->regions;
+	run.ssf_path = s->ssf_path;
 	run.from = r->window_from;
 	run.to = r->window_to;
 	if (!whatif_window_is_run(r)) {
@@ -781,6 +765,38 @@ static enum dps_status finish(struct study *s, enum dps_status st)
 	return st;
 }
 
+/* In situ, instead of 1-4: the command run once recording, its regions' CPU time. */
+static enum dps_status record_insitu(struct study *s)
+{
+	const struct whatif_options *o = s->opts;
+	struct whatif_result *r = s->res;
+	char *regions = whatif_insitu_regions(o);
+	enum dps_status st;
+	struct whatif_insitu in = {
+	    .command = o->command,
+	    .regions = regions,
+	    .work = s->work,
+	};
+	char msg[160];
+
+	s->ssf_path = g_build_filename(s->work, "cus.ssf", NULL);
+	in.ssf_path = s->ssf_path;
+	say(s, "recording the command once (its regions' CPU time and results)");
+	st = whatif_insitu_record(&in, &r->busy_ns, &r->n_region_runs, s->diag);
+	if (!st) {
+		r->component =
+		    g_strdup_printf("region%s %s", strchr(regions, ',') ? "s" : "", regions);
+		snprintf(msg, sizeof(msg), "the regions ran %" PRIu64 " time%s, %.3f ms of CPU",
+			 r->n_region_runs, r->n_region_runs == 1 ? "" : "s",
+			 (double)r->busy_ns / 1e6);
+		say(s, msg);
+		s->regions = regions;
+		regions = NULL;
+	}
+	g_free(regions);
+	return st;
+}
+
 /* 7. --timelines: the chosen points replayed recorded and compared with the original. */
 static enum dps_status timelines(struct study *s)
 {
@@ -846,13 +862,21 @@ enum dps_status whatif_run(const struct whatif_options *opts, struct whatif_resu
 
 	*result = (struct whatif_result){0};
 	dps_diag_clear(diag);
-	result->input = g_strdup(opts->input);
+	result->in_situ = opts->command != NULL;
+	result->input =
+	    opts->command ? g_strjoinv(" ", (gchar **)opts->command) : g_strdup(opts->input);
 	result->repeat = opts->repeat;
 	result->seed = opts->seed ? opts->seed : (uint64_t)g_get_real_time();
 	result->mode = opts->mode ? opts->mode : "cpu";
 	st = check_options(&s);
 	if (st) {
 		return st;
+	}
+	if (result->in_situ) {
+		st = make_workdir(&s);
+		st = st ? st : calibrate(&s);
+		st = st ? st : record_insitu(&s);
+		goto study;
 	}
 	result->from_trace = !looks_like_set(opts->input);
 	if (opts->timelines && !result->from_trace) {
@@ -904,6 +928,7 @@ enum dps_status whatif_run(const struct whatif_options *opts, struct whatif_resu
 		s.ares = NULL;
 	}
 	st = st ? st : build(&s);
+study:
 	st = st ? st : sweep(&s);
 	if (!st) {
 		fit(&s);
@@ -921,6 +946,8 @@ end:
 	analyzer_result_destroy(s.ares);
 	dps_actset_destroy(s.set);
 	g_free(s.set_dir);
+	g_free(s.ssf_path);
+	g_free(s.regions);
 	g_free(s.stub);
 	g_free(s.calibration);
 	g_free(s.work);

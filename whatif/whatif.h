@@ -91,6 +91,11 @@ struct whatif_options {
 	/* the points whose timelines are recorded and compared with the original (a trace
 	 * only): "all", or a comma-separated list of scales and "flat", "idle"; NULL: none */
 	const char *timelines; /* borrowed */
+	/* in situ (doc/whatif.md, "In the real program"): run this command, NULL-terminated,
+	 * instead of a replay (input NULL); the component is its local stub regions */
+	const char *const *command; /* borrowed */
+	const char *const *regions; /* borrowed, n_regions */
+	size_t n_regions;
 };
 
 void whatif_options_default(struct whatif_options *opts);
@@ -137,7 +142,9 @@ struct whatif_caveats {
 
 struct whatif_result {
 	char *input;		  /* owned */
-	bool from_trace;	  /* the input was a trace (analyzed), else a set */
+	bool from_trace;	  /* the input was a trace (analyzed), else a set or a command */
+	bool in_situ;		  /* the input was a command run with its regions stubbed */
+	uint64_t n_region_runs;	  /* in situ: how often the regions ran in the recording */
 	char *workdir;		  /* owned: OUTDIR, or NULL when nothing is kept */
 	char *component;	  /* owned: "101 (worker-1), 102 (worker-2)" */
 	uint64_t *ids;		  /* owned: the component's action-set ids */

@@ -62,7 +62,8 @@ for ref in ("flat", "idle", "original"):
         point(d[ref], ref)
         need(d[ref + "_sut_ns"] == d[ref]["t_sut_ns"]["median"], f"{ref}_sut_ns is its median")
 need(d["kind"] in kinds, f"kind {d['kind']}, want one of {kinds}")
-need(isinstance(d["component"]["ids"], list) and d["component"]["ids"], "component ids")
+need(isinstance(d["component"]["ids"], list)
+     and (d["component"]["ids"] or d["input_kind"] == "command"), "component ids")
 if d["kind"] == "limited":
     need(is_int(d["t_limit_ns"]) and d["t_limit_ns"] >= 0, "t_limit_ns with a knee")
     need(abs(d["t_limit_scale"] * d["busy_ns"] - d["t_limit_ns"]) <= 2, "t_limit_scale")
@@ -72,7 +73,7 @@ else:
     need(d["t_limit_ns"] is None and d["t_limit_scale"] is None, "no knee without limited")
 need(all(k in d["fit_error"] for k in ("rms_ns", "relative", "noise_ns")), "fit_error keys")
 need(isinstance(d["conclusions"], list) and isinstance(d["caveats"], list), "lists")
-need(d["input_kind"] in ("trace", "set"), "input_kind")
+need(d["input_kind"] in ("trace", "set", "command"), "input_kind")
 if errors:
     print("\n".join(errors))
     sys.exit(1)

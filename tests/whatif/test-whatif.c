@@ -51,7 +51,7 @@ static char *set_path(const char *name)
 static char *run_json(const char *args, unsigned repeat, unsigned n_points, const char *kinds)
 {
 	struct dps_test_run run =
-	    dps_test_run_sh("%s whatif %s --json -q > %s/out.json", dps_test_bin(), args, tmp);
+	    dps_test_run_sh("%s whatif --json -q %s > %s/out.json", dps_test_bin(), args, tmp);
 	struct dps_test_run check;
 	char *line;
 
@@ -287,6 +287,52 @@ Test(whatif, the_timelines_of_a_point_are_kept_and_linked)
 	g_free(text);
 	g_free(path);
 	g_free(trace);
+}
+
+/* In situ: the real program (insitu-prog.c) run with its region "long" stubbed, its result
+ * restored (the program fails without it, and so would the study); the flat stub takes 60 ms
+ * of CPU out of the whole, which a loaded machine does not hide. */
+Test(whatif, a_region_of_the_real_program_is_swept_in_situ)
+{
+	char *args = dps_test_strf("--region long --step 0.5 --repeat 3 -- %s", WHATIF_INSITU_PROG);
+	char *line = run_json(args, 3, 4, "limited total none unclear");
+	char *json = dps_test_strf("%s/out.json", tmp);
+	char *text = dps_test_read_file(json, NULL);
+	struct dps_test_run run;
+	const char *flat, *orig;
+
+	cr_expect(strstr(text, "\"input_kind\": \"command\""), "%s", text);
+	cr_expect(strstr(text, "\"label\": \"region long\""), "%s", text);
+	flat = strstr(text, "\"flat_sut_ns\": ");
+	orig = strstr(text, "\"original_sut_ns\": ");
+	cr_assert(flat && orig, "%s", text);
+	cr_expect_lt(strtod(flat + strlen("\"flat_sut_ns\": "), NULL),
+		     strtod(orig + strlen("\"original_sut_ns\": "), NULL),
+		     "the flat stub is not faster than the original: %s", line);
+	g_free(text);
+	g_free(json);
+	g_free(line);
+	g_free(args);
+	/* a region the program does not have: exit 2, naming the ones it has */
+	run =
+	    dps_test_run_sh("%s whatif --region lng -q -- %s", dps_test_bin(), WHATIF_INSITU_PROG);
+	cr_expect_eq(run.status, 2, "%s", run.err);
+	cr_expect(strstr(run.err, "ran no region named lng (its regions: long)"), "%s", run.err);
+	dps_test_run_fini(&run);
+	/* a command that fails: exit 1 with its message */
+	run = dps_test_run_sh("%s whatif --region long -q -- sh -c 'echo broken >&2; exit 3'",
+			      dps_test_bin());
+	cr_expect_eq(run.status, 1, "%s", run.err);
+	cr_expect(strstr(run.err, "failed (exit status 3): broken"), "%s", run.err);
+	dps_test_run_fini(&run);
+	/* usage */
+	run = dps_test_run_sh("%s whatif --region 'a b' -- true; %s whatif --region long; "
+			      "%s whatif --region long --thread 2 -- true",
+			      dps_test_bin(), dps_test_bin(), dps_test_bin());
+	cr_expect(strstr(run.err, "a region's name is a C identifier"), "%s", run.err);
+	cr_expect(strstr(run.err, "give the command after --"), "%s", run.err);
+	cr_expect(strstr(run.err, "the component is its --region"), "%s", run.err);
+	dps_test_run_fini(&run);
 }
 
 Test(whatif, bad_input_exits_2_with_the_reason_before_any_work)

@@ -15,7 +15,9 @@
  *
  * The mode is set from outside, read once: DPS_STUB_MODE (original, flat, idle, busy, psf;
  * default original) and DPS_STUB_BUSY (busy and psf: a duration "2ms", "500us", "800ns",
- * "1s", or a percentage of the recorded CPU time "50%"; default 100%), or by dps_stub_set().
+ * "1s", or a percentage of the recorded CPU time "50%"; default 100%), or by dps_stub_set();
+ * DPS_STUB_REGIONS (comma-separated region names, default all) limits the mode to the regions
+ * it lists, the others running as they are.
  * In original mode with SSF recording, the end of each region saves the CPU time the region
  * used as the SSF entry "NAME__cpu_ns"; the other modes read it back when SSF restores.
  * Every begin and end fires dps:stub_begin / dps:stub_end (doc/tracepoints.md), so the time
