@@ -118,6 +118,18 @@ Test(stub, the_mode_and_busy_time_come_from_the_environment)
 	cr_assert_eq(dps_stub_end("compute"), DPS_OK, "%s", dps_ssf_last_error());
 }
 
+Test(stub, the_mode_is_only_for_the_regions_named_in_the_environment)
+{
+	setenv("DPS_STUB_MODE", "flat", 1);
+	setenv("DPS_STUB_REGIONS", "parse,compute", 1);
+	cr_assert_not(dps_stub_begin("compute"), "a named region is stubbed");
+	cr_assert_eq(dps_stub_end("compute"), DPS_OK, "%s", dps_ssf_last_error());
+	cr_assert_not(dps_stub_begin("parse"), "a named region is stubbed");
+	cr_assert_eq(dps_stub_end("parse"), DPS_OK, "%s", dps_ssf_last_error());
+	cr_assert(dps_stub_begin("comp"), "another region runs as it is");
+	cr_assert_eq(dps_stub_end("comp"), DPS_OK, "%s", dps_ssf_last_error());
+}
+
 Test(stub, errors_name_the_region_or_the_setting)
 {
 	cr_assert_eq(dps_stub_end("nothing"), DPS_ERR_INVAL);
