@@ -67,8 +67,8 @@ int sb_common_option(struct sb_common *c, int opt, const char *arg)
 
 	if (opt == 'u') {
 		if (sb_parse_count(arg, ULONG_MAX / 1000, &c->unit)) {
-			fprintf(stderr, "%s: --unit wants a positive loop count, not \"%s\"\n", c->prog,
-				arg);
+			fprintf(stderr, "%s: --unit wants a positive loop count, not \"%s\"\n",
+				c->prog, arg);
 			return -1;
 		}
 		return 0;

@@ -19,9 +19,9 @@
 #define SB_MAX_IDS 64
 
 struct sb_common {
-	const char *prog;          /* borrowed: argv[0]'s base name, for messages */
-	double scale[SB_MAX_IDS];  /* work factor per component id, 1 unless --scale set it */
-	unsigned long unit;        /* loop iterations per work unit (--unit) */
+	const char *prog;	  /* borrowed: argv[0]'s base name, for messages */
+	double scale[SB_MAX_IDS]; /* work factor per component id, 1 unless --scale set it */
+	unsigned long unit;	  /* loop iterations per work unit (--unit) */
 };
 
 /* Defaults: every scale 1, the default unit (about 1.3 ms on the bench machine). */
@@ -57,7 +57,7 @@ struct sb_queue {
 	pthread_cond_t not_empty;
 	long *items; /* owned: the ring, capacity slots */
 	unsigned capacity;
-	unsigned head;  /* index of the oldest item */
+	unsigned head;	/* index of the oldest item */
 	unsigned count; /* items held */
 };
 

@@ -46,7 +46,8 @@ int main(void)
 			return 2;
 		}
 		if (sscanf(line, "%lf %lf %63s", &x[n], &y[n], s_text) != 3) {
-			fprintf(stderr, "dps-sync-fit-curve: line %zu: want \"X Y SPREAD\"\n", n + 1);
+			fprintf(stderr, "dps-sync-fit-curve: line %zu: want \"X Y SPREAD\"\n",
+				n + 1);
 			return 2;
 		}
 		if (with_spread == -1) {
@@ -54,7 +55,8 @@ int main(void)
 		}
 		if (with_spread != (strcmp(s_text, "-") != 0) ||
 		    (with_spread && sscanf(s_text, "%lf", &spread[n]) != 1)) {
-			fprintf(stderr, "dps-sync-fit-curve: line %zu: a spread on every line or none\n",
+			fprintf(stderr,
+				"dps-sync-fit-curve: line %zu: a spread on every line or none\n",
 				n + 1);
 			return 2;
 		}

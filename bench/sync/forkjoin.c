@@ -37,7 +37,7 @@ struct forkjoin {
 
 struct part {
 	struct forkjoin *fj; /* borrowed */
-	int id;              /* 0..threads - 1, also the --scale id */
+	int id;		     /* 0..threads - 1, also the --scale id */
 	pthread_t thread;
 };
 
@@ -76,24 +76,25 @@ static void *run_part(void *arg)
 
 static void usage(FILE *out, const char *prog)
 {
-	fprintf(out,
-		"usage: %s [--threads T] [--rounds R] [--round-work W] [--scale THREAD=S]...\n"
-		"          [--unit ITERATIONS]\n"
-		"  defaults: 2 threads, 60 rounds, 5 units per thread and round on average, scale 1,\n"
-		"  a unit of 1000000 loop iterations\n",
-		prog);
+	fprintf(
+	    out,
+	    "usage: %s [--threads T] [--rounds R] [--round-work W] [--scale THREAD=S]...\n"
+	    "          [--unit ITERATIONS]\n"
+	    "  defaults: 2 threads, 60 rounds, 5 units per thread and round on average, scale 1,\n"
+	    "  a unit of 1000000 loop iterations\n",
+	    prog);
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"threads", required_argument, NULL, 'n'},
-		{"rounds", required_argument, NULL, 'r'},
-		{"round-work", required_argument, NULL, 'w'},
-		{"scale", required_argument, NULL, 's'},
-		{"unit", required_argument, NULL, 'u'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"threads", required_argument, NULL, 'n'},
+	    {"rounds", required_argument, NULL, 'r'},
+	    {"round-work", required_argument, NULL, 'w'},
+	    {"scale", required_argument, NULL, 's'},
+	    {"unit", required_argument, NULL, 'u'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct forkjoin fj = {.threads = 2, .rounds = 60, .round_work = 5.0};
 	struct part parts[MAX_THREADS];
@@ -112,13 +113,15 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			if (sb_parse_count(optarg, 100000000, &fj.rounds)) {
-				fprintf(stderr, "%s: --rounds wants a positive count\n", fj.common.prog);
+				fprintf(stderr, "%s: --rounds wants a positive count\n",
+					fj.common.prog);
 				return 2;
 			}
 			break;
 		case 'w':
 			if (sb_parse_double(optarg, &fj.round_work)) {
-				fprintf(stderr, "%s: --round-work wants units >= 0\n", fj.common.prog);
+				fprintf(stderr, "%s: --round-work wants units >= 0\n",
+					fj.common.prog);
 				return 2;
 			}
 			break;

@@ -25,14 +25,14 @@
 struct pipeline {
 	struct sb_common common;
 	unsigned long items;
-	double work[STAGES + 1];          /* units per item, by stage number 1..3 */
+	double work[STAGES + 1];	   /* units per item, by stage number 1..3 */
 	struct sb_queue queue[STAGES - 1]; /* queue[0]: stage 1 → 2, queue[1]: stage 2 → 3 */
-	long sum;                          /* stage 3's sum of the items */
+	long sum;			   /* stage 3's sum of the items */
 };
 
 struct stage {
 	struct pipeline *p; /* borrowed */
-	int number;         /* 1..3, also the --scale id */
+	int number;	    /* 1..3, also the --scale id */
 	pthread_t thread;
 };
 
@@ -106,10 +106,13 @@ static void usage(FILE *out, const char *prog)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"items", required_argument, NULL, 'n'}, {"capacity", required_argument, NULL, 'c'},
-		{"work", required_argument, NULL, 'w'},  {"scale", required_argument, NULL, 's'},
-		{"unit", required_argument, NULL, 'u'},  {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"items", required_argument, NULL, 'n'},
+	    {"capacity", required_argument, NULL, 'c'},
+	    {"work", required_argument, NULL, 'w'},
+	    {"scale", required_argument, NULL, 's'},
+	    {"unit", required_argument, NULL, 'u'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct pipeline p = {.items = 300, .work = {0, 0.5, 1.0, 0.25}};
 	struct stage stages[STAGES];
@@ -123,19 +126,22 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'n':
 			if (sb_parse_count(optarg, 100000000, &p.items)) {
-				fprintf(stderr, "%s: --items wants a positive count\n", p.common.prog);
+				fprintf(stderr, "%s: --items wants a positive count\n",
+					p.common.prog);
 				return 2;
 			}
 			break;
 		case 'c':
 			if (sb_parse_count(optarg, 1000000, &capacity)) {
-				fprintf(stderr, "%s: --capacity wants a positive count\n", p.common.prog);
+				fprintf(stderr, "%s: --capacity wants a positive count\n",
+					p.common.prog);
 				return 2;
 			}
 			break;
 		case 'w':
 			if (parse_work(&p, optarg)) {
-				fprintf(stderr, "%s: --work wants W1,W2,W3 (units, >= 0), not \"%s\"\n",
+				fprintf(stderr,
+					"%s: --work wants W1,W2,W3 (units, >= 0), not \"%s\"\n",
 					p.common.prog, optarg);
 				return 2;
 			}
@@ -177,7 +183,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < STAGES; i++) {
 		pthread_join(stages[i].thread, NULL);
 	}
-	printf("sync-pipeline: items=%lu sum=%ld annot=%s\n", p.items, p.sum, SYNC_BENCH_ANNOT_NAME);
+	printf("sync-pipeline: items=%lu sum=%ld annot=%s\n", p.items, p.sum,
+	       SYNC_BENCH_ANNOT_NAME);
 
 destroy_queues:
 	for (int i = 0; i < STAGES - 1; i++) {

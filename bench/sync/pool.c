@@ -38,7 +38,7 @@ struct pool {
 
 struct worker {
 	struct pool *pool; /* borrowed */
-	int id;            /* 0..workers - 1, also the --scale id */
+	int id;		   /* 0..workers - 1, also the --scale id */
 	pthread_t thread;
 };
 
@@ -77,25 +77,22 @@ static void *run_worker(void *arg)
 
 static void usage(FILE *out, const char *prog)
 {
-	fprintf(out,
-		"usage: %s [--workers N] [--tasks M] [--capacity C] [--task-work W]\n"
-		"          [--scale WORKER=S]... [--unit ITERATIONS]\n"
-		"  defaults: 2 workers, 64 tasks, capacity 4, 8 units per task on average, scale 1,\n"
-		"  a unit of 1000000 loop iterations\n",
-		prog);
+	fprintf(
+	    out,
+	    "usage: %s [--workers N] [--tasks M] [--capacity C] [--task-work W]\n"
+	    "          [--scale WORKER=S]... [--unit ITERATIONS]\n"
+	    "  defaults: 2 workers, 64 tasks, capacity 4, 8 units per task on average, scale 1,\n"
+	    "  a unit of 1000000 loop iterations\n",
+	    prog);
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"workers", required_argument, NULL, 'n'},
-		{"tasks", required_argument, NULL, 'm'},
-		{"capacity", required_argument, NULL, 'c'},
-		{"task-work", required_argument, NULL, 'w'},
-		{"scale", required_argument, NULL, 's'},
-		{"unit", required_argument, NULL, 'u'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"workers", required_argument, NULL, 'n'},	{"tasks", required_argument, NULL, 'm'},
+	    {"capacity", required_argument, NULL, 'c'}, {"task-work", required_argument, NULL, 'w'},
+	    {"scale", required_argument, NULL, 's'},	{"unit", required_argument, NULL, 'u'},
+	    {"help", no_argument, NULL, 'h'},		{NULL, 0, NULL, 0},
 	};
 	struct pool p = {.workers = 2, .tasks = 64, .task_work = 8.0};
 	struct worker workers[MAX_WORKERS];
@@ -114,19 +111,22 @@ int main(int argc, char **argv)
 			break;
 		case 'm':
 			if (sb_parse_count(optarg, 100000000, &p.tasks)) {
-				fprintf(stderr, "%s: --tasks wants a positive count\n", p.common.prog);
+				fprintf(stderr, "%s: --tasks wants a positive count\n",
+					p.common.prog);
 				return 2;
 			}
 			break;
 		case 'c':
 			if (sb_parse_count(optarg, 1000000, &capacity)) {
-				fprintf(stderr, "%s: --capacity wants a positive count\n", p.common.prog);
+				fprintf(stderr, "%s: --capacity wants a positive count\n",
+					p.common.prog);
 				return 2;
 			}
 			break;
 		case 'w':
 			if (sb_parse_double(optarg, &p.task_work)) {
-				fprintf(stderr, "%s: --task-work wants units >= 0\n", p.common.prog);
+				fprintf(stderr, "%s: --task-work wants units >= 0\n",
+					p.common.prog);
 				return 2;
 			}
 			break;

@@ -36,12 +36,12 @@ struct timedwait {
 	double chunk_work[MAX_WORKERS];
 	pthread_mutex_t mutex;
 	pthread_cond_t progress; /* signalled by a worker after each chunk; on CLOCK_MONOTONIC */
-	unsigned long done;      /* under mutex: chunks finished, all workers together */
+	unsigned long done;	 /* under mutex: chunks finished, all workers together */
 };
 
 struct worker {
 	struct timedwait *tw; /* borrowed */
-	int id;               /* 0..workers - 1, also the --scale id */
+	int id;		      /* 0..workers - 1, also the --scale id */
 	pthread_t thread;
 };
 
@@ -145,12 +145,9 @@ static void usage(FILE *out, const char *prog)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"chunks", required_argument, NULL, 'n'},
-		{"chunk-work", required_argument, NULL, 'w'},
-		{"scale", required_argument, NULL, 's'},
-		{"unit", required_argument, NULL, 'u'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"chunks", required_argument, NULL, 'n'}, {"chunk-work", required_argument, NULL, 'w'},
+	    {"scale", required_argument, NULL, 's'},  {"unit", required_argument, NULL, 'u'},
+	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
 	};
 	struct timedwait tw = {.workers = 2, .chunks = {6, 3}, .chunk_work = {40, 140}};
 	struct worker workers[MAX_WORKERS];
