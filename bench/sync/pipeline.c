@@ -117,7 +117,6 @@ int main(int argc, char **argv)
 	struct pipeline p = {.items = 300, .work = {0, 0.5, 1.0, 0.25}};
 	struct stage stages[STAGES];
 	unsigned long capacity = 4;
-	int started = 0;
 	int status = 0;
 	int opt;
 
@@ -171,13 +170,12 @@ int main(int argc, char **argv)
 			goto destroy_queues;
 		}
 	}
-	for (; started < STAGES; started++) {
-		stages[started] = (struct stage){.p = &p, .number = started + 1};
-		if (pthread_create(&stages[started].thread, NULL, run_stage, &stages[started])) {
-			fprintf(stderr, "%s: cannot start stage %d\n", p.common.prog, started + 1);
-			status = 1;
+	for (int i = 0; i < STAGES; i++) {
+		stages[i] = (struct stage){.p = &p, .number = i + 1};
+		if (pthread_create(&stages[i].thread, NULL, run_stage, &stages[i])) {
 			/* The stages already started would block forever without the others. */
-			exit(status);
+			fprintf(stderr, "%s: cannot start stage %d\n", p.common.prog, i + 1);
+			exit(1);
 		}
 	}
 	for (int i = 0; i < STAGES; i++) {
