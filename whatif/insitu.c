@@ -33,7 +33,7 @@ enum dps_status whatif_insitu_check(const struct whatif_options *o, struct dps_d
 	}
 	if (!o->n_regions) {
 		dps_diag_setf(diag, "no component: name the command's local stub regions with "
-				       "--region NAME (dps/stub.h)");
+				    "--region NAME (dps/stub.h)");
 		return DPS_ERR_INVAL;
 	}
 	for (size_t i = 0; i < o->n_regions; i++) {
@@ -80,8 +80,7 @@ char *whatif_insitu_regions(const struct whatif_options *o)
 	return joined;
 }
 
-char **whatif_insitu_env(char **env, const struct whatif_runner *run,
-			 const struct whatif_point *p)
+char **whatif_insitu_env(char **env, const struct whatif_runner *run, const struct whatif_point *p)
 {
 	char pct[G_ASCII_DTOSTR_BUF_SIZE + 1];
 	const char *mode = "original";
@@ -224,8 +223,8 @@ enum dps_status whatif_insitu_record(const struct whatif_insitu *in, uint64_t *b
 		if (!g_str_has_suffix(e->name, "__cpu_ns")) {
 			continue;
 		}
-		name = g_strdup_printf(",%.*s,", (int)(strlen(e->name) - strlen("__cpu_ns")),
-				       e->name);
+		name =
+		    g_strdup_printf(",%.*s,", (int)(strlen(e->name) - strlen("__cpu_ns")), e->name);
 		if (!strstr(seen->str, name)) {
 			g_string_append(seen, name + 1);
 		}
