@@ -118,9 +118,11 @@ entries = results = nulls = 0
 data_sizes = []
 for i, l in enumerate(lines):
     f = l.split(";")
-    if len(f) == 7 and f[6] == "" and f[1].isdigit():  # an entry's head line
+    # an entry's head line: run;size of name;name;size of type;type;addInfo; (sizes count NUL)
+    if (len(f) == 7 and f[6] == "" and f[1].isdigit() and f[3].isdigit() and
+            int(f[1]) == len(f[2]) + 1 and int(f[3]) == len(f[4]) + 1):
         entries += 1
-        if f[2].startswith("r"):
+        if f[4] == "struct result":
             results += 1
             if f[5] == "1":
                 nulls += 1
