@@ -22,7 +22,7 @@
 #     waitpid, as dps whatif times its runs), the error per point between the in-situ
 #     prediction and the real makespan (target: within 3 % at every point), and the knee of
 #     the real curve against dps's.
-# Defaults: RUNS=7 REPEAT=5 STEP=0.25 REQUESTS=200 WORKERS=2 SINK_US=2500 TIMING_RUNS=5; about
+# Defaults: RUNS=7 REPEAT=5 STEP=0.25 REQUESTS=200 WORKERS=2 SINK_US=2500 TIMING_RUNS=5;
 # 2 to 3 minutes on a 2-CPU machine. Run it on an otherwise idle machine: the load is recorded.
 set -euo pipefail
 
