@@ -335,6 +335,52 @@ Test(whatif, a_region_of_the_real_program_is_swept_in_situ)
 	dps_test_run_fini(&run);
 }
 
+/* The SSF case study (examples/ssf-case, doc/ssf.md "Case study"): the route planner's
+ * results are recorded once, then restored in place of the planner in every stub mode; the
+ * program's output must be the same bytes as the original's, which it is only when every
+ * result (nested structs, a list of legs, strings, NULLs) comes back whole and to its own
+ * request. Then the in-situ sweep on it runs and its JSON keeps the schema. Structure only:
+ * the times are bench/ssf.sh's. */
+Test(whatif, the_ssf_case_study_gives_the_same_output_in_every_stub_mode)
+{
+	static const char *const modes[] = {"flat", "idle", "busy"};
+	const char *args = "--requests 40 --sink-us 500";
+	char *orig = dps_test_strf("%s/orig.txt", tmp), *ssf = dps_test_strf("%s/r.ssf", tmp);
+	struct dps_test_run run = dps_test_run_sh("%s %s > %s", SSF_CASE_PROG, args, orig);
+	char *text, *json_args, *line;
+
+	cr_assert_eq(run.status, 0, "%s", run.err);
+	dps_test_run_fini(&run);
+	text = dps_test_read_file(orig, NULL);
+	/* what makes the comparison worth something: NULL results, notes, lists of legs */
+	cr_expect(strstr(text, ": no route\n"), "%s", text);
+	cr_expect(strstr(text, "; crosses a bridge\n"), "%s", text);
+	cr_expect(strstr(text, "  north road "), "%s", text);
+	g_free(text);
+	run = dps_test_run_sh("DPS_SSF_MODE=record DPS_SSF_FILE=%s %s %s | cmp - %s", ssf,
+			      SSF_CASE_PROG, args, orig);
+	cr_expect_eq(run.status, 0, "record: %s%s", run.out, run.err);
+	dps_test_run_fini(&run);
+	run = dps_test_run_sh("DPS_SSF_MODE=check DPS_SSF_FILE=%s %s %s > /dev/null", ssf,
+			      SSF_CASE_PROG, args);
+	cr_expect_eq(run.status, 0, "check: %s", run.err);
+	dps_test_run_fini(&run);
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		run = dps_test_run_sh("DPS_SSF_MODE=restore DPS_SSF_FILE=%s DPS_STUB_MODE=%s "
+				      "DPS_STUB_BUSY=50%% %s %s | cmp - %s",
+				      ssf, modes[i], SSF_CASE_PROG, args, orig);
+		cr_expect_eq(run.status, 0, "restore, stub %s: %s%s", modes[i], run.out, run.err);
+		dps_test_run_fini(&run);
+	}
+	json_args =
+	    dps_test_strf("--region compute --repeat 1 --step 0.5 -- %s %s", SSF_CASE_PROG, args);
+	line = run_json(json_args, 1, 4, "");
+	g_free(line);
+	g_free(json_args);
+	g_free(ssf);
+	g_free(orig);
+}
+
 Test(whatif, bad_input_exits_2_with_the_reason_before_any_work)
 {
 	char *set = set_path("two");
