@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <dps/dps.h>
 #include <dps/ssf.h>
@@ -192,6 +193,14 @@ static int psf_ns(const char *name, uint64_t busy_ns, double pct, uint64_t *out)
 	return ret;
 }
 
+/* DPS_STUB_STRICT=1: a region whose end fails ends the process (dps/stub.h). */
+static bool strict(void)
+{
+	const char *v = getenv("DPS_STUB_STRICT");
+
+	return v && !strcmp(v, "1");
+}
+
 bool dps_stub_begin(const char *name)
 {
 	enum dps_stub_mode mode = region_mode(name);
@@ -265,5 +274,13 @@ int dps_stub_end(const char *name)
 		break;
 	}
 	lttng_ust_tracepoint(dps, stub_end, name, (int)mode, cpu_ns, spent);
+	if (ret && strict()) {
+		/* a study timing this run (dps whatif -- CMD) must not take a stub that spent
+		 * nothing for a fast one: the run fails, saying why */
+		fprintf(stderr, "dps: stub region %s: %s\n", name ? name : "(null)",
+			dps_ssf_last_error());
+		fflush(stderr);
+		_exit(DPS_STUB_STRICT_EXIT);
+	}
 	return ret;
 }

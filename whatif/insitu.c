@@ -108,6 +108,8 @@ char **whatif_insitu_env(char **env, const struct whatif_runner *run, const stru
 			       p->kind == WHATIF_POINT_ORIGINAL ? "off" : "restore", TRUE);
 	env = g_environ_setenv(env, "DPS_SSF_FILE", run->ssf_path, TRUE);
 	env = g_environ_setenv(env, "DPS_CALIBRATION", run->calibration, TRUE);
+	/* a region that could not spend its time fails the run instead of timing as fast */
+	env = g_environ_setenv(env, "DPS_STUB_STRICT", "1", TRUE);
 	return env;
 }
 
@@ -145,6 +147,7 @@ static enum dps_status record_run(const struct whatif_insitu *in, struct dps_dia
 	env = g_environ_setenv(env, "DPS_SSF_MODE", "record", TRUE);
 	env = g_environ_setenv(env, "DPS_SSF_FILE", in->ssf_path, TRUE);
 	env = g_environ_unsetenv(env, "DPS_STUB_BUSY");
+	env = g_environ_setenv(env, "DPS_STUB_STRICT", "1", TRUE);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);

@@ -130,6 +130,16 @@ Test(stub, the_mode_is_only_for_the_regions_named_in_the_environment)
 	cr_assert_eq(dps_stub_end("comp"), DPS_OK, "%s", dps_ssf_last_error());
 }
 
+Test(stub, a_failed_end_is_fatal_when_strict, .exit_code = DPS_STUB_STRICT_EXIT)
+{
+	setenv("DPS_STUB_MODE", "idle", 1);
+	setenv("DPS_STUB_STRICT", "1", 1);
+	cr_assert_not(dps_stub_begin("compute"));
+	dps_stub_end("compute"); /* no recorded time: the process ends here */
+	cr_assert_fail("the end of a region with no recorded time returned under "
+		       "DPS_STUB_STRICT");
+}
+
 Test(stub, errors_name_the_region_or_the_setting)
 {
 	cr_assert_eq(dps_stub_end("nothing"), DPS_ERR_INVAL);

@@ -17,7 +17,9 @@
  * default original) and DPS_STUB_BUSY (busy and psf: a duration "2ms", "500us", "800ns",
  * "1s", or a percentage of the recorded CPU time "50%"; default 100%), or by dps_stub_set();
  * DPS_STUB_REGIONS (comma-separated region names, default all) limits the mode to the regions
- * it lists, the others running as they are.
+ * it lists, the others running as they are. DPS_STUB_STRICT=1 (set by dps whatif -- CMD) makes
+ * a failed dps_stub_end fatal: the message on stderr, _exit(DPS_STUB_STRICT_EXIT), so a stub
+ * that could not spend its time is never timed as a fast one.
  * In original mode with SSF recording, the end of each region saves the CPU time the region
  * used as the SSF entry "NAME__cpu_ns"; the other modes read it back when SSF restores.
  * Every begin and end fires dps:stub_begin / dps:stub_end (doc/tracepoints.md), so the time
@@ -36,6 +38,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The exit status of a process whose region failed under DPS_STUB_STRICT=1. */
+#define DPS_STUB_STRICT_EXIT 70
 
 /* The numbers are the dps:stub_begin event's `mode` field. */
 enum dps_stub_mode {
