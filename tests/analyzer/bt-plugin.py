@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """The babeltrace2 sink component sink.dps.actions writes dps analyze's action set, byte for byte.
 
-    bt-plugin.py BABELTRACE2 PLUGIN_DIR DPS WORK_DIR TRACES_DIR...
+    bt-plugin.py BABELTRACE2 PLUGIN_DIR DPS UNIFY_CLOCKS WORK_DIR TRACES_DIR...
 
 For every trace below each TRACES_DIR (a directory per trace; a TRACES_DIR that is not there
 is passed over: ../shared/traces is not in every checkout) and each of its processes with the
@@ -12,7 +12,10 @@ most CPU (up to MAX_PIDS, real pids), runs
     babeltrace2 --plugin-path=PLUGIN_DIR TRACE -c sink.dps.actions -p 'pid=P,path="B",source="S"'
 
 (S: the source line dps analyze wrote: babeltrace2 does not tell a component the paths it
-reads) and compares every file of A and B. Then the parameters: tid and comm select as
+reads) and compares every file of A and B. A dps record trace that babeltrace2 cannot read as
+one trace (perf and UST on two clocks: recorded before dps record gave them one) is copied
+into WORK_DIR and given one clock (UNIFY_CLOCKS, analyzer_unify_clocks), then compared: the
+kernel and UST events of one process together. Then the parameters: tid and comm select as
 --tid and --comm do; min-block as --min-block; without `source` only the manifest's source
 line differs; and each bad parameter (missing path, a pid that is not a number, an unknown
 parameter, a bad min-block, a path that may not be replaced) fails babeltrace2 (non-zero exit)
@@ -146,7 +149,7 @@ def foreign_dir(d):
 
 def main():
     global BT, PLUGIN_DIR, DPS
-    BT, PLUGIN_DIR, DPS, work = sys.argv[1:5]
+    BT, PLUGIN_DIR, DPS, unify, work = sys.argv[1:6]
     env = dict(os.environ)
     if os.environ.get("DPS_SANITIZE") == "1":
         if not os.environ.get("ASAN_PRELOAD"):
@@ -156,7 +159,7 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     traces = []
-    for d in sys.argv[5:]:
+    for d in sys.argv[6:]:
         if not os.path.isdir(d):
             print("%s: not there, passed over" % d)
             continue
@@ -167,8 +170,17 @@ def main():
         # a dps record trace of before analyzer/clocks.c (perf and UST on two clocks) is not
         # one trace for babeltrace2's muxer: dps analyze reads it, babeltrace2 cannot
         st, out, err = bt([t, "-c", "sink.utils.dummy"], env)
+        if st != 0 and os.path.exists(os.path.join(t, "record.info")):
+            copy = os.path.join(work, "unified-" + os.path.basename(t))
+            shutil.copytree(t, copy)
+            if subprocess.run([unify, copy]).returncode != 0:
+                fail("%s: cannot unify its clocks" % t)
+                continue
+            print("%s: perf and UST on two clocks: compared on %s, given one" % (t, copy))
+            t = copy
+            st, out, err = bt([t, "-c", "sink.utils.dummy"], env)
         if st != 0:
-            print("%s: babeltrace2 cannot read it as one trace, passed over" % t)
+            fail("%s: babeltrace2 cannot read it: %s" % (t, err))
             continue
         for p in pids(t):
             n += compare(t, ["--pid", p], ["pid=%s" % p], env, work)
