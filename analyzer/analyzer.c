@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The analyzer's entry points: options -> babeltrace2 adapter -> core -> result. */
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +17,7 @@
 
 /* The default --min-block of the calibration file (dps calibrate), read by the runtime's one
  * reader of that file. */
-static int read_min_block(const char *path, int64_t *out, struct dps_diag *diag)
+int analyzer_read_min_block(const char *path, int64_t *out, struct dps_diag *diag)
 {
 	struct dps_calibration cal;
 	char err[512];
@@ -145,7 +147,7 @@ static int run(const struct analyzer_options *opts, bool list_only, struct analy
 	*out = NULL;
 	dps_diag_clear(diag);
 	if (o.min_block_ns < 0 && o.calibration_path) {
-		status = read_min_block(o.calibration_path, &o.min_block_ns, diag);
+		status = analyzer_read_min_block(o.calibration_path, &o.min_block_ns, diag);
 		if (status) {
 			return status;
 		}
@@ -174,4 +176,32 @@ enum dps_status analyzer_list_processes(const struct analyzer_options *opts,
 					struct analyzer_result **out, struct dps_diag *diag)
 {
 	return run(opts, true, out, diag);
+}
+
+bool analyzer_parse_duration(const char *s, int64_t *ns)
+{
+	char *end;
+	double v, mult;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v < 0) {
+		return false;
+	}
+	if (!strcmp(end, "ns")) {
+		mult = 1;
+	} else if (!strcmp(end, "us") || !*end) {
+		mult = 1e3;
+	} else if (!strcmp(end, "ms")) {
+		mult = 1e6;
+	} else if (!strcmp(end, "s")) {
+		mult = 1e9;
+	} else {
+		return false;
+	}
+	if (v * mult > 9e18) {
+		return false;
+	}
+	*ns = (int64_t)llround(v * mult);
+	return true;
 }

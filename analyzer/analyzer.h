@@ -180,6 +180,15 @@ enum dps_status analyzer_run(const struct analyzer_options *opts, struct analyze
 enum dps_status analyzer_list_processes(const struct analyzer_options *opts,
 					struct analyzer_result **out, struct dps_diag *diag);
 
+/* A duration as --min-block takes it: a number of µs, or with a unit (850ns, 20us, 0.5ms, 1s).
+ * Returns false (and leaves *ns) when s is not one. dps's options and sink.dps.actions's
+ * min-block parameter read it so. */
+bool analyzer_parse_duration(const char *s, int64_t *ns);
+
+/* The min_block_ns of a dps calibrate file into *ns. Returns DPS_OK; DPS_ERR_IO when it cannot
+ * be read, DPS_ERR_INVAL when it is malformed (diag says where). */
+int analyzer_read_min_block(const char *path, int64_t *ns, struct dps_diag *diag);
+
 /* Default --min-block when neither the option nor a calibration file gives one. */
 #define ANALYZER_DEFAULT_MIN_BLOCK_NS 20000
 

@@ -1,11 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Over 1000 lines: one file, not split by concern, as reading a trace and reading a view
- * of it for parallel decoding (stream order keys, names mapped back to the trace) share the
- * per-input state (struct bt_input), its graph's sink callbacks and the merge of the inputs;
- * split, that state would have to become an internal header every part writes into. The
- * event classes (bt-classes.c) and the trace finding (find-traces.c) are already apart.
- *
  * The babeltrace2 adapter: finds the CTF traces below the given directories, reads each with
  * its own graph (source.ctf.fs -> filter.utils.muxer -> a simple sink of ours) and merges the
  * graphs by timestamp into the core.
@@ -17,8 +11,10 @@
  * CLOCK_MONOTONIC for LTTng (kernel and UST) and for `perf sched record -k CLOCK_MONOTONIC`, so
  * they align.
  *
- * Event classes are resolved once (cache keyed by the class pointer): kind, and the index of
- * each field of interest, found by name. Per event: a pointer lookup and indexed reads.
+ * Each message becomes a neutral event in the reader (bt-reader.c), which the babeltrace2
+ * sink component sink.dps.actions (bt-plugin.c) shares; what is left here is running the
+ * graphs, merging them, and saying where decoding stopped. The event classes
+ * (bt-classes.c) and the trace finding (find-traces.c) are apart too.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -32,7 +28,7 @@
 #include <babeltrace2/babeltrace.h>
 #include <glib.h>
 
-#include "bt-classes.h"
+#include "bt-reader.h"
 #include "bt-source.h"
 #include "core.h"
 #include "find-traces.h"
@@ -44,18 +40,10 @@ struct bt_input {
 	const bt_message **buf;
 	size_t n, pos, cap;
 	bool ended;
-	int32_t *stream_cpu; /* by stream id */
-	size_t n_stream_cpu;
 	/* By stream id: the byte offset of its next packet, and its packets begun so far
 	 * (only for saying where decoding stopped: analyzer_decode_status). */
 	uint64_t *stream_off, *stream_npk;
 	size_t n_stream_off;
-	uint64_t freq;
-	uint64_t last_ts;
-	int64_t env_vpid;
-	char *env_procname;
-	bool kernel; /* env domain = "kernel" (LTTng kernel or perf) */
-	bool env_read;
 	/*
 	 * A view (stream group decoding): the order key of each stream by id (UINT64_MAX not
 	 * known yet), whether the trace's packet headers give stream ids (else babeltrace2
@@ -72,31 +60,15 @@ struct bt_input {
 	int status;
 };
 
-/* Bits of analyzer_source.known: what the source already told about a tid. */
-#define KNOWN_PID 1u
-#define KNOWN_COMM 2u
-#define KNOWN_MAX ANALYZER_KNOWN_MAX
-
 struct analyzer_source {
 	struct bt_input *in; /* owned: one per trace */
 	size_t n_in;
-	GHashTable *classes; /* const bt_event_class * -> struct analyzer_bt_class * (owned) */
-	struct {
-		const bt_event_class *cls;
-		struct analyzer_bt_class *ci;
-	} cache[64]; /* direct-mapped in front of the hash table */
+	/* Owned: messages -> events (the event classes, the streams' CPUs, the traces'
+	 * environments, the threads already described), one for every input. */
+	struct analyzer_bt_reader *reader;
 	const bt_plugin *ctf, *utils;
 	char *description; /* owned: the trace paths, space-separated */
-	bool has_sched;
-	/*
-	 * Per tid, whether its pid (KNOWN_PID) or name (KNOWN_COMM) was given in an event
-	 * already: its context fields and next_comm are then not read again (the core uses
-	 * them only for a thread it does not know yet). A fork or exit of the tid forgets it
-	 * (the tid may be reused). Owned, KNOWN_MAX bytes, touched pages only. NULL for a
-	 * stream group's decoder (views): it reads every field, and the merge of the groups
-	 * applies the table in the order of all events (analyzer_known_filter).
-	 */
-	uint8_t *known;
+	bool has_sched;	   /* a kernel trace among the first messages of the inputs */
 	/* The merge: the input being drained and the next-earliest input's head (ts, index). */
 	struct bt_input *cur;
 	uint64_t second_ts;
@@ -110,7 +82,7 @@ struct analyzer_source {
 	bool progress;
 	struct analyzer_decode_status *status; /* borrowed, may be NULL */
 	GPtrArray *skips;		       /* owned: char * (g_free), what is not read */
-	uint64_t n_events, next_progress;
+	uint64_t next_progress;
 	struct timespec t0;
 	bool progress_shown;
 };
@@ -208,93 +180,6 @@ static void unview_diag(const struct analyzer_source *src, struct dps_diag *diag
 	}
 }
 
-/*
- * Reading fields
- */
-struct roots {
-	const bt_field *f[4];
-};
-
-static const bt_field *borrow(const struct roots *r, const struct fref *ref)
-{
-	const bt_field *st = r->f[ref->where];
-
-	return st ? bt_field_structure_borrow_member_field_by_index_const(st, ref->idx) : NULL;
-}
-
-static int64_t read_int(const struct roots *r, const struct fref *ref, int64_t dflt)
-{
-	const bt_field *f;
-
-	if (ref->where == W_NONE) {
-		return dflt;
-	}
-	f = borrow(r, ref);
-	if (!f) {
-		return dflt;
-	}
-	if (ref->type == FT_SINT) {
-		return bt_field_integer_signed_get_value(f);
-	}
-	if (ref->type == FT_UINT) {
-		return (int64_t)bt_field_integer_unsigned_get_value(f);
-	}
-	return dflt;
-}
-
-static const char *read_str(const struct roots *r, const struct fref *ref)
-{
-	const bt_field *f;
-
-	if (ref->where == W_NONE || ref->type != FT_STRING) {
-		return NULL;
-	}
-	f = borrow(r, ref);
-	return f ? bt_field_string_get_value(f) : NULL;
-}
-
-static uint64_t snapshot_ns(const struct bt_input *in, const bt_clock_snapshot *cs)
-{
-	uint64_t v = bt_clock_snapshot_get_value(cs);
-
-	if (in->freq == 1000000000ULL || !in->freq) {
-		return v;
-	}
-	return (uint64_t)((unsigned __int128)v * 1000000000ULL / in->freq);
-}
-
-static void read_env(struct bt_input *in, const bt_stream *stream)
-{
-	const bt_trace *trace = bt_stream_borrow_trace_const(stream);
-	const bt_stream_class *sc = bt_stream_borrow_class_const(stream);
-	const bt_clock_class *cc = bt_stream_class_borrow_default_clock_class_const(sc);
-	const bt_value *v;
-
-	if (cc) {
-		in->freq = bt_clock_class_get_frequency(cc);
-	}
-	if (in->env_read) {
-		return;
-	}
-	in->env_read = true;
-	v = bt_trace_borrow_environment_entry_value_by_name_const(trace, "domain");
-	if (v && bt_value_is_string(v) && !strcmp(bt_value_string_get(v), "kernel")) {
-		in->kernel = true;
-	}
-	/* Per-PID UST buffers name the process in the environment. */
-	v = bt_trace_borrow_environment_entry_value_by_name_const(trace, "vpid");
-	if (v && bt_value_is_signed_integer(v)) {
-		in->env_vpid = bt_value_integer_signed_get(v);
-	} else if (v && bt_value_is_unsigned_integer(v)) {
-		in->env_vpid = (int64_t)bt_value_integer_unsigned_get(v);
-	}
-	v = bt_trace_borrow_environment_entry_value_by_name_const(trace, "procname");
-	if (v && bt_value_is_string(v)) {
-		g_free(in->env_procname);
-		in->env_procname = g_strdup(bt_value_string_get(v));
-	}
-}
-
 /* The rank of a view's stream file (named by its path) among its trace's files; SIZE_MAX
  * when it is not one of them. */
 static size_t file_rank(const struct bt_input *in, const char *name)
@@ -323,8 +208,6 @@ static void track_packet(struct analyzer_source *src, struct bt_input *in, const
 	const bt_stream *stream = bt_packet_borrow_stream_const(packet);
 	const char *name = bt_stream_get_name(stream);
 	uint64_t id = bt_stream_get_id(stream);
-	struct roots roots = {{NULL}};
-	struct fref r = {0};
 	uint64_t off = UINT64_MAX, npk = 0;
 
 	if (id < 1u << 20 && id >= in->n_stream_off) {
@@ -356,15 +239,11 @@ static void track_packet(struct analyzer_source *src, struct bt_input *in, const
 	if (id < in->n_stream_off) {
 		off = in->stream_off[id];
 		npk = ++in->stream_npk[id];
-		roots.f[W_PAYLOAD] = ctx;
 		/* packet_size is in bits; without it the next offsets are unknown */
-		if (off != UINT64_MAX && ctx &&
-		    analyzer_bt_find_member(bt_field_borrow_class_const(ctx), "packet_size",
-					    W_PAYLOAD, &r)) {
-			in->stream_off[id] = off + (uint64_t)read_int(&roots, &r, 0) / 8;
-		} else {
-			in->stream_off[id] = UINT64_MAX;
-		}
+		int64_t bits = analyzer_bt_read_member_int(ctx, "packet_size", -1);
+
+		in->stream_off[id] =
+		    off != UINT64_MAX && bits >= 0 ? off + (uint64_t)bits / 8 : UINT64_MAX;
 	}
 	st->packet_offset = off;
 	st->n_packet = npk;
@@ -436,286 +315,46 @@ static uint64_t stream_key(struct analyzer_source *src, struct bt_input *in,
 	return compute_stream_key(in, (size_t)(in - src->in), stream);
 }
 
-static void set_stream_cpu(struct bt_input *in, const bt_packet *packet)
-{
-	const bt_field *ctx = bt_packet_borrow_context_field_const(packet);
-	const bt_stream *stream = bt_packet_borrow_stream_const(packet);
-	uint64_t id = bt_stream_get_id(stream);
-	struct fref r = {0};
-	struct roots roots = {{NULL}};
-
-	if (!ctx || id > 1u << 20) {
-		return;
-	}
-	if (!analyzer_bt_find_member(bt_field_borrow_class_const(ctx), "cpu_id", W_PAYLOAD, &r)) {
-		return;
-	}
-	if (id >= in->n_stream_cpu) {
-		size_t n = id + 1;
-		int32_t *p = realloc(in->stream_cpu, n * sizeof(*p));
-
-		if (!p) {
-			return;
-		}
-		for (size_t i = in->n_stream_cpu; i < n; i++) {
-			p[i] = -1;
-		}
-		in->stream_cpu = p;
-		in->n_stream_cpu = n;
-	}
-	roots.f[W_PAYLOAD] = ctx;
-	in->stream_cpu[id] = (int32_t)read_int(&roots, &r, -1);
-}
-
-static int32_t event_cpu(const struct bt_input *in, const bt_event *ev)
-{
-	uint64_t id = bt_stream_get_id(bt_event_borrow_stream_const(ev));
-
-	return id < in->n_stream_cpu ? in->stream_cpu[id] : -1;
-}
-
-/* Without a table (views) nothing is known: every field is read. */
-static bool known(const uint8_t *table, int64_t tid, uint8_t what)
-{
-	return table && tid > 0 && tid < KNOWN_MAX && (table[tid] & what);
-}
-
-static void set_known(uint8_t *table, int64_t tid, uint8_t what)
-{
-	if (tid > 0 && tid < KNOWN_MAX) {
-		table[tid] |= what;
-	}
-}
-
-/* Notes what an event told about its threads (see analyzer_source.known). */
-static void note_known(uint8_t *table, const struct analyzer_event *e)
-{
-	if (!table) {
-		return;
-	}
-	if (e->ctx_pid >= 0) {
-		set_known(table, e->ctx_tid, KNOWN_PID);
-	}
-	if (e->ctx_comm && e->ctx_comm[0]) {
-		set_known(table, e->ctx_tid, KNOWN_COMM);
-	}
-	switch (e->kind) {
-	case ANALYZER_EV_SWITCH:
-		if (e->sw.next_comm && e->sw.next_comm[0]) {
-			set_known(table, e->sw.next_tid, KNOWN_COMM);
-		}
-		break;
-	case ANALYZER_EV_FORK:
-		if (e->fork.child_tid > 0 && e->fork.child_tid < KNOWN_MAX) {
-			table[e->fork.child_tid] = 0;
-		}
-		break;
-	case ANALYZER_EV_EXIT:
-		if (e->exit.tid > 0 && e->exit.tid < KNOWN_MAX) {
-			table[e->exit.tid] = 0;
-		}
-		break;
-	default:
-		break;
-	}
-}
-
-/*
- * What read_event leaves unread for a known thread, dropped from an event read whole, and the
- * table updated: the event then is what one source reading every trace would have given.
- */
-void analyzer_known_filter(uint8_t *table, struct analyzer_event *e)
-{
-	if (e->kind == ANALYZER_EV_DISCARDED) {
-		return; /* not an event of the trace: read_discarded, not read_event */
-	}
-	if (known(table, e->ctx_tid, KNOWN_PID)) {
-		e->ctx_pid = -1;
-		e->ctx_comm = NULL;
-	}
-	if (e->raw.s[1] && known(table, e->sw.next_tid, KNOWN_COMM)) {
-		e->sw.next_comm = NULL;
-	}
-	note_known(table, e);
-}
-
-/* Fills *e from an event message. Returns DPS_OK or DPS_ERR_NOMEM. */
-static int read_event(struct analyzer_source *src, struct bt_input *in, const bt_message *msg,
-		      struct analyzer_event *out)
-{
-	const bt_event *ev = bt_message_event_borrow_event_const(msg);
-	const bt_event_class *cls = bt_event_borrow_class_const(ev);
-	struct analyzer_bt_class *ci;
-	struct analyzer_event e;
-	struct roots r;
-	uint64_t ts;
-
-	size_t slot = ((uintptr_t)cls >> 4) & 63;
-
-	if (src->cache[slot].cls == cls) {
-		ci = src->cache[slot].ci;
-	} else {
-		ci = g_hash_table_lookup(src->classes, cls);
-		if (!ci) {
-			ci = analyzer_bt_class_resolve(cls);
-			if (!ci) {
-				return DPS_ERR_NOMEM;
-			}
-			g_hash_table_insert(src->classes, (gpointer)cls, ci);
-		}
-		src->cache[slot].cls = cls;
-		src->cache[slot].ci = ci;
-	}
-	ts = snapshot_ns(in, bt_message_event_borrow_default_clock_snapshot_const(msg));
-	in->last_ts = ts;
-	src->n_events++;
-	e = analyzer_event_init(ci->kind, ts, event_cpu(in, ev));
-	if (ci->skip) {
-		/* Still an event of the trace (its span, the count). */
-		e.kind = ANALYZER_EV_OTHER;
-		*out = e;
-		return DPS_OK;
-	}
-	r.f[W_NONE] = NULL;
-	r.f[W_PAYLOAD] = bt_event_borrow_payload_field_const(ev);
-	r.f[W_COMMON] = ci->need_common ? bt_event_borrow_common_context_field_const(ev) : NULL;
-	r.f[W_SPECIFIC] =
-	    ci->need_specific ? bt_event_borrow_specific_context_field_const(ev) : NULL;
-	e.flags = ci->flags;
-	e.raw.v[0] = read_int(&r, &ci->v[0], -1);
-	/* perf's sample tid of a sched_switch is its prev_pid: one read less on the most
-	 * frequent event. */
-	e.ctx_tid = ci->ctx_is_prev_tid ? e.sw.prev_tid : read_int(&r, &ci->ctx_tid, -1);
-	/* The pid of a known thread does not change: skip reading it. */
-	if (!known(src->known, e.ctx_tid, KNOWN_PID)) {
-		e.ctx_pid = read_int(&r, &ci->ctx_pid, in->env_vpid);
-		e.ctx_comm = read_str(&r, &ci->ctx_comm);
-		if (!e.ctx_comm) {
-			e.ctx_comm = in->env_procname;
-		}
-	}
-	if (ci->kind == ANALYZER_EV_WAKEUP && analyzer_bt_has(&ci->irq) &&
-	    (read_int(&r, &ci->irq, 0) & 0x58)) {
-		/* perf's common_flags: hardirq 0x08, softirq 0x10, nmi 0x40 */
-		e.flags |= ANALYZER_EVF_IRQ;
-	}
-	for (size_t i = 1; i < ANALYZER_EV_INTS; i++) {
-		e.raw.v[i] = read_int(&r, &ci->v[i], -1);
-	}
-	e.raw.s[0] = read_str(&r, &ci->s[0]);
-	/* next_comm only for a thread not named yet: its renames show in its prev_comm. */
-	if (analyzer_bt_has(&ci->s[1]) && !known(src->known, e.sw.next_tid, KNOWN_COMM)) {
-		e.sw.next_comm = read_str(&r, &ci->s[1]);
-	}
-	if (ci->calloc) {
-		e.alloc.size_bytes = (int64_t)((uint64_t)e.alloc.size_bytes *
-					       (uint64_t)read_int(&r, &ci->calloc_size, 1));
-	}
-	if (ci->posix_memalign && read_int(&r, &ci->result, 0) != 0) {
-		e.kind = ANALYZER_EV_OTHER;
-	}
-	if (ci->kind == ANALYZER_EV_SWITCH && ci->v[INT_SLOT(sw.prev_state)].type == FT_UINT &&
-	    analyzer_bt_has(&ci->v[INT_SLOT(sw.prev_state)])) {
-		/* 32-bit prev_state read as unsigned still keeps its low byte. */
-		e.sw.prev_state &= 0xffffffff;
-	}
-	note_known(src->known, &e);
-	*out = e;
-	return DPS_OK;
-}
-
-static void read_discarded(const struct bt_input *in, const bt_message *msg, bool packets,
-			   bool views, struct analyzer_event *out)
-{
-	struct analyzer_event e = analyzer_event_init(ANALYZER_EV_DISCARDED, in->last_ts, -1);
-	const bt_stream *stream = packets ? bt_message_discarded_packets_borrow_stream_const(msg)
-					  : bt_message_discarded_events_borrow_stream_const(msg);
-	const bt_stream_class *sc = bt_stream_borrow_class_const(stream);
-	uint64_t count = 0;
-
-	e.discarded.end_ts = (int64_t)in->last_ts;
-	e.flags = ANALYZER_EVF_TS_LAST;
-	if (packets) {
-		e.flags |= ANALYZER_EVF_PACKETS;
-		if (bt_message_discarded_packets_get_count(msg, &count) ==
-		    BT_PROPERTY_AVAILABILITY_AVAILABLE) {
-			e.discarded.count = (int64_t)count;
-		}
-		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(sc)) {
-			e.flags &= ~ANALYZER_EVF_TS_LAST;
-			e.ts = snapshot_ns(
-			    in,
-			    bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(
-				msg));
-			e.discarded.end_ts = (int64_t)snapshot_ns(
-			    in,
-			    bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(
-				msg));
-		}
-	} else {
-		if (bt_message_discarded_events_get_count(msg, &count) ==
-		    BT_PROPERTY_AVAILABILITY_AVAILABLE) {
-			e.discarded.count = (int64_t)count;
-		}
-		if (bt_stream_class_discarded_events_have_default_clock_snapshots(sc)) {
-			e.flags &= ~ANALYZER_EVF_TS_LAST;
-			e.ts = snapshot_ns(
-			    in,
-			    bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(
-				msg));
-			e.discarded.end_ts = (int64_t)snapshot_ns(
-			    in, bt_message_discarded_events_borrow_end_default_clock_snapshot_const(
-				    msg));
-		}
-	}
-	if (!views) {
-		e.flags &= ~ANALYZER_EVF_TS_LAST; /* only for the merge of stream groups */
-	}
-	*out = e;
-}
-
 /* Takes one message: returns 1 when it is an event (*out filled), 0 when it is not, or an
- * error status. */
+ * error status. What the reader does not need (the decoder's place, a view's order keys) is
+ * the source's. */
 static int handle_message(struct analyzer_source *src, struct bt_input *in, const bt_message *msg,
 			  struct analyzer_event *out)
 {
-	int status;
+	int status = analyzer_bt_reader_take(src->reader, msg, out);
 
+	if (status < 0) {
+		return status;
+	}
 	switch (bt_message_get_type(msg)) {
 	case BT_MESSAGE_TYPE_EVENT:
-		status = read_event(src, in, msg, out);
 		if (src->views) {
 			src->order = stream_key(
 			    src, in,
 			    bt_event_borrow_stream_const(bt_message_event_borrow_event_const(msg)));
 		}
-		return status ? status : 1;
-	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
-		read_env(in, bt_message_stream_beginning_borrow_stream_const(msg));
-		return 0;
+		break;
 	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
-		set_stream_cpu(in, bt_message_packet_beginning_borrow_packet_const(msg));
 		if (src->status) {
 			track_packet(src, in, bt_message_packet_beginning_borrow_packet_const(msg));
 		}
-		return 0;
+		break;
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		read_discarded(in, msg, false, src->views, out);
 		if (src->views) {
 			src->order = stream_key(
 			    src, in, bt_message_discarded_events_borrow_stream_const(msg));
 		}
-		return 1;
+		break;
 	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		read_discarded(in, msg, true, src->views, out);
 		if (src->views) {
 			src->order = stream_key(
 			    src, in, bt_message_discarded_packets_borrow_stream_const(msg));
 		}
-		return 1;
+		break;
 	default:
-		return 0;
+		break;
 	}
+	return status;
 }
 
 /*
@@ -831,7 +470,7 @@ static int refill(struct analyzer_source *src, struct bt_input *in, struct dps_d
 	while (!in->ended && in->n == 0) {
 		if (src->status) {
 			src->status->beat++;
-			src->status->n_events = src->n_events;
+			src->status->n_events = analyzer_bt_reader_event_count(src->reader);
 		}
 		switch (bt_graph_run_once(in->graph)) {
 		case BT_GRAPH_RUN_ONCE_STATUS_OK:
@@ -857,37 +496,9 @@ static int refill(struct analyzer_source *src, struct bt_input *in, struct dps_d
 
 /* The time of the message at an input's head, an event or discarded events or packets (settle):
  * as handle_message will give it. */
-static uint64_t head_ts(const struct bt_input *in)
+static uint64_t head_ts(const struct analyzer_source *src, const struct bt_input *in)
 {
-	const bt_message *msg = in->buf[in->pos];
-	const bt_stream_class *sc;
-
-	switch (bt_message_get_type(msg)) {
-	case BT_MESSAGE_TYPE_EVENT:
-		return snapshot_ns(in, bt_message_event_borrow_default_clock_snapshot_const(msg));
-	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		sc = bt_stream_borrow_class_const(
-		    bt_message_discarded_events_borrow_stream_const(msg));
-		if (bt_stream_class_discarded_events_have_default_clock_snapshots(sc)) {
-			return snapshot_ns(
-			    in,
-			    bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(
-				msg));
-		}
-		return in->last_ts;
-	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		sc = bt_stream_borrow_class_const(
-		    bt_message_discarded_packets_borrow_stream_const(msg));
-		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(sc)) {
-			return snapshot_ns(
-			    in,
-			    bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(
-				msg));
-		}
-		return in->last_ts;
-	default:
-		return 0; /* not at a head after settle */
-	}
+	return analyzer_bt_reader_message_ts(src->reader, in->buf[in->pos]);
 }
 
 /*
@@ -930,6 +541,7 @@ static void show_progress(struct analyzer_source *src, bool last)
 {
 	struct timespec now;
 	double el;
+	uint64_t n;
 
 	if (!src->progress) {
 		return;
@@ -946,8 +558,8 @@ static void show_progress(struct analyzer_source *src, bool last)
 		return;
 	}
 	src->progress_shown = true;
-	fprintf(stderr, "\rdps analyze: %" PRIu64 " events read (%.1f M/s)", src->n_events,
-		src->n_events / el / 1e6);
+	n = analyzer_bt_reader_event_count(src->reader);
+	fprintf(stderr, "\rdps analyze: %" PRIu64 " events read (%.1f M/s)", n, n / el / 1e6);
 }
 
 /*
@@ -975,7 +587,7 @@ static int pick_input(struct analyzer_source *src, struct dps_diag *diag)
 		if (in->pos == in->n) {
 			continue;
 		}
-		ts = head_ts(in);
+		ts = head_ts(src, in);
 		if (!best || ts < best_ts) {
 			if (best) {
 				second_ts = best_ts;
@@ -997,7 +609,7 @@ static int pick_input(struct analyzer_source *src, struct dps_diag *diag)
 /* Whether the current input's head still comes before every other input's. */
 static bool cur_first(const struct analyzer_source *src)
 {
-	uint64_t ts = head_ts(src->cur);
+	uint64_t ts = head_ts(src, src->cur);
 
 	return ts < src->second_ts ||
 	       (ts == src->second_ts && (size_t)(src->cur - src->in) < src->second_idx);
@@ -1043,8 +655,9 @@ int analyzer_source_next(struct analyzer_source *src, struct analyzer_event *ev,
 			dps_diag_setf(diag, "out of memory while analyzing");
 			return status;
 		}
-		if (src->n_events >= src->next_progress) {
-			src->next_progress = src->n_events + (1u << 18);
+		if (analyzer_bt_reader_event_count(src->reader) >= src->next_progress) {
+			src->next_progress =
+			    analyzer_bt_reader_event_count(src->reader) + (1u << 18);
 			show_progress(src, false);
 		}
 		if (status == 1) {
@@ -1065,10 +678,8 @@ static void destroy_inputs(struct analyzer_source *src)
 		}
 		free(in->buf);
 		bt_graph_put_ref(in->graph);
-		free(in->stream_cpu);
 		free(in->stream_off);
 		free(in->stream_npk);
-		g_free(in->env_procname);
 		free(in->stream_key);
 		if (in->trace != in->path) {
 			g_free(in->trace);
@@ -1087,7 +698,7 @@ static struct analyzer_source *source_new(bool progress, bool views,
 {
 	struct analyzer_source *src = g_new0(struct analyzer_source, 1);
 
-	src->classes = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free);
+	src->reader = analyzer_bt_reader_create(views);
 	src->views = views;
 	src->status = dstatus;
 	src->skips = g_ptr_array_new_with_free_func(g_free);
@@ -1148,8 +759,6 @@ static int open_input(struct analyzer_source *src, struct bt_input *in,
 {
 	int status;
 
-	in->env_vpid = -1;
-	in->freq = 1000000000ULL;
 	if (dstatus) {
 		snprintf(dstatus->trace, sizeof(dstatus->trace), "%s", in->trace);
 		snprintf(dstatus->step, sizeof(dstatus->step),
@@ -1172,10 +781,15 @@ static int open_input(struct analyzer_source *src, struct bt_input *in,
 	}
 	for (size_t m = 0; m < in->n; m++) {
 		if (bt_message_get_type(in->buf[m]) == BT_MESSAGE_TYPE_STREAM_BEGINNING) {
-			read_env(in, bt_message_stream_beginning_borrow_stream_const(in->buf[m]));
+			status = analyzer_bt_reader_note_stream(
+			    src->reader,
+			    bt_message_stream_beginning_borrow_stream_const(in->buf[m]));
+			if (status) {
+				return status;
+			}
 		}
 	}
-	src->has_sched = src->has_sched || in->kernel;
+	src->has_sched = analyzer_bt_reader_has_sched(src->reader);
 	if (src->views) {
 		in->instance_ids = has_instance_ids(src, in->path);
 	}
@@ -1192,8 +806,7 @@ enum dps_status analyzer_source_open(const char *const *paths, size_t n_paths, b
 	int status;
 
 	*out = NULL;
-	src->known = calloc(KNOWN_MAX, 1);
-	if (!src->known) {
+	if (!src->reader) {
 		status = DPS_ERR_NOMEM;
 		goto error;
 	}
@@ -1249,6 +862,10 @@ enum dps_status analyzer_source_open_views(const struct analyzer_source_view *vi
 	int status;
 
 	*out = NULL;
+	if (!src->reader) {
+		status = DPS_ERR_NOMEM;
+		goto error;
+	}
 	status = load_plugins(src, diag);
 	if (status) {
 		goto error;
@@ -1317,10 +934,9 @@ void analyzer_source_close(struct analyzer_source *src)
 	}
 	bt_message_put_ref(src->held);
 	destroy_inputs(src);
-	g_hash_table_destroy(src->classes);
+	analyzer_bt_reader_destroy(src->reader);
 	bt_plugin_put_ref(src->ctf);
 	bt_plugin_put_ref(src->utils);
-	free(src->known);
 	if (src->skips) {
 		g_ptr_array_free(src->skips, TRUE);
 	}

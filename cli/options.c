@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Option values every subcommand parses the same way (cli.h). */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,30 +10,7 @@
 
 bool dps_cli_parse_duration(const char *s, int64_t *ns)
 {
-	char *end;
-	double v, mult;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v) || v < 0) {
-		return false;
-	}
-	if (!strcmp(end, "ns")) {
-		mult = 1;
-	} else if (!strcmp(end, "us") || !*end) {
-		mult = 1e3;
-	} else if (!strcmp(end, "ms")) {
-		mult = 1e6;
-	} else if (!strcmp(end, "s")) {
-		mult = 1e9;
-	} else {
-		return false;
-	}
-	if (v * mult > 9e18) {
-		return false;
-	}
-	*ns = (int64_t)llround(v * mult);
-	return true;
+	return analyzer_parse_duration(s, ns);
 }
 
 bool dps_cli_parse_id(const char *s, int64_t *out)
