@@ -679,6 +679,11 @@ static int decoder_start(struct decoder *d, const struct decoder_input *input, i
 	}
 	d->st = &d->sh->st; /* zeroed, as any new anonymous mapping */
 	snprintf(d->st->step, sizeof(d->st->step), "looking for traces");
+	/* named before the decoder knows its traces: a stall while it looks names the input */
+	if (input->n_paths) {
+		snprintf(d->st->trace, sizeof(d->st->trace), "%s%s", input->paths[0],
+			 input->n_paths > 1 ? " (and the other inputs)" : "");
+	}
 	d->st->packet_offset = UINT64_MAX;
 	if (pipe2(fds, O_CLOEXEC) || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, socks)) {
 		dps_diag_setf(diag, "cannot create a pipe for the trace decoder: %s",
