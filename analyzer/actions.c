@@ -557,7 +557,7 @@ static struct dps_actset *new_actset(struct analyzer_core *core, const struct an
 			goto error;
 		}
 	}
-	set->format_version = DPS_ACTSET_FORMAT_VERSION;
+	set->format_version = DPS_ACTSET_FORMAT_V1;
 	set->options = format_options(&core->opts, min_block);
 	if (!set->options || dps_actset_set_str(&set->source_trace, res->source)) {
 		goto error;
