@@ -799,13 +799,14 @@ static int parse_manifest_object(struct dps_actset *set, struct lexer *lx)
 	struct token tok, val;
 	uint64_t id, capacity = 0, initial = 0;
 	uint32_t kind = 0;
-	unsigned line = lx->line;
+	unsigned line = lx->line, col;
 	int status;
 
 	status = expect_arg(lx, &tok, "expected an object id after 'object'");
 	if (!status) {
 		status = parse_u64(lx, &tok, "expected an object id (a decimal number)", &id);
 	}
+	col = tok.col;
 	if (!status) {
 		status = expect_arg(lx, &tok, "expected an object kind (mutex, queue, barrier)");
 	}
@@ -848,9 +849,20 @@ static int parse_manifest_object(struct dps_actset *set, struct lexer *lx)
 	if (status) {
 		return status;
 	}
+	if (kind == DPS_OBJ_BARRIER && !capacity) {
+		return lex_error(lx, val.col, "a barrier of 0 parties: expected at least 1", NULL);
+	}
+	if (kind == DPS_OBJ_QUEUE && capacity && initial > capacity) {
+		dps_diag_set(lx->diag, lx->name, lx->line, val.col,
+			     "queue %" PRIu64 " starts with %" PRIu64
+			     " items but holds at most %" PRIu64,
+			     id, initial, capacity);
+		return DPS_ERR_INVAL;
+	}
 	if (dps_actset_add_object(set, id, kind, capacity, initial, line)) {
 		return DPS_ERR_NOMEM;
 	}
+	set->objects[set->n_objects - 1].col = col;
 	return DPS_OK;
 }
 

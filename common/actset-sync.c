@@ -54,25 +54,25 @@ static int check_objects(struct dps_actset *set, struct dps_diag *diag)
 		const struct dps_actset_object *o = &set->objects[i];
 
 		if (i && o->id == set->objects[i - 1].id) {
-			dps_diag_set(diag, manifest_name(set, path, sizeof(path)), o->line, 0,
+			dps_diag_set(diag, manifest_name(set, path, sizeof(path)), o->line, o->col,
 				     "object %" PRIu64 " declared twice (first on line %u): "
 				     "expected one declaration per object",
 				     o->id, set->objects[i - 1].line);
 			return DPS_ERR_INVAL;
 		}
 		if (!dps_object_kind_name(o->kind)) {
-			dps_diag_set(diag, manifest_name(set, path, sizeof(path)), o->line, 0,
+			dps_diag_set(diag, manifest_name(set, path, sizeof(path)), o->line, o->col,
 				     "object %" PRIu64 " has no known kind", o->id);
 			return DPS_ERR_INVAL;
 		}
 		if (o->kind == DPS_OBJ_BARRIER && !o->capacity) {
-			dps_diag_set(diag, manifest_name(set, path, sizeof(path)), o->line, 0,
+			dps_diag_set(diag, manifest_name(set, path, sizeof(path)), o->line, o->col,
 				     "barrier %" PRIu64 " of 0 parties: expected at least 1",
 				     o->id);
 			return DPS_ERR_INVAL;
 		}
 		if (o->kind == DPS_OBJ_QUEUE && o->capacity && o->initial > o->capacity) {
-			dps_diag_set(diag, manifest_name(set, path, sizeof(path)), o->line, 0,
+			dps_diag_set(diag, manifest_name(set, path, sizeof(path)), o->line, o->col,
 				     "queue %" PRIu64 " starts with %" PRIu64
 				     " items but holds at most %" PRIu64,
 				     o->id, o->initial, o->capacity);

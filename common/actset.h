@@ -60,6 +60,7 @@ struct dps_actset_object {
 	uint64_t id;	   /* its own namespace, apart from thread ids */
 	uint32_t kind;	   /* enum dps_object_kind */
 	uint32_t line;	   /* line of its declaration in the manifest (0: built in memory) */
+	uint32_t col;	   /* column of its id there, for messages */
 	uint64_t capacity; /* queue: capacity (0 = unbounded); barrier: parties */
 	uint64_t initial;  /* queue: items at the start */
 };

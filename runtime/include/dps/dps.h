@@ -208,6 +208,8 @@ struct dps_thread_result {
 	uint64_t run_req_ns, run_act_ns;
 	uint64_t sleep_req_ns, sleep_act_ns;
 	uint64_t n_actions;
+	uint64_t n_blocked;  /* waits, joins, locks, puts, takes, arrivals that had to block */
+	uint64_t n_timeouts; /* timed waits that ended by their timeout */
 };
 
 struct dps_play_result {
