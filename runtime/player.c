@@ -21,6 +21,10 @@
  * play is aborted: blocked threads are released (a thread in a mutex's lock notices within
  * LOCK_POLL_NS), every thread stops after its current action, and dps_play() joins every
  * thread it started before returning the error, whose detail names the blocked threads.
+ *
+ * Over 1000 lines: every kind of block (wait, join, the objects' lock, put, take, arrive, the
+ * timed and any-of waits) shares the one lock, the one account of running threads and the
+ * one deadlock check; split by kind, each file would reach into the others' state.
  */
 #include <errno.h>
 #include <inttypes.h>
