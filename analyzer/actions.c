@@ -101,6 +101,7 @@ struct act_builder {
 	 * action (then dropped) or any other (then written before the run since) */
 	uint32_t pend_kind; /* DPS_ACT_WAIT, DPS_ACT_SLEEP, or 0: none */
 	int64_t pend_arg;   /* the waker's id, or the sleep's ns */
+	uint64_t pend_run;  /* the run before it, ns: merged with the one after when dropped */
 };
 
 /* A block followed by at most this much CPU time of the thread before a take, put or lock is
@@ -164,12 +165,25 @@ static void flush_pending(struct act_builder *b, struct analyzer_thread_stats *s
 		return;
 	}
 	b->pend_kind = 0;
+	if (b->pend_run) {
+		append(b, DPS_ACT_RUN, (int64_t)b->pend_run);
+		st->n_runs++;
+		b->pend_run = 0;
+	}
 	append(b, k, b->pend_arg); /* before the run that followed it */
 	if (k == DPS_ACT_WAIT) {
 		st->n_waits++;
 	} else {
 		st->n_sleeps++;
 	}
+}
+
+/* The held-back block was a synchronization action's own: gone, the runs around it merge. */
+static void drop_pending(struct act_builder *b)
+{
+	b->pend_kind = 0;
+	b->pending_run += b->pend_run;
+	b->pend_run = 0;
 }
 
 static void emit(struct act_builder *b, enum dps_action_kind kind, int64_t arg,
@@ -232,7 +246,7 @@ static void emit_sync(struct act_builder *b, const struct analyzer_sync_point *p
 	if (b->pend_kind && b->pending_run <= SYNC_RUN_NS &&
 	    (p->kind == ANALYZER_EV_SYNC_PRODUCE || p->kind == ANALYZER_EV_SYNC_CONSUME ||
 	     p->kind == ANALYZER_EV_SYNC_LOCK_ACQ)) {
-		b->pend_kind = 0; /* the block was this action's: it blocks in the replay */
+		drop_pending(b); /* the block was this action's: it blocks in the replay */
 	}
 	switch (p->kind) {
 	case ANALYZER_EV_SYNC_PRODUCE:
@@ -287,10 +301,11 @@ static bool take_sync_block(struct act_builder *b, const struct analyzer_segment
 		return false;
 	}
 	if (b->pend_kind && b->pending_run <= SYNC_RUN_NS) {
-		b->pend_kind = 0; /* two blocks before one take: a cond_wait and its re-lock */
+		drop_pending(b); /* two blocks before one take: a cond_wait and its re-lock */
 	}
 	flush_pending(b, st); /* the older one, before its run */
-	flush_run(b, st);
+	b->pend_run = b->pending_run;
+	b->pending_run = 0;
 	b->pend_kind = kind;
 	b->pend_arg = arg;
 	return true;
