@@ -88,7 +88,30 @@ struct act_builder {
 	double run_scale;
 	int64_t heap, stack;
 	int status;
+	/* synchronization points (sync.c) of core thread ci (SIZE_MAX: none), the next one, the
+	 * depth of each mutex this thread holds (owned, by object index), and when its last
+	 * arrive was (the block right after it is the arrive's) */
+	size_t ci;
+	const GArray *sync;
+	guint si;
+	uint32_t *held;
+	size_t n_held;
+	uint64_t arrive_ts;
+	/* a block that may be the next take's, put's or lock's own: held back until that
+	 * action (then dropped) or any other (then written before the run since) */
+	uint32_t pend_kind; /* DPS_ACT_WAIT, DPS_ACT_SLEEP, or 0: none */
+	int64_t pend_arg;   /* the waker's id, or the sleep's ns */
+	uint64_t pend_run;  /* the run before it, ns: merged with the one after when dropped */
 };
+
+/* A block followed by at most this much CPU time of the thread before a take, put or lock is
+ * that action's own block (a condition variable's wait and its mutex's re-acquisition): the
+ * action blocks in the replay, the recorded block is dropped. The program's code between (a
+ * cond_wait's return, the copy of an item) takes microseconds. */
+#define SYNC_RUN_NS (100 * 1000)
+/* A block that starts at most this long after an arrive is the arrive's (the barrier's wait
+ * right after the annotation). */
+#define SYNC_GAP_NS (200 * 1000)
 
 #define FLUSH_AT 4096
 
@@ -133,9 +156,40 @@ static void flush_run(struct act_builder *b, struct analyzer_thread_stats *st)
 	}
 }
 
+/* The block held back by take_sync_block, written: it was not a synchronization action's. */
+static void flush_pending(struct act_builder *b, struct analyzer_thread_stats *st)
+{
+	uint32_t k = b->pend_kind;
+
+	if (!k) {
+		return;
+	}
+	b->pend_kind = 0;
+	if (b->pend_run) {
+		append(b, DPS_ACT_RUN, (int64_t)b->pend_run);
+		st->n_runs++;
+		b->pend_run = 0;
+	}
+	append(b, k, b->pend_arg); /* before the run that followed it */
+	if (k == DPS_ACT_WAIT) {
+		st->n_waits++;
+	} else {
+		st->n_sleeps++;
+	}
+}
+
+/* The held-back block was a synchronization action's own: gone, the runs around it merge. */
+static void drop_pending(struct act_builder *b)
+{
+	b->pend_kind = 0;
+	b->pending_run += b->pend_run;
+	b->pend_run = 0;
+}
+
 static void emit(struct act_builder *b, enum dps_action_kind kind, int64_t arg,
 		 struct analyzer_thread_stats *st)
 {
+	flush_pending(b, st);
 	flush_run(b, st);
 	append(b, kind, arg);
 	switch (kind) {
@@ -159,6 +213,104 @@ static void emit(struct act_builder *b, enum dps_action_kind kind, int64_t arg,
 	}
 }
 
+static const struct analyzer_sync_point *next_sync(const struct act_builder *b)
+{
+	return b->sync && b->si < b->sync->len
+		   ? &g_array_index(b->sync, struct analyzer_sync_point, b->si)
+		   : NULL;
+}
+
+/* The mutexes this thread holds, unlocked (release) or locked again: around a put, take or
+ * arrive, which the program did with them released (a condition variable's wait). */
+static void cycle_held(struct act_builder *b, bool release, struct analyzer_thread_stats *st)
+{
+	for (size_t o = 0; o < b->n_held; o++) {
+		if (b->held[o]) {
+			emit(b, release ? DPS_ACT_UNLOCK : DPS_ACT_LOCK,
+			     (int64_t)analyzer__sync_object_id(b->core, (uint32_t)o), st);
+		}
+	}
+}
+
+/* The action of synchronization point p (an object left out by sync.c has none). Locks are
+ * counted per mutex: a recursive lock is one lock, an unlock of a mutex the thread does not
+ * hold (locked before the trace began) is dropped. */
+static void emit_sync(struct act_builder *b, const struct analyzer_sync_point *p,
+		      struct analyzer_thread_stats *st)
+{
+	uint64_t id = analyzer__sync_object_id(b->core, p->obj);
+
+	if (!id || p->obj >= b->n_held) {
+		return;
+	}
+	if (b->pend_kind && b->pending_run <= SYNC_RUN_NS &&
+	    (p->kind == ANALYZER_EV_SYNC_PRODUCE || p->kind == ANALYZER_EV_SYNC_CONSUME ||
+	     p->kind == ANALYZER_EV_SYNC_LOCK_ACQ)) {
+		drop_pending(b); /* the block was this action's: it blocks in the replay */
+	}
+	switch (p->kind) {
+	case ANALYZER_EV_SYNC_PRODUCE:
+	case ANALYZER_EV_SYNC_CONSUME:
+	case ANALYZER_EV_SYNC_ARRIVE:
+		cycle_held(b, true, st);
+		emit(b,
+		     p->kind == ANALYZER_EV_SYNC_PRODUCE   ? DPS_ACT_PUT
+		     : p->kind == ANALYZER_EV_SYNC_CONSUME ? DPS_ACT_TAKE
+							   : DPS_ACT_ARRIVE,
+		     (int64_t)id, st);
+		cycle_held(b, false, st);
+		b->arrive_ts = p->kind == ANALYZER_EV_SYNC_ARRIVE ? p->ts_ns : 0;
+		break;
+	case ANALYZER_EV_SYNC_LOCK_ACQ:
+		if (!b->held[p->obj]++) {
+			emit(b, DPS_ACT_LOCK, (int64_t)id, st);
+		}
+		break;
+	case ANALYZER_EV_SYNC_UNLOCK:
+		if (b->held[p->obj] && !--b->held[p->obj]) {
+			emit(b, DPS_ACT_UNLOCK, (int64_t)id, st);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * Whether the block seg (kind: the action it would be, arg: its argument) is a
+ * synchronization action's own: right after an arrive (dropped here), or before a take, put or
+ * lock with no mark between (held back: emit_sync drops it when little CPU time separates
+ * them, emit writes it otherwise). Returns true when seg needs no action now.
+ */
+static bool take_sync_block(struct act_builder *b, const struct analyzer_segment *seg,
+			    const struct analyzer_thread *rt, size_t mi, uint32_t kind, int64_t arg,
+			    struct analyzer_thread_stats *st)
+{
+	const struct analyzer_sync_point *p = next_sync(b);
+
+	if (b->arrive_ts && seg->begin_ns >= b->arrive_ts &&
+	    seg->begin_ns - b->arrive_ts <= SYNC_GAP_NS) {
+		b->arrive_ts = 0;
+		return true;
+	}
+	if (!p || p->ts_ns < seg->end_ns ||
+	    (p->kind != ANALYZER_EV_SYNC_CONSUME && p->kind != ANALYZER_EV_SYNC_PRODUCE &&
+	     p->kind != ANALYZER_EV_SYNC_LOCK_ACQ) ||
+	    !analyzer__sync_object_id(b->core, p->obj) ||
+	    (mi < rt->n_marks && rt->marks[mi].ts_ns <= p->ts_ns)) {
+		return false;
+	}
+	if (b->pend_kind && b->pending_run <= SYNC_RUN_NS) {
+		drop_pending(b); /* two blocks before one take: a cond_wait and its re-lock */
+	}
+	flush_pending(b, st); /* the older one, before its run */
+	b->pend_run = b->pending_run;
+	b->pending_run = 0;
+	b->pend_kind = kind;
+	b->pend_arg = arg;
+	return true;
+}
+
 static void emit_point(struct act_builder *b, struct tl_source *src, size_t *mi, uint64_t upto,
 		       bool inclusive, struct analyzer_thread_stats *st)
 {
@@ -171,6 +323,15 @@ static void emit_point(struct act_builder *b, struct tl_source *src, size_t *mi,
 							      : rt->marks[*mi].ts_ns < upto);
 		bool have_s = ms && (inclusive ? ms->ts_ns <= upto : ms->ts_ns < upto);
 
+		const struct analyzer_sync_point *p = next_sync(b);
+		bool have_p = p && (inclusive ? p->ts_ns <= upto : p->ts_ns < upto);
+
+		if (have_p && (!have_m || p->ts_ns < rt->marks[*mi].ts_ns) &&
+		    (!have_s || p->ts_ns < ms->ts_ns)) {
+			b->si++;
+			emit_sync(b, p, st);
+			continue;
+		}
 		if (!have_m && !have_s) {
 			return;
 		}
@@ -220,6 +381,18 @@ static int build_actions(struct act_builder *b, struct tl_source *src, uint64_t 
 			b->run_scale = 1.0;
 		}
 	}
+	b->sync = b->core && b->set ? analyzer__sync_points(b->core, b->ci) : NULL;
+	b->si = 0;
+	b->arrive_ts = 0;
+	if (b->sync) {
+		b->n_held = b->core->sync_list->len;
+		b->held = calloc(b->n_held, sizeof(*b->held));
+		if (!b->held) {
+			b->sync = NULL;
+			b->n_held = 0;
+			b->status = DPS_ERR_NOMEM;
+		}
+	}
 	/* Marks are stored with result indexes; actions name set ids. */
 	while (!b->status && (s = src_seg(src))) {
 		uint64_t dur = s->end_ns - s->begin_ns;
@@ -239,6 +412,9 @@ static int build_actions(struct act_builder *b, struct tl_source *src, uint64_t 
 				if (ms && ms->ts_ns < next) {
 					next = ms->ts_ns;
 				}
+				if (next_sync(b) && next_sync(b)->ts_ns < next) {
+					next = next_sync(b)->ts_ns;
+				}
 				if (next < cur) {
 					next = cur;
 				}
@@ -252,6 +428,11 @@ static int build_actions(struct act_builder *b, struct tl_source *src, uint64_t 
 			}
 			break;
 		case ANALYZER_SEG_SLEEP:
+			if (dur >= min_block && take_sync_block(b, &sg, rt, mi, DPS_ACT_SLEEP,
+								(int64_t)(dur + b->carried), st)) {
+				b->carried = 0;
+				break; /* the take's, put's, lock's or arrive's own block, maybe */
+			}
 			if (dur < min_block) {
 				/* Folded: the runs around it merge, its time is carried (it was
 				 * once added to the run: CPU the thread never used). */
@@ -264,6 +445,11 @@ static int build_actions(struct act_builder *b, struct tl_source *src, uint64_t 
 			break;
 		case ANALYZER_SEG_WAIT:
 		case ANALYZER_SEG_JOIN:
+			if (sg.kind == ANALYZER_SEG_WAIT &&
+			    take_sync_block(b, &sg, rt, mi, DPS_ACT_WAIT,
+					    (int64_t)res->threads[sg.other].id, st)) {
+				break; /* the take's, put's, lock's or arrive's own block, maybe */
+			}
 			if (b->carried && b->carried >= min_block) {
 				emit(b, DPS_ACT_SLEEP, (int64_t)b->carried, st);
 				b->carried = 0;
@@ -279,11 +465,23 @@ static int build_actions(struct act_builder *b, struct tl_source *src, uint64_t 
 		b->status = src->core->status; /* the spill file could not be read */
 	}
 	emit_point(b, src, &mi, UINT64_MAX, true, st);
+	/* a mutex still held at the thread's end (its unlock after the trace): released */
+	for (size_t o = 0; o < b->n_held; o++) {
+		if (b->held[o]) {
+			b->held[o] = 0;
+			emit(b, DPS_ACT_UNLOCK,
+			     (int64_t)analyzer__sync_object_id(b->core, (uint32_t)o), st);
+		}
+	}
 	if (b->carried) {
 		/* what is left of the short blocks: the thread ends that much later */
 		emit(b, DPS_ACT_SLEEP, (int64_t)b->carried, st);
 	}
+	flush_pending(b, st);
 	flush_run(b, st);
+	free(b->held);
+	b->held = NULL;
+	b->n_held = 0;
 	return b->status;
 }
 
@@ -305,7 +503,8 @@ static int build_actions_of(struct act_builder *b, const struct analyzer_thread 
 int analyzer__build_actions(struct analyzer_core *core, struct analyzer_result *res, size_t ri,
 			    struct dps_actset *set, uint64_t min_block)
 {
-	struct act_builder b = {.core = core, .res = res, .set = set, .t = ri, .run_scale = 1.0};
+	struct act_builder b = {
+	    .core = core, .res = res, .set = set, .t = ri, .run_scale = 1.0, .ci = SIZE_MAX};
 
 	return build_actions_of(&b, &res->threads[ri], min_block);
 }
@@ -557,7 +756,7 @@ static struct dps_actset *new_actset(struct analyzer_core *core, const struct an
 			goto error;
 		}
 	}
-	set->format_version = DPS_ACTSET_FORMAT_VERSION;
+	set->format_version = DPS_ACTSET_FORMAT_V1;
 	set->options = format_options(&core->opts, min_block);
 	if (!set->options || dps_actset_set_str(&set->source_trace, res->source)) {
 		goto error;
@@ -629,7 +828,7 @@ int analyzer__output(struct analyzer_core *core, struct analyzer_result *res, co
 
 	if (out_dir || core->opts.build_actset) {
 		set = new_actset(core, res, min_block);
-		if (!set) {
+		if (!set || analyzer__sync_declare(core, order, res->n_threads, set)) {
 			goto nomem;
 		}
 	}
@@ -647,7 +846,8 @@ int analyzer__output(struct analyzer_core *core, struct analyzer_result *res, co
 					.t = i,
 					.run_scale = 1.0,
 					.w = out_dir ? &w : NULL,
-					.diag = diag};
+					.diag = diag,
+					.ci = order[i]};
 		bool streamed = out_dir && !core->opts.keep_timelines &&
 				!analyzer__thread_at(core, order[i])->sim.begun;
 		size_t rank = 0;

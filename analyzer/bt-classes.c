@@ -194,6 +194,17 @@ static void resolve_ust(const bt_event_class *cls, const char *name, struct anal
 		ci->kind = !strcmp(ev, "func_entry")  ? ANALYZER_EV_FUNC_ENTRY
 			   : !strcmp(ev, "func_exit") ? ANALYZER_EV_FUNC_EXIT
 						      : ANALYZER_EV_OTHER;
+	} else if (plen == 17 && starts(name, "lttng_ust_pthread")) {
+		/* the pthread wrapper (liblttng-ust-pthread-wrapper.so): a lock's acquisition
+		 * (lock_acq, or trylock with status 0) and its unlock; lock_req is not needed */
+		if (!strcmp(ev, "pthread_mutex_lock_acq") || !strcmp(ev, "pthread_mutex_trylock")) {
+			ci->kind = ANALYZER_EV_SYNC_LOCK_ACQ;
+			ci->v[INT_SLOT(sync.obj)] = payload_field(cls, "mutex", NULL);
+			ci->v[INT_SLOT(sync.param)] = payload_field(cls, "status", NULL);
+		} else if (!strcmp(ev, "pthread_mutex_unlock")) {
+			ci->kind = ANALYZER_EV_SYNC_UNLOCK;
+			ci->v[INT_SLOT(sync.obj)] = payload_field(cls, "mutex", NULL);
+		}
 	} else if (plen == 3 && starts(name, "dps")) {
 		static const struct {
 			const char *name;
@@ -216,6 +227,12 @@ static void resolve_ust(const bt_event_class *cls, const char *name, struct anal
 		    {"wake", ANALYZER_EV_DPS_WAKE, "wakee_id", NULL},
 		    {"heap", ANALYZER_EV_DPS_HEAP, "delta_bytes", "size_bytes"},
 		    {"stack", ANALYZER_EV_DPS_STACK, "delta_bytes", "depth_bytes"},
+		    /* annotations: slot 0 .sync.obj, slot 1 .sync.param */
+		    {"queue_init", ANALYZER_EV_SYNC_QUEUE_INIT, "obj", "capacity"},
+		    {"produce", ANALYZER_EV_SYNC_PRODUCE, "obj", NULL},
+		    {"consume", ANALYZER_EV_SYNC_CONSUME, "obj", NULL},
+		    {"barrier_init", ANALYZER_EV_SYNC_BARRIER_INIT, "obj", "parties"},
+		    {"arrive", ANALYZER_EV_SYNC_ARRIVE, "obj", NULL},
 		};
 
 		for (size_t i = 0; i < sizeof(dps) / sizeof(dps[0]); i++) {

@@ -169,7 +169,31 @@ struct analyzer_core {
 	size_t n_joins;
 	/* select.c: per thread, a create mark of it was kept (analyzer__dedup_creates) */
 	uint8_t *create_kept; /* owned, n_th bytes, made at the end */
+	/* sync.c: the synchronization objects and each thread's points on them (NULL until
+	 * the first such event) */
+	GHashTable *sync_objs;	 /* (pid, address) -> index + 1 in sync_list */
+	GPtrArray *sync_list;	 /* owned: struct sync_obj */
+	GHashTable *sync_points; /* thread index + 1 -> GArray of struct analyzer_sync_point */
 };
+
+/* A thread's operation on a synchronization object (sync.c), where actions.c puts it. */
+struct analyzer_sync_point {
+	uint64_t ts_ns;
+	uint32_t kind; /* ANALYZER_EV_SYNC_PRODUCE, _CONSUME, _ARRIVE, _LOCK_ACQ, _UNLOCK */
+	uint32_t obj;  /* index in core->sync_list */
+};
+
+/* sync.c */
+void analyzer__on_sync(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx);
+/* Thread ci's points in time order (borrowed), or NULL (ci SIZE_MAX: none). */
+const GArray *analyzer__sync_points(struct analyzer_core *core, size_t ci);
+/* The set's id of object obj, 0 when analyzer__sync_declare left it out. */
+uint64_t analyzer__sync_object_id(struct analyzer_core *core, uint32_t obj);
+/* Declares in set the objects a replay of the kept threads (order[0..n)) can honour, and
+ * marks the set version 2 when there is any. Returns DPS_OK or DPS_ERR_NOMEM. */
+int analyzer__sync_declare(struct analyzer_core *core, const size_t *order, size_t n,
+			   struct dps_actset *set);
+void analyzer__sync_destroy(struct analyzer_core *core);
 
 /* threads.c */
 bool analyzer__grow(void **arr, size_t *cap, size_t need, size_t elem);

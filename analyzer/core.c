@@ -60,7 +60,8 @@ enum dps_status analyzer_core_feed(struct analyzer_core *core, const struct anal
 		analyzer__get_cpu(core, ev->cpu, ev->ts);
 	}
 	ctx = analyzer__ctx_thread(core, ev);
-	if (ctx == NO_T && ev->kind >= ANALYZER_EV_ALLOC && ev->kind <= ANALYZER_EV_DPS_STACK) {
+	if (ctx == NO_T && ((ev->kind >= ANALYZER_EV_ALLOC && ev->kind <= ANALYZER_EV_DPS_STACK) ||
+			    ev->kind >= ANALYZER_EV_SYNC_QUEUE_INIT)) {
 		/* UST without a vtid context: one pseudo-thread per process (or for all). */
 		ctx = analyzer__get_thread(core, ev->ctx_pid > 0 ? -ev->ctx_pid : -1, ev->ts);
 		if (ctx != NO_T) {
@@ -114,6 +115,9 @@ enum dps_status analyzer_core_feed(struct analyzer_core *core, const struct anal
 		if (ev->kind >= ANALYZER_EV_DPS_THREAD_BEGIN && ev->kind <= ANALYZER_EV_DPS_STACK &&
 		    ctx != NO_T) {
 			analyzer__on_dps(core, ev, ctx);
+		} else if (ev->kind >= ANALYZER_EV_SYNC_QUEUE_INIT && ev->kind < ANALYZER_EV_NR &&
+			   ctx != NO_T) {
+			analyzer__on_sync(core, ev, ctx);
 		}
 		break;
 	}
@@ -160,6 +164,7 @@ void analyzer_core_destroy(struct analyzer_core *core)
 	free(core->tid_map);
 	g_hash_table_destroy(core->allocs);
 	g_hash_table_destroy(core->dps_ids);
+	analyzer__sync_destroy(core);
 	g_hash_table_destroy(core->dps_creates);
 	analyzer__spill_fini(core);
 	free(core->joins);

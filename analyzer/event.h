@@ -42,6 +42,15 @@ enum analyzer_ev_kind {
 	ANALYZER_EV_DPS_HEAP,	    /* .dps_mem */
 	ANALYZER_EV_DPS_STACK,	    /* .dps_mem */
 	ANALYZER_EV_DISCARDED, /* .discarded, ts = begin; flags PACKETS when packets were lost */
+	/* synchronization (analyzer/sync.c): .sync; annotations (dps/annotate.h) and the
+	 * LTTng-UST pthread wrapper's mutex events */
+	ANALYZER_EV_SYNC_QUEUE_INIT,   /* .sync: obj, param = capacity */
+	ANALYZER_EV_SYNC_PRODUCE,      /* .sync: obj */
+	ANALYZER_EV_SYNC_CONSUME,      /* .sync: obj */
+	ANALYZER_EV_SYNC_BARRIER_INIT, /* .sync: obj, param = parties */
+	ANALYZER_EV_SYNC_ARRIVE,       /* .sync: obj */
+	ANALYZER_EV_SYNC_LOCK_ACQ,     /* .sync: obj (the mutex), param = status (0: acquired) */
+	ANALYZER_EV_SYNC_UNLOCK,       /* .sync: obj */
 	ANALYZER_EV_NR,
 };
 
@@ -128,6 +137,9 @@ struct analyzer_event {
 		struct {
 			int64_t count, end_ts; /* count 0: unknown */
 		} discarded;
+		struct {
+			int64_t obj, param; /* the object's address; see the kinds */
+		} sync;
 	};
 };
 

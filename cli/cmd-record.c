@@ -10,20 +10,23 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"Usage: dps record [-o TRACE] [--kernel|--no-kernel] [--ust|--no-ust] [--memory]\n"
-		"                  -- CMD ARGS...\n\n"
-		"Runs CMD traced for dps analyze: LTTng UST (dps:*, dps_stack:*, heap events with\n"
-		"--memory, contexts vtid/vpid/procname) and kernel scheduling (the LTTng kernel\n"
-		"tracer when available, else perf sched record converted to CTF), all in TRACE.\n\n"
-		"  -o, --output DIR   trace directory to create (default dps-trace-DATE-TIME)\n"
-		"      --kernel       require kernel scheduling events (fail without them)\n"
-		"      --no-kernel    no kernel events\n"
-		"      --ust          require UST (default: on)\n"
-		"      --no-ust       no UST session\n"
-		"  -m, --memory       preload the LTTng libc wrapper (heap events)\n"
-		"  -q, --quiet        no progress messages\n"
-		"  -h, --help\n");
+	fprintf(
+	    out,
+	    "Usage: dps record [-o TRACE] [--kernel|--no-kernel] [--ust|--no-ust] [--memory]\n"
+	    "                  [--sync] -- CMD ARGS...\n\n"
+	    "Runs CMD traced for dps analyze: LTTng UST (dps:*, dps_stack:*, heap events with\n"
+	    "--memory, contexts vtid/vpid/procname) and kernel scheduling (the LTTng kernel\n"
+	    "tracer when available, else perf sched record converted to CTF), all in TRACE.\n\n"
+	    "  -o, --output DIR   trace directory to create (default dps-trace-DATE-TIME)\n"
+	    "      --kernel       require kernel scheduling events (fail without them)\n"
+	    "      --no-kernel    no kernel events\n"
+	    "      --ust          require UST (default: on)\n"
+	    "      --no-ust       no UST session\n"
+	    "  -m, --memory       preload the LTTng libc wrapper (heap events)\n"
+	    "  -s, --sync         preload the LTTng pthread wrapper (mutex lock/unlock events;\n"
+	    "                     with the dps/annotate.h events, synchronization objects)\n"
+	    "  -q, --quiet        no progress messages\n"
+	    "  -h, --help\n");
 }
 
 int dps_cmd_record(int argc, char **argv)
@@ -36,6 +39,7 @@ int dps_cmd_record(int argc, char **argv)
 	    {"ust", no_argument, NULL, OPT_UST},
 	    {"no-ust", no_argument, NULL, OPT_NO_UST},
 	    {"memory", no_argument, NULL, 'm'},
+	    {"sync", no_argument, NULL, 's'},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -48,7 +52,7 @@ int dps_cmd_record(int argc, char **argv)
 
 	dps_record_options_default(&o);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+o:mqh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+o:msqh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			o.out = optarg;
@@ -67,6 +71,9 @@ int dps_cmd_record(int argc, char **argv)
 			break;
 		case 'm':
 			o.memory = true;
+			break;
+		case 's':
+			o.sync = true;
 			break;
 		case 'q':
 			o.quiet = true;

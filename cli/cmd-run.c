@@ -28,12 +28,17 @@ static void print_help(FILE *out)
 /* A program for the player from a resolved set, as simgen's tables would hold it: one array of
  * played actions (a reference's arg is the other thread's index) for all threads, and the
  * descriptions pointing into it. *actions and *descs are the caller's to free (also on
- * error: NULL). Returns false on ENOMEM. */
+ * error: NULL), as are *objects and *members (format version 2's objects and member sets).
+ * Returns false on ENOMEM. */
 static bool make_program(const struct dps_actset *set, const char *name, struct dps_program *prog,
-			 struct dps_thread_desc **descs, struct dps_action **actions)
+			 struct dps_thread_desc **descs, struct dps_action **actions,
+			 struct dps_object **objects, uint32_t **members)
 {
 	size_t total = 0, k = 0;
 
+	if (dps_actset_program_tables(set, objects, members)) {
+		return false;
+	}
 	for (size_t t = 0; t < set->n_threads; t++) {
 		total += set->threads[t].n_actions;
 	}
@@ -54,13 +59,7 @@ static bool make_program(const struct dps_actset *set, const char *name, struct 
 		for (size_t a = 0; a < th->n_actions; a++) {
 			const struct dps_actset_action *act = &th->actions[a];
 
-			(*actions)[k++] = (struct dps_action){
-			    .arg = dps_actset_kind_names_thread(act->kind)
-				       ? (int64_t)dps_actset_target(set, act)
-				       : act->value,
-			    .kind = act->kind,
-			    .line = act->line,
-			};
+			(*actions)[k++] = dps_actset_played_action(set, act);
 		}
 	}
 	*prog = (struct dps_program){
@@ -68,6 +67,10 @@ static bool make_program(const struct dps_actset *set, const char *name, struct 
 	    .threads = *descs,
 	    .n_threads = set->n_threads,
 	    .root = set->root,
+	    .objects = *objects,
+	    .n_objects = set->n_objects,
+	    .members = *members,
+	    .n_members = set->n_members,
 	};
 	return true;
 }
@@ -77,6 +80,8 @@ int dps_cmd_run(int argc, char **argv)
 	struct dps_actset *set = NULL;
 	struct dps_thread_desc *descs = NULL;
 	struct dps_action *actions = NULL;
+	struct dps_object *objects = NULL;
+	uint32_t *members = NULL;
 	struct dps_play_result result = {0};
 	struct dps_play_options opts;
 	struct dps_program prog;
@@ -107,7 +112,7 @@ int dps_cmd_run(int argc, char **argv)
 	if (ret) {
 		goto end;
 	}
-	if (!make_program(set, argv[1], &prog, &descs, &actions)) {
+	if (!make_program(set, argv[1], &prog, &descs, &actions, &objects, &members)) {
 		fprintf(stderr, "dps run: out of memory\n");
 		ret = DPS_EXIT_FAILURE;
 		goto end;
@@ -145,6 +150,8 @@ end:
 	dps_main_args_fini(&opts);
 	free(descs);
 	free(actions);
+	free(objects);
+	free(members);
 	dps_actset_destroy(set);
 	return ret;
 }

@@ -3,6 +3,9 @@
  * Loading an action set: the lexer, the action files' grammar and the manifest's
  * (doc/action-format.md), and the directory walk. Every error names file:line:column and what
  * was expected.
+ *
+ * Over 1000 lines: the action files and the manifest share the lexer, the number, duration
+ * and string parsers and their messages; the walk is what calls them in order.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -311,6 +314,114 @@ static void record_col(GArray *cols, size_t idx, unsigned col)
 	g_array_index(cols, uint32_t, idx) = col;
 }
 
+/* Whether a format version is one this dps reads. */
+static bool is_known_version(uint64_t v)
+{
+	return v == DPS_ACTSET_FORMAT_V1 || v == DPS_ACTSET_FORMAT_VERSION;
+}
+
+/* Parses the member set "ID|ID|..." of a wait or join any into set->members; *first and *n
+ * say where. */
+static int parse_members(struct dps_actset *set, struct lexer *lx, const struct token *tok,
+			 uint64_t *first, uint64_t *n)
+{
+	static const char what[] = "expected thread ids separated by '|' (like 4712|4713)";
+	uint64_t ids[64];
+	size_t count = 0, start = 0;
+	size_t at;
+
+	for (size_t i = 0; i <= tok->len; i++) {
+		struct token part;
+		int status;
+
+		if (i < tok->len && tok->s[i] != '|') {
+			continue;
+		}
+		part = (struct token){
+		    .s = tok->s + start, .len = i - start, .col = tok->col + (unsigned)start};
+		if (!part.len) {
+			return lex_error(lx, part.col, what, tok);
+		}
+		if (count == sizeof(ids) / sizeof(ids[0])) {
+			return lex_error(lx, part.col, "more than 64 threads in one set", NULL);
+		}
+		status = parse_u64(lx, &part, what, &ids[count]);
+		if (status) {
+			return status;
+		}
+		count++;
+		start = i + 1;
+	}
+	at = dps_actset_add_members(set, ids, count);
+	if (at == SIZE_MAX) {
+		return DPS_ERR_NOMEM;
+	}
+	*first = at;
+	*n = count;
+	return DPS_OK;
+}
+
+/*
+ * The arguments of a wait (ID, ID timeout D, ID|ID|...) or a join (ID, any ID|ID|...) from
+ * arg on: the kind they make, its value (the id or the first member) and aux.
+ */
+static int parse_wait_join(struct dps_actset *set, struct lexer *lx, struct token *arg,
+			   enum dps_action_kind *kind, int64_t *value, uint64_t *aux)
+{
+	struct token more;
+	uint64_t u;
+	int status;
+
+	if (*kind == DPS_ACT_JOIN && tok_is(arg, "any")) {
+		if (!lexer_next(lx, arg)) {
+			return lex_error(lx, lexer_eol_col(lx),
+					 "expected thread ids after 'join any' (like 4712|4713)",
+					 NULL);
+		}
+		*kind = DPS_ACT_JOIN_ANY;
+		status = parse_members(set, lx, arg, &u, aux);
+		*value = (int64_t)u;
+		return status;
+	}
+	if (*kind == DPS_ACT_WAIT && memchr(arg->s, '|', arg->len)) {
+		*kind = DPS_ACT_WAIT_ANY;
+		status = parse_members(set, lx, arg, &u, aux);
+		*value = (int64_t)u;
+		return status;
+	}
+	status = parse_u64(lx, arg, "expected a thread id (a decimal number)", &u);
+	if (status) {
+		return status;
+	}
+	*value = (int64_t)u;
+	if (*kind != DPS_ACT_WAIT) {
+		return DPS_OK;
+	}
+	/* wait ID timeout D: peek at what follows without consuming the end of the line */
+	{
+		const char *save = lx->p;
+
+		if (!lexer_next(lx, &more)) {
+			return DPS_OK;
+		}
+		if (!tok_is(&more, "timeout")) {
+			lx->p = save;
+			return DPS_OK;
+		}
+		if (!lexer_next(lx, &more)) {
+			return lex_error(lx, lexer_eol_col(lx),
+					 "expected a duration after 'timeout' (like 300ms)", NULL);
+		}
+		status = parse_duration(lx, &more, aux);
+		if (!status && *aux > (uint64_t)INT64_MAX) {
+			status = lex_error(lx, more.col, "duration too large (at most 2^63-1 ns)",
+					   &more);
+		}
+		*kind = DPS_ACT_WAIT_TIMEOUT;
+	}
+	return status;
+}
+
 static int parse_actions(struct dps_actset *set, size_t t, const char *name, const char *text,
 			 size_t len, GArray *cols, struct dps_diag *diag)
 {
@@ -323,6 +434,7 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 	    .diag = diag,
 	};
 	bool first = true;
+	uint64_t version = 0; /* this file's header; 0: none */
 	int64_t stack_depth = 0;
 	int status = DPS_OK;
 
@@ -333,7 +445,7 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 		struct token kw, arg, extra;
 		enum dps_action_kind kind = 0;
 		int64_t value = 0;
-		uint64_t u;
+		uint64_t u, aux = 0;
 
 		status = check_line(&lx);
 		if (status) {
@@ -357,14 +469,17 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 			if (status) {
 				return status;
 			}
-			if (u != DPS_ACTSET_FORMAT_VERSION) {
+			if (!is_known_version(u)) {
 				dps_diag_set(diag, name, lx.line, arg.col,
 					     "unsupported action format version %" PRIu64
-					     " (this dps reads version %d)",
-					     u, DPS_ACTSET_FORMAT_VERSION);
+					     " (this dps reads versions %d and %d)",
+					     u, DPS_ACTSET_FORMAT_V1, DPS_ACTSET_FORMAT_VERSION);
 				return DPS_ERR_INVAL;
 			}
-			set->format_version = (int)u;
+			version = u;
+			if ((int)u > set->format_version) {
+				set->format_version = (int)u;
+			}
 			first = false;
 			if (lexer_next(&lx, &extra)) {
 				return lex_error(&lx, extra.col, "expected end of line", &extra);
@@ -382,8 +497,14 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 			return lex_error(
 			    &lx, kw.col,
 			    "expected an action (run, sleep, create, join, wait, wake, "
-			    "heap, stack)",
+			    "heap, stack, lock, unlock, put, take, arrive)",
 			    &kw);
+		}
+		if (kind > DPS_ACT_MAX_V1 && version == DPS_ACTSET_FORMAT_V1) {
+			return lex_error(&lx, kw.col,
+					 "action of format version 2 in a file that says "
+					 "'dps-actions 1': expected 'dps-actions 2'",
+					 &kw);
 		}
 		if (!lexer_next(&lx, &arg)) {
 			const char *what;
@@ -396,6 +517,13 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 			case DPS_ACT_HEAP:
 			case DPS_ACT_STACK:
 				what = "expected a byte count like +4096 or -4096";
+				break;
+			case DPS_ACT_LOCK:
+			case DPS_ACT_UNLOCK:
+			case DPS_ACT_PUT:
+			case DPS_ACT_TAKE:
+			case DPS_ACT_ARRIVE:
+				what = "expected an object id (declared in the manifest)";
 				break;
 			default:
 				what = "expected a thread id";
@@ -429,11 +557,36 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 			}
 			stack_depth += value;
 			break;
+		case DPS_ACT_LOCK:
+		case DPS_ACT_UNLOCK:
+		case DPS_ACT_PUT:
+		case DPS_ACT_TAKE:
+		case DPS_ACT_ARRIVE:
+			status =
+			    parse_u64(&lx, &arg, "expected an object id (a decimal number)", &u);
+			value = (int64_t)u;
+			break;
+		case DPS_ACT_WAIT:
+		case DPS_ACT_JOIN: {
+			unsigned kw_col = kw.col;
+
+			status = parse_wait_join(set, &lx, &arg, &kind, &value, &aux);
+			if (!status && kind > DPS_ACT_MAX_V1 && version == DPS_ACTSET_FORMAT_V1) {
+				status = lex_error(&lx, kw_col,
+						   "action of format version 2 in a file that "
+						   "says 'dps-actions 1': expected 'dps-actions 2'",
+						   NULL);
+			}
+			break;
+		}
 		default:
 			status =
 			    parse_u64(&lx, &arg, "expected a thread id (a decimal number)", &u);
 			value = (int64_t)u; /* the id: dps_actset_append stores it as such */
 			break;
+		}
+		if (status == DPS_ERR_NOMEM) {
+			dps_diag_set(diag, name, lx.line, 0, "out of memory");
 		}
 		if (status) {
 			return status;
@@ -441,7 +594,7 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 		if (lexer_next(&lx, &extra)) {
 			return lex_error(&lx, extra.col, "expected end of line", &extra);
 		}
-		status = dps_actset_append(set, t, kind, value, lx.line);
+		status = dps_actset_append2(set, t, kind, value, aux, lx.line);
 		if (status) {
 			dps_diag_set(diag, name, lx.line, 0, "out of memory");
 			return status;
@@ -643,6 +796,79 @@ static int parse_manifest_thread(struct dps_actset *set, struct lexer *lx)
 	return DPS_OK;
 }
 
+/* object ID mutex | object ID queue CAPACITY [INITIAL] | object ID barrier PARTIES */
+static int parse_manifest_object(struct dps_actset *set, struct lexer *lx)
+{
+	struct token tok, val;
+	uint64_t id, capacity = 0, initial = 0;
+	uint32_t kind = 0;
+	unsigned line = lx->line, col;
+	int status;
+
+	status = expect_arg(lx, &tok, "expected an object id after 'object'");
+	if (!status) {
+		status = parse_u64(lx, &tok, "expected an object id (a decimal number)", &id);
+	}
+	col = tok.col;
+	if (!status) {
+		status = expect_arg(lx, &tok, "expected an object kind (mutex, queue, barrier)");
+	}
+	if (status) {
+		return status;
+	}
+	for (uint32_t k = 1; k <= DPS_OBJ_MAX; k++) {
+		if (tok_is(&tok, dps_object_kind_name(k))) {
+			kind = k;
+		}
+	}
+	if (!kind) {
+		return lex_error(lx, tok.col, "expected an object kind (mutex, queue, barrier)",
+				 &tok);
+	}
+	if (kind == DPS_OBJ_QUEUE) {
+		status = expect_arg(lx, &val, "expected the queue's capacity (0 = unbounded)");
+		if (!status) {
+			status = parse_u64(lx, &val, "expected a capacity (a decimal number)",
+					   &capacity);
+		}
+		if (!status) {
+			const char *save = lx->p;
+
+			if (lexer_next(lx, &val)) {
+				status = parse_u64(lx, &val,
+						   "expected the items at the start (a decimal "
+						   "number)",
+						   &initial);
+			} else {
+				lx->p = save;
+			}
+		}
+	} else if (kind == DPS_OBJ_BARRIER) {
+		status = expect_arg(lx, &val, "expected the barrier's number of parties");
+		if (!status) {
+			status = parse_u64(lx, &val, "expected a number of parties", &capacity);
+		}
+	}
+	if (status) {
+		return status;
+	}
+	if (kind == DPS_OBJ_BARRIER && !capacity) {
+		return lex_error(lx, val.col, "a barrier of 0 parties: expected at least 1", NULL);
+	}
+	if (kind == DPS_OBJ_QUEUE && capacity && initial > capacity) {
+		dps_diag_set(lx->diag, lx->name, lx->line, val.col,
+			     "queue %" PRIu64 " starts with %" PRIu64
+			     " items but holds at most %" PRIu64,
+			     id, initial, capacity);
+		return DPS_ERR_INVAL;
+	}
+	if (dps_actset_add_object(set, id, kind, capacity, initial, line)) {
+		return DPS_ERR_NOMEM;
+	}
+	set->objects[set->n_objects - 1].col = col;
+	return DPS_OK;
+}
+
 static int parse_manifest(struct dps_actset *set, const char *name, const char *text, size_t len,
 			  int64_t *declared_root, unsigned *root_line, struct dps_diag *diag)
 {
@@ -655,6 +881,7 @@ static int parse_manifest(struct dps_actset *set, const char *name, const char *
 	    .diag = diag,
 	};
 	bool first = true;
+	uint64_t manifest_version = 0;
 	int status = DPS_OK;
 
 	if (!len) {
@@ -686,14 +913,17 @@ static int parse_manifest(struct dps_actset *set, const char *name, const char *
 			if (status) {
 				return status;
 			}
-			if (v != DPS_ACTSET_FORMAT_VERSION) {
+			if (!is_known_version(v)) {
 				dps_diag_set(diag, name, lx.line, arg.col,
 					     "unsupported manifest version %" PRIu64
-					     " (this dps reads version %d)",
-					     v, DPS_ACTSET_FORMAT_VERSION);
+					     " (this dps reads versions %d and %d)",
+					     v, DPS_ACTSET_FORMAT_V1, DPS_ACTSET_FORMAT_VERSION);
 				return DPS_ERR_INVAL;
 			}
-			set->format_version = (int)v;
+			manifest_version = v;
+			if ((int)v > set->format_version) {
+				set->format_version = (int)v;
+			}
 		} else if (tok_is(&kw, "source") || tok_is(&kw, "options") ||
 			   tok_is(&kw, "partial")) {
 			char **member = tok_is(&kw, "source")	 ? &set->source_trace
@@ -730,10 +960,21 @@ static int parse_manifest(struct dps_actset *set, const char *name, const char *
 			if (status) {
 				return status;
 			}
+		} else if (tok_is(&kw, "object")) {
+			if (manifest_version == DPS_ACTSET_FORMAT_V1) {
+				return lex_error(&lx, kw.col,
+						 "'object' in a manifest that says 'dps-manifest "
+						 "1': expected 'dps-manifest 2'",
+						 NULL);
+			}
+			status = parse_manifest_object(set, &lx);
+			if (status) {
+				return status;
+			}
 		} else {
 			return lex_error(&lx, kw.col,
 					 "expected a manifest statement (dps-manifest, source, "
-					 "options, partial, root, thread)",
+					 "options, partial, root, thread, object)",
 					 &kw);
 		}
 		first = false;

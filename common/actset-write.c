@@ -64,13 +64,20 @@ const char *dps_actset_format_us(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-/* The longest action line: a keyword, a blank, a sign and 20 digits or 24 characters of
- * duration, a newline. */
-#define ACTION_LINE_MAX 40
+/* The longest action line but a member set's: a keyword, a blank, 20 digits, " timeout " and
+ * 24 characters of duration, a newline. */
+#define ACTION_LINE_MAX 64
+
+/* The most characters action act can take (a member set: 21 per member). */
+static size_t action_line_max(const struct dps_actset_action *act)
+{
+	return dps_actset_kind_names_members(act->kind) ? 16 + 21 * act->aux : ACTION_LINE_MAX;
+}
 
 /* One action as a line of its file; returns its length (at most ACTION_LINE_MAX). Formatted by
  * hand, not with printf: a dense set has millions of lines (doc/analyzer.md, "Speed"). */
-static size_t format_action(const struct dps_actset_action *act, char *p)
+static size_t format_action(const struct dps_actset *set, const struct dps_actset_action *act,
+			    char *p)
 {
 	const char *kw = dps_actset__kind_word(act->kind);
 	size_t n = strlen(kw);
@@ -78,6 +85,25 @@ static size_t format_action(const struct dps_actset_action *act, char *p)
 	memcpy(p, kw, n);
 	p[n++] = ' ';
 	switch (act->kind) {
+	case DPS_ACT_WAIT_TIMEOUT:
+		n += put_u64(p + n, act->id);
+		memcpy(p + n, " timeout ", 9);
+		n += 9;
+		n += put_us(p + n, act->aux);
+		break;
+	case DPS_ACT_JOIN_ANY:
+	case DPS_ACT_WAIT_ANY:
+		if (act->kind == DPS_ACT_JOIN_ANY) {
+			memcpy(p + n, "any ", 4);
+			n += 4;
+		}
+		for (uint64_t i = 0; i < act->aux; i++) {
+			if (i) {
+				p[n++] = '|';
+			}
+			n += put_u64(p + n, set->members[act->first + i]);
+		}
+		break;
 	case DPS_ACT_RUN:
 	case DPS_ACT_SLEEP:
 		n += put_us(p + n, (uint64_t)act->value);
@@ -104,11 +130,16 @@ static int write_actions(const struct dps_actset *set, size_t t, size_t from, FI
 	size_t len = 0;
 
 	for (size_t a = from; a < th->n_actions; a++) {
-		if (len > sizeof(buf) - ACTION_LINE_MAX) {
+		size_t need = action_line_max(&th->actions[a]);
+
+		if (len + need > sizeof(buf)) {
 			fwrite(buf, 1, len, out);
 			len = 0;
 		}
-		len += format_action(&th->actions[a], buf + len);
+		if (need > sizeof(buf)) {
+			return DPS_ERR_INVAL; /* the parser reads at most 64 members */
+		}
+		len += format_action(set, &th->actions[a], buf + len);
 	}
 	fwrite(buf, 1, len, out);
 	return ferror(out) ? DPS_ERR_IO : DPS_OK;
@@ -116,7 +147,7 @@ static int write_actions(const struct dps_actset *set, size_t t, size_t from, FI
 
 int dps_actset_write_thread(const struct dps_actset *set, size_t t, FILE *out)
 {
-	fprintf(out, "dps-actions %d\n", DPS_ACTSET_FORMAT_VERSION);
+	fprintf(out, "dps-actions %d\n", dps_actset_thread_version(set, t));
 	return write_actions(set, t, 0, out);
 }
 
@@ -143,7 +174,7 @@ static int write_manifest(const struct dps_actset *set, FILE *out)
 {
 	char buf[32];
 
-	fprintf(out, "dps-manifest %d\n", DPS_ACTSET_FORMAT_VERSION);
+	fprintf(out, "dps-manifest %d\n", dps_actset_thread_version(set, DPS_ACTSET_NO_THREAD));
 	if (set->source_trace) {
 		fputs("source ", out);
 		write_quoted(out, set->source_trace);
@@ -183,6 +214,17 @@ static int write_manifest(const struct dps_actset *set, FILE *out)
 		}
 		if (th->pre_existing) {
 			fputs(" pre-existing", out);
+		}
+		fputc('\n', out);
+	}
+	for (size_t i = 0; i < set->n_objects; i++) {
+		const struct dps_actset_object *o = &set->objects[i];
+
+		fprintf(out, "object %" PRIu64 " %s", o->id, dps_object_kind_name(o->kind));
+		if (o->kind == DPS_OBJ_QUEUE) {
+			fprintf(out, " %" PRIu64 " %" PRIu64, o->capacity, o->initial);
+		} else if (o->kind == DPS_OBJ_BARRIER) {
+			fprintf(out, " %" PRIu64, o->capacity);
 		}
 		fputc('\n', out);
 	}
@@ -282,7 +324,9 @@ int dps_actset_writer_open_thread(struct dps_actset_writer *w, const struct dps_
 		writer_fail(w, diag);
 		return DPS_ERR_IO;
 	}
-	fprintf(w->thread, "dps-actions %d\n", DPS_ACTSET_FORMAT_VERSION);
+	/* the actions may not all be in the set yet: a producer of version-2 actions says so
+	 * in set->format_version */
+	fprintf(w->thread, "dps-actions %d\n", dps_actset_thread_version(set, t));
 	return DPS_OK;
 }
 

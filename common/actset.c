@@ -44,6 +44,8 @@ void dps_actset_destroy(struct dps_actset *set)
 	free(set->options);
 	free(set->partial_reason);
 	free(set->ids);
+	free(set->objects);
+	free(set->members);
 	free(set);
 }
 
@@ -84,11 +86,99 @@ size_t dps_actset_add_thread(struct dps_actset *set, uint64_t id)
 bool dps_actset_kind_names_thread(uint32_t kind)
 {
 	return kind == DPS_ACT_CREATE || kind == DPS_ACT_JOIN || kind == DPS_ACT_WAIT ||
-	       kind == DPS_ACT_WAKE;
+	       kind == DPS_ACT_WAKE || kind == DPS_ACT_WAIT_TIMEOUT;
+}
+
+bool dps_actset_kind_names_object(uint32_t kind)
+{
+	return kind >= DPS_ACT_LOCK && kind <= DPS_ACT_ARRIVE;
+}
+
+bool dps_actset_kind_names_members(uint32_t kind)
+{
+	return kind == DPS_ACT_WAIT_ANY || kind == DPS_ACT_JOIN_ANY;
 }
 
 int dps_actset_append(struct dps_actset *set, size_t t, enum dps_action_kind kind, int64_t arg,
 		      uint32_t line)
+{
+	return dps_actset_append2(set, t, kind, arg, 0, line);
+}
+
+size_t dps_actset_add_members(struct dps_actset *set, const uint64_t *ids, size_t n)
+{
+	uint64_t *m = dps_grow(set->members, &set->cap_members, set->n_members + n, sizeof(*m));
+	size_t first = set->n_members;
+
+	if (!m) {
+		return SIZE_MAX;
+	}
+	set->members = m;
+	memcpy(m + first, ids, n * sizeof(*ids));
+	set->n_members += n;
+	return first;
+}
+
+int dps_actset_add_object(struct dps_actset *set, uint64_t id, uint32_t kind, uint64_t capacity,
+			  uint64_t initial, uint32_t line)
+{
+	struct dps_actset_object *o =
+	    dps_grow(set->objects, &set->cap_objects, set->n_objects + 1, sizeof(*o));
+
+	if (!o) {
+		return DPS_ERR_NOMEM;
+	}
+	set->objects = o;
+	o[set->n_objects++] = (struct dps_actset_object){
+	    .id = id, .kind = kind, .line = line, .capacity = capacity, .initial = initial};
+	set->resolved = false;
+	return DPS_OK;
+}
+
+static int cmp_object(const void *a, const void *b)
+{
+	const struct dps_actset_object *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+size_t dps_actset_find_object(const struct dps_actset *set, uint64_t id)
+{
+	struct dps_actset_object key = {.id = id};
+	const struct dps_actset_object *hit;
+
+	if (!set->resolved) {
+		for (size_t i = 0; i < set->n_objects; i++) {
+			if (set->objects[i].id == id) {
+				return i;
+			}
+		}
+		return DPS_ACTSET_NO_OBJECT;
+	}
+	hit = set->n_objects ? bsearch(&key, set->objects, set->n_objects, sizeof(key), cmp_object)
+			     : NULL;
+	return hit ? (size_t)(hit - set->objects) : DPS_ACTSET_NO_OBJECT;
+}
+
+int dps_actset_thread_version(const struct dps_actset *set, size_t t)
+{
+	if (set->format_version >= 2 || set->n_objects || set->n_members) {
+		return DPS_ACTSET_FORMAT_VERSION;
+	}
+	if (t < set->n_threads) {
+		const struct dps_actset_thread *th = &set->threads[t];
+
+		for (size_t i = 0; i < th->n_actions; i++) {
+			if (th->actions[i].kind > DPS_ACT_MAX_V1) {
+				return DPS_ACTSET_FORMAT_VERSION;
+			}
+		}
+	}
+	return DPS_ACTSET_FORMAT_V1;
+}
+
+int dps_actset_append2(struct dps_actset *set, size_t t, enum dps_action_kind kind, int64_t arg,
+		       uint64_t aux, uint32_t line)
 {
 	struct dps_actset_thread *th = &set->threads[t];
 	/* 16 bytes an action (struct dps_actset_action), plus the doubling's slack */
@@ -99,8 +189,10 @@ int dps_actset_append(struct dps_actset *set, size_t t, enum dps_action_kind kin
 		return DPS_ERR_NOMEM;
 	}
 	th->actions = actions;
-	th->actions[th->n_actions] = (struct dps_actset_action){.kind = kind, .line = line};
-	if (dps_actset_kind_names_thread(kind)) {
+	th->actions[th->n_actions] =
+	    (struct dps_actset_action){.kind = kind, .line = line, .aux = aux};
+	if (dps_actset_kind_names_thread(kind) || dps_actset_kind_names_object(kind) ||
+	    dps_actset_kind_names_members(kind)) {
 		th->actions[th->n_actions].id = (uint64_t)arg;
 	} else {
 		th->actions[th->n_actions].value = arg;
@@ -158,6 +250,11 @@ static struct dps_actset_id_index *build_id_index(const struct dps_actset *set)
 	return ix;
 }
 
+size_t dps_actset__find_in_index(const struct dps_actset_id_index *ix, size_t n, uint64_t id)
+{
+	return find_in_index(ix, n, id);
+}
+
 static size_t find_in_index(const struct dps_actset_id_index *ix, size_t n, uint64_t id)
 {
 	struct dps_actset_id_index key = {.id = id};
@@ -165,8 +262,9 @@ static size_t find_in_index(const struct dps_actset_id_index *ix, size_t n, uint
 
 	return hit ? hit->idx : DPS_ACTSET_NO_THREAD;
 }
-static void describe_action(const struct dps_actset *set, size_t t, size_t a, GArray *const *cols,
-			    const char **file, unsigned *line, unsigned *col)
+void dps_actset__describe_action(const struct dps_actset *set, size_t t, size_t a,
+				 GArray *const *cols, const char **file, unsigned *line,
+				 unsigned *col)
 {
 	const struct dps_actset_thread *th = &set->threads[t];
 
@@ -220,7 +318,7 @@ int dps_actset__resolve(struct dps_actset *set, GArray *const *cols, struct dps_
 			if (act->kind != DPS_ACT_CREATE) {
 				continue;
 			}
-			describe_action(set, t, a, cols, &file, &line, &col);
+			dps_actset__describe_action(set, t, a, cols, &file, &line, &col);
 			child = find_in_index(ix, n, act->id);
 			if (child == DPS_ACTSET_NO_THREAD) {
 				dps_diag_set(diag, file, line, col,
@@ -239,8 +337,9 @@ int dps_actset__resolve(struct dps_actset *set, GArray *const *cols, struct dps_
 				const char *f0;
 				unsigned l0, c0;
 
-				describe_action(set, set->threads[child].parent, creator_act[child],
-						cols, &f0, &l0, &c0);
+				dps_actset__describe_action(set, set->threads[child].parent,
+							    creator_act[child], cols, &f0, &l0,
+							    &c0);
 				dps_diag_set(diag, file, line, col,
 					     "thread %" PRIu64
 					     " is created twice (first at %s:%u); expected one "
@@ -277,8 +376,8 @@ int dps_actset__resolve(struct dps_actset *set, GArray *const *cols, struct dps_
 		unsigned line, col;
 
 		/* Every thread has a creator, so thread 0's create exists: name it. */
-		describe_action(set, set->threads[0].parent, creator_act[0], cols, &file, &line,
-				&col);
+		dps_actset__describe_action(set, set->threads[0].parent, creator_act[0], cols,
+					    &file, &line, &col);
 		dps_diag_set(diag, file ? file : (set->dir ? set->dir : "action set"), line, col,
 			     "no root thread: every thread is created by another (a create "
 			     "cycle through thread %" PRIu64
@@ -317,8 +416,8 @@ int dps_actset__resolve(struct dps_actset *set, GArray *const *cols, struct dps_
 			if (reached[t]) {
 				continue;
 			}
-			describe_action(set, set->threads[t].parent, creator_act[t], cols, &file,
-					&line, &col);
+			dps_actset__describe_action(set, set->threads[t].parent, creator_act[t],
+						    cols, &file, &line, &col);
 			dps_diag_set(diag, file, line, col,
 				     "create cycle: thread %" PRIu64
 				     " is created by a thread that the root never starts",
@@ -337,11 +436,10 @@ int dps_actset__resolve(struct dps_actset *set, GArray *const *cols, struct dps_
 			unsigned line, col;
 			size_t other;
 
-			if (act->kind != DPS_ACT_CREATE && act->kind != DPS_ACT_JOIN &&
-			    act->kind != DPS_ACT_WAIT && act->kind != DPS_ACT_WAKE) {
+			if (!dps_actset_kind_names_thread(act->kind)) {
 				continue;
 			}
-			describe_action(set, t, a, cols, &file, &line, &col);
+			dps_actset__describe_action(set, t, a, cols, &file, &line, &col);
 			other = find_in_index(ix, n, act->id);
 			if (act->kind != DPS_ACT_CREATE) {
 				snprintf(thread_name, sizeof(thread_name), "%" PRIu64, act->id);
@@ -369,6 +467,10 @@ int dps_actset__resolve(struct dps_actset *set, GArray *const *cols, struct dps_
 			}
 		}
 	}
+	status = dps_actset__check_sync(set, ix, root, cols, diag);
+	if (status) {
+		goto end;
+	}
 	set->root = root;
 	set->resolved = true;
 	free(set->ids);
@@ -381,6 +483,57 @@ end:
 	free(reached);
 	free(ix);
 	return status;
+}
+
+size_t dps_actset_member_target(const struct dps_actset *set, size_t i)
+{
+	if (i >= set->n_members || !set->resolved || !set->ids) {
+		return DPS_ACTSET_NO_THREAD;
+	}
+	return find_in_index(set->ids, set->n_threads, set->members[i]);
+}
+
+struct dps_action dps_actset_played_action(const struct dps_actset *set,
+					   const struct dps_actset_action *a)
+{
+	struct dps_action p = {.kind = a->kind, .line = a->line, .arg = a->value};
+
+	if (dps_actset_kind_names_thread(a->kind)) {
+		p.arg = (int64_t)dps_actset_target(set, a);
+	} else if (dps_actset_kind_names_object(a->kind)) {
+		p.arg = (int64_t)dps_actset_find_object(set, a->id);
+	} else if (dps_actset_kind_names_members(a->kind)) {
+		p.arg = (int64_t)a->first;
+	}
+	p.arg2 = (int64_t)a->aux;
+	return p;
+}
+
+int dps_actset_program_tables(const struct dps_actset *set, struct dps_object **objects,
+			      uint32_t **members)
+{
+	*objects = calloc(set->n_objects ? set->n_objects : 1, sizeof(**objects));
+	*members = calloc(set->n_members ? set->n_members : 1, sizeof(**members));
+	if (!*objects || !*members) {
+		free(*objects);
+		free(*members);
+		*objects = NULL;
+		*members = NULL;
+		return DPS_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < set->n_objects; i++) {
+		const struct dps_actset_object *o = &set->objects[i];
+
+		(*objects)[i] = (struct dps_object){.id = o->id,
+						    .kind = o->kind,
+						    .line = o->line,
+						    .capacity = o->capacity,
+						    .initial = o->initial};
+	}
+	for (size_t i = 0; i < set->n_members; i++) {
+		(*members)[i] = (uint32_t)dps_actset_member_target(set, i);
+	}
+	return DPS_OK;
 }
 
 size_t dps_actset_target(const struct dps_actset *set, const struct dps_actset_action *a)

@@ -20,9 +20,13 @@
 #include "atomic-out.h"
 #include "diag.h"
 
-#define DPS_ACTSET_FORMAT_VERSION 1
+/* The newest format this dps reads and writes; version-1 sets stay valid (doc/action-format.md)
+ * and are written as version 1 when they use nothing of version 2. */
+#define DPS_ACTSET_FORMAT_VERSION 2
+#define DPS_ACTSET_FORMAT_V1 1
 #define DPS_ACTSET_MANIFEST_NAME "manifest"
 #define DPS_ACTSET_NO_THREAD SIZE_MAX
+#define DPS_ACTSET_NO_OBJECT SIZE_MAX
 
 /*
  * One action as the set holds it: its value, or the other thread's id as written. A thread's
@@ -33,15 +37,33 @@
  */
 struct dps_actset_action {
 	union {
-		int64_t value; /* run, sleep: ns; heap, stack: signed bytes */
-		uint64_t id;   /* create, join, wait, wake: the other thread's id */
+		int64_t value;	/* run, sleep: ns; heap, stack: signed bytes */
+		uint64_t id;	/* create, join, wait, wake, timed wait: the other thread's id;
+				 * lock .. arrive: the object's id */
+		uint64_t first; /* wait any, join any: index of the first member in set->members */
 	};
+	uint64_t aux;  /* timed wait: the timeout, ns; wait any, join any: how many members */
 	uint32_t kind; /* enum dps_action_kind: which member holds */
 	uint32_t line; /* line in its .act file (0: built in memory) */
 };
 
-/* Whether an action of this kind names another thread (create, join, wait, wake). */
+/* Whether an action of this kind names another thread (create, join, wait, wake, timed
+ * wait). */
 bool dps_actset_kind_names_thread(uint32_t kind);
+/* Whether an action of this kind names an object (lock, unlock, put, take, arrive). */
+bool dps_actset_kind_names_object(uint32_t kind);
+/* Whether an action of this kind names a set of threads (wait any, join any). */
+bool dps_actset_kind_names_members(uint32_t kind);
+
+/* A synchronization object of format version 2, declared in the manifest. */
+struct dps_actset_object {
+	uint64_t id;	   /* its own namespace, apart from thread ids */
+	uint32_t kind;	   /* enum dps_object_kind */
+	uint32_t line;	   /* line of its declaration in the manifest (0: built in memory) */
+	uint32_t col;	   /* column of its id there, for messages */
+	uint64_t capacity; /* queue: capacity (0 = unbounded); barrier: parties */
+	uint64_t initial;  /* queue: items at the start */
+};
 
 struct dps_actset;
 /* The index of the thread a create, join, wait or wake names, in a resolved set;
@@ -77,7 +99,13 @@ struct dps_actset {
 	struct dps_actset_thread *threads; /* owned array */
 	size_t n_threads;
 	size_t cap_threads;
-	size_t root; /* index, valid after dps_actset_resolve() */
+	size_t root;			   /* index, valid after dps_actset_resolve() */
+	struct dps_actset_object *objects; /* owned array, sorted by id once resolved */
+	size_t n_objects;
+	size_t cap_objects;
+	uint64_t *members; /* owned: the thread ids of the wait any / join any sets, in a row */
+	size_t n_members;
+	size_t cap_members;
 	/* owned: the thread ids sorted, for lookups by id (dps_actset_target, _find); made by
 	 * dps_actset_resolve() */
 	struct dps_actset_id_index *ids;
@@ -95,6 +123,33 @@ size_t dps_actset_add_thread(struct dps_actset *set, uint64_t id);
  * and wake, the value (ns, bytes) otherwise. Returns DPS_OK or DPS_ERR_NOMEM. */
 int dps_actset_append(struct dps_actset *set, size_t t, enum dps_action_kind kind, int64_t arg,
 		      uint32_t line);
+/* The same with the aux member (timed wait: the timeout; wait any, join any: how many
+ * members, arg being the first's index from dps_actset_add_members). */
+int dps_actset_append2(struct dps_actset *set, size_t t, enum dps_action_kind kind, int64_t arg,
+		       uint64_t aux, uint32_t line);
+/* Appends n thread ids to set->members; returns the index of the first, or SIZE_MAX on
+ * ENOMEM. */
+size_t dps_actset_add_members(struct dps_actset *set, const uint64_t *ids, size_t n);
+/* Declares an object (kind: enum dps_object_kind). Returns DPS_OK or DPS_ERR_NOMEM. */
+int dps_actset_add_object(struct dps_actset *set, uint64_t id, uint32_t kind, uint64_t capacity,
+			  uint64_t initial, uint32_t line);
+/* Index of the object with this id, or DPS_ACTSET_NO_OBJECT (O(log n) once resolved). */
+size_t dps_actset_find_object(const struct dps_actset *set, uint64_t id);
+/* The format version a writer gives thread t's file (t = DPS_ACTSET_NO_THREAD: the manifest):
+ * 2 when it uses anything of version 2 (or set->format_version says 2), else 1. */
+int dps_actset_thread_version(const struct dps_actset *set, size_t t);
+/* Action a of a resolved set as the player plays it: thread, object and member references
+ * become indexes (members: arg is the first's index in set->members, as in the set). */
+struct dps_action dps_actset_played_action(const struct dps_actset *set,
+					   const struct dps_actset_action *a);
+/* The objects and member sets of a resolved set as the player takes them (struct
+ * dps_program's objects and members): *objects (set->n_objects) and *members
+ * (set->n_members) are malloc'd, the caller's to free, also on error (then NULL). Returns
+ * DPS_OK or DPS_ERR_NOMEM. */
+int dps_actset_program_tables(const struct dps_actset *set, struct dps_object **objects,
+			      uint32_t **members);
+/* Index of the thread set->members[i] names, in a resolved set, or DPS_ACTSET_NO_THREAD. */
+size_t dps_actset_member_target(const struct dps_actset *set, size_t i);
 /* Index of the thread with this id, or DPS_ACTSET_NO_THREAD (O(log n) once resolved). */
 size_t dps_actset_find(const struct dps_actset *set, uint64_t id);
 /* Sets an owned string member from a borrowed one (copy); returns DPS_OK or DPS_ERR_NOMEM. */

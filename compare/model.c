@@ -35,6 +35,7 @@ struct play_thread {
 	size_t blocked_on;   /* thread index it waits for while PLAY_BLOCKED */
 	size_t waiters;	     /* head of the list of threads parked on this one */
 	size_t next_waiter;  /* link in the list it is parked in */
+	bool reaped;	     /* a join any took it */
 };
 
 /* Wakes given by one thread to another and not consumed yet (times, FIFO). */
@@ -226,6 +227,98 @@ static int check_target(struct play *pl, size_t t, const struct dps_actset_actio
 	return DPS_OK;
 }
 
+/* Thread t blocked from its clock to e on thread o (segment kind), as a wait or a join. */
+static int block_until(struct play *pl, size_t t, uint64_t e, enum analyzer_seg_kind kind, size_t o)
+{
+	struct play_thread *p = &pl->pt[t];
+	struct analyzer_thread *th = &pl->res->threads[t];
+	int ret = DPS_OK;
+
+	if (e > p->t) {
+		ret = compare_model_add_segment(th, p->t, e, kind, (uint32_t)o);
+		th->stats.blocked_ns += e - p->t;
+		th->stats.n_switches++;
+		p->t = e;
+	}
+	return ret;
+}
+
+/* wait ID timeout D: the first wake of o if it comes by the deadline, else the deadline. */
+static int play_timed_wait(struct play *pl, size_t t, const struct dps_actset_action *a, size_t o,
+			   bool *parked)
+{
+	struct play_thread *p = &pl->pt[t];
+	struct wake_queue *q = get_wake_queue(pl, o, t, false);
+	uint64_t deadline = p->t + a->aux;
+
+	if (q && q->head < q->times->len) {
+		uint64_t d = g_array_index(q->times, uint64_t, q->head);
+
+		if (d <= deadline) {
+			q->head++;
+			pl->res->threads[t].stats.n_waits++;
+			return block_until(pl, t, d, ANALYZER_SEG_WAIT, o);
+		}
+	} else if (pl->pt[o].state != PLAY_DONE && pl->pt[o].t <= deadline) {
+		/* o may still wake it in time */
+		park(pl, t, o);
+		*parked = true;
+		return DPS_OK;
+	}
+	return block_until(pl, t, deadline, ANALYZER_SEG_SLEEP, o);
+}
+
+/* wait A|B: the earliest queued wake of a member; join any A|B: the member not taken yet that
+ * ended first. Parks on a member still running when nothing is there yet. */
+static int play_any(struct play *pl, size_t t, const struct dps_actset_action *a, bool *parked)
+{
+	bool join = a->kind == DPS_ACT_JOIN_ANY;
+	size_t best = COMPARE_NO_THREAD, running = COMPARE_NO_THREAD;
+	uint64_t best_t = UINT64_MAX;
+	struct wake_queue *q;
+
+	for (uint64_t i = 0; i < a->aux; i++) {
+		size_t m = dps_actset_member_target(pl->set, a->first + i);
+		uint64_t at;
+
+		if (m >= pl->set->n_threads) {
+			dps_diag_set(pl->diag, pl->set->threads[t].path, a->line, 0,
+				     "a member names no thread of the set");
+			return DPS_ERR_INVAL;
+		}
+		if (join ? pl->pt[m].reaped : false) {
+			continue;
+		}
+		q = join ? NULL : get_wake_queue(pl, m, t, false);
+		if (join ? pl->pt[m].state == PLAY_DONE : q && q->head < q->times->len) {
+			at = join ? pl->res->threads[m].end_ns
+				  : g_array_index(q->times, uint64_t, q->head);
+			if (at < best_t) {
+				best_t = at;
+				best = m;
+			}
+		} else if (pl->pt[m].state != PLAY_DONE && running == COMPARE_NO_THREAD) {
+			running = m;
+		}
+	}
+	if (best == COMPARE_NO_THREAD && running != COMPARE_NO_THREAD) {
+		park(pl, t, running);
+		*parked = true;
+		return DPS_OK;
+	}
+	if (best == COMPARE_NO_THREAD) {
+		return DPS_OK; /* every member ended without a wake, or all were taken */
+	}
+	if (join) {
+		pl->pt[best].reaped = true;
+		pl->res->threads[t].stats.n_joins++;
+		return block_until(pl, t, best_t, ANALYZER_SEG_JOIN, best);
+	}
+	get_wake_queue(pl, best, t, false)->head++;
+	pl->res->threads[t].stats.n_waits++;
+	return block_until(pl, t, best_t, ANALYZER_SEG_WAIT, best);
+}
+
 /* Plays one action of thread t. Sets *parked when the thread must wait (pc not advanced). */
 static int play_action(struct play *pl, size_t t, const struct dps_actset_action *a, bool *parked)
 {
@@ -327,6 +420,24 @@ static int play_action(struct play *pl, size_t t, const struct dps_actset_action
 			 * listed here: retrying them is harmless, they park again. */
 			release_waiters(pl, t);
 		}
+		break;
+	case DPS_ACT_WAIT_TIMEOUT:
+		ret = check_target(pl, t, a);
+		if (!ret) {
+			ret = play_timed_wait(pl, t, a, o, parked);
+		}
+		break;
+	case DPS_ACT_WAIT_ANY:
+	case DPS_ACT_JOIN_ANY:
+		ret = play_any(pl, t, a, parked);
+		break;
+	case DPS_ACT_LOCK:
+	case DPS_ACT_UNLOCK:
+	case DPS_ACT_PUT:
+	case DPS_ACT_TAKE:
+	case DPS_ACT_ARRIVE:
+		/* The set's model is the recording's timeline: an object costs no time of its
+		 * own here (its blocks are the player's, seen in a trace of the stub). */
 		break;
 	case DPS_ACT_HEAP:
 		p->heap += a->value;

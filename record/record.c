@@ -40,18 +40,20 @@ void dps_record_options_default(struct dps_record_options *opts)
 	*opts = (struct dps_record_options){.kernel = DPS_RECORD_KERNEL_AUTO, .ust = true};
 }
 
-static char *preload_value(void)
+/* LD_PRELOAD for the child: the LTTng wrappers asked for (by soname: the loader finds them
+ * where liblttng-ust1 put them), then what the environment had. NULL on ENOMEM. */
+static char *preload_value(const struct dps_record_options *opts)
 {
 	const char *old = getenv("LD_PRELOAD");
-	const char *lib = "liblttng-ust-libc-wrapper.so.1";
+	const char *libc = opts->memory ? "liblttng-ust-libc-wrapper.so.1:" : "";
+	const char *pthread = opts->sync ? "liblttng-ust-pthread-wrapper.so.1:" : "";
 	char *v = NULL;
 
-	if (old && *old) {
-		if (asprintf(&v, "%s:%s", lib, old) < 0) {
-			v = NULL;
-		}
-	} else {
-		v = strdup(lib);
+	if (asprintf(&v, "%s%s%s", libc, pthread, old ? old : "") < 0) {
+		return NULL;
+	}
+	if (*v && v[strlen(v) - 1] == ':') {
+		v[strlen(v) - 1] = '\0';
 	}
 	return v;
 }
@@ -98,8 +100,8 @@ static enum dps_status run_command(struct recording *r)
 	struct rusage ru = {0};
 	ssize_t got;
 
-	if (r->opts->memory) {
-		preload = preload_value();
+	if (r->opts->memory || r->opts->sync) {
+		preload = preload_value(r->opts);
 	}
 	if (pipe2(exec_pipe, O_CLOEXEC)) {
 		dps_diag_setf(r->diag, "cannot create a pipe: %s", strerror(errno));
@@ -232,6 +234,10 @@ enum dps_status dps_record_run(const struct dps_record_options *opts,
 	}
 	if (!opts->ust && opts->kernel == DPS_RECORD_KERNEL_OFF) {
 		dps_diag_setf(diag, "--no-ust and --no-kernel: nothing to record");
+		return DPS_ERR_INVAL;
+	}
+	if (opts->sync && !opts->ust) {
+		dps_diag_setf(diag, "--sync needs UST (drop --no-ust)");
 		return DPS_ERR_INVAL;
 	}
 	if (opts->memory && !opts->ust) {

@@ -37,6 +37,7 @@ struct dps_record_options {
 	enum dps_record_kernel kernel;
 	bool ust;	  /* an LTTng UST session (default true) */
 	bool memory;	  /* preload the LTTng libc wrapper (heap events); needs ust */
+	bool sync;	  /* preload the LTTng pthread wrapper (mutex events); needs ust */
 	bool quiet;	  /* no progress lines on stderr */
 	char *const *cmd; /* borrowed: the command and its arguments, NULL-terminated */
 };

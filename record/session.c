@@ -115,16 +115,20 @@ enum dps_status dps_record__setup_session(struct recording *r)
 				      "--num-subbuf=8",
 				      "dps",
 				      NULL};
-		const char *ev[] = {"lttng",
-				    "enable-event",
-				    "-u",
-				    "-s",
-				    r->session,
-				    "-c",
-				    "dps",
-				    "dps:*,dps_stack:*,lttng_ust_libc:*,lttng_ust_cyg_profile:*,"
+		/* --sync: the pthread wrapper's mutex events too (the annotations are dps:*) */
+		const char *ev[] = {
+		    "lttng",
+		    "enable-event",
+		    "-u",
+		    "-s",
+		    r->session,
+		    "-c",
+		    "dps",
+		    r->opts->sync ? "dps:*,dps_stack:*,lttng_ust_libc:*,lttng_ust_cyg_profile:*,"
+				    "lttng_ust_cyg_profile_fast:*,lttng_ust_pthread:*"
+				  : "dps:*,dps_stack:*,lttng_ust_libc:*,lttng_ust_cyg_profile:*,"
 				    "lttng_ust_cyg_profile_fast:*",
-				    NULL};
+		    NULL};
 		const char *ctx[] = {"lttng", "add-context", "-u",	 "-s",	 r->session,
 				     "-c",    "dps",	     "-t",	 "vtid", "-t",
 				     "vpid",  "-t",	     "procname", NULL};

@@ -141,6 +141,25 @@ static int check_set(const struct dps_actset *set, struct dps_diag *diag)
 			case DPS_ACT_STACK:
 				ok = true;
 				break;
+			case DPS_ACT_WAIT_TIMEOUT:
+				ok = dps_actset_target(set, a) < set->n_threads &&
+				     a->aux <= (uint64_t)INT64_MAX;
+				break;
+			case DPS_ACT_LOCK:
+			case DPS_ACT_UNLOCK:
+			case DPS_ACT_PUT:
+			case DPS_ACT_TAKE:
+			case DPS_ACT_ARRIVE:
+				ok = dps_actset_find_object(set, a->id) < set->n_objects;
+				break;
+			case DPS_ACT_WAIT_ANY:
+			case DPS_ACT_JOIN_ANY:
+				ok = a->aux && a->first + a->aux <= set->n_members;
+				for (uint64_t k = 0; ok && k < a->aux; k++) {
+					ok = dps_actset_member_target(set, a->first + k) <
+					     set->n_threads;
+				}
+				break;
 			default:
 				ok = false;
 				break;
@@ -160,6 +179,17 @@ end:
 	return ret;
 }
 
+/* Whether the set uses anything of format version 2. */
+static bool uses_v2(const struct dps_actset *set)
+{
+	for (size_t t = 0; t < set->n_threads; t++) {
+		if (dps_actset_thread_version(set, t) > DPS_ACTSET_FORMAT_V1) {
+			return true;
+		}
+	}
+	return false;
+}
+
 static void write_header(const struct dps_actset *set, const struct simgen_options *opts, FILE *out)
 {
 	char text[SIMGEN_TEXT_MAX + 1];
@@ -177,7 +207,7 @@ static void write_header(const struct dps_actset *set, const struct simgen_optio
 		fprintf(out, " * format:        dps-actions %d\n", set->format_version);
 	} else {
 		fprintf(out, " * format:        dps-actions %d (no header: paper's minimal form)\n",
-			DPS_ACTSET_FORMAT_VERSION);
+			DPS_ACTSET_FORMAT_V1);
 	}
 	if (set->source_trace) {
 		fprintf(out, " * source trace:  %s\n",
@@ -200,7 +230,19 @@ static void write_header(const struct dps_actset *set, const struct simgen_optio
 	      " * Each thread's actions are a table of {arg, kind, line}, played in order by\n"
 	      " * libdps: kind 1 run and 2 sleep (arg in ns), 3 create, 4 join, 5 wait and 6\n"
 	      " * wake (arg = index in threads[]), 7 heap and 8 stack (arg = signed bytes);\n"
-	      " * line is the line in the thread's .act file. Options: ./PROGRAM --help.\n"
+	      " * line is the line in the thread's .act file.",
+	      out);
+	/* a version-1 set's program stays what it was */
+	if (uses_v2(set)) {
+		fputs(
+		    " Format version 2 adds 9 lock,\n"
+		    " * 10 unlock, 11 put, 12 take, 13 arrive (arg = index in objects[]), 14 wait\n"
+		    " * with a timeout (a 4th number: the timeout in ns), 15 wait any and 16 join\n"
+		    " * any (arg = first index in members[], the 4th number how many).\n"
+		    " *",
+		    out);
+	}
+	fputs(" Options: ./PROGRAM --help.\n"
 	      " * Build: cc -O2 THIS_FILE $(pkg-config --cflags --libs dps), or dps build.\n"
 	      " */\n"
 	      "#include <dps/dps.h>\n",
@@ -318,10 +360,11 @@ static char *put_us(char *p, uint64_t ns)
  * .act file beside it), and the action in .act syntax. */
 static void write_action(const struct dps_actset *set, const struct dps_actset_action *a, FILE *out)
 {
-	/* the played action's arg: the other thread's index, or the value (ns, bytes) */
-	int64_t arg =
-	    dps_actset_kind_names_thread(a->kind) ? (int64_t)dps_actset_target(set, a) : a->value;
-	char line[160];
+	/* the played action: the other thread's or the object's index, or the value (ns,
+	 * bytes); arg2 only where a kind has one (version-1 rows stay three numbers) */
+	struct dps_action played = dps_actset_played_action(set, a);
+	int64_t arg = played.arg;
+	char line[200];
 	char *p = line, *start;
 
 	*p++ = '\t';
@@ -333,6 +376,10 @@ static void write_action(const struct dps_actset *set, const struct dps_actset_a
 	p = put_u64(p, a->kind);
 	p = put_str(p, ", ");
 	p = put_u64(p, a->line);
+	if (played.arg2) {
+		p = put_str(p, ", ");
+		p = put_i64(p, played.arg2, false);
+	}
 	p = put_str(p, "},");
 	do {
 		*p++ = ' ';
@@ -349,6 +396,25 @@ static void write_action(const struct dps_actset *set, const struct dps_actset_a
 	case DPS_ACT_STACK:
 		p = a->value == INT64_MIN ? put_str(p, "-9223372036854775808")
 					  : put_i64(p, a->value, true);
+		break;
+	case DPS_ACT_WAIT_TIMEOUT:
+		p = put_u64(p, a->id);
+		p = put_str(p, " timeout ");
+		p = put_us(p, a->aux);
+		break;
+	case DPS_ACT_WAIT_ANY:
+	case DPS_ACT_JOIN_ANY:
+		if (a->kind == DPS_ACT_JOIN_ANY) {
+			p = put_str(p, "any ");
+		}
+		/* at most four ids in the comment: the row has the members' place */
+		for (uint64_t k = 0; k < a->aux && k < 4; k++) {
+			p = put_str(p, k ? "|" : "");
+			p = put_u64(p, set->members[a->first + k]);
+		}
+		if (a->aux > 4) {
+			p = put_str(p, "|...");
+		}
 		break;
 	default:
 		p = put_u64(p, a->id);
@@ -402,24 +468,61 @@ static void write_thread_descs(const struct dps_actset *set, FILE *out)
 	fprintf(out, "};\n");
 }
 
+/* Format version 2's tables: the objects and the member sets (thread indexes). */
+static void write_sync_tables(const struct dps_actset *set, FILE *out)
+{
+	if (set->n_objects) {
+		fprintf(out, "\n/* {id, kind, line, capacity, initial}: kind 1 mutex, 2 queue "
+			     "(capacity 0 = unbounded),\n * 3 barrier (capacity = parties) */\n"
+			     "static const struct dps_object objects[] = {\n");
+		for (size_t i = 0; i < set->n_objects; i++) {
+			const struct dps_actset_object *o = &set->objects[i];
+
+			fprintf(out,
+				"\t{%" PRIu64 "u, %" PRIu32 ", %" PRIu32 ", %" PRIu64 "u, %" PRIu64
+				"u}, /* %s */\n",
+				o->id, o->kind, o->line, o->capacity, o->initial,
+				dps_object_kind_name(o->kind));
+		}
+		fprintf(out, "};\n");
+	}
+	if (set->n_members) {
+		fprintf(out,
+			"\n/* the sets of wait A|B and join any A|B, as indexes in threads[] */\n"
+			"static const uint32_t members[] = {");
+		for (size_t i = 0; i < set->n_members; i++) {
+			fprintf(out, "%s%zu", i % 16 ? ", " : (i ? ",\n\t" : "\n\t"),
+				dps_actset_member_target(set, i));
+		}
+		fprintf(out, "\n};\n");
+	}
+}
+
 static void write_program(const struct dps_actset *set, const struct simgen_options *opts,
 			  FILE *out)
 {
 	char name[SIMGEN_PROGRAM_NAME_MAX + 1];
 
 	simgen_program_name(set, opts, name, SIMGEN_PROGRAM_NAME_MAX);
+	write_sync_tables(set, out);
 	fprintf(out,
 		"\nstatic const struct dps_program program = {\n"
 		"\t.name = \"%s\",\n"
 		"\t.threads = threads,\n"
 		"\t.n_threads = %zu,\n"
-		"\t.root = %zu,\n"
-		"};\n"
-		"\nint main(int argc, char **argv)\n"
-		"{\n"
-		"\tdps_exit(dps_main(argc, argv, &program));\n"
-		"}\n",
+		"\t.root = %zu,\n",
 		name, set->n_threads, set->root);
+	if (set->n_objects) {
+		fprintf(out, "\t.objects = objects,\n\t.n_objects = %zu,\n", set->n_objects);
+	}
+	if (set->n_members) {
+		fprintf(out, "\t.members = members,\n\t.n_members = %zu,\n", set->n_members);
+	}
+	fprintf(out, "};\n"
+		     "\nint main(int argc, char **argv)\n"
+		     "{\n"
+		     "\tdps_exit(dps_main(argc, argv, &program));\n"
+		     "}\n");
 }
 
 int simgen_write(const struct dps_actset *set, const struct simgen_options *opts, FILE *out,

@@ -161,6 +161,37 @@ LTTNG_UST_TRACEPOINT_EVENT(dps, wake,
 	)
 )
 
+/* Annotations (dps/annotate.h): what the program's synchronization is. obj is the object's
+ * address; the analyzer makes it an object of format version 2. */
+LTTNG_UST_TRACEPOINT_EVENT(dps, queue_init,
+	LTTNG_UST_TP_ARGS(uintptr_t, obj, unsigned, capacity),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uintptr_t, obj, obj)
+		lttng_ust_field_integer(uint32_t, capacity, capacity)
+	)
+)
+
+LTTNG_UST_TRACEPOINT_EVENT_CLASS(dps, obj_class,
+	LTTNG_UST_TP_ARGS(uintptr_t, obj),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uintptr_t, obj, obj)
+	)
+)
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(dps, obj_class, dps, produce,
+	LTTNG_UST_TP_ARGS(uintptr_t, obj))
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(dps, obj_class, dps, consume,
+	LTTNG_UST_TP_ARGS(uintptr_t, obj))
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(dps, obj_class, dps, arrive,
+	LTTNG_UST_TP_ARGS(uintptr_t, obj))
+
+LTTNG_UST_TRACEPOINT_EVENT(dps, barrier_init,
+	LTTNG_UST_TP_ARGS(uintptr_t, obj, unsigned, parties),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uintptr_t, obj, obj)
+		lttng_ust_field_integer(uint32_t, parties, parties)
+	)
+)
+
 /* Memory stubs: the change as asked and the resulting size of the heap stub / stack depth. */
 LTTNG_UST_TRACEPOINT_EVENT(dps, heap,
 	LTTNG_UST_TP_ARGS(uint64_t, id, int64_t, delta_bytes, uint64_t, size_bytes, uint32_t, line),

@@ -741,3 +741,50 @@ Test(core, a_stub_join_is_a_join_not_a_wait_on_the_child)
 	cr_expect_eq(thread(101)->stats.n_wakes, 0, "actions: %s", actions(101));
 	cr_expect_str_eq(actions(100), "run 9; create 101; run 91; join 101; run 70; sleep 10");
 }
+
+static void sync_ev(uint64_t ts, int cpu, int64_t tid, uint32_t kind, int64_t obj, int64_t param)
+{
+	struct analyzer_event ev = analyzer_event_init(kind, ts, cpu);
+
+	ev.ctx_tid = tid;
+	ev.ctx_pid = 100;
+	ev.sync.obj = obj;
+	ev.sync.param = param;
+	feed(ev);
+}
+
+/*
+ * Issue 13: a consumer blocked in its condition variable until the producer's put; the
+ * annotations make the queue an object, the put and the take actions where they happened,
+ * and the consumer's recorded wait its take's own block (dropped: the take blocks in the
+ * replay). The mutex around them (the pthread wrapper's events) is released around the take,
+ * as the condition variable's wait released it.
+ */
+Test(core, annotations_become_objects_and_the_block_before_a_take_is_the_take)
+{
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	sync_ev(US(5), 0, 100, ANALYZER_EV_SYNC_QUEUE_INIT, 0x1000, 1);
+	fork_ev(US(10), 0, 100, 101, 100, 100);
+	sw(US(20), 1, 0, 0, 101);
+	sync_ev(US(90), 1, 101, ANALYZER_EV_SYNC_LOCK_ACQ, 0x2000, 0);
+	sw(US(100), 1, 101, BLOCKED, 0); /* in pthread_cond_wait */
+	sync_ev(US(280), 0, 100, ANALYZER_EV_SYNC_LOCK_ACQ, 0x2000, 0);
+	sync_ev(US(290), 0, 100, ANALYZER_EV_SYNC_PRODUCE, 0x1000, 0);
+	waking(US(300), 0, 101);
+	sync_ev(US(302), 0, 100, ANALYZER_EV_SYNC_UNLOCK, 0x2000, 0);
+	sw(US(310), 1, 0, 0, 101);
+	sync_ev(US(312), 1, 101, ANALYZER_EV_SYNC_CONSUME, 0x1000, 0);
+	sync_ev(US(314), 1, 101, ANALYZER_EV_SYNC_UNLOCK, 0x2000, 0);
+	sw(US(400), 1, 101, BLOCKED, 0);
+	sw(US(500), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_assert_eq(res->actset->n_objects, 2);
+	cr_expect_eq(res->actset->objects[0].kind, DPS_OBJ_QUEUE);
+	cr_expect_eq(res->actset->objects[0].capacity, 1);
+	cr_expect_eq(res->actset->objects[1].kind, DPS_OBJ_MUTEX);
+	cr_expect_str_eq(actions(100), "run 10; create 101; run 270; lock 2; run 10; unlock 2; "
+				       "put 1; lock 2; run 10; wake 101; run 2; unlock 2; run 198");
+	cr_expect_str_eq(actions(101), "run 70; lock 2; run 12; unlock 2; take 1; lock 2; run 2; "
+				       "unlock 2; run 86; sleep 100");
+}

@@ -52,8 +52,15 @@ static void check_round_trip(const struct dps_actset *set, size_t t)
 		__builtin_trap();
 	}
 	for (size_t i = 0; i < a->n_actions; i++) {
-		if (a->actions[i].kind != b->actions[i].kind ||
-		    a->actions[i].value != b->actions[i].value) {
+		const struct dps_actset_action *x = &a->actions[i], *y = &b->actions[i];
+		/* a member set's first index is its set's: compare the ids it names */
+		bool same = x->kind == y->kind && x->aux == y->aux &&
+			    (dps_actset_kind_names_members(x->kind)
+				 ? !memcmp(set->members + x->first, again->members + y->first,
+					   x->aux * sizeof(*set->members))
+				 : x->value == y->value);
+
+		if (!same) {
 			fprintf(stderr, "action %zu changed by writing it:\n%s", i, text);
 			__builtin_trap();
 		}

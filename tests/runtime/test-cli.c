@@ -164,6 +164,55 @@ Test(cli, run_of_a_deadlocking_set_fails_instead_of_hanging)
 	cr_assert_null(strstr(err_text, "makespan"), "%s", err_text);
 }
 
+/* Format version 2 (issue 13): a lock cycle is a run-time deadlock (exit 1) naming the threads
+ * and the mutexes; a lock never unlocked is bad input (exit 2) at its file:line:column. */
+Test(cli, run_of_a_lock_cycle_names_threads_and_mutexes)
+{
+	write_file("set", "manifest", "dps-manifest 2\nobject 1 mutex\nobject 2 mutex\n");
+	write_file("set", "1.act",
+		   "dps-actions 2\ncreate 2\nlock 1\nsleep 50ms\nlock 2\nunlock 2\nunlock 1\n"
+		   "join 2\n");
+	write_file("set", "2.act",
+		   "dps-actions 2\nlock 2\nsleep 50ms\nlock 1\nunlock 1\nunlock 2\n");
+	cr_assert_eq(keep(dps_test_run_dps("run", set_path("set"), NULL)), 1, "%s", err_text);
+	cr_assert_not_null(strstr(err_text, "thread 1 locks mutex 2 held by thread 2"), "%s",
+			   err_text);
+	cr_assert_not_null(strstr(err_text, "thread 2 locks mutex 1 held by thread 1"), "%s",
+			   err_text);
+	write_file("set", "2.act", "dps-actions 2\nlock 2\nsleep 50ms\n");
+	write_file("set", "1.act", "dps-actions 2\ncreate 2\njoin 2\n");
+	cr_assert_eq(keep(dps_test_run_dps("run", set_path("set"), NULL)), 2, "%s", err_text);
+	cr_assert_not_null(strstr(err_text, "/2.act:2:6: lock of mutex 2 never unlocked"), "%s",
+			   err_text);
+}
+
+/* A version-2 set built into a program (simgen's tables: objects, members, the fourth number)
+ * plays as dps run plays it. */
+Test(cli, a_version_2_set_builds_and_plays, .timeout = 300)
+{
+	char *prog = dps_test_strf("%s/stub", dir);
+
+	write_file("set", "manifest",
+		   "dps-manifest 2\nobject 1 mutex\nobject 2 queue 1 0\nobject 3 barrier 2\n");
+	write_file("set", "1.act",
+		   "dps-actions 2\ncreate 2\ncreate 3\nput 2\nput 2\nlock 1\nunlock 1\n"
+		   "arrive 3\nwait 2 timeout 10ms\nwait 2|3\njoin any 2|3\njoin any 3|2\n");
+	write_file("set", "2.act", "dps-actions 2\ntake 2\ntake 2\nlock 1\nunlock 1\n");
+	write_file("set", "3.act", "dps-actions 2\narrive 3\nwake 1\n");
+	cr_assert_eq(keep(dps_test_run_dps("build", set_path("set"), "-o", prog, NULL)), 0, "%s",
+		     err_text);
+	cr_assert_eq(keep(dps_test_run_dps("run", set_path("set"), NULL)), 0, "%s", err_text);
+	{
+		const char *const argv[] = {prog, NULL};
+		struct dps_test_run r = dps_test_run(NULL, argv, NULL);
+
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		cr_assert_not_null(strstr(r.err, "3 threads"), "%s", r.err);
+		dps_test_run_fini(&r);
+	}
+	g_free(prog);
+}
+
 Test(cli, calibrate_writes_a_loadable_file)
 {
 	char file[256];

@@ -22,7 +22,15 @@ extern "C" {
 	X(DPS_ACT_WAIT, 5, "wait", "index of the waker; consumes one wake from it")                \
 	X(DPS_ACT_WAKE, 6, "wake", "index of the sleeper; gives it one wake")                      \
 	X(DPS_ACT_HEAP, 7, "heap", "signed change of the heap in use, bytes")                      \
-	X(DPS_ACT_STACK, 8, "stack", "signed change of the stack depth, bytes")
+	X(DPS_ACT_STACK, 8, "stack", "signed change of the stack depth, bytes")                    \
+	X(DPS_ACT_LOCK, 9, "lock", "index of the mutex in the program's objects")                  \
+	X(DPS_ACT_UNLOCK, 10, "unlock", "index of the mutex in the program's objects")             \
+	X(DPS_ACT_PUT, 11, "put", "index of the queue in the program's objects")                   \
+	X(DPS_ACT_TAKE, 12, "take", "index of the queue in the program's objects")                 \
+	X(DPS_ACT_ARRIVE, 13, "arrive", "index of the barrier in the program's objects")           \
+	X(DPS_ACT_WAIT_TIMEOUT, 14, "wait", "index of the waker; arg2: the timeout, ns")           \
+	X(DPS_ACT_WAIT_ANY, 15, "wait", "first of arg2 wakers in the program's members")           \
+	X(DPS_ACT_JOIN_ANY, 16, "join", "first of arg2 joinees in the program's members")
 
 enum dps_action_kind {
 #define DPS_ACTION_KIND_ENUM_(e, v, kw, what) e = v,
@@ -31,7 +39,9 @@ enum dps_action_kind {
 };
 
 /* The highest kind value (kinds are 1 .. DPS_ACT_MAX). */
-#define DPS_ACT_MAX 8
+#define DPS_ACT_MAX 16
+/* The highest kind of format version 1 (the later ones need `dps-actions 2`). */
+#define DPS_ACT_MAX_V1 8
 
 /* The keyword of a kind ("run", ...), or NULL for a value that is no kind. Inline, so the
  * tools that do not link libdps use the same table. */
@@ -48,11 +58,52 @@ static inline const char *dps_action_kind_name(uint32_t kind)
 	}
 }
 
-/* One action as the player plays it. */
+/*
+ * One action as the player plays it. arg2 comes last so that a table written as
+ * {arg, kind, line} (every kind of format version 1) still initializes it (to 0).
+ */
 struct dps_action {
-	int64_t arg;   /* see DPS_ACTION_KINDS: ns, bytes, or another thread's index */
+	int64_t arg;   /* see DPS_ACTION_KINDS: ns, bytes, another thread's or an object's index */
 	uint32_t kind; /* enum dps_action_kind */
 	uint32_t line; /* line in the source .act file (0 = unknown), for events */
+	int64_t arg2;  /* timed wait: the timeout in ns; wait any, join any: how many members */
+};
+
+/* The synchronization objects of format version 2 (the manifest's `object` lines). */
+#define DPS_OBJECT_KINDS(X)                                                                        \
+	X(DPS_OBJ_MUTEX, 1, "mutex")                                                               \
+	X(DPS_OBJ_QUEUE, 2, "queue")                                                               \
+	X(DPS_OBJ_BARRIER, 3, "barrier")
+
+enum dps_object_kind {
+#define DPS_OBJECT_KIND_ENUM_(e, v, kw) e = v,
+	DPS_OBJECT_KINDS(DPS_OBJECT_KIND_ENUM_)
+#undef DPS_OBJECT_KIND_ENUM_
+};
+
+#define DPS_OBJ_MAX 3
+
+/* The keyword of an object kind ("mutex", ...), or NULL. */
+static inline const char *dps_object_kind_name(uint32_t kind)
+{
+	switch (kind) {
+#define DPS_OBJECT_KIND_NAME_(e, v, kw)                                                            \
+	case e:                                                                                    \
+		return kw;
+		DPS_OBJECT_KINDS(DPS_OBJECT_KIND_NAME_)
+#undef DPS_OBJECT_KIND_NAME_
+	default:
+		return (const char *)0;
+	}
+}
+
+/* One object as the player creates it. */
+struct dps_object {
+	uint64_t id;	   /* the set's object id, for events and messages */
+	uint32_t kind;	   /* enum dps_object_kind */
+	uint32_t line;	   /* line of its declaration in the manifest (0 = unknown) */
+	uint64_t capacity; /* queue: items it holds at most (0 = unbounded); barrier: parties */
+	uint64_t initial;  /* queue: items at the start */
 };
 
 #ifdef __cplusplus

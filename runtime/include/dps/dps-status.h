@@ -19,7 +19,7 @@ enum dps_status {
 	DPS_ERR_NOMEM = -12,  /* allocation failure */
 	DPS_ERR_INVAL = -22,  /* bad input (file:line:col in the diagnostic) */
 	DPS_ERR_RANGE = -34,  /* number out of range */
-	DPS_ERR_DEADLK = -35, /* every live thread blocked on a wait/join nothing can end */
+	DPS_ERR_DEADLK = -35, /* every live thread blocked on a wait/join/object nothing can end */
 };
 
 /* A short English description of a status ("deadlock: ..."); never NULL, static storage. */

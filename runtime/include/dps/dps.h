@@ -154,6 +154,13 @@ struct dps_program {
 	const struct dps_thread_desc *threads; /* borrowed: n_threads of them */
 	size_t n_threads;
 	size_t root; /* index of the root thread */
+	/* Format version 2: the synchronization objects lock .. arrive name by index, and the
+	 * thread indexes of the sets of `wait A|B` and `join any A|B` (an action's arg is the
+	 * index of its first member here, arg2 how many). NULL/0 when the program has none. */
+	const struct dps_object *objects; /* borrowed: n_objects of them */
+	size_t n_objects;
+	const uint32_t *members; /* borrowed: n_members thread indexes */
+	size_t n_members;
 };
 
 /*
@@ -201,6 +208,8 @@ struct dps_thread_result {
 	uint64_t run_req_ns, run_act_ns;
 	uint64_t sleep_req_ns, sleep_act_ns;
 	uint64_t n_actions;
+	uint64_t n_blocked;  /* waits, joins, locks, puts, takes, arrivals that had to block */
+	uint64_t n_timeouts; /* timed waits that ended by their timeout */
 };
 
 struct dps_play_result {

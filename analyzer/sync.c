@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Synchronization objects (format version 2, doc/sync.md): the annotation events
+ * (dps:queue_init, produce, consume, barrier_init, arrive) and the LTTng-UST pthread wrapper's
+ * mutex events become objects, and points in each thread's timeline where actions.c puts a
+ * put, take, arrive, lock or unlock.
+ *
+ * An object is a (process, address) pair; its kind comes from its first event (an init, or a
+ * lock). Each thread keeps its own list of points (few: one per annotated operation), apart
+ * from the timeline's marks, whose `other` is a thread. At the end, analyzer__sync_declare
+ * keeps the objects a replay can honour: a queue some kept thread puts into (or that holds
+ * items before its first take: its initial count), a barrier whose kept threads' arrivals
+ * fill whole rounds, every mutex.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core-internal.h"
+
+struct sync_obj {
+	int64_t pid;
+	uint64_t addr;
+	uint32_t kind;	   /* enum dps_object_kind, 0 until known */
+	uint64_t capacity; /* queue: its capacity; barrier: parties */
+	int64_t level;	   /* produces minus consumes so far (all threads) */
+	int64_t low;	   /* its lowest: the items there before the first take */
+	uint64_t id;	   /* the set's object id, 0 when not declared */
+	uint32_t idx;	   /* its index in core->sync_list */
+};
+
+/* A mutex and an annotated object may share an address (a queue struct whose first member
+ * is its mutex): two namespaces. */
+struct sync_key {
+	int64_t pid;
+	uint64_t addr;
+	bool mutex;
+};
+
+static guint hash_key(gconstpointer p)
+{
+	const struct sync_key *k = p;
+
+	return g_int64_hash(&k->addr) ^ (guint)k->pid ^ (guint)k->mutex;
+}
+
+static gboolean equal_key(gconstpointer a, gconstpointer b)
+{
+	const struct sync_key *x = a, *y = b;
+
+	return x->pid == y->pid && x->addr == y->addr && x->mutex == y->mutex;
+}
+
+static void free_points(gpointer p)
+{
+	g_array_free(p, TRUE);
+}
+
+static void ensure_tables(struct analyzer_core *core)
+{
+	if (!core->sync_objs) {
+		core->sync_objs = g_hash_table_new_full(hash_key, equal_key, g_free, NULL);
+		core->sync_list = g_ptr_array_new_with_free_func(g_free);
+		core->sync_points =
+		    g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_points);
+	}
+}
+
+/* The object at (pid, addr), made on first sight with kind (0: not known yet). */
+static struct sync_obj *get_obj(struct analyzer_core *core, int64_t pid, uint64_t addr,
+				uint32_t kind)
+{
+	struct sync_key key = {.pid = pid, .addr = addr, .mutex = kind == DPS_OBJ_MUTEX};
+	gpointer v;
+	struct sync_obj *o;
+	struct sync_key *k;
+
+	ensure_tables(core);
+	v = g_hash_table_lookup(core->sync_objs, &key);
+	if (v) {
+		o = g_ptr_array_index(core->sync_list, GPOINTER_TO_SIZE(v) - 1);
+		if (!o->kind) {
+			o->kind = kind;
+		}
+		return o;
+	}
+	o = g_new0(struct sync_obj, 1);
+	o->pid = pid;
+	o->addr = addr;
+	o->kind = kind;
+	o->idx = core->sync_list->len;
+	g_ptr_array_add(core->sync_list, o);
+	k = g_new(struct sync_key, 1);
+	*k = key;
+	g_hash_table_insert(core->sync_objs, k, GSIZE_TO_POINTER(core->sync_list->len));
+	return o;
+}
+
+static void add_point(struct analyzer_core *core, size_t ctx, uint64_t ts, uint32_t kind,
+		      const struct sync_obj *o)
+{
+	GArray *pts = g_hash_table_lookup(core->sync_points, GSIZE_TO_POINTER(ctx + 1));
+	struct analyzer_sync_point p = {.ts_ns = ts, .kind = kind, .obj = o->idx};
+
+	if (!pts) {
+		pts = g_array_new(FALSE, FALSE, sizeof(struct analyzer_sync_point));
+		g_hash_table_insert(core->sync_points, GSIZE_TO_POINTER(ctx + 1), pts);
+	}
+	g_array_append_val(pts, p);
+}
+
+void analyzer__on_sync(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx)
+{
+	struct athread *t = analyzer__thread_at(core, ctx);
+	uint64_t addr = (uint64_t)ev->sync.obj;
+	struct sync_obj *o;
+
+	if (ev->sync.obj <= 0) {
+		return;
+	}
+	switch (ev->kind) {
+	case ANALYZER_EV_SYNC_QUEUE_INIT:
+	case ANALYZER_EV_SYNC_BARRIER_INIT:
+		o = get_obj(core, t->pid, addr,
+			    ev->kind == ANALYZER_EV_SYNC_QUEUE_INIT ? DPS_OBJ_QUEUE
+								    : DPS_OBJ_BARRIER);
+		o->capacity = ev->sync.param > 0 ? (uint64_t)ev->sync.param : 0;
+		return;
+	case ANALYZER_EV_SYNC_PRODUCE:
+	case ANALYZER_EV_SYNC_CONSUME:
+		o = get_obj(core, t->pid, addr, DPS_OBJ_QUEUE);
+		if (o->kind != DPS_OBJ_QUEUE) {
+			return;
+		}
+		o->level += ev->kind == ANALYZER_EV_SYNC_PRODUCE ? 1 : -1;
+		o->low = o->level < o->low ? o->level : o->low;
+		break;
+	case ANALYZER_EV_SYNC_ARRIVE:
+		o = get_obj(core, t->pid, addr, DPS_OBJ_BARRIER);
+		if (o->kind != DPS_OBJ_BARRIER) {
+			return;
+		}
+		break;
+	case ANALYZER_EV_SYNC_LOCK_ACQ:
+		if (ev->sync.param > 0) {
+			return; /* a trylock that failed, or an error */
+		}
+		/* fall through */
+	case ANALYZER_EV_SYNC_UNLOCK:
+		o = get_obj(core, t->pid, addr, DPS_OBJ_MUTEX);
+		if (o->kind != DPS_OBJ_MUTEX) {
+			return;
+		}
+		break;
+	default:
+		return;
+	}
+	add_point(core, ctx, ev->ts, ev->kind, o);
+}
+
+const GArray *analyzer__sync_points(struct analyzer_core *core, size_t ci)
+{
+	if (!core->sync_points || ci == SIZE_MAX) {
+		return NULL;
+	}
+	return g_hash_table_lookup(core->sync_points, GSIZE_TO_POINTER(ci + 1));
+}
+
+uint64_t analyzer__sync_object_id(struct analyzer_core *core, uint32_t obj)
+{
+	if (!core->sync_list || obj >= core->sync_list->len) {
+		return 0;
+	}
+	return ((struct sync_obj *)g_ptr_array_index(core->sync_list, obj))->id;
+}
+
+int analyzer__sync_declare(struct analyzer_core *core, const size_t *order, size_t n,
+			   struct dps_actset *set)
+{
+	uint64_t *puts, *arrives;
+	uint64_t next_id = 1;
+	int status = DPS_OK;
+
+	if (!core->sync_list || !core->sync_list->len) {
+		return DPS_OK;
+	}
+	puts = calloc(core->sync_list->len, sizeof(*puts));
+	arrives = calloc(core->sync_list->len, sizeof(*arrives));
+	if (!puts || !arrives) {
+		status = DPS_ERR_NOMEM;
+		goto end;
+	}
+	/* what the kept threads do to each object */
+	for (size_t i = 0; i < n; i++) {
+		const GArray *pts = analyzer__sync_points(core, order[i]);
+
+		for (guint k = 0; pts && k < pts->len; k++) {
+			const struct analyzer_sync_point *p =
+			    &g_array_index(pts, struct analyzer_sync_point, k);
+
+			if (p->kind == ANALYZER_EV_SYNC_PRODUCE) {
+				puts[p->obj]++;
+			} else if (p->kind == ANALYZER_EV_SYNC_ARRIVE) {
+				arrives[p->obj]++;
+			}
+		}
+	}
+	for (guint i = 0; i < core->sync_list->len && !status; i++) {
+		struct sync_obj *o = g_ptr_array_index(core->sync_list, i);
+		uint64_t initial = o->low < 0 ? (uint64_t)-o->low : 0;
+		bool keep;
+
+		switch (o->kind) {
+		case DPS_OBJ_QUEUE:
+			keep = puts[i] || initial;
+			if (o->capacity && o->capacity < initial) {
+				o->capacity = initial;
+			}
+			break;
+		case DPS_OBJ_BARRIER:
+			keep = o->capacity && arrives[i] && arrives[i] % o->capacity == 0;
+			break;
+		case DPS_OBJ_MUTEX:
+			keep = true;
+			break;
+		default:
+			keep = false;
+			break;
+		}
+		if (!keep) {
+			continue;
+		}
+		o->id = next_id++;
+		status = dps_actset_add_object(set, o->id, o->kind, o->capacity, initial, 0);
+	}
+	if (!status) {
+		set->format_version = DPS_ACTSET_FORMAT_VERSION;
+	}
+end:
+	free(puts);
+	free(arrives);
+	return status;
+}
+
+void analyzer__sync_destroy(struct analyzer_core *core)
+{
+	if (core->sync_objs) {
+		g_hash_table_destroy(core->sync_objs);
+		g_ptr_array_free(core->sync_list, TRUE);
+		g_hash_table_destroy(core->sync_points);
+	}
+	core->sync_objs = NULL;
+	core->sync_list = NULL;
+	core->sync_points = NULL;
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Live (issue 13): `dps record --sync` of sync-prog.c, an annotated producer and consumer on a
+ * bounded queue under a mutex and two condition variables, ending at a barrier; `dps analyze`
+ * must give the set's objects (the queue of 2, the barrier of 2, the mutex) and each thread's
+ * put/take/arrive/lock/unlock, the recorded condition-variable waits before the takes
+ * dropped (the takes block in the replay); the set plays, and when the consumer is made 3x
+ * slower the producer's puts must wait for it: the play lasts at least the consumer's runs.
+ */
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "actset.h"
+#include "dps-test.h"
+
+#define ITEMS 20
+
+static size_t count(const struct dps_actset_thread *t, uint32_t kind)
+{
+	size_t n = 0;
+
+	for (size_t a = 0; a < t->n_actions; a++) {
+		n += t->actions[a].kind == kind;
+	}
+	return n;
+}
+
+static const struct dps_actset_object *object_of_kind(const struct dps_actset *set, uint32_t kind)
+{
+	for (size_t i = 0; i < set->n_objects; i++) {
+		if (set->objects[i].kind == kind) {
+			return &set->objects[i];
+		}
+	}
+	return NULL;
+}
+
+/* The makespan in ms from a play's summary, or -1. */
+static double makespan_ms(const char *err)
+{
+	const char *p = err ? strstr(err, "makespan ") : NULL;
+
+	return p ? strtod(p + 9, NULL) : -1;
+}
+
+Test(sync_live, record_sync_analyze_and_replay_an_annotated_pipeline, .timeout = 300)
+{
+	char *dir = dps_test_mkdtemp("sync-live");
+	char *trace = dps_test_strf("%s/trace", dir);
+	char *setdir = dps_test_strf("%s/set", dir);
+	char *scale;
+	struct dps_actset *set = NULL;
+	struct dps_diag diag = {""};
+	const struct dps_actset_thread *prod = NULL, *cons = NULL;
+	const struct dps_actset_object *q, *b;
+	struct dps_test_run r;
+	double slow, fast;
+
+	setenv("DPS_CALIBRATION", "override", 1);
+	cr_assert_eq(dps_test_sh("'%s' record -q --sync -o '%s' -- "
+				 "'%s/tests/analyzer/analyzer-sync-prog' %d",
+				 dps_test_bin(), trace, dps_test_build_dir(), ITEMS),
+		     0, "dps record --sync failed");
+	r = dps_test_run_dps("analyze", trace, "-q", "-o", setdir, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	dps_test_run_fini(&r);
+	cr_assert_eq(dps_actset_load_dir(setdir, &set, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(set->n_threads, 2);
+	cr_assert_eq(set->format_version, 2);
+
+	q = object_of_kind(set, DPS_OBJ_QUEUE);
+	b = object_of_kind(set, DPS_OBJ_BARRIER);
+	cr_assert_not_null(q, "no queue object");
+	cr_assert_eq(q->capacity, 2);
+	cr_assert_not_null(b, "no barrier object");
+	cr_assert_eq(b->capacity, 2);
+	cr_assert_not_null(object_of_kind(set, DPS_OBJ_MUTEX), "no mutex object");
+
+	prod = &set->threads[set->root];
+	cons = &set->threads[set->root == 0 ? 1 : 0];
+	cr_assert_eq(count(prod, DPS_ACT_PUT), ITEMS);
+	cr_assert_eq(count(cons, DPS_ACT_TAKE), ITEMS);
+	cr_assert_eq(count(prod, DPS_ACT_TAKE) + count(cons, DPS_ACT_PUT), 0);
+	cr_assert_eq(count(prod, DPS_ACT_ARRIVE), 1);
+	cr_assert_eq(count(cons, DPS_ACT_ARRIVE), 1);
+	/* the queue's mutex: around every take, at least */
+	cr_assert_geq(count(cons, DPS_ACT_LOCK), ITEMS);
+	cr_assert_eq(count(cons, DPS_ACT_LOCK), count(cons, DPS_ACT_UNLOCK));
+	/* the consumer's condition-variable waits became its takes' blocks */
+	cr_assert_eq(count(cons, DPS_ACT_WAIT), 0, "a recorded wait stayed before a take");
+
+	/* it plays, and a 3x slower consumer holds the producer back */
+	r = dps_test_run_dps("run", setdir, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	dps_test_run_fini(&r);
+	scale = dps_test_strf("%" PRIu64 "=3", cons->id);
+	r = dps_test_run_dps("run", setdir, "--thread-scale", scale, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	slow = makespan_ms(r.err);
+	dps_test_run_fini(&r);
+	g_free(scale);
+	scale = dps_test_strf("%" PRIu64 "=0.1", cons->id);
+	r = dps_test_run_dps("run", setdir, "--thread-scale", scale, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	fast = makespan_ms(r.err);
+	dps_test_run_fini(&r);
+	/* the consumer spins 2 ms per item: 3x is 120 ms of its runs at the least */
+	cr_assert_geq(slow, 3 * 2.0 * ITEMS * 0.9, "slow play: %.3f ms", slow);
+	cr_assert_lt(fast, slow, "fast %.3f ms, slow %.3f ms", fast, slow);
+
+	g_free(scale);
+	dps_actset_destroy(set);
+	dps_test_rmtree(dir);
+	g_free(dir);
+	g_free(trace);
+	g_free(setdir);
+}
