@@ -17,8 +17,8 @@
 
 #include <glib.h>
 
-#include "mp-fit.h"
 #include "mempredict.h"
+#include "mp-fit.h"
 
 /* The basis count of the run of data set d. */
 static double run_basis(const struct mp_profile *p, const char *run, const char *basis)
