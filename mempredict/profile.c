@@ -212,10 +212,15 @@ static void class_add(struct mp_run *r, uint32_t ci, uint64_t size, uint64_t ts,
 	}
 }
 
-static void class_remove(struct mp_run *r, uint32_t ci, uint64_t size, uint64_t ts)
+/* An object leaves class ci. When the total had just peaked, the classes are taken first:
+ * this is the peak's last moment (a move between classes, dps_mem_class, is not). */
+static void class_remove(struct mp_run *r, uint32_t ci, uint64_t size, uint64_t ts, bool moving)
 {
 	struct run_class *c = cls_at(r, ci);
 
+	if (r->at_new_peak && !moving) {
+		snapshot_peak(r);
+	}
 	touch(c, ts);
 	c->live--;
 	c->live_bytes -= size;
@@ -232,7 +237,7 @@ static int on_alloc(struct mp_run *r, const struct mp_event *ev)
 	}
 	if (o) {
 		/* reused without a free we saw (lost events): the old one is gone */
-		class_remove(r, o->cls, o->size, ev->ts_ns);
+		class_remove(r, o->cls, o->size, ev->ts_ns, false);
 		total_change(r, -(int64_t)o->size, ev->ts_ns);
 	} else {
 		o = malloc(sizeof(*o));
@@ -257,7 +262,7 @@ static void on_free(struct mp_run *r, uint64_t pid, uint64_t ptr, uint64_t ts)
 	if (!o) {
 		return; /* allocated before the recording began, or NULL */
 	}
-	class_remove(r, o->cls, o->size, ts);
+	class_remove(r, o->cls, o->size, ts, false);
 	total_change(r, -(int64_t)o->size, ts);
 	g_hash_table_remove(r->live, o);
 }
@@ -282,7 +287,7 @@ static int on_realloc(struct mp_run *r, const struct mp_event *ev)
 	ci = o->cls;
 	old = o->size;
 	g_hash_table_steal(r->live, o);
-	class_remove(r, ci, old, ev->ts_ns);
+	class_remove(r, ci, old, ev->ts_ns, ev->size >= old); /* a growth is no peak's end */
 	class_add(r, ci, ev->size, ev->ts_ns, false);
 	if (ev->size > old) {
 		cls_at(r, ci)->bytes += ev->size - old;
@@ -295,7 +300,7 @@ static int on_realloc(struct mp_run *r, const struct mp_event *ev)
 		struct live_obj *clash = g_hash_table_lookup(r->live, o);
 
 		if (clash) {
-			class_remove(r, clash->cls, clash->size, ev->ts_ns);
+			class_remove(r, clash->cls, clash->size, ev->ts_ns, false);
 			total_change(r, -(int64_t)clash->size, ev->ts_ns);
 			g_hash_table_remove(r->live, clash);
 		}
@@ -322,7 +327,7 @@ static int on_class(struct mp_run *r, const struct mp_event *ev)
 	if ((uint32_t)ci == o->cls) {
 		return DPS_OK;
 	}
-	class_remove(r, o->cls, o->size, ev->ts_ns);
+	class_remove(r, o->cls, o->size, ev->ts_ns, true);
 	from = cls_at(r, o->cls);
 	if (from->allocated) {
 		from->allocated--;
