@@ -260,8 +260,9 @@ static void on_free(struct mp_run *r, uint64_t pid, uint64_t ptr, uint64_t ts)
 	struct live_obj *o = g_hash_table_lookup(r->live, &key);
 
 	if (!o) {
-		return; /* allocated before the recording began, or NULL */
+		return; /* allocated before the recording began, by the tracer, or NULL */
 	}
+	r->phase_heap++;
 	class_remove(r, o->cls, o->size, ts, false);
 	total_change(r, -(int64_t)o->size, ts);
 	g_hash_table_remove(r->live, o);
@@ -472,7 +473,6 @@ int mp_run_feed(struct mp_run *r, const struct mp_event *ev)
 		return ev->ptr ? on_alloc(r, ev) : DPS_OK;
 	case MP_EV_FREE:
 		r->n_heap++;
-		r->phase_heap++;
 		on_free(r, ev->pid, ev->ptr, ev->ts_ns);
 		return DPS_OK;
 	case MP_EV_REALLOC:

@@ -41,9 +41,8 @@ static double law_at(const struct law *l, double x)
 ParameterizedTestParameters(fit, each_law_is_recognised_and_extrapolated)
 {
 	static struct law laws[] = {
-	    {MP_MODEL_CONSTANT, 4096, 0},  {MP_MODEL_LINEAR, 1000, 48},
-	    {MP_MODEL_NLOGN, 500, 3},	   {MP_MODEL_QUADRATIC, 2000, 0.01},
-	    {MP_MODEL_POWER, 7, 1.5},
+	    {MP_MODEL_CONSTANT, 4096, 0},     {MP_MODEL_LINEAR, 1000, 48}, {MP_MODEL_NLOGN, 500, 3},
+	    {MP_MODEL_QUADRATIC, 2000, 0.01}, {MP_MODEL_POWER, 7, 1.5},
 	};
 
 	return cr_make_param_array(struct law, laws, sizeof(laws) / sizeof(laws[0]));
@@ -62,7 +61,8 @@ ParameterizedTest(struct law *l, fit, each_law_is_recognised_and_extrapolated)
 		for (size_t i = 0; i < n; i++) {
 			y[i] = law_at(l, xs[i]);
 		}
-		cr_assert(mp_fit_choose(xs, y, n, at, &c), "%s: no choice", mp_model_name(l->model));
+		cr_assert(mp_fit_choose(xs, y, n, at, &c), "%s: no choice",
+			  mp_model_name(l->model));
 		cr_expect_eq(c.fit.model, l->model, "%zu points of a %s law: chose %s", n,
 			     mp_model_name(l->model), mp_model_name(c.fit.model));
 		cr_expect(fabs(c.value - want) <= 1e-6 * want + 1e-6, "%s at %g: %g, expected %g",
@@ -102,8 +102,8 @@ Test(fit, too_few_sizes_are_refused)
 static struct mp_event ev(enum mp_event_kind k, uint64_t ts, uint64_t ptr, uint64_t size,
 			  const char *cls)
 {
-	struct mp_event e = {.kind = k, .ts_ns = ts, .pid = 1, .ptr = ptr, .size = size,
-			     .class = cls};
+	struct mp_event e = {
+	    .kind = k, .ts_ns = ts, .pid = 1, .ptr = ptr, .size = size, .class = cls};
 
 	return e;
 }
@@ -230,7 +230,8 @@ Test(profile, bytes_at_the_peak_are_taken_when_the_total_peaks)
 	cr_expect_eq(a->live_at_peak_bytes, 10);
 	cr_expect_eq(b->live_at_peak_bytes, 150);
 	/* a: 100 B for 10 ns, 10 B for 10 ns, over 50 ns from the first event */
-	cr_expect(fabs(a->avg_live_bytes - (1000 + 100) / 50.0) < 1e-9, "avg %g", a->avg_live_bytes);
+	cr_expect(fabs(a->avg_live_bytes - (1000 + 100) / 50.0) < 1e-9, "avg %g",
+		  a->avg_live_bytes);
 	mp_profile_fini(&p);
 }
 
@@ -275,8 +276,7 @@ static void synthetic(struct mp_profile *p, size_t n_runs)
 	}
 }
 
-static const struct mp_class_prediction *predicted(const struct mp_prediction *pr,
-						   const char *name)
+static const struct mp_class_prediction *predicted(const struct mp_prediction *pr, const char *name)
 {
 	for (size_t i = 0; i < pr->n_classes; i++) {
 		if (!strcmp(pr->classes[i].name, name)) {
@@ -335,8 +335,8 @@ Test(predict, the_papers_ratios)
 	struct dps_diag diag = {""};
 	double size_index = (100 + 200 + 400) / 3.0;
 	double peak = 16000 * (48 + 0.1 * size_index + 4096 / 1000.0);
-	double avg = 16000 * (48 + 0.1 * size_index +
-			      4096 * (0.5 / 500 + 0.5 / 1000 + 0.5 / 2000) / 3);
+	double avg =
+	    16000 * (48 + 0.1 * size_index + 4096 * (0.5 / 500 + 0.5 / 1000 + 0.5 / 2000) / 3);
 
 	synthetic(&p, 3);
 	cr_assert_eq(mp_predict(&p, &o, &pr, &diag), DPS_OK, "%s", diag.msg);
