@@ -18,7 +18,7 @@ static void print_usage(FILE *out)
 	fprintf(
 	    out,
 	    "Usage: dps memory profile TRACE... [--size N]... -o PROFILE [--raw-ip]\n"
-	    "       dps memory predict PROFILE --basis CLASS --count N [--json]\n\n"
+	    "       dps memory predict PROFILE (--basis CLASS --count N | --size N) [--json]\n\n"
 	    "profile: reads the heap events of recordings made with dps record --memory and\n"
 	    "writes, per run and phase (dps_phase marks; one phase without), per class (the\n"
 	    "allocation site as function and line, or a dps_mem_class name): objects allocated,\n"
@@ -30,7 +30,8 @@ static void print_usage(FILE *out)
 	    "      --raw-ip         classes by raw caller address, without resolving sites\n\n"
 	    "predict: the peak and average heap per phase and class for N objects of the basis\n"
 	    "class: fitted growth models chosen by cross-validation (three or more runs of\n"
-	    "different sizes), and the paper's plain ratios beside them.\n"
+	    "different sizes), and the paper's plain ratios beside them. With --size N instead,\n"
+	    "against the runs' input sizes (profile's --size, or dps_mem_size).\n"
 	    "  -b, --basis CLASS    the class whose count you can estimate\n"
 	    "  -n, --count N        how many objects of it the new input makes (> 0)\n"
 	    "      --json           the prediction as JSON on standard output\n"
@@ -126,11 +127,9 @@ fini_profile:
 static int cmd_predict(int argc, char **argv)
 {
 	static const struct option options[] = {
-	    {"basis", required_argument, NULL, 'b'},
-	    {"count", required_argument, NULL, 'n'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"basis", required_argument, NULL, 'b'}, {"count", required_argument, NULL, 'n'},
+	    {"size", required_argument, NULL, 's'},  {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},	     {NULL, 0, NULL, 0},
 	};
 	struct mp_predict_options po = {0};
 	struct mp_prediction pr;
@@ -140,11 +139,14 @@ static int cmd_predict(int argc, char **argv)
 	int c, ret = DPS_EXIT_OK, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:n:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:n:s:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			po.basis = optarg;
 			break;
+		case 's':
+			po.by_size = true;
+			__attribute__((fallthrough)); /* the size is the count */
 		case 'n':
 			if (!parse_number(optarg, &po.count) || po.count <= 0) {
 				fprintf(stderr,
@@ -166,11 +168,18 @@ static int cmd_predict(int argc, char **argv)
 			return DPS_EXIT_USAGE;
 		}
 	}
-	if (optind + 1 != argc || !po.basis || !have_count) {
-		fprintf(stderr, "dps memory predict: %s\n",
-			optind + 1 != argc ? "expected exactly one PROFILE"
-			: !po.basis	   ? "missing --basis CLASS"
-					   : "missing --count N");
+	if (optind + 1 != argc || (!po.basis && !po.by_size) || !have_count ||
+	    (po.basis && po.by_size)) {
+		const char *why = "missing --count N";
+
+		if (optind + 1 != argc) {
+			why = "expected exactly one PROFILE";
+		} else if (po.basis && po.by_size) {
+			why = "--basis and --size exclude each other";
+		} else if (!po.basis && !po.by_size) {
+			why = "missing --basis CLASS (or --size N)";
+		}
+		fprintf(stderr, "dps memory predict: %s\n", why);
 		print_usage(stderr);
 		return DPS_EXIT_USAGE;
 	}

@@ -116,8 +116,9 @@ void mp_profile_print(const struct mp_profile *p, FILE *out);
  * Prediction (predict.c).
  */
 struct mp_predict_options {
-	const char *basis; /* the basis class */
-	double count;	   /* the number of basis objects expected (> 0) */
+	const char *basis; /* the basis class; NULL with by_size */
+	double count;	   /* the number of basis objects expected, or the input size (> 0) */
+	bool by_size;	   /* against the runs' input sizes instead of a basis class */
 };
 
 struct mp_class_prediction {
@@ -152,7 +153,7 @@ struct mp_prediction {
 };
 
 /* DPS_ERR_INVAL: an unknown basis class (diag lists some known), a count <= 0, an empty
- * profile. *out is filled; free it with mp_prediction_fini. */
+ * profile, by_size with a run of unknown size. *out is filled; free it with mp_prediction_fini. */
 int mp_predict(const struct mp_profile *p, const struct mp_predict_options *o,
 	       struct mp_prediction *out, struct dps_diag *diag);
 void mp_prediction_fini(struct mp_prediction *pr);

@@ -20,10 +20,16 @@
 #include "mempredict.h"
 #include "mp-fit.h"
 
-/* The basis count of the run of data set d. */
-static double run_basis(const struct mp_profile *p, const char *run, const char *basis)
+/* The basis count of the run of data set d (its input size with by_size). */
+static double run_basis(const struct mp_profile *p, const struct mp_dataset *d,
+			const struct mp_predict_options *o)
 {
+	const char *run = d->run, *basis = o->basis;
 	double x = 0;
+
+	if (o->by_size) {
+		return d->size;
+	}
 
 	for (size_t i = 0; i < p->n_sets; i++) {
 		const struct mp_class_stats *b;
@@ -53,28 +59,32 @@ static double run_duration(const struct mp_profile *p, const char *run)
 
 /* The paper's figures for class name in the data sets sel (n of them). */
 static void paper_class(const struct mp_profile *p, const size_t *sel, size_t n, const char *name,
-			const char *basis, double count, double *peak, double *avg)
+			const struct mp_predict_options *o, double *peak, double *avg)
 {
-	double rmax = 0, ravg = 0, size = 0;
+	double rmax = 0, ravg = 0, size = 0, count = o->count;
 	size_t navg = 0, nsize = 0;
 
 	for (size_t k = 0; k < n; k++) {
 		const struct mp_dataset *d = &p->sets[sel[k]];
-		const struct mp_class_stats *b = mp_dataset_find_class(d, basis);
+		const struct mp_class_stats *b =
+		    o->by_size ? NULL : mp_dataset_find_class(d, o->basis);
 		const struct mp_class_stats *c = mp_dataset_find_class(d, name);
+		/* against the input size, the size stands for the basis's counts */
+		double bmax = o->by_size ? d->size : b ? (double)b->max_active : 0;
+		double bavg = o->by_size ? d->size : b ? b->avg_active : 0;
 
 		if (c) {
 			size += c->avg_size;
 			nsize++;
 		}
-		if (!b || !b->max_active) {
+		if (!(bmax > 0)) {
 			continue;
 		}
-		if (c && (double)c->max_active / (double)b->max_active > rmax) {
-			rmax = (double)c->max_active / (double)b->max_active;
+		if (c && (double)c->max_active / bmax > rmax) {
+			rmax = (double)c->max_active / bmax;
 		}
-		if (b->avg_active > 0) {
-			ravg += c ? c->avg_active / b->avg_active : 0;
+		if (bavg > 0) {
+			ravg += c ? c->avg_active / bavg : 0;
 			navg++;
 		}
 	}
@@ -139,7 +149,7 @@ static int predict_phase(const struct mp_profile *p, const size_t *sel, size_t n
 		const struct mp_dataset *d = &p->sets[sel[k]];
 		double t = run_duration(p, d->run);
 
-		x[k] = run_basis(p, d->run, o->basis);
+		x[k] = run_basis(p, d, o);
 		ph->duration_share += t > 0 ? (double)d->duration_ns / t / (double)n : 0;
 	}
 	for (size_t k = 0; k < n; k++) {
@@ -161,8 +171,7 @@ static int predict_phase(const struct mp_profile *p, const size_t *sel, size_t n
 		if (rc) {
 			goto free_arrays;
 		}
-		paper_class(p, sel, n, name, o->basis, o->count, &c->paper_peak_bytes,
-			    &c->paper_avg_bytes);
+		paper_class(p, sel, n, name, o, &c->paper_peak_bytes, &c->paper_avg_bytes);
 		for (size_t k = 0; k < n; k++) {
 			const struct mp_class_stats *s =
 			    mp_dataset_find_class(&p->sets[sel[k]], name);
@@ -258,8 +267,18 @@ int mp_predict(const struct mp_profile *p, const struct mp_predict_options *o,
 		rc = DPS_ERR_INVAL;
 		goto free_phases;
 	}
+	for (size_t i = 0; i < p->n_sets && o->by_size; i++) {
+		if (p->sets[i].size < 0) {
+			dps_diag_setf(diag,
+				      "run %s has no input size: give --size to dps memory "
+				      "profile, or call dps_mem_size() in the program",
+				      p->sets[i].run);
+			rc = DPS_ERR_INVAL;
+			goto free_phases;
+		}
+	}
 	for (size_t i = 0; i < p->n_sets && !known; i++) {
-		known = mp_dataset_find_class(&p->sets[i], o->basis) != NULL;
+		known = o->by_size || mp_dataset_find_class(&p->sets[i], o->basis) != NULL;
 	}
 	if (!known) {
 		char hint[600];
@@ -272,7 +291,7 @@ int mp_predict(const struct mp_profile *p, const struct mp_predict_options *o,
 		rc = DPS_ERR_INVAL;
 		goto free_phases;
 	}
-	out->basis = strdup(o->basis);
+	out->basis = strdup(o->by_size ? "input size" : o->basis);
 	out->count = o->count;
 	sel = calloc(p->n_sets, sizeof(*sel));
 	if (!out->basis || !sel) {

@@ -414,3 +414,24 @@ Test(predict, the_profile_file_round_trips)
 	g_free(path);
 	g_free(bad);
 }
+
+Test(predict, against_the_input_size)
+{
+	struct mp_profile p = {0};
+	struct mp_predict_options o = {.by_size = true, .count = 16000};
+	struct mp_prediction pr;
+	struct dps_diag diag = {""};
+
+	synthetic(&p, 3);
+	cr_assert_eq(mp_predict(&p, &o, &pr, &diag), DPS_OK, "%s", diag.msg);
+	cr_expect_str_eq(pr.basis, "input size");
+	cr_expect(close_to(pr.peak_bytes, 768000 + 2560000 + 4096, 1e-6), "total %g",
+		  pr.peak_bytes);
+	/* the paper's ratio against the size: node count / size = 1 */
+	cr_expect(close_to(predicted(&pr, "node")->paper_peak_bytes, 48 * 16000.0, 1e-9));
+	mp_prediction_fini(&pr);
+	p.sets[1].size = -1;
+	cr_expect_eq(mp_predict(&p, &o, &pr, &diag), DPS_ERR_INVAL);
+	cr_expect(strstr(diag.msg, "run1 has no input size"), "%s", diag.msg);
+	mp_profile_fini(&p);
+}

@@ -75,8 +75,7 @@ Test(live, sites_phases_and_a_prediction_from_three_recordings, .timeout = 280)
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.out, site), "the allocation line is named: no \"%s\" in\n%s", site,
 		  r.out);
-	cr_expect(strstr(r.out, "phase build  size 500"), "phase and size from marks:\n%s",
-		  r.out);
+	cr_expect(strstr(r.out, "phase build  size 500"), "phase and size from marks:\n%s", r.out);
 	cr_expect(strstr(r.out, "phase teardown"), "no teardown phase:\n%s", r.out);
 	cr_expect(strstr(r.out, "  name\n"), "the class named by dps_mem_class:\n%s", r.out);
 	cr_expect_not(strstr(r.out, "liblttng-ust"), "the tracer's own allocations:\n%s", r.out);
