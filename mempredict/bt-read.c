@@ -230,13 +230,12 @@ static void handle_event(struct reader *rd, const bt_message *msg)
 	struct mp_event e = {0};
 	int64_t ns = 0;
 
+	if (k == K_OTHER) {
+		return;
+	}
 	if (cs && bt_clock_snapshot_get_ns_from_origin(cs, &ns) ==
 		      BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK) {
 		e.ts_ns = (uint64_t)ns;
-		rd->last_ts = e.ts_ns > rd->last_ts ? e.ts_ns : rd->last_ts;
-	}
-	if (k == K_OTHER) {
-		return;
 	}
 	e.pid = uint_of(member(bt_event_borrow_common_context_field_const(ev), "vpid"));
 	switch (k) {
@@ -285,15 +284,18 @@ static void handle_event(struct reader *rd, const bt_message *msg)
 	default:
 		return;
 	}
-	if (e.kind == MP_EV_ALLOC || (e.kind == MP_EV_REALLOC && !e.old_ptr)) {
+	if (e.kind == MP_EV_ALLOC || e.kind == MP_EV_FREE || e.kind == MP_EV_REALLOC) {
+		/* a free's site too: the tracer's frees would stretch the run's end */
 		e.class = site_of(rd, ev);
 		if (!e.class) {
 			return; /* the tracer's own */
 		}
-	} else if (e.kind == MP_EV_REALLOC) {
-		e.class = "";
+		if (e.kind == MP_EV_REALLOC && e.old_ptr) {
+			e.class = ""; /* the object keeps its class */
+		}
 	}
 	if (!rd->rc) {
+		rd->last_ts = e.ts_ns > rd->last_ts ? e.ts_ns : rd->last_ts;
 		rd->rc = mp_run_feed(rd->run, &e);
 	}
 }
