@@ -71,9 +71,12 @@ static void gen(long n)
 			long share = left / (parts - p), take = share;
 
 			if (p < parts - 1 && share >= 4) {
-				take = share - share / 4 + (long)(next_rand() % (uint64_t)(share / 2 + 1));
+				take = share - share / 4 +
+				       (long)(next_rand() % (uint64_t)(share / 2 + 1));
 			}
-			take = take < 1 ? 1 : take > left - (parts - p - 1) ? left - (parts - p - 1) : take;
+			take = take < 1			       ? 1
+			       : take > left - (parts - p - 1) ? left - (parts - p - 1)
+							       : take;
 			gen(take);
 			left -= take;
 		}

@@ -353,14 +353,14 @@ void mp_profile_print(const struct mp_profile *p, FILE *out)
 
 void mp_prediction_print(const struct mp_prediction *pr, FILE *out)
 {
-	char a[32], b[32], c[32], d[32];
+	char a[32], b[32], c[32], d[32], e[32], f[32];
 
 	fprintf(out, "basis \"%s\" x %g\n", pr->basis, pr->count);
 	fprintf(out, "peak %s [%s .. %s]  average %s   (paper's ratios: peak %s, average %s)\n",
 		human(pr->peak_bytes, a, sizeof(a)), human(pr->peak_lo, b, sizeof(b)),
 		human(pr->peak_hi, c, sizeof(c)), human(pr->avg_bytes, d, sizeof(d)),
-		human(pr->paper_peak_bytes, a, sizeof(a)),
-		human(pr->paper_avg_bytes, b, sizeof(b)));
+		human(pr->paper_peak_bytes, e, sizeof(e)),
+		human(pr->paper_avg_bytes, f, sizeof(f)));
 	for (size_t i = 0; i < pr->n_phases; i++) {
 		const struct mp_phase_prediction *ph = &pr->phases[i];
 
@@ -370,8 +370,8 @@ void mp_prediction_print(const struct mp_prediction *pr, FILE *out)
 			ph->name, ph->n_sets, ph->n_sizes, ph->fitted ? "" : ": ratios only",
 			human(ph->peak_bytes, a, sizeof(a)), human(ph->peak_lo, b, sizeof(b)),
 			human(ph->peak_hi, c, sizeof(c)), human(ph->avg_bytes, d, sizeof(d)),
-			human(ph->paper_peak_bytes, a, sizeof(a)),
-			human(ph->paper_avg_bytes, b, sizeof(b)));
+			human(ph->paper_peak_bytes, e, sizeof(e)),
+			human(ph->paper_avg_bytes, f, sizeof(f)));
 		fprintf(out, "  %10s %10s %10s %6s %-9s %10s  %s\n", "peak", "average",
 			"paper_peak", "share", "model", "cv_error", "class");
 		for (size_t j = 0; j < pr->n_classes; j++) {
@@ -434,6 +434,7 @@ int mp_prediction_write_json(const struct mp_prediction *pr, FILE *out)
 		add_double(b, "paper_peak_bytes", ph->paper_peak_bytes);
 		add_double(b, "paper_avg_bytes", ph->paper_avg_bytes);
 		add_double(b, "duration_share", ph->duration_share);
+		add_double(b, "duration_ns", ph->duration_ns >= 0 ? ph->duration_ns : NAN);
 		add_uint(b, "datasets", ph->n_sets);
 		add_uint(b, "basis_counts", ph->n_sizes);
 		json_builder_set_member_name(b, "fitted");

@@ -137,6 +137,7 @@ struct mp_phase_prediction {
 	double peak_bytes, avg_bytes, peak_lo, peak_hi, avg_lo, avg_hi;
 	double paper_peak_bytes, paper_avg_bytes;
 	double duration_share; /* of a run's time, mean over the runs */
+	double duration_ns;    /* predicted at the new size; < 0 without a fit */
 	size_t n_sets, n_sizes;
 	bool fitted; /* >= 3 distinct basis counts: models fitted; else the paper's ratios */
 };

@@ -162,10 +162,25 @@ static int predict_phase(const struct mp_profile *p, const size_t *sel, size_t n
 	}
 	ph->n_sets = n;
 	ph->fitted = ph->n_sizes >= 3;
+	ph->duration_ns = -1;
+	if (ph->fitted) {
+		struct mp_choice cd;
+
+		/* the phase's time at the new size: phases grow at different rates, and the
+		 * program's average weighs them by it */
+		for (size_t k = 0; k < n; k++) {
+			yp[k] = (double)p->sets[sel[k]].duration_ns;
+		}
+		if (mp_fit_choose(x, yp, n, o->count, &cd)) {
+			ph->duration_ns = cd.value;
+		}
+	}
 	for (guint i = 0; i < names->len; i++) {
 		const char *name = names->pdata[i];
 		struct mp_class_prediction *c;
 		struct mp_choice cp, ca;
+		double frac = 0;
+		size_t n_frac = 0;
 
 		rc = add_class(pr, ph->name, name, &c);
 		if (rc) {
@@ -177,18 +192,29 @@ static int predict_phase(const struct mp_profile *p, const size_t *sel, size_t n
 			    mp_dataset_find_class(&p->sets[sel[k]], name);
 
 			yp[k] = s ? (double)s->live_at_peak_bytes : 0;
-			ya[k] = s ? s->avg_live_bytes : 0;
+			ya[k] = s ? (double)s->peak_live_bytes : 0;
+			if (s && s->peak_live_bytes) {
+				frac += s->avg_live_bytes / (double)s->peak_live_bytes;
+				n_frac++;
+			}
 		}
+		frac = n_frac ? frac / (double)n_frac : 0;
+		/*
+		 * The average is the class's own peak, fitted, times the mean ratio of its average
+		 * to its peak: that ratio is the shape of the class's curve in the phase, which
+		 * does not change with the size, while the average itself carries the phase's
+		 * timing noise (a phase of a few ms).
+		 */
 		if (ph->fitted && mp_fit_choose(x, yp, n, o->count, &cp) &&
 		    mp_fit_choose(x, ya, n, o->count, &ca)) {
 			c->peak_bytes = cp.value;
 			c->peak_lo = cp.lo;
 			c->peak_hi = cp.hi;
-			c->avg_bytes = ca.value;
+			c->avg_bytes = frac * ca.value;
 			c->model = mp_model_name(cp.fit.model);
 			c->cv_error = cp.cv_error;
-			ph->avg_lo += ca.lo;
-			ph->avg_hi += ca.hi;
+			ph->avg_lo += frac * ca.lo;
+			ph->avg_hi += frac * ca.hi;
 		} else {
 			c->peak_bytes = c->peak_lo = c->peak_hi = c->paper_peak_bytes;
 			c->avg_bytes = c->paper_avg_bytes;
@@ -252,8 +278,8 @@ int mp_predict(const struct mp_profile *p, const struct mp_predict_options *o,
 {
 	GPtrArray *phases = g_ptr_array_new();
 	size_t *sel = NULL;
-	bool known = false;
-	double share_sum = 0;
+	bool known = false, all_timed = true;
+	double share_sum = 0, paper_sum = 0;
 	int rc = DPS_OK;
 
 	memset(out, 0, sizeof(*out));
@@ -343,17 +369,28 @@ int mp_predict(const struct mp_profile *p, const struct mp_predict_options *o,
 		if (ph->paper_peak_bytes > out->paper_peak_bytes) {
 			out->paper_peak_bytes = ph->paper_peak_bytes;
 		}
-		out->avg_bytes += ph->avg_bytes * ph->duration_share;
-		out->avg_lo += ph->avg_lo * ph->duration_share;
-		out->avg_hi += ph->avg_hi * ph->duration_share;
+		all_timed = all_timed && ph->duration_ns >= 0;
+	}
+	/* the program's average: the phases' weighed by their predicted time, or (a phase
+	 * without a fit) by their mean share of the runs' time */
+	for (size_t j = 0; j < out->n_phases; j++) {
+		const struct mp_phase_prediction *ph = &out->phases[j];
+		double w = all_timed ? ph->duration_ns : ph->duration_share;
+
+		out->avg_bytes += ph->avg_bytes * w;
+		out->avg_lo += ph->avg_lo * w;
+		out->avg_hi += ph->avg_hi * w;
 		out->paper_avg_bytes += ph->paper_avg_bytes * ph->duration_share;
-		share_sum += ph->duration_share;
+		share_sum += w;
+		paper_sum += ph->duration_share;
 	}
 	if (share_sum > 0) {
 		out->avg_bytes /= share_sum;
 		out->avg_lo /= share_sum;
 		out->avg_hi /= share_sum;
-		out->paper_avg_bytes /= share_sum;
+	}
+	if (paper_sum > 0) {
+		out->paper_avg_bytes /= paper_sum;
 	}
 free_phases:
 	free(sel);
