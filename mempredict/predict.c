@@ -167,11 +167,12 @@ static int predict_phase(const struct mp_profile *p, const size_t *sel, size_t n
 		struct mp_choice cd;
 
 		/* the phase's time at the new size: phases grow at different rates, and the
-		 * program's average weighs them by it */
+		 * program's average weighs them by it; only a fit that predicts its own data
+		 * sets within 10 % is trusted (phases of a few ms on a busy machine are not) */
 		for (size_t k = 0; k < n; k++) {
 			yp[k] = (double)p->sets[sel[k]].duration_ns;
 		}
-		if (mp_fit_choose(x, yp, n, o->count, &cd)) {
+		if (mp_fit_choose(x, yp, n, o->count, &cd) && cd.cv_error < 0.1) {
 			ph->duration_ns = cd.value;
 		}
 	}
