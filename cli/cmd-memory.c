@@ -17,7 +17,8 @@ static void print_usage(FILE *out)
 {
 	fprintf(
 	    out,
-	    "Usage: dps memory profile TRACE... [--size N]... -o PROFILE [--raw-ip]\n"
+	    "Usage: dps memory profile TRACE... [--size N]... -o PROFILE [--phase-func NAME]...\n"
+	    "                          [--raw-ip]\n"
 	    "       dps memory predict PROFILE (--basis CLASS --count N | --size N) [--json]\n\n"
 	    "profile: reads the heap events of recordings made with dps record --memory and\n"
 	    "writes, per run and phase (dps_phase marks; one phase without), per class (the\n"
@@ -27,6 +28,8 @@ static void print_usage(FILE *out)
 	    "  -o, --output FILE    the profile to write\n"
 	    "  -s, --size N         the input size of the next TRACE, in order (default: the\n"
 	    "                       dps_mem_size mark of the run)\n"
+	    "      --phase-func NAME  a phase begins at every entry into function NAME (a program\n"
+	    "                       built with -finstrument-functions, lttng-ust's cyg-profile)\n"
 	    "      --raw-ip         classes by raw caller address, without resolving sites\n\n"
 	    "predict: the peak and average heap per phase and class for N objects of the basis\n"
 	    "class: fitted growth models chosen by cross-validation (three or more runs of\n"
@@ -51,12 +54,11 @@ static bool parse_number(const char *s, double *v)
 static int cmd_profile(int argc, char **argv)
 {
 	static const struct option options[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"size", required_argument, NULL, 's'},
-	    {"raw-ip", no_argument, NULL, 'r'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'}, {"size", required_argument, NULL, 's'},
+	    {"raw-ip", no_argument, NULL, 'r'},	      {"phase-func", required_argument, NULL, 'f'},
+	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
 	};
+	const char *funcs[64];
 	struct mp_read_options ro = {0};
 	struct mp_profile p = {0};
 	struct dps_diag diag = {{0}};
@@ -83,6 +85,17 @@ static int cmd_profile(int argc, char **argv)
 			break;
 		case 'r':
 			ro.raw_ip = true;
+			break;
+		case 'f':
+			if (ro.n_phase_funcs == 64 || !*optarg) {
+				fprintf(stderr,
+					"dps memory profile: --phase-func %s: expected a "
+					"function name (64 at most)\n",
+					optarg);
+				return DPS_EXIT_USAGE;
+			}
+			funcs[ro.n_phase_funcs++] = optarg;
+			ro.phase_funcs = funcs;
 			break;
 		case 'h':
 			print_usage(stdout);

@@ -31,6 +31,7 @@ enum ev_kind {
 	K_CLASS,
 	K_PHASE,
 	K_SIZE,
+	K_FUNC_ENTRY,
 };
 
 struct reader {
@@ -58,6 +59,8 @@ static enum ev_kind kind_of(struct reader *rd, const bt_event_class *ec)
 	    {"dps:mem_class", K_CLASS},
 	    {"dps:phase", K_PHASE},
 	    {"dps:mem_size", K_SIZE},
+	    {"lttng_ust_cyg_profile:func_entry", K_FUNC_ENTRY},
+	    {"lttng_ust_cyg_profile_fast:func_entry", K_FUNC_ENTRY},
 	};
 	gpointer v = g_hash_table_lookup(rd->kinds, ec);
 	const char *name;
@@ -221,6 +224,24 @@ static const char *site_of(struct reader *rd, const bt_event *ev)
 	return v;
 }
 
+/* The --phase-func name a function entry event enters (borrowed from the options), or NULL.
+ * The debug-info filter names the function the event's ip is in: the instrumented one. */
+static const char *phase_func_of(struct reader *rd, const bt_event *ev)
+{
+	const bt_field *di = member(bt_event_borrow_common_context_field_const(ev), "debug_info");
+	const char *func = str_of(member(di, "func"));
+	size_t len = strcspn(func, "+");
+
+	for (size_t i = 0; i < rd->opts->n_phase_funcs; i++) {
+		const char *want = rd->opts->phase_funcs[i];
+
+		if (strlen(want) == len && !strncmp(func, want, len)) {
+			return want;
+		}
+	}
+	return NULL;
+}
+
 static void handle_event(struct reader *rd, const bt_message *msg)
 {
 	const bt_event *ev = bt_message_event_borrow_event_const(msg);
@@ -238,6 +259,13 @@ static void handle_event(struct reader *rd, const bt_message *msg)
 		e.ts_ns = (uint64_t)ns;
 	}
 	e.pid = uint_of(member(bt_event_borrow_common_context_field_const(ev), "vpid"));
+	if (k == K_FUNC_ENTRY) {
+		e.class = phase_func_of(rd, ev);
+		if (!e.class) {
+			return;
+		}
+		k = K_PHASE;
+	}
 	switch (k) {
 	case K_MALLOC:
 	case K_MEMALIGN:
@@ -275,7 +303,9 @@ static void handle_event(struct reader *rd, const bt_message *msg)
 		break;
 	case K_PHASE:
 		e.kind = MP_EV_PHASE;
-		e.class = str_of(member(pl, "name"));
+		if (!e.class) {
+			e.class = str_of(member(pl, "name"));
+		}
 		break;
 	case K_SIZE:
 		e.kind = MP_EV_SIZE;

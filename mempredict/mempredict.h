@@ -98,8 +98,11 @@ int mp_run_finish(struct mp_run *r, uint64_t end_ns, struct mp_profile *p);
  * without a libc wrapper event (recorded without --memory), DPS_ERR_NOENT for no trace.
  */
 struct mp_read_options {
-	const char *phase_func; /* reserved: phases from function entries (not yet) */
-	bool raw_ip;		/* classes by raw caller address, no resolution */
+	/* phases also begin at every entry into these functions (lttng_ust_cyg_profile events of
+	 * a program built with -finstrument-functions), named after them */
+	const char *const *phase_funcs; /* borrowed */
+	size_t n_phase_funcs;
+	bool raw_ip; /* classes by raw caller address, no resolution */
 };
 int mp_read_trace(const char *path, double size, const struct mp_read_options *o,
 		  struct mp_profile *p, struct dps_diag *diag);

@@ -16,10 +16,10 @@
 
 static const long sizes[] = {500, 1000, 2000};
 
-/* The line of live-prog.c that has the marker. */
-static int line_of(const char *marker)
+/* The line of tests/mempredict/FILE that has the marker. */
+static int line_of(const char *file, const char *marker)
 {
-	char *path = dps_test_strf("%s/tests/mempredict/live-prog.c", dps_test_source_dir());
+	char *path = dps_test_strf("%s/tests/mempredict/%s", dps_test_source_dir(), file);
 	char *text = dps_test_read_file(path, NULL);
 	char *at;
 	int line = 1;
@@ -35,16 +35,21 @@ static int line_of(const char *marker)
 	return line;
 }
 
-static char *record(const char *dir, long n, bool memory)
+static char *record_prog(const char *dir, const char *prog, long n, bool memory)
 {
-	char *trace = dps_test_strf("%s/t%ld%s", dir, n, memory ? "" : "-plain");
+	char *trace = dps_test_strf("%s/%s-%ld%s", dir, prog, n, memory ? "" : "-plain");
 
 	cr_assert_eq(dps_test_sh("'%s' record -q %s --no-kernel -o '%s' -- "
-				 "'%s/tests/mempredict/mempredict-live-prog' %ld",
+				 "'%s/tests/mempredict/mempredict-%s' %ld",
 				 dps_test_bin(), memory ? "--memory" : "", trace,
-				 dps_test_build_dir(), n),
+				 dps_test_build_dir(), prog, n),
 		     0, "dps record failed");
 	return trace;
+}
+
+static char *record(const char *dir, long n, bool memory)
+{
+	return record_prog(dir, "live-prog", n, memory);
 }
 
 /* The number after "key" : in a JSON text. */
@@ -63,7 +68,7 @@ Test(live, sites_phases_and_a_prediction_from_three_recordings, .timeout = 280)
 {
 	char *dir = dps_test_mkdtemp("mempredict-live");
 	char *traces[3], *prof = dps_test_strf("%s/prof.json", dir);
-	char *site = dps_test_strf("main (live-prog.c:%d)", line_of("SITE: node"));
+	char *site = dps_test_strf("main (live-prog.c:%d)", line_of("live-prog.c", "SITE: node"));
 	struct dps_test_run r;
 	double peak, lo, hi, want = 8000.0 * (64 + 8 + 16);
 
@@ -142,6 +147,32 @@ Test(live, a_recording_without_heap_events_is_refused, .timeout = 120)
 			     NULL);
 	cr_expect_eq(r.status, 2, "two sizes for one trace");
 	dps_test_run_fini(&r);
+	g_free(trace);
+	g_free(prof);
+	dps_test_rmtree(dir);
+	g_free(dir);
+}
+
+Test(live, phases_from_function_entries, .timeout = 120)
+{
+	char *dir = dps_test_mkdtemp("mempredict-func");
+	char *trace = record_prog(dir, "func-prog", 300, true);
+	char *prof = dps_test_strf("%s/prof.json", dir);
+	char *site = dps_test_strf("build (func-prog.c:%d)", line_of("func-prog.c", "SITE: block"));
+	struct dps_test_run r;
+
+	r = dps_test_run_dps("memory", "profile", trace, "--phase-func", "build", "--phase-func",
+			     "teardown", "-o", prof, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "phase build"), "no phase at build's entry:\n%s", r.out);
+	cr_expect(strstr(r.out, "phase teardown"), "no phase at teardown's entry:\n%s", r.out);
+	cr_expect_not(strstr(r.out, "phase all"), "the run is split:\n%s", r.out);
+	cr_expect(strstr(r.out, site), "no \"%s\" in\n%s", site, r.out);
+	/* in teardown, the 300 blocks live at its start are all freed */
+	cr_expect(strstr(r.out, "           0        300          0"), "teardown's blocks:\n%s",
+		  r.out);
+	dps_test_run_fini(&r);
+	g_free(site);
 	g_free(trace);
 	g_free(prof);
 	dps_test_rmtree(dir);
