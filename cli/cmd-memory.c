@@ -19,7 +19,8 @@ static void print_usage(FILE *out)
 	    out,
 	    "Usage: dps memory profile TRACE... [--size N]... -o PROFILE [--phase-func NAME]...\n"
 	    "                          [--raw-ip]\n"
-	    "       dps memory predict PROFILE (--basis CLASS --count N | --size N) [--json]\n\n"
+	    "       dps memory predict PROFILE (--basis CLASS --count N | --size N) [--json]\n"
+	    "                          [--actions DIR]\n\n"
 	    "profile: reads the heap events of recordings made with dps record --memory and\n"
 	    "writes, per run and phase (dps_phase marks; one phase without), per class (the\n"
 	    "allocation site as function and line, or a dps_mem_class name): objects allocated,\n"
@@ -38,6 +39,8 @@ static void print_usage(FILE *out)
 	    "  -b, --basis CLASS    the class whose count you can estimate\n"
 	    "  -n, --count N        how many objects of it the new input makes (> 0)\n"
 	    "      --json           the prediction as JSON on standard output\n"
+	    "      --actions DIR    the predicted heap curve as an action set (dps run, dps "
+	    "build)\n"
 	    "  -h, --help           this help\n\n"
 	    "Exit: 0 ok, 1 failure, 2 bad usage or bad input. See doc/memory-predict.md.\n");
 }
@@ -140,15 +143,20 @@ fini_profile:
 static int cmd_predict(int argc, char **argv)
 {
 	static const struct option options[] = {
-	    {"basis", required_argument, NULL, 'b'}, {"count", required_argument, NULL, 'n'},
-	    {"size", required_argument, NULL, 's'},  {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},	     {NULL, 0, NULL, 0},
+	    {"basis", required_argument, NULL, 'b'},
+	    {"count", required_argument, NULL, 'n'},
+	    {"size", required_argument, NULL, 's'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"actions", required_argument, NULL, 'a'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct mp_predict_options po = {0};
 	struct mp_prediction pr;
 	struct mp_profile p;
 	struct dps_diag diag = {{0}};
 	bool json = false, have_count = false;
+	const char *actions = NULL;
 	int c, ret = DPS_EXIT_OK, rc;
 
 	optind = 1;
@@ -172,6 +180,9 @@ static int cmd_predict(int argc, char **argv)
 			break;
 		case 'j':
 			json = true;
+			break;
+		case 'a':
+			actions = optarg;
 			break;
 		case 'h':
 			print_usage(stdout);
@@ -207,6 +218,14 @@ static int cmd_predict(int argc, char **argv)
 		ret = dps_cli_exit_code(rc);
 		goto fini_profile;
 	}
+	if (actions) {
+		rc = mp_prediction_write_actions(&pr, actions, &diag);
+		if (rc) {
+			fprintf(stderr, "dps memory predict: %s\n", diag.msg);
+			ret = dps_cli_exit_code(rc);
+			goto fini_prediction;
+		}
+	}
 	if (json) {
 		rc = mp_prediction_write_json(&pr, stdout);
 	} else {
@@ -216,6 +235,7 @@ static int cmd_predict(int argc, char **argv)
 		fprintf(stderr, "dps memory predict: cannot write to standard output\n");
 		ret = DPS_EXIT_FAILURE;
 	}
+fini_prediction:
 	mp_prediction_fini(&pr);
 fini_profile:
 	mp_profile_fini(&p);

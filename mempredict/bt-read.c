@@ -465,6 +465,19 @@ put_plugins:
 	return rc;
 }
 
+/* Whether one of path's directories is named name. */
+static bool has_component(const char *path, const char *name)
+{
+	char **parts = g_strsplit(path, "/", -1);
+	bool found = false;
+
+	for (size_t i = 0; parts[i] && !found; i++) {
+		found = !strcmp(parts[i], name);
+	}
+	g_strfreev(parts);
+	return found;
+}
+
 static void end_dwfl(gpointer d)
 {
 	if (d) {
@@ -488,7 +501,7 @@ int mp_read_trace(const char *path, double size, const struct mp_read_options *o
 	}
 	/* the UST traces only: the kernel's or perf's have no heap event */
 	for (guint i = 0; i < found->len; i++) {
-		if (strstr(found->pdata[i], "/ust/") || !strncmp(found->pdata[i], "ust/", 4)) {
+		if (has_component(found->pdata[i], "ust")) {
 			g_ptr_array_add(ust, found->pdata[i]);
 		}
 	}

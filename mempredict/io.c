@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-glib/json-glib.h>
 
@@ -94,6 +95,8 @@ int mp_profile_save(const struct mp_profile *p, const char *path, struct dps_dia
 		add_uint(b, "duration_ns", d->duration_ns);
 		add_uint(b, "peak_bytes", d->peak_bytes);
 		add_double(b, "avg_bytes", d->avg_bytes);
+		add_uint(b, "start_bytes", d->start_bytes);
+		add_uint(b, "end_bytes", d->end_bytes);
 		json_builder_set_member_name(b, "classes");
 		json_builder_begin_array(b);
 		for (size_t j = 0; j < d->n_classes; j++) {
@@ -227,6 +230,8 @@ static void load_set(struct loader *l, JsonNode *n, size_t i, struct mp_dataset 
 	d->duration_ns = (uint64_t)get_num(l, o, what, "duration_ns", false);
 	d->peak_bytes = (uint64_t)get_num(l, o, what, "peak_bytes", false);
 	d->avg_bytes = get_num(l, o, what, "avg_bytes", false);
+	d->start_bytes = (uint64_t)get_num(l, o, what, "start_bytes", false);
+	d->end_bytes = (uint64_t)get_num(l, o, what, "end_bytes", false);
 	cls = get_array(l, o, what, "classes");
 	if (!cls) {
 		return;
@@ -255,12 +260,16 @@ int mp_profile_load(const char *path, struct mp_profile *p, struct dps_diag *dia
 	JsonNode *fmt;
 
 	memset(p, 0, sizeof(*p));
+	if (access(path, R_OK)) {
+		dps_diag_setf(diag, "cannot read the profile %s: %s", path, strerror(errno));
+		l.rc = errno == ENOENT ? DPS_ERR_NOENT : DPS_ERR_IO;
+		goto free_parser;
+	}
 	if (!json_parser_load_from_file(parser, path, &err)) {
-		bool missing = g_error_matches(err, G_FILE_ERROR, G_FILE_ERROR_NOENT);
-
-		dps_diag_setf(diag, "%s: %s", path, err->message);
+		/* json-glib's message says where: "<data>:LINE:COL: Parse error: ..." */
+		dps_diag_setf(diag, "%s: not a dps memory profile (JSON): %s", path, err->message);
 		g_error_free(err);
-		l.rc = missing ? DPS_ERR_NOENT : DPS_ERR_INVAL;
+		l.rc = DPS_ERR_INVAL;
 		goto free_parser;
 	}
 	if (!json_parser_get_root(parser) ||

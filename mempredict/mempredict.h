@@ -45,6 +45,8 @@ struct mp_dataset {
 	uint64_t duration_ns;
 	uint64_t peak_bytes;		/* total live heap at its peak in the phase */
 	double avg_bytes;		/* time-weighted average total live heap */
+	uint64_t start_bytes;		/* total live heap at the phase's start */
+	uint64_t end_bytes;		/* ... and at its end */
 	struct mp_class_stats *classes; /* owned, n_classes */
 	size_t n_classes;
 };
@@ -141,6 +143,9 @@ struct mp_phase_prediction {
 	double paper_peak_bytes, paper_avg_bytes;
 	double duration_share; /* of a run's time, mean over the runs */
 	double duration_ns;    /* predicted at the new size; < 0 without a fit */
+	/* the predicted curve (--actions): live heap at the start and the end, and the time
+	 * (the fitted duration, else the data sets' scaled linearly) */
+	double start_bytes, end_bytes, curve_ns;
 	size_t n_sets, n_sizes;
 	bool fitted; /* >= 3 distinct basis counts: models fitted; else the paper's ratios */
 };
@@ -164,5 +169,13 @@ void mp_prediction_fini(struct mp_prediction *pr);
 void mp_prediction_print(const struct mp_prediction *pr, FILE *out);
 /* JSON on out; DPS_ERR_IO when it cannot be written. */
 int mp_prediction_write_json(const struct mp_prediction *pr, FILE *out);
+/*
+ * The predicted heap curve as an action set in dir (actions.c): one thread, each phase a rise
+ * from its start to its peak, a plateau and a fall to its end, shaped so that its average is
+ * the predicted one, in the predicted time. Written whole or not at all; dir may be an
+ * existing action set (replaced). DPS_ERR_INVAL for a dir that is something else.
+ */
+int mp_prediction_write_actions(const struct mp_prediction *pr, const char *dir,
+				struct dps_diag *diag);
 
 #endif /* DPS_MEMPREDICT_H */

@@ -130,6 +130,65 @@ static int add_class(struct mp_prediction *pr, const char *phase, const char *na
 	return (*out)->phase && (*out)->name ? DPS_OK : DPS_ERR_NOMEM;
 }
 
+/* The data sets' mean of figure / their peak (the shape of the phase's curve, which stays when
+ * the size changes). */
+static double peak_fraction(const struct mp_profile *p, const size_t *sel, size_t n,
+			    uint64_t (*figure)(const struct mp_dataset *))
+{
+	double r = 0;
+	size_t m = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		const struct mp_dataset *d = &p->sets[sel[k]];
+
+		if (d->peak_bytes) {
+			r += (double)figure(d) / (double)d->peak_bytes;
+			m++;
+		}
+	}
+	return m ? r / (double)m : 0;
+}
+
+static uint64_t start_of(const struct mp_dataset *d)
+{
+	return d->start_bytes;
+}
+
+static uint64_t end_of(const struct mp_dataset *d)
+{
+	return d->end_bytes;
+}
+
+/*
+ * The phase's predicted curve (--actions): its start and end levels as the data sets' fractions
+ * of their peak, times the predicted peak (a sum of per-class fits extrapolates better than a
+ * fit of the total); its time fitted, else the data sets' time per basis object scaled (y is
+ * room for n values). Call once the peak is predicted.
+ */
+static void predict_curve(const struct mp_profile *p, const size_t *sel, size_t n, const double *x,
+			  double *y, const struct mp_predict_options *o,
+			  struct mp_phase_prediction *ph)
+{
+	struct mp_choice c;
+	double r = 0;
+	size_t m = 0;
+
+	ph->start_bytes = ph->peak_bytes * peak_fraction(p, sel, n, start_of);
+	ph->end_bytes = ph->peak_bytes * peak_fraction(p, sel, n, end_of);
+	for (size_t k = 0; k < n; k++) {
+		y[k] = (double)p->sets[sel[k]].duration_ns;
+		if (x[k] > 0) {
+			r += y[k] / x[k];
+			m++;
+		}
+	}
+	if (ph->fitted && mp_fit_choose(x, y, n, o->count, &c)) {
+		ph->curve_ns = c.value;
+	} else {
+		ph->curve_ns = m ? r / (double)m * o->count : 0;
+	}
+}
+
 /* One phase: its data sets are sel (n). */
 static int predict_phase(const struct mp_profile *p, const size_t *sel, size_t n,
 			 const struct mp_predict_options *o, struct mp_prediction *pr,
@@ -230,6 +289,7 @@ static int predict_phase(const struct mp_profile *p, const size_t *sel, size_t n
 		ph->paper_peak_bytes += c->paper_peak_bytes;
 		ph->paper_avg_bytes += c->paper_avg_bytes;
 	}
+	predict_curve(p, sel, n, x, yp, o, ph);
 	for (size_t i = first; i < pr->n_classes; i++) {
 		pr->classes[i].share =
 		    ph->peak_bytes > 0 ? pr->classes[i].peak_bytes / ph->peak_bytes : 0;

@@ -44,7 +44,7 @@ struct mp_run {
 	bool started;
 	/* the current phase */
 	char *phase; /* owned */
-	uint64_t phase_t0, last_ts, total, peak, phase_heap;
+	uint64_t phase_t0, last_ts, total, peak, phase_heap, start_total;
 	double int_total;
 	bool at_new_peak;
 };
@@ -369,6 +369,8 @@ static int close_phase(struct mp_run *r, uint64_t ts, const char *name)
 	d.size = r->size;
 	d.duration_ns = (uint64_t)dur;
 	d.peak_bytes = r->peak;
+	d.start_bytes = r->start_total;
+	d.end_bytes = r->total;
 	d.avg_bytes = dur > 0 ? r->int_total / dur : (double)r->total;
 	for (guint i = 0; i < r->classes->len; i++) {
 		struct run_class *c = cls_at(r, i);
@@ -412,6 +414,7 @@ static int close_phase(struct mp_run *r, uint64_t ts, const char *name)
 static void open_phase(struct mp_run *r, uint64_t ts)
 {
 	r->phase_t0 = ts;
+	r->start_total = r->total;
 	r->last_ts = ts;
 	r->int_total = 0;
 	r->peak = r->total;

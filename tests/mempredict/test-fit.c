@@ -269,6 +269,9 @@ static void synthetic(struct mp_profile *p, size_t n_runs)
 		d->phase = strdup("all");
 		d->size = n;
 		d->duration_ns = 1000000;
+		d->start_bytes = 0;
+		d->end_bytes = (uint64_t)(48 * n + n * n / 100 + 4096);
+		d->peak_bytes = d->end_bytes;
 		d->classes = calloc(3, sizeof(*d->classes));
 		add_class(d, "node", (uint64_t)n, 48 * n);
 		add_class(d, "index", (uint64_t)(n / 10), n * n / 100);
@@ -434,4 +437,53 @@ Test(predict, against_the_input_size)
 	cr_expect_eq(mp_predict(&p, &o, &pr, &diag), DPS_ERR_INVAL);
 	cr_expect(strstr(diag.msg, "run1 has no input size"), "%s", diag.msg);
 	mp_profile_fini(&p);
+}
+
+/* The predicted curve as actions: it ends at the predicted end level, peaks at the predicted
+ * peak, lasts the predicted time and has the predicted average (one rise over the whole phase:
+ * the data sets' average is half their peak and they end at it). */
+Test(predict, the_curve_as_actions)
+{
+	struct mp_profile p = {0};
+	struct mp_predict_options o = {.basis = "node", .count = 16000};
+	struct mp_prediction pr;
+	struct dps_diag diag = {""};
+	char *dir = dps_test_mkdtemp("mempredict-actions");
+	char *set = dps_test_strf("%s/set", dir);
+	char *act = dps_test_strf("%s/1.act", set);
+	char *text, *line, *save = NULL;
+	double level = 0, peak = 0, area = 0, t = 0, want = 768000 + 2560000 + 4096;
+
+	synthetic(&p, 3);
+	cr_assert_eq(mp_predict(&p, &o, &pr, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(mp_prediction_write_actions(&pr, set, &diag), DPS_OK, "%s", diag.msg);
+	text = dps_test_read_file(act, NULL);
+	cr_assert(text, "no %s", act);
+	cr_expect(!strncmp(text, "dps-actions 1\n", 14));
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		double v;
+
+		if (sscanf(line, "heap %lf", &v) == 1) {
+			level += v;
+			peak = level > peak ? level : peak;
+		} else if (sscanf(line, "sleep %lfns", &v) == 1) {
+			area += level * v;
+			t += v;
+		}
+	}
+	cr_expect(close_to(level, want, 1e-6), "ends at %g, expected %g", level, want);
+	cr_expect(close_to(peak, want, 1e-6), "peaks at %g", peak);
+	cr_expect(close_to(t, 1e6, 1e-6), "lasts %g ns", t);
+	cr_expect(close_to(area / t, want / 2, 0.01), "average %g, expected %g", area / t,
+		  want / 2);
+	/* an existing file that is not an action set is refused */
+	dps_test_write_file(act, "not an action\n");
+	cr_expect_eq(mp_prediction_write_actions(&pr, dir, &diag), DPS_ERR_INVAL, "%s", diag.msg);
+	g_free(text);
+	mp_prediction_fini(&pr);
+	mp_profile_fini(&p);
+	dps_test_rmtree(dir);
+	g_free(dir);
+	g_free(set);
+	g_free(act);
 }

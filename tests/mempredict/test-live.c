@@ -106,6 +106,20 @@ Test(live, sites_phases_and_a_prediction_from_three_recordings, .timeout = 280)
 	cr_expect(strstr(r.out, "\"classes\""), "%s", r.out);
 	dps_test_run_fini(&r);
 
+	/* the predicted curve as an action set that dps run plays */
+	{
+		char *set = dps_test_strf("%s/predicted", dir);
+
+		r = dps_test_run_dps("memory", "predict", prof, "--basis", site, "--count", "8000",
+				     "--actions", set, NULL);
+		cr_expect_eq(r.status, 0, "%s", r.err);
+		dps_test_run_fini(&r);
+		r = dps_test_run_dps("run", set, NULL);
+		cr_expect_eq(r.status, 0, "dps run of the predicted set: %s", r.err);
+		dps_test_run_fini(&r);
+		g_free(set);
+	}
+
 	/* bad inputs: exit 2 with the reason */
 	r = dps_test_run_dps("memory", "predict", prof, "--basis", "no such class", "--count", "5",
 			     NULL);
