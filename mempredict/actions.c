@@ -28,7 +28,7 @@
 
 struct curve_out {
 	FILE *f;
-	double level; /* bytes the actions have reached, unrounded */
+	double level;	 /* bytes the actions have reached, unrounded */
 	int64_t written; /* bytes the actions have reached, as written */
 };
 
@@ -84,7 +84,8 @@ static void write_phase(struct curve_out *c, const struct mp_phase_prediction *p
 		k = k < 0 ? 0 : k > d / sum ? d / sum : k;
 	}
 	dps_text_sanitize(ph->name, name, sizeof(name));
-	fprintf(c->f, "# phase %s: start %.0f B, peak %.0f B, end %.0f B, average %.0f B, %.0f ns\n",
+	fprintf(c->f,
+		"# phase %s: start %.0f B, peak %.0f B, end %.0f B, average %.0f B, %.0f ns\n",
 		name, s, p, e, a, d);
 	heap_to(c, s);
 	ramp(c, p, k * (p - s));
@@ -113,7 +114,8 @@ int mp_prediction_write_actions(const struct mp_prediction *pr, const char *dir,
 		goto abort_dir;
 	}
 	dps_text_sanitize(pr->basis, basis, sizeof(basis));
-	fprintf(c.f, "dps-actions 1\n# dps memory predict: basis \"%s\" x %g (doc/memory-predict.md)\n",
+	fprintf(c.f,
+		"dps-actions 1\n# dps memory predict: basis \"%s\" x %g (doc/memory-predict.md)\n",
 		basis, pr->count);
 	for (size_t i = 0; i < pr->n_phases; i++) {
 		write_phase(&c, &pr->phases[i]);

@@ -139,6 +139,7 @@ static double get_num(struct loader *l, JsonObject *o, const char *what, const c
 		      bool nullable)
 {
 	JsonNode *n = json_object_get_member(o, k);
+	double v;
 
 	if (n && nullable && JSON_NODE_HOLDS_NULL(n)) {
 		return -1;
@@ -153,8 +154,18 @@ static double get_num(struct loader *l, JsonObject *o, const char *what, const c
 		}
 		return 0;
 	}
-	return json_node_get_value_type(n) == G_TYPE_INT64 ? (double)json_node_get_int(n)
-							   : json_node_get_double(n);
+	v = json_node_get_value_type(n) == G_TYPE_INT64 ? (double)json_node_get_int(n)
+							: json_node_get_double(n);
+	/* every figure of a profile is a count, bytes or time: >= 0, and fits a uint64_t */
+	if (!(v >= 0 && v < 1.8e19)) {
+		if (!l->rc) {
+			dps_diag_setf(l->diag, "%s: %s: \"%s\" is %g: expected a number >= 0",
+				      l->path, what, k, v);
+			l->rc = DPS_ERR_INVAL;
+		}
+		return 0;
+	}
+	return v;
 }
 
 static char *get_str(struct loader *l, JsonObject *o, const char *what, const char *k)

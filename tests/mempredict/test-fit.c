@@ -408,6 +408,14 @@ Test(predict, the_profile_file_round_trips)
 				 "\"datasets\": [{\"run\": \"r\"}]}");
 	cr_expect_eq(mp_profile_load(bad, &q, &diag), DPS_ERR_INVAL);
 	cr_expect(strstr(diag.msg, "datasets[0]") && strstr(diag.msg, "phase"), "%s", diag.msg);
+	/* a negative count (found by fuzz-profile: it was cast to uint64_t) */
+	dps_test_write_file(bad,
+			    "{\"format\": \"dps-memory-profile\", \"version\": 1, "
+			    "\"datasets\": [{\"run\": \"r\", \"phase\": \"p\", \"size\": null, "
+			    "\"duration_ns\": -8000}]}");
+	cr_expect_eq(mp_profile_load(bad, &q, &diag), DPS_ERR_INVAL);
+	cr_expect(strstr(diag.msg, "\"duration_ns\" is -8000: expected a number >= 0"), "%s",
+		  diag.msg);
 	dps_test_write_file(bad, "[1, 2");
 	cr_expect_eq(mp_profile_load(bad, &q, &diag), DPS_ERR_INVAL);
 	cr_expect_eq(mp_profile_load("/nonexistent/p.json", &q, &diag), DPS_ERR_NOENT);
