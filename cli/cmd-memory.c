@@ -18,7 +18,7 @@ static void print_usage(FILE *out)
 	fprintf(
 	    out,
 	    "Usage: dps memory profile TRACE... [--size N]... -o PROFILE [--phase-func NAME]...\n"
-	    "                          [--raw-ip]\n"
+	    "                          [--raw-ip] [--all-processes]\n"
 	    "       dps memory predict PROFILE (--basis CLASS --count N | --size N) [--json]\n"
 	    "                          [--actions DIR]\n\n"
 	    "profile: reads the heap events of recordings made with dps record --memory and\n"
@@ -31,7 +31,9 @@ static void print_usage(FILE *out)
 	    "                       dps_mem_size mark of the run)\n"
 	    "      --phase-func NAME  a phase begins at every entry into function NAME (a program\n"
 	    "                       built with -finstrument-functions, lttng-ust's cyg-profile)\n"
-	    "      --raw-ip         classes by raw caller address, without resolving sites\n\n"
+	    "      --raw-ip         classes by raw caller address, without resolving sites\n"
+	    "      --all-processes  every process of the trace, not only the recorded command's\n"
+	    "                       (record.info's pid: its children are left out without it)\n\n"
 	    "predict: the peak and average heap per phase and class for N objects of the basis\n"
 	    "class: fitted growth models chosen by cross-validation (three or more runs of\n"
 	    "different sizes), and the paper's plain ratios beside them. With --size N instead,\n"
@@ -57,9 +59,13 @@ static bool parse_number(const char *s, double *v)
 static int cmd_profile(int argc, char **argv)
 {
 	static const struct option options[] = {
-	    {"output", required_argument, NULL, 'o'}, {"size", required_argument, NULL, 's'},
-	    {"raw-ip", no_argument, NULL, 'r'},	      {"phase-func", required_argument, NULL, 'f'},
-	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'},
+	    {"size", required_argument, NULL, 's'},
+	    {"raw-ip", no_argument, NULL, 'r'},
+	    {"phase-func", required_argument, NULL, 'f'},
+	    {"all-processes", no_argument, NULL, 'A'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *funcs[64];
 	struct mp_read_options ro = {0};
@@ -88,6 +94,9 @@ static int cmd_profile(int argc, char **argv)
 			break;
 		case 'r':
 			ro.raw_ip = true;
+			break;
+		case 'A':
+			ro.all_processes = true;
 			break;
 		case 'f':
 			if (ro.n_phase_funcs == 64 || !*optarg) {

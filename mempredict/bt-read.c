@@ -19,6 +19,7 @@
 
 #include "find-traces.h"
 #include "mempredict.h"
+#include "record.h"
 
 enum ev_kind {
 	K_OTHER,
@@ -41,6 +42,7 @@ struct reader {
 	GHashTable *sites;		    /* bin string or ip (owned) -> class name (owned) */
 	GHashTable *dwfls;		    /* binary path (owned) -> Dwfl * (owned; NULL: none) */
 	uint64_t last_ts;
+	int64_t pid; /* the recorded command's (record.info), or -1: every process */
 	int rc;
 };
 
@@ -259,6 +261,9 @@ static void handle_event(struct reader *rd, const bt_message *msg)
 		e.ts_ns = (uint64_t)ns;
 	}
 	e.pid = uint_of(member(bt_event_borrow_common_context_field_const(ev), "vpid"));
+	if (rd->pid >= 0 && e.pid != (uint64_t)rd->pid) {
+		return; /* another process of the same user, traced by the same session */
+	}
 	if (k == K_FUNC_ENTRY) {
 		e.class = phase_func_of(rd, ev);
 		if (!e.class) {
@@ -492,12 +497,21 @@ int mp_read_trace(const char *path, double size, const struct mp_read_options *o
 	GPtrArray *found = g_ptr_array_new_with_free_func(g_free);
 	GPtrArray *skips = g_ptr_array_new_with_free_func(g_free);
 	GPtrArray *ust = g_ptr_array_new();
-	struct reader rd = {.opts = o ? o : &defaults};
+	struct reader rd = {.opts = o ? o : &defaults, .pid = -1};
 	int rc;
 
 	rc = analyzer_find_traces(&path, 1, found, skips, diag);
 	if (rc) {
 		goto free_lists;
+	}
+	/* A UST session traces every process of its user that has the events: on a busy machine
+	 * others' allocations would be counted. A dps record trace names its command's pid. */
+	if (!o || !o->all_processes) {
+		int64_t pid;
+
+		if (dps_record_info_pid(path, &pid)) {
+			rd.pid = pid;
+		}
 	}
 	/* the UST traces only: the kernel's or perf's have no heap event */
 	for (guint i = 0; i < found->len; i++) {

@@ -95,7 +95,8 @@ int mp_run_finish(struct mp_run *r, uint64_t end_ns, struct mp_profile *p);
 
 /*
  * Reading a recording (bt-read.c): every lttng_ust_libc event and the dps:mem_class, dps:phase
- * and dps:mem_size marks of the trace(s) under path, allocation sites resolved through
+ * and dps:mem_size marks of the trace(s) under path (of the process record.info names, when it
+ * does, unless all_processes), allocation sites resolved through
  * babeltrace2's debug-info filter and the binaries' DWARF. DPS_ERR_INVAL for a recording
  * without a libc wrapper event (recorded without --memory), DPS_ERR_NOENT for no trace.
  */
@@ -104,7 +105,8 @@ struct mp_read_options {
 	 * a program built with -finstrument-functions), named after them */
 	const char *const *phase_funcs; /* borrowed */
 	size_t n_phase_funcs;
-	bool raw_ip; /* classes by raw caller address, no resolution */
+	bool raw_ip;	    /* classes by raw caller address, no resolution */
+	bool all_processes; /* not only the recorded command's process (record.info's pid) */
 };
 int mp_read_trace(const char *path, double size, const struct mp_read_options *o,
 		  struct mp_profile *p, struct dps_diag *diag);

@@ -30,7 +30,7 @@ declare -A allowed=(
     [export]="runtime common analyzer record compare replay export"
     [whatif]="runtime common analyzer record simgen whatif"
     [ssf]="runtime common ssf"
-    [mempredict]="runtime common analyzer mempredict"
+    [mempredict]="runtime common analyzer record mempredict"
     [cli]="runtime common analyzer record simgen compare replay export whatif ssf mempredict cli"
 )
 # Header name -> folder, for the project's own headers.

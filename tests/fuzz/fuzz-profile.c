@@ -17,8 +17,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void check(const struct mp_prediction *pr)
 {
-	double v[] = {pr->peak_bytes, pr->avg_bytes, pr->peak_lo, pr->peak_hi, pr->paper_peak_bytes,
-		      pr->paper_avg_bytes};
+	double v[] = {pr->peak_bytes, pr->avg_bytes,	    pr->peak_lo,
+		      pr->peak_hi,    pr->paper_peak_bytes, pr->paper_avg_bytes};
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		if (!isfinite(v[i]) || v[i] < 0) {

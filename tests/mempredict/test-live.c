@@ -192,3 +192,36 @@ Test(live, phases_from_function_entries, .timeout = 120)
 	dps_test_rmtree(dir);
 	g_free(dir);
 }
+
+/* Only the recorded command's process unless --all-processes: here the command is a shell
+ * whose child is the program. */
+Test(live, the_recorded_process_only_unless_all_processes, .timeout = 120)
+{
+	char *dir = dps_test_mkdtemp("mempredict-procs");
+	char *trace = dps_test_strf("%s/sh", dir);
+	char *prof = dps_test_strf("%s/prof.json", dir);
+	char *site = dps_test_strf("main (live-prog.c:%d)", line_of("live-prog.c", "SITE: node"));
+	struct dps_test_run r;
+
+	cr_assert_eq(dps_test_sh("'%s' record -q --memory --no-kernel -o '%s' -- /bin/sh -c "
+				 "\"'%s/tests/mempredict/mempredict-live-prog' 50; true\"",
+				 dps_test_bin(), trace, dps_test_build_dir()),
+		     0, "dps record failed");
+	r = dps_test_run_dps("memory", "profile", trace, "-o", prof, NULL);
+	if (r.status == 0) {
+		cr_expect_not(strstr(r.out, site), "the child's site without --all-processes:\n%s",
+			      r.out);
+	} else {
+		cr_expect(strstr(r.err, "no lttng_ust_libc event"), "%s", r.err);
+	}
+	dps_test_run_fini(&r);
+	r = dps_test_run_dps("memory", "profile", trace, "--all-processes", "-o", prof, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, site), "no \"%s\" with --all-processes:\n%s", site, r.out);
+	dps_test_run_fini(&r);
+	g_free(site);
+	g_free(trace);
+	g_free(prof);
+	dps_test_rmtree(dir);
+	g_free(dir);
+}
