@@ -12,7 +12,8 @@
 #     - at 4x, the heap curve of the libc wrapper's events recomputed here by a few lines of
 #       Python from babeltrace2's text (not dps's reconstruction): its peak and its
 #       time-weighted average from the program's first heap event to its last, lttng-ust's
-#       own allocations and frees left out as dps does.
+#       own allocations and frees and other processes (record.info's pid) left out as dps
+#       does.
 # Targets (issue 15): peak within 10 % at 4x and 20 % at 16x, average within 10 % at 4x, at
 # least 90 % of the peak bytes attributed to a named class (a source line or a dps_mem_class).
 #
@@ -49,15 +50,17 @@ heaptrack_peak() {
 
 # The libc wrapper's curve of a recording, recomputed: "peak avg" in bytes.
 wrapper_curve() {
+    local pid
+    pid=$(awk '$1 == "pid" { print $2 }' "$1/record.info")
     babeltrace2 --clock-seconds -c flt.lttng-utils.debug-info "$1/ust" 2>/dev/null | python3 -c '
 import re, sys
 live, total, peak, area, t0, last = {}, 0, 0, 0.0, None, None
-ev = re.compile(r"^\[([0-9.]+)\].*lttng_ust_libc:(\w+):.*bin = \"([^\"]*)\".*\}, \{ (.*) \}$")
+ev = re.compile(r"^\[([0-9.]+)\].*lttng_ust_libc:(\w+):.*vpid = (\d+),.*bin = \"([^\"]*)\".*\}, \{ (.*) \}$")
 for line in sys.stdin:
     m = ev.match(line)
-    if not m:
+    if not m or m.group(3) != sys.argv[1]:
         continue
-    t, kind, binary, fields = float(m.group(1)), m.group(2), m.group(3), m.group(4)
+    t, kind, binary, fields = float(m.group(1)), m.group(2), m.group(4), m.group(5)
     f = dict(kv.split(" = ") for kv in fields.split(", "))
     if "liblttng-ust" in binary:
         continue
@@ -87,7 +90,7 @@ for line in sys.stdin:
     total += size
     peak = max(peak, total)
 print(peak, area / (last - t0) if last and last > t0 else total)
-'
+' "$pid"
 }
 
 pct() { python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print('%+.1f %%' % (100 * (a - b) / b) if b else '-')" "$1" "$2"; }
