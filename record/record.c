@@ -123,9 +123,13 @@ static enum dps_status run_command(struct recording *r)
 		if (preload) {
 			setenv("LD_PRELOAD", preload, 1);
 		}
-		/* dps record enables no lttng_ust_statedump event: the statedump lttng-ust runs
-		 * when the program registers (every mapped object's ELF read) would be pure cost */
-		setenv("LTTNG_UST_WITHOUT_BADDR_STATEDUMP", "1", 0);
+		/* Without --memory dps record enables no lttng_ust_statedump event: the statedump
+		 * lttng-ust runs when the program registers (every mapped object's ELF read) would
+		 * be pure cost. With it, the base-address statedump is what resolves the libc
+		 * wrapper's `ip` to a function and line (dps memory, doc/memory-predict.md). */
+		if (!r->opts->memory) {
+			setenv("LTTNG_UST_WITHOUT_BADDR_STATEDUMP", "1", 0);
+		}
 		setenv("LTTNG_UST_WITHOUT_PROCNAME_STATEDUMP", "1", 0);
 		dps_subprocess_mark_exec();
 		execvp(r->opts->cmd[0], r->opts->cmd);

@@ -132,10 +132,25 @@ enum dps_status dps_record__setup_session(struct recording *r)
 		const char *ctx[] = {"lttng", "add-context", "-u",	 "-s",	 r->session,
 				     "-c",    "dps",	     "-t",	 "vtid", "-t",
 				     "vpid",  "-t",	     "procname", NULL};
+		/* With --memory: the caller's address of every libc wrapper event (the `ip`
+		 * context) and the statedump and dlopen events that map it to a binary, so
+		 * babeltrace2's debug-info filter names the allocation site (dps memory). */
+		const char *mem_ev[] = {
+		    "lttng",	"enable-event",
+		    "-u",	"-s",
+		    r->session, "-c",
+		    "dps",	"lttng_ust_statedump:*,lttng_ust_dl:*,lttng_ust_lib:*",
+		    NULL};
+		const char *mem_ctx[] = {"lttng", "add-context", "-u", "-s", r->session,
+					 "-c",	  "dps",	 "-t", "ip", NULL};
 
 		rc = lttng(r, "creating the UST channel", chan);
 		rc = rc ? rc : lttng(r, "enabling the UST events", ev);
 		rc = rc ? rc : lttng(r, "adding the vtid/vpid/procname contexts", ctx);
+		if (r->opts->memory) {
+			rc = rc ? rc : lttng(r, "enabling the UST statedump events", mem_ev);
+			rc = rc ? rc : lttng(r, "adding the ip context", mem_ctx);
+		}
 		if (rc) {
 			return rc;
 		}

@@ -31,7 +31,8 @@ declare -A allowed=(
     [export]="runtime common analyzer record compare replay export"
     [whatif]="runtime common analyzer record simgen compare replay whatif"
     [ssf]="runtime common ssf"
-    [cli]="runtime common analyzer record simgen compare replay export whatif ssf cli"
+    [mempredict]="runtime common analyzer record mempredict"
+    [cli]="runtime common analyzer record simgen compare replay export whatif ssf mempredict cli"
 )
 # Header name -> folder, for the project's own headers.
 declare -A owner=()

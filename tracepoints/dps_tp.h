@@ -241,6 +241,32 @@ LTTNG_UST_TRACEPOINT_EVENT(dps, calibration,
 	)
 )
 
+/* Memory prediction (dps/memclass.h, doc/memory-predict.md). The allocation at ptr belongs to
+ * the named class: dps memory profile counts it there instead of at its allocation site. */
+LTTNG_UST_TRACEPOINT_EVENT(dps, mem_class,
+	LTTNG_UST_TP_ARGS(const void *, ptr, const char *, name),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer_hex(uint64_t, ptr, (uint64_t)(uintptr_t)ptr)
+		lttng_ust_field_string(name, name)
+	)
+)
+
+/* A phase of the program begins (and the previous one ends). */
+LTTNG_UST_TRACEPOINT_EVENT(dps, phase,
+	LTTNG_UST_TP_ARGS(const char *, name),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_string(name, name)
+	)
+)
+
+/* The size of this run's input, in the program's own unit (words, lines, bytes). */
+LTTNG_UST_TRACEPOINT_EVENT(dps, mem_size,
+	LTTNG_UST_TP_ARGS(uint64_t, size),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint64_t, size, size)
+	)
+)
+
 #endif /* DPS_TRACEPOINTS_DPS_TP_H */
 
 #include <lttng/tracepoint-event.h>

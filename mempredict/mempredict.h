@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Memory-use prediction (doc/memory-predict.md): per-phase, per-class heap profiles from
+ * recordings (the Murphy & Saenko paper's data sets, ../shared/seeds/002_…), and predictions
+ * of a phase's peak and average heap for an input the program has not run on.
+ *
+ * The profile (profile.c) is pure C: it is fed neutral heap events (struct mp_event) and
+ * knows nothing of babeltrace2; bt-read.c turns a recording into those events. fit.c and
+ * predict.c work on a loaded profile only. Every function returns a status of
+ * enum dps_status (0 ok, negative error) and fills diag on error.
+ */
+#ifndef DPS_MEMPREDICT_H
+#define DPS_MEMPREDICT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <dps/dps-status.h>
+
+#include "diag.h"
+
+/* One class in one data set (a run's phase). Counts are objects, sizes bytes. */
+struct mp_class_stats {
+	char *name;		     /* owned */
+	uint64_t allocated;	     /* objects allocated during the phase */
+	uint64_t max_active;	     /* the paper's: live at the phase's start + allocated in it */
+	uint64_t end_active;	     /* live at the phase's end */
+	uint64_t live_max;	     /* the most live at once (frees counted) */
+	double avg_active;	     /* time-weighted average of live objects */
+	uint64_t bytes;		     /* bytes allocated during the phase */
+	uint64_t peak_live_bytes;    /* the class's own most live bytes */
+	double avg_live_bytes;	     /* time-weighted average of its live bytes */
+	uint64_t live_at_peak_bytes; /* its live bytes when the phase's total peaked */
+	double avg_size;	     /* of the objects allocated (or live at start) */
+	uint64_t max_size;
+};
+
+/* A data set: one phase of one run. */
+struct mp_dataset {
+	char *run;   /* owned: the trace's path */
+	char *phase; /* owned */
+	double size; /* the run's input size; < 0 when unknown */
+	uint64_t duration_ns;
+	uint64_t peak_bytes;		/* total live heap at its peak in the phase */
+	double avg_bytes;		/* time-weighted average total live heap */
+	uint64_t start_bytes;		/* total live heap at the phase's start */
+	uint64_t end_bytes;		/* ... and at its end */
+	struct mp_class_stats *classes; /* owned, n_classes */
+	size_t n_classes;
+};
+
+struct mp_profile {
+	struct mp_dataset *sets; /* owned */
+	size_t n_sets;
+};
+
+void mp_profile_fini(struct mp_profile *p);
+/* The class named name in a data set, or NULL. */
+const struct mp_class_stats *mp_dataset_find_class(const struct mp_dataset *d, const char *name);
+
+/*
+ * Building a profile from one run's events, in time order (profile.c).
+ */
+enum mp_event_kind {
+	MP_EV_ALLOC,   /* ptr, size, class */
+	MP_EV_FREE,    /* ptr */
+	MP_EV_REALLOC, /* old_ptr -> ptr, size, class (used when old_ptr is NULL) */
+	MP_EV_CLASS,   /* the live allocation at ptr is of class `class` */
+	MP_EV_PHASE,   /* a phase named `class` begins */
+	MP_EV_SIZE,    /* the run's input size is `size` */
+};
+
+struct mp_event {
+	enum mp_event_kind kind;
+	uint64_t ts_ns;
+	uint64_t pid; /* live allocations are keyed by (pid, ptr) */
+	uint64_t ptr, old_ptr, size;
+	const char *class; /* borrowed for the call */
+};
+
+struct mp_run;
+/* A run named run (copied) whose input size is size (< 0: unknown, from a MP_EV_SIZE). NULL
+ * when out of memory. */
+struct mp_run *mp_run_create(const char *run, double size);
+void mp_run_destroy(struct mp_run *r);
+/* Feeds one event; DPS_ERR_NOMEM is the only error. */
+int mp_run_feed(struct mp_run *r, const struct mp_event *ev);
+/* The number of heap events fed (allocations, frees, reallocs). */
+uint64_t mp_run_heap_events(const struct mp_run *r);
+/* Ends the run at end_ns and appends its data sets (one per phase, classes sorted by name) to
+ * p. */
+int mp_run_finish(struct mp_run *r, uint64_t end_ns, struct mp_profile *p);
+
+/*
+ * Reading a recording (bt-read.c): every lttng_ust_libc event and the dps:mem_class, dps:phase
+ * and dps:mem_size marks of the trace(s) under path (of the process record.info names, when it
+ * does, unless all_processes), allocation sites resolved through
+ * babeltrace2's debug-info filter and the binaries' DWARF. DPS_ERR_INVAL for a recording
+ * without a libc wrapper event (recorded without --memory), DPS_ERR_NOENT for no trace.
+ */
+struct mp_read_options {
+	/* phases also begin at every entry into these functions (lttng_ust_cyg_profile events of
+	 * a program built with -finstrument-functions), named after them */
+	const char *const *phase_funcs; /* borrowed */
+	size_t n_phase_funcs;
+	bool raw_ip;	    /* classes by raw caller address, no resolution */
+	bool all_processes; /* not only the recorded command's process (record.info's pid) */
+};
+int mp_read_trace(const char *path, double size, const struct mp_read_options *o,
+		  struct mp_profile *p, struct dps_diag *diag);
+
+/*
+ * The profile file (profile-io.c): JSON, written whole or not at all; the text table.
+ */
+int mp_profile_save(const struct mp_profile *p, const char *path, struct dps_diag *diag);
+/* DPS_ERR_INVAL for a file that is not a profile (diag says where), DPS_ERR_NOENT. */
+int mp_profile_load(const char *path, struct mp_profile *p, struct dps_diag *diag);
+void mp_profile_print(const struct mp_profile *p, FILE *out);
+
+/*
+ * Prediction (predict.c).
+ */
+struct mp_predict_options {
+	const char *basis; /* the basis class; NULL with by_size */
+	double count;	   /* the number of basis objects expected, or the input size (> 0) */
+	bool by_size;	   /* against the runs' input sizes instead of a basis class */
+};
+
+struct mp_class_prediction {
+	char *phase; /* owned */
+	char *name;  /* owned */
+	double peak_bytes, avg_bytes;
+	double peak_lo, peak_hi;
+	double paper_peak_bytes, paper_avg_bytes;
+	const char *model; /* static: "constant", "linear", ..., or "ratio" (too few sizes) */
+	double cv_error;   /* the model's leave-one-out relative error (-1: none) */
+	double share;	   /* of the phase's predicted peak */
+};
+
+struct mp_phase_prediction {
+	char *name; /* owned */
+	double peak_bytes, avg_bytes, peak_lo, peak_hi, avg_lo, avg_hi;
+	double paper_peak_bytes, paper_avg_bytes;
+	double duration_share; /* of a run's time, mean over the runs */
+	double duration_ns;    /* predicted at the new size; < 0 without a fit */
+	/* the predicted curve (--actions): live heap at the start and the end, and the time
+	 * (the fitted duration, else the data sets' scaled linearly) */
+	double start_bytes, end_bytes, curve_ns;
+	size_t n_sets, n_sizes;
+	bool fitted; /* >= 3 distinct basis counts: models fitted; else the paper's ratios */
+};
+
+struct mp_prediction {
+	char *basis; /* owned */
+	double count;
+	double peak_bytes, avg_bytes, peak_lo, peak_hi, avg_lo, avg_hi;
+	double paper_peak_bytes, paper_avg_bytes;
+	struct mp_phase_prediction *phases; /* owned, n_phases */
+	size_t n_phases;
+	struct mp_class_prediction *classes; /* owned, n_classes, by phase then bytes */
+	size_t n_classes;
+};
+
+/* DPS_ERR_INVAL: an unknown basis class (diag lists some known), a count <= 0, an empty
+ * profile, by_size with a run of unknown size. *out is filled; free it with mp_prediction_fini. */
+int mp_predict(const struct mp_profile *p, const struct mp_predict_options *o,
+	       struct mp_prediction *out, struct dps_diag *diag);
+void mp_prediction_fini(struct mp_prediction *pr);
+void mp_prediction_print(const struct mp_prediction *pr, FILE *out);
+/* JSON on out; DPS_ERR_IO when it cannot be written. */
+int mp_prediction_write_json(const struct mp_prediction *pr, FILE *out);
+/*
+ * The predicted heap curve as an action set in dir (actions.c): one thread, each phase a rise
+ * from its start to its peak, a plateau and a fall to its end, shaped so that its average is
+ * the predicted one, in the predicted time. Written whole or not at all; dir may be an
+ * existing action set (replaced). DPS_ERR_INVAL for a dir that is something else.
+ */
+int mp_prediction_write_actions(const struct mp_prediction *pr, const char *dir,
+				struct dps_diag *diag);
+
+#endif /* DPS_MEMPREDICT_H */

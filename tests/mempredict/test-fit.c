@@ -1,0 +1,497 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dps memory's pure core: the growth models and their choice on synthetic data with known
+ * answers (one per model), the profile built from synthetic heap events (counts, phases,
+ * classes named by the program, realloc), and the predictions (the paper's ratios computed by
+ * hand; ours on runs whose classes grow by known laws), with the bad inputs.
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "dps-test.h"
+#include "mempredict.h"
+#include "mp-fit.h"
+
+struct law {
+	enum mp_model model;
+	double a, b;
+};
+
+static double law_at(const struct law *l, double x)
+{
+	switch (l->model) {
+	case MP_MODEL_CONSTANT:
+		return l->a;
+	case MP_MODEL_LINEAR:
+		return l->a + l->b * x;
+	case MP_MODEL_NLOGN:
+		return l->a + l->b * x * log(x);
+	case MP_MODEL_QUADRATIC:
+		return l->a + l->b * x * x;
+	default:
+		return l->a * pow(x, l->b);
+	}
+}
+
+ParameterizedTestParameters(fit, each_law_is_recognised_and_extrapolated)
+{
+	static struct law laws[] = {
+	    {MP_MODEL_CONSTANT, 4096, 0},     {MP_MODEL_LINEAR, 1000, 48}, {MP_MODEL_NLOGN, 500, 3},
+	    {MP_MODEL_QUADRATIC, 2000, 0.01}, {MP_MODEL_POWER, 7, 1.5},
+	};
+
+	return cr_make_param_array(struct law, laws, sizeof(laws) / sizeof(laws[0]));
+}
+
+/* Three sizes (the least dps memory fits with) and four: the model is the law's, and the
+ * prediction at 16 times the largest size is the law's value. */
+ParameterizedTest(struct law *l, fit, each_law_is_recognised_and_extrapolated)
+{
+	static const double xs[] = {1000, 2000, 4000, 8000};
+
+	for (size_t n = 3; n <= 4; n++) {
+		double y[4], at = xs[n - 1] * 16, want = law_at(l, at);
+		struct mp_choice c;
+
+		for (size_t i = 0; i < n; i++) {
+			y[i] = law_at(l, xs[i]);
+		}
+		cr_assert(mp_fit_choose(xs, y, n, at, &c), "%s: no choice",
+			  mp_model_name(l->model));
+		cr_expect_eq(c.fit.model, l->model, "%zu points of a %s law: chose %s", n,
+			     mp_model_name(l->model), mp_model_name(c.fit.model));
+		cr_expect(fabs(c.value - want) <= 1e-6 * want + 1e-6, "%s at %g: %g, expected %g",
+			  mp_model_name(l->model), at, c.value, want);
+		cr_expect(c.lo <= c.value && c.value <= c.hi, "range [%g, %g] around %g", c.lo,
+			  c.hi, c.value);
+		cr_expect(c.cv_error < 1e-6, "%s: cv error %g on exact data",
+			  mp_model_name(l->model), c.cv_error);
+	}
+}
+
+Test(fit, noisy_linear_data_gives_a_range_around_the_truth)
+{
+	const double x[] = {1000, 2000, 4000, 8000};
+	const double y[] = {48e3 * 1.03, 96e3 * 0.98, 192e3 * 1.02, 384e3 * 0.99};
+	struct mp_choice c;
+
+	cr_assert(mp_fit_choose(x, y, 4, 128000, &c));
+	cr_expect(c.lo < c.hi, "a noisy fit has a range: [%g, %g]", c.lo, c.hi);
+	cr_expect(c.lo <= 48 * 128000.0 * 1.1 && c.hi >= 48 * 128000.0 * 0.9,
+		  "the range [%g, %g] should reach the truth %g", c.lo, c.hi, 48 * 128000.0);
+}
+
+Test(fit, too_few_sizes_are_refused)
+{
+	const double x[] = {1000, 1000, 2000};
+	const double y[] = {1, 1, 2};
+	struct mp_choice c;
+
+	cr_expect_not(mp_fit_choose(x, y, 2, 10, &c), "two points are not enough to choose");
+	cr_expect_not(mp_fit_choose(x, y, 3, 10, &c), "two distinct sizes are not enough");
+}
+
+/*
+ * The profile from synthetic events.
+ */
+static struct mp_event ev(enum mp_event_kind k, uint64_t ts, uint64_t ptr, uint64_t size,
+			  const char *cls)
+{
+	struct mp_event e = {
+	    .kind = k, .ts_ns = ts, .pid = 1, .ptr = ptr, .size = size, .class = cls};
+
+	return e;
+}
+
+static void feed(struct mp_run *r, struct mp_event e)
+{
+	cr_assert_eq(mp_run_feed(r, &e), DPS_OK);
+}
+
+Test(profile, phases_count_max_active_and_end_active)
+{
+	struct mp_run *r = mp_run_create("run", 10);
+	struct mp_profile p = {0};
+	const struct mp_class_stats *a, *b;
+
+	cr_assert(r);
+	feed(r, ev(MP_EV_PHASE, 0, 0, 0, "build"));
+	for (uint64_t i = 0; i < 10; i++) {
+		feed(r, ev(MP_EV_ALLOC, 10 + i, 0x1000 + i * 16, 16, "node"));
+	}
+	feed(r, ev(MP_EV_ALLOC, 30, 0x9000, 100, "other"));
+	feed(r, ev(MP_EV_PHASE, 100, 0, 0, "teardown"));
+	for (uint64_t i = 0; i < 8; i++) {
+		feed(r, ev(MP_EV_FREE, 110 + i, 0x1000 + i * 16, 0, NULL));
+	}
+	cr_assert_eq(mp_run_finish(r, 200, &p), DPS_OK);
+	mp_run_destroy(r);
+	cr_assert_eq(p.n_sets, 2, "two phases: %zu data sets", p.n_sets);
+	cr_expect_str_eq(p.sets[0].phase, "build");
+	cr_expect_str_eq(p.sets[1].phase, "teardown");
+	a = mp_dataset_find_class(&p.sets[0], "node");
+	cr_assert(a);
+	cr_expect_eq(a->allocated, 10);
+	cr_expect_eq(a->max_active, 10);
+	cr_expect_eq(a->end_active, 10);
+	cr_expect_eq(a->bytes, 160);
+	cr_expect_eq(p.sets[0].peak_bytes, 260);
+	cr_expect_eq(a->live_at_peak_bytes, 160);
+	b = mp_dataset_find_class(&p.sets[1], "node");
+	cr_assert(b, "a class live at a phase's start is in its data set");
+	cr_expect_eq(b->allocated, 0);
+	cr_expect_eq(b->max_active, 10, "live at the start + allocated in the phase");
+	cr_expect_eq(b->end_active, 2);
+	cr_expect_eq(b->live_max, 10);
+	cr_expect(fabs(b->avg_size - 16) < 1e-9, "size from the run when nothing was allocated");
+	cr_expect_eq(p.sets[1].peak_bytes, 260);
+	cr_expect(p.sets[1].avg_bytes < 260 && p.sets[1].avg_bytes > 100, "avg %g",
+		  p.sets[1].avg_bytes);
+	cr_expect_eq(p.sets[0].size, 10);
+	mp_profile_fini(&p);
+}
+
+Test(profile, a_run_without_marks_is_one_phase_and_realloc_keeps_its_object)
+{
+	struct mp_run *r = mp_run_create("run", -1);
+	struct mp_profile p = {0};
+	struct mp_event e = ev(MP_EV_REALLOC, 20, 0x2000, 300, "");
+	const struct mp_class_stats *c;
+
+	cr_assert(r);
+	feed(r, ev(MP_EV_ALLOC, 10, 0x1000, 100, "buf"));
+	e.old_ptr = 0x1000;
+	feed(r, e);
+	feed(r, ev(MP_EV_SIZE, 25, 0, 777, NULL));
+	feed(r, ev(MP_EV_FREE, 30, 0x2000, 0, NULL));
+	cr_assert_eq(mp_run_finish(r, 40, &p), DPS_OK);
+	mp_run_destroy(r);
+	cr_assert_eq(p.n_sets, 1);
+	cr_expect_str_eq(p.sets[0].phase, "all");
+	cr_expect_eq(p.sets[0].size, 777, "the dps_mem_size mark gives the run's size");
+	c = mp_dataset_find_class(&p.sets[0], "buf");
+	cr_assert(c);
+	cr_expect_eq(c->allocated, 1, "a realloc is not a new object");
+	cr_expect_eq(c->peak_live_bytes, 300);
+	cr_expect_eq(c->max_size, 300);
+	cr_expect_eq(c->end_active, 0);
+	cr_expect_eq(p.sets[0].peak_bytes, 300);
+	mp_profile_fini(&p);
+}
+
+Test(profile, a_class_named_by_the_program_takes_the_object)
+{
+	struct mp_run *r = mp_run_create("run", 1);
+	struct mp_profile p = {0};
+	const struct mp_class_stats *site, *named;
+
+	cr_assert(r);
+	feed(r, ev(MP_EV_ALLOC, 10, 0x1000, 64, "xmalloc (x.c:3)"));
+	feed(r, ev(MP_EV_CLASS, 11, 0x1000, 0, "struct node"));
+	feed(r, ev(MP_EV_ALLOC, 12, 0x2000, 32, "xmalloc (x.c:3)"));
+	cr_assert_eq(mp_run_finish(r, 20, &p), DPS_OK);
+	mp_run_destroy(r);
+	site = mp_dataset_find_class(&p.sets[0], "xmalloc (x.c:3)");
+	named = mp_dataset_find_class(&p.sets[0], "struct node");
+	cr_assert(site && named);
+	cr_expect_eq(named->allocated, 1);
+	cr_expect_eq(named->bytes, 64);
+	cr_expect_eq(site->allocated, 1, "the object left its site's count");
+	cr_expect_eq(site->bytes, 32);
+	mp_profile_fini(&p);
+}
+
+/* A class's bytes at the phase's peak are those live at that moment, not its own maximum:
+ * classes whose peaks do not coincide add up to the real peak. */
+Test(profile, bytes_at_the_peak_are_taken_when_the_total_peaks)
+{
+	struct mp_run *r = mp_run_create("run", 1);
+	struct mp_profile p = {0};
+	const struct mp_class_stats *a, *b;
+
+	cr_assert(r);
+	feed(r, ev(MP_EV_ALLOC, 10, 0x1000, 100, "a"));
+	feed(r, ev(MP_EV_FREE, 20, 0x1000, 0, NULL));
+	feed(r, ev(MP_EV_ALLOC, 30, 0x2000, 150, "b"));
+	feed(r, ev(MP_EV_ALLOC, 40, 0x3000, 10, "a"));
+	feed(r, ev(MP_EV_FREE, 50, 0x3000, 0, NULL));
+	cr_assert_eq(mp_run_finish(r, 60, &p), DPS_OK);
+	mp_run_destroy(r);
+	a = mp_dataset_find_class(&p.sets[0], "a");
+	b = mp_dataset_find_class(&p.sets[0], "b");
+	cr_assert(a && b);
+	cr_expect_eq(p.sets[0].peak_bytes, 160);
+	cr_expect_eq(a->peak_live_bytes, 100);
+	cr_expect_eq(a->live_at_peak_bytes, 10);
+	cr_expect_eq(b->live_at_peak_bytes, 150);
+	/* a: 100 B for 10 ns, 10 B for 10 ns, over 50 ns from the first event */
+	cr_expect(fabs(a->avg_live_bytes - (1000 + 100) / 50.0) < 1e-9, "avg %g",
+		  a->avg_live_bytes);
+	mp_profile_fini(&p);
+}
+
+/*
+ * Predictions on synthetic profiles: three runs of n = 1000, 2000, 4000 basis objects; a
+ * "node" class of 48-byte objects, n of them (the basis), an "index" class whose bytes grow
+ * as n^2 / 100, and a constant 4 kB "table".
+ */
+static void add_class(struct mp_dataset *d, const char *name, uint64_t count, double bytes)
+{
+	struct mp_class_stats *c = &d->classes[d->n_classes++];
+
+	c->name = strdup(name);
+	c->allocated = c->max_active = c->end_active = c->live_max = count;
+	c->avg_active = (double)count / 2;
+	c->bytes = c->peak_live_bytes = c->live_at_peak_bytes = (uint64_t)bytes;
+	c->avg_live_bytes = bytes / 2;
+	c->avg_size = count ? bytes / (double)count : 0;
+	c->max_size = (uint64_t)c->avg_size;
+}
+
+static void synthetic(struct mp_profile *p, size_t n_runs)
+{
+	static const double ns[] = {1000, 2000, 4000, 8000};
+
+	p->n_sets = n_runs;
+	p->sets = calloc(n_runs, sizeof(*p->sets));
+	cr_assert(p->sets);
+	for (size_t i = 0; i < n_runs; i++) {
+		struct mp_dataset *d = &p->sets[i];
+		double n = ns[i];
+
+		d->run = malloc(16);
+		snprintf(d->run, 16, "run%zu", i);
+		d->phase = strdup("all");
+		d->size = n;
+		d->duration_ns = 1000000;
+		d->start_bytes = 0;
+		d->end_bytes = (uint64_t)(48 * n + n * n / 100 + 4096);
+		d->peak_bytes = d->end_bytes;
+		d->classes = calloc(3, sizeof(*d->classes));
+		add_class(d, "node", (uint64_t)n, 48 * n);
+		add_class(d, "index", (uint64_t)(n / 10), n * n / 100);
+		add_class(d, "table", 1, 4096);
+	}
+}
+
+static const struct mp_class_prediction *predicted(const struct mp_prediction *pr, const char *name)
+{
+	for (size_t i = 0; i < pr->n_classes; i++) {
+		if (!strcmp(pr->classes[i].name, name)) {
+			return &pr->classes[i];
+		}
+	}
+	cr_assert_fail("no prediction for class %s", name);
+	return NULL;
+}
+
+static bool close_to(double got, double want, double rel)
+{
+	return fabs(got - want) <= rel * fabs(want) + 1e-6;
+}
+
+Test(predict, fitted_classes_follow_their_laws)
+{
+	struct mp_profile p = {0};
+	struct mp_predict_options o = {.basis = "node", .count = 16000};
+	struct mp_prediction pr;
+	struct dps_diag diag = {""};
+	const struct mp_class_prediction *node, *index, *table;
+
+	synthetic(&p, 3);
+	cr_assert_eq(mp_predict(&p, &o, &pr, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(pr.n_phases, 1);
+	cr_expect(pr.phases[0].fitted);
+	node = predicted(&pr, "node");
+	index = predicted(&pr, "index");
+	table = predicted(&pr, "table");
+	cr_expect_str_eq(node->model, "linear");
+	cr_expect_str_eq(index->model, "quadratic");
+	cr_expect_str_eq(table->model, "constant");
+	cr_expect(close_to(node->peak_bytes, 48 * 16000.0, 1e-6), "node %g", node->peak_bytes);
+	cr_expect(close_to(index->peak_bytes, 16000.0 * 16000 / 100, 1e-6), "index %g",
+		  index->peak_bytes);
+	cr_expect(close_to(table->peak_bytes, 4096, 1e-6), "table %g", table->peak_bytes);
+	cr_expect(close_to(pr.peak_bytes, 768000 + 2560000 + 4096, 1e-6), "total %g",
+		  pr.peak_bytes);
+	cr_expect(close_to(pr.avg_bytes, (768000 + 2560000 + 4096) / 2.0, 1e-6), "avg %g",
+		  pr.avg_bytes);
+	cr_expect(pr.peak_lo <= pr.peak_bytes && pr.peak_bytes <= pr.peak_hi);
+	cr_expect_str_eq(pr.classes[0].name, "index", "biggest first");
+	cr_expect(close_to(index->share, 2560000 / (768000 + 2560000 + 4096.0), 1e-6));
+	mp_prediction_fini(&pr);
+	mp_profile_fini(&p);
+}
+
+/* The paper's algorithm, by hand: max over data sets of max_active relative to the basis's,
+ * mean of avg_active relative to the basis's, times count, times the mean object size. */
+Test(predict, the_papers_ratios)
+{
+	struct mp_profile p = {0};
+	struct mp_predict_options o = {.basis = "node", .count = 16000};
+	struct mp_prediction pr;
+	struct dps_diag diag = {""};
+	double size_index = (100 + 200 + 400) / 3.0;
+	double peak = 16000 * (48 + 0.1 * size_index + 4096 / 1000.0);
+	double avg =
+	    16000 * (48 + 0.1 * size_index + 4096 * (0.5 / 500 + 0.5 / 1000 + 0.5 / 2000) / 3);
+
+	synthetic(&p, 3);
+	cr_assert_eq(mp_predict(&p, &o, &pr, &diag), DPS_OK, "%s", diag.msg);
+	cr_expect(close_to(pr.paper_peak_bytes, peak, 1e-9), "paper peak %g, expected %g",
+		  pr.paper_peak_bytes, peak);
+	cr_expect(close_to(pr.paper_avg_bytes, avg, 1e-9), "paper avg %g, expected %g",
+		  pr.paper_avg_bytes, avg);
+	mp_prediction_fini(&pr);
+	mp_profile_fini(&p);
+}
+
+Test(predict, two_runs_give_the_papers_ratios_only)
+{
+	struct mp_profile p = {0};
+	struct mp_predict_options o = {.basis = "node", .count = 16000};
+	struct mp_prediction pr;
+	struct dps_diag diag = {""};
+
+	synthetic(&p, 2);
+	cr_assert_eq(mp_predict(&p, &o, &pr, &diag), DPS_OK, "%s", diag.msg);
+	cr_expect_not(pr.phases[0].fitted);
+	cr_expect_str_eq(predicted(&pr, "node")->model, "ratio");
+	cr_expect(close_to(pr.peak_bytes, pr.paper_peak_bytes, 1e-12));
+	mp_prediction_fini(&pr);
+	mp_profile_fini(&p);
+}
+
+Test(predict, bad_inputs_are_refused_with_a_reason)
+{
+	struct mp_profile p = {0}, empty = {0};
+	struct mp_predict_options o = {.basis = "nothing", .count = 10};
+	struct mp_prediction pr;
+	struct dps_diag diag = {""};
+
+	synthetic(&p, 3);
+	cr_expect_eq(mp_predict(&p, &o, &pr, &diag), DPS_ERR_INVAL);
+	cr_expect(strstr(diag.msg, "unknown basis class \"nothing\""), "%s", diag.msg);
+	cr_expect(strstr(diag.msg, "\"node\""), "the message names known classes: %s", diag.msg);
+	o.basis = "node";
+	o.count = 0;
+	cr_expect_eq(mp_predict(&p, &o, &pr, &diag), DPS_ERR_INVAL);
+	cr_expect(strstr(diag.msg, "> 0"), "%s", diag.msg);
+	o.count = -5;
+	cr_expect_eq(mp_predict(&p, &o, &pr, &diag), DPS_ERR_INVAL);
+	o.count = 10;
+	cr_expect_eq(mp_predict(&empty, &o, &pr, &diag), DPS_ERR_INVAL);
+	mp_profile_fini(&p);
+}
+
+Test(predict, the_profile_file_round_trips)
+{
+	struct mp_profile p = {0}, q = {0};
+	struct dps_diag diag = {""};
+	char *dir = dps_test_mkdtemp("mempredict-io");
+	char *path = dps_test_strf("%s/p.json", dir);
+	char *bad = dps_test_strf("%s/bad.json", dir);
+
+	synthetic(&p, 3);
+	cr_assert_eq(mp_profile_save(&p, path, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(mp_profile_load(path, &q, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(q.n_sets, 3);
+	cr_expect_str_eq(q.sets[2].run, "run2");
+	cr_expect_eq(q.sets[2].classes[1].live_at_peak_bytes, 160000);
+	cr_expect_eq(q.sets[1].size, 2000);
+	dps_test_write_file(bad, "{\"format\": \"dps-memory-profile\", \"version\": 1, "
+				 "\"datasets\": [{\"run\": \"r\"}]}");
+	cr_expect_eq(mp_profile_load(bad, &q, &diag), DPS_ERR_INVAL);
+	cr_expect(strstr(diag.msg, "datasets[0]") && strstr(diag.msg, "phase"), "%s", diag.msg);
+	/* a negative count (found by fuzz-profile: it was cast to uint64_t) */
+	dps_test_write_file(bad,
+			    "{\"format\": \"dps-memory-profile\", \"version\": 1, "
+			    "\"datasets\": [{\"run\": \"r\", \"phase\": \"p\", \"size\": null, "
+			    "\"duration_ns\": -8000}]}");
+	cr_expect_eq(mp_profile_load(bad, &q, &diag), DPS_ERR_INVAL);
+	cr_expect(strstr(diag.msg, "\"duration_ns\" is -8000: expected a number >= 0"), "%s",
+		  diag.msg);
+	dps_test_write_file(bad, "[1, 2");
+	cr_expect_eq(mp_profile_load(bad, &q, &diag), DPS_ERR_INVAL);
+	cr_expect_eq(mp_profile_load("/nonexistent/p.json", &q, &diag), DPS_ERR_NOENT);
+	mp_profile_fini(&p);
+	dps_test_rmtree(dir);
+	g_free(dir);
+	g_free(path);
+	g_free(bad);
+}
+
+Test(predict, against_the_input_size)
+{
+	struct mp_profile p = {0};
+	struct mp_predict_options o = {.by_size = true, .count = 16000};
+	struct mp_prediction pr;
+	struct dps_diag diag = {""};
+
+	synthetic(&p, 3);
+	cr_assert_eq(mp_predict(&p, &o, &pr, &diag), DPS_OK, "%s", diag.msg);
+	cr_expect_str_eq(pr.basis, "input size");
+	cr_expect(close_to(pr.peak_bytes, 768000 + 2560000 + 4096, 1e-6), "total %g",
+		  pr.peak_bytes);
+	/* the paper's ratio against the size: node count / size = 1 */
+	cr_expect(close_to(predicted(&pr, "node")->paper_peak_bytes, 48 * 16000.0, 1e-9));
+	mp_prediction_fini(&pr);
+	p.sets[1].size = -1;
+	cr_expect_eq(mp_predict(&p, &o, &pr, &diag), DPS_ERR_INVAL);
+	cr_expect(strstr(diag.msg, "run1 has no input size"), "%s", diag.msg);
+	mp_profile_fini(&p);
+}
+
+/* The predicted curve as actions: it ends at the predicted end level, peaks at the predicted
+ * peak, lasts the predicted time and has the predicted average (one rise over the whole phase:
+ * the data sets' average is half their peak and they end at it). */
+Test(predict, the_curve_as_actions)
+{
+	struct mp_profile p = {0};
+	struct mp_predict_options o = {.basis = "node", .count = 16000};
+	struct mp_prediction pr;
+	struct dps_diag diag = {""};
+	char *dir = dps_test_mkdtemp("mempredict-actions");
+	char *set = dps_test_strf("%s/set", dir);
+	char *act = dps_test_strf("%s/1.act", set);
+	char *text, *line, *save = NULL;
+	double level = 0, peak = 0, area = 0, t = 0, want = 768000 + 2560000 + 4096;
+
+	synthetic(&p, 3);
+	cr_assert_eq(mp_predict(&p, &o, &pr, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(mp_prediction_write_actions(&pr, set, &diag), DPS_OK, "%s", diag.msg);
+	text = dps_test_read_file(act, NULL);
+	cr_assert(text, "no %s", act);
+	cr_expect(!strncmp(text, "dps-actions 1\n", 14));
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		double v;
+
+		if (sscanf(line, "heap %lf", &v) == 1) {
+			level += v;
+			peak = level > peak ? level : peak;
+		} else if (sscanf(line, "sleep %lfns", &v) == 1) {
+			area += level * v;
+			t += v;
+		}
+	}
+	cr_expect(close_to(level, want, 1e-6), "ends at %g, expected %g", level, want);
+	cr_expect(close_to(peak, want, 1e-6), "peaks at %g", peak);
+	cr_expect(close_to(t, 1e6, 1e-6), "lasts %g ns", t);
+	cr_expect(close_to(area / t, want / 2, 0.01), "average %g, expected %g", area / t,
+		  want / 2);
+	/* an existing file that is not an action set is refused */
+	dps_test_write_file(act, "not an action\n");
+	cr_expect_eq(mp_prediction_write_actions(&pr, dir, &diag), DPS_ERR_INVAL, "%s", diag.msg);
+	g_free(text);
+	mp_prediction_fini(&pr);
+	mp_profile_fini(&p);
+	dps_test_rmtree(dir);
+	g_free(dir);
+	g_free(set);
+	g_free(act);
+}
