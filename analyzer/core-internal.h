@@ -174,6 +174,7 @@ struct analyzer_core {
 	GHashTable *sync_objs;	 /* (pid, address) -> index + 1 in sync_list */
 	GPtrArray *sync_list;	 /* owned: struct sync_obj */
 	GHashTable *sync_points; /* thread index + 1 -> GArray of struct analyzer_sync_point */
+	unsigned sync_suspects;	 /* mutexes taken while another thread held them (sync.c) */
 };
 
 /* A thread's operation on a synchronization object (sync.c), where actions.c puts it. */

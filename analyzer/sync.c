@@ -10,7 +10,7 @@
  * from the timeline's marks, whose `other` is a thread. At the end, analyzer__sync_declare
  * keeps the objects a replay can honour: a queue some kept thread puts into (or that holds
  * items before its first take: its initial count), a barrier whose kept threads' arrivals
- * fill whole rounds, every mutex.
+ * fill whole rounds, every mutex that no condition variable's wait released unseen.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +26,17 @@ struct sync_obj {
 	int64_t low;	   /* its lowest: the items there before the first take */
 	uint64_t id;	   /* the set's object id, 0 when not declared */
 	uint32_t idx;	   /* its index in core->sync_list */
+	/* mutex: who holds it by the wrapper's events, and whether another thread took it while
+	 * that one held it: a condition variable's wait released it, which the wrapper does not
+	 * see (pthread_cond_wait unlocks inside libc); its lock/unlock pairs would then hold it
+	 * across the wait in the replay, a deadlock, so such a mutex is not declared */
+	size_t holder;
+	bool held, released_unseen;
+	/* taken by another thread while `suspect_ctx` held it: explained when that thread's next
+	 * event is an annotated put, take or arrive (a condition wait inside it, which the set
+	 * plays as unlock, action, lock), unexplained when it is anything else */
+	bool suspect;
+	size_t suspect_ctx;
 };
 
 /* A mutex and an annotated object may share an address (a queue struct whose first member
@@ -108,6 +119,33 @@ static void add_point(struct analyzer_core *core, size_t ctx, uint64_t ts, uint3
 	g_array_append_val(pts, p);
 }
 
+/*
+ * Thread ctx's event of kind (on object ev_obj) settles the suspicions on the mutexes it held
+ * (see suspect). Its own unlock of such a mutex while the other thread still holds it is the
+ * wrapper's order, not a release: the unlock event is written after the real unlock returned,
+ * so the other's lock can come first. After the other let go, it was a re-lock nobody saw.
+ */
+static void settle_suspects(struct analyzer_core *core, size_t ctx, uint32_t kind,
+			    const struct sync_obj *ev_obj)
+{
+	bool annotated = kind == ANALYZER_EV_SYNC_PRODUCE || kind == ANALYZER_EV_SYNC_CONSUME ||
+			 kind == ANALYZER_EV_SYNC_ARRIVE;
+
+	for (guint i = 0; i < core->sync_list->len && core->sync_suspects; i++) {
+		struct sync_obj *o = g_ptr_array_index(core->sync_list, i);
+		bool explained;
+
+		if (!o->suspect || o->suspect_ctx != ctx) {
+			continue;
+		}
+		explained = annotated || (kind == ANALYZER_EV_SYNC_UNLOCK && o == ev_obj &&
+					  o->held && o->holder != ctx);
+		o->suspect = false;
+		o->released_unseen |= !explained;
+		core->sync_suspects--;
+	}
+}
+
 void analyzer__on_sync(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx)
 {
 	struct athread *t = analyzer__thread_at(core, ctx);
@@ -131,6 +169,9 @@ void analyzer__on_sync(struct analyzer_core *core, const struct analyzer_event *
 		if (o->kind != DPS_OBJ_QUEUE) {
 			return;
 		}
+		if (core->sync_suspects) {
+			settle_suspects(core, ctx, ev->kind, o);
+		}
 		o->level += ev->kind == ANALYZER_EV_SYNC_PRODUCE ? 1 : -1;
 		o->low = o->level < o->low ? o->level : o->low;
 		break;
@@ -138,6 +179,9 @@ void analyzer__on_sync(struct analyzer_core *core, const struct analyzer_event *
 		o = get_obj(core, t->pid, addr, DPS_OBJ_BARRIER);
 		if (o->kind != DPS_OBJ_BARRIER) {
 			return;
+		}
+		if (core->sync_suspects) {
+			settle_suspects(core, ctx, ev->kind, o);
 		}
 		break;
 	case ANALYZER_EV_SYNC_LOCK_ACQ:
@@ -149,6 +193,20 @@ void analyzer__on_sync(struct analyzer_core *core, const struct analyzer_event *
 		o = get_obj(core, t->pid, addr, DPS_OBJ_MUTEX);
 		if (o->kind != DPS_OBJ_MUTEX) {
 			return;
+		}
+		if (core->sync_suspects) {
+			settle_suspects(core, ctx, ev->kind, o);
+		}
+		if (ev->kind == ANALYZER_EV_SYNC_LOCK_ACQ) {
+			if (o->held && o->holder != ctx && !o->suspect) {
+				o->suspect = true;
+				o->suspect_ctx = o->holder;
+				core->sync_suspects++;
+			}
+			o->held = true;
+			o->holder = ctx;
+		} else if (o->held && o->holder == ctx) {
+			o->held = false;
 		}
 		break;
 	default:
@@ -220,7 +278,7 @@ int analyzer__sync_declare(struct analyzer_core *core, const size_t *order, size
 			keep = o->capacity && arrives[i] && arrives[i] % o->capacity == 0;
 			break;
 		case DPS_OBJ_MUTEX:
-			keep = true;
+			keep = !o->released_unseen && !o->suspect;
 			break;
 		default:
 			keep = false;
