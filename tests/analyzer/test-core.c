@@ -788,3 +788,48 @@ Test(core, annotations_become_objects_and_the_block_before_a_take_is_the_take)
 	cr_expect_str_eq(actions(101), "run 70; lock 2; run 12; unlock 2; take 1; lock 2; run 2; "
 				       "unlock 2; run 86; sleep 100");
 }
+
+/*
+ * Issue 13: a mutex taken by the producer while the wrapper's events say the consumer holds it
+ * was released inside the consumer's condition wait, unseen. With no annotated take after it
+ * (the consumer's next event is its own unlock, after the producer let go), the set cannot play
+ * that release: the mutex is left out, not held across the wait (a deadlock in the replay).
+ * The same order within the wrapper's unlock race (the holder's unlock event comes while the
+ * other still holds it) is not a release: the mutex stays.
+ */
+Test(core, a_mutex_released_inside_a_condition_wait_unseen_is_left_out)
+{
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	fork_ev(US(10), 0, 100, 101, 100, 100);
+	sw(US(20), 1, 0, 0, 101);
+	sync_ev(US(90), 1, 101, ANALYZER_EV_SYNC_LOCK_ACQ, 0x2000, 0);
+	sw(US(100), 1, 101, BLOCKED, 0); /* in pthread_cond_wait: releases 0x2000 */
+	sync_ev(US(280), 0, 100, ANALYZER_EV_SYNC_LOCK_ACQ, 0x2000, 0);
+	waking(US(300), 0, 101);
+	sync_ev(US(302), 0, 100, ANALYZER_EV_SYNC_UNLOCK, 0x2000, 0);
+	sw(US(310), 1, 0, 0, 101);
+	sync_ev(US(314), 1, 101, ANALYZER_EV_SYNC_UNLOCK, 0x2000, 0);
+	sw(US(400), 1, 101, BLOCKED, 0);
+	sw(US(500), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_expect_eq(res->actset->n_objects, 0, "actions: %s / %s", actions(100), actions(101));
+	cr_expect(!strstr(actions(101), "lock"), "%s", actions(101));
+}
+
+Test(core, the_wrappers_unlock_race_is_no_release)
+{
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	fork_ev(US(10), 0, 100, 101, 100, 100);
+	sw(US(20), 1, 0, 0, 101);
+	sync_ev(US(90), 1, 101, ANALYZER_EV_SYNC_LOCK_ACQ, 0x2000, 0);
+	sync_ev(US(280), 0, 100, ANALYZER_EV_SYNC_LOCK_ACQ, 0x2000, 0);
+	sync_ev(US(281), 1, 101, ANALYZER_EV_SYNC_UNLOCK, 0x2000, 0); /* written after it let go */
+	sync_ev(US(302), 0, 100, ANALYZER_EV_SYNC_UNLOCK, 0x2000, 0);
+	sw(US(400), 1, 101, BLOCKED, 0);
+	sw(US(500), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_assert_eq(res->actset->n_objects, 1, "actions: %s / %s", actions(100), actions(101));
+	cr_expect_eq(res->actset->objects[0].kind, DPS_OBJ_MUTEX);
+}
