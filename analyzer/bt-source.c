@@ -710,8 +710,8 @@ static struct analyzer_source *source_new(bool progress, bool views,
 
 static int load_plugins(struct analyzer_source *src, struct dps_diag *diag)
 {
-	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &src->ctf) ||
-	    bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &src->utils)) {
+	if (analyzer_bt_plugin_find("ctf", &src->ctf) ||
+	    analyzer_bt_plugin_find("utils", &src->utils)) {
 		take_bt_error(diag, "cannot load babeltrace2's ctf and utils plugins "
 				    "(is babeltrace2 installed?)");
 		return DPS_ERROR;

@@ -122,4 +122,23 @@ const char *analyzer_source_borrow_description(const struct analyzer_source *src
 /* Closes the graphs and frees src; accepts NULL. */
 void analyzer_source_close(struct analyzer_source *src);
 
+/*
+ * babeltrace2's own plugin `name` (ctf, utils, lttng-utils) into *out (a new reference):
+ * loaded once per process, from its file in babeltrace2's system plugin directory when it is
+ * there (loading every module of that directory would run any other plugin's constructors),
+ * else searched for the way the babeltrace2 command does. Returns 0, or -1 with babeltrace2's
+ * error set.
+ */
+struct bt_plugin;
+int analyzer_bt_plugin_find(const char *name, const struct bt_plugin **out);
+
+/*
+ * Loads ctf and utils in this process, before a decoder is forked: the decoder then never
+ * calls the dynamic loader. A fork copies the loader's locks as they are, and another thread
+ * of dps (LTTng-UST's listener, walking the loaded objects for a session's state dump) may
+ * hold one: a dlopen in the child would wait for it forever (seen in CI, under load, with
+ * sessions starting beside).
+ */
+void analyzer_bt_plugins_preload(void);
+
 #endif /* DPS_ANALYZER_BT_SOURCE_H */

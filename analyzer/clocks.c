@@ -23,6 +23,7 @@
 #include <dps/dps-status.h>
 
 #include "analyzer.h"
+#include "bt-source.h"
 #include "find-traces.h"
 
 /* The directory of the first CTF trace under dir (find-traces.c), or NULL (g_free). */
@@ -51,7 +52,7 @@ static char *metadata_text(const char *dir, struct dps_diag *diag)
 	const bt_value *result = NULL, *text;
 	char *out = NULL;
 
-	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &ctf) ||
+	if (analyzer_bt_plugin_find("ctf", &ctf) ||
 	    !(fs = bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs"))) {
 		dps_diag_setf(diag, "babeltrace2's source.ctf.fs is missing");
 		goto end;

@@ -801,6 +801,7 @@ int analyzer_contained_open(const char *const *paths, size_t n_paths, int jobs, 
 		}
 	}
 	c->n_dec = c->plan ? c->plan->n_groups : 1;
+	analyzer_bt_plugins_preload();
 	c->dec = g_new0(struct decoder, c->n_dec);
 	for (size_t i = 0; i < c->n_dec; i++) {
 		c->dec[i].fd = c->dec[i].free_fd = -1;

@@ -17,6 +17,7 @@
 #include <elfutils/libdwfl.h>
 #include <glib.h>
 
+#include "bt-source.h"
 #include "find-traces.h"
 #include "mempredict.h"
 #include "record.h"
@@ -391,9 +392,8 @@ static int run_graph(struct reader *rd, GPtrArray *dirs, const char *path, struc
 	int rc = DPS_ERROR;
 
 	snprintf(what, sizeof(what), "%s: babeltrace2 cannot read this trace", path);
-	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &ctf) ||
-	    bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &utils) ||
-	    bt_plugin_find("lttng-utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &lu)) {
+	if (analyzer_bt_plugin_find("ctf", &ctf) || analyzer_bt_plugin_find("utils", &utils) ||
+	    analyzer_bt_plugin_find("lttng-utils", &lu)) {
 		take_error(diag, "cannot load babeltrace2's ctf, utils and lttng-utils plugins");
 		goto put_plugins;
 	}

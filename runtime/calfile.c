@@ -702,3 +702,101 @@ int dps_calfile_save(const char *path, const struct dps_calibration *cpu,
 	}
 	return DPS_OK;
 }
+
+/*
+ * The defaults (no file) and libdps's CPU-calibration file API: here, apart from the
+ * measurement (calibration.c, memcal.c), so that a reader of the file (the analyzer, the
+ * babeltrace2 plugin) links this object alone, without libdps's tracepoint probe.
+ */
+void dps_calibration_default(struct dps_calibration *cal)
+{
+	/* Plausible values for a current x86-64 core; deterministic, never measured. */
+	static const uint64_t req[] = {10000, 100000, 1000000, 10000000, 100000000};
+	static const double over[] = {7000, 7000, 20000, 60000, 60000};
+
+	memset(cal, 0, sizeof(*cal));
+	cal->format_version = DPS_CALIBRATION_FORMAT_VERSION;
+	snprintf(cal->machine, sizeof(cal->machine), "override (deterministic defaults)");
+	cal->work_loops_per_us = 1000.0;
+	cal->work_spread_pct = 0.0;
+	cal->clock_read_ns = 25.0;
+	cal->cputime_read_ns = 600.0;
+	cal->action_overhead_ns = 200.0;
+	cal->thread_create_ns = 30000.0;
+	cal->thread_join_ns = 10000.0;
+	cal->timer_slack_ns = 1;
+	cal->n_sleep_points = sizeof(req) / sizeof(req[0]);
+	for (size_t i = 0; i < cal->n_sleep_points; i++) {
+		cal->sleep_req_ns[i] = req[i];
+		cal->sleep_overshoot_ns[i] = over[i];
+	}
+	cal->min_block_ns = 20000;
+	cal->overridden = true;
+}
+
+/* Paper's machine: Core 2 Duo P8400, 2.26 GHz. Its cycle figures become ns with this. */
+#define PAPER_CYCLES_PER_NS 2.26
+
+void dps_mem_calibration_default(struct dps_mem_calibration *cal)
+{
+	memset(cal, 0, sizeof(*cal));
+	cal->format_version = DPS_MEM_CALIBRATION_FORMAT_VERSION;
+	cal->page_size = 4096;
+	cal->cycles_per_ns = PAPER_CYCLES_PER_NS;
+	cal->time_basic_ns = 126775 / PAPER_CYCLES_PER_NS;
+	cal->heap_alloc_fault_ns = 3722 / PAPER_CYCLES_PER_NS;
+	cal->heap_alloc_nofault_ns = 94 / PAPER_CYCLES_PER_NS;
+	cal->heap_use_iter_ns = 69 / PAPER_CYCLES_PER_NS;
+	cal->heap_use_fault_ns = 3252 / PAPER_CYCLES_PER_NS;
+	cal->stack_alloc_ns = 48 / PAPER_CYCLES_PER_NS;
+	cal->stack_alloc_fault_ns = 48 / PAPER_CYCLES_PER_NS;
+	cal->stack_use_base_ns = 61 / PAPER_CYCLES_PER_NS;
+	cal->stack_use_fault_ns = 3358 / PAPER_CYCLES_PER_NS;
+	cal->heap_offset_bytes = 0;
+	cal->heap_chunk_header_bytes = 8;
+	cal->heap_chunk_align_bytes = 16;
+	cal->heap_chunk_min_bytes = 32;
+	cal->heap_mmap_header_bytes = 8;
+	cal->stack_offset_bytes = 216;
+	cal->stack_overhead_bytes = 64;
+	cal->stack_align_bytes = 16;
+	cal->stack_alloca_extra_bytes = 0;
+}
+
+int dps_calibration_write(const struct dps_calibration *cal, FILE *out)
+{
+	return dps_calfile_write(out, cal, NULL);
+}
+
+int dps_calibration_save(const struct dps_calibration *cal, const char *path, char *err,
+			 size_t errlen)
+{
+	return dps_calfile_save(path, cal, NULL, err, errlen);
+}
+
+int dps_calibration_load(const char *path, struct dps_calibration *cal, char *err, size_t errlen)
+{
+	struct dps_calibration tmp;
+	unsigned sections = 0;
+	char buf[512];
+	int ret;
+
+	dps_calibration_default(&tmp);
+	ret = dps_calfile_read(path, &tmp, NULL, &sections, buf, sizeof(buf));
+	if (!ret && !(sections & DPS_CALFILE_CPU)) {
+		snprintf(
+		    buf, sizeof(buf),
+		    "%s: no CPU calibration in this file (cpu.* keys): run dps calibrate -o %s",
+		    path, path);
+		ret = DPS_ERR_INVAL;
+	}
+	if (err && errlen) {
+		snprintf(err, errlen, "%s", buf);
+	}
+	if (ret) {
+		return ret;
+	}
+	tmp.overridden = true;
+	*cal = tmp;
+	return DPS_OK;
+}

@@ -84,32 +84,6 @@ static const struct measure_plan plan_quick = {
     .sleep_repeats_max = 10,
 };
 
-void dps_calibration_default(struct dps_calibration *cal)
-{
-	/* Plausible values for a current x86-64 core; deterministic, never measured. */
-	static const uint64_t req[] = {10000, 100000, 1000000, 10000000, 100000000};
-	static const double over[] = {7000, 7000, 20000, 60000, 60000};
-
-	memset(cal, 0, sizeof(*cal));
-	cal->format_version = DPS_CALIBRATION_FORMAT_VERSION;
-	snprintf(cal->machine, sizeof(cal->machine), "override (deterministic defaults)");
-	cal->work_loops_per_us = 1000.0;
-	cal->work_spread_pct = 0.0;
-	cal->clock_read_ns = 25.0;
-	cal->cputime_read_ns = 600.0;
-	cal->action_overhead_ns = 200.0;
-	cal->thread_create_ns = 30000.0;
-	cal->thread_join_ns = 10000.0;
-	cal->timer_slack_ns = 1;
-	cal->n_sleep_points = sizeof(req) / sizeof(req[0]);
-	for (size_t i = 0; i < cal->n_sleep_points; i++) {
-		cal->sleep_req_ns[i] = req[i];
-		cal->sleep_overshoot_ns[i] = over[i];
-	}
-	cal->min_block_ns = 20000;
-	cal->overridden = true;
-}
-
 double dps_calibration_sleep_overshoot_ns(const struct dps_calibration *cal, uint64_t req_ns)
 {
 	size_t n = cal->n_sleep_points;
@@ -416,45 +390,4 @@ int dps_calibration_measure(struct dps_calibration *cal, bool quick)
 		prctl(PR_SET_TIMERSLACK, (unsigned long)old_slack, 0, 0, 0);
 	}
 	return ret;
-}
-
-/*
- * The file
- */
-int dps_calibration_write(const struct dps_calibration *cal, FILE *out)
-{
-	return dps_calfile_write(out, cal, NULL);
-}
-
-int dps_calibration_save(const struct dps_calibration *cal, const char *path, char *err,
-			 size_t errlen)
-{
-	return dps_calfile_save(path, cal, NULL, err, errlen);
-}
-
-int dps_calibration_load(const char *path, struct dps_calibration *cal, char *err, size_t errlen)
-{
-	struct dps_calibration tmp;
-	unsigned sections = 0;
-	char buf[512];
-	int ret;
-
-	dps_calibration_default(&tmp);
-	ret = dps_calfile_read(path, &tmp, NULL, &sections, buf, sizeof(buf));
-	if (!ret && !(sections & DPS_CALFILE_CPU)) {
-		snprintf(
-		    buf, sizeof(buf),
-		    "%s: no CPU calibration in this file (cpu.* keys): run dps calibrate -o %s",
-		    path, path);
-		ret = DPS_ERR_INVAL;
-	}
-	if (err && errlen) {
-		snprintf(err, errlen, "%s", buf);
-	}
-	if (ret) {
-		return ret;
-	}
-	tmp.overridden = true;
-	*cal = tmp;
-	return DPS_OK;
 }

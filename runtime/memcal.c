@@ -24,38 +24,9 @@
 #include "calfile.h"
 #include "memory-internal.h"
 
-/* Paper's machine: Core 2 Duo P8400, 2.26 GHz. Its cycle figures become ns with this. */
-#define PAPER_CYCLES_PER_NS 2.26
-
 static int64_t round_up(int64_t v, int64_t align)
 {
 	return align > 1 ? (v + align - 1) / align * align : v;
-}
-
-void dps_mem_calibration_default(struct dps_mem_calibration *cal)
-{
-	memset(cal, 0, sizeof(*cal));
-	cal->format_version = DPS_MEM_CALIBRATION_FORMAT_VERSION;
-	cal->page_size = 4096;
-	cal->cycles_per_ns = PAPER_CYCLES_PER_NS;
-	cal->time_basic_ns = 126775 / PAPER_CYCLES_PER_NS;
-	cal->heap_alloc_fault_ns = 3722 / PAPER_CYCLES_PER_NS;
-	cal->heap_alloc_nofault_ns = 94 / PAPER_CYCLES_PER_NS;
-	cal->heap_use_iter_ns = 69 / PAPER_CYCLES_PER_NS;
-	cal->heap_use_fault_ns = 3252 / PAPER_CYCLES_PER_NS;
-	cal->stack_alloc_ns = 48 / PAPER_CYCLES_PER_NS;
-	cal->stack_alloc_fault_ns = 48 / PAPER_CYCLES_PER_NS;
-	cal->stack_use_base_ns = 61 / PAPER_CYCLES_PER_NS;
-	cal->stack_use_fault_ns = 3358 / PAPER_CYCLES_PER_NS;
-	cal->heap_offset_bytes = 0;
-	cal->heap_chunk_header_bytes = 8;
-	cal->heap_chunk_align_bytes = 16;
-	cal->heap_chunk_min_bytes = 32;
-	cal->heap_mmap_header_bytes = 8;
-	cal->stack_offset_bytes = 216;
-	cal->stack_overhead_bytes = 64;
-	cal->stack_align_bytes = 16;
-	cal->stack_alloca_extra_bytes = 0;
 }
 
 uint64_t dps_mem_pagefaults(const struct dps_mem_calibration *cal, uint64_t x, uint64_t y)

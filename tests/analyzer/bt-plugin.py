@@ -22,6 +22,11 @@ parameter, a bad min-block, a path that may not be replaced) fails babeltrace2 (
 with a message naming it, before anything is written; no selection lists the processes and
 fails. Any difference fails the test.
 
+The module itself must not bring LTTng-UST (no lttng_ust symbol, no liblttng-ust among its
+needed libraries): babeltrace2 and dps's decoders load it, and a tracepoint provider it
+registered would take LTTng-UST's lock in a decoder forked while another thread of dps held it
+(a hang, seen in CI).
+
 Under ASan (DPS_SANITIZE=1 in the environment), babeltrace2 (not sanitized) loads the plugin
 with the ASan runtime preloaded (ASAN_PRELOAD: its path), and a sanitizer's report (a leak
 included) fails; without ASAN_PRELOAD the test is skipped (exit 77): babeltrace2 cannot load
@@ -158,6 +163,15 @@ def main():
         env["LD_PRELOAD"] = os.environ["ASAN_PRELOAD"]
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
+    module = os.path.join(PLUGIN_DIR, "babeltrace-plugin-dps.so")
+    syms = subprocess.run(["nm", "-D", module], capture_output=True, text=True, check=True)
+    ust = [l.split()[-1] for l in syms.stdout.splitlines() if "lttng_ust" in l]
+    if ust:
+        fail("%s brings LTTng-UST symbols: %s" % (module, ", ".join(ust[:5])))
+    needed = subprocess.run(["readelf", "-d", module], capture_output=True, text=True,
+                            check=True)
+    if "liblttng-ust" in needed.stdout:
+        fail("%s needs liblttng-ust" % module)
     traces = []
     for d in sys.argv[6:]:
         if not os.path.isdir(d):
