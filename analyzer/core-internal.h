@@ -111,6 +111,7 @@ struct athread {
 	bool pid_from_fork;
 	uint64_t first_ts, last_ts, create_ts, exit_ts, end_ts;
 	uint64_t exec_ts; /* its first exec, 0 when none was seen */
+	uint64_t sync_ts; /* its last synchronization event (sync.c), 0 when none */
 	size_t creator;
 
 	/* selection (select.c) */

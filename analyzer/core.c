@@ -117,6 +117,7 @@ enum dps_status analyzer_core_feed(struct analyzer_core *core, const struct anal
 			analyzer__on_dps(core, ev, ctx);
 		} else if (ev->kind >= ANALYZER_EV_SYNC_QUEUE_INIT && ev->kind < ANALYZER_EV_NR &&
 			   ctx != NO_T) {
+			analyzer__thread_at(core, ctx)->sync_ts = ev->ts;
 			analyzer__on_sync(core, ev, ctx);
 		}
 		break;

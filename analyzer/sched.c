@@ -368,6 +368,12 @@ static void convert_wake_to_join(struct analyzer_core *core, size_t x)
 	    xt->sched.wake_ts < xt->sched.run_since) {
 		return;
 	}
+	/* The exit path runs no program code: a lock or a queue operation after the wake says
+	 * the wake was the program's own (a worker signalling its creator before taking a last
+	 * lock), not pthread_join's. */
+	if (xt->sync_ts > xt->sched.wake_ts) {
+		return;
+	}
 	st = analyzer__thread_at(core, xt->sched.wake_target);
 	/* Only its creator reaps it (pthread_join, wait4): another thread woken just before
 	 * the exit was woken by something else, such as a mutex unlock. */

@@ -833,3 +833,29 @@ Test(core, the_wrappers_unlock_race_is_no_release)
 	cr_assert_eq(res->actset->n_objects, 1, "actions: %s / %s", actions(100), actions(101));
 	cr_expect_eq(res->actset->objects[0].kind, DPS_OBJ_MUTEX);
 }
+
+/*
+ * A worker that wakes its creator (a queue's "not full" signal) and then takes a lock before
+ * it exits: that wake was the program's, not pthread_join's (the exit path runs no program
+ * code). It stays a wait; the creator's later pthread_join is the join. Named a join, the
+ * block sat inside the creator's critical section, and the replay deadlocked.
+ */
+Test(core, a_wake_followed_by_a_lock_before_the_exit_is_no_join)
+{
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	fork_ev(US(10), 0, 100, 101, 100, 100);
+	sw(US(20), 1, 0, 0, 101);
+	sw(US(100), 0, 100, BLOCKED, 0); /* a condition wait: the queue is full */
+	waking(US(300), 1, 100);	 /* 101 takes an item and signals */
+	sync_ev(US(320), 1, 101, ANALYZER_EV_SYNC_LOCK_ACQ, 0x3000, 0);
+	sync_ev(US(330), 1, 101, ANALYZER_EV_SYNC_UNLOCK, 0x3000, 0);
+	exit_ev(US(340), 1, 101);
+	sw(US(341), 1, 101, 64, 0); /* TASK_DEAD */
+	sw(US(350), 0, 0, 0, 100);
+	sw(US(500), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_expect(strstr(actions(100), "wait 101") != NULL, "%s", actions(100));
+	cr_expect(strstr(actions(101), "wake 100") != NULL, "%s", actions(101));
+	cr_expect_eq(thread(100)->stats.n_joins, 1, "%s", actions(100));
+}
