@@ -113,24 +113,6 @@ char **whatif_insitu_env(char **env, const struct whatif_runner *run, const stru
 	return env;
 }
 
-/* The last line of path (g_free), for a failure's message. */
-static char *last_line(const char *path)
-{
-	gchar *text = NULL, **lines;
-	char *line;
-	int n;
-
-	if (!g_file_get_contents(path, &text, NULL, NULL)) {
-		return g_strdup("(no message)");
-	}
-	lines = g_strsplit(g_strchomp(text), "\n", -1);
-	n = (int)g_strv_length(lines);
-	line = g_strdup(n && *lines[n - 1] ? lines[n - 1] : "(no message)");
-	g_strfreev(lines);
-	g_free(text);
-	return line;
-}
-
 /* Runs the command once in original mode with SSF recording into ssf_path. */
 static enum dps_status record_run(const struct whatif_insitu *in, struct dps_diag *diag)
 {
@@ -162,7 +144,7 @@ static enum dps_status record_run(const struct whatif_insitu *in, struct dps_dia
 	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
 	}
 	if (!WIFEXITED(ws) || WEXITSTATUS(ws)) {
-		char *msg = last_line(err_path);
+		char *msg = whatif_last_line(err_path);
 
 		dps_diag_setf(diag, "the recording run of %s failed (%s %d): %s", in->command[0],
 			      WIFEXITED(ws) ? "exit status" : "signal",

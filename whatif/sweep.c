@@ -140,8 +140,7 @@ const char *whatif_edge_str(const struct whatif_edge *edge, bool to, char *buf, 
 	return buf;
 }
 
-/* The last line the stub wrote on stderr (g_free), for the failure message. */
-static char *last_err_line(const char *path)
+char *whatif_last_line(const char *path)
 {
 	gchar *text = NULL, *line;
 	gchar **lines;
@@ -152,7 +151,7 @@ static char *last_err_line(const char *path)
 	}
 	lines = g_strsplit(g_strchomp(text), "\n", -1);
 	n = (int)g_strv_length(lines);
-	line = g_strdup(n ? lines[n - 1] : "(no message)");
+	line = g_strdup(n && *lines[n - 1] ? lines[n - 1] : "(no message)");
 	g_strfreev(lines);
 	g_free(text);
 	return line;
@@ -272,7 +271,7 @@ static enum dps_status run_once(const struct whatif_runner *run, char **envp,
 	    (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u +
 	    (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u;
 	if (!WIFEXITED(ws) || WEXITSTATUS(ws)) {
-		char *msg = last_err_line(run->err_path);
+		char *msg = whatif_last_line(run->err_path);
 
 		dps_diag_setf(diag, "%s failed (%s %d) at scale %.3g: %s",
 			      run->command ? run->command[0] : "the stub",

@@ -96,4 +96,7 @@ char *whatif_loaded_points(const struct whatif_result *r);
 /* ns as milliseconds with 3 decimals, into buf (32 bytes). */
 const char *whatif_ms(double ns, char *buf, size_t len);
 
+/* The last line of the file at path (a run's stderr), for a failure's message (g_free). */
+char *whatif_last_line(const char *path);
+
 #endif /* DPS_WHATIF_WHATIF_INTERNAL_H */
