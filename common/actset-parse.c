@@ -869,6 +869,70 @@ static int parse_manifest_object(struct dps_actset *set, struct lexer *lx)
 	return DPS_OK;
 }
 
+/* tasks OBJ TAKER...: the queue OBJ (declared above) is a task queue, and TAKER is the thread
+ * id that took each of its items, in take order (doc/action-format.md). */
+static int parse_manifest_tasks(struct dps_actset *set, struct lexer *lx)
+{
+	struct dps_actset_object *o = NULL;
+	struct token tok;
+	GArray *ids = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	uint64_t id;
+	unsigned line = lx->line;
+	int status;
+
+	status = expect_arg(lx, &tok, "expected a queue's object id after 'tasks'");
+	if (!status) {
+		status = parse_u64(lx, &tok, "expected an object id (a decimal number)", &id);
+	}
+	for (size_t i = set->n_objects; !status && i-- > 0 && !o;) {
+		if (set->objects[i].id == id) {
+			o = &set->objects[i];
+		}
+	}
+	if (!status && (!o || o->kind != DPS_OBJ_QUEUE)) {
+		dps_diag_set(lx->diag, lx->name, lx->line, tok.col,
+			     "'tasks %" PRIu64
+			     "': expected a queue declared above with 'object %" PRIu64
+			     " queue ...'",
+			     id, id);
+		status = DPS_ERR_INVAL;
+	}
+	if (!status && o->order) {
+		dps_diag_set(lx->diag, lx->name, lx->line, tok.col,
+			     "queue %" PRIu64 " has a 'tasks' statement already (line %u)", id,
+			     o->order_line);
+		status = DPS_ERR_INVAL;
+	}
+	while (!status) {
+		const char *save = lx->p;
+		uint64_t taker;
+
+		if (!lexer_next(lx, &tok)) {
+			lx->p = save;
+			break;
+		}
+		status =
+		    parse_u64(lx, &tok, "expected the id of the thread that took the item", &taker);
+		if (!status) {
+			g_array_append_val(ids, taker);
+		}
+	}
+	if (!status && !ids->len) {
+		status = lex_error(lx, lexer_eol_col(lx),
+				   "expected the ids of the threads that took the items", NULL);
+	}
+	if (!status) {
+		o->n_order = ids->len;
+		o->order = (uint64_t *)(void *)g_array_free(ids, FALSE);
+		o->order_line = line;
+		ids = NULL;
+	}
+	if (ids) {
+		g_array_free(ids, TRUE);
+	}
+	return status;
+}
+
 static int parse_manifest(struct dps_actset *set, const char *name, const char *text, size_t len,
 			  int64_t *declared_root, unsigned *root_line, struct dps_diag *diag)
 {
@@ -971,10 +1035,21 @@ static int parse_manifest(struct dps_actset *set, const char *name, const char *
 			if (status) {
 				return status;
 			}
+		} else if (tok_is(&kw, "tasks")) {
+			if (manifest_version == DPS_ACTSET_FORMAT_V1) {
+				return lex_error(&lx, kw.col,
+						 "'tasks' in a manifest that says 'dps-manifest "
+						 "1': expected 'dps-manifest 2'",
+						 NULL);
+			}
+			status = parse_manifest_tasks(set, &lx);
+			if (status) {
+				return status;
+			}
 		} else {
 			return lex_error(&lx, kw.col,
 					 "expected a manifest statement (dps-manifest, source, "
-					 "options, partial, root, thread, object)",
+					 "options, partial, root, thread, object, tasks)",
 					 &kw);
 		}
 		first = false;

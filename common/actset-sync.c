@@ -314,6 +314,137 @@ static int check_join_any(const struct dps_actset *set, size_t t, GArray *const 
 	return status;
 }
 
+/*
+ * Thread t's stretches between two of its takes of task queue obj: work any taker can play
+ * for it (runs, sleeps, locks it releases in the stretch, puts, arrives, wakes given in its
+ * name; no take of another task queue). The stretch after its last take is its own.
+ */
+static int check_task_stretches(const struct dps_actset *set, size_t t,
+				const struct dps_actset_object *obj, GArray *const *cols,
+				struct dps_diag *diag)
+{
+	const struct dps_actset_thread *th = &set->threads[t];
+	size_t last = th->n_actions, bad = SIZE_MAX;
+	int64_t depth = 0;
+	bool open = false;
+
+	while (last-- > 0) {
+		if (th->actions[last].kind == DPS_ACT_TAKE && th->actions[last].id == obj->id) {
+			break;
+		}
+	}
+	for (size_t a = 0; a < last && bad == SIZE_MAX; a++) {
+		const struct dps_actset_action *act = &th->actions[a];
+		size_t o;
+
+		if (act->kind == DPS_ACT_TAKE && act->id == obj->id) {
+			if (open && depth) {
+				bad = a;
+			}
+			open = true;
+			depth = 0;
+			continue;
+		}
+		if (!open) {
+			continue;
+		}
+		switch (act->kind) {
+		case DPS_ACT_RUN:
+		case DPS_ACT_SLEEP:
+		case DPS_ACT_PUT:
+		case DPS_ACT_ARRIVE:
+		case DPS_ACT_WAKE:
+			break;
+		case DPS_ACT_LOCK:
+			depth++;
+			break;
+		case DPS_ACT_UNLOCK:
+			bad = depth-- > 0 ? bad : a;
+			break;
+		case DPS_ACT_TAKE:
+			o = dps_actset_find_object(set, act->id);
+			bad = o != DPS_ACTSET_NO_OBJECT && set->objects[o].order ? a : bad;
+			break;
+		default:
+			bad = a;
+			break;
+		}
+	}
+	if (bad == SIZE_MAX) {
+		return DPS_OK;
+	}
+	{
+		const char *file;
+		unsigned line, col;
+
+		dps_actset__describe_action(set, t, bad, cols, &file, &line, &col);
+		dps_diag_set(diag, file, line, col,
+			     "in an item of task queue %" PRIu64 " (between two of the thread's "
+			     "takes): expected work another thread can play for it (run, sleep, "
+			     "lock and unlock in pairs, put, arrive, wake)",
+			     obj->id);
+	}
+	return DPS_ERR_INVAL;
+}
+
+/*
+ * A task queue's order: each taker a thread of the set, listed once per take it makes of the
+ * queue (the player hands item k's recorded work to whoever takes it: doc/sync.md, "Task
+ * queues"). Named at the manifest's `tasks` line.
+ */
+static int check_tasks(const struct dps_actset *set, const struct dps_actset_id_index *ix, size_t o,
+		       GArray *const *cols, struct dps_diag *diag)
+{
+	const struct dps_actset_object *obj = &set->objects[o];
+	size_t *listed = calloc(set->n_threads ? set->n_threads : 1, sizeof(*listed));
+	char path[4096];
+	int status = DPS_OK;
+
+	if (!listed) {
+		dps_diag_setf(diag, "out of memory checking the action set");
+		return DPS_ERR_NOMEM;
+	}
+	manifest_name(set, path, sizeof(path));
+	for (size_t k = 0; k < obj->n_order && !status; k++) {
+		size_t t = dps_actset__find_in_index(ix, set->n_threads, obj->order[k]);
+
+		if (t == DPS_ACTSET_NO_THREAD) {
+			dps_diag_set(diag, path, obj->order_line, 0,
+				     "tasks %" PRIu64 ": item %zu's taker %" PRIu64
+				     " is no thread of the set",
+				     obj->id, k + 1, obj->order[k]);
+			status = DPS_ERR_INVAL;
+		} else {
+			listed[t]++;
+		}
+	}
+	for (size_t t = 0; t < set->n_threads && !status; t++) {
+		const struct dps_actset_thread *th = &set->threads[t];
+		size_t takes = 0;
+
+		for (size_t a = 0; a < th->n_actions; a++) {
+			takes +=
+			    th->actions[a].kind == DPS_ACT_TAKE && th->actions[a].id == obj->id;
+		}
+		if (takes && takes == listed[t]) {
+			status = check_task_stretches(set, t, obj, cols, diag);
+		}
+		if (status) {
+			break;
+		}
+		if (takes != listed[t]) {
+			dps_diag_set(diag, path, obj->order_line, 0,
+				     "tasks %" PRIu64 " lists thread %" PRIu64 " %zu times, but it "
+				     "takes from queue %" PRIu64
+				     " %zu times: expected one entry per take",
+				     obj->id, th->id, listed[t], obj->id, takes);
+			status = DPS_ERR_INVAL;
+		}
+	}
+	free(listed);
+	return status;
+}
+
 int dps_actset__check_sync(struct dps_actset *set, const struct dps_actset_id_index *ix,
 			   size_t root, GArray *const *cols, struct dps_diag *diag)
 {
@@ -382,6 +513,11 @@ int dps_actset__check_sync(struct dps_actset *set, const struct dps_actset_id_in
 			     "starts empty: expected a put %" PRIu64 " in some thread",
 			     set->objects[o].id, set->objects[o].id);
 		status = DPS_ERR_INVAL;
+	}
+	for (size_t o = 0; o < set->n_objects && !status; o++) {
+		if (set->objects[o].order) {
+			status = check_tasks(set, ix, o, cols, diag);
+		}
 	}
 	free(use);
 	return status;

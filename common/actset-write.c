@@ -228,6 +228,18 @@ static int write_manifest(const struct dps_actset *set, FILE *out)
 		}
 		fputc('\n', out);
 	}
+	for (size_t i = 0; i < set->n_objects; i++) {
+		const struct dps_actset_object *o = &set->objects[i];
+
+		if (!o->order) {
+			continue;
+		}
+		fprintf(out, "tasks %" PRIu64, o->id);
+		for (size_t k = 0; k < o->n_order; k++) {
+			fprintf(out, " %" PRIu64, o->order[k]);
+		}
+		fputc('\n', out);
+	}
 	return ferror(out) ? DPS_ERR_IO : DPS_OK;
 }
 

@@ -44,6 +44,9 @@ void dps_actset_destroy(struct dps_actset *set)
 	free(set->options);
 	free(set->partial_reason);
 	free(set->ids);
+	for (size_t i = 0; i < set->n_objects; i++) {
+		free(set->objects[i].order);
+	}
 	free(set->objects);
 	free(set->members);
 	free(set);
@@ -512,14 +515,22 @@ struct dps_action dps_actset_played_action(const struct dps_actset *set,
 int dps_actset_program_tables(const struct dps_actset *set, struct dps_object **objects,
 			      uint32_t **members)
 {
+	size_t n = set->n_members, k = set->n_members;
+
+	for (size_t i = 0; i < set->n_objects; i++) {
+		n += set->objects[i].n_order;
+	}
 	*objects = calloc(set->n_objects ? set->n_objects : 1, sizeof(**objects));
-	*members = calloc(set->n_members ? set->n_members : 1, sizeof(**members));
+	*members = calloc(n ? n : 1, sizeof(**members));
 	if (!*objects || !*members) {
 		free(*objects);
 		free(*members);
 		*objects = NULL;
 		*members = NULL;
 		return DPS_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < set->n_members; i++) {
+		(*members)[i] = (uint32_t)dps_actset_member_target(set, i);
 	}
 	for (size_t i = 0; i < set->n_objects; i++) {
 		const struct dps_actset_object *o = &set->objects[i];
@@ -529,9 +540,14 @@ int dps_actset_program_tables(const struct dps_actset *set, struct dps_object **
 						    .line = o->line,
 						    .capacity = o->capacity,
 						    .initial = o->initial};
-	}
-	for (size_t i = 0; i < set->n_members; i++) {
-		(*members)[i] = (uint32_t)dps_actset_member_target(set, i);
+		/* a task queue's takers follow the member sets in the same table */
+		if (o->order) {
+			(*objects)[i].order = *members + k;
+			(*objects)[i].n_order = o->n_order;
+			for (size_t j = 0; j < o->n_order; j++) {
+				(*members)[k++] = (uint32_t)dps_actset_find(set, o->order[j]);
+			}
+		}
 	}
 	return DPS_OK;
 }

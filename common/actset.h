@@ -63,6 +63,11 @@ struct dps_actset_object {
 	uint32_t col;	   /* column of its id there, for messages */
 	uint64_t capacity; /* queue: capacity (0 = unbounded); barrier: parties */
 	uint64_t initial;  /* queue: items at the start */
+	/* a task queue (manifest `tasks ID TAKER...`): the thread id that took each item, in
+	 * take order (owned; NULL otherwise), and the line of that statement */
+	uint64_t *order;
+	size_t n_order;
+	uint32_t order_line;
 };
 
 struct dps_actset;
@@ -144,8 +149,8 @@ struct dps_action dps_actset_played_action(const struct dps_actset *set,
 					   const struct dps_actset_action *a);
 /* The objects and member sets of a resolved set as the player takes them (struct
  * dps_program's objects and members): *objects (set->n_objects) and *members
- * (set->n_members) are malloc'd, the caller's to free, also on error (then NULL). Returns
- * DPS_OK or DPS_ERR_NOMEM. */
+ * (set->n_members, then the task queues' takers their objects point to) are malloc'd, the caller's
+ * to free, also on error (then NULL). Returns DPS_OK or DPS_ERR_NOMEM. */
 int dps_actset_program_tables(const struct dps_actset *set, struct dps_object **objects,
 			      uint32_t **members);
 /* Index of the thread set->members[i] names, in a resolved set, or DPS_ACTSET_NO_THREAD. */

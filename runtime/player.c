@@ -74,6 +74,10 @@ struct obj {
 	uint64_t round;		       /* a barrier's completed rounds */
 	size_t releaser;	       /* who last did what may unblock the others */
 	pthread_cond_t cond;	       /* queue and barrier waiters */
+	/* a task queue's items (player-tasks.c; owned, desc->n_order) and how many were taken,
+	 * under the lock */
+	struct dps__task_item *items;
+	uint64_t taken;
 };
 
 /* One (waker, sleeper) dependency: wakes given and not yet consumed. */
@@ -576,10 +580,12 @@ static void do_wait(struct player *pl, struct slot *self, const struct dps_actio
 	lttng_ust_tracepoint(dps, wait_end, dps__tls_id, wid, a->line);
 }
 
-static void do_wake(struct player *pl, struct slot *self, const struct dps_action *a)
+/* wake: one wake from waker (the thread whose action it is: the player's own, or a task
+ * queue item's recorded taker, for whoever plays the item) to the sleeper. */
+static void do_wake(struct player *pl, size_t waker, const struct dps_action *a)
 {
 	size_t s = (size_t)a->arg;
-	struct dep *d = find_dep(pl, s, self->idx);
+	struct dep *d = find_dep(pl, s, waker);
 
 	pthread_mutex_lock(&pl->lock);
 	d->wakes++;
@@ -744,9 +750,11 @@ static void do_unlock(struct player *pl, struct slot *self, const struct dps_act
 }
 
 /* put, take: one item in or out of the queue, blocked while it is full (empty); the end event
- * names the thread whose take (put) let a blocked one go on. */
-static void do_put_take(struct player *pl, struct slot *self, const struct dps_action *a)
+ * names the thread whose take (put) let a blocked one go on. Returns the index of the item a
+ * take got (its place among the queue's takes), UINT64_MAX for a put. */
+static uint64_t do_put_take(struct player *pl, struct slot *self, const struct dps_action *a)
 {
+	uint64_t item = UINT64_MAX;
 	struct obj *o = &pl->objs[a->arg];
 	bool put = a->kind == DPS_ACT_PUT;
 	size_t releaser = NO_SLOT;
@@ -766,11 +774,15 @@ static void do_put_take(struct player *pl, struct slot *self, const struct dps_a
 		} else if (o->count) {
 			o->count--;
 		}
+		if (!put) {
+			item = o->taken++;
+		}
 		o->releaser = self->idx;
 		pthread_cond_broadcast(&o->cond);
 	}
 	pthread_mutex_unlock(&pl->lock);
 	lttng_ust_tracepoint(dps, wait_end, dps__tls_id, id_of(pl, releaser), a->line);
+	return item;
 }
 
 /* arrive: blocks until the barrier's parties have arrived (cyclic); the end event names the
@@ -891,7 +903,7 @@ static void play_one(struct player *pl, struct slot *self, const struct dps_acti
 		self->lag_origin_ns = 0;
 		break;
 	case DPS_ACT_WAKE:
-		do_wake(pl, self, a);
+		do_wake(pl, self->idx, a);
 		break;
 	case DPS_ACT_HEAP:
 		do_heap(pl, self, a);
@@ -917,7 +929,7 @@ static void play_one(struct player *pl, struct slot *self, const struct dps_acti
 		break;
 	case DPS_ACT_PUT:
 	case DPS_ACT_TAKE:
-		do_put_take(pl, self, a);
+		(void)do_put_take(pl, self, a);
 		self->lag_origin_ns = 0;
 		break;
 	case DPS_ACT_ARRIVE:
@@ -930,6 +942,48 @@ static void play_one(struct player *pl, struct slot *self, const struct dps_acti
 	self->res.n_actions++;
 }
 
+/*
+ * A take of a task queue at the thread's own action i (player-tasks.c): the thread takes an
+ * item and plays its recorded taker's stretch, takes the next and so on, until it takes an
+ * item that was its taker's last take. Returns the index of the thread's own last take of the
+ * queue: it goes on after it, with its own epilogue.
+ */
+static size_t serve(struct player *pl, struct slot *self, size_t i)
+{
+	const struct dps_thread_desc *own = &pl->prog->threads[self->idx];
+	const struct dps_action *take = &own->actions[i];
+	struct obj *o = &pl->objs[take->arg];
+	size_t last = own->n_actions;
+	uint64_t k;
+
+	while (last-- > i) {
+		if (own->actions[last].kind == DPS_ACT_TAKE &&
+		    own->actions[last].arg == take->arg) {
+			break;
+		}
+	}
+	k = do_put_take(pl, self, take);
+	self->lag_origin_ns = 0;
+	self->res.n_actions++;
+	while (!is_aborted(pl) && k < o->desc->n_order && !o->items[k].last) {
+		const struct dps__task_item *it = &o->items[k];
+		const struct dps_thread_desc *src = &pl->prog->threads[it->owner];
+
+		for (size_t j = it->begin; j < it->end && !is_aborted(pl); j++) {
+			if (src->actions[j].kind == DPS_ACT_WAKE) {
+				/* its recorded taker's wake: the sleeper waits for that thread */
+				do_wake(pl, it->owner, &src->actions[j]);
+				self->res.n_actions++;
+				continue;
+			}
+			play_one(pl, self, &src->actions[j]);
+		}
+		k = do_put_take(pl, self, &src->actions[it->end]);
+		self->res.n_actions++;
+	}
+	return last;
+}
+
 /* dps__play_from_fn: plays from i up to (not including) the next stack action, which
  * memory.c applies (and reports through stack_done). */
 static size_t play_from(void *ctx, size_t i)
@@ -939,13 +993,19 @@ static size_t play_from(void *ctx, size_t i)
 	const struct dps_thread_desc *t = &pl->prog->threads[self->idx];
 
 	for (; i < t->n_actions; i++) {
+		const struct dps_action *a = &t->actions[i];
+
 		if (is_aborted(pl)) {
 			return t->n_actions;
 		}
-		if (t->actions[i].kind == DPS_ACT_STACK) {
+		if (a->kind == DPS_ACT_STACK) {
 			return i;
 		}
-		play_one(pl, self, &t->actions[i]);
+		if (a->kind == DPS_ACT_TAKE && pl->objs[a->arg].items) {
+			i = serve(pl, self, i);
+			continue;
+		}
+		play_one(pl, self, a);
 	}
 	return t->n_actions;
 }
@@ -1285,6 +1345,13 @@ int dps_play(const struct dps_program *prog, const struct dps_play_options *opts
 		o->count = o->desc->kind == DPS_OBJ_QUEUE ? o->desc->initial : 0;
 		pthread_mutex_init(&o->mutex, NULL);
 		pthread_cond_init(&o->cond, &mono);
+		if (o->desc->kind == DPS_OBJ_QUEUE && o->desc->order) {
+			ret = dps__task_items(prog, n_objs, &o->items);
+			if (ret) {
+				n_objs++;
+				goto end_deps;
+			}
+		}
 	}
 	for (; n_conds < prog->n_threads; n_conds++) {
 		struct slot *s = &pl.slots[n_conds];
@@ -1358,6 +1425,7 @@ end_deps:
 			pthread_mutex_destroy(&pl.objs[i].mutex);
 		}
 		pthread_cond_destroy(&pl.objs[i].cond);
+		free(pl.objs[i].items);
 	}
 	free(pl.objs);
 	pthread_condattr_destroy(&mono);

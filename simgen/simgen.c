@@ -468,33 +468,59 @@ static void write_thread_descs(const struct dps_actset *set, FILE *out)
 	fprintf(out, "};\n");
 }
 
-/* Format version 2's tables: the objects and the member sets (thread indexes). */
+/* Format version 2's tables: the objects and the member sets (thread indexes), then the task
+ * queues' takers (thread indexes) in the same table. */
 static void write_sync_tables(const struct dps_actset *set, FILE *out)
 {
+	size_t k = set->n_members;
+	bool any_order = false;
+
+	for (size_t i = 0; i < set->n_objects; i++) {
+		any_order |= set->objects[i].order != NULL;
+	}
+
+	if (set->n_members || any_order) {
+		size_t n = 0;
+
+		fprintf(
+		    out,
+		    "\n/* the sets of wait A|B and join any A|B, then the task queues' takers, as "
+		    "indexes in\n * threads[] */\n"
+		    "static const uint32_t members[] = {");
+		for (size_t i = 0; i < set->n_members; i++, n++) {
+			fprintf(out, "%s%zu", n % 16 ? ", " : (n ? ",\n\t" : "\n\t"),
+				dps_actset_member_target(set, i));
+		}
+		for (size_t i = 0; i < set->n_objects; i++) {
+			const struct dps_actset_object *o = &set->objects[i];
+
+			for (size_t j = 0; o->order && j < o->n_order; j++, n++) {
+				fprintf(out, "%s%zu", n % 16 ? ", " : (n ? ",\n\t" : "\n\t"),
+					dps_actset_find(set, o->order[j]));
+			}
+		}
+		fprintf(out, "\n};\n");
+	}
 	if (set->n_objects) {
-		fprintf(out, "\n/* {id, kind, line, capacity, initial}: kind 1 mutex, 2 queue "
-			     "(capacity 0 = unbounded),\n * 3 barrier (capacity = parties) */\n"
-			     "static const struct dps_object objects[] = {\n");
+		fprintf(out,
+			"\n/* {id, kind, line, capacity, initial[, takers, n]}: kind 1 mutex, 2 "
+			"queue (capacity 0 =\n * unbounded; a task queue's takers in members[]), "
+			"3 barrier (capacity = parties) */\n"
+			"static const struct dps_object objects[] = {\n");
 		for (size_t i = 0; i < set->n_objects; i++) {
 			const struct dps_actset_object *o = &set->objects[i];
 
 			fprintf(out,
 				"\t{%" PRIu64 "u, %" PRIu32 ", %" PRIu32 ", %" PRIu64 "u, %" PRIu64
-				"u}, /* %s */\n",
-				o->id, o->kind, o->line, o->capacity, o->initial,
-				dps_object_kind_name(o->kind));
+				"u",
+				o->id, o->kind, o->line, o->capacity, o->initial);
+			if (o->order) {
+				fprintf(out, ", members + %zu, %zuu", k, o->n_order);
+				k += o->n_order;
+			}
+			fprintf(out, "}, /* %s */\n", dps_object_kind_name(o->kind));
 		}
 		fprintf(out, "};\n");
-	}
-	if (set->n_members) {
-		fprintf(out,
-			"\n/* the sets of wait A|B and join any A|B, as indexes in threads[] */\n"
-			"static const uint32_t members[] = {");
-		for (size_t i = 0; i < set->n_members; i++) {
-			fprintf(out, "%s%zu", i % 16 ? ", " : (i ? ",\n\t" : "\n\t"),
-				dps_actset_member_target(set, i));
-		}
-		fprintf(out, "\n};\n");
 	}
 }
 

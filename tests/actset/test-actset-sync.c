@@ -140,6 +140,29 @@ ParameterizedTestParameters(actset_sync, bad_sets_are_located)
 	      {"3.act", "run 1\n"}},
 	     "1.act:5:10: ",
 	     "the thread itself"},
+	    /* task queues: a queue declared above, one entry per take */
+	    {{{"1.act", "dps-actions 2\nlock 1\nunlock 1\n"}, {"manifest", MANIFEST "tasks 1 1\n"}},
+	     "manifest:5:7: ",
+	     "expected a queue declared above"},
+	    {{{"1.act", "dps-actions 2\nput 2\n"}, {"manifest", MANIFEST "tasks 2\n"}},
+	     "manifest:5:9: ",
+	     "expected the ids of the threads"},
+	    {{{"1.act", "dps-actions 2\ncreate 2\nput 2\nput 2\ntake 2\njoin 2\n"},
+	      {"2.act", "take 2\nrun 5\n"},
+	      {"manifest", MANIFEST "tasks 2 1 2 2\n"}},
+	     "manifest:5: ",
+	     "lists thread 2 2 times"},
+	    {{{"1.act", "dps-actions 2\ncreate 2\nput 2\njoin 2\n"},
+	      {"2.act", "take 2\n"},
+	      {"manifest", MANIFEST "tasks 2 9\n"}},
+	     "manifest:5: ",
+	     "is no thread of the set"},
+	    {{{"1.act", "dps-actions 2\ncreate 2\nput 2\nput 2\njoin 2\n"},
+	      {"2.act", "take 2\nsleep 1\ncreate 3\ntake 2\n"},
+	      {"3.act", "run 1\n"},
+	      {"manifest", MANIFEST "tasks 2 2 2\n"}},
+	     "2.act:3:8: ",
+	     "in an item of task queue 2"},
 	    /* version 2 in a file or manifest that says 1 */
 	    {{{"1.act", "dps-actions 1\nlock 1\nunlock 1\n"}, {"manifest", MANIFEST}},
 	     "1.act:2:1: ",
@@ -341,4 +364,31 @@ Test(actset_sync, a_queue_with_initial_items_needs_no_put, .init = make_dir, .fi
 	cr_assert_eq(set->objects[0].initial, 2);
 	cr_assert_eq(set->objects[0].capacity, 0);
 	dps_actset_destroy(set);
+}
+
+/* A task queue's takers are read, kept and written back as they were. */
+Test(actset_sync, a_task_queue_is_written_as_it_was_read, .init = make_dir, .fini = remove_dir)
+{
+	static const struct file files[MAX_FILES] = {
+	    {"1.act", "dps-actions 2\ncreate 2\ncreate 3\nput 1\nput 1\nput 1\nput 1\n"
+		      "join 2\njoin 3\n"},
+	    {"2.act", "dps-actions 2\ntake 1\nrun 5\ntake 1\n"},
+	    {"3.act", "dps-actions 2\ntake 1\nrun 7\ntake 1\n"},
+	    {"manifest", "dps-manifest 2\nobject 1 queue 4 0\ntasks 1 2 3 3 2\n"},
+	};
+	struct dps_actset *set = NULL;
+	struct dps_diag diag;
+	char *out = dps_test_strf("%s/out", dir);
+	char *text;
+
+	write_files(files);
+	cr_assert_eq(dps_actset_load_dir(dir, &set, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(set->objects[0].n_order, 4);
+	cr_assert_eq(set->objects[0].order[2], 3);
+	cr_assert_eq(dps_actset_write_dir(set, out, 0, &diag), DPS_OK, "%s", diag.msg);
+	text = read_in(out, "manifest");
+	cr_assert_not_null(strstr(text, "\nobject 1 queue 4 0\ntasks 1 2 3 3 2\n"), "%s", text);
+	g_free(text);
+	dps_actset_destroy(set);
+	g_free(out);
 }

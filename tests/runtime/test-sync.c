@@ -8,6 +8,7 @@
  * structural (what blocked, what timed out) or a lower bound that a causal chain of sleeps
  * guarantees, so a loaded machine cannot fail it.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,5 +275,65 @@ Test(sync, bad_object_references_are_refused)
 	prog.threads = c;
 	prog.members = members;
 	prog.n_members = 2;
+	cr_assert_eq(dps_play(&prog, &opts, NULL), DPS_ERR_INVAL);
+}
+
+/*
+ * A task queue (doc/sync.md, "Task queues"): two workers each took 4 of 8 items in the
+ * recording (the last a stop item), 50 ms of work after each other take. With worker 2 ten
+ * times slower, worker 1 takes the work worker 2 cannot: it plays at least 4 items' work in
+ * the time worker 2 plays its first (wall mode: a run lasts its wall time, load or not). The
+ * same program without the order keeps each worker to its own 3.
+ */
+static const struct dps_action pool_root[] = {
+    ACT(CREATE, 1), ACT(CREATE, 2), ACT(PUT, 0), ACT(PUT, 0), ACT(PUT, 0),  ACT(PUT, 0),
+    ACT(PUT, 0),    ACT(PUT, 0),    ACT(PUT, 0), ACT(PUT, 0), ACT(JOIN, 1), ACT(JOIN, 2)};
+static const struct dps_action pool_worker[] = {
+    ACT(TAKE, 0), ACT(RUN, 50 * MS), ACT(TAKE, 0), ACT(RUN, 50 * MS),
+    ACT(TAKE, 0), ACT(RUN, 50 * MS), ACT(TAKE, 0), ACT(RUN, 1 * MS)};
+static const struct dps_thread_desc pool_th[] = {THREAD(1, pool_root), THREAD(2, pool_worker),
+						 THREAD(3, pool_worker)};
+static const uint32_t pool_order[] = {1, 2, 1, 2, 1, 2, 1, 2};
+
+static void play_pool(bool tasks, struct dps_play_result *r)
+{
+	static const double scale[] = {1.0, 1.0, 10.0};
+	struct dps_object q = {.id = 5, .kind = DPS_OBJ_QUEUE, .capacity = 0};
+	struct dps_program prog = {
+	    .name = "pool", .threads = pool_th, .n_threads = 3, .objects = &q, .n_objects = 1};
+	struct dps_play_options o = opts;
+
+	if (tasks) {
+		q.order = pool_order;
+		q.n_order = 8;
+	}
+	o.thread_run_scale = scale;
+	cr_assert_eq(dps_play(&prog, &o, r), DPS_OK);
+}
+
+Test(sync, a_task_queue_gives_the_slow_workers_items_to_the_fast_one)
+{
+	struct dps_play_result r;
+
+	play_pool(true, &r);
+	cr_expect_geq(r.threads[1].run_req_ns, 4 * 50 * MS, "worker 1 ran %" PRIu64 " ns",
+		      r.threads[1].run_req_ns);
+	cr_expect_leq(r.threads[2].run_req_ns, 2 * 500 * MS + 10 * MS,
+		      "worker 2 ran %" PRIu64 " ns", r.threads[2].run_req_ns);
+	dps_play_result_fini(&r);
+	play_pool(false, &r);
+	cr_expect_eq(r.threads[1].run_req_ns, 3 * 50 * MS + 1 * MS);
+	cr_expect_eq(r.threads[2].run_req_ns, 10 * (3 * 50 * MS + 1 * MS));
+	dps_play_result_fini(&r);
+}
+
+/* An order that does not match the takes (a worker listed 3 times, taking 4) is refused. */
+Test(sync, a_task_order_that_does_not_match_the_takes_is_refused)
+{
+	static const uint32_t short_order[] = {1, 2, 1, 2, 1, 2, 2};
+	struct dps_object q = {.id = 5, .kind = DPS_OBJ_QUEUE, .order = short_order, .n_order = 7};
+	struct dps_program prog = {
+	    .name = "pool", .threads = pool_th, .n_threads = 3, .objects = &q, .n_objects = 1};
+
 	cr_assert_eq(dps_play(&prog, &opts, NULL), DPS_ERR_INVAL);
 }

@@ -104,6 +104,12 @@ struct dps_object {
 	uint32_t line;	   /* line of its declaration in the manifest (0 = unknown) */
 	uint64_t capacity; /* queue: items it holds at most (0 = unbounded); barrier: parties */
 	uint64_t initial;  /* queue: items at the start */
+	/* A task queue (the manifest's `tasks` line): the thread index that took each item in
+	 * the recording, in the order the items were taken. Whoever takes item k in the play
+	 * runs what its recorded taker ran after that take (doc/sync.md, "Task queues").
+	 * NULL/0 for any other object. */
+	const uint32_t *order;
+	uint64_t n_order;
 };
 
 #ifdef __cplusplus
