@@ -16,6 +16,7 @@
 #include <glib.h>
 
 #include "core-internal.h"
+#include "tasks.h"
 
 /*
  * Where a thread's segments and memory samples come from: its result arrays, or (the streamed
@@ -97,6 +98,11 @@ struct act_builder {
 	uint32_t *held;
 	size_t n_held;
 	uint64_t arrive_ts;
+	/* the task queues' watch on this thread (tasks.h; NULL without sync points), and when
+	 * the take being emitted happened */
+	struct analyzer_tasks *tasks;
+	struct analyzer_task_thread *tt;
+	uint64_t take_ts;
 	/* a block that may be the next take's, put's or lock's own: held back until that
 	 * action (then dropped) or any other (then written before the run since) */
 	uint32_t pend_kind; /* DPS_ACT_WAIT, DPS_ACT_SLEEP, or 0: none */
@@ -138,6 +144,9 @@ static void flush_actions(struct act_builder *b)
 
 static void append(struct act_builder *b, enum dps_action_kind kind, int64_t arg)
 {
+	if (b->tt) {
+		analyzer_tasks_action(b->tt, kind, arg, kind == DPS_ACT_TAKE ? b->take_ts : 0);
+	}
 	if (!b->status && b->set) {
 		b->status = dps_actset_append(b->set, b->t, kind, arg, 0);
 		if (!b->status && b->w &&
@@ -253,6 +262,7 @@ static void emit_sync(struct act_builder *b, const struct analyzer_sync_point *p
 	case ANALYZER_EV_SYNC_CONSUME:
 	case ANALYZER_EV_SYNC_ARRIVE:
 		cycle_held(b, true, st);
+		b->take_ts = p->ts_ns;
 		emit(b,
 		     p->kind == ANALYZER_EV_SYNC_PRODUCE   ? DPS_ACT_PUT
 		     : p->kind == ANALYZER_EV_SYNC_CONSUME ? DPS_ACT_TAKE
@@ -392,6 +402,9 @@ static int build_actions(struct act_builder *b, struct tl_source *src, uint64_t 
 			b->n_held = 0;
 			b->status = DPS_ERR_NOMEM;
 		}
+		if (b->tasks) {
+			b->tt = analyzer_tasks_thread_begin(b->tasks, b->set->threads[b->t].id);
+		}
 	}
 	/* Marks are stored with result indexes; actions name set ids. */
 	while (!b->status && (s = src_seg(src))) {
@@ -482,6 +495,8 @@ static int build_actions(struct act_builder *b, struct tl_source *src, uint64_t 
 	free(b->held);
 	b->held = NULL;
 	b->n_held = 0;
+	analyzer_tasks_thread_end(b->tt);
+	b->tt = NULL;
 	return b->status;
 }
 
@@ -824,6 +839,7 @@ int analyzer__output(struct analyzer_core *core, struct analyzer_result *res, co
 	const char *out_dir = core->opts.out_dir;
 	struct dps_actset_writer w = {0};
 	struct dps_actset *set = NULL;
+	struct analyzer_tasks *tasks = NULL;
 	int status = DPS_ERR_NOMEM;
 
 	if (out_dir || core->opts.build_actset) {
@@ -831,6 +847,7 @@ int analyzer__output(struct analyzer_core *core, struct analyzer_result *res, co
 		if (!set || analyzer__sync_declare(core, order, res->n_threads, set)) {
 			goto nomem;
 		}
+		tasks = set->n_objects ? analyzer_tasks_create() : NULL;
 	}
 	if (out_dir) {
 		status = dps_actset_writer_begin(&w, out_dir, core->opts.out_flags, diag);
@@ -847,7 +864,8 @@ int analyzer__output(struct analyzer_core *core, struct analyzer_result *res, co
 					.run_scale = 1.0,
 					.w = out_dir ? &w : NULL,
 					.diag = diag,
-					.ci = order[i]};
+					.ci = order[i],
+					.tasks = tasks};
 		bool streamed = out_dir && !core->opts.keep_timelines &&
 				!analyzer__thread_at(core, order[i])->sim.begun;
 		size_t rank = 0;
@@ -906,7 +924,12 @@ int analyzer__output(struct analyzer_core *core, struct analyzer_result *res, co
 			status = DPS_ERROR;
 			goto abort_writer;
 		}
+		if (tasks && analyzer_tasks_declare(tasks, set)) {
+			goto nomem;
+		}
 	}
+	analyzer_tasks_destroy(tasks);
+	tasks = NULL;
 	if (out_dir) {
 		status = dps_actset_writer_commit(&w, set, diag);
 		goto destroy_set;
@@ -920,6 +943,7 @@ nomem:
 abort_writer:
 	dps_actset_writer_abort(&w);
 destroy_set:
+	analyzer_tasks_destroy(tasks);
 	dps_actset_destroy(set);
 	return status;
 }

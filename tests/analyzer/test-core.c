@@ -859,3 +859,67 @@ Test(core, a_wake_followed_by_a_lock_before_the_exit_is_no_join)
 	cr_expect(strstr(actions(101), "wake 100") != NULL, "%s", actions(101));
 	cr_expect_eq(thread(100)->stats.n_joins, 1, "%s", actions(100));
 }
+
+/*
+ * A task queue (doc/sync.md, "Task queues"): two workers take from one annotated queue, each
+ * running work between its takes; the manifest gets who took each item, in take order. A
+ * third thread's queue with one consumer stays a plain queue.
+ */
+Test(core, a_queue_two_workers_share_becomes_a_task_queue)
+{
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	sync_ev(US(1), 0, 100, ANALYZER_EV_SYNC_QUEUE_INIT, 0x1000, 0);
+	fork_ev(US(10), 0, 100, 101, 100, 100);
+	fork_ev(US(12), 0, 100, 102, 100, 100);
+	for (int k = 0; k < 4; k++) {
+		sync_ev(US(20 + k), 0, 100, ANALYZER_EV_SYNC_PRODUCE, 0x1000, 0);
+	}
+	sw(US(30), 0, 100, BLOCKED, 0);
+	sw(US(31), 0, 0, 0, 101);
+	sw(US(32), 1, 0, 0, 102);
+	sync_ev(US(40), 0, 101, ANALYZER_EV_SYNC_CONSUME, 0x1000, 0);
+	sync_ev(US(41), 1, 102, ANALYZER_EV_SYNC_CONSUME, 0x1000, 0);
+	sync_ev(US(240), 1, 102, ANALYZER_EV_SYNC_CONSUME, 0x1000, 0);
+	sync_ev(US(340), 0, 101, ANALYZER_EV_SYNC_CONSUME, 0x1000, 0);
+	sw(US(400), 0, 101, BLOCKED, 0);
+	sw(US(401), 1, 102, BLOCKED, 0);
+	finish_ok();
+	cr_assert_eq(res->actset->n_objects, 1);
+	cr_assert_eq(res->actset->objects[0].n_order, 4, "%s / %s", actions(101), actions(102));
+	cr_expect_eq(res->actset->objects[0].order[0], 101);
+	cr_expect_eq(res->actset->objects[0].order[1], 102);
+	cr_expect_eq(res->actset->objects[0].order[2], 102);
+	cr_expect_eq(res->actset->objects[0].order[3], 101);
+}
+
+/* A stretch between two takes that waits for a thread is its taker's own business: the queue
+ * stays a plain one. */
+Test(core, a_worker_that_waits_between_takes_keeps_its_items)
+{
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	sync_ev(US(1), 0, 100, ANALYZER_EV_SYNC_QUEUE_INIT, 0x1000, 0);
+	fork_ev(US(10), 0, 100, 101, 100, 100);
+	fork_ev(US(12), 0, 100, 102, 100, 100);
+	for (int k = 0; k < 4; k++) {
+		sync_ev(US(20 + k), 0, 100, ANALYZER_EV_SYNC_PRODUCE, 0x1000, 0);
+	}
+	sw(US(31), 0, 100, 0, 101);
+	sw(US(32), 1, 0, 0, 102);
+	sync_ev(US(40), 0, 101, ANALYZER_EV_SYNC_CONSUME, 0x1000, 0);
+	sync_ev(US(41), 1, 102, ANALYZER_EV_SYNC_CONSUME, 0x1000, 0);
+	sw(US(100), 1, 102, BLOCKED, 0); /* waits for thread 100 */
+	sw(US(101), 1, 0, 0, 100);
+	waking(US(200), 1, 102);
+	sw(US(201), 1, 100, BLOCKED, 0);
+	sw(US(202), 1, 0, 0, 102);
+	sync_ev(US(450), 1, 102, ANALYZER_EV_SYNC_CONSUME, 0x1000, 0); /* ran 250 us since */
+	sync_ev(US(500), 0, 101, ANALYZER_EV_SYNC_CONSUME, 0x1000, 0);
+	sw(US(600), 0, 101, BLOCKED, 0);
+	sw(US(601), 1, 102, BLOCKED, 0);
+	finish_ok();
+	cr_assert_eq(res->actset->n_objects, 1);
+	cr_expect(strstr(actions(102), "wait 100") != NULL, "%s", actions(102));
+	cr_expect_null(res->actset->objects[0].order, "%s", actions(102));
+}
