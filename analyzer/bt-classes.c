@@ -118,11 +118,10 @@ static bool resolve_wait_call(const bt_event_class *cls, const char *name,
 	ci->v[INT_SLOT(wait_call.pid)] = payload_field(cls, "upid", NULL);
 	if (!strcmp(call, "waitid")) {
 		ci->v[INT_SLOT(wait_call.idtype)] = payload_field(cls, "which", NULL);
-		if (!analyzer_bt_has(&ci->v[INT_SLOT(wait_call.idtype)])) {
-			return false;
-		}
 	}
-	if (!analyzer_bt_has(&ci->v[INT_SLOT(wait_call.pid)])) {
+	if (!analyzer_bt_has(&ci->v[INT_SLOT(wait_call.pid)]) ||
+	    (!strcmp(call, "waitid") && !analyzer_bt_has(&ci->v[INT_SLOT(wait_call.idtype)]))) {
+		ci->v[INT_SLOT(wait_call.pid)] = (struct fref){0};
 		ci->v[INT_SLOT(wait_call.idtype)] = (struct fref){0};
 		return false;
 	}
