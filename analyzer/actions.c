@@ -122,7 +122,7 @@ struct act_builder {
 #define FLUSH_AT 4096
 
 /* The actions from b->written on to the thread's file; then only its creates and joins
- * stay (the set's resolution needs nothing else). */
+ * stay (the set's resolution needs nothing else; its check of the join anys, their joins). */
 static void flush_actions(struct act_builder *b)
 {
 	struct dps_actset_thread *th = &b->set->threads[b->t];
@@ -134,7 +134,8 @@ static void flush_actions(struct act_builder *b)
 		return;
 	}
 	for (size_t a = b->written; a < th->n_actions; a++) {
-		if (th->actions[a].kind == DPS_ACT_CREATE || th->actions[a].kind == DPS_ACT_JOIN) {
+		if (th->actions[a].kind == DPS_ACT_CREATE || th->actions[a].kind == DPS_ACT_JOIN ||
+		    th->actions[a].kind == DPS_ACT_JOIN_ANY) {
 			th->actions[n++] = th->actions[a];
 		}
 	}
@@ -142,18 +143,23 @@ static void flush_actions(struct act_builder *b)
 	b->written = n;
 }
 
-static void append(struct act_builder *b, enum dps_action_kind kind, int64_t arg)
+static void append2(struct act_builder *b, enum dps_action_kind kind, int64_t arg, uint64_t aux)
 {
 	if (b->tt) {
 		analyzer_tasks_action(b->tt, kind, arg, kind == DPS_ACT_TAKE ? b->take_ts : 0);
 	}
 	if (!b->status && b->set) {
-		b->status = dps_actset_append(b->set, b->t, kind, arg, 0);
+		b->status = dps_actset_append2(b->set, b->t, kind, arg, aux, 0);
 		if (!b->status && b->w &&
 		    b->set->threads[b->t].n_actions - b->written >= FLUSH_AT) {
 			flush_actions(b);
 		}
 	}
+}
+
+static void append(struct act_builder *b, enum dps_action_kind kind, int64_t arg)
+{
+	append2(b, kind, arg, 0);
 }
 
 static void flush_run(struct act_builder *b, struct analyzer_thread_stats *st)
@@ -220,6 +226,16 @@ static void emit(struct act_builder *b, enum dps_action_kind kind, int64_t arg,
 	default:
 		break;
 	}
+}
+
+/* A join of a child that a wait for any child reaped: the set's `join any` (joins.c). */
+static void emit_join_any(struct act_builder *b, const struct analyzer_join_any *any,
+			  struct analyzer_thread_stats *st)
+{
+	flush_pending(b, st);
+	flush_run(b, st);
+	append2(b, DPS_ACT_JOIN_ANY, (int64_t)any->first, any->n);
+	st->n_joins++;
 }
 
 static const struct analyzer_sync_point *next_sync(const struct act_builder *b)
@@ -466,6 +482,11 @@ static int build_actions(struct act_builder *b, struct tl_source *src, uint64_t 
 			if (b->carried && b->carried >= min_block) {
 				emit(b, DPS_ACT_SLEEP, (int64_t)b->carried, st);
 				b->carried = 0;
+			}
+			if (sg.kind == ANALYZER_SEG_JOIN && b->core &&
+			    analyzer__join_any_of(b->core, sg.other)) {
+				emit_join_any(b, analyzer__join_any_of(b->core, sg.other), st);
+				break;
 			}
 			emit(b, sg.kind == ANALYZER_SEG_WAIT ? DPS_ACT_WAIT : DPS_ACT_JOIN,
 			     (int64_t)res->threads[sg.other].id, st);
@@ -793,7 +814,8 @@ static void thin_thread(struct dps_actset_thread *th)
 	size_t n = 0;
 
 	for (size_t a = 0; a < th->n_actions; a++) {
-		if (th->actions[a].kind == DPS_ACT_CREATE || th->actions[a].kind == DPS_ACT_JOIN) {
+		if (th->actions[a].kind == DPS_ACT_CREATE || th->actions[a].kind == DPS_ACT_JOIN ||
+		    th->actions[a].kind == DPS_ACT_JOIN_ANY) {
 			th->actions[n++] = th->actions[a];
 		}
 	}
@@ -844,7 +866,8 @@ int analyzer__output(struct analyzer_core *core, struct analyzer_result *res, co
 
 	if (out_dir || core->opts.build_actset) {
 		set = new_actset(core, res, min_block);
-		if (!set || analyzer__sync_declare(core, order, res->n_threads, set)) {
+		if (!set || analyzer__sync_declare(core, order, res->n_threads, set) ||
+		    analyzer__join_any_declare(core, order, res->n_threads, set)) {
 			goto nomem;
 		}
 		tasks = set->n_objects ? analyzer_tasks_create() : NULL;

@@ -84,6 +84,51 @@ bool analyzer_bt_has(const struct fref *r)
 	return r->where != W_NONE;
 }
 
+/*
+ * wait4 and waitid, entry and exit: perf's syscalls:sys_enter_wait4 (what dps record adds to
+ * perf sched record), lttng-modules 2.7+'s syscall_entry_wait4 and their compat_ forms. An entry
+ * is one only with its pid argument (`upid`; waitid's `which` too): without it, a plain syscall
+ * entry. The wait's pid says whether the thread waits for any child (joins.c).
+ */
+static bool resolve_wait_call(const bt_event_class *cls, const char *name,
+			      struct analyzer_bt_class *ci)
+{
+	static const char *const entries[] = {"syscalls:sys_enter_", "syscall_entry_",
+					      "compat_syscall_entry_"};
+	static const char *const exits[] = {"syscalls:sys_exit_", "syscall_exit_",
+					    "compat_syscall_exit_"};
+	const char *call = NULL;
+	bool entry = false;
+
+	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]) && !call; i++) {
+		if (starts(name, entries[i])) {
+			call = name + strlen(entries[i]);
+			entry = true;
+		} else if (starts(name, exits[i])) {
+			call = name + strlen(exits[i]);
+		}
+	}
+	if (!call || (strcmp(call, "wait4") && strcmp(call, "waitid"))) {
+		return false;
+	}
+	if (!entry) {
+		ci->kind = ANALYZER_EV_WAIT_EXIT;
+		return true;
+	}
+	ci->v[INT_SLOT(wait_call.pid)] = payload_field(cls, "upid", NULL);
+	if (!strcmp(call, "waitid")) {
+		ci->v[INT_SLOT(wait_call.idtype)] = payload_field(cls, "which", NULL);
+	}
+	if (!analyzer_bt_has(&ci->v[INT_SLOT(wait_call.pid)]) ||
+	    (!strcmp(call, "waitid") && !analyzer_bt_has(&ci->v[INT_SLOT(wait_call.idtype)]))) {
+		ci->v[INT_SLOT(wait_call.pid)] = (struct fref){0};
+		ci->v[INT_SLOT(wait_call.idtype)] = (struct fref){0};
+		return false;
+	}
+	ci->kind = ANALYZER_EV_WAIT_ENTRY;
+	return true;
+}
+
 static void resolve_kernel(const bt_event_class *cls, const char *name,
 			   struct analyzer_bt_class *ci)
 {
@@ -132,6 +177,8 @@ static void resolve_kernel(const bt_event_class *cls, const char *name,
 		ci->kind = ANALYZER_EV_STAT_RUNTIME;
 		ci->v[INT_SLOT(stat_runtime.tid)] = payload_field(cls, "tid", "pid");
 		ci->v[INT_SLOT(stat_runtime.runtime_ns)] = payload_field(cls, "runtime", NULL);
+	} else if (resolve_wait_call(cls, name, ci)) {
+		/* wait4, waitid: kind and fields set */
 	} else if (starts(name, "syscall_entry_") || starts(name, "compat_syscall_entry_") ||
 		   (starts(name, "sys_") && !starts(name, "sys_exit")) ||
 		   starts(name, "compat_sys_") || starts(name, "raw_syscalls:sys_enter") ||

@@ -100,6 +100,33 @@ struct athread_sim {
 	bool join_woken;
 };
 
+/*
+ * Joins (joins.c). As a creator: its tracked children not joined yet and the wait4/waitid it is
+ * in. As a child: how its creator's recorded join of it came about. A join ended by a wait for
+ * any child becomes a `join any` of the children that were alive when the wait blocked.
+ */
+enum join_call {
+	JOIN_CALL_NONE = 0, /* not in a wait call (or the trace has none) */
+	JOIN_CALL_ONE,	    /* wait4/waitid for one given child */
+	JOIN_CALL_ANY,	    /* for any child (pid -1, 0, < -1; P_ALL, P_PGID) */
+};
+
+enum join_how {
+	JOIN_HOW_NONE = 0, /* no recorded join (an implicit one, or none) */
+	JOIN_HOW_ONE,	   /* a plain join: one child waited for, or no wait call */
+	JOIN_HOW_ANY,	   /* inside a wait for any child: set_first, set_n */
+	JOIN_HOW_PENDING,  /* its creator was in no wait call: its next one says */
+};
+
+struct athread_join {
+	GArray *children;	 /* owned, NULL when none: size_t indexes */
+	uint8_t call;		 /* enum join_call */
+	size_t pending;		 /* the child whose join is JOIN_HOW_PENDING, or NO_T */
+	uint8_t how;		 /* enum join_how */
+	uint32_t n_recorded;	 /* recorded joins of it (more than one: never a join any) */
+	size_t set_first, set_n; /* its siblings alive then, itself included, in core->join_sets */
+};
+
 struct athread {
 	/* identity and lifetime */
 	int64_t tid, pid, ppid;
@@ -125,6 +152,7 @@ struct athread {
 	struct athread_memory memory;
 	struct athread_timeline tl;
 	struct athread_sim sim;
+	struct athread_join join;
 };
 
 struct cpu_state {
@@ -168,6 +196,11 @@ struct analyzer_core {
 	 * creator's segments when its timeline is read back */
 	struct analyzer_join_ins *joins; /* owned */
 	size_t n_joins;
+	/* joins.c: the sets of the joins inside a wait for any child (thread indexes, each
+	 * child's set_first/set_n), and once the set is made, each result thread's join any
+	 * (by result index; NULL when there is none) */
+	GArray *join_sets;		    /* owned: size_t, NULL until the first */
+	struct analyzer_join_any *join_any; /* owned */
 	/* select.c: per thread, a create mark of it was kept (analyzer__dedup_creates) */
 	uint8_t *create_kept; /* owned, n_th bytes, made at the end */
 	/* sync.c: the synchronization objects and each thread's points on them (NULL until
@@ -234,6 +267,8 @@ void analyzer__on_stat_runtime(struct analyzer_core *core, const struct analyzer
 			       size_t ctx);
 void analyzer__on_syscall(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx,
 			  bool entry);
+void analyzer__on_wait_call(struct analyzer_core *core, const struct analyzer_event *ev,
+			    size_t ctx);
 
 /* memory.c */
 void analyzer__add_mem_sample(struct analyzer_core *core, struct athread *t, uint64_t ts);
@@ -264,7 +299,28 @@ struct analyzer_join_ins {
 	uint64_t ts;
 	size_t child;
 };
+/* The members of a result thread's join any: set->members[first .. first + n), n >= 2. */
+struct analyzer_join_any {
+	uint64_t first;
+	uint64_t n;
+};
 int analyzer__add_implicit_joins(struct analyzer_core *core);
+/* Thread p forked c (both tracked): c is one of the children a wait for any may reap. */
+void analyzer__join_note_child(struct analyzer_core *core, size_t p, size_t c);
+/* Thread p entered a wait4/waitid (call: enum join_call) or left it (JOIN_CALL_NONE). */
+void analyzer__join_wait_call(struct analyzer_core *core, size_t p, uint8_t call);
+/* Thread p blocks: a join left pending by its last block is a plain one. */
+void analyzer__join_block(struct analyzer_core *core, size_t p);
+/* p's block that began at block_start ended in a join of its child c, recorded (sched.c,
+ * dps-events.c); waited: a kernel block that a wait call may explain (false: a stub's join). */
+void analyzer__join_recorded(struct analyzer_core *core, size_t p, size_t c, uint64_t block_start,
+			     bool waited);
+/* The join anys of the kept threads (order[0..n)): their members added to set (which makes
+ * it version 2), core->join_any filled. Returns DPS_OK or DPS_ERR_NOMEM. */
+int analyzer__join_any_declare(struct analyzer_core *core, const size_t *order, size_t n,
+			       struct dps_actset *set);
+/* Result thread ri's join any, or NULL when its joins are plain. */
+const struct analyzer_join_any *analyzer__join_any_of(const struct analyzer_core *core, size_t ri);
 int analyzer__insert_joins(struct analyzer_core *core, size_t parent);
 /* The implicit joins of one creator, in time order (*n of them; NULL when none). */
 const struct analyzer_join_ins *analyzer__joins_of(struct analyzer_core *core, size_t parent,

@@ -102,6 +102,10 @@ enum dps_status analyzer_core_feed(struct analyzer_core *core, const struct anal
 	case ANALYZER_EV_SYSCALL_EXIT:
 		analyzer__on_syscall(core, ev, ctx, ev->kind == ANALYZER_EV_SYSCALL_ENTRY);
 		break;
+	case ANALYZER_EV_WAIT_ENTRY:
+	case ANALYZER_EV_WAIT_EXIT:
+		analyzer__on_wait_call(core, ev, ctx);
+		break;
 	case ANALYZER_EV_ALLOC:
 	case ANALYZER_EV_FREE:
 	case ANALYZER_EV_REALLOC:
@@ -169,6 +173,10 @@ void analyzer_core_destroy(struct analyzer_core *core)
 	g_hash_table_destroy(core->dps_creates);
 	analyzer__spill_fini(core);
 	free(core->joins);
+	if (core->join_sets) {
+		g_array_free(core->join_sets, TRUE);
+	}
+	free(core->join_any);
 	free(core->create_kept);
 	free(core);
 }

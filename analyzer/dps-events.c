@@ -135,6 +135,7 @@ void analyzer__on_dps(struct analyzer_core *core, const struct analyzer_event *e
 					    o == NO_T ? ANALYZER_SEG_SLEEP : ANALYZER_SEG_JOIN, o);
 			if (o != NO_T) {
 				analyzer__thread_at(core, o)->joined = true;
+				analyzer__join_recorded(core, x, o, ev->ts, false);
 				if (t->tracked) {
 					analyzer__add_mark(core, t, ev->ts, ANALYZER_MARK_JOIN, o);
 				}

@@ -22,6 +22,8 @@ enum analyzer_ev_kind {
 	ANALYZER_EV_STAT_RUNTIME,  /* .stat_runtime */
 	ANALYZER_EV_SYSCALL_ENTRY, /* current thread of the CPU enters a syscall */
 	ANALYZER_EV_SYSCALL_EXIT,
+	ANALYZER_EV_WAIT_ENTRY,	      /* .wait_call: wait4 or waitid entered (joins.c) */
+	ANALYZER_EV_WAIT_EXIT,	      /* its return */
 	ANALYZER_EV_ALLOC,	      /* .alloc (malloc, calloc, memalign, ...) */
 	ANALYZER_EV_FREE,	      /* .free */
 	ANALYZER_EV_REALLOC,	      /* .realloc */
@@ -140,6 +142,12 @@ struct analyzer_event {
 		struct {
 			int64_t obj, param; /* the object's address; see the kinds */
 		} sync;
+		struct {
+			/* wait4's pid or waitid's id argument; waitid's idtype (P_ALL 0, P_PID 1,
+			 * P_PGID 2, P_PIDFD 3), -1 for wait4. Syscall arguments: only their low
+			 * 32 bits are the int the program passed. */
+			int64_t pid, idtype;
+		} wait_call;
 	};
 };
 

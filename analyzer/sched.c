@@ -11,7 +11,8 @@
  * - sched_stat_runtime's per-thread sum, when the trace has it, is the exact CPU time: run
  *   actions are scaled to it.
  * - Blocked time ended by a wake-up from a selected thread is a wait/wake pair; if the waker
- *   exits right after waking (pthread_join's futex, wait4's SIGCHLD) it becomes a join.
+ *   exits right after waking (pthread_join's futex, wait4's SIGCHLD) it becomes a join, which
+ *   joins.c makes a `join any` when the block was a wait for any child.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -237,6 +238,9 @@ void analyzer__on_switch(struct analyzer_core *core, const struct analyzer_event
 		}
 		p->sched.n_switches++;
 		analyzer__set_state(core, prev, st, ev->ts, ANALYZER_SEG_SLEEP, NO_T);
+		if (st == TS_BLOCKED) {
+			analyzer__join_block(core, prev);
+		}
 		if (st == TS_DEAD) {
 			p->end_ts = ev->ts;
 		}
@@ -298,6 +302,8 @@ void analyzer__on_wakeup(struct analyzer_core *core, const struct analyzer_event
 	uint32_t kind = ANALYZER_SEG_SLEEP;
 	size_t other = NO_T;
 	size_t seg;
+	uint64_t block_start;
+	bool stub_join = false;
 
 	if (ev->flags & ANALYZER_EVF_WAKING) {
 		core->seen_waking = true;
@@ -324,6 +330,7 @@ void analyzer__on_wakeup(struct analyzer_core *core, const struct analyzer_event
 		return;
 	}
 	w = find_waker(core, ev, ctx);
+	block_start = st->sched.since;
 	if (w != NO_T && w != s && st->tracked && analyzer__thread_at(core, w)->tracked) {
 		other = w;
 		/* A dead waker reaped by its creator (wait4 after the exit) is a join. */
@@ -339,6 +346,7 @@ void analyzer__on_wakeup(struct analyzer_core *core, const struct analyzer_event
 			kind = st->sim.join_woken ? ANALYZER_SEG_SLEEP : ANALYZER_SEG_JOIN;
 			other = st->sim.join_woken ? NO_T : w;
 			st->sim.join_woken = true;
+			stub_join = true;
 		}
 	}
 	seg = analyzer__set_state(core, s, TS_RUNNABLE, ev->ts, kind, other);
@@ -353,6 +361,7 @@ void analyzer__on_wakeup(struct analyzer_core *core, const struct analyzer_event
 	} else if (kind == ANALYZER_SEG_JOIN) {
 		analyzer__thread_at(core, w)->joined = true;
 		analyzer__add_mark(core, st, ev->ts, ANALYZER_MARK_JOIN, w);
+		analyzer__join_recorded(core, s, w, block_start, !stub_join);
 	}
 }
 
@@ -393,6 +402,7 @@ static void convert_wake_to_join(struct analyzer_core *core, size_t x)
 	}
 	xt->joined = true;
 	analyzer__add_mark(core, st, seg->end_ns, ANALYZER_MARK_JOIN, x);
+	analyzer__join_recorded(core, xt->sched.wake_target, x, seg->begin_ns, true);
 	xt->sched.wake_target = NO_T;
 }
 
@@ -445,6 +455,9 @@ void analyzer__on_fork(struct analyzer_core *core, const struct analyzer_event *
 	}
 	analyzer__maybe_track(core, ct);
 	analyzer__untrack_child_process(core, ct);
+	if (p != NO_T && analyzer__thread_at(core, p)->tracked && ct->tracked) {
+		analyzer__join_note_child(core, p, c);
+	}
 }
 
 void analyzer__on_exit_ev(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx)
@@ -564,4 +577,34 @@ void analyzer__on_syscall(struct analyzer_core *core, const struct analyzer_even
 	if (x != NO_T && x != IDLE_T) {
 		analyzer__thread_at(core, x)->sched.in_syscall = entry;
 	}
+}
+
+/* wait4/waitid (the events dps record adds): whether the thread waits for one given child or
+ * for any (doc/sync.md). Its own syscall state too, without making the trace one "with
+ * syscalls": find_waker's rule needs them all. */
+void analyzer__on_wait_call(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx)
+{
+	size_t x = ctx != NO_T ? ctx : cpu_current(core, ev->cpu);
+	uint8_t call = JOIN_CALL_NONE;
+
+	if (x == NO_T || x == IDLE_T) {
+		return;
+	}
+	analyzer__thread_at(core, x)->sched.in_syscall = ev->kind == ANALYZER_EV_WAIT_ENTRY;
+	if (ev->kind == ANALYZER_EV_WAIT_ENTRY) {
+		/* the int the program passed: the low 32 bits of the register */
+		int32_t pid = (int32_t)(uint32_t)ev->wait_call.pid;
+		int64_t idtype = ev->wait_call.idtype;
+
+		if (idtype < 0) {
+			/* wait4: pid > 0 is that child; -1 any, 0 and < -1 any of a group */
+			call = pid > 0 ? JOIN_CALL_ONE : JOIN_CALL_ANY;
+		} else {
+			/* waitid: P_ALL (0) and P_PGID (2) any; P_PID (1), P_PIDFD (3) one */
+			call = (int32_t)(uint32_t)idtype == 0 || (int32_t)(uint32_t)idtype == 2
+				   ? JOIN_CALL_ANY
+				   : JOIN_CALL_ONE;
+		}
+	}
+	analyzer__join_wait_call(core, x, call);
 }

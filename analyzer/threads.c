@@ -165,6 +165,7 @@ size_t analyzer__new_thread(struct analyzer_core *core, int64_t tid, uint64_t ts
 	t->sched.wake_target = NO_T;
 	t->sched.wake_mark = NO_T;
 	t->sim.join_of = NO_T;
+	t->join.pending = NO_T;
 	idx = core->n_th++;
 	core->th[idx] = t;
 	if (tid >= 0 && tid < TID_MAP_MAX && idx < UINT32_MAX) {
@@ -252,6 +253,9 @@ void analyzer__free_athread(struct athread *t)
 	free(t->tl.marks);
 	free(t->tl.mem);
 	analyzer__drop_spill(t);
+	if (t->join.children) {
+		g_array_free(t->join.children, TRUE);
+	}
 	free(t);
 }
 

@@ -38,6 +38,21 @@ static int tracefs_sched_access(void)
 	return why;
 }
 
+/* Whether the kernel has the wait4/waitid syscall tracepoints (CONFIG_FTRACE_SYSCALLS). */
+static bool has_wait_tracepoints(void)
+{
+	static const char *const dirs[] = {
+	    "/sys/kernel/tracing/events/syscalls/sys_enter_waitid",
+	    "/sys/kernel/debug/tracing/events/syscalls/sys_enter_waitid"};
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		if (access(dirs[i], F_OK) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Why perf cannot record the scheduler here, or NULL when it can (as far as we can tell). */
 const char *dps_record__perf_problem(void)
 {
@@ -121,7 +136,7 @@ enum dps_status dps_record__start_perf(struct recording *r)
 	if (r->perf_pid == 0) {
 		/* 16 MiB of buffer per CPU and, as root, a real-time perf: with the defaults, a
 		 * busy 2-CPU machine lost 77 % of a ping-pong's scheduler events. */
-		const char *argv[24] = {"perf", "sched", "record", "-m", "16M"};
+		const char *argv[40] = {"perf", "sched", "record", "-m", "16M"};
 		size_t n = 5;
 		static const char *const rest[] = {
 		    "-k",	"CLOCK_MONOTONIC",	    "-e", "sched:sched_process_exit",
@@ -131,6 +146,19 @@ enum dps_status dps_record__start_perf(struct recording *r)
 		if (geteuid() == 0) {
 			argv[n++] = "-r";
 			argv[n++] = "10";
+		}
+		/* A wait for any child (wait4(-1), waitid(P_ALL)) is a `join any` (doc/sync.md):
+		 * the calls' entries with their pid and their exits, nothing else. Any syscall
+		 * tracepoint sends every syscall through the kernel's tracing path, a fixed
+		 * cost per syscall; only these four are written. */
+		static const char *const waits[] = {
+		    "-e", "syscalls:sys_enter_wait4",  "-e", "syscalls:sys_exit_wait4",
+		    "-e", "syscalls:sys_enter_waitid", "-e", "syscalls:sys_exit_waitid"};
+
+		if (has_wait_tracepoints()) {
+			for (size_t i = 0; i < sizeof(waits) / sizeof(waits[0]); i++) {
+				argv[n++] = waits[i];
+			}
 		}
 		for (size_t i = 0; i < sizeof(rest) / sizeof(rest[0]); i++) {
 			argv[n++] = rest[i];

@@ -171,11 +171,26 @@ enum dps_status dps_record__setup_session(struct recording *r)
 				    "sched_stat_runtime,lttng_statedump_process_state",
 				    NULL};
 
+		/* wait4 and waitid, entry (their pid) and exit: a wait for any child is a `join
+		 * any` (doc/sync.md). Without them the analysis joins in the recorded order. */
+		const char *waits[] = {
+		    "lttng", "enable-event", "-k",	  "-s",		  r->session,
+		    "-c",    "dpsk",	     "--syscall", "wait4,waitid", NULL};
+		char *out = NULL;
+
 		rc = lttng(r, "creating the kernel channel", chan);
 		rc = rc ? rc : lttng(r, "enabling the kernel scheduler events", ev);
 		if (rc) {
 			return rc;
 		}
+		if (!succeeds(waits, &out)) {
+			fprintf(stderr,
+				"dps record: warning: the wait4/waitid syscall events cannot be "
+				"enabled (%s): waits for any child are replayed in the recorded "
+				"order\n",
+				dps_subprocess_last_line(out));
+		}
+		free(out);
 	}
 	{
 		const char *argv[] = {"lttng", "start", r->session, NULL};

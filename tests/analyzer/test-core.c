@@ -2,7 +2,12 @@
 /*
  * The analyzer's per-thread state machine on synthetic event sequences: every transition, the
  * sleep/wait/join classification, folding, missing switch-ins, sched_stat_runtime, tid reuse,
- * selection, memory. Times are in microseconds in the sequences (US()).
+ * selection, memory, synchronization, waits for any child. Times are in microseconds in the
+ * sequences (US()).
+ *
+ * Over 1000 lines: one short event sequence per rule of the core, all written with the same
+ * helpers (sw, waking, fork_ev, exit_ev, wait_call, ...), which files split by concern would
+ * each have to copy.
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -104,6 +109,25 @@ static void statedump(uint64_t ts, int64_t tid, int64_t pid, int64_t ppid)
 	feed(ev);
 }
 
+/* wait4(pid) (idtype -1) or waitid(idtype, pid) entered by tid (perf's context), and left */
+static void wait_call(uint64_t ts, int cpu, int64_t tid, int64_t pid, int64_t idtype)
+{
+	struct analyzer_event ev = analyzer_event_init(ANALYZER_EV_WAIT_ENTRY, ts, cpu);
+
+	ev.ctx_tid = tid;
+	ev.wait_call.pid = pid;
+	ev.wait_call.idtype = idtype;
+	feed(ev);
+}
+
+static void wait_ret(uint64_t ts, int cpu, int64_t tid)
+{
+	struct analyzer_event ev = analyzer_event_init(ANALYZER_EV_WAIT_EXIT, ts, cpu);
+
+	ev.ctx_tid = tid;
+	feed(ev);
+}
+
 static int finish(void)
 {
 	res = analyzer_result_create();
@@ -158,6 +182,17 @@ static const char *actions(int64_t tid)
 		case DPS_ACT_STACK:
 			snprintf(num, sizeof(num), "%+" PRId64, act->value);
 			break;
+		case DPS_ACT_JOIN_ANY: {
+			size_t n = 0;
+
+			kw = "join any";
+			for (uint64_t m = 0; m < act->aux; m++) {
+				n += (size_t)snprintf(num + n, sizeof(num) - n, "%s%" PRIu64,
+						      m ? "|" : "",
+						      res->actset->members[act->first + m]);
+			}
+			break;
+		}
 		default:
 			snprintf(num, sizeof(num), "%" PRIu64, act->id);
 			break;
@@ -922,4 +957,191 @@ Test(core, a_worker_that_waits_between_takes_keeps_its_items)
 	cr_assert_eq(res->actset->n_objects, 1);
 	cr_expect(strstr(actions(102), "wait 100") != NULL, "%s", actions(102));
 	cr_expect_null(res->actset->objects[0].order, "%s", actions(102));
+}
+
+/*
+ * make's wait for any child (issue 13): process 100 forks 101, 102 and 103, then blocks three
+ * times in wait4(pid) (with_calls: the events dps record adds; else a trace without them).
+ * Each child's exit wakes it (the SIGCHLD after sched_process_exit). pids[i]: the pid argument
+ * of the i-th wait.
+ */
+static void three_children_reaped(bool with_calls, const int64_t pids[3])
+{
+	opts.follow_children = true;
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	fork_ev(US(10), 0, 100, 101, 100, 101);
+	fork_ev(US(20), 0, 100, 102, 100, 102);
+	fork_ev(US(30), 0, 100, 103, 100, 103);
+	sw(US(40), 1, 0, 0, 101);
+	if (with_calls) {
+		wait_call(US(50), 0, 100, pids[0], -1);
+	}
+	sw(US(60), 0, 100, BLOCKED, 102);
+	exit_ev(US(200), 1, 101);
+	waking(US(201), 1, 100);
+	sw(US(202), 1, 101, 64, 100); /* TASK_DEAD */
+	if (with_calls) {
+		wait_ret(US(210), 1, 100);
+		wait_call(US(220), 1, 100, pids[1], -1);
+	}
+	sw(US(230), 1, 100, BLOCKED, 103);
+	exit_ev(US(400), 0, 102);
+	waking(US(401), 0, 100);
+	sw(US(402), 0, 102, 64, 100);
+	if (with_calls) {
+		wait_ret(US(410), 0, 100);
+		wait_call(US(420), 0, 100, pids[2], -1);
+	}
+	sw(US(430), 0, 100, BLOCKED, 0);
+	exit_ev(US(600), 1, 103);
+	waking(US(601), 1, 100);
+	sw(US(602), 1, 103, 64, 100);
+	if (with_calls) {
+		wait_ret(US(610), 1, 100);
+	}
+	sw(US(700), 1, 100, BLOCKED, 0);
+	finish_ok();
+}
+
+/* Each wait for any child is one of a `join any` of the children alive when it blocked. The
+ * player's `join any` takes whichever member ends first in the replay and the validator wants
+ * one set written once per member: the three sets {101,102,103}, {102,103}, {103} share
+ * children, so the three joins are one set's, three times (doc/sync.md). */
+Test(core, a_wait_for_any_child_is_a_join_any_of_the_children_alive)
+{
+	static const int64_t any[3] = {-1, -1, -1};
+
+	three_children_reaped(true, any);
+	cr_expect_str_eq(actions(100),
+			 "run 10; create 101; run 10; create 102; run 10; create 103; "
+			 "run 30; join any 101|102|103; run 28; join any "
+			 "101|102|103; run 28; join any 101|102|103; run 98");
+	cr_expect_eq(dps_actset_thread_version(res->actset, 0), 2);
+	cr_expect_eq(thread(100)->stats.n_joins, 3);
+	cr_expect_str_eq(actions(101), "run 162");
+}
+
+/* A trace without the wait calls (an older recording): the joins of the recorded order. */
+Test(core, without_the_wait_calls_the_joins_keep_the_recorded_order)
+{
+	static const int64_t any[3] = {-1, -1, -1};
+
+	three_children_reaped(false, any);
+	cr_expect_str_eq(actions(100),
+			 "run 10; create 101; run 10; create 102; run 10; create 103; "
+			 "run 30; join 101; run 28; join 102; run 28; join 103; run 98");
+	cr_expect_eq(dps_actset_thread_version(res->actset, 0), 1);
+}
+
+/* waitpid(102) waits for that child: a plain join, left out of the set of the others; 0 (any
+ * child of the process group) is a wait for any. */
+Test(core, a_wait_for_one_child_stays_a_join_of_it)
+{
+	static const int64_t pids[3] = {0, 102, -1};
+
+	three_children_reaped(true, pids);
+	cr_expect_str_eq(actions(100),
+			 "run 10; create 101; run 10; create 102; run 10; create 103; "
+			 "run 30; join any 101|103; run 28; join 102; run 28; join any "
+			 "101|103; run 98");
+}
+
+/* waitid: P_PID (1) is one child, P_ALL (0) any; the pid argument is the low 32 bits of the
+ * register (perf gives it unsigned, 64-bit). */
+Test(core, waitid_p_pid_is_one_child_p_all_any)
+{
+	opts.follow_children = true;
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	fork_ev(US(10), 0, 100, 101, 100, 101);
+	fork_ev(US(20), 0, 100, 102, 100, 102);
+	sw(US(30), 1, 0, 0, 101);
+	wait_call(US(50), 0, 100, 101, 1); /* waitid(P_PID, 101) */
+	sw(US(60), 0, 100, BLOCKED, 102);
+	exit_ev(US(200), 1, 101);
+	waking(US(201), 1, 100);
+	sw(US(202), 1, 101, 64, 100);
+	wait_ret(US(210), 1, 100);
+	wait_call(US(220), 1, 100, (int64_t)0xffffffffffffffffULL, 0); /* waitid(P_ALL) */
+	sw(US(230), 1, 100, BLOCKED, 0);
+	exit_ev(US(400), 0, 102);
+	waking(US(401), 0, 100);
+	sw(US(402), 0, 102, 64, 100);
+	wait_ret(US(410), 0, 100);
+	sw(US(500), 0, 100, BLOCKED, 0);
+	finish_ok();
+	/* 102, the only child alive at the second wait: a set of one is a plain join */
+	cr_expect_str_eq(actions(100), "run 10; create 101; run 10; create 102; run 40; join 101; "
+				       "run 28; join 102; run 98");
+}
+
+/*
+ * GNU make with a jobserver waits in pselect until a SIGCHLD, then reaps with waitpid(-1,
+ * WNOHANG): the block is in no wait call, the wait for any child that follows it before the
+ * next block makes its join one of a join any. A child that ended before its creator waited
+ * (104, reaped without blocking) keeps its plain join at its exit.
+ */
+Test(core, a_block_ended_by_a_child_then_a_wait_for_any_is_a_join_any)
+{
+	opts.follow_children = true;
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	fork_ev(US(10), 0, 100, 104, 100, 104);
+	fork_ev(US(20), 0, 100, 101, 100, 101);
+	fork_ev(US(30), 0, 100, 102, 100, 102);
+	sw(US(31), 1, 0, 0, 104);
+	exit_ev(US(40), 1, 104);
+	sw(US(41), 1, 104, 64, 101);
+	wait_call(US(50), 0, 100, -1, -1); /* reaps 104 */
+	wait_ret(US(51), 0, 100);
+	sw(US(60), 0, 100, BLOCKED, 102); /* pselect */
+	exit_ev(US(200), 1, 101);
+	waking(US(201), 1, 100); /* SIGCHLD */
+	sw(US(202), 1, 101, 64, 100);
+	wait_call(US(210), 1, 100, -1, -1); /* waitpid(-1, WNOHANG) */
+	wait_ret(US(211), 1, 100);
+	wait_call(US(212), 1, 100, -1, -1); /* nothing more */
+	wait_ret(US(213), 1, 100);
+	sw(US(230), 1, 100, BLOCKED, 0); /* pselect */
+	exit_ev(US(400), 0, 102);
+	waking(US(401), 0, 100);
+	sw(US(402), 0, 102, 64, 100);
+	wait_call(US(410), 0, 100, -1, -1);
+	wait_ret(US(411), 0, 100);
+	sw(US(500), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_expect_str_eq(actions(100),
+			 "run 10; create 104; run 10; create 101; run 10; create 102; "
+			 "run 10; join 104; run 20; join any 101|102; run 28; join any "
+			 "101|102; run 98");
+}
+
+/* The same block ended by a child's exit, but the thread blocks again before any wait call:
+ * nothing says the child was reaped by a wait for any, the join stays plain. */
+Test(core, a_block_ended_by_a_child_and_no_wait_after_is_a_plain_join)
+{
+	opts.follow_children = true;
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	fork_ev(US(10), 0, 100, 101, 100, 101);
+	fork_ev(US(20), 0, 100, 102, 100, 102);
+	sw(US(30), 1, 0, 0, 101);
+	sw(US(60), 0, 100, BLOCKED, 102);
+	exit_ev(US(200), 1, 101);
+	waking(US(201), 1, 100);
+	sw(US(202), 1, 101, 64, 100);
+	sw(US(230), 1, 100, BLOCKED, 0); /* a read */
+	waking(US(300), 1, 100);	 /* from idle: a timer, a device */
+	sw(US(301), 1, 0, 0, 100);
+	wait_call(US(310), 1, 100, -1, -1); /* too late: another block came between */
+	sw(US(350), 1, 100, BLOCKED, 0);
+	exit_ev(US(400), 0, 102);
+	waking(US(401), 0, 100);
+	sw(US(402), 0, 102, 64, 100);
+	wait_ret(US(410), 0, 100);
+	sw(US(500), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_expect_str_eq(actions(100), "run 10; create 101; run 10; create 102; run 40; join 101; "
+				       "run 28; sleep 70; run 49; join 102; run 98");
 }
