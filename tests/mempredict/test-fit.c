@@ -295,6 +295,48 @@ static bool close_to(double got, double want, double rel)
 	return fabs(got - want) <= rel * fabs(want) + 1e-6;
 }
 
+/* A hash table's bucket array doubles when the entries outgrow it (bench/mp-wordidx.c): one
+ * object whose bytes are powers of two, the same at two of the three sizes. The steps are
+ * followed (the next doubling at 4x), where cross-validation would keep it constant; a
+ * population whose bytes happen to be powers of two (its count grows) is no container. */
+Test(predict, a_container_that_doubles_is_predicted_by_steps)
+{
+	static const double sizes[] = {25000, 50000, 100000}, buckets[] = {32768, 65536, 65536};
+	struct mp_profile p = {0};
+	struct mp_predict_options o = {.by_size = true, .count = 400000};
+	struct mp_prediction pr;
+	struct dps_diag diag = {""};
+	const struct mp_class_prediction *b, *nodes;
+
+	p.n_sets = 3;
+	p.sets = calloc(3, sizeof(*p.sets));
+	cr_assert(p.sets);
+	for (size_t i = 0; i < 3; i++) {
+		struct mp_dataset *d = &p.sets[i];
+
+		d->run = g_strdup_printf("run%zu", i);
+		d->phase = strdup("index");
+		d->size = sizes[i];
+		d->duration_ns = 1000000;
+		d->classes = calloc(2, sizeof(*d->classes));
+		add_class(d, "buckets", 1, buckets[i]);
+		add_class(d, "nodes", (uint64_t)sizes[i] / 4, sizes[i] * 4 / 25 * 8.192);
+		d->peak_bytes = d->end_bytes = d->classes[0].bytes + d->classes[1].bytes;
+	}
+	cr_assert_eq(mp_predict(&p, &o, &pr, &diag), DPS_OK, "%s", diag.msg);
+	b = predicted(&pr, "buckets");
+	cr_expect_str_eq(b->model, "doubling");
+	cr_expect(close_to(b->peak_bytes, 262144, 1e-9), "the next step up: %g", b->peak_bytes);
+	cr_expect(close_to(b->peak_lo, 131072, 1e-9), "the range spans the step below: %g",
+		  b->peak_lo);
+	nodes = predicted(&pr, "nodes");
+	cr_expect_str_eq(nodes->model, "linear", "a population is fitted, not stepped");
+	cr_expect(close_to(nodes->peak_bytes, 400000 * 4 / 25 * 8.192, 1e-6), "%g",
+		  nodes->peak_bytes);
+	mp_prediction_fini(&pr);
+	mp_profile_fini(&p);
+}
+
 Test(predict, fitted_classes_follow_their_laws)
 {
 	struct mp_profile p = {0};
