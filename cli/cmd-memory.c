@@ -83,6 +83,16 @@ static bool parse_phase_at(char *arg, const char **name, uint64_t *ns)
 	return true;
 }
 
+static bool has_class(const struct mp_profile *p, const char *name)
+{
+	for (size_t i = 0; i < p->n_sets; i++) {
+		if (mp_dataset_find_class(&p->sets[i], name)) {
+			return true;
+		}
+	}
+	return false;
+}
+
 static int cmd_profile(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -207,6 +217,14 @@ static int cmd_profile(int argc, char **argv)
 		}
 	}
 	mp_profile_print(&p, stdout);
+	if (basis && !has_class(&p, basis)) {
+		fprintf(stderr,
+			"dps memory profile: --basis \"%s\": no data set has this class (the "
+			"table names them)\n",
+			basis);
+		ret = DPS_EXIT_USAGE;
+		goto fini_profile;
+	}
 	rc = mp_profile_save(&p, output, &diag);
 	if (!rc && html) {
 		rc = mp_profile_save_html(&p, basis, html, &diag);

@@ -111,9 +111,10 @@ static void area_chart(const struct mp_dataset *d, FILE *out)
 	double *low;
 
 	if (!n || !s->n_rows) {
-		fputs("<p class=\"no-series\">No live bytes over time in this profile (written by an "
-		      "older dps, or nothing allocated).</p>\n",
-		      out);
+		fputs(
+		    "<p class=\"no-series\">No live bytes over time in this profile (written by an "
+		    "older dps, or nothing allocated).</p>\n",
+		    out);
 		return;
 	}
 	low = calloc(n, sizeof(*low));
@@ -206,8 +207,8 @@ static double run_basis_count(const struct mp_profile *p, const struct mp_datase
 	return x;
 }
 
-static void class_table(const struct mp_profile *p, const struct mp_dataset *d,
-			const char *basis, FILE *out)
+static void class_table(const struct mp_profile *p, const struct mp_dataset *d, const char *basis,
+			FILE *out)
 {
 	double x = run_basis_count(p, d, basis);
 	char h1[32], h2[32];
@@ -471,8 +472,7 @@ static void write_prediction_page(FILE *out, void *arg)
 	mp_prediction_write_html(arg, out);
 }
 
-int mp_prediction_save_html(const struct mp_prediction *pr, const char *path,
-			    struct dps_diag *diag)
+int mp_prediction_save_html(const struct mp_prediction *pr, const char *path, struct dps_diag *diag)
 {
 	return save_page(path, diag, write_prediction_page, (void *)pr);
 }

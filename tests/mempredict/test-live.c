@@ -219,6 +219,7 @@ Test(live, phases_by_time_add_up_to_the_whole_run, .timeout = 120)
 	char *key = dps_test_strf("  %s\n", site);
 	struct dps_test_run r;
 	long sum = 0, phases = 0;
+	char *html, *page;
 
 	r = dps_test_run_dps("memory", "profile", trace, "--phase-at", "early=0", "--phase-at",
 			     "late=0.00002", "-o", prof, NULL);
@@ -243,6 +244,22 @@ Test(live, phases_by_time_add_up_to_the_whole_run, .timeout = 120)
 	cr_expect_eq(r.status, 2, "--phase-at without =SECONDS is bad usage");
 	cr_expect(strstr(r.err, "NAME=SECONDS"), "%s", r.err);
 	dps_test_run_fini(&r);
+	html = dps_test_strf("%s/p.html", dir);
+	r = dps_test_run_dps("memory", "profile", trace, "-o", prof, "--html", html, "--basis",
+			     "no such class", NULL);
+	cr_expect_eq(r.status, 2, "an unknown basis class is bad input");
+	cr_expect(strstr(r.err, "\"no such class\": no data set has this class"), "%s", r.err);
+	dps_test_run_fini(&r);
+	r = dps_test_run_dps("memory", "profile", trace, "-o", prof, "--html", html, "--basis",
+			     site, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	dps_test_run_fini(&r);
+	page = dps_test_read_file(html, NULL);
+	cr_assert(page, "no page %s", html);
+	cr_expect(strstr(page, "<code id=\"basis\">build (func-prog.c:"), "the basis named");
+	cr_expect(strstr(page, "<svg class=\"live\""), "a chart");
+	g_free(page);
+	g_free(html);
 	g_free(key);
 	g_free(site);
 	g_free(trace);
