@@ -18,9 +18,11 @@ static void print_usage(FILE *out)
 	fprintf(
 	    out,
 	    "Usage: dps memory profile TRACE... [--size N]... -o PROFILE [--phase-func NAME]...\n"
+	    "                          [--phase-at NAME=SECONDS]... [--wrapper NAME]...\n"
 	    "                          [--raw-ip] [--all-processes]\n"
+	    "                          [--html FILE [--basis CLASS]]\n"
 	    "       dps memory predict PROFILE (--basis CLASS --count N | --size N) [--json]\n"
-	    "                          [--actions DIR]\n\n"
+	    "                          [--actions DIR] [--html FILE]\n\n"
 	    "profile: reads the heap events of recordings made with dps record --memory and\n"
 	    "writes, per run and phase (dps_phase marks; one phase without), per class (the\n"
 	    "allocation site as function and line, or a dps_mem_class name): objects allocated,\n"
@@ -31,6 +33,15 @@ static void print_usage(FILE *out)
 	    "                       dps_mem_size mark of the run)\n"
 	    "      --phase-func NAME  a phase begins at every entry into function NAME (a program\n"
 	    "                       built with -finstrument-functions, lttng-ust's cyg-profile)\n"
+	    "      --phase-at NAME=SECONDS  a phase NAME begins SECONDS after the process's first\n"
+	    "                       heap event (repeatable; every trace alike)\n"
+	    "      --wrapper NAME   an allocation inside function NAME (xmalloc) is of its\n"
+	    "                       caller's site (repeatable; -finstrument-functions and\n"
+	    "                       liblttng-ust-cyg-profile, not -fast)\n"
+	    "      --html FILE      also the profile as a page: live bytes over time by class,\n"
+	    "                       and the class table, per run and phase\n"
+	    "  -b, --basis CLASS    the HTML's multiplicities are per object of CLASS (default:\n"
+	    "                       the class with the most objects)\n"
 	    "      --raw-ip         classes by raw caller address, without resolving sites\n"
 	    "      --all-processes  every process of the trace, not only the recorded command's\n"
 	    "                       (record.info's pid: its children are left out without it)\n\n"
@@ -43,6 +54,7 @@ static void print_usage(FILE *out)
 	    "      --json           the prediction as JSON on standard output\n"
 	    "      --actions DIR    the predicted heap curve as an action set (dps run, dps "
 	    "build)\n"
+	    "      --html FILE      the prediction as a page: per phase, bars by class\n"
 	    "  -h, --help           this help\n\n"
 	    "Exit: 0 ok, 1 failure, 2 bad usage or bad input. See doc/memory-predict.md.\n");
 }
@@ -56,6 +68,31 @@ static bool parse_number(const char *s, double *v)
 	return !errno && end != s && !*end && isfinite(*v);
 }
 
+/* NAME=SECONDS into its parts (name borrowed from arg, cut at the '='). */
+static bool parse_phase_at(char *arg, const char **name, uint64_t *ns)
+{
+	char *eq = strrchr(arg, '=');
+	double s;
+
+	if (!eq || eq == arg || !parse_number(eq + 1, &s) || s < 0 || s > 1e9) {
+		return false;
+	}
+	*eq = '\0';
+	*name = arg;
+	*ns = (uint64_t)llround(s * 1e9);
+	return true;
+}
+
+static bool has_class(const struct mp_profile *p, const char *name)
+{
+	for (size_t i = 0; i < p->n_sets; i++) {
+		if (mp_dataset_find_class(&p->sets[i], name)) {
+			return true;
+		}
+	}
+	return false;
+}
+
 static int cmd_profile(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -64,10 +101,15 @@ static int cmd_profile(int argc, char **argv)
 	    {"raw-ip", no_argument, NULL, 'r'},
 	    {"phase-func", required_argument, NULL, 'f'},
 	    {"all-processes", no_argument, NULL, 'A'},
+	    {"phase-at", required_argument, NULL, 't'},
+	    {"wrapper", required_argument, NULL, 'w'},
+	    {"html", required_argument, NULL, 'H'},
+	    {"basis", required_argument, NULL, 'b'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *funcs[64];
+	const char *funcs[64], *at_names[64], *wrappers[64], *html = NULL, *basis = NULL;
+	uint64_t at_ns[64];
 	struct mp_read_options ro = {0};
 	struct mp_profile p = {0};
 	struct dps_diag diag = {{0}};
@@ -77,10 +119,41 @@ static int cmd_profile(int argc, char **argv)
 	int c, ret = DPS_EXIT_OK, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:s:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:s:b:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
+			break;
+		case 'H':
+			html = optarg;
+			break;
+		case 'w':
+			if (ro.n_wrappers == 64 || !*optarg) {
+				fprintf(stderr,
+					"dps memory profile: --wrapper %s: expected a function "
+					"name (64 at most)\n",
+					optarg);
+				return DPS_EXIT_USAGE;
+			}
+			wrappers[ro.n_wrappers++] = optarg;
+			ro.wrappers = wrappers;
+			break;
+		case 'b':
+			basis = optarg;
+			break;
+		case 't':
+			if (ro.n_phase_at == 64 || !parse_phase_at(optarg, &at_names[ro.n_phase_at],
+								   &at_ns[ro.n_phase_at])) {
+				fprintf(stderr,
+					"dps memory profile: --phase-at %s: expected NAME=SECONDS "
+					"(seconds >= 0 from the process's first heap event; 64 at "
+					"most)\n",
+					optarg);
+				return DPS_EXIT_USAGE;
+			}
+			ro.n_phase_at++;
+			ro.phase_at_names = at_names;
+			ro.phase_at_ns = at_ns;
 			break;
 		case 's':
 			if (n_sizes == 256 || !parse_number(optarg, &sizes[n_sizes]) ||
@@ -123,6 +196,11 @@ static int cmd_profile(int argc, char **argv)
 		print_usage(stderr);
 		return DPS_EXIT_USAGE;
 	}
+	if (basis && !html) {
+		fprintf(stderr, "dps memory profile: --basis is for the --html page: give --html "
+				"FILE too\n");
+		return DPS_EXIT_USAGE;
+	}
 	if (n_sizes && n_sizes != (size_t)(argc - optind)) {
 		fprintf(stderr,
 			"dps memory profile: %zu --size for %d traces: give one per trace, "
@@ -139,7 +217,18 @@ static int cmd_profile(int argc, char **argv)
 		}
 	}
 	mp_profile_print(&p, stdout);
+	if (basis && !has_class(&p, basis)) {
+		fprintf(stderr,
+			"dps memory profile: --basis \"%s\": no data set has this class (the "
+			"table names them)\n",
+			basis);
+		ret = DPS_EXIT_USAGE;
+		goto fini_profile;
+	}
 	rc = mp_profile_save(&p, output, &diag);
+	if (!rc && html) {
+		rc = mp_profile_save_html(&p, basis, html, &diag);
+	}
 	if (rc) {
 		fprintf(stderr, "dps memory profile: %s\n", diag.msg);
 		ret = rc == DPS_ERR_INVAL ? DPS_EXIT_USAGE : DPS_EXIT_FAILURE;
@@ -152,20 +241,17 @@ fini_profile:
 static int cmd_predict(int argc, char **argv)
 {
 	static const struct option options[] = {
-	    {"basis", required_argument, NULL, 'b'},
-	    {"count", required_argument, NULL, 'n'},
-	    {"size", required_argument, NULL, 's'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"actions", required_argument, NULL, 'a'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"basis", required_argument, NULL, 'b'},   {"count", required_argument, NULL, 'n'},
+	    {"size", required_argument, NULL, 's'},    {"json", no_argument, NULL, 'j'},
+	    {"actions", required_argument, NULL, 'a'}, {"html", required_argument, NULL, 'H'},
+	    {"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0},
 	};
 	struct mp_predict_options po = {0};
 	struct mp_prediction pr;
 	struct mp_profile p;
 	struct dps_diag diag = {{0}};
 	bool json = false, have_count = false;
-	const char *actions = NULL;
+	const char *actions = NULL, *html = NULL;
 	int c, ret = DPS_EXIT_OK, rc;
 
 	optind = 1;
@@ -192,6 +278,9 @@ static int cmd_predict(int argc, char **argv)
 			break;
 		case 'a':
 			actions = optarg;
+			break;
+		case 'H':
+			html = optarg;
 			break;
 		case 'h':
 			print_usage(stdout);
@@ -229,6 +318,14 @@ static int cmd_predict(int argc, char **argv)
 	}
 	if (actions) {
 		rc = mp_prediction_write_actions(&pr, actions, &diag);
+		if (rc) {
+			fprintf(stderr, "dps memory predict: %s\n", diag.msg);
+			ret = dps_cli_exit_code(rc);
+			goto fini_prediction;
+		}
+	}
+	if (html) {
+		rc = mp_prediction_save_html(&pr, html, &diag);
 		if (rc) {
 			fprintf(stderr, "dps memory predict: %s\n", diag.msg);
 			ret = dps_cli_exit_code(rc);

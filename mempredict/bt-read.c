@@ -8,6 +8,15 @@
  * is found only for an address that starts a line, which a return address rarely does.
  * Allocations made by lttng-ust itself (its own libraries) are left out: they are the
  * tracer's, not the program's.
+ *
+ * With wrappers (--wrapper xmalloc), each thread keeps a shadow call stack from the
+ * lttng_ust_cyg_profile func_entry/func_exit events of a program built with
+ * -finstrument-functions: an entry's `ip` is the entered function (lttng-ust's cyg-profile
+ * probe records the function's address there), its `call_site` payload the return address in
+ * its caller. An allocation whose site is in a wrapper takes the site of the call into the
+ * outermost of the wrappers on top of the stack. The call site is mapped through the binary of
+ * the wrapper (its base: the entry's ip less its offset), so a caller in another binary is not
+ * resolved (its raw address is the class).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -34,6 +43,15 @@ enum ev_kind {
 	K_PHASE,
 	K_SIZE,
 	K_FUNC_ENTRY,
+	K_FUNC_EXIT,
+};
+
+/* A frame of a thread's shadow stack (--wrapper). */
+struct frame {
+	bool wrapper;	    /* the function is one of the wrappers */
+	uint64_t call_site; /* the return address in its caller */
+	uint64_t base;	    /* the load address of the function's binary */
+	const char *path;   /* borrowed from reader.paths: that binary */
 };
 
 struct reader {
@@ -42,6 +60,8 @@ struct reader {
 	GHashTable *kinds;		    /* const bt_event_class * -> kind + 1 */
 	GHashTable *sites;		    /* bin string or ip (owned) -> class name (owned) */
 	GHashTable *dwfls;		    /* binary path (owned) -> Dwfl * (owned; NULL: none) */
+	GHashTable *stacks;		    /* vtid -> GArray of struct frame (owned) */
+	GStringChunk *paths;		    /* owned: the binaries' paths of the frames */
 	uint64_t last_ts;
 	int64_t pid; /* the recorded command's (record.info), or -1: every process */
 	int rc;
@@ -64,6 +84,8 @@ static enum ev_kind kind_of(struct reader *rd, const bt_event_class *ec)
 	    {"dps:mem_size", K_SIZE},
 	    {"lttng_ust_cyg_profile:func_entry", K_FUNC_ENTRY},
 	    {"lttng_ust_cyg_profile_fast:func_entry", K_FUNC_ENTRY},
+	    {"lttng_ust_cyg_profile:func_exit", K_FUNC_EXIT},
+	    {"lttng_ust_cyg_profile_fast:func_exit", K_FUNC_EXIT},
 	};
 	gpointer v = g_hash_table_lookup(rd->kinds, ec);
 	const char *name;
@@ -245,6 +267,96 @@ static const char *phase_func_of(struct reader *rd, const bt_event *ev)
 	return NULL;
 }
 
+static bool is_wrapper(struct reader *rd, const char *func)
+{
+	size_t len = strcspn(func, "+");
+
+	for (size_t i = 0; i < rd->opts->n_wrappers; i++) {
+		const char *w = rd->opts->wrappers[i];
+
+		if (strlen(w) == len && !strncmp(func, w, len)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static GArray *stack_of(struct reader *rd, uint64_t tid)
+{
+	GArray *st = g_hash_table_lookup(rd->stacks, &tid);
+
+	if (!st) {
+		uint64_t *key = g_new(uint64_t, 1);
+
+		*key = tid;
+		st = g_array_new(FALSE, TRUE, sizeof(struct frame));
+		g_hash_table_insert(rd->stacks, key, st);
+	}
+	return st;
+}
+
+/* A func_entry or func_exit event on the thread's shadow stack. */
+static void track_call(struct reader *rd, const bt_event *ev, bool entry, uint64_t tid)
+{
+	const bt_field *ctx = bt_event_borrow_common_context_field_const(ev);
+	const bt_field *di = member(ctx, "debug_info");
+	GArray *st = stack_of(rd, tid);
+	struct frame f = {0};
+	const char *bin, *plus;
+
+	if (!entry) {
+		if (st->len) {
+			g_array_set_size(st, st->len - 1);
+		}
+		return;
+	}
+	f.wrapper = is_wrapper(rd, str_of(member(di, "func")));
+	f.call_site = uint_of(member(bt_event_borrow_payload_field_const(ev), "call_site"));
+	bin = str_of(member(di, "bin"));
+	plus = strrchr(bin, '+');
+	if (plus) {
+		char *path = g_strndup(bin, (gsize)(plus - bin));
+
+		f.path = g_string_chunk_insert_const(rd->paths, path);
+		f.base = uint_of(member(ctx, "ip")) - strtoull(plus + 1, NULL, 16);
+		g_free(path);
+	}
+	g_array_append_val(st, f);
+}
+
+/*
+ * The class of an allocation made in a wrapper: the site of the call into the outermost wrapper
+ * on top of the thread's stack (borrowed from the cache), or NULL when the stack does not say
+ * (no entry seen: the fast probe has no call_site, or the wrapper is not instrumented).
+ */
+static const char *caller_site(struct reader *rd, uint64_t tid)
+{
+	GArray *st = stack_of(rd, tid);
+	const struct frame *f = NULL;
+	char *key;
+	gpointer found, v;
+
+	for (guint i = st->len; i-- > 0 && g_array_index(st, struct frame, i).wrapper;) {
+		f = &g_array_index(st, struct frame, i);
+	}
+	if (!f || !f->call_site) {
+		return NULL;
+	}
+	if (!f->path || f->call_site < f->base || rd->opts->raw_ip) {
+		key = g_strdup_printf("%" PRIx64, f->call_site);
+	} else {
+		key = g_strdup_printf("%s+0x%" PRIx64, f->path, f->call_site - f->base);
+	}
+	if (g_hash_table_lookup_extended(rd->sites, key, &found, &v)) {
+		g_free(key);
+		return v;
+	}
+	v = site_name(rd, f->path && f->call_site >= f->base && !rd->opts->raw_ip ? key : "", "",
+		      f->call_site);
+	g_hash_table_insert(rd->sites, key, v);
+	return v;
+}
+
 static void handle_event(struct reader *rd, const bt_message *msg)
 {
 	const bt_event *ev = bt_message_event_borrow_event_const(msg);
@@ -264,6 +376,13 @@ static void handle_event(struct reader *rd, const bt_message *msg)
 	e.pid = uint_of(member(bt_event_borrow_common_context_field_const(ev), "vpid"));
 	if (rd->pid >= 0 && e.pid != (uint64_t)rd->pid) {
 		return; /* another process of the same user, traced by the same session */
+	}
+	if ((k == K_FUNC_ENTRY || k == K_FUNC_EXIT) && rd->opts->n_wrappers) {
+		track_call(rd, ev, k == K_FUNC_ENTRY,
+			   uint_of(member(bt_event_borrow_common_context_field_const(ev), "vtid")));
+	}
+	if (k == K_FUNC_EXIT) {
+		return;
 	}
 	if (k == K_FUNC_ENTRY) {
 		e.class = phase_func_of(rd, ev);
@@ -325,6 +444,15 @@ static void handle_event(struct reader *rd, const bt_message *msg)
 		e.class = site_of(rd, ev);
 		if (!e.class) {
 			return; /* the tracer's own */
+		}
+		if (rd->opts->n_wrappers && e.kind != MP_EV_FREE) {
+			const bt_field *ctx = bt_event_borrow_common_context_field_const(ev);
+
+			if (is_wrapper(rd, str_of(member(member(ctx, "debug_info"), "func")))) {
+				const char *caller = caller_site(rd, uint_of(member(ctx, "vtid")));
+
+				e.class = caller ? caller : e.class;
+			}
 		}
 		if (e.kind == MP_EV_REALLOC && e.old_ptr) {
 			e.class = ""; /* the object keeps its class */
@@ -483,6 +611,11 @@ static bool has_component(const char *path, const char *name)
 	return found;
 }
 
+static void free_stack(gpointer st)
+{
+	g_array_free(st, TRUE);
+}
+
 static void end_dwfl(gpointer d)
 {
 	if (d) {
@@ -531,10 +664,14 @@ int mp_read_trace(const char *path, double size, const struct mp_read_options *o
 	rd.kinds = g_hash_table_new(g_direct_hash, g_direct_equal);
 	rd.sites = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	rd.dwfls = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, end_dwfl);
+	rd.stacks = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, free_stack);
+	rd.paths = g_string_chunk_new(256);
 	if (!rd.run) {
 		rc = DPS_ERR_NOMEM;
 		goto free_reader;
 	}
+	mp_run_set_phase_times(rd.run, rd.opts->phase_at_names, rd.opts->phase_at_ns,
+			       rd.opts->n_phase_at);
 	rc = run_graph(&rd, ust, path, diag);
 	if (rc) {
 		goto free_reader;
@@ -556,6 +693,8 @@ free_reader:
 	g_hash_table_destroy(rd.kinds);
 	g_hash_table_destroy(rd.sites);
 	g_hash_table_destroy(rd.dwfls);
+	g_hash_table_destroy(rd.stacks);
+	g_string_chunk_free(rd.paths);
 free_lists:
 	g_ptr_array_free(ust, TRUE);
 	g_ptr_array_free(found, TRUE);

@@ -73,6 +73,38 @@ static void build_class(JsonBuilder *b, const struct mp_class_stats *c)
 	json_builder_end_object(b);
 }
 
+static void build_series(JsonBuilder *b, const struct mp_series *s)
+{
+	json_builder_set_member_name(b, "series");
+	json_builder_begin_object(b);
+	json_builder_set_member_name(b, "t_ns");
+	json_builder_begin_array(b);
+	for (size_t k = 0; k < s->n_points; k++) {
+		json_builder_add_int_value(b, (gint64)s->t_ns[k]);
+	}
+	json_builder_end_array(b);
+	json_builder_set_member_name(b, "classes");
+	json_builder_begin_array(b);
+	for (size_t j = 0; j < s->n_rows; j++) {
+		json_builder_begin_object(b);
+		json_builder_set_member_name(b, "name");
+		if (s->names[j]) {
+			json_builder_add_string_value(b, s->names[j]);
+		} else {
+			json_builder_add_null_value(b); /* the other classes, summed */
+		}
+		json_builder_set_member_name(b, "bytes");
+		json_builder_begin_array(b);
+		for (size_t k = 0; k < s->n_points; k++) {
+			json_builder_add_int_value(b, (gint64)s->bytes[j * s->n_points + k]);
+		}
+		json_builder_end_array(b);
+		json_builder_end_object(b);
+	}
+	json_builder_end_array(b);
+	json_builder_end_object(b);
+}
+
 int mp_profile_save(const struct mp_profile *p, const char *path, struct dps_diag *diag)
 {
 	JsonBuilder *b = json_builder_new();
@@ -103,6 +135,7 @@ int mp_profile_save(const struct mp_profile *p, const char *path, struct dps_dia
 			build_class(b, &d->classes[j]);
 		}
 		json_builder_end_array(b);
+		build_series(b, &d->series);
 		json_builder_end_object(b);
 	}
 	json_builder_end_array(b);
@@ -222,6 +255,89 @@ static void load_class(struct loader *l, JsonNode *n, const char *what, struct m
 	c->max_size = (uint64_t)get_num(l, o, what, "max_size", false);
 }
 
+/* The numbers of array a (n of them) into v; false (diag set) when one is not a number. */
+static bool load_numbers(struct loader *l, JsonArray *a, const char *what, uint64_t *v)
+{
+	for (guint k = 0; k < json_array_get_length(a); k++) {
+		JsonNode *e = json_array_get_element(a, k);
+
+		if (!JSON_NODE_HOLDS_VALUE(e) || json_node_get_value_type(e) != G_TYPE_INT64 ||
+		    json_node_get_int(e) < 0) {
+			dps_diag_setf(l->diag, "%s: %s[%u]: expected an integer >= 0", l->path,
+				      what, k);
+			l->rc = DPS_ERR_INVAL;
+			return false;
+		}
+		v[k] = (uint64_t)json_node_get_int(e);
+	}
+	return true;
+}
+
+/* The optional "series" member of data set o (a profile written before it had none). */
+static void load_series(struct loader *l, JsonObject *o, const char *what, struct mp_series *s)
+{
+	JsonNode *n = json_object_get_member(o, "series");
+	JsonArray *t, *rows;
+	char w[160];
+
+	if (!n) {
+		return;
+	}
+	snprintf(w, sizeof(w), "%s.series", what);
+	if (!JSON_NODE_HOLDS_OBJECT(n)) {
+		dps_diag_setf(l->diag, "%s: %s: expected an object", l->path, w);
+		l->rc = DPS_ERR_INVAL;
+		return;
+	}
+	t = get_array(l, json_node_get_object(n), w, "t_ns");
+	rows = t ? get_array(l, json_node_get_object(n), w, "classes") : NULL;
+	if (!rows) {
+		return;
+	}
+	s->n_points = json_array_get_length(t);
+	s->t_ns = calloc(s->n_points + 1, sizeof(*s->t_ns));
+	s->names = calloc(json_array_get_length(rows) + 1, sizeof(*s->names));
+	s->bytes = calloc(s->n_points * json_array_get_length(rows) + 1, sizeof(*s->bytes));
+	if (!s->t_ns || !s->names || !s->bytes) {
+		l->rc = DPS_ERR_NOMEM;
+		return;
+	}
+	snprintf(w, sizeof(w), "%s.series.t_ns", what);
+	if (!load_numbers(l, t, w, s->t_ns)) {
+		return;
+	}
+	for (guint j = 0; j < json_array_get_length(rows) && !l->rc; j++) {
+		JsonNode *e = json_array_get_element(rows, j), *name;
+		JsonArray *v;
+
+		snprintf(w, sizeof(w), "%s.series.classes[%u]", what, j);
+		if (!JSON_NODE_HOLDS_OBJECT(e)) {
+			dps_diag_setf(l->diag, "%s: %s: expected an object", l->path, w);
+			l->rc = DPS_ERR_INVAL;
+			return;
+		}
+		name = json_object_get_member(json_node_get_object(e), "name");
+		if (!name || JSON_NODE_HOLDS_NULL(name)) {
+			s->names[j] = NULL;
+		} else {
+			s->names[j] = get_str(l, json_node_get_object(e), w, "name");
+		}
+		s->n_rows++;
+		v = get_array(l, json_node_get_object(e), w, "bytes");
+		if (!v) {
+			return;
+		}
+		if (json_array_get_length(v) != s->n_points) {
+			dps_diag_setf(l->diag, "%s: %s: %u bytes for %zu times", l->path, w,
+				      json_array_get_length(v), s->n_points);
+			l->rc = DPS_ERR_INVAL;
+			return;
+		}
+		snprintf(w, sizeof(w), "%s.series.classes[%u].bytes", what, j);
+		load_numbers(l, v, w, s->bytes + (size_t)j * s->n_points);
+	}
+}
+
 static void load_set(struct loader *l, JsonNode *n, size_t i, struct mp_dataset *d)
 {
 	JsonObject *o;
@@ -258,6 +374,9 @@ static void load_set(struct loader *l, JsonNode *n, size_t i, struct mp_dataset 
 		snprintf(cwhat, sizeof(cwhat), "%s.classes[%u]", what, j);
 		load_class(l, json_array_get_element(cls, j), cwhat, &d->classes[j]);
 		d->n_classes++;
+	}
+	if (!l->rc) {
+		load_series(l, o, what, &d->series);
 	}
 }
 
@@ -327,8 +446,7 @@ free_parser:
 /*
  * Text
  */
-/* bytes as "12.3 MB" (decimal units, like heaptrack). */
-static const char *human(double b, char *buf, size_t len)
+const char *mp_human_bytes(double b, char *buf, size_t len)
 {
 	static const char *const unit[] = {"B", "kB", "MB", "GB", "TB"};
 	int u = 0;
@@ -353,8 +471,8 @@ void mp_profile_print(const struct mp_profile *p, FILE *out)
 			fprintf(out, "  size %g", d->size);
 		}
 		fprintf(out, "  %.3f s  peak %s  average %s\n", (double)d->duration_ns / 1e9,
-			human((double)d->peak_bytes, h1, sizeof(h1)),
-			human(d->avg_bytes, h2, sizeof(h2)));
+			mp_human_bytes((double)d->peak_bytes, h1, sizeof(h1)),
+			mp_human_bytes(d->avg_bytes, h2, sizeof(h2)));
 		fprintf(out, "  %10s %10s %10s %10s %10s %10s %9s  %s\n", "allocated", "max_active",
 			"end_active", "at_peak", "avg_live", "peak_live", "avg_size", "class");
 		for (size_t j = 0; j < d->n_classes; j++) {
@@ -363,10 +481,10 @@ void mp_profile_print(const struct mp_profile *p, FILE *out)
 			fprintf(out, "  %10llu %10llu %10llu %10s %10s %10s %9.1f  %s\n",
 				(unsigned long long)c->allocated, (unsigned long long)c->max_active,
 				(unsigned long long)c->end_active,
-				human((double)c->live_at_peak_bytes, h1, sizeof(h1)),
-				human(c->avg_live_bytes, h2, sizeof(h2)),
-				human((double)c->peak_live_bytes, h3, sizeof(h3)), c->avg_size,
-				c->name);
+				mp_human_bytes((double)c->live_at_peak_bytes, h1, sizeof(h1)),
+				mp_human_bytes(c->avg_live_bytes, h2, sizeof(h2)),
+				mp_human_bytes((double)c->peak_live_bytes, h3, sizeof(h3)),
+				c->avg_size, c->name);
 		}
 	}
 }
@@ -376,11 +494,12 @@ void mp_prediction_print(const struct mp_prediction *pr, FILE *out)
 	char a[32], b[32], c[32], d[32], e[32], f[32];
 
 	fprintf(out, "basis \"%s\" x %g\n", pr->basis, pr->count);
-	fprintf(out, "peak %s [%s .. %s]  average %s   (paper's ratios: peak %s, average %s)\n",
-		human(pr->peak_bytes, a, sizeof(a)), human(pr->peak_lo, b, sizeof(b)),
-		human(pr->peak_hi, c, sizeof(c)), human(pr->avg_bytes, d, sizeof(d)),
-		human(pr->paper_peak_bytes, e, sizeof(e)),
-		human(pr->paper_avg_bytes, f, sizeof(f)));
+	fprintf(
+	    out, "peak %s [%s .. %s]  average %s   (paper's ratios: peak %s, average %s)\n",
+	    mp_human_bytes(pr->peak_bytes, a, sizeof(a)), mp_human_bytes(pr->peak_lo, b, sizeof(b)),
+	    mp_human_bytes(pr->peak_hi, c, sizeof(c)), mp_human_bytes(pr->avg_bytes, d, sizeof(d)),
+	    mp_human_bytes(pr->paper_peak_bytes, e, sizeof(e)),
+	    mp_human_bytes(pr->paper_avg_bytes, f, sizeof(f)));
 	for (size_t i = 0; i < pr->n_phases; i++) {
 		const struct mp_phase_prediction *ph = &pr->phases[i];
 
@@ -388,10 +507,12 @@ void mp_prediction_print(const struct mp_prediction *pr, FILE *out)
 			"\nphase %s (%zu data sets, %zu basis counts%s): peak %s [%s .. %s]  "
 			"average %s   (paper: %s, %s)\n",
 			ph->name, ph->n_sets, ph->n_sizes, ph->fitted ? "" : ": ratios only",
-			human(ph->peak_bytes, a, sizeof(a)), human(ph->peak_lo, b, sizeof(b)),
-			human(ph->peak_hi, c, sizeof(c)), human(ph->avg_bytes, d, sizeof(d)),
-			human(ph->paper_peak_bytes, e, sizeof(e)),
-			human(ph->paper_avg_bytes, f, sizeof(f)));
+			mp_human_bytes(ph->peak_bytes, a, sizeof(a)),
+			mp_human_bytes(ph->peak_lo, b, sizeof(b)),
+			mp_human_bytes(ph->peak_hi, c, sizeof(c)),
+			mp_human_bytes(ph->avg_bytes, d, sizeof(d)),
+			mp_human_bytes(ph->paper_peak_bytes, e, sizeof(e)),
+			mp_human_bytes(ph->paper_avg_bytes, f, sizeof(f)));
 		fprintf(out, "  %10s %10s %10s %6s %-9s %10s  %s\n", "peak", "average",
 			"paper_peak", "share", "model", "cv_error", "class");
 		for (size_t j = 0; j < pr->n_classes; j++) {
@@ -401,9 +522,10 @@ void mp_prediction_print(const struct mp_prediction *pr, FILE *out)
 				continue;
 			}
 			fprintf(out, "  %10s %10s %10s %5.1f%% %-9s ",
-				human(k->peak_bytes, a, sizeof(a)),
-				human(k->avg_bytes, b, sizeof(b)),
-				human(k->paper_peak_bytes, c, sizeof(c)), 100 * k->share, k->model);
+				mp_human_bytes(k->peak_bytes, a, sizeof(a)),
+				mp_human_bytes(k->avg_bytes, b, sizeof(b)),
+				mp_human_bytes(k->paper_peak_bytes, c, sizeof(c)), 100 * k->share,
+				k->model);
 			if (k->cv_error >= 0) {
 				fprintf(out, "%9.1f%%  %s\n", 100 * k->cv_error, k->name);
 			} else {

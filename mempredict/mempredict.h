@@ -37,6 +37,22 @@ struct mp_class_stats {
 	uint64_t max_size;
 };
 
+/*
+ * A data set's live bytes over time, for the HTML view: sampled at most every so often (the
+ * interval doubles as the phase goes on), so a phase keeps MP_SERIES_MAX / 2 to MP_SERIES_MAX
+ * points; the MP_SERIES_CLASSES biggest classes by their own peak, the others summed.
+ */
+#define MP_SERIES_MAX 400
+#define MP_SERIES_CLASSES 8
+
+struct mp_series {
+	size_t n_points;
+	uint64_t *t_ns; /* owned, n_points: from the phase's start */
+	size_t n_rows;
+	char **names;	 /* owned, n_rows (each owned): the classes; NULL for the others summed */
+	uint64_t *bytes; /* owned, n_rows x n_points, one row after the other */
+};
+
 /* A data set: one phase of one run. */
 struct mp_dataset {
 	char *run;   /* owned: the trace's path */
@@ -49,6 +65,7 @@ struct mp_dataset {
 	uint64_t end_bytes;		/* ... and at its end */
 	struct mp_class_stats *classes; /* owned, n_classes */
 	size_t n_classes;
+	struct mp_series series; /* empty in a profile written before it existed */
 };
 
 struct mp_profile {
@@ -85,6 +102,13 @@ struct mp_run;
  * when out of memory. */
 struct mp_run *mp_run_create(const char *run, double size);
 void mp_run_destroy(struct mp_run *r);
+/*
+ * Phases by time: a phase named names[i] begins at offsets_ns[i] after the run's first event
+ * (as if a mark were there), for the n given in any order. Both arrays are borrowed until
+ * mp_run_finish. Call before the first event.
+ */
+void mp_run_set_phase_times(struct mp_run *r, const char *const *names, const uint64_t *offsets_ns,
+			    size_t n);
 /* Feeds one event; DPS_ERR_NOMEM is the only error. */
 int mp_run_feed(struct mp_run *r, const struct mp_event *ev);
 /* The number of heap events fed (allocations, frees, reallocs). */
@@ -105,6 +129,16 @@ struct mp_read_options {
 	 * a program built with -finstrument-functions), named after them */
 	const char *const *phase_funcs; /* borrowed */
 	size_t n_phase_funcs;
+	/* phases by time: phase_at_names[i] begins phase_at_ns[i] after the process's first heap
+	 * event or mark (mp_run_set_phase_times) */
+	const char *const *phase_at_names; /* borrowed */
+	const uint64_t *phase_at_ns;	   /* borrowed */
+	size_t n_phase_at;
+	/* allocation wrappers: an allocation made inside one of these functions is of its
+	 * caller's site (from the lttng_ust_cyg_profile func_entry events' call_site, a program
+	 * built with -finstrument-functions) */
+	const char *const *wrappers; /* borrowed */
+	size_t n_wrappers;
 	bool raw_ip;	    /* classes by raw caller address, no resolution */
 	bool all_processes; /* not only the recorded command's process (record.info's pid) */
 };
@@ -118,6 +152,23 @@ int mp_profile_save(const struct mp_profile *p, const char *path, struct dps_dia
 /* DPS_ERR_INVAL for a file that is not a profile (diag says where), DPS_ERR_NOENT. */
 int mp_profile_load(const char *path, struct mp_profile *p, struct dps_diag *diag);
 void mp_profile_print(const struct mp_profile *p, FILE *out);
+/* bytes as "12.3 MB" in buf (decimal units, like heaptrack); returns buf. */
+const char *mp_human_bytes(double b, char *buf, size_t len);
+
+/*
+ * The HTML views (html.c): one self-contained page each (inline SVG and CSS, no script, no
+ * outside resource); every name from a trace is escaped.
+ *  - the profile: per data set, its classes' live bytes over time as a stacked area chart (the
+ *    biggest classes and the others summed) and the class table (the paper's annotated class
+ *    diagram): sizes, the multiplicity relative to the basis class (NULL: the class with the
+ *    most objects potentially active in a data set), objects, live bytes;
+ *  - the prediction: per phase, each class's predicted peak and average as bars, the range as
+ *    a whisker, the paper's figure as a tick.
+ * The _save forms write the file whole or not at all (DPS_ERR_IO, diag names it).
+ */
+void mp_profile_write_html(const struct mp_profile *p, const char *basis, FILE *out);
+int mp_profile_save_html(const struct mp_profile *p, const char *basis, const char *path,
+			 struct dps_diag *diag);
 
 /*
  * Prediction (predict.c).
@@ -171,6 +222,10 @@ void mp_prediction_fini(struct mp_prediction *pr);
 void mp_prediction_print(const struct mp_prediction *pr, FILE *out);
 /* JSON on out; DPS_ERR_IO when it cannot be written. */
 int mp_prediction_write_json(const struct mp_prediction *pr, FILE *out);
+/* The prediction's HTML view (html.c, see mp_profile_write_html). */
+void mp_prediction_write_html(const struct mp_prediction *pr, FILE *out);
+int mp_prediction_save_html(const struct mp_prediction *pr, const char *path,
+			    struct dps_diag *diag);
 /*
  * The predicted heap curve as an action set in dir (actions.c): one thread, each phase a rise
  * from its start to its peak, a plateau and a fall to its end, shaped so that its average is

@@ -7,10 +7,10 @@
 
 const char *mp_model_name(enum mp_model m)
 {
-	static const char *const names[MP_N_MODELS] = {"constant", "linear", "nlogn", "quadratic",
-						       "power"};
+	static const char *const names[MP_N_MODELS + 1] = {"constant",	"linear", "nlogn",
+							   "quadratic", "power",  "doubling"};
 
-	return m < MP_N_MODELS ? names[m] : "?";
+	return m <= MP_MODEL_DOUBLING ? names[m] : "?";
 }
 
 /* The model's term in x: y = a + b g(x). */
@@ -53,16 +53,59 @@ static bool line_fit(const double *u, const double *v, size_t n, double *a, doub
 	return true;
 }
 
+/* The odd part of a whole y > 0 (below 2^53), or 0 when y is not such a number. */
+static double odd_part(double y)
+{
+	if (!(y >= 1 && y < 9007199254740992.0) || y != floor(y)) {
+		return 0;
+	}
+	while (fmod(y, 2) == 0) {
+		y /= 2;
+	}
+	return y;
+}
+
+/* Whether the points are u times powers of two for one odd u, at least two distinct, never
+ * falling as x grows: the sizes of a container that doubles. */
+static bool doubling_shape(const double *x, const double *y, size_t n, double *unit)
+{
+	bool distinct = false;
+
+	*unit = n ? odd_part(y[0]) : 0;
+	for (size_t i = 0; i<n && * unit> 0; i++) {
+		if (odd_part(y[i]) != *unit) {
+			return false;
+		}
+		distinct = distinct || y[i] != y[0];
+		for (size_t j = 0; j < n; j++) {
+			if (x[j] < x[i] && y[j] > y[i]) {
+				return false;
+			}
+		}
+	}
+	return *unit > 0 && distinct;
+}
+
 bool mp_fit_model(enum mp_model m, const double *x, const double *y, size_t n, struct mp_fit *f)
 {
-	double *u, *v;
+	double *u, *v, unit = 0;
 	bool ok = true;
 
 	if (!n) {
 		return false;
 	}
 	f->model = m;
-	f->a = f->b = 0;
+	f->a = f->b = f->unit = 0;
+	if (m == MP_MODEL_DOUBLING) {
+		/* the power law through the steps, snapped up to a step by mp_fit_eval; with
+		 * every point on one step it is a constant, whatever the shape says */
+		if (!doubling_shape(x, y, n, &unit) || !mp_fit_model(MP_MODEL_POWER, x, y, n, f)) {
+			return false;
+		}
+		f->model = MP_MODEL_DOUBLING;
+		f->unit = unit;
+		return true;
+	}
 	if (m == MP_MODEL_CONSTANT) {
 		for (size_t i = 0; i < n; i++) {
 			f->a += y[i];
@@ -100,8 +143,13 @@ double mp_fit_eval(const struct mp_fit *f, double x)
 {
 	double y;
 
-	if (f->model == MP_MODEL_POWER) {
+	if (f->model == MP_MODEL_POWER || f->model == MP_MODEL_DOUBLING) {
 		y = x > 0 ? f->a * pow(x, f->b) : 0;
+		if (f->model == MP_MODEL_DOUBLING && y > 0 && f->unit > 0) {
+			/* the smallest step at or above the law (a step within 1e-6 of it: the law
+			 * itself, not the next one up) */
+			y = f->unit * exp2(ceil(log2(y / f->unit) - 1e-6));
+		}
 	} else {
 		y = f->a + f->b * term(f->model, x);
 	}
@@ -187,11 +235,55 @@ static void widen(struct mp_choice *c, double v)
 	c->hi = v > c->hi ? v : c->hi;
 }
 
+/* c's value, error and range for model pick (err: every model's cross-validation error, or
+ * NULL: no model but pick is near it). */
+static bool finish_choice(enum mp_model pick, const double *err, double best, const double *x,
+			  const double *y, size_t n, double at, struct mp_choice *c)
+{
+	double *xs, *ys;
+	bool ok = true;
+
+	if (!mp_fit_model(pick, x, y, n, &c->fit)) {
+		return false;
+	}
+	c->cv_error = err ? err[pick] : mp_fit_cv_error(pick, x, y, n);
+	c->value = c->lo = c->hi = mp_fit_eval(&c->fit, at);
+	if (pick == MP_MODEL_DOUBLING && c->value > 0) {
+		widen(c, c->value / 2); /* the step below */
+	}
+	xs = malloc(n * sizeof(*xs));
+	ys = malloc(n * sizeof(*ys));
+	if (!xs || !ys) {
+		ok = false;
+		goto free_xy;
+	}
+	/* the spread across data sets: the chosen model fitted without each one */
+	for (size_t k = 0; k < n; k++) {
+		struct mp_fit f;
+
+		if (fit_without(pick, x, y, n, k, xs, ys, &f)) {
+			widen(c, mp_fit_eval(&f, at));
+		}
+	}
+	/* and across models: those nearly as good */
+	for (int m = 0; err && m < MP_N_MODELS; m++) {
+		struct mp_fit f;
+
+		if (m != (int)pick && err[m] <= best * 1.5 + 0.01 &&
+		    mp_fit_model((enum mp_model)m, x, y, n, &f)) {
+			widen(c, mp_fit_eval(&f, at));
+		}
+	}
+free_xy:
+	free(xs);
+	free(ys);
+	return ok;
+}
+
 bool mp_fit_choose(const double *x, const double *y, size_t n, double at, struct mp_choice *c)
 {
-	double err[MP_N_MODELS], best = INFINITY, *xs, *ys;
+	double err[MP_N_MODELS], best = INFINITY;
 	enum mp_model pick = MP_N_MODELS;
-	bool ok = true;
 
 	if (n < 3 || distinct(x, n) < 3) {
 		return false;
@@ -209,36 +301,14 @@ bool mp_fit_choose(const double *x, const double *y, size_t n, double at, struct
 			pick = (enum mp_model)m;
 		}
 	}
-	if (!mp_fit_model(pick, x, y, n, &c->fit)) {
+	return finish_choice(pick, err, best, x, y, n, at, c);
+}
+
+bool mp_fit_choose_model(enum mp_model m, const double *x, const double *y, size_t n, double at,
+			 struct mp_choice *c)
+{
+	if (n < 3 || distinct(x, n) < 3) {
 		return false;
 	}
-	c->cv_error = err[pick];
-	c->value = c->lo = c->hi = mp_fit_eval(&c->fit, at);
-	xs = malloc(n * sizeof(*xs));
-	ys = malloc(n * sizeof(*ys));
-	if (!xs || !ys) {
-		ok = false;
-		goto free_xy;
-	}
-	/* the spread across data sets: the chosen model fitted without each one */
-	for (size_t k = 0; k < n; k++) {
-		struct mp_fit f;
-
-		if (fit_without(pick, x, y, n, k, xs, ys, &f)) {
-			widen(c, mp_fit_eval(&f, at));
-		}
-	}
-	/* and across models: those nearly as good */
-	for (int m = 0; m < MP_N_MODELS; m++) {
-		struct mp_fit f;
-
-		if (m != (int)pick && err[m] <= best * 1.5 + 0.01 &&
-		    mp_fit_model((enum mp_model)m, x, y, n, &f)) {
-			widen(c, mp_fit_eval(&f, at));
-		}
-	}
-free_xy:
-	free(xs);
-	free(ys);
-	return ok;
+	return finish_choice(m, NULL, 0, x, y, n, at, c);
 }

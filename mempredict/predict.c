@@ -189,6 +189,41 @@ static void predict_curve(const struct mp_profile *p, const size_t *sel, size_t 
 	}
 }
 
+/*
+ * Whether class name holds as many objects at once in every data set of sel while its bytes
+ * change: a container (a hash table's buckets, a buffer) that grows by reallocating, whose
+ * sizes are then fitted as a doubling when they are powers of two (mp-fit.h). A class whose
+ * objects grow in number is a population, whatever its sizes look like.
+ */
+static bool is_container(const struct mp_profile *p, const size_t *sel, size_t n, const char *name)
+{
+	uint64_t live = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		const struct mp_class_stats *s = mp_dataset_find_class(&p->sets[sel[k]], name);
+
+		if (!s || !s->live_max || (k && s->live_max != live)) {
+			return false;
+		}
+		live = s->live_max;
+	}
+	return n > 0;
+}
+
+/* The model for a class's figures y: a doubling for a container whose sizes double, else the
+ * one cross-validation chooses. */
+static bool choose_for(bool container, const double *x, const double *y, size_t n, double at,
+		       struct mp_choice *c)
+{
+	if (container && mp_fit_choose_model(MP_MODEL_DOUBLING, x, y, n, at, c)) {
+		if (!isfinite(c->cv_error)) {
+			c->cv_error = -1; /* two steps left cannot be fitted as one */
+		}
+		return true;
+	}
+	return mp_fit_choose(x, y, n, at, c);
+}
+
 /* One phase: its data sets are sel (n). */
 static int predict_phase(const struct mp_profile *p, const size_t *sel, size_t n,
 			 const struct mp_predict_options *o, struct mp_prediction *pr,
@@ -241,6 +276,7 @@ static int predict_phase(const struct mp_profile *p, const size_t *sel, size_t n
 		struct mp_choice cp, ca;
 		double frac = 0;
 		size_t n_frac = 0;
+		bool container = is_container(p, sel, n, name);
 
 		rc = add_class(pr, ph->name, name, &c);
 		if (rc) {
@@ -265,8 +301,8 @@ static int predict_phase(const struct mp_profile *p, const size_t *sel, size_t n
 		 * does not change with the size, while the average itself carries the phase's
 		 * timing noise (a phase of a few ms).
 		 */
-		if (ph->fitted && mp_fit_choose(x, yp, n, o->count, &cp) &&
-		    mp_fit_choose(x, ya, n, o->count, &ca)) {
+		if (ph->fitted && choose_for(container, x, yp, n, o->count, &cp) &&
+		    choose_for(container, x, ya, n, o->count, &ca)) {
 			c->peak_bytes = cp.value;
 			c->peak_lo = cp.lo;
 			c->peak_hi = cp.hi;

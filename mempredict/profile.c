@@ -5,6 +5,11 @@
  * count and bytes, and time integrals of both for the averages. The classes' live bytes at the
  * moment the phase's total peaks are taken lazily: when the total has reached a new maximum
  * and is about to fall (or the phase ends), so a phase that only grows costs one snapshot.
+ *
+ * For the HTML view, every class's live bytes are sampled after a heap event at most every
+ * `interval`: when MP_SERIES_MAX samples are kept, every other one is dropped and the interval
+ * doubles, so a phase of any length keeps a few hundred evenly spread samples, at a cost of one
+ * copy of the classes' live bytes per sample.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -32,6 +37,13 @@ struct run_class {
 	uint64_t run_n, run_bytes, run_max_size;
 };
 
+/* The classes' live bytes at one moment (the first n classes: later ones were not yet). */
+struct sample {
+	uint64_t ts;
+	uint32_t n;
+	uint64_t *v; /* owned, n */
+};
+
 struct mp_run {
 	char *run; /* owned */
 	double size;
@@ -47,6 +59,14 @@ struct mp_run {
 	uint64_t phase_t0, last_ts, total, peak, phase_heap, start_total;
 	double int_total;
 	bool at_new_peak;
+	GArray *samples; /* struct sample (owned members): the current phase's */
+	uint64_t interval;
+	/* phases by time (mp_run_set_phase_times): borrowed, in order of their offset */
+	const char *const *time_names;
+	const uint64_t *time_offsets;
+	size_t *time_order; /* owned, n_times */
+	size_t n_times, next_time;
+	uint64_t first_ts;
 };
 
 static guint live_hash(gconstpointer k)
@@ -77,6 +97,7 @@ struct mp_run *mp_run_create(const char *run, double size)
 	r->classes = g_array_new(FALSE, TRUE, sizeof(struct run_class));
 	r->sets = g_array_new(FALSE, TRUE, sizeof(struct mp_dataset));
 	r->phase_seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	r->samples = g_array_new(FALSE, TRUE, sizeof(struct sample));
 	r->phase = strdup("all");
 	if (!r->run || !r->phase) {
 		mp_run_destroy(r);
@@ -85,8 +106,20 @@ struct mp_run *mp_run_create(const char *run, double size)
 	return r;
 }
 
+static void series_fini(struct mp_series *s)
+{
+	for (size_t i = 0; s->names && i < s->n_rows; i++) {
+		free(s->names[i]);
+	}
+	free(s->names);
+	free(s->t_ns);
+	free(s->bytes);
+	memset(s, 0, sizeof(*s));
+}
+
 static void dataset_fini(struct mp_dataset *d)
 {
+	series_fini(&d->series);
 	for (size_t i = 0; i < d->n_classes; i++) {
 		free(d->classes[i].name);
 	}
@@ -95,11 +128,25 @@ static void dataset_fini(struct mp_dataset *d)
 	free(d->phase);
 }
 
+static void drop_samples(struct mp_run *r)
+{
+	for (guint i = 0; i < r->samples->len; i++) {
+		free(g_array_index(r->samples, struct sample, i).v);
+	}
+	g_array_set_size(r->samples, 0);
+	r->interval = 0;
+}
+
 void mp_run_destroy(struct mp_run *r)
 {
 	if (!r) {
 		return;
 	}
+	if (r->samples) {
+		drop_samples(r);
+		g_array_free(r->samples, TRUE);
+	}
+	free(r->time_order);
 	for (guint i = 0; r->classes && i < r->classes->len; i++) {
 		free(g_array_index(r->classes, struct run_class, i).name);
 	}
@@ -341,6 +388,120 @@ static int on_class(struct mp_run *r, const struct mp_event *ev)
 	return DPS_OK;
 }
 
+/* Keeps every other sample (the first and the last stay) and doubles the interval. */
+static void thin_samples(struct mp_run *r)
+{
+	GArray *a = r->samples;
+	guint last = a->len - 1, kept = 0;
+	uint64_t span =
+	    g_array_index(a, struct sample, last).ts - g_array_index(a, struct sample, 0).ts;
+
+	for (guint i = 0; i < a->len; i++) {
+		struct sample *s = &g_array_index(a, struct sample, i);
+
+		if (i % 2 && i != last) {
+			free(s->v);
+			continue;
+		}
+		g_array_index(a, struct sample, kept++) = *s;
+	}
+	g_array_set_size(a, kept);
+	r->interval = r->interval * 2 > span / (MP_SERIES_MAX / 2) ? r->interval * 2
+								   : span / (MP_SERIES_MAX / 2);
+	if (!r->interval) {
+		r->interval = 1;
+	}
+}
+
+/* The classes' live bytes at ts, unless the last sample is closer than the interval (force:
+ * the phase's start and end). */
+static int take_sample(struct mp_run *r, uint64_t ts, bool force)
+{
+	struct sample s = {.ts = ts, .n = r->classes->len};
+
+	if (!force && r->samples->len &&
+	    ts < g_array_index(r->samples, struct sample, r->samples->len - 1).ts + r->interval) {
+		return DPS_OK;
+	}
+	if (r->samples->len >= MP_SERIES_MAX) {
+		thin_samples(r);
+	}
+	s.v = malloc((s.n ? s.n : 1) * sizeof(*s.v));
+	if (!s.v) {
+		return DPS_ERR_NOMEM;
+	}
+	for (uint32_t i = 0; i < s.n; i++) {
+		s.v[i] = cls_at(r, i)->live_bytes;
+	}
+	g_array_append_val(r->samples, s);
+	return DPS_OK;
+}
+
+/* Larger own peak in the phase first. */
+static int by_peak_desc(const void *a, const void *b, void *data)
+{
+	struct mp_run *r = data;
+	uint64_t x = cls_at(r, *(const uint32_t *)a)->peak_bytes;
+	uint64_t y = cls_at(r, *(const uint32_t *)b)->peak_bytes;
+
+	return (x < y) - (x > y);
+}
+
+/* The phase's samples as a series: the biggest classes by their own peak, the rest summed. */
+static int build_series(struct mp_run *r, uint64_t t0, struct mp_series *out)
+{
+	size_t n = r->samples->len, n_cls = 0, rows;
+	uint32_t *order = calloc(r->classes->len + 1, sizeof(*order));
+	bool other = false;
+	int rc = DPS_ERR_NOMEM;
+
+	if (!order) {
+		return rc;
+	}
+	for (guint i = 0; i < r->classes->len; i++) {
+		if (cls_at(r, i)->peak_bytes) {
+			order[n_cls++] = i;
+		}
+	}
+	g_qsort_with_data(order, (gint)n_cls, sizeof(*order), by_peak_desc, r);
+	rows = n_cls;
+	if (rows > MP_SERIES_CLASSES) {
+		rows = MP_SERIES_CLASSES + 1;
+		other = true;
+	}
+	out->t_ns = calloc(n ? n : 1, sizeof(*out->t_ns));
+	out->names = calloc(rows ? rows : 1, sizeof(*out->names));
+	out->bytes = calloc(rows * n > 0 ? rows * n : 1, sizeof(*out->bytes));
+	if (!out->t_ns || !out->names || !out->bytes) {
+		goto end;
+	}
+	out->n_points = n;
+	out->n_rows = rows;
+	for (size_t k = 0; k < n; k++) {
+		const struct sample *s = &g_array_index(r->samples, struct sample, k);
+
+		out->t_ns[k] = s->ts > t0 ? s->ts - t0 : 0;
+		for (size_t j = 0; j < n_cls; j++) {
+			size_t row = other && j >= MP_SERIES_CLASSES ? MP_SERIES_CLASSES : j;
+
+			out->bytes[row * n + k] += order[j] < s->n ? s->v[order[j]] : 0;
+		}
+	}
+	for (size_t j = 0; j < rows; j++) {
+		if (other && j == MP_SERIES_CLASSES) {
+			break; /* NULL: the others */
+		}
+		out->names[j] = strdup(cls_at(r, order[j])->name);
+		if (!out->names[j]) {
+			goto end;
+		}
+	}
+	rc = DPS_OK;
+end:
+	free(order);
+	return rc;
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(((const struct mp_class_stats *)a)->name,
@@ -362,7 +523,8 @@ static int close_phase(struct mp_run *r, uint64_t ts, const char *name)
 	d.run = strdup(r->run);
 	d.phase = strdup(name);
 	d.classes = calloc(r->classes->len ? r->classes->len : 1, sizeof(*d.classes));
-	if (!d.run || !d.phase || !d.classes) {
+	if (!d.run || !d.phase || !d.classes || take_sample(r, ts, true) ||
+	    build_series(r, r->phase_t0, &d.series)) {
 		dataset_fini(&d);
 		return DPS_ERR_NOMEM;
 	}
@@ -419,6 +581,7 @@ static void open_phase(struct mp_run *r, uint64_t ts)
 	r->int_total = 0;
 	r->peak = r->total;
 	r->phase_heap = 0;
+	drop_samples(r);
 	for (guint i = 0; i < r->classes->len; i++) {
 		struct run_class *c = cls_at(r, i);
 
@@ -430,6 +593,7 @@ static void open_phase(struct mp_run *r, uint64_t ts)
 		c->int_bytes = c->int_count = 0;
 	}
 	snapshot_peak(r);
+	take_sample(r, ts, true); /* out of memory: the chart starts later */
 }
 
 /* The name a phase gets: "start" for what comes before the first mark, "NAME#k" for the k-th
@@ -463,12 +627,8 @@ static int on_phase(struct mp_run *r, const struct mp_event *ev)
 	return rc;
 }
 
-int mp_run_feed(struct mp_run *r, const struct mp_event *ev)
+static int feed_one(struct mp_run *r, const struct mp_event *ev)
 {
-	if (!r->started) {
-		r->started = true;
-		open_phase(r, ev->ts_ns);
-	}
 	switch (ev->kind) {
 	case MP_EV_ALLOC:
 		r->n_heap++;
@@ -496,6 +656,63 @@ int mp_run_feed(struct mp_run *r, const struct mp_event *ev)
 	return DPS_OK;
 }
 
+void mp_run_set_phase_times(struct mp_run *r, const char *const *names, const uint64_t *offsets_ns,
+			    size_t n)
+{
+	free(r->time_order);
+	r->time_order = n ? calloc(n, sizeof(*r->time_order)) : NULL;
+	r->n_times = r->time_order ? n : 0;
+	r->next_time = 0;
+	r->time_names = names;
+	r->time_offsets = offsets_ns;
+	/* by offset, the given order among equals (an insertion sort: a few command-line phases) */
+	for (size_t i = 0; i < r->n_times; i++) {
+		size_t j = i;
+
+		for (; j > 0 && offsets_ns[r->time_order[j - 1]] > offsets_ns[i]; j--) {
+			r->time_order[j] = r->time_order[j - 1];
+		}
+		r->time_order[j] = i;
+	}
+}
+
+/* The phases by time that begin at or before ts, as marks. */
+static int pass_phase_times(struct mp_run *r, uint64_t ts)
+{
+	int rc = DPS_OK;
+
+	while (!rc && r->next_time < r->n_times) {
+		size_t i = r->time_order[r->next_time];
+		struct mp_event mark = {.kind = MP_EV_PHASE,
+					.ts_ns = r->first_ts + r->time_offsets[i],
+					.class = r->time_names[i]};
+
+		if (mark.ts_ns > ts) {
+			break;
+		}
+		r->next_time++;
+		rc = on_phase(r, &mark);
+	}
+	return rc;
+}
+
+int mp_run_feed(struct mp_run *r, const struct mp_event *ev)
+{
+	int rc;
+
+	if (!r->started) {
+		r->started = true;
+		r->first_ts = ev->ts_ns;
+		open_phase(r, ev->ts_ns);
+	}
+	rc = pass_phase_times(r, ev->ts_ns);
+	rc = rc ? rc : feed_one(r, ev);
+	if (!rc && ev->kind != MP_EV_PHASE && ev->kind != MP_EV_SIZE) {
+		rc = take_sample(r, ev->ts_ns, false);
+	}
+	return rc;
+}
+
 int mp_run_finish(struct mp_run *r, uint64_t end_ns, struct mp_profile *p)
 {
 	struct mp_dataset *grown;
@@ -504,7 +721,8 @@ int mp_run_finish(struct mp_run *r, uint64_t end_ns, struct mp_profile *p)
 	if (!r->started) {
 		return DPS_OK;
 	}
-	rc = close_phase(r, end_ns > r->last_ts ? end_ns : r->last_ts, r->phase);
+	rc = pass_phase_times(r, end_ns > r->last_ts ? end_ns : r->last_ts);
+	rc = rc ? rc : close_phase(r, end_ns > r->last_ts ? end_ns : r->last_ts, r->phase);
 	if (rc) {
 		return rc;
 	}

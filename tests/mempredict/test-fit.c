@@ -235,6 +235,199 @@ Test(profile, bytes_at_the_peak_are_taken_when_the_total_peaks)
 	mp_profile_fini(&p);
 }
 
+/* Phases by time (--phase-at): a run without marks is split where asked, and the counts of
+ * its phases add up to the whole run's. */
+Test(profile, phases_by_time_split_a_run_without_marks)
+{
+	static const char *const names[] = {"second", "first"};
+	static const uint64_t at[] = {500, 0};
+	struct mp_run *whole = mp_run_create("run", 1), *split = mp_run_create("run", 1);
+	struct mp_profile pw = {0}, ps = {0};
+	uint64_t allocated = 0, bytes = 0;
+
+	cr_assert(whole && split);
+	mp_run_set_phase_times(split, names, at, 2);
+	for (uint64_t i = 0; i < 100; i++) {
+		struct mp_event e = ev(MP_EV_ALLOC, 1000 + i * 10, 0x1000 + i * 64, 10 + i, "node");
+
+		feed(whole, e);
+		feed(split, e);
+		if (i % 3 == 0) {
+			e = ev(MP_EV_FREE, 1005 + i * 10, 0x1000 + i * 64, 0, NULL);
+			feed(whole, e);
+			feed(split, e);
+		}
+	}
+	cr_assert_eq(mp_run_finish(whole, 2000, &pw), DPS_OK);
+	cr_assert_eq(mp_run_finish(split, 2000, &ps), DPS_OK);
+	mp_run_destroy(whole);
+	mp_run_destroy(split);
+	cr_assert_eq(pw.n_sets, 1);
+	cr_assert_eq(ps.n_sets, 2, "two phases by time, no \"start\": %zu", ps.n_sets);
+	cr_expect_str_eq(ps.sets[0].phase, "first");
+	cr_expect_str_eq(ps.sets[1].phase, "second");
+	/* 500 ns after the first event (1000): the allocations at 1000..1490 are the first's */
+	cr_expect_eq(mp_dataset_find_class(&ps.sets[0], "node")->allocated, 50);
+	cr_expect_eq(ps.sets[0].duration_ns, 500);
+	for (size_t i = 0; i < ps.n_sets; i++) {
+		const struct mp_class_stats *c = mp_dataset_find_class(&ps.sets[i], "node");
+
+		allocated += c->allocated;
+		bytes += c->bytes;
+	}
+	cr_expect_eq(allocated, mp_dataset_find_class(&pw.sets[0], "node")->allocated);
+	cr_expect_eq(bytes, mp_dataset_find_class(&pw.sets[0], "node")->bytes);
+	cr_expect_eq(ps.sets[1].end_bytes, pw.sets[0].end_bytes);
+	cr_expect_eq(ps.sets[0].duration_ns + ps.sets[1].duration_ns, pw.sets[0].duration_ns);
+	mp_profile_fini(&pw);
+	mp_profile_fini(&ps);
+}
+
+/* The live bytes over time stay bounded however many events, keep the phase's start and end,
+ * and the biggest classes by their peak with the rest summed. */
+Test(profile, the_series_is_bounded_and_keeps_the_biggest_classes)
+{
+	struct mp_run *r = mp_run_create("run", 1);
+	struct mp_profile p = {0};
+	const struct mp_series *s;
+	uint64_t last_total = 0;
+
+	cr_assert(r);
+	for (uint64_t i = 0; i < 20000; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "c%02u", (unsigned)(i % 12));
+		/* class cK's objects are K+1 times bigger: c11 is the biggest */
+		feed(r, ev(MP_EV_ALLOC, 1000 + i, 0x10000 + i * 16, (i % 12 + 1) * 8, name));
+	}
+	cr_assert_eq(mp_run_finish(r, 30000, &p), DPS_OK);
+	mp_run_destroy(r);
+	s = &p.sets[0].series;
+	cr_expect(s->n_points >= MP_SERIES_MAX / 2 && s->n_points <= MP_SERIES_MAX, "%zu points",
+		  s->n_points);
+	cr_expect_eq(s->t_ns[0], 0);
+	cr_expect_eq(s->t_ns[s->n_points - 1], p.sets[0].duration_ns);
+	cr_assert_eq(s->n_rows, MP_SERIES_CLASSES + 1, "%zu rows", s->n_rows);
+	cr_expect_str_eq(s->names[0], "c11");
+	cr_expect_null(s->names[MP_SERIES_CLASSES], "the last row is the others, summed");
+	for (size_t j = 0; j < s->n_rows; j++) {
+		last_total += s->bytes[j * s->n_points + s->n_points - 1];
+	}
+	cr_expect_eq(last_total, p.sets[0].end_bytes, "the rows add up to the total");
+	mp_profile_fini(&p);
+}
+
+/* What a GMarkup parse of a page saw. */
+struct page {
+	unsigned n_svg, n_table, n_area, n_bar;
+	GString *text;
+};
+
+static void page_start(GMarkupParseContext *ctx, const char *el, const char **names,
+		       const char **values, gpointer data, GError **err)
+{
+	struct page *pg = data;
+
+	(void)ctx;
+	(void)err;
+	pg->n_svg += !strcmp(el, "svg");
+	pg->n_table += !strcmp(el, "table");
+	for (size_t i = 0; names[i]; i++) {
+		if (!strcmp(names[i], "class")) {
+			pg->n_area += !strcmp(values[i], "area");
+			pg->n_bar += !strcmp(values[i], "bar-peak");
+		}
+	}
+}
+
+static void page_text(GMarkupParseContext *ctx, const char *text, gsize len, gpointer data,
+		      GError **err)
+{
+	(void)ctx;
+	(void)err;
+	g_string_append_len(((struct page *)data)->text, text, (gssize)len);
+}
+
+/* The page at path parsed as XML (the DOCTYPE skipped): fails the test if it is not
+ * well-formed. */
+static struct page parse_page(const char *path, char **raw)
+{
+	static const GMarkupParser parser = {.start_element = page_start, .text = page_text};
+	struct page pg = {.text = g_string_new("")};
+	GMarkupParseContext *ctx = g_markup_parse_context_new(&parser, 0, &pg, NULL);
+	GError *err = NULL;
+	char *html = dps_test_read_file(path, NULL), *root;
+
+	cr_assert(html, "no %s", path);
+	cr_assert(g_str_has_prefix(html, "<!DOCTYPE html>\n"));
+	root = strstr(html, "<html");
+	cr_assert(root);
+	cr_assert(g_markup_parse_context_parse(ctx, root, -1, &err) &&
+		      g_markup_parse_context_end_parse(ctx, &err),
+		  "%s is not well-formed: %s", path, err ? err->message : "?");
+	g_markup_parse_context_free(ctx);
+	cr_expect_null(strstr(html, "http://"), "no outside resource");
+	cr_expect_null(strstr(html, "https://"), "no outside resource");
+	cr_expect_null(strstr(html, "<script"), "no script");
+	*raw = html;
+	return pg;
+}
+
+Test(profile, the_html_page_has_a_chart_and_a_table_per_data_set_names_escaped)
+{
+	static const char *const evil = "<b>x</b> & \"y\" 'z'";
+	struct mp_run *r = mp_run_create("run<1>", 10);
+	struct mp_profile p = {0}, back = {0};
+	struct dps_diag diag = {{0}};
+	char *dir = dps_test_mkdtemp("mempredict-html");
+	char *path = dps_test_strf("%s/p.html", dir), *json = dps_test_strf("%s/p.json", dir);
+	char *raw;
+	struct page pg;
+
+	cr_assert(r);
+	feed(r, ev(MP_EV_PHASE, 0, 0, 0, "build"));
+	for (uint64_t i = 0; i < 40; i++) {
+		feed(r, ev(MP_EV_ALLOC, 10 + i, 0x1000 + i * 64, 48, "struct node"));
+		feed(r, ev(MP_EV_ALLOC, 10 + i, 0x9000 + i * 64, 8, evil));
+	}
+	feed(r, ev(MP_EV_PHASE, 100, 0, 0, "drop"));
+	for (uint64_t i = 0; i < 40; i++) {
+		feed(r, ev(MP_EV_FREE, 110 + i, 0x1000 + i * 64, 0, NULL));
+	}
+	cr_assert_eq(mp_run_finish(r, 200, &p), DPS_OK);
+	mp_run_destroy(r);
+	/* the series goes through the profile file */
+	cr_assert_eq(mp_profile_save(&p, json, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(mp_profile_load(json, &back, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(back.sets[1].series.n_points, p.sets[1].series.n_points);
+	cr_assert_eq(back.sets[1].series.n_rows, 2);
+	cr_expect_str_eq(back.sets[1].series.names[0], "struct node");
+	cr_expect_eq(back.sets[1].series.bytes[0], 40 * 48, "node's bytes at the phase's start");
+	cr_assert_eq(mp_profile_save_html(&back, "struct node", path, &diag), DPS_OK, "%s",
+		     diag.msg);
+	pg = parse_page(path, &raw);
+	cr_expect_eq(pg.n_svg, 2, "one chart per data set: %u", pg.n_svg);
+	cr_expect_eq(pg.n_table, 2, "one class table per data set: %u", pg.n_table);
+	cr_expect_eq(pg.n_area, 4, "two classes drawn in each: %u", pg.n_area);
+	cr_expect(strstr(pg.text->str, "struct node"), "the class name");
+	cr_expect(strstr(pg.text->str, evil), "the name as it was, once parsed");
+	cr_expect(strstr(raw, "&lt;b&gt;x&lt;/b&gt; &amp; &quot;y&quot; &#39;z&#39;"),
+		  "escaped in the file");
+	cr_expect_null(strstr(raw, "<b>"), "never raw");
+	cr_expect(strstr(raw, "run&lt;1&gt;"), "the run escaped");
+	/* multiplicity per basis object: the evil class has as many objects as the basis */
+	cr_expect(strstr(raw, "<td>1</td><td>40</td><td>40</td><td>40</td>"),
+		  "multiplicity 1 and the counts");
+	g_string_free(pg.text, TRUE);
+	g_free(raw);
+	mp_profile_fini(&p);
+	mp_profile_fini(&back);
+	g_free(path);
+	g_free(json);
+	dps_test_rmtree(dir);
+	g_free(dir);
+}
+
 /*
  * Predictions on synthetic profiles: three runs of n = 1000, 2000, 4000 basis objects; a
  * "node" class of 48-byte objects, n of them (the basis), an "index" class whose bytes grow
@@ -295,6 +488,48 @@ static bool close_to(double got, double want, double rel)
 	return fabs(got - want) <= rel * fabs(want) + 1e-6;
 }
 
+/* A hash table's bucket array doubles when the entries outgrow it (bench/mp-wordidx.c): one
+ * object whose bytes are powers of two, the same at two of the three sizes. The steps are
+ * followed (the next doubling at 4x), where cross-validation would keep it constant; a
+ * population whose bytes happen to be powers of two (its count grows) is no container. */
+Test(predict, a_container_that_doubles_is_predicted_by_steps)
+{
+	static const double sizes[] = {25000, 50000, 100000}, buckets[] = {32768, 65536, 65536};
+	struct mp_profile p = {0};
+	struct mp_predict_options o = {.by_size = true, .count = 400000};
+	struct mp_prediction pr;
+	struct dps_diag diag = {""};
+	const struct mp_class_prediction *b, *nodes;
+
+	p.n_sets = 3;
+	p.sets = calloc(3, sizeof(*p.sets));
+	cr_assert(p.sets);
+	for (size_t i = 0; i < 3; i++) {
+		struct mp_dataset *d = &p.sets[i];
+
+		d->run = g_strdup_printf("run%zu", i);
+		d->phase = strdup("index");
+		d->size = sizes[i];
+		d->duration_ns = 1000000;
+		d->classes = calloc(2, sizeof(*d->classes));
+		add_class(d, "buckets", 1, buckets[i]);
+		add_class(d, "nodes", (uint64_t)sizes[i] / 4, sizes[i] * 4 / 25 * 8.192);
+		d->peak_bytes = d->end_bytes = d->classes[0].bytes + d->classes[1].bytes;
+	}
+	cr_assert_eq(mp_predict(&p, &o, &pr, &diag), DPS_OK, "%s", diag.msg);
+	b = predicted(&pr, "buckets");
+	cr_expect_str_eq(b->model, "doubling");
+	cr_expect(close_to(b->peak_bytes, 262144, 1e-9), "the next step up: %g", b->peak_bytes);
+	cr_expect(close_to(b->peak_lo, 131072, 1e-9), "the range spans the step below: %g",
+		  b->peak_lo);
+	nodes = predicted(&pr, "nodes");
+	cr_expect_str_eq(nodes->model, "linear", "a population is fitted, not stepped");
+	cr_expect(close_to(nodes->peak_bytes, 400000 * 4 / 25 * 8.192, 1e-6), "%g",
+		  nodes->peak_bytes);
+	mp_prediction_fini(&pr);
+	mp_profile_fini(&p);
+}
+
 Test(predict, fitted_classes_follow_their_laws)
 {
 	struct mp_profile p = {0};
@@ -330,6 +565,33 @@ Test(predict, fitted_classes_follow_their_laws)
 
 /* The paper's algorithm, by hand: max over data sets of max_active relative to the basis's,
  * mean of avg_active relative to the basis's, times count, times the mean object size. */
+Test(predict, the_html_page_has_a_bar_per_class)
+{
+	struct mp_profile p = {0};
+	struct mp_predict_options o = {.basis = "node", .count = 16000};
+	struct mp_prediction pr;
+	struct dps_diag diag = {""};
+	char *dir = dps_test_mkdtemp("mempredict-html");
+	char *path = dps_test_strf("%s/pred.html", dir), *raw;
+	struct page pg;
+
+	synthetic(&p, 4);
+	cr_assert_eq(mp_predict(&p, &o, &pr, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(mp_prediction_save_html(&pr, path, &diag), DPS_OK, "%s", diag.msg);
+	pg = parse_page(path, &raw);
+	cr_expect_eq(pg.n_svg, 1, "one chart per phase: %u", pg.n_svg);
+	cr_expect_eq(pg.n_table, 1, "one table per phase: %u", pg.n_table);
+	cr_expect_eq(pg.n_bar, 3, "a bar per class: %u", pg.n_bar);
+	cr_expect(strstr(pg.text->str, "index"), "a class name");
+	g_string_free(pg.text, TRUE);
+	g_free(raw);
+	mp_prediction_fini(&pr);
+	mp_profile_fini(&p);
+	g_free(path);
+	dps_test_rmtree(dir);
+	g_free(dir);
+}
+
 Test(predict, the_papers_ratios)
 {
 	struct mp_profile p = {0};

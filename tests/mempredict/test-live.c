@@ -193,6 +193,117 @@ Test(live, phases_from_function_entries, .timeout = 120)
 	g_free(dir);
 }
 
+/* The objects allocated of class name in a profile's table (its first column), or -1. */
+static long allocated_in(const char *table, const char *name)
+{
+	char *key = dps_test_strf("  %s\n", name);
+	const char *at = strstr(table, key), *line;
+	long n = -1;
+
+	if (at) {
+		for (line = at; line > table && line[-1] != '\n'; line--) {
+		}
+		n = strtol(line, NULL, 10);
+	}
+	g_free(key);
+	return n;
+}
+
+/* Phases by time on a run without marks: two phases, whose counts add up to the run's. */
+Test(live, phases_by_time_add_up_to_the_whole_run, .timeout = 120)
+{
+	char *dir = dps_test_mkdtemp("mempredict-at");
+	char *trace = record_prog(dir, "func-prog", 300, true);
+	char *prof = dps_test_strf("%s/prof.json", dir);
+	char *site = dps_test_strf("build (func-prog.c:%d)", line_of("func-prog.c", "SITE: block"));
+	char *key = dps_test_strf("  %s\n", site);
+	struct dps_test_run r;
+	long sum = 0, phases = 0;
+	char *html, *page;
+
+	r = dps_test_run_dps("memory", "profile", trace, "--phase-at", "early=0", "--phase-at",
+			     "late=0.00002", "-o", prof, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "phase early"), "no phase early:\n%s", r.out);
+	cr_expect(strstr(r.out, "phase late"), "no phase late:\n%s", r.out);
+	cr_expect_not(strstr(r.out, "phase all") || strstr(r.out, "phase start"),
+		      "only the two phases:\n%s", r.out);
+	for (const char *at = r.out; (at = strstr(at, key)); at++) {
+		const char *line = at;
+
+		while (line > r.out && line[-1] != '\n') {
+			line--;
+		}
+		sum += strtol(line, NULL, 10);
+		phases++;
+	}
+	cr_expect_eq(phases, 2, "the class in both phases:\n%s", r.out);
+	cr_expect_eq(sum, 300, "the blocks allocated in the phases add up to 300:\n%s", r.out);
+	dps_test_run_fini(&r);
+	r = dps_test_run_dps("memory", "profile", trace, "--phase-at", "x", "-o", prof, NULL);
+	cr_expect_eq(r.status, 2, "--phase-at without =SECONDS is bad usage");
+	cr_expect(strstr(r.err, "NAME=SECONDS"), "%s", r.err);
+	dps_test_run_fini(&r);
+	html = dps_test_strf("%s/p.html", dir);
+	r = dps_test_run_dps("memory", "profile", trace, "-o", prof, "--html", html, "--basis",
+			     "no such class", NULL);
+	cr_expect_eq(r.status, 2, "an unknown basis class is bad input");
+	cr_expect(strstr(r.err, "\"no such class\": no data set has this class"), "%s", r.err);
+	dps_test_run_fini(&r);
+	r = dps_test_run_dps("memory", "profile", trace, "-o", prof, "--html", html, "--basis",
+			     site, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	dps_test_run_fini(&r);
+	page = dps_test_read_file(html, NULL);
+	cr_assert(page, "no page %s", html);
+	cr_expect(strstr(page, "<code id=\"basis\">build (func-prog.c:"), "the basis named");
+	cr_expect(strstr(page, "<svg class=\"live\""), "a chart");
+	g_free(page);
+	g_free(html);
+	g_free(key);
+	g_free(site);
+	g_free(trace);
+	g_free(prof);
+	dps_test_rmtree(dir);
+	g_free(dir);
+}
+
+/* --wrapper xmalloc: the allocations made inside xmalloc are classed by xmalloc's callers,
+ * two sites, with their counts; without it they are one class, xmalloc's malloc line. */
+Test(live, classes_through_an_allocation_wrapper, .timeout = 120)
+{
+	char *dir = dps_test_mkdtemp("mempredict-wrapper");
+	char *trace = record_prog(dir, "wrapper-prog", 300, true);
+	char *prof = dps_test_strf("%s/prof.json", dir);
+	char *cells = dps_test_strf("make_lists (wrapper-prog.c:%d)",
+				    line_of("wrapper-prog.c", "SITE: cells"));
+	char *names = dps_test_strf("make_names (wrapper-prog.c:%d)",
+				    line_of("wrapper-prog.c", "SITE: names"));
+	char *inner = dps_test_strf("xmalloc (wrapper-prog.c:%d)",
+				    line_of("wrapper-prog.c", "SITE: wrapper"));
+	struct dps_test_run r;
+
+	r = dps_test_run_dps("memory", "profile", trace, "-o", prof, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, inner), "without --wrapper, xmalloc's line: no \"%s\" in\n%s",
+		  inner, r.out);
+	dps_test_run_fini(&r);
+	r = dps_test_run_dps("memory", "profile", trace, "--wrapper", "xmalloc", "-o", prof, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	/* the 300 cells and the 150 names, each from its own call of xmalloc */
+	cr_expect_eq(allocated_in(r.out, cells), 300, "%s in\n%s", cells, r.out);
+	cr_expect_eq(allocated_in(r.out, names), 150, "%s in\n%s", names, r.out);
+	cr_expect_not(strstr(r.out, inner), "xmalloc's own line is no class:\n%s", r.out);
+	dps_test_run_fini(&r);
+	g_free(cells);
+	g_free(names);
+	g_free(inner);
+	g_free(trace);
+	g_free(prof);
+	dps_test_rmtree(dir);
+	g_free(dir);
+}
+
 /* Only the recorded command's process unless --all-processes: here the command is a shell
  * whose child is the program. */
 Test(live, the_recorded_process_only_unless_all_processes, .timeout = 120)
