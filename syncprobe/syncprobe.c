@@ -42,8 +42,10 @@ static clockwait_fn real_clockwait;
 static signal_fn real_signal, real_broadcast;
 
 /* Set while this thread is inside one of the wrappers' tracepoints: a condition variable the
- * tracer itself would use is not the program's. */
-static __thread int in_probe;
+ * tracer itself would use is not the program's. Initial-exec: a preloaded library has room in
+ * the static TLS block, and the general model's __tls_get_addr call would cost more than the
+ * rest of a wrapper. Read only once an event is enabled. */
+static __thread int in_probe __attribute__((tls_model("initial-exec")));
 
 /* The next definition of name: the version programs link (x86-64), else the only one. */
 static void *next_def(const char *name)
@@ -118,12 +120,12 @@ static void wait_begin(pthread_cond_t *cond, pthread_mutex_t *mutex, clockid_t c
 
 static void wait_end(pthread_cond_t *cond, pthread_mutex_t *mutex, int result)
 {
-	if (in_probe) {
+	if (!lttng_ust_tracepoint_enabled(dps_sync, cond_wait_end) || in_probe) {
 		return;
 	}
 	in_probe = 1;
-	lttng_ust_tracepoint(dps_sync, cond_wait_end, (uint64_t)(uintptr_t)cond,
-			     (uint64_t)(uintptr_t)mutex, (int32_t)result);
+	lttng_ust_do_tracepoint(dps_sync, cond_wait_end, (uint64_t)(uintptr_t)cond,
+				(uint64_t)(uintptr_t)mutex, (int32_t)result);
 	in_probe = 0;
 }
 
@@ -194,10 +196,10 @@ DPS_PROBE_EXPORT int pthread_cond_signal(pthread_cond_t *cond)
 		return ENOSYS;
 	}
 	r = real_signal(cond);
-	if (!in_probe) {
+	if (lttng_ust_tracepoint_enabled(dps_sync, cond_signal) && !in_probe) {
 		saved = errno;
 		in_probe = 1;
-		lttng_ust_tracepoint(dps_sync, cond_signal, (uint64_t)(uintptr_t)cond);
+		lttng_ust_do_tracepoint(dps_sync, cond_signal, (uint64_t)(uintptr_t)cond);
 		in_probe = 0;
 		errno = saved;
 	}
@@ -213,10 +215,10 @@ DPS_PROBE_EXPORT int pthread_cond_broadcast(pthread_cond_t *cond)
 		return ENOSYS;
 	}
 	r = real_broadcast(cond);
-	if (!in_probe) {
+	if (lttng_ust_tracepoint_enabled(dps_sync, cond_broadcast) && !in_probe) {
 		saved = errno;
 		in_probe = 1;
-		lttng_ust_tracepoint(dps_sync, cond_broadcast, (uint64_t)(uintptr_t)cond);
+		lttng_ust_do_tracepoint(dps_sync, cond_broadcast, (uint64_t)(uintptr_t)cond);
 		in_probe = 0;
 		errno = saved;
 	}

@@ -184,12 +184,17 @@ Test(sync_live, a_timed_condition_wait_ended_by_a_worker_moves_with_it, .timeout
 		cr_expect_eq(act->id, worker->id);
 		cr_expect(act->aux > 290 * 1000000ULL && act->aux <= 300 * 1000000ULL,
 			  "timeout %" PRIu64 " ns", act->aux);
-		while (before > 0 && main_t->actions[before - 1].kind == DPS_ACT_RUN) {
+		/* runs, and the short blocks carried before it (a sleep) */
+		while (before > 0 && (main_t->actions[before - 1].kind == DPS_ACT_RUN ||
+				      main_t->actions[before - 1].kind == DPS_ACT_SLEEP)) {
 			before--;
 		}
+		/* the mutex's re-acquisition may block too (a wait), and the worker's end may
+		 * come before the last wait's return (its implicit join) */
 		while (after < main_t->n_actions && (main_t->actions[after].kind == DPS_ACT_RUN ||
-						     main_t->actions[after].kind == DPS_ACT_WAIT)) {
-			after++; /* the mutex's re-acquisition may block too */
+						     main_t->actions[after].kind == DPS_ACT_WAIT ||
+						     main_t->actions[after].kind == DPS_ACT_JOIN)) {
+			after++;
 		}
 		framed += before > 0 && main_t->actions[before - 1].kind == DPS_ACT_UNLOCK &&
 			  after < main_t->n_actions && main_t->actions[after].kind == DPS_ACT_LOCK;
