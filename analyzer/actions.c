@@ -119,6 +119,8 @@ struct act_builder {
 	bool in_cond, cond_quiet, cond_blocked;
 	uint32_t cond_obj, cond_depth;
 	int64_t cond_timeout, cond_result;
+	/* joins met while the thread held a mutex, played once it holds none (owned, ids) */
+	GArray *late_joins;
 };
 
 /* A block followed by at most this much CPU time of the thread before a take, put or lock is
@@ -257,6 +259,46 @@ static void emit(struct act_builder *b, enum dps_action_kind kind, int64_t arg,
 	emit2(b, kind, arg, 0, st);
 }
 
+static bool holds_a_mutex(const struct act_builder *b)
+{
+	for (size_t o = 0; o < b->n_held; o++) {
+		if (b->held[o]) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * A join (recorded, or put where the child ended: joins.c) while the thread holds a mutex
+ * waits until it holds none. The child had ended by then in the recording, so the join only
+ * moves later; played inside the critical section it would hold the mutex while the child,
+ * later in a replay (a wake consumed early), still needs it: a deadlock.
+ */
+static void emit_join(struct act_builder *b, uint64_t id, struct analyzer_thread_stats *st)
+{
+	if (!holds_a_mutex(b)) {
+		emit(b, DPS_ACT_JOIN, (int64_t)id, st);
+		return;
+	}
+	if (!b->late_joins) {
+		b->late_joins = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	}
+	g_array_append_val(b->late_joins, id);
+}
+
+/* The joins held back by emit_join, once the thread holds no mutex. */
+static void flush_joins(struct act_builder *b, struct analyzer_thread_stats *st)
+{
+	if (!b->late_joins || !b->late_joins->len || holds_a_mutex(b)) {
+		return;
+	}
+	for (guint i = 0; i < b->late_joins->len; i++) {
+		emit(b, DPS_ACT_JOIN, (int64_t)g_array_index(b->late_joins, uint64_t, i), st);
+	}
+	g_array_set_size(b->late_joins, 0);
+}
+
 static const struct analyzer_sync_point *next_sync(const struct act_builder *b)
 {
 	return b->sync && b->si < b->sync->len
@@ -341,6 +383,7 @@ static void cond_point(struct act_builder *b, const struct analyzer_sync_point *
 		emit(b, DPS_ACT_UNLOCK, (int64_t)id, st);
 		b->cond_depth = b->held[p->obj];
 		b->held[p->obj] = 0;
+		flush_joins(b, st);
 	}
 }
 
@@ -398,6 +441,7 @@ static void emit_sync(struct act_builder *b, const struct analyzer_sync_point *p
 	case ANALYZER_EV_SYNC_UNLOCK:
 		if (b->held[p->obj] && !--b->held[p->obj]) {
 			emit(b, DPS_ACT_UNLOCK, (int64_t)id, st);
+			flush_joins(b, st);
 		}
 		break;
 	default:
@@ -612,7 +656,7 @@ static int build_actions(struct act_builder *b, struct tl_source *src, uint64_t 
 				emit(b, DPS_ACT_SLEEP, (int64_t)b->carried, st);
 				b->carried = 0;
 			}
-			emit(b, DPS_ACT_JOIN, (int64_t)res->threads[sg.other].id, st);
+			emit_join(b, res->threads[sg.other].id, st);
 			break;
 		default:
 			break;
@@ -629,6 +673,11 @@ static int build_actions(struct act_builder *b, struct tl_source *src, uint64_t 
 			emit(b, DPS_ACT_UNLOCK,
 			     (int64_t)analyzer__sync_object_id(b->core, (uint32_t)o), st);
 		}
+	}
+	flush_joins(b, st);
+	if (b->late_joins) {
+		g_array_free(b->late_joins, TRUE);
+		b->late_joins = NULL;
 	}
 	if (b->carried) {
 		/* what is left of the short blocks: the thread ends that much later */

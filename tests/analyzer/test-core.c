@@ -1050,3 +1050,27 @@ Test(core, a_late_unlock_event_after_the_waiters_next_wait_keeps_the_mutex)
 				       "run 40; wait 101; run 5; lock 1; run 10; unlock 1; run 10; "
 				       "sleep 170");
 }
+
+/*
+ * A child that ends while its creator holds a mutex: the join put there (joins.c) is played
+ * after the creator's unlock. Inside the critical section, a replay where the child comes
+ * later (a wake consumed early) would have the creator hold the mutex while it joins a child
+ * that still needs it: bench/sync's `timedwait` deadlocked so.
+ */
+Test(core, a_join_inside_a_critical_section_waits_for_the_unlock)
+{
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	fork_ev(US(10), 0, 100, 101, 100, 100);
+	sw(US(20), 1, 0, 0, 101);
+	sync_ev(US(50), 1, 101, ANALYZER_EV_SYNC_LOCK_ACQ, 0x2000, 0);
+	sync_ev(US(60), 1, 101, ANALYZER_EV_SYNC_UNLOCK, 0x2000, 0);
+	sync_ev(US(200), 0, 100, ANALYZER_EV_SYNC_LOCK_ACQ, 0x2000, 0);
+	exit_ev(US(300), 1, 101);
+	sw(US(301), 1, 101, 64, 0);
+	sync_ev(US(400), 0, 100, ANALYZER_EV_SYNC_UNLOCK, 0x2000, 0);
+	sw(US(500), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_expect_str_eq(actions(100), "run 10; create 101; run 190; lock 1; run 200; unlock 1; "
+				       "join 101; run 100");
+}
