@@ -8,6 +8,10 @@
  * thread's end), so the runs on either side merge into one and a thread's run total stays
  * its CPU time. Run totals are scaled to sched_stat_runtime when the trace has it. Then the
  * set's threads, manifest and options are filled in.
+ *
+ * Over 1000 lines: one builder walks a thread's segments, marks, memory samples and
+ * synchronization points together; the blocks it holds back, the mutexes it holds and the
+ * condition wait it is in are one state that each of those steps reads and changes.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -105,9 +109,24 @@ struct act_builder {
 	uint64_t take_ts;
 	/* a block that may be the next take's, put's or lock's own: held back until that
 	 * action (then dropped) or any other (then written before the run since) */
-	uint32_t pend_kind; /* DPS_ACT_WAIT, DPS_ACT_SLEEP, or 0: none */
+	uint32_t pend_kind; /* DPS_ACT_WAIT, _WAIT_TIMEOUT, _SLEEP, or 0: none */
 	int64_t pend_arg;   /* the waker's id, or the sleep's ns */
+	uint64_t pend_aux;  /* a timed wait's timeout, ns */
+	uint32_t pend_obj;  /* the mutex a quiet condition wait released around it, or
+			     * ANALYZER_SYNC_NO_OBJ */
 	uint64_t pend_run;  /* the run before it, ns: merged with the one after when dropped */
+	/* between a condition wait's begin and end points (the probe's, sync.c): its mutex (an
+	 * object index), the depth the begin released (0: no unlock played, no lock to play at
+	 * the end), its timeout (-1 untimed) and result (the end's; -1 unknown), whether a
+	 * block was seen in it. Quiet: an annotated put or take follows the wait (nothing but
+	 * other waits between), whose own release (cycle_held) plays the mutex's; its blocks
+	 * are that action's (take_sync_block looks past the waits' points), and those that are
+	 * not are played with the mutex released around them. */
+	bool in_cond, cond_quiet, cond_blocked;
+	uint32_t cond_obj, cond_depth;
+	int64_t cond_timeout, cond_result;
+	/* joins met while the thread held a mutex, played once it holds none (owned, ids) */
+	GArray *late_joins;
 };
 
 /* A block followed by at most this much CPU time of the thread before a take, put or lock is
@@ -171,10 +190,18 @@ static void flush_run(struct act_builder *b, struct analyzer_thread_stats *st)
 	}
 }
 
-/* The block held back by take_sync_block, written: it was not a synchronization action's. */
+/* The set's id of the mutex (object index o) when this thread holds it, else 0. */
+static uint64_t held_id(const struct act_builder *b, uint32_t o)
+{
+	return o < b->n_held && b->held[o] ? analyzer__sync_object_id(b->core, o) : 0;
+}
+
+/* The block held back by take_sync_block, written: it was not a synchronization action's. A
+ * quiet condition wait's block is played with its mutex released, as the wait did. */
 static void flush_pending(struct act_builder *b, struct analyzer_thread_stats *st)
 {
 	uint32_t k = b->pend_kind;
+	uint64_t m;
 
 	if (!k) {
 		return;
@@ -185,8 +212,15 @@ static void flush_pending(struct act_builder *b, struct analyzer_thread_stats *s
 		st->n_runs++;
 		b->pend_run = 0;
 	}
-	append(b, k, b->pend_arg); /* before the run that followed it */
-	if (k == DPS_ACT_WAIT) {
+	m = b->pend_obj != ANALYZER_SYNC_NO_OBJ ? held_id(b, b->pend_obj) : 0;
+	if (m) {
+		append(b, DPS_ACT_UNLOCK, (int64_t)m);
+	}
+	append2(b, k, b->pend_arg, b->pend_aux); /* before the run that followed it */
+	if (m) {
+		append(b, DPS_ACT_LOCK, (int64_t)m);
+	}
+	if (k == DPS_ACT_WAIT || k == DPS_ACT_WAIT_TIMEOUT) {
 		st->n_waits++;
 	} else {
 		st->n_sleeps++;
@@ -201,17 +235,18 @@ static void drop_pending(struct act_builder *b)
 	b->pend_run = 0;
 }
 
-static void emit(struct act_builder *b, enum dps_action_kind kind, int64_t arg,
-		 struct analyzer_thread_stats *st)
+static void emit2(struct act_builder *b, enum dps_action_kind kind, int64_t arg, uint64_t aux,
+		  struct analyzer_thread_stats *st)
 {
 	flush_pending(b, st);
 	flush_run(b, st);
-	append(b, kind, arg);
+	append2(b, kind, arg, aux);
 	switch (kind) {
 	case DPS_ACT_SLEEP:
 		st->n_sleeps++;
 		break;
 	case DPS_ACT_WAIT:
+	case DPS_ACT_WAIT_TIMEOUT:
 		st->n_waits++;
 		break;
 	case DPS_ACT_WAKE:
@@ -238,11 +273,138 @@ static void emit_join_any(struct act_builder *b, const struct analyzer_join_any 
 	st->n_joins++;
 }
 
+static void emit(struct act_builder *b, enum dps_action_kind kind, int64_t arg,
+		 struct analyzer_thread_stats *st)
+{
+	emit2(b, kind, arg, 0, st);
+}
+
+static bool holds_a_mutex(const struct act_builder *b)
+{
+	for (size_t o = 0; o < b->n_held; o++) {
+		if (b->held[o]) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * A join (recorded, or put where the child ended: joins.c) while the thread holds a mutex
+ * waits until it holds none. The child had ended by then in the recording, so the join only
+ * moves later; played inside the critical section it would hold the mutex while the child,
+ * later in a replay (a wake consumed early), still needs it: a deadlock.
+ */
+static void emit_join(struct act_builder *b, uint64_t id, struct analyzer_thread_stats *st)
+{
+	if (!holds_a_mutex(b)) {
+		emit(b, DPS_ACT_JOIN, (int64_t)id, st);
+		return;
+	}
+	if (!b->late_joins) {
+		b->late_joins = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	}
+	g_array_append_val(b->late_joins, id);
+}
+
+/* The joins held back by emit_join, once the thread holds no mutex. */
+static void flush_joins(struct act_builder *b, struct analyzer_thread_stats *st)
+{
+	if (!b->late_joins || !b->late_joins->len || holds_a_mutex(b)) {
+		return;
+	}
+	for (guint i = 0; i < b->late_joins->len; i++) {
+		emit(b, DPS_ACT_JOIN, (int64_t)g_array_index(b->late_joins, uint64_t, i), st);
+	}
+	g_array_set_size(b->late_joins, 0);
+}
+
 static const struct analyzer_sync_point *next_sync(const struct act_builder *b)
 {
 	return b->sync && b->si < b->sync->len
 		   ? &g_array_index(b->sync, struct analyzer_sync_point, b->si)
 		   : NULL;
+}
+
+static bool is_cond_point(const struct analyzer_sync_point *p)
+{
+	return p->kind == ANALYZER_EV_SYNC_COND_WAIT_BEGIN ||
+	       p->kind == ANALYZER_EV_SYNC_COND_WAIT_END;
+}
+
+/* The next point that is not a condition wait's begin or end. */
+static const struct analyzer_sync_point *next_op(const struct act_builder *b)
+{
+	for (guint i = b->si; b->sync && i < b->sync->len; i++) {
+		const struct analyzer_sync_point *p =
+		    &g_array_index(b->sync, struct analyzer_sync_point, i);
+
+		if (!is_cond_point(p)) {
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* A block inside a condition wait: a quiet wait's (its mutex not released by an action) is
+ * played with the mutex released around it, as the wait did. */
+static void emit_block(struct act_builder *b, enum dps_action_kind kind, int64_t arg, uint64_t aux,
+		       struct analyzer_thread_stats *st)
+{
+	uint64_t m = b->in_cond && b->cond_quiet ? held_id(b, b->cond_obj) : 0;
+
+	if (m) {
+		emit(b, DPS_ACT_UNLOCK, (int64_t)m, st);
+	}
+	emit2(b, kind, arg, aux, st);
+	if (m) {
+		emit(b, DPS_ACT_LOCK, (int64_t)m, st);
+	}
+}
+
+/*
+ * A condition wait's begin or end point (the probe's): the mutex the thread holds is
+ * released at the begin (`unlock`) and taken back at the end (`lock`), as the wait did inside
+ * libc, unless the wait is quiet (an annotated put or take follows: its own release plays
+ * it, and the wait's block is the action's).
+ */
+static void cond_point(struct act_builder *b, const struct analyzer_sync_point *p,
+		       struct analyzer_thread_stats *st)
+{
+	uint64_t id = held_id(b, p->obj);
+	const struct analyzer_sync_point *op;
+
+	if (p->kind == ANALYZER_EV_SYNC_COND_WAIT_END) {
+		if (b->in_cond && b->cond_depth && b->cond_obj == p->obj) {
+			if (!b->held[p->obj]) {
+				emit(b, DPS_ACT_LOCK,
+				     (int64_t)analyzer__sync_object_id(b->core, p->obj), st);
+			}
+			b->held[p->obj] += b->cond_depth;
+		}
+		b->in_cond = false;
+		b->cond_depth = 0;
+		return;
+	}
+	op = next_op(b);
+	b->in_cond = true;
+	b->cond_blocked = false;
+	b->cond_obj = p->obj;
+	b->cond_depth = 0;
+	b->cond_timeout = p->arg;
+	b->cond_result = next_sync(b) && next_sync(b)->kind == ANALYZER_EV_SYNC_COND_WAIT_END
+			     ? next_sync(b)->arg
+			     : -1;
+	b->cond_quiet =
+	    id && op &&
+	    (op->kind == ANALYZER_EV_SYNC_PRODUCE || op->kind == ANALYZER_EV_SYNC_CONSUME) &&
+	    analyzer__sync_object_id(b->core, op->obj);
+	if (id && !b->cond_quiet) {
+		emit(b, DPS_ACT_UNLOCK, (int64_t)id, st);
+		b->cond_depth = b->held[p->obj];
+		b->held[p->obj] = 0;
+		flush_joins(b, st);
+	}
 }
 
 /* The mutexes this thread holds, unlocked (release) or locked again: around a put, take or
@@ -265,6 +427,10 @@ static void emit_sync(struct act_builder *b, const struct analyzer_sync_point *p
 {
 	uint64_t id = analyzer__sync_object_id(b->core, p->obj);
 
+	if (is_cond_point(p)) {
+		cond_point(b, p, st);
+		return;
+	}
 	if (!id || p->obj >= b->n_held) {
 		return;
 	}
@@ -277,6 +443,7 @@ static void emit_sync(struct act_builder *b, const struct analyzer_sync_point *p
 	case ANALYZER_EV_SYNC_PRODUCE:
 	case ANALYZER_EV_SYNC_CONSUME:
 	case ANALYZER_EV_SYNC_ARRIVE:
+		b->cond_quiet = false;
 		cycle_held(b, true, st);
 		b->take_ts = p->ts_ns;
 		emit(b,
@@ -295,6 +462,7 @@ static void emit_sync(struct act_builder *b, const struct analyzer_sync_point *p
 	case ANALYZER_EV_SYNC_UNLOCK:
 		if (b->held[p->obj] && !--b->held[p->obj]) {
 			emit(b, DPS_ACT_UNLOCK, (int64_t)id, st);
+			flush_joins(b, st);
 		}
 		break;
 	default:
@@ -303,16 +471,17 @@ static void emit_sync(struct act_builder *b, const struct analyzer_sync_point *p
 }
 
 /*
- * Whether the block seg (kind: the action it would be, arg: its argument) is a
+ * Whether the block seg (kind: the action it would be, arg and aux: its arguments) is a
  * synchronization action's own: right after an arrive (dropped here), or before a take, put or
  * lock with no mark between (held back: emit_sync drops it when little CPU time separates
- * them, emit writes it otherwise). Returns true when seg needs no action now.
+ * them, emit writes it otherwise). In a quiet condition wait the take or put is looked for
+ * past the waits' points. Returns true when seg needs no action now.
  */
 static bool take_sync_block(struct act_builder *b, const struct analyzer_segment *seg,
 			    const struct analyzer_thread *rt, size_t mi, uint32_t kind, int64_t arg,
-			    struct analyzer_thread_stats *st)
+			    uint64_t aux, struct analyzer_thread_stats *st)
 {
-	const struct analyzer_sync_point *p = next_sync(b);
+	const struct analyzer_sync_point *p = b->cond_quiet ? next_op(b) : next_sync(b);
 
 	if (b->arrive_ts && seg->begin_ns >= b->arrive_ts &&
 	    seg->begin_ns - b->arrive_ts <= SYNC_GAP_NS) {
@@ -334,7 +503,54 @@ static bool take_sync_block(struct act_builder *b, const struct analyzer_segment
 	b->pending_run = 0;
 	b->pend_kind = kind;
 	b->pend_arg = arg;
+	b->pend_aux = aux;
+	b->pend_obj = b->in_cond && b->cond_quiet ? b->cond_obj : ANALYZER_SYNC_NO_OBJ;
 	return true;
+}
+
+/*
+ * A sleep or a wait segment sg. A sleep shorter than min_block is folded: the runs around it
+ * merge, its time is carried (it was once added to the run: CPU the thread never used) to the
+ * next block that is written. The first block of a timed condition wait that a traced thread
+ * ended (the wait returned 0) is `wait ID timeout D`, D the timeout the program asked for:
+ * in the replay a faster waker ends it earlier. A timed wait that timed out stays the sleep
+ * it was: no thread is there to wait for.
+ */
+static void block(struct act_builder *b, const struct analyzer_segment *sg,
+		  const struct analyzer_thread *rt, size_t mi, uint64_t min_block,
+		  struct analyzer_thread_stats *st)
+{
+	uint64_t dur = sg->end_ns - sg->begin_ns, aux = 0;
+	enum dps_action_kind kind = DPS_ACT_SLEEP;
+	int64_t arg = (int64_t)(dur + b->carried);
+
+	if (sg->kind == ANALYZER_SEG_SLEEP && dur < min_block) {
+		b->carried += dur;
+		st->n_folded++;
+		return;
+	}
+	if (sg->kind == ANALYZER_SEG_WAIT) {
+		kind = DPS_ACT_WAIT;
+		arg = (int64_t)b->res->threads[sg->other].id;
+		if (b->in_cond && !b->cond_blocked && b->cond_timeout >= 0 && b->cond_result == 0) {
+			kind = DPS_ACT_WAIT_TIMEOUT;
+			aux = (uint64_t)b->cond_timeout;
+		}
+	}
+	b->cond_blocked |= b->in_cond;
+	if (take_sync_block(b, sg, rt, mi, kind, arg, aux, st)) {
+		if (kind == DPS_ACT_SLEEP) {
+			b->carried = 0;
+		}
+		return; /* the take's, put's, lock's or arrive's own block, maybe */
+	}
+	if (kind == DPS_ACT_SLEEP) {
+		b->carried = 0;
+	} else if (b->carried && b->carried >= min_block) {
+		emit(b, DPS_ACT_SLEEP, (int64_t)b->carried, st);
+		b->carried = 0;
+	}
+	emit_block(b, kind, arg, aux, st);
 }
 
 static void emit_point(struct act_builder *b, struct tl_source *src, size_t *mi, uint64_t upto,
@@ -424,7 +640,6 @@ static int build_actions(struct act_builder *b, struct tl_source *src, uint64_t 
 	}
 	/* Marks are stored with result indexes; actions name set ids. */
 	while (!b->status && (s = src_seg(src))) {
-		uint64_t dur = s->end_ns - s->begin_ns;
 		struct analyzer_segment sg = *s;
 
 		emit_point(b, src, &mi, sg.begin_ns, sg.kind != ANALYZER_SEG_RUN, st);
@@ -457,39 +672,19 @@ static int build_actions(struct act_builder *b, struct tl_source *src, uint64_t 
 			}
 			break;
 		case ANALYZER_SEG_SLEEP:
-			if (dur >= min_block && take_sync_block(b, &sg, rt, mi, DPS_ACT_SLEEP,
-								(int64_t)(dur + b->carried), st)) {
-				b->carried = 0;
-				break; /* the take's, put's, lock's or arrive's own block, maybe */
-			}
-			if (dur < min_block) {
-				/* Folded: the runs around it merge, its time is carried (it was
-				 * once added to the run: CPU the thread never used). */
-				b->carried += dur;
-				st->n_folded++;
-			} else {
-				emit(b, DPS_ACT_SLEEP, (int64_t)(dur + b->carried), st);
-				b->carried = 0;
-			}
-			break;
 		case ANALYZER_SEG_WAIT:
+			block(b, &sg, rt, mi, min_block, st);
+			break;
 		case ANALYZER_SEG_JOIN:
-			if (sg.kind == ANALYZER_SEG_WAIT &&
-			    take_sync_block(b, &sg, rt, mi, DPS_ACT_WAIT,
-					    (int64_t)res->threads[sg.other].id, st)) {
-				break; /* the take's, put's, lock's or arrive's own block, maybe */
-			}
 			if (b->carried && b->carried >= min_block) {
 				emit(b, DPS_ACT_SLEEP, (int64_t)b->carried, st);
 				b->carried = 0;
 			}
-			if (sg.kind == ANALYZER_SEG_JOIN && b->core &&
-			    analyzer__join_any_of(b->core, sg.other)) {
+			if (b->core && analyzer__join_any_of(b->core, sg.other)) {
 				emit_join_any(b, analyzer__join_any_of(b->core, sg.other), st);
 				break;
 			}
-			emit(b, sg.kind == ANALYZER_SEG_WAIT ? DPS_ACT_WAIT : DPS_ACT_JOIN,
-			     (int64_t)res->threads[sg.other].id, st);
+			emit_join(b, res->threads[sg.other].id, st);
 			break;
 		default:
 			break;
@@ -506,6 +701,11 @@ static int build_actions(struct act_builder *b, struct tl_source *src, uint64_t 
 			emit(b, DPS_ACT_UNLOCK,
 			     (int64_t)analyzer__sync_object_id(b->core, (uint32_t)o), st);
 		}
+	}
+	flush_joins(b, st);
+	if (b->late_joins) {
+		g_array_free(b->late_joins, TRUE);
+		b->late_joins = NULL;
 	}
 	if (b->carried) {
 		/* what is left of the short blocks: the thread ends that much later */

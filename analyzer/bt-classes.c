@@ -252,6 +252,17 @@ static void resolve_ust(const bt_event_class *cls, const char *name, struct anal
 			ci->kind = ANALYZER_EV_SYNC_UNLOCK;
 			ci->v[INT_SLOT(sync.obj)] = payload_field(cls, "mutex", NULL);
 		}
+	} else if (plen == 8 && starts(name, "dps_sync")) {
+		/* the condition-variable probe (syncprobe/, tracepoints/dps_sync_tp.h) */
+		ci->v[INT_SLOT(sync.obj)] = payload_field(cls, "cond", NULL);
+		if (!strcmp(ev, "cond_wait_begin") || !strcmp(ev, "cond_wait_end")) {
+			ci->kind = !strcmp(ev, "cond_wait_begin") ? ANALYZER_EV_SYNC_COND_WAIT_BEGIN
+								  : ANALYZER_EV_SYNC_COND_WAIT_END;
+			ci->v[INT_SLOT(sync.mutex)] = payload_field(cls, "mutex", NULL);
+			ci->v[INT_SLOT(sync.param)] = payload_field(cls, "timeout_ns", "result");
+		} else if (!strcmp(ev, "cond_signal") || !strcmp(ev, "cond_broadcast")) {
+			ci->kind = ANALYZER_EV_SYNC_COND_SIGNAL;
+		}
 	} else if (plen == 3 && starts(name, "dps")) {
 		static const struct {
 			const char *name;

@@ -209,14 +209,19 @@ struct analyzer_core {
 	GPtrArray *sync_list;	 /* owned: struct sync_obj */
 	GHashTable *sync_points; /* thread index + 1 -> GArray of struct analyzer_sync_point */
 	unsigned sync_suspects;	 /* mutexes taken while another thread held them (sync.c) */
+	bool sync_cond_seen;	 /* the condition-variable probe's events are in the trace */
 };
 
 /* A thread's operation on a synchronization object (sync.c), where actions.c puts it. */
 struct analyzer_sync_point {
 	uint64_t ts_ns;
-	uint32_t kind; /* ANALYZER_EV_SYNC_PRODUCE, _CONSUME, _ARRIVE, _LOCK_ACQ, _UNLOCK */
-	uint32_t obj;  /* index in core->sync_list */
+	uint32_t kind; /* ANALYZER_EV_SYNC_PRODUCE, _CONSUME, _ARRIVE, _LOCK_ACQ, _UNLOCK,
+			* _COND_WAIT_BEGIN, _COND_WAIT_END */
+	uint32_t obj;  /* index in core->sync_list; a condition wait's: its mutex's, or
+			* ANALYZER_SYNC_NO_OBJ when the mutex was never seen locked */
+	int64_t arg;   /* condition wait begin: the timeout in ns (-1 untimed); end: the result */
 };
+#define ANALYZER_SYNC_NO_OBJ UINT32_MAX
 
 /* sync.c */
 void analyzer__on_sync(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx);

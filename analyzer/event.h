@@ -44,8 +44,9 @@ enum analyzer_ev_kind {
 	ANALYZER_EV_DPS_HEAP,	    /* .dps_mem */
 	ANALYZER_EV_DPS_STACK,	    /* .dps_mem */
 	ANALYZER_EV_DISCARDED, /* .discarded, ts = begin; flags PACKETS when packets were lost */
-	/* synchronization (analyzer/sync.c): .sync; annotations (dps/annotate.h) and the
-	 * LTTng-UST pthread wrapper's mutex events */
+	/* synchronization (analyzer/sync.c): .sync; annotations (dps/annotate.h), the
+	 * LTTng-UST pthread wrapper's mutex events and the condition-variable probe's
+	 * (dps_sync, syncprobe/) */
 	ANALYZER_EV_SYNC_QUEUE_INIT,   /* .sync: obj, param = capacity */
 	ANALYZER_EV_SYNC_PRODUCE,      /* .sync: obj */
 	ANALYZER_EV_SYNC_CONSUME,      /* .sync: obj */
@@ -53,6 +54,11 @@ enum analyzer_ev_kind {
 	ANALYZER_EV_SYNC_ARRIVE,       /* .sync: obj */
 	ANALYZER_EV_SYNC_LOCK_ACQ,     /* .sync: obj (the mutex), param = status (0: acquired) */
 	ANALYZER_EV_SYNC_UNLOCK,       /* .sync: obj */
+	/* .sync: obj (the condition variable), mutex, param = the timeout in ns, -1 untimed */
+	ANALYZER_EV_SYNC_COND_WAIT_BEGIN,
+	/* .sync: obj, mutex, param = what the wait returned (0, ETIMEDOUT) */
+	ANALYZER_EV_SYNC_COND_WAIT_END,
+	ANALYZER_EV_SYNC_COND_SIGNAL, /* .sync: obj (a signal or a broadcast) */
 	ANALYZER_EV_NR,
 };
 
@@ -141,6 +147,7 @@ struct analyzer_event {
 		} discarded;
 		struct {
 			int64_t obj, param; /* the object's address; see the kinds */
+			int64_t mutex;	    /* condition waits: the mutex's address */
 		} sync;
 		struct {
 			/* wait4's pid or waitid's id argument; waitid's idtype (P_ALL 0, P_PID 1,

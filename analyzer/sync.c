@@ -11,6 +11,12 @@
  * keeps the objects a replay can honour: a queue some kept thread puts into (or that holds
  * items before its first take: its initial count), a barrier whose kept threads' arrivals
  * fill whole rounds, every mutex that no condition variable's wait released unseen.
+ *
+ * The condition-variable probe's events (dps_sync, `dps record --sync`) say where a wait
+ * released its mutex (its begin) and took it back (its end): the mutex is no longer held
+ * across the wait, and the wait's begin and end are points too (actions.c plays the release
+ * and the re-lock there, and makes a timed wait that a thread ended a `wait ID timeout D`).
+ * Without them a release inside a wait is only guessed (suspect, below).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +43,10 @@ struct sync_obj {
 	 * plays as unlock, action, lock), unexplained when it is anything else */
 	bool suspect;
 	size_t suspect_ctx;
+	/* that thread's next event was its unlock of it, after the other had let go too: the
+	 * wrapper's late unlock event (preempted between its unlock and its event) when the
+	 * probe sees the condition waits, a re-lock nobody saw otherwise */
+	bool late_unlock;
 };
 
 /* A mutex and an annotated object may share an address (a queue struct whose first member
@@ -106,11 +116,28 @@ static struct sync_obj *get_obj(struct analyzer_core *core, int64_t pid, uint64_
 	return o;
 }
 
-static void add_point(struct analyzer_core *core, size_t ctx, uint64_t ts, uint32_t kind,
-		      const struct sync_obj *o)
+/* The mutex at (pid, addr) when one was seen locked (condition waits make none). */
+static struct sync_obj *find_mutex(struct analyzer_core *core, int64_t pid, uint64_t addr)
 {
-	GArray *pts = g_hash_table_lookup(core->sync_points, GSIZE_TO_POINTER(ctx + 1));
-	struct analyzer_sync_point p = {.ts_ns = ts, .kind = kind, .obj = o->idx};
+	struct sync_key key = {.pid = pid, .addr = addr, .mutex = true};
+	gpointer v;
+
+	if (!core->sync_objs) {
+		return NULL;
+	}
+	v = g_hash_table_lookup(core->sync_objs, &key);
+	return v ? g_ptr_array_index(core->sync_list, GPOINTER_TO_SIZE(v) - 1) : NULL;
+}
+
+static void add_point(struct analyzer_core *core, size_t ctx, uint64_t ts, uint32_t kind,
+		      const struct sync_obj *o, int64_t arg)
+{
+	GArray *pts;
+	struct analyzer_sync_point p = {
+	    .ts_ns = ts, .kind = kind, .obj = o ? o->idx : ANALYZER_SYNC_NO_OBJ, .arg = arg};
+
+	ensure_tables(core);
+	pts = g_hash_table_lookup(core->sync_points, GSIZE_TO_POINTER(ctx + 1));
 
 	if (!pts) {
 		pts = g_array_new(FALSE, FALSE, sizeof(struct analyzer_sync_point));
@@ -133,17 +160,57 @@ static void settle_suspects(struct analyzer_core *core, size_t ctx, uint32_t kin
 
 	for (guint i = 0; i < core->sync_list->len && core->sync_suspects; i++) {
 		struct sync_obj *o = g_ptr_array_index(core->sync_list, i);
-		bool explained;
+		bool own_unlock = kind == ANALYZER_EV_SYNC_UNLOCK && o == ev_obj;
 
 		if (!o->suspect || o->suspect_ctx != ctx) {
 			continue;
 		}
-		explained = annotated || (kind == ANALYZER_EV_SYNC_UNLOCK && o == ev_obj &&
-					  o->held && o->holder != ctx);
 		o->suspect = false;
-		o->released_unseen |= !explained;
 		core->sync_suspects--;
+		if (annotated || (own_unlock && o->held && o->holder != ctx)) {
+			continue; /* explained */
+		}
+		if (own_unlock) {
+			o->late_unlock = true; /* decided at the end (analyzer__sync_declare) */
+		} else {
+			o->released_unseen = true;
+		}
 	}
+}
+
+/* Thread ctx has mutex o: a lock's acquisition, or a condition wait's return. Another holder
+ * by the events makes the previous one a suspect (settle_suspects). */
+static void acquired(struct analyzer_core *core, struct sync_obj *o, size_t ctx)
+{
+	if (o->held && o->holder != ctx && !o->suspect) {
+		o->suspect = true;
+		o->suspect_ctx = o->holder;
+		core->sync_suspects++;
+	}
+	o->held = true;
+	o->holder = ctx;
+}
+
+/* A condition wait's begin or end (the probe's events): the mutex is released at the begin
+ * (the wait unlocks it inside libc) and held again at the end. */
+static void on_cond_wait(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx,
+			 int64_t pid)
+{
+	struct sync_obj *o =
+	    ev->sync.mutex > 0 ? find_mutex(core, pid, (uint64_t)ev->sync.mutex) : NULL;
+
+	core->sync_cond_seen = true;
+	if (core->sync_suspects) {
+		settle_suspects(core, ctx, ev->kind, o);
+	}
+	if (o && ev->kind == ANALYZER_EV_SYNC_COND_WAIT_BEGIN) {
+		if (o->held && o->holder == ctx) {
+			o->held = false;
+		}
+	} else if (o) {
+		acquired(core, o, ctx);
+	}
+	add_point(core, ctx, ev->ts, ev->kind, o, ev->sync.param);
 }
 
 void analyzer__on_sync(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx)
@@ -156,6 +223,10 @@ void analyzer__on_sync(struct analyzer_core *core, const struct analyzer_event *
 		return;
 	}
 	switch (ev->kind) {
+	case ANALYZER_EV_SYNC_COND_WAIT_BEGIN:
+	case ANALYZER_EV_SYNC_COND_WAIT_END:
+		on_cond_wait(core, ev, ctx, t->pid);
+		return;
 	case ANALYZER_EV_SYNC_QUEUE_INIT:
 	case ANALYZER_EV_SYNC_BARRIER_INIT:
 		o = get_obj(core, t->pid, addr,
@@ -198,21 +269,15 @@ void analyzer__on_sync(struct analyzer_core *core, const struct analyzer_event *
 			settle_suspects(core, ctx, ev->kind, o);
 		}
 		if (ev->kind == ANALYZER_EV_SYNC_LOCK_ACQ) {
-			if (o->held && o->holder != ctx && !o->suspect) {
-				o->suspect = true;
-				o->suspect_ctx = o->holder;
-				core->sync_suspects++;
-			}
-			o->held = true;
-			o->holder = ctx;
+			acquired(core, o, ctx);
 		} else if (o->held && o->holder == ctx) {
 			o->held = false;
 		}
 		break;
 	default:
-		return;
+		return; /* a signal or broadcast: its wake-up is the kernel's (a wait's waker) */
 	}
-	add_point(core, ctx, ev->ts, ev->kind, o);
+	add_point(core, ctx, ev->ts, ev->kind, o, 0);
 }
 
 const GArray *analyzer__sync_points(struct analyzer_core *core, size_t ci)
@@ -278,7 +343,10 @@ int analyzer__sync_declare(struct analyzer_core *core, const size_t *order, size
 			keep = o->capacity && arrives[i] && arrives[i] % o->capacity == 0;
 			break;
 		case DPS_OBJ_MUTEX:
-			keep = !o->released_unseen && !o->suspect;
+			/* a late unlock event is the wrapper's race when no condition wait
+			 * releases a mutex unseen (the probe was there) */
+			keep = !o->released_unseen && !o->suspect &&
+			       (!o->late_unlock || core->sync_cond_seen);
 			break;
 		default:
 			keep = false;

@@ -23,8 +23,9 @@ static void usage(FILE *out)
 	    "      --ust          require UST (default: on)\n"
 	    "      --no-ust       no UST session\n"
 	    "  -m, --memory       preload the LTTng libc wrapper (heap events)\n"
-	    "  -s, --sync         preload the LTTng pthread wrapper (mutex lock/unlock events;\n"
-	    "                     with the dps/annotate.h events, synchronization objects)\n"
+	    "  -s, --sync         preload the LTTng pthread wrapper and dps's condition-variable\n"
+	    "                     probe (mutex and condition-variable events; with the\n"
+	    "                     dps/annotate.h events, synchronization objects)\n"
 	    "  -q, --quiet        no progress messages\n"
 	    "  -h, --help\n");
 }

@@ -24,6 +24,7 @@ struct recording {
 	pid_t child;
 	int child_status;
 	struct dps_load load; /* the machine while the command ran (load_* in record.info) */
+	char *syncprobe;      /* owned: --sync's libdps-syncprobe path, NULL without --sync */
 };
 
 /* A progress line on stderr unless quiet. */
@@ -44,6 +45,10 @@ void dps_record__kill_perf(struct recording *r);
 /* perf's lines about lost events in text (perf record's log, perf data convert's stderr),
  * appended to out (len bytes, NUL-terminated) as one line; false when there are none. */
 bool dps_record__perf_lost_lines(const char *text, char *out, size_t len);
+
+/* probes.c: the path of libdps-syncprobe to preload (*path owned by the caller); DPS_ERROR
+ * with the places looked at in diag when there is none. */
+enum dps_status dps_record__syncprobe(char **path, struct dps_diag *diag);
 
 /* record-info.c */
 void dps_record__write_info(const struct recording *r, const char *kernel_src);

@@ -41,15 +41,17 @@ void dps_record_options_default(struct dps_record_options *opts)
 }
 
 /* LD_PRELOAD for the child: the LTTng wrappers asked for (by soname: the loader finds them
- * where liblttng-ust1 put them), then what the environment had. NULL on ENOMEM. */
-static char *preload_value(const struct dps_record_options *opts)
+ * where liblttng-ust1 put them) and dps's condition-variable probe (by path), then what the
+ * environment had. NULL on ENOMEM. */
+static char *preload_value(const struct recording *r)
 {
 	const char *old = getenv("LD_PRELOAD");
-	const char *libc = opts->memory ? "liblttng-ust-libc-wrapper.so.1:" : "";
-	const char *pthread = opts->sync ? "liblttng-ust-pthread-wrapper.so.1:" : "";
+	const char *libc = r->opts->memory ? "liblttng-ust-libc-wrapper.so.1:" : "";
+	const char *pthread = r->opts->sync ? "liblttng-ust-pthread-wrapper.so.1:" : "";
 	char *v = NULL;
 
-	if (asprintf(&v, "%s%s%s", libc, pthread, old ? old : "") < 0) {
+	if (asprintf(&v, "%s%s%s%s%s", libc, pthread, r->syncprobe ? r->syncprobe : "",
+		     r->syncprobe ? ":" : "", old ? old : "") < 0) {
 		return NULL;
 	}
 	if (*v && v[strlen(v) - 1] == ':') {
@@ -101,7 +103,7 @@ static enum dps_status run_command(struct recording *r)
 	ssize_t got;
 
 	if (r->opts->memory || r->opts->sync) {
-		preload = preload_value(r->opts);
+		preload = preload_value(r);
 	}
 	if (pipe2(exec_pipe, O_CLOEXEC)) {
 		dps_diag_setf(r->diag, "cannot create a pipe: %s", strerror(errno));
@@ -270,8 +272,16 @@ enum dps_status dps_record_run(const struct dps_record_options *opts,
 	if (rc) {
 		return rc;
 	}
+	/* --sync: the condition-variable probe is there (found last: nothing to free above) */
+	if (opts->sync) {
+		rc = dps_record__syncprobe(&r.syncprobe, diag);
+		if (rc) {
+			return rc;
+		}
+	}
 	rc = make_output(&r);
 	if (rc) {
+		free(r.syncprobe);
 		return rc;
 	}
 	if (opts->ust || r.lttng_kernel) {
@@ -321,6 +331,7 @@ end:
 	dps_record__kill_perf(&r);
 	free(r.perf_data);
 	free(r.out_abs);
+	free(r.syncprobe);
 	return rc;
 }
 

@@ -115,7 +115,8 @@ enum dps_status dps_record__setup_session(struct recording *r)
 				      "--num-subbuf=8",
 				      "dps",
 				      NULL};
-		/* --sync: the pthread wrapper's mutex events too (the annotations are dps:*) */
+		/* --sync: the pthread wrapper's mutex events and the condition-variable probe's
+		 * (the annotations are dps:*) */
 		const char *ev[] = {
 		    "lttng",
 		    "enable-event",
@@ -125,7 +126,7 @@ enum dps_status dps_record__setup_session(struct recording *r)
 		    "-c",
 		    "dps",
 		    r->opts->sync ? "dps:*,dps_stack:*,lttng_ust_libc:*,lttng_ust_cyg_profile:*,"
-				    "lttng_ust_cyg_profile_fast:*,lttng_ust_pthread:*"
+				    "lttng_ust_cyg_profile_fast:*,lttng_ust_pthread:*,dps_sync:*"
 				  : "dps:*,dps_stack:*,lttng_ust_libc:*,lttng_ust_cyg_profile:*,"
 				    "lttng_ust_cyg_profile_fast:*",
 		    NULL};

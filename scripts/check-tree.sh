@@ -22,6 +22,7 @@ declare -A allowed=(
     [runtime]="runtime tracepoints"
     [tracepoints]="runtime tracepoints"
     [stackprobe]="runtime tracepoints stackprobe"
+    [syncprobe]="runtime tracepoints syncprobe"
     [common]="runtime common"
     [analyzer]="runtime common analyzer record"
     [record]="runtime common record"

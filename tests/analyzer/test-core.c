@@ -2,8 +2,8 @@
 /*
  * The analyzer's per-thread state machine on synthetic event sequences: every transition, the
  * sleep/wait/join classification, folding, missing switch-ins, sched_stat_runtime, tid reuse,
- * selection, memory, synchronization, waits for any child. Times are in microseconds in the
- * sequences (US()).
+ * selection, memory, synchronization (annotations, mutexes, condition waits), waits for any
+ * child, task queues. Times are in microseconds in the sequences (US()).
  *
  * Over 1000 lines: one short event sequence per rule of the core, all written with the same
  * helpers (sw, waking, fork_ev, exit_ev, wait_call, ...), which files split by concern would
@@ -160,7 +160,7 @@ static const char *actions(int64_t tid)
 	static char buf[4096];
 	const struct dps_actset_thread *t = NULL;
 	size_t len = 0;
-	char num[32];
+	char num[64];
 
 	for (size_t i = 0; i < res->actset->n_threads; i++) {
 		if (res->actset->threads[i].tid == tid) {
@@ -191,6 +191,13 @@ static const char *actions(int64_t tid)
 						      m ? "|" : "",
 						      res->actset->members[act->first + m]);
 			}
+			break;
+		}
+		case DPS_ACT_WAIT_TIMEOUT: {
+			char us[24];
+
+			dps_actset_format_us(act->aux, us, sizeof(us));
+			snprintf(num, sizeof(num), "%" PRIu64 " timeout %s", act->id, us);
 			break;
 		}
 		default:
@@ -1144,4 +1151,209 @@ Test(core, a_block_ended_by_a_child_and_no_wait_after_is_a_plain_join)
 	finish_ok();
 	cr_expect_str_eq(actions(100), "run 10; create 101; run 10; create 102; run 40; join 101; "
 				       "run 28; sleep 70; run 49; join 102; run 98");
+}
+
+/* A condition wait's begin or end by the probe (dps_sync): cond 0x3000 on mutex 0x2000;
+ * param: the timeout in ns (-1 untimed) at the begin, the result at the end. */
+static void cond_ev(uint64_t ts, int cpu, int64_t tid, uint32_t kind, int64_t param)
+{
+	struct analyzer_event ev = analyzer_event_init(kind, ts, cpu);
+
+	ev.ctx_tid = tid;
+	ev.ctx_pid = 100;
+	ev.sync.obj = 0x3000;
+	ev.sync.mutex = 0x2000;
+	ev.sync.param = param;
+	feed(ev);
+}
+
+/*
+ * Issue 13, xz's pattern: a timed condition wait (300 ms) that the worker ended early by its
+ * signal. The probe's begin and end say where the wait released the mutex and took it back:
+ * `unlock`, `wait 101 timeout 300ms` (the worker's wake kept), `lock`; the mutex stays in the
+ * set though the worker took it while the waiter's lock events say it held it.
+ */
+Test(core, a_timed_condition_wait_a_thread_ended_is_a_wait_with_its_timeout)
+{
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	fork_ev(US(10), 0, 100, 101, 100, 100);
+	sw(US(20), 1, 0, 0, 101);
+	sync_ev(US(50), 0, 100, ANALYZER_EV_SYNC_LOCK_ACQ, 0x2000, 0);
+	cond_ev(US(60), 0, 100, ANALYZER_EV_SYNC_COND_WAIT_BEGIN, 300000000);
+	sw(US(100), 0, 100, BLOCKED, 0);
+	sync_ev(US(280), 1, 101, ANALYZER_EV_SYNC_LOCK_ACQ, 0x2000, 0);
+	waking(US(300), 1, 100); /* pthread_cond_signal */
+	sync_ev(US(302), 1, 101, ANALYZER_EV_SYNC_UNLOCK, 0x2000, 0);
+	sw(US(310), 0, 0, 0, 100);
+	cond_ev(US(312), 0, 100, ANALYZER_EV_SYNC_COND_WAIT_END, 0);
+	sync_ev(US(314), 0, 100, ANALYZER_EV_SYNC_UNLOCK, 0x2000, 0);
+	sw(US(400), 1, 101, BLOCKED, 0);
+	sw(US(500), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_assert_eq(res->actset->n_objects, 1, "actions: %s", actions(100));
+	cr_expect_eq(res->actset->objects[0].kind, DPS_OBJ_MUTEX);
+	cr_expect_str_eq(actions(100), "run 10; create 101; run 40; lock 1; run 10; unlock 1; "
+				       "run 40; wait 101 timeout 300000; run 2; lock 1; run 2; "
+				       "unlock 1; run 186");
+	cr_expect_str_eq(actions(101), "run 260; lock 1; run 20; wake 100; run 2; unlock 1; "
+				       "run 98; sleep 100");
+}
+
+/* A timed condition wait that timed out: no thread ended it, it stays the sleep it was,
+ * between the release and the re-acquisition of its mutex. */
+Test(core, a_timed_condition_wait_that_timed_out_stays_a_sleep)
+{
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	sync_ev(US(50), 0, 100, ANALYZER_EV_SYNC_LOCK_ACQ, 0x2000, 0);
+	cond_ev(US(60), 0, 100, ANALYZER_EV_SYNC_COND_WAIT_BEGIN, 300000);
+	sw(US(100), 0, 100, BLOCKED, 0);
+	waking(US(360), 1, 100); /* CPU 1 idle: the timer */
+	sw(US(370), 0, 0, 0, 100);
+	cond_ev(US(372), 0, 100, ANALYZER_EV_SYNC_COND_WAIT_END, 110 /* ETIMEDOUT */);
+	sync_ev(US(374), 0, 100, ANALYZER_EV_SYNC_UNLOCK, 0x2000, 0);
+	sw(US(400), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_expect_str_eq(actions(100), "run 50; lock 1; run 10; unlock 1; run 40; sleep 260; "
+				       "run 2; lock 1; run 2; unlock 1; run 26");
+}
+
+/* An untimed condition wait stays the recorded wake-up, now with its mutex released around
+ * it (without the probe the mutex is left out: a_mutex_released_inside_...). */
+Test(core, an_untimed_condition_wait_is_a_wait_between_unlock_and_lock)
+{
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	fork_ev(US(10), 0, 100, 101, 100, 100);
+	sw(US(20), 1, 0, 0, 101);
+	sync_ev(US(90), 1, 101, ANALYZER_EV_SYNC_LOCK_ACQ, 0x2000, 0);
+	cond_ev(US(95), 1, 101, ANALYZER_EV_SYNC_COND_WAIT_BEGIN, -1);
+	sw(US(100), 1, 101, BLOCKED, 0);
+	sync_ev(US(280), 0, 100, ANALYZER_EV_SYNC_LOCK_ACQ, 0x2000, 0);
+	waking(US(300), 0, 101);
+	sync_ev(US(302), 0, 100, ANALYZER_EV_SYNC_UNLOCK, 0x2000, 0);
+	sw(US(310), 1, 0, 0, 101);
+	cond_ev(US(312), 1, 101, ANALYZER_EV_SYNC_COND_WAIT_END, 0);
+	sync_ev(US(314), 1, 101, ANALYZER_EV_SYNC_UNLOCK, 0x2000, 0);
+	sw(US(400), 1, 101, BLOCKED, 0);
+	sw(US(500), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_assert_eq(res->actset->n_objects, 1, "actions: %s / %s", actions(100), actions(101));
+	cr_expect_str_eq(actions(101), "run 70; lock 1; run 5; unlock 1; run 5; wait 100; run 2; "
+				       "lock 1; run 2; unlock 1; run 86; sleep 100");
+}
+
+/*
+ * With the probe's events around the consumer's wait, an annotated queue reads as before: the
+ * wait is the take's own block (dropped), and the take's release of the mutex is the one
+ * played (no unlock/lock of the wait besides it).
+ */
+Test(core, a_condition_wait_before_an_annotated_take_is_the_takes_block)
+{
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	sync_ev(US(5), 0, 100, ANALYZER_EV_SYNC_QUEUE_INIT, 0x1000, 1);
+	fork_ev(US(10), 0, 100, 101, 100, 100);
+	sw(US(20), 1, 0, 0, 101);
+	sync_ev(US(90), 1, 101, ANALYZER_EV_SYNC_LOCK_ACQ, 0x2000, 0);
+	cond_ev(US(95), 1, 101, ANALYZER_EV_SYNC_COND_WAIT_BEGIN, -1);
+	sw(US(100), 1, 101, BLOCKED, 0);
+	sync_ev(US(280), 0, 100, ANALYZER_EV_SYNC_LOCK_ACQ, 0x2000, 0);
+	sync_ev(US(290), 0, 100, ANALYZER_EV_SYNC_PRODUCE, 0x1000, 0);
+	waking(US(300), 0, 101);
+	sync_ev(US(302), 0, 100, ANALYZER_EV_SYNC_UNLOCK, 0x2000, 0);
+	sw(US(310), 1, 0, 0, 101);
+	cond_ev(US(311), 1, 101, ANALYZER_EV_SYNC_COND_WAIT_END, 0);
+	sync_ev(US(312), 1, 101, ANALYZER_EV_SYNC_CONSUME, 0x1000, 0);
+	sync_ev(US(314), 1, 101, ANALYZER_EV_SYNC_UNLOCK, 0x2000, 0);
+	sw(US(400), 1, 101, BLOCKED, 0);
+	sw(US(500), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_expect_str_eq(actions(101), "run 70; lock 2; run 12; unlock 2; take 1; lock 2; run 2; "
+				       "unlock 2; run 86; sleep 100");
+}
+
+/*
+ * A timed condition wait whose block is not the later take's own (the thread ran long after
+ * it): it is played with the mutex released around it, else the replay would hold the mutex
+ * across the wait (bench/sync's held-out `timedwait` program deadlocked so).
+ */
+Test(core, a_wait_before_a_take_that_is_not_its_own_releases_the_mutex)
+{
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	sync_ev(US(5), 0, 100, ANALYZER_EV_SYNC_QUEUE_INIT, 0x1000, 0);
+	sync_ev(US(6), 0, 100, ANALYZER_EV_SYNC_PRODUCE, 0x1000, 0);
+	sync_ev(US(50), 0, 100, ANALYZER_EV_SYNC_LOCK_ACQ, 0x2000, 0);
+	cond_ev(US(60), 0, 100, ANALYZER_EV_SYNC_COND_WAIT_BEGIN, 300000);
+	sw(US(100), 0, 100, BLOCKED, 0);
+	waking(US(360), 1, 100); /* the timer */
+	sw(US(370), 0, 0, 0, 100);
+	cond_ev(US(372), 0, 100, ANALYZER_EV_SYNC_COND_WAIT_END, 110);
+	sync_ev(US(900), 0, 100, ANALYZER_EV_SYNC_CONSUME, 0x1000, 0);
+	sync_ev(US(910), 0, 100, ANALYZER_EV_SYNC_UNLOCK, 0x2000, 0);
+	sw(US(1000), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_expect_str_eq(actions(100),
+			 "run 6; put 1; run 44; lock 2; run 50; unlock 2; sleep 260; "
+			 "lock 2; run 530; unlock 2; take 1; lock 2; run 10; unlock 2; "
+			 "run 90");
+}
+
+/*
+ * The wrapper writes an unlock event after the real unlock: a signaller preempted between
+ * the two lets the waiter return from its wait (taking the mutex) and wait again (releasing
+ * it) before its unlock event. With the probe's events that late unlock is the wrapper's
+ * order, not a release inside an unseen wait: the mutex stays.
+ */
+Test(core, a_late_unlock_event_after_the_waiters_next_wait_keeps_the_mutex)
+{
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	fork_ev(US(10), 0, 100, 101, 100, 100);
+	sw(US(20), 1, 0, 0, 101);
+	sync_ev(US(50), 0, 100, ANALYZER_EV_SYNC_LOCK_ACQ, 0x2000, 0);
+	cond_ev(US(60), 0, 100, ANALYZER_EV_SYNC_COND_WAIT_BEGIN, -1);
+	sw(US(100), 0, 100, BLOCKED, 0);
+	sync_ev(US(280), 1, 101, ANALYZER_EV_SYNC_LOCK_ACQ, 0x2000, 0);
+	waking(US(300), 1, 100);
+	sw(US(305), 1, 101, PREEMPTED, 100); /* after its real unlock, before its event */
+	cond_ev(US(310), 1, 100, ANALYZER_EV_SYNC_COND_WAIT_END, 0);
+	cond_ev(US(320), 1, 100, ANALYZER_EV_SYNC_COND_WAIT_BEGIN, -1);
+	sw(US(330), 1, 100, BLOCKED, 101);
+	sync_ev(US(331), 1, 101, ANALYZER_EV_SYNC_UNLOCK, 0x2000, 0);
+	sw(US(400), 1, 101, BLOCKED, 0);
+	sw(US(500), 0, 0, 0, 0);
+	finish_ok();
+	cr_expect_eq(res->actset->n_objects, 1, "actions: %s / %s", actions(100), actions(101));
+	cr_expect_str_eq(actions(101), "run 260; lock 1; run 20; wake 100; run 6; unlock 1; "
+				       "run 69; sleep 100");
+	cr_expect_str_eq(actions(100), "run 10; create 101; run 40; lock 1; run 10; unlock 1; "
+				       "run 40; wait 101; run 5; lock 1; run 10; unlock 1; run 10; "
+				       "sleep 170");
+}
+
+/*
+ * A child that ends while its creator holds a mutex: the join put there (joins.c) is played
+ * after the creator's unlock. Inside the critical section, a replay where the child comes
+ * later (a wake consumed early) would have the creator hold the mutex while it joins a child
+ * that still needs it: bench/sync's `timedwait` deadlocked so.
+ */
+Test(core, a_join_inside_a_critical_section_waits_for_the_unlock)
+{
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	fork_ev(US(10), 0, 100, 101, 100, 100);
+	sw(US(20), 1, 0, 0, 101);
+	sync_ev(US(50), 1, 101, ANALYZER_EV_SYNC_LOCK_ACQ, 0x2000, 0);
+	sync_ev(US(60), 1, 101, ANALYZER_EV_SYNC_UNLOCK, 0x2000, 0);
+	sync_ev(US(200), 0, 100, ANALYZER_EV_SYNC_LOCK_ACQ, 0x2000, 0);
+	exit_ev(US(300), 1, 101);
+	sw(US(301), 1, 101, 64, 0);
+	sync_ev(US(400), 0, 100, ANALYZER_EV_SYNC_UNLOCK, 0x2000, 0);
+	sw(US(500), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_expect_str_eq(actions(100), "run 10; create 101; run 190; lock 1; run 200; unlock 1; "
+				       "join 101; run 100");
 }

@@ -6,6 +6,12 @@
  * put/take/arrive/lock/unlock, the recorded condition-variable waits before the takes
  * dropped (the takes block in the replay); the set plays, and when the consumer is made 3x
  * slower the producer's puts must wait for it: the play lasts at least the consumer's runs.
+ *
+ * And cond-prog.c, xz's pattern: a main thread in a loop of 300 ms timed condition waits that
+ * a worker ends early after each unit of work. The condition-variable probe says where the
+ * waits released the mutex and that a thread ended them: the set has `wait W timeout 300ms`
+ * between an unlock and a lock of the mutex, and a replay with the worker 4x faster ends much
+ * earlier (with fixed sleeps it would not move).
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -114,6 +120,95 @@ Test(sync_live, record_sync_analyze_and_replay_an_annotated_pipeline, .timeout =
 	cr_assert_lt(fast, slow, "fast %.3f ms, slow %.3f ms", fast, slow);
 
 	g_free(scale);
+	dps_actset_destroy(set);
+	dps_test_rmtree(dir);
+	g_free(dir);
+	g_free(trace);
+	g_free(setdir);
+}
+
+#define UNITS 20
+#define UNIT_US 8000
+
+/* The replay's makespan in ms with the worker's runs scaled by scale. */
+static double play_ms(const char *setdir, uint64_t worker, const char *scale)
+{
+	char *arg = dps_test_strf("%" PRIu64 "=%s", worker, scale);
+	struct dps_test_run r = dps_test_run_dps("run", setdir, "--thread-scale", arg, NULL);
+	double ms;
+
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	ms = makespan_ms(r.err);
+	cr_assert_gt(ms, 0, "no makespan in: %s", r.err);
+	dps_test_run_fini(&r);
+	g_free(arg);
+	return ms;
+}
+
+Test(sync_live, a_timed_condition_wait_ended_by_a_worker_moves_with_it, .timeout = 600)
+{
+	char *dir = dps_test_mkdtemp("cond-live");
+	char *trace = dps_test_strf("%s/trace", dir);
+	char *setdir = dps_test_strf("%s/set", dir);
+	struct dps_actset *set = NULL;
+	struct dps_diag diag = {""};
+	const struct dps_actset_thread *main_t, *worker;
+	size_t timed = 0, framed = 0;
+	double full, fast;
+	struct dps_test_run r;
+
+	setenv("DPS_CALIBRATION", "override", 1);
+	cr_assert_eq(dps_test_sh("'%s' record -q --sync -o '%s' -- "
+				 "'%s/tests/analyzer/analyzer-cond-prog' %d %d",
+				 dps_test_bin(), trace, dps_test_build_dir(), UNITS, UNIT_US),
+		     0, "dps record --sync failed");
+	r = dps_test_run_dps("analyze", trace, "-q", "-o", setdir, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	dps_test_run_fini(&r);
+	cr_assert_eq(dps_actset_load_dir(setdir, &set, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(set->n_threads, 2);
+	cr_assert_not_null(object_of_kind(set, DPS_OBJ_MUTEX), "the cond's mutex was left out");
+	main_t = &set->threads[set->root];
+	worker = &set->threads[set->root == 0 ? 1 : 0];
+
+	/* every timed wait ended by the worker: `wait W timeout D`, D the program's 300 ms,
+	 * the mutex released before it and taken back after it */
+	for (size_t a = 0; a < main_t->n_actions; a++) {
+		const struct dps_actset_action *act = &main_t->actions[a];
+		size_t before = a, after = a + 1;
+
+		if (act->kind != DPS_ACT_WAIT_TIMEOUT) {
+			continue;
+		}
+		timed++;
+		cr_expect_eq(act->id, worker->id);
+		cr_expect(act->aux > 290 * 1000000ULL && act->aux <= 300 * 1000000ULL,
+			  "timeout %" PRIu64 " ns", act->aux);
+		/* runs, and the short blocks carried before it (a sleep) */
+		while (before > 0 && (main_t->actions[before - 1].kind == DPS_ACT_RUN ||
+				      main_t->actions[before - 1].kind == DPS_ACT_SLEEP)) {
+			before--;
+		}
+		/* the mutex's re-acquisition may block too (a wait), and the worker's end may
+		 * come before the last wait's return (its implicit join) */
+		while (after < main_t->n_actions && (main_t->actions[after].kind == DPS_ACT_RUN ||
+						     main_t->actions[after].kind == DPS_ACT_WAIT ||
+						     main_t->actions[after].kind == DPS_ACT_JOIN)) {
+			after++;
+		}
+		framed += before > 0 && main_t->actions[before - 1].kind == DPS_ACT_UNLOCK &&
+			  after < main_t->n_actions && main_t->actions[after].kind == DPS_ACT_LOCK;
+	}
+	cr_assert_geq(timed, UNITS / 2, "%zu timed waits", timed);
+	cr_assert_eq(framed, timed, "%zu of %zu timed waits between an unlock and a lock", framed,
+		     timed);
+	cr_assert_eq(count(main_t, DPS_ACT_LOCK), count(main_t, DPS_ACT_UNLOCK));
+
+	/* the worker's runs at a quarter: the waits end a quarter as late */
+	full = play_ms(setdir, worker->id, "1");
+	fast = play_ms(setdir, worker->id, "0.25");
+	cr_assert_lt(fast, 0.8 * full, "worker at 0.25: %.3f ms, at 1: %.3f ms", fast, full);
+
 	dps_actset_destroy(set);
 	dps_test_rmtree(dir);
 	g_free(dir);
