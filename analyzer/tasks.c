@@ -96,8 +96,7 @@ static void note_taker(struct analyzer_tasks *tk, uint64_t queue, uint64_t threa
 	}
 }
 
-void analyzer_tasks_action(struct analyzer_task_thread *tt, uint32_t kind, int64_t arg,
-			   uint64_t ts)
+void analyzer_tasks_action(struct analyzer_task_thread *tt, uint32_t kind, int64_t arg, uint64_t ts)
 {
 	GArray *open = tt->open;
 
@@ -119,8 +118,9 @@ void analyzer_tasks_action(struct analyzer_task_thread *tt, uint32_t kind, int64
 			g_array_remove_index_fast(open, i);
 		}
 		g_array_append_val(open, ((struct open_stretch){.queue = (uint64_t)arg}));
-		g_array_append_val(tt->tk->takes,
-				   ((struct take){.ts = ts, .queue = (uint64_t)arg, .thread = tt->id}));
+		g_array_append_val(
+		    tt->tk->takes,
+		    ((struct take){.ts = ts, .queue = (uint64_t)arg, .thread = tt->id}));
 		note_taker(tt->tk, (uint64_t)arg, tt->id);
 		return;
 	case DPS_ACT_RUN:
