@@ -103,7 +103,8 @@ void analyzer_tasks_action(struct analyzer_task_thread *tt, uint32_t kind, int64
 	switch (kind) {
 	case DPS_ACT_TAKE:
 		/* closes the queue's own stretch; in another queue's, a take makes it one that
-		 * cannot move (the player does not nest task queues) */
+		 * cannot move: which queues become task queues is known only at the end, and the
+		 * player does not nest them (stricter than the validator, which knows) */
 		for (guint i = 0; i < open->len;) {
 			struct open_stretch *s = &g_array_index(open, struct open_stretch, i);
 
@@ -123,14 +124,11 @@ void analyzer_tasks_action(struct analyzer_task_thread *tt, uint32_t kind, int64
 		    ((struct take){.ts = ts, .queue = (uint64_t)arg, .thread = tt->id}));
 		note_taker(tt->tk, (uint64_t)arg, tt->id);
 		return;
-	case DPS_ACT_RUN:
-	case DPS_ACT_SLEEP:
-	case DPS_ACT_PUT:
-	case DPS_ACT_ARRIVE:
-	case DPS_ACT_WAKE: /* given in the recorded taker's name, whoever plays the item */
-		return;
 	default:
 		break;
+	}
+	if (dps_action_kind_fits_task(kind) && kind != DPS_ACT_LOCK && kind != DPS_ACT_UNLOCK) {
+		return;
 	}
 	for (guint i = 0; i < open->len; i++) {
 		struct open_stretch *s = &g_array_index(open, struct open_stretch, i);

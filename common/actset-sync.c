@@ -348,26 +348,15 @@ static int check_task_stretches(const struct dps_actset *set, size_t t,
 		if (!open) {
 			continue;
 		}
-		switch (act->kind) {
-		case DPS_ACT_RUN:
-		case DPS_ACT_SLEEP:
-		case DPS_ACT_PUT:
-		case DPS_ACT_ARRIVE:
-		case DPS_ACT_WAKE:
-			break;
-		case DPS_ACT_LOCK:
+		if (!dps_action_kind_fits_task(act->kind)) {
+			bad = a;
+		} else if (act->kind == DPS_ACT_LOCK) {
 			depth++;
-			break;
-		case DPS_ACT_UNLOCK:
+		} else if (act->kind == DPS_ACT_UNLOCK) {
 			bad = depth-- > 0 ? bad : a;
-			break;
-		case DPS_ACT_TAKE:
+		} else if (act->kind == DPS_ACT_TAKE) {
 			o = dps_actset_find_object(set, act->id);
 			bad = o != DPS_ACTSET_NO_OBJECT && set->objects[o].order ? a : bad;
-			break;
-		default:
-			bad = a;
-			break;
 		}
 	}
 	if (bad == SIZE_MAX) {

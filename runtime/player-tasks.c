@@ -21,20 +21,8 @@
 /* Whether a stretch of a task queue's item may hold action a. */
 static bool item_may_hold(const struct dps_program *prog, const struct dps_action *a)
 {
-	switch (a->kind) {
-	case DPS_ACT_RUN:
-	case DPS_ACT_SLEEP:
-	case DPS_ACT_LOCK:
-	case DPS_ACT_UNLOCK:
-	case DPS_ACT_PUT:
-	case DPS_ACT_ARRIVE:
-	case DPS_ACT_WAKE: /* played as its recorded taker's (player.c, serve) */
-		return true;
-	case DPS_ACT_TAKE:
-		return !prog->objects[a->arg].order;
-	default:
-		return false;
-	}
+	return dps_action_kind_fits_task(a->kind) &&
+	       (a->kind != DPS_ACT_TAKE || !prog->objects[a->arg].order);
 }
 
 int dps__task_items(const struct dps_program *prog, size_t o, struct dps__task_item **out)

@@ -69,6 +69,29 @@ struct dps_action {
 	int64_t arg2;  /* timed wait: the timeout in ns; wait any, join any: how many members */
 };
 
+/*
+ * Whether an action of this kind may stand in a task queue's item (doc/sync.md, "Task
+ * queues"): work another thread can play for the item's recorded taker. A take also needs
+ * its queue not to be a task queue itself (the caller knows the queues); locks must pair up
+ * within the item. One rule for the analyzer, the validator and the player.
+ */
+static inline int dps_action_kind_fits_task(uint32_t kind)
+{
+	switch (kind) {
+	case DPS_ACT_RUN:
+	case DPS_ACT_SLEEP:
+	case DPS_ACT_LOCK:
+	case DPS_ACT_UNLOCK:
+	case DPS_ACT_PUT:
+	case DPS_ACT_TAKE:
+	case DPS_ACT_ARRIVE:
+	case DPS_ACT_WAKE: /* given in the recorded taker's name */
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* The synchronization objects of format version 2 (the manifest's `object` lines). */
 #define DPS_OBJECT_KINDS(X)                                                                        \
 	X(DPS_OBJ_MUTEX, 1, "mutex")                                                               \
