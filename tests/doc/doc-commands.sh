@@ -17,7 +17,7 @@
 #
 # How they run: each page in its own temporary directory, its commands in order in one bash
 # (an export holds for the next lines), stdin /dev/null. The directory holds a symlink to each
-# top-level entry of the source tree (examples/, tests/, ... as from the repository root),
+# top-level entry of the source tree but build/ and out/ (examples/, tests/, ... as from the root),
 # build/dev -> the build under test, and prog.c and ./myprog, the small two-thread program
 # tests/doc/prog.c. dps of the build under test is first on PATH; EDITOR is
 # tests/doc/halve-runs.sh (halves every run of the .act files it is given).
@@ -181,7 +181,12 @@ for page in "${pages[@]}"; do
         dir=$work/$name
         mkdir -p "$dir/build"
         for entry in "$src"/*; do
-            [ "$(basename "$entry")" = build ] || ln -s "$entry" "$dir/"
+            # not build/ (the one under test is linked below) nor out/ (the demo's output:
+            # the README's commands write their own out/ here)
+            case "$(basename "$entry")" in
+            build | out) ;;
+            *) ln -s "$entry" "$dir/" ;;
+            esac
         done
         ln -s "$build" "$dir/build/dev"
         cp "$src/tests/doc/prog.c" "$dir/prog.c"
