@@ -21,6 +21,7 @@
 
 #include "core-internal.h"
 #include "tasks.h"
+#include "ticks.h"
 
 /*
  * Where a thread's segments and memory samples come from: its result arrays, or (the streamed
@@ -125,6 +126,12 @@ struct act_builder {
 	bool in_cond, cond_quiet, cond_blocked;
 	uint32_t cond_obj, cond_depth;
 	int64_t cond_timeout, cond_result;
+	/* the role of each sync point in a loop of timed waits (ticks.h; NULL: no such loop),
+	 * the role of the condition wait the thread is in, and the blocked time of the loop's
+	 * timed-out waits so far (dropped when a traced thread ends the loop) */
+	uint8_t *tick_roles;
+	uint8_t cond_role;
+	uint64_t tick_held;
 	/* joins met while the thread held a mutex, played once it holds none (owned, ids) */
 	GArray *late_joins;
 };
@@ -375,6 +382,11 @@ static void cond_point(struct act_builder *b, const struct analyzer_sync_point *
 	const struct analyzer_sync_point *op;
 
 	if (p->kind == ANALYZER_EV_SYNC_COND_WAIT_END) {
+		if (b->cond_role == ANALYZER_TICK_END && b->tick_held) {
+			/* the loop's last wait did not block: what it waited for had come */
+			emit(b, DPS_ACT_SLEEP, (int64_t)b->tick_held, st);
+			b->tick_held = 0;
+		}
 		if (b->in_cond && b->cond_depth && b->cond_obj == p->obj) {
 			if (!b->held[p->obj]) {
 				emit(b, DPS_ACT_LOCK,
@@ -384,6 +396,7 @@ static void cond_point(struct act_builder *b, const struct analyzer_sync_point *
 		}
 		b->in_cond = false;
 		b->cond_depth = 0;
+		b->cond_role = ANALYZER_TICK_NONE;
 		return;
 	}
 	op = next_op(b);
@@ -392,6 +405,7 @@ static void cond_point(struct act_builder *b, const struct analyzer_sync_point *
 	b->cond_obj = p->obj;
 	b->cond_depth = 0;
 	b->cond_timeout = p->arg;
+	b->cond_role = b->tick_roles ? b->tick_roles[b->si - 1] : ANALYZER_TICK_NONE;
 	b->cond_result = next_sync(b) && next_sync(b)->kind == ANALYZER_EV_SYNC_COND_WAIT_END
 			     ? next_sync(b)->arg
 			     : -1;
@@ -524,6 +538,10 @@ static void block(struct act_builder *b, const struct analyzer_segment *sg,
 	enum dps_action_kind kind = DPS_ACT_SLEEP;
 	int64_t arg = (int64_t)(dur + b->carried);
 
+	if (b->in_cond && b->cond_role == ANALYZER_TICK_TIMEOUT) {
+		b->tick_held += dur; /* a tick of a waiting loop (ticks.h): dropped when it ends */
+		return;
+	}
 	if (sg->kind == ANALYZER_SEG_SLEEP && dur < min_block) {
 		b->carried += dur;
 		st->n_folded++;
@@ -532,10 +550,15 @@ static void block(struct act_builder *b, const struct analyzer_segment *sg,
 	if (sg->kind == ANALYZER_SEG_WAIT) {
 		kind = DPS_ACT_WAIT;
 		arg = (int64_t)b->res->threads[sg->other].id;
-		if (b->in_cond && !b->cond_blocked && b->cond_timeout >= 0 && b->cond_result == 0) {
+		if (b->in_cond && !b->cond_blocked && b->cond_timeout >= 0 && b->cond_result == 0 &&
+		    b->cond_role != ANALYZER_TICK_END) {
 			kind = DPS_ACT_WAIT_TIMEOUT;
 			aux = (uint64_t)b->cond_timeout;
 		}
+		b->tick_held = 0; /* the loop's waits are this one */
+	} else if (b->tick_held) {
+		arg += (int64_t)b->tick_held; /* no traced thread ended the loop: its time stays */
+		b->tick_held = 0;
 	}
 	b->cond_blocked |= b->in_cond;
 	if (take_sync_block(b, sg, rt, mi, kind, arg, aux, st)) {
@@ -627,6 +650,15 @@ static int build_actions(struct act_builder *b, struct tl_source *src, uint64_t 
 	b->si = 0;
 	b->arrive_ts = 0;
 	if (b->sync) {
+		long n = analyzer_ticks_find(b->sync, rt->marks, rt->n_marks, &b->tick_roles);
+
+		if (n < 0) {
+			b->status = DPS_ERR_NOMEM;
+		} else {
+			st->n_ticks += (uint64_t)n;
+		}
+	}
+	if (b->sync) {
 		b->n_held = b->core->sync_list->len;
 		b->held = calloc(b->n_held, sizeof(*b->held));
 		if (!b->held) {
@@ -713,9 +745,16 @@ static int build_actions(struct act_builder *b, struct tl_source *src, uint64_t 
 	}
 	flush_pending(b, st);
 	flush_run(b, st);
+	if (b->tick_held) {
+		emit(b, DPS_ACT_SLEEP, (int64_t)b->tick_held,
+		     st); /* a loop cut by the trace's end */
+		b->tick_held = 0;
+	}
 	free(b->held);
 	b->held = NULL;
 	b->n_held = 0;
+	free(b->tick_roles);
+	b->tick_roles = NULL;
 	analyzer_tasks_thread_end(b->tt);
 	b->tt = NULL;
 	return b->status;

@@ -63,6 +63,7 @@ struct analyzer_thread_stats {
 	uint64_t n_runs, n_sleeps, n_waits, n_wakes, n_creates, n_joins;
 	uint64_t n_switches; /* context switches out */
 	uint64_t n_folded;   /* blocks shorter than --min-block folded into run */
+	uint64_t n_ticks;    /* timed-out waits of a waiting loop a traced thread ended (ticks.h) */
 	/* extensions (analyzer helper) */
 	bool busy_exact;	    /* busy_ns is the sum of sched_stat_runtime */
 	uint64_t n_inferred;	    /* switch-ins inferred (missing from the trace) */

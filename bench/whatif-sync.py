@@ -62,6 +62,15 @@ PROGRAMS = {
                 "timeout; worker0 6 chunks of 40 units, worker1 3 chunks of 140 units",
         "component": "worker 1 (worker1)",
     },
+    "ticks": {
+        "bin": "dps-sync-timedwait", "id": 1, "comm": "worker1", "held_out": True,
+        "args": ["--timeout-ms", "40"],
+        "line": r"^sync-timedwait: chunks=\d+ annot=(dps|none) timeouts=\d+$",
+        "what": "timedwait with a 40 ms timeout (`--timeout-ms 40`): main's waits time out "
+                "several times per chunk of worker1 before its signal ends one, a loop of ticks "
+                "as xz's main thread's while a worker compresses a block",
+        "component": "worker 1 (worker1)",
+    },
 }
 VARIANTS = {
     "annotated": {"suffix": "", "label": "with annotations"},
@@ -447,7 +456,7 @@ def main():
     ap.add_argument("--fit", required=True, help="the dps-sync-fit-curve program")
     ap.add_argument("--work", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--programs", default="pipeline pool forkjoin timedwait")
+    ap.add_argument("--programs", default="pipeline pool forkjoin timedwait ticks")
     ap.add_argument("--variants", default="annotated plain")
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--repeat", type=int, default=0, help="dps whatif --repeat (default RUNS)")
@@ -499,16 +508,17 @@ def main():
     for name in programs:
         prog = PROGRAMS[name]
         bins = {v: os.path.join(ARGS.bin, prog["bin"] + VARIANTS[v]["suffix"]) for v in variants}
+        pextra = extra + prog.get("args", [])
         todo = list(variants)
         try:
-            if "annotated" in todo and annot_of(bins["annotated"], extra) != "dps":
+            if "annotated" in todo and annot_of(bins["annotated"], pextra) != "dps":
                 # No <dps/annotate.h> in this libdps: the "annotated" binary is the plain one.
                 annotations = False
                 todo.remove("annotated")
             elif "annotated" in todo:
                 annotations = True
             say("%s: real sweep (%s)" % (name, ", ".join(todo)))
-            real = real_sweep(name, prog, todo, bins, ARGS.scales, extra, rng)
+            real = real_sweep(name, prog, todo, bins, ARGS.scales, pextra, rng)
         except Exception as e:  # one program's failure must not stop the others
             say("%s FAILED: %s: %s" % (name, type(e).__name__, e))
             failures.append((name, "%s: %s" % (type(e).__name__, e)))
@@ -517,7 +527,7 @@ def main():
         for v in todo:
             try:
                 say("%s, %s: dps record and dps whatif" % (name, v))
-                wi = predict(name, prog, v, bins[v], extra, calib, use_sync)
+                wi = predict(name, prog, v, bins[v], pextra, calib, use_sync)
                 cmp = compare(real[v], wi)
                 draw(name, v, cmp)
                 results[name][v] = {"real": real[v], "whatif": wi, "cmp": cmp}

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # dps whatif checked against real programs (issue 13, item 2; doc/whatif.md, "Checked against
 # real programs"): for each program of bench/sync/ (a pipeline with bounded queues, a thread
-# pool, a fork-join with a barrier, and a held-out timed condition wait) and one component,
+# pool, a fork-join with a barrier, and two held-out timed condition waits, 300 ms and 40 ms)
+# and one component,
 # the real program's makespan with the component's work scaled 0.25x to 2x (median of RUNS
 # runs per point, timed from outside) against dps whatif's prediction from one recording at
 # scale 1; with annotations and without. Writes bench/results/whatif-sync.md and, beside it,
@@ -14,7 +15,7 @@
 #   TINY=1 OUT=/tmp/ws.md bench/whatif-sync.sh   (a check that it works: 1 run, 50x less work)
 #
 # Environment: DPS (the dps to check; default BUILD_DIR/cli/dps, else dps on PATH); PROGRAMS
-# (default "pipeline pool forkjoin timedwait"); VARIANTS (default "annotated plain"); RUNS
+# (default "pipeline pool forkjoin timedwait ticks"); VARIANTS (default "annotated plain"); RUNS
 # (real runs per point, default 7); REPEAT (dps whatif --repeat, default RUNS); UNIT (the
 # programs' --unit: loop iterations per work unit, default theirs); TINY=1 (RUNS=1, UNIT=20000);
 # OUT (results page, default bench/results/whatif-sync.md; the plots go beside it); WORK (work
@@ -66,6 +67,6 @@ fi
 python3 "$here/bench/whatif-sync.py" --dps "$(realpath "$DPS")" --bin "$bin" \
     --fit "$bin/dps-sync-fit-curve" --work "$work" \
     --out "${OUT:-$here/bench/results/whatif-sync.md}" \
-    --programs "${PROGRAMS:-pipeline pool forkjoin timedwait}" \
+    --programs "${PROGRAMS:-pipeline pool forkjoin timedwait ticks}" \
     --variants "${VARIANTS:-annotated plain}" --runs "${RUNS:-7}" --repeat "${REPEAT:-0}" \
     --unit "${UNIT:-}" "${report_only[@]}"

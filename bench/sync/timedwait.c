@@ -8,8 +8,12 @@
  * fast the workers are: with the default sizes, once worker 0 is done worker 1's chunks come
  * about 180 ms apart, and at twice its work (--scale 1=2) they come 360 ms apart.
  *
+ * With a shorter timeout (--timeout-ms 40), main's waits time out several times per chunk of
+ * worker 1: the recording holds loops of timed-out waits that a signal ends (xz's own shape;
+ * the bench's program "ticks").
+ *
  * Usage: dps-sync-timedwait [--chunks N0,N1,...] [--chunk-work W0,W1,...] [--scale WORKER=S]...
- *                           [--unit ITERATIONS]
+ *                           [--unit ITERATIONS] [--timeout-ms MS]
  * One worker per entry of the lists (the same number in both). Prints
  * "sync-timedwait: chunks=N annot=dps|none timeouts=K" and exits 0; 1 when a thread cannot
  * start, 2 on bad usage. Workers are named worker0, worker1...
@@ -24,7 +28,7 @@
 #include <time.h>
 
 #define MAX_WORKERS 32
-#define TIMEOUT_NS 300000000L
+#define TIMEOUT_MS 300
 /* main's work per chunk written out, and per progress update after a timeout, in units */
 #define OUTPUT_UNITS 1.0
 #define PROGRESS_UNITS 0.2
@@ -37,6 +41,7 @@ struct timedwait {
 	pthread_mutex_t mutex;
 	pthread_cond_t progress; /* signalled by a worker after each chunk; on CLOCK_MONOTONIC */
 	unsigned long done;	 /* under mutex: chunks finished, all workers together */
+	long timeout_ns;	 /* of main's waits */
 };
 
 struct worker {
@@ -66,7 +71,8 @@ static void *run_worker(void *arg)
 }
 
 /*
- * main's loop: writes every finished chunk out, waiting up to 300 ms at a time for the next.
+ * main's loop: writes every finished chunk out, waiting up to the timeout (300 ms) at a time
+ * for the next.
  * Returns how many waits timed out.
  */
 static unsigned long write_output(struct timedwait *tw, unsigned long total)
@@ -90,7 +96,8 @@ static unsigned long write_output(struct timedwait *tw, unsigned long total)
 			continue;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &deadline);
-		deadline.tv_nsec += TIMEOUT_NS;
+		deadline.tv_sec += tw->timeout_ns / 1000000000L;
+		deadline.tv_nsec += tw->timeout_ns % 1000000000L;
 		if (deadline.tv_nsec >= 1000000000L) {
 			deadline.tv_sec++;
 			deadline.tv_nsec -= 1000000000L;
@@ -136,20 +143,28 @@ static void usage(FILE *out, const char *prog)
 {
 	fprintf(out,
 		"usage: %s [--chunks N0,N1,...] [--chunk-work W0,W1,...] [--scale WORKER=S]...\n"
-		"          [--unit ITERATIONS]\n"
+		"          [--unit ITERATIONS] [--timeout-ms MS]\n"
 		"  defaults: chunks 6,3, chunk work 40,140 units, scale 1,\n"
-		"  a unit of 1000000 loop iterations\n",
-		prog);
+		"  a unit of 1000000 loop iterations, main's waits time out after %d ms\n",
+		prog, TIMEOUT_MS);
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"chunks", required_argument, NULL, 'n'}, {"chunk-work", required_argument, NULL, 'w'},
-	    {"scale", required_argument, NULL, 's'},  {"unit", required_argument, NULL, 'u'},
-	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
+	    {"chunks", required_argument, NULL, 'n'},
+	    {"chunk-work", required_argument, NULL, 'w'},
+	    {"scale", required_argument, NULL, 's'},
+	    {"unit", required_argument, NULL, 'u'},
+	    {"timeout-ms", required_argument, NULL, 't'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
-	struct timedwait tw = {.workers = 2, .chunks = {6, 3}, .chunk_work = {40, 140}};
+	struct timedwait tw = {.workers = 2,
+			       .chunks = {6, 3},
+			       .chunk_work = {40, 140},
+			       .timeout_ns = TIMEOUT_MS * 1000000L};
+	unsigned long timeout_ms;
 	struct worker workers[MAX_WORKERS];
 	int n_chunks = 2;
 	int n_work = 2;
@@ -176,6 +191,15 @@ int main(int argc, char **argv)
 					tw.common.prog);
 				return 2;
 			}
+			break;
+		case 't':
+			if (sb_parse_count(optarg, 3600 * 1000, &timeout_ms) || !timeout_ms) {
+				fprintf(stderr,
+					"%s: --timeout-ms wants a count of ms (1 to 3600000)\n",
+					tw.common.prog);
+				return 2;
+			}
+			tw.timeout_ns = (long)timeout_ms * 1000000L;
 			break;
 		case 's':
 		case 'u':

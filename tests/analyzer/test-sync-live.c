@@ -11,7 +11,10 @@
  * a worker ends early after each unit of work. The condition-variable probe says where the
  * waits released the mutex and that a thread ended them: the set has `wait W timeout 300ms`
  * between an unlock and a lock of the mutex, and a replay with the worker 4x faster ends much
- * earlier (with fixed sleeps it would not move).
+ * earlier (with fixed sleeps it would not move). With a 20 ms timeout and 60 ms units, main's
+ * waits time out twice per unit before the worker's signal ends one: the loop of ticks plays
+ * as that one wait (`wait W`, untimed, no sleeps left of the timeouts), so the worker made 4x
+ * faster ends it 4x earlier.
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -25,6 +28,10 @@
 #include "dps-test.h"
 
 #define ITEMS 20
+/* the loop of ticks: units of 60 ms, main's waits time out after 20 ms */
+#define TICK_UNITS 6
+#define TICK_UNIT_MS 60
+#define TICK_TIMEOUT_MS 20
 
 static size_t count(const struct dps_actset_thread *t, uint32_t kind)
 {
@@ -208,6 +215,57 @@ Test(sync_live, a_timed_condition_wait_ended_by_a_worker_moves_with_it, .timeout
 	full = play_ms(setdir, worker->id, "1");
 	fast = play_ms(setdir, worker->id, "0.25");
 	cr_assert_lt(fast, 0.8 * full, "worker at 0.25: %.3f ms, at 1: %.3f ms", fast, full);
+
+	dps_actset_destroy(set);
+	dps_test_rmtree(dir);
+	g_free(dir);
+	g_free(trace);
+	g_free(setdir);
+}
+
+Test(sync_live, a_loop_of_timed_out_waits_plays_as_the_wait_a_worker_ends, .timeout = 600)
+{
+	char *dir = dps_test_mkdtemp("ticks-live");
+	char *trace = dps_test_strf("%s/trace", dir);
+	char *setdir = dps_test_strf("%s/set", dir);
+	struct dps_actset *set = NULL;
+	struct dps_diag diag = {""};
+	const struct dps_actset_thread *main_t, *worker;
+	uint64_t slept = 0;
+	double full, fast;
+	struct dps_test_run r;
+
+	setenv("DPS_CALIBRATION", "override", 1);
+	cr_assert_eq(dps_test_sh("'%s' record -q --sync -o '%s' -- "
+				 "'%s/tests/analyzer/analyzer-cond-prog' %d %d %d",
+				 dps_test_bin(), trace, dps_test_build_dir(), TICK_UNITS,
+				 TICK_UNIT_MS * 1000, TICK_TIMEOUT_MS),
+		     0, "dps record --sync failed");
+	r = dps_test_run_dps("analyze", trace, "-q", "-o", setdir, "--json", NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	/* the timed-out waits were counted as the loop's ticks */
+	cr_expect(r.out && strstr(r.out, "\"n_ticks\": ") &&
+		      strtol(strstr(r.out, "\"n_ticks\": ") + 11, NULL, 10) >= TICK_UNITS,
+		  "no ticks counted in: %.300s", r.out ? r.out : "");
+	dps_test_run_fini(&r);
+	cr_assert_eq(dps_actset_load_dir(setdir, &set, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(set->n_threads, 2);
+	main_t = &set->threads[set->root];
+	worker = &set->threads[set->root == 0 ? 1 : 0];
+	for (size_t a = 0; a < main_t->n_actions; a++) {
+		if (main_t->actions[a].kind == DPS_ACT_SLEEP) {
+			slept += (uint64_t)main_t->actions[a].value;
+		}
+	}
+	/* 2 timeouts of 20 ms per unit recorded: under a unit's worth left as sleeps */
+	cr_expect_lt(slept, TICK_UNIT_MS * 1000000ULL, "main sleeps %" PRIu64 " ns", slept);
+	cr_expect_geq(count(main_t, DPS_ACT_WAIT), TICK_UNITS / 2);
+	cr_expect_eq(count(main_t, DPS_ACT_LOCK), count(main_t, DPS_ACT_UNLOCK));
+
+	/* the worker at a quarter: the loop ends a quarter as late (fixed ticks: 2/3 as late) */
+	full = play_ms(setdir, worker->id, "1");
+	fast = play_ms(setdir, worker->id, "0.25");
+	cr_assert_lt(fast, 0.55 * full, "worker at 0.25: %.3f ms, at 1: %.3f ms", fast, full);
 
 	dps_actset_destroy(set);
 	dps_test_rmtree(dir);
