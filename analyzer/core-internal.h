@@ -98,6 +98,9 @@ struct athread_sim {
 	 * a wake-up by a live thread (a wait); that one is the join (sched.c). */
 	size_t join_of;
 	bool join_woken;
+	/* a `join any` (join_begin names no child): the first member whose actions ended and
+	 * that wakes it is join_of */
+	bool join_any;
 };
 
 /*

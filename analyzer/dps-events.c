@@ -110,6 +110,7 @@ void analyzer__on_dps(struct analyzer_core *core, const struct analyzer_event *e
 			/* the kernel's blocks name this join (sched.c) */
 			t->sim.join_of = dps_thread(core, ev->dps.id);
 			t->sim.join_woken = false;
+			t->sim.join_any = (uint64_t)ev->dps.id == UINT64_MAX;
 		}
 		if (timeline) {
 			analyzer__set_state(core, x, TS_BLOCKED, ev->ts, ANALYZER_SEG_SLEEP, NO_T);
@@ -129,6 +130,7 @@ void analyzer__on_dps(struct analyzer_core *core, const struct analyzer_event *e
 		break;
 	case ANALYZER_EV_DPS_JOIN_END:
 		t->sim.join_of = NO_T;
+		t->sim.join_any = false;
 		if (timeline && t->sched.state == TS_BLOCKED) {
 			o = dps_thread(core, ev->dps.id);
 			analyzer__set_state(core, x, TS_RUNNING, ev->ts,

@@ -338,6 +338,10 @@ void analyzer__on_wakeup(struct analyzer_core *core, const struct analyzer_event
 			       analyzer__thread_at(core, w)->creator == s
 			   ? ANALYZER_SEG_JOIN
 			   : ANALYZER_SEG_WAIT;
+		if (st->sim.join_any && st->sim.join_of == NO_T &&
+		    analyzer__thread_at(core, w)->sim.ended) {
+			st->sim.join_of = w; /* a `join any`: this member's end is the one joined */
+		}
 		if (st->sim.join_of == w) {
 			/* A stub's join (dps:join_begin seen): the child's signal at the end of
 			 * its actions is the join, named as the original's join was; a later

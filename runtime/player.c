@@ -654,15 +654,15 @@ static void do_wait_any(struct player *pl, struct slot *self, const struct dps_a
 }
 
 /* join any A|B|...: the first member (in the set's order) that has ended and that no join any
- * took yet; reaped as a join reaps. */
+ * took yet; reaped as a join reaps. Its join_begin names no child (NO_WAKER_ID: any), its
+ * join_end the member joined, so a reader of the trace ties the join to that one. */
 static void do_join_any(struct player *pl, struct slot *self, const struct dps_action *a)
 {
-	const uint32_t *m = members_of(pl, a);
 	size_t c;
 	bool none_left, claim = false;
 	pthread_t pt;
 
-	lttng_ust_tracepoint(dps, join_begin, dps__tls_id, pl->prog->threads[m[0]].id, a->line);
+	lttng_ust_tracepoint(dps, join_begin, dps__tls_id, NO_WAKER_ID, a->line);
 	pthread_mutex_lock(&pl->lock);
 	self->block = BLOCK_JOIN_ANY;
 	self->block_action = a;

@@ -4,13 +4,16 @@
  * wait(NULL); `dps analyze --follow-children` must make its three reaps one `join any` of the
  * three, written three times (a wait for any child, not the recorded order), and the set must
  * play when the child that ended first is made 4x slower (it now ends last: the joins take
- * the others first; a fixed join order would make the parent wait for it). Structural checks
- * only: they hold on a loaded machine.
+ * the others first; a fixed join order would make the parent wait for it). That play, recorded
+ * and analyzed in turn, must read as 3 joins of the parent and no wait: the stub's `join any`
+ * names the member it joined, not the list's first. Structural checks only: they hold on a
+ * loaded machine.
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <glib.h>
 
@@ -22,7 +25,7 @@ Test(waitany_live, a_wait_for_any_child_is_recorded_analyzed_and_played_as_join_
 	char *dir = dps_test_mkdtemp("waitany-live");
 	char *trace = dps_test_strf("%s/trace", dir);
 	char *setdir = dps_test_strf("%s/set", dir);
-	char *scale;
+	char *scale, *stub, *cmd;
 	struct dps_actset *set = NULL;
 	struct dps_diag diag = {""};
 	const struct dps_actset_thread *root;
@@ -65,6 +68,23 @@ Test(waitany_live, a_wait_for_any_child_is_recorded_analyzed_and_played_as_join_
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	dps_test_run_fini(&r);
 
+	/* the play read back: each join tied to the member it joined */
+	stub = dps_test_strf("%s/stub", dir);
+	cmd = dps_test_strf("'%s' record -q -o '%s' -- '%s' run '%s' --quiet --no-summary "
+			    "--thread-scale %s",
+			    dps_test_bin(), stub, dps_test_bin(), setdir, scale);
+	cr_assert_eq(dps_test_sh("%s", cmd), 0, "%s failed", cmd);
+	r = dps_test_run_dps("analyze", stub, "-q", "--json", NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_not_null(strstr(r.out, "\"total\": "), "%s", r.out);
+	cr_expect_not_null(strstr(strstr(r.out, "\"total\": "), "\"n_waits\": 0,"),
+			   "the stub's joins read as waits: %s", strstr(r.out, "\"total\": "));
+	cr_expect_not_null(strstr(strstr(r.out, "\"total\": "), "\"n_joins\": 3,"),
+			   "not 3 joins: %s", strstr(r.out, "\"total\": "));
+	dps_test_run_fini(&r);
+
+	g_free(cmd);
+	g_free(stub);
 	g_free(scale);
 	dps_actset_destroy(set);
 	dps_test_rmtree(dir);
