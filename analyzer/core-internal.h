@@ -213,6 +213,7 @@ struct analyzer_core {
 	GHashTable *sync_points; /* thread index + 1 -> GArray of struct analyzer_sync_point */
 	unsigned sync_suspects;	 /* mutexes taken while another thread held them (sync.c) */
 	bool sync_cond_seen;	 /* the condition-variable probe's events are in the trace */
+	bool sync_annotated;	 /* an annotated queue's events are in the trace */
 };
 
 /* A thread's operation on a synchronization object (sync.c), where actions.c puts it. */
@@ -223,6 +224,8 @@ struct analyzer_sync_point {
 	uint32_t obj;  /* index in core->sync_list; a condition wait's: its mutex's, or
 			* ANALYZER_SYNC_NO_OBJ when the mutex was never seen locked */
 	int64_t arg;   /* condition wait begin: the timeout in ns (-1 untimed); end: the result */
+	uint32_t cond; /* a condition wait's or signal's condition variable (an index in
+			* core->sync_list, never declared), else ANALYZER_SYNC_NO_OBJ */
 };
 #define ANALYZER_SYNC_NO_OBJ UINT32_MAX
 

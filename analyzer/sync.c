@@ -17,16 +17,25 @@
  * across the wait, and the wait's begin and end are points too (actions.c plays the release
  * and the re-lock there, and makes a timed wait that a thread ended a `wait ID timeout D`).
  * Without them a release inside a wait is only guessed (suspect, below).
+ *
+ * Queues found without annotations (infer_queues): two condition variables on one mutex, one
+ * signalled by the threads that wait on the other and the other way round (a bounded queue's
+ * not_empty and not_full), whose signals, taken as puts and takes, never take from an empty
+ * queue and leave it empty at the end, are a queue: each signal becomes the put or take an
+ * annotation would have marked there. Other signals are no points.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core-internal.h"
 
+/* A condition variable's object (not an enum dps_object_kind: never declared). */
+#define SYNC_COND 0x100u
+
 struct sync_obj {
 	int64_t pid;
 	uint64_t addr;
-	uint32_t kind;	   /* enum dps_object_kind, 0 until known */
+	uint32_t kind;	   /* enum dps_object_kind or SYNC_COND, 0 until known */
 	uint64_t capacity; /* queue: its capacity; barrier: parties */
 	int64_t level;	   /* produces minus consumes so far (all threads) */
 	int64_t low;	   /* its lowest: the items there before the first take */
@@ -47,28 +56,38 @@ struct sync_obj {
 	 * wrapper's late unlock event (preempted between its unlock and its event) when the
 	 * probe sees the condition waits, a re-lock nobody saw otherwise */
 	bool late_unlock;
+	/* condition variable: the mutex its waits use (ANALYZER_SYNC_NO_OBJ: none seen, or
+	 * more than one), the threads that signal it and that wait on it (ctx + 1 sets), the
+	 * queue it was found to be part of */
+	uint32_t cond_mutex;
+	bool cond_mutexes;
+	GHashTable *signallers, *waiters;
+	bool paired;
 };
 
-/* A mutex and an annotated object may share an address (a queue struct whose first member
- * is its mutex): two namespaces. */
+/* A mutex, a condition variable and an annotated object may share an address (a queue struct
+ * whose first member is its mutex), and a found queue is named by its put's condition
+ * variable: four namespaces. */
+enum sync_ns { NS_ANNOTATED, NS_MUTEX, NS_COND, NS_FOUND };
+
 struct sync_key {
 	int64_t pid;
 	uint64_t addr;
-	bool mutex;
+	uint32_t ns; /* enum sync_ns */
 };
 
 static guint hash_key(gconstpointer p)
 {
 	const struct sync_key *k = p;
 
-	return g_int64_hash(&k->addr) ^ (guint)k->pid ^ (guint)k->mutex;
+	return g_int64_hash(&k->addr) ^ (guint)k->pid ^ k->ns;
 }
 
 static gboolean equal_key(gconstpointer a, gconstpointer b)
 {
 	const struct sync_key *x = a, *y = b;
 
-	return x->pid == y->pid && x->addr == y->addr && x->mutex == y->mutex;
+	return x->pid == y->pid && x->addr == y->addr && x->ns == y->ns;
 }
 
 static void free_points(gpointer p)
@@ -76,21 +95,35 @@ static void free_points(gpointer p)
 	g_array_free(p, TRUE);
 }
 
+static void free_obj(gpointer p)
+{
+	struct sync_obj *o = p;
+
+	if (o->signallers) {
+		g_hash_table_destroy(o->signallers);
+	}
+	if (o->waiters) {
+		g_hash_table_destroy(o->waiters);
+	}
+	g_free(o);
+}
+
 static void ensure_tables(struct analyzer_core *core)
 {
 	if (!core->sync_objs) {
 		core->sync_objs = g_hash_table_new_full(hash_key, equal_key, g_free, NULL);
-		core->sync_list = g_ptr_array_new_with_free_func(g_free);
+		core->sync_list = g_ptr_array_new_with_free_func(free_obj);
 		core->sync_points =
 		    g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_points);
 	}
 }
 
-/* The object at (pid, addr), made on first sight with kind (0: not known yet). */
-static struct sync_obj *get_obj(struct analyzer_core *core, int64_t pid, uint64_t addr,
-				uint32_t kind)
+/* The object at (pid, addr) in namespace ns, made on first sight with kind (0: not known
+ * yet). */
+static struct sync_obj *get_obj_in(struct analyzer_core *core, int64_t pid, uint64_t addr,
+				   uint32_t kind, enum sync_ns ns)
 {
-	struct sync_key key = {.pid = pid, .addr = addr, .mutex = kind == DPS_OBJ_MUTEX};
+	struct sync_key key = {.pid = pid, .addr = addr, .ns = ns};
 	gpointer v;
 	struct sync_obj *o;
 	struct sync_key *k;
@@ -109,6 +142,7 @@ static struct sync_obj *get_obj(struct analyzer_core *core, int64_t pid, uint64_
 	o->addr = addr;
 	o->kind = kind;
 	o->idx = core->sync_list->len;
+	o->cond_mutex = ANALYZER_SYNC_NO_OBJ;
 	g_ptr_array_add(core->sync_list, o);
 	k = g_new(struct sync_key, 1);
 	*k = key;
@@ -116,10 +150,19 @@ static struct sync_obj *get_obj(struct analyzer_core *core, int64_t pid, uint64_
 	return o;
 }
 
+static struct sync_obj *get_obj(struct analyzer_core *core, int64_t pid, uint64_t addr,
+				uint32_t kind)
+{
+	return get_obj_in(core, pid, addr, kind,
+			  kind == DPS_OBJ_MUTEX ? NS_MUTEX
+			  : kind == SYNC_COND	? NS_COND
+						: NS_ANNOTATED);
+}
+
 /* The mutex at (pid, addr) when one was seen locked (condition waits make none). */
 static struct sync_obj *find_mutex(struct analyzer_core *core, int64_t pid, uint64_t addr)
 {
-	struct sync_key key = {.pid = pid, .addr = addr, .mutex = true};
+	struct sync_key key = {.pid = pid, .addr = addr, .ns = NS_MUTEX};
 	gpointer v;
 
 	if (!core->sync_objs) {
@@ -130,11 +173,14 @@ static struct sync_obj *find_mutex(struct analyzer_core *core, int64_t pid, uint
 }
 
 static void add_point(struct analyzer_core *core, size_t ctx, uint64_t ts, uint32_t kind,
-		      const struct sync_obj *o, int64_t arg)
+		      const struct sync_obj *o, int64_t arg, const struct sync_obj *cond)
 {
 	GArray *pts;
-	struct analyzer_sync_point p = {
-	    .ts_ns = ts, .kind = kind, .obj = o ? o->idx : ANALYZER_SYNC_NO_OBJ, .arg = arg};
+	struct analyzer_sync_point p = {.ts_ns = ts,
+					.kind = kind,
+					.obj = o ? o->idx : ANALYZER_SYNC_NO_OBJ,
+					.arg = arg,
+					.cond = cond ? cond->idx : ANALYZER_SYNC_NO_OBJ};
 
 	ensure_tables(core);
 	pts = g_hash_table_lookup(core->sync_points, GSIZE_TO_POINTER(ctx + 1));
@@ -199,7 +245,20 @@ static void on_cond_wait(struct analyzer_core *core, const struct analyzer_event
 	struct sync_obj *o =
 	    ev->sync.mutex > 0 ? find_mutex(core, pid, (uint64_t)ev->sync.mutex) : NULL;
 
+	struct sync_obj *c = get_obj(core, pid, (uint64_t)ev->sync.obj, SYNC_COND);
+
 	core->sync_cond_seen = true;
+	if (c->kind == SYNC_COND && ev->kind == ANALYZER_EV_SYNC_COND_WAIT_BEGIN) {
+		/* who waits on it, with which mutex (infer_queues) */
+		if (!c->waiters) {
+			c->waiters = g_hash_table_new(g_direct_hash, g_direct_equal);
+		}
+		g_hash_table_add(c->waiters, GSIZE_TO_POINTER(ctx + 1));
+		if (!o || (c->cond_mutex != ANALYZER_SYNC_NO_OBJ && c->cond_mutex != o->idx)) {
+			c->cond_mutexes = true;
+		}
+		c->cond_mutex = o ? o->idx : ANALYZER_SYNC_NO_OBJ;
+	}
 	if (core->sync_suspects) {
 		settle_suspects(core, ctx, ev->kind, o);
 	}
@@ -210,7 +269,23 @@ static void on_cond_wait(struct analyzer_core *core, const struct analyzer_event
 	} else if (o) {
 		acquired(core, o, ctx);
 	}
-	add_point(core, ctx, ev->ts, ev->kind, o, ev->sync.param);
+	add_point(core, ctx, ev->ts, ev->kind, o, ev->sync.param, c->kind == SYNC_COND ? c : NULL);
+}
+
+/* A signal or broadcast: a point, in case the condition variable is a found queue's. */
+static void on_cond_signal(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx,
+			   int64_t pid)
+{
+	struct sync_obj *c = get_obj(core, pid, (uint64_t)ev->sync.obj, SYNC_COND);
+
+	if (c->kind != SYNC_COND) {
+		return;
+	}
+	if (!c->signallers) {
+		c->signallers = g_hash_table_new(g_direct_hash, g_direct_equal);
+	}
+	g_hash_table_add(c->signallers, GSIZE_TO_POINTER(ctx + 1));
+	add_point(core, ctx, ev->ts, ev->kind, c, 0, c);
 }
 
 void analyzer__on_sync(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx)
@@ -227,6 +302,9 @@ void analyzer__on_sync(struct analyzer_core *core, const struct analyzer_event *
 	case ANALYZER_EV_SYNC_COND_WAIT_END:
 		on_cond_wait(core, ev, ctx, t->pid);
 		return;
+	case ANALYZER_EV_SYNC_COND_SIGNAL:
+		on_cond_signal(core, ev, ctx, t->pid);
+		return;
 	case ANALYZER_EV_SYNC_QUEUE_INIT:
 	case ANALYZER_EV_SYNC_BARRIER_INIT:
 		o = get_obj(core, t->pid, addr,
@@ -236,6 +314,7 @@ void analyzer__on_sync(struct analyzer_core *core, const struct analyzer_event *
 		return;
 	case ANALYZER_EV_SYNC_PRODUCE:
 	case ANALYZER_EV_SYNC_CONSUME:
+		core->sync_annotated = true;
 		o = get_obj(core, t->pid, addr, DPS_OBJ_QUEUE);
 		if (o->kind != DPS_OBJ_QUEUE) {
 			return;
@@ -275,9 +354,9 @@ void analyzer__on_sync(struct analyzer_core *core, const struct analyzer_event *
 		}
 		break;
 	default:
-		return; /* a signal or broadcast: its wake-up is the kernel's (a wait's waker) */
+		return;
 	}
-	add_point(core, ctx, ev->ts, ev->kind, o, 0);
+	add_point(core, ctx, ev->ts, ev->kind, o, 0, NULL);
 }
 
 const GArray *analyzer__sync_points(struct analyzer_core *core, size_t ci)
@@ -296,6 +375,193 @@ uint64_t analyzer__sync_object_id(struct analyzer_core *core, uint32_t obj)
 	return ((struct sync_obj *)g_ptr_array_index(core->sync_list, obj))->id;
 }
 
+/* The signal points no queue took: gone, so that what reads the points sees only actions. */
+static void drop_signals(struct analyzer_core *core)
+{
+	GHashTableIter it;
+	gpointer pv;
+
+	g_hash_table_iter_init(&it, core->sync_points);
+	while (g_hash_table_iter_next(&it, NULL, &pv)) {
+		GArray *pts = pv;
+		guint w = 0;
+
+		for (guint k = 0; k < pts->len; k++) {
+			if (g_array_index(pts, struct analyzer_sync_point, k).kind !=
+			    ANALYZER_EV_SYNC_COND_SIGNAL) {
+				g_array_index(pts, struct analyzer_sync_point, w++) =
+				    g_array_index(pts, struct analyzer_sync_point, k);
+			}
+		}
+		g_array_set_size(pts, w);
+	}
+}
+
+/* Whether every key of a (a set, NULL: empty) is in b. */
+static bool subset(GHashTable *a, GHashTable *b)
+{
+	GHashTableIter it;
+	gpointer k;
+
+	if (!a) {
+		return true;
+	}
+	g_hash_table_iter_init(&it, a);
+	while (g_hash_table_iter_next(&it, &k, NULL)) {
+		if (!b || !g_hash_table_contains(b, k)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool disjoint(GHashTable *a, GHashTable *b)
+{
+	GHashTableIter it;
+	gpointer k;
+
+	g_hash_table_iter_init(&it, a);
+	while (g_hash_table_iter_next(&it, &k, NULL)) {
+		if (g_hash_table_contains(b, k)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Whether x and y are waited on with one mutex: both, or one never waited on (a queue that
+ * never filled, or never emptied, in the recording: its mutex is its partner's). */
+static bool same_mutex(const struct sync_obj *x, const struct sync_obj *y)
+{
+	if (x->cond_mutex == ANALYZER_SYNC_NO_OBJ) {
+		return !x->waiters && y->cond_mutex != ANALYZER_SYNC_NO_OBJ;
+	}
+	return x->cond_mutex == y->cond_mutex ||
+	       (!y->waiters && y->cond_mutex == ANALYZER_SYNC_NO_OBJ);
+}
+
+struct signal_at {
+	uint64_t ts;
+	int step; /* +1: a signal of x, -1: of y */
+};
+
+static gint by_ts(gconstpointer a, gconstpointer b)
+{
+	const struct signal_at *x = a, *y = b;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/*
+ * Whether condition variables x and y make a queue, x's signals its puts and y's its takes (or
+ * the other way round: *swap); *capacity: the most items it held when a putter waited on the
+ * takes' condition variable (it was full), else 0 (unbounded). Returns false when the signals
+ * as puts and takes would take from an empty queue, or leave items at the end.
+ */
+static bool signals_pair(struct analyzer_core *core, const struct sync_obj *x,
+			 const struct sync_obj *y, bool *swap, uint64_t *capacity)
+{
+	GArray *all = g_array_new(FALSE, FALSE, sizeof(struct signal_at));
+	GHashTableIter it;
+	gpointer pv;
+	int64_t level = 0, low = 0, high = 0;
+
+	g_hash_table_iter_init(&it, core->sync_points);
+	while (g_hash_table_iter_next(&it, NULL, &pv)) {
+		GArray *pts = pv;
+
+		for (guint k = 0; k < pts->len; k++) {
+			const struct analyzer_sync_point *p =
+			    &g_array_index(pts, struct analyzer_sync_point, k);
+			struct signal_at s = {.ts = p->ts_ns, .step = p->cond == x->idx ? 1 : -1};
+
+			if (p->kind == ANALYZER_EV_SYNC_COND_SIGNAL &&
+			    (p->cond == x->idx || p->cond == y->idx)) {
+				g_array_append_val(all, s);
+			}
+		}
+	}
+	g_array_sort(all, by_ts);
+	for (guint k = 0; k < all->len; k++) {
+		level += g_array_index(all, struct signal_at, k).step;
+		low = level < low ? level : low;
+		high = level > high ? level : high;
+	}
+	g_array_free(all, TRUE);
+	if (level != 0 || (low < 0 && high > 0) || (low == 0 && high == 0)) {
+		return false;
+	}
+	*swap = low < 0;
+	/* a putter waited on the takes' condition variable: the queue was full then */
+	*capacity = subset((*swap ? x : y)->waiters, (*swap ? y : x)->signallers) &&
+			    (*swap ? x : y)->waiters
+			? (uint64_t)(*swap ? -low : high)
+			: 0;
+	return true;
+}
+
+/* The found queue of put condition variable put (take's its takes): its signals become the
+ * put and take points an annotation would have made. */
+static void make_queue(struct analyzer_core *core, struct sync_obj *put, struct sync_obj *take,
+		       uint64_t capacity)
+{
+	struct sync_obj *q = get_obj_in(core, put->pid, put->addr, DPS_OBJ_QUEUE, NS_FOUND);
+	GHashTableIter it;
+	gpointer pv;
+
+	q->capacity = capacity;
+	put->paired = take->paired = true;
+	g_hash_table_iter_init(&it, core->sync_points);
+	while (g_hash_table_iter_next(&it, NULL, &pv)) {
+		GArray *pts = pv;
+
+		for (guint k = 0; k < pts->len; k++) {
+			struct analyzer_sync_point *p =
+			    &g_array_index(pts, struct analyzer_sync_point, k);
+
+			if (p->kind != ANALYZER_EV_SYNC_COND_SIGNAL ||
+			    (p->cond != put->idx && p->cond != take->idx)) {
+				continue;
+			}
+			p->kind = p->cond == put->idx ? ANALYZER_EV_SYNC_PRODUCE
+						      : ANALYZER_EV_SYNC_CONSUME;
+			p->obj = q->idx;
+		}
+	}
+}
+
+/*
+ * Queues without annotations (the file's comment): pairs of condition variables on one mutex
+ * whose signallers each wait only on the other's, as a bounded queue's producers wait on
+ * not_full and signal not_empty. Not when the program annotates its queues (they are
+ * there). Then the signals that are no queue's are dropped: points for nothing.
+ */
+static void infer_queues(struct analyzer_core *core)
+{
+	guint n = core->sync_list->len;
+
+	for (guint i = 0; i < n && !core->sync_annotated; i++) {
+		struct sync_obj *x = g_ptr_array_index(core->sync_list, i);
+
+		for (guint j = i + 1; j < n && x->kind == SYNC_COND && !x->paired; j++) {
+			struct sync_obj *y = g_ptr_array_index(core->sync_list, j);
+			uint64_t capacity;
+			bool swap;
+
+			if (y->kind != SYNC_COND || y->paired || !x->signallers || !y->signallers ||
+			    x->cond_mutexes || y->cond_mutexes || x->pid != y->pid ||
+			    !same_mutex(x, y) || !disjoint(x->signallers, y->signallers) ||
+			    !subset(x->waiters, y->signallers) ||
+			    !subset(y->waiters, x->signallers) ||
+			    !signals_pair(core, x, y, &swap, &capacity)) {
+				continue;
+			}
+			make_queue(core, swap ? y : x, swap ? x : y, capacity);
+		}
+	}
+	drop_signals(core);
+}
+
 int analyzer__sync_declare(struct analyzer_core *core, const size_t *order, size_t n,
 			   struct dps_actset *set)
 {
@@ -306,6 +572,7 @@ int analyzer__sync_declare(struct analyzer_core *core, const size_t *order, size
 	if (!core->sync_list || !core->sync_list->len) {
 		return DPS_OK;
 	}
+	infer_queues(core);
 	puts = calloc(core->sync_list->len, sizeof(*puts));
 	arrives = calloc(core->sync_list->len, sizeof(*arrives));
 	if (!puts || !arrives) {
