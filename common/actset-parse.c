@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Loading an action set: the lexer, the action files' grammar and the manifest's
- * (doc/action-format.md), and the directory walk. Every error names file:line:column and what
+ * Loading an action set: the action files' grammar (doc/action-format.md) and the directory
+ * walk that reads them, then the manifest (actset-manifest.c), then resolves the set. The
+ * lexer both grammars share is actset-lex.c's. Every error names file:line:column and what
  * was expected.
- *
- * Over 1000 lines: the action files and the manifest share the lexer, the number, duration
- * and string parsers and their messages; the walk is what calls them in order.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -17,263 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "actset-internal.h"
+#include "actset-parse.h"
 
-/*
- * Lexer: one line at a time, tokens separated by blanks, '#' starts a comment.
- */
-struct lexer {
-	const char *name; /* file name for messages */
-	const char *p;	  /* current position */
-	const char *line_start;
-	const char *end;
-	unsigned line;
-	struct dps_diag *diag;
-};
-
-struct token {
-	const char *s;
-	size_t len;
-	unsigned col;
-};
-
-/* A '\r' is a blank only as the first half of a CRLF line end (check_line rejects any other). */
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r';
-}
-
-/* Files are text: lines of at most this many bytes (an action line is a few dozen). */
-#define ACTSET_MAX_LINE_BYTES 4096
 /* The deepest stack a thread of a set may reach (and so the largest single change): well
  * beyond any real thread's, and far from the sizes that wrap an address computation. */
 #define ACTSET_MAX_STACK_BYTES (1LL << 30)
-
-static unsigned lexer_col(const struct lexer *lx, const char *at)
-{
-	return (unsigned)(at - lx->line_start) + 1;
-}
-
-/* Next token on the current line; false at end of line or comment. Strings ("...") are one
- * token including the quotes. */
-static bool lexer_next(struct lexer *lx, struct token *tok)
-{
-	const char *s;
-
-	while (lx->p < lx->end && is_blank(*lx->p)) {
-		lx->p++;
-	}
-	if (lx->p >= lx->end || *lx->p == '\n' || *lx->p == '#') {
-		return false;
-	}
-	s = lx->p;
-	if (*s == '"') {
-		lx->p++;
-		while (lx->p < lx->end && *lx->p != '"' && *lx->p != '\n') {
-			if (*lx->p == '\\' && lx->p + 1 < lx->end && lx->p[1] != '\n') {
-				lx->p++;
-			}
-			lx->p++;
-		}
-		if (lx->p < lx->end && *lx->p == '"') {
-			lx->p++;
-		}
-	} else {
-		while (lx->p < lx->end && !is_blank(*lx->p) && *lx->p != '\n' && *lx->p != '#') {
-			lx->p++;
-		}
-	}
-	tok->s = s;
-	tok->len = (size_t)(lx->p - s);
-	tok->col = lexer_col(lx, s);
-	return true;
-}
-
-/* Skips to the start of the next line; false at end of input. */
-static bool lexer_next_line(struct lexer *lx)
-{
-	while (lx->p < lx->end && *lx->p != '\n') {
-		lx->p++;
-	}
-	if (lx->p >= lx->end) {
-		return false;
-	}
-	lx->p++;
-	lx->line++;
-	lx->line_start = lx->p;
-	return lx->p < lx->end;
-}
-
-/*
- * The current line is text a person could have typed: no NUL or other control character but
- * tab (a '\r' only right before the '\n': CRLF files are fine), and not longer than
- * ACTSET_MAX_LINE_BYTES. Checked once per line before any token is read, so no byte of
- * garbage reaches a message or the terminal raw.
- */
-static int check_line(struct lexer *lx)
-{
-	const char *q = lx->line_start;
-
-	for (; q < lx->end && *q != '\n'; q++) {
-		unsigned char c = (unsigned char)*q;
-
-		if ((size_t)(q - lx->line_start) >= ACTSET_MAX_LINE_BYTES) {
-			dps_diag_set(lx->diag, lx->name, lx->line, ACTSET_MAX_LINE_BYTES + 1,
-				     "line longer than %d bytes (is this an action set?)",
-				     ACTSET_MAX_LINE_BYTES);
-			return DPS_ERR_INVAL;
-		}
-		if (c == '\r' && (q + 1 == lx->end || q[1] == '\n')) {
-			continue;
-		}
-		if ((c < 0x20 && c != '\t') || c == 0x7f) {
-			dps_diag_set(
-			    lx->diag, lx->name, lx->line, (unsigned)(q - lx->line_start) + 1,
-			    "unexpected control character 0x%02x (is this a text file?)", c);
-			return DPS_ERR_INVAL;
-		}
-	}
-	return DPS_OK;
-}
-
-/* Column just after the last token, for "expected X" at end of line. */
-static unsigned lexer_eol_col(const struct lexer *lx)
-{
-	const char *q = lx->p;
-
-	while (q > lx->line_start && is_blank(q[-1])) {
-		q--;
-	}
-	return lexer_col(lx, q) + 1;
-}
-
-static bool tok_is(const struct token *tok, const char *word)
-{
-	size_t n = strlen(word);
-
-	return tok->len == n && !memcmp(tok->s, word, n);
-}
-
-static int lex_error(struct lexer *lx, unsigned col, const char *fmt, const struct token *tok)
-{
-	if (tok) {
-		int n = tok->len > 40 ? 40 : (int)tok->len;
-
-		dps_diag_set(lx->diag, lx->name, lx->line, col, "%s, got '%.*s'", fmt, n, tok->s);
-	} else {
-		dps_diag_set(lx->diag, lx->name, lx->line, col, "%s", fmt);
-	}
-	return DPS_ERR_INVAL;
-}
-
-/* Parses an unsigned decimal integer token. */
-static int parse_u64(struct lexer *lx, const struct token *tok, const char *what, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (!tok->len) {
-		return lex_error(lx, tok->col, what, tok);
-	}
-	for (size_t i = 0; i < tok->len; i++) {
-		unsigned d;
-
-		if (tok->s[i] < '0' || tok->s[i] > '9') {
-			if (tok->s[i] == '-' && i == 0) {
-				return lex_error(lx, tok->col, "expected a non-negative number",
-						 tok);
-			}
-			return lex_error(lx, tok->col + (unsigned)i, what, tok);
-		}
-		d = (unsigned)(tok->s[i] - '0');
-		if (v > (UINT64_MAX - d) / 10) {
-			return lex_error(lx, tok->col, "number too large (at most 2^64-1)", tok);
-		}
-		v = v * 10 + d;
-	}
-	*out = v;
-	return DPS_OK;
-}
-
-/*
- * Duration: digits ["." digits] [ns|us|ms|s], default unit µs. Stored in ns; more precision
- * than 1 ns, or more than 2^64-1 ns, is an error.
- */
-static int parse_duration(struct lexer *lx, const struct token *tok, uint64_t *out_ns)
-{
-	static const char expected[] =
-	    "expected a duration: digits with an optional fraction and unit (ns, us, ms, s)";
-	const char *s = tok->s, *end = tok->s + tok->len;
-	const char *unit;
-	uint64_t whole = 0, frac = 0, scale, frac_div = 1, ns;
-	unsigned frac_digits = 0;
-	size_t unit_len;
-
-	if (s < end && *s == '-') {
-		return lex_error(lx, tok->col, "expected a non-negative duration", tok);
-	}
-	if (s >= end || *s < '0' || *s > '9') {
-		return lex_error(lx, tok->col, expected, tok);
-	}
-	while (s < end && *s >= '0' && *s <= '9') {
-		unsigned d = (unsigned)(*s - '0');
-
-		if (whole > (UINT64_MAX - d) / 10) {
-			return lex_error(lx, tok->col, "duration too large (at most 2^64-1 ns)",
-					 tok);
-		}
-		whole = whole * 10 + d;
-		s++;
-	}
-	if (s < end && *s == '.') {
-		s++;
-		if (s >= end || *s < '0' || *s > '9') {
-			return lex_error(lx, tok->col + (unsigned)(s - tok->s), expected, tok);
-		}
-		while (s < end && *s >= '0' && *s <= '9') {
-			if (frac_digits == 18) {
-				return lex_error(lx, tok->col, "too many fraction digits", tok);
-			}
-			frac = frac * 10 + (uint64_t)(*s - '0');
-			frac_div *= 10;
-			frac_digits++;
-			s++;
-		}
-	}
-	unit = s;
-	unit_len = (size_t)(end - s);
-	if (unit_len == 0 || (unit_len == 2 && !memcmp(unit, "us", 2))) {
-		scale = 1000;
-	} else if (unit_len == 2 && !memcmp(unit, "ns", 2)) {
-		scale = 1;
-	} else if (unit_len == 2 && !memcmp(unit, "ms", 2)) {
-		scale = 1000000;
-	} else if (unit_len == 1 && *unit == 's') {
-		scale = 1000000000;
-	} else {
-		return lex_error(lx, tok->col + (unsigned)(unit - tok->s),
-				 "expected a unit: ns, us, ms or s", tok);
-	}
-	if (whole > UINT64_MAX / scale) {
-		return lex_error(lx, tok->col, "duration too large (at most 2^64-1 ns)", tok);
-	}
-	ns = whole * scale;
-	if (frac) {
-		/* frac / frac_div * scale must be a whole number of ns. */
-		unsigned __int128 f = (unsigned __int128)frac * scale;
-
-		if (f % frac_div) {
-			return lex_error(lx, tok->col, "duration finer than 1 ns", tok);
-		}
-		f /= frac_div;
-		if (f > UINT64_MAX - ns) {
-			return lex_error(lx, tok->col, "duration too large (at most 2^64-1 ns)",
-					 tok);
-		}
-		ns += (uint64_t)f;
-	}
-	*out_ns = ns;
-	return DPS_OK;
-}
 
 static int parse_delta(struct lexer *lx, const struct token *tok, int64_t *out)
 {
@@ -289,14 +35,17 @@ static int parse_delta(struct lexer *lx, const struct token *tok, int64_t *out)
 		digits.col++;
 	}
 	if (!digits.len) {
-		return lex_error(lx, tok->col, "expected a byte count like +4096 or -4096", tok);
+		return dps_actset__lex_error(lx, tok->col,
+					     "expected a byte count like +4096 or -4096", tok);
 	}
-	status = parse_u64(lx, &digits, "expected a byte count like +4096 or -4096", &v);
+	status =
+	    dps_actset__parse_u64(lx, &digits, "expected a byte count like +4096 or -4096", &v);
 	if (status) {
 		return status;
 	}
 	if (v > (uint64_t)INT64_MAX) {
-		return lex_error(lx, tok->col, "byte count out of range (at most 2^63-1)", tok);
+		return dps_actset__lex_error(lx, tok->col,
+					     "byte count out of range (at most 2^63-1)", tok);
 	}
 	*out = neg ? -(int64_t)v : (int64_t)v;
 	return DPS_OK;
@@ -312,12 +61,6 @@ static void record_col(GArray *cols, size_t idx, unsigned col)
 		g_array_set_size(cols, (guint)idx + 1);
 	}
 	g_array_index(cols, uint32_t, idx) = col;
-}
-
-/* Whether a format version is one this dps reads. */
-static bool is_known_version(uint64_t v)
-{
-	return v == DPS_ACTSET_FORMAT_V1 || v == DPS_ACTSET_FORMAT_VERSION;
 }
 
 /* Parses the member set "ID|ID|..." of a wait or join any into set->members; *first and *n
@@ -340,12 +83,13 @@ static int parse_members(struct dps_actset *set, struct lexer *lx, const struct 
 		part = (struct token){
 		    .s = tok->s + start, .len = i - start, .col = tok->col + (unsigned)start};
 		if (!part.len) {
-			return lex_error(lx, part.col, what, tok);
+			return dps_actset__lex_error(lx, part.col, what, tok);
 		}
 		if (count == sizeof(ids) / sizeof(ids[0])) {
-			return lex_error(lx, part.col, "more than 64 threads in one set", NULL);
+			return dps_actset__lex_error(lx, part.col,
+						     "more than 64 threads in one set", NULL);
 		}
-		status = parse_u64(lx, &part, what, &ids[count]);
+		status = dps_actset__parse_u64(lx, &part, what, &ids[count]);
 		if (status) {
 			return status;
 		}
@@ -372,11 +116,11 @@ static int parse_wait_join(struct dps_actset *set, struct lexer *lx, struct toke
 	uint64_t u;
 	int status;
 
-	if (*kind == DPS_ACT_JOIN && tok_is(arg, "any")) {
-		if (!lexer_next(lx, arg)) {
-			return lex_error(lx, lexer_eol_col(lx),
-					 "expected thread ids after 'join any' (like 4712|4713)",
-					 NULL);
+	if (*kind == DPS_ACT_JOIN && dps_actset__tok_is(arg, "any")) {
+		if (!dps_actset__lex_next(lx, arg)) {
+			return dps_actset__lex_error(
+			    lx, dps_actset__lex_eol_col(lx),
+			    "expected thread ids after 'join any' (like 4712|4713)", NULL);
 		}
 		*kind = DPS_ACT_JOIN_ANY;
 		status = parse_members(set, lx, arg, &u, aux);
@@ -389,7 +133,7 @@ static int parse_wait_join(struct dps_actset *set, struct lexer *lx, struct toke
 		*value = (int64_t)u;
 		return status;
 	}
-	status = parse_u64(lx, arg, "expected a thread id (a decimal number)", &u);
+	status = dps_actset__parse_u64(lx, arg, "expected a thread id (a decimal number)", &u);
 	if (status) {
 		return status;
 	}
@@ -401,21 +145,22 @@ static int parse_wait_join(struct dps_actset *set, struct lexer *lx, struct toke
 	{
 		const char *save = lx->p;
 
-		if (!lexer_next(lx, &more)) {
+		if (!dps_actset__lex_next(lx, &more)) {
 			return DPS_OK;
 		}
-		if (!tok_is(&more, "timeout")) {
+		if (!dps_actset__tok_is(&more, "timeout")) {
 			lx->p = save;
 			return DPS_OK;
 		}
-		if (!lexer_next(lx, &more)) {
-			return lex_error(lx, lexer_eol_col(lx),
-					 "expected a duration after 'timeout' (like 300ms)", NULL);
+		if (!dps_actset__lex_next(lx, &more)) {
+			return dps_actset__lex_error(
+			    lx, dps_actset__lex_eol_col(lx),
+			    "expected a duration after 'timeout' (like 300ms)", NULL);
 		}
-		status = parse_duration(lx, &more, aux);
+		status = dps_actset__parse_duration(lx, &more, aux);
 		if (!status && *aux > (uint64_t)INT64_MAX) {
-			status = lex_error(lx, more.col, "duration too large (at most 2^63-1 ns)",
-					   &more);
+			status = dps_actset__lex_error(
+			    lx, more.col, "duration too large (at most 2^63-1 ns)", &more);
 		}
 		*kind = DPS_ACT_WAIT_TIMEOUT;
 	}
@@ -425,19 +170,13 @@ static int parse_wait_join(struct dps_actset *set, struct lexer *lx, struct toke
 static int parse_actions(struct dps_actset *set, size_t t, const char *name, const char *text,
 			 size_t len, GArray *cols, struct dps_diag *diag)
 {
-	struct lexer lx = {
-	    .name = name,
-	    .p = text,
-	    .line_start = text,
-	    .end = text + len,
-	    .line = 1,
-	    .diag = diag,
-	};
+	struct lexer lx;
 	bool first = true;
 	uint64_t version = 0; /* this file's header; 0: none */
 	int64_t stack_depth = 0;
 	int status = DPS_OK;
 
+	dps_actset__lex_start(&lx, name, text, len, diag);
 	if (!len) {
 		return DPS_OK;
 	}
@@ -447,66 +186,58 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 		int64_t value = 0;
 		uint64_t u, aux = 0;
 
-		status = check_line(&lx);
+		status = dps_actset__lex_check_line(&lx);
 		if (status) {
 			return status;
 		}
-		if (!lexer_next(&lx, &kw)) {
+		if (!dps_actset__lex_next(&lx, &kw)) {
 			continue;
 		}
-		if (tok_is(&kw, "dps-actions")) {
+		if (dps_actset__tok_is(&kw, "dps-actions")) {
 			if (!first) {
-				return lex_error(&lx, kw.col,
-						 "'dps-actions' header must be the first statement",
-						 NULL);
+				return dps_actset__lex_error(
+				    &lx, kw.col, "'dps-actions' header must be the first statement",
+				    NULL);
 			}
-			if (!lexer_next(&lx, &arg)) {
-				return lex_error(&lx, lexer_eol_col(&lx),
-						 "expected a format version after 'dps-actions'",
-						 NULL);
+			if (!dps_actset__lex_next(&lx, &arg)) {
+				return dps_actset__lex_error(
+				    &lx, dps_actset__lex_eol_col(&lx),
+				    "expected a format version after 'dps-actions'", NULL);
 			}
-			status = parse_u64(&lx, &arg, "expected a format version number", &u);
+			status = dps_actset__parse_version(&lx, set, &arg, "action format", &u);
 			if (status) {
 				return status;
 			}
-			if (!is_known_version(u)) {
-				dps_diag_set(diag, name, lx.line, arg.col,
-					     "unsupported action format version %" PRIu64
-					     " (this dps reads versions %d and %d)",
-					     u, DPS_ACTSET_FORMAT_V1, DPS_ACTSET_FORMAT_VERSION);
-				return DPS_ERR_INVAL;
-			}
 			version = u;
-			if ((int)u > set->format_version) {
-				set->format_version = (int)u;
-			}
 			first = false;
-			if (lexer_next(&lx, &extra)) {
-				return lex_error(&lx, extra.col, "expected end of line", &extra);
+			if (dps_actset__lex_next(&lx, &extra)) {
+				return dps_actset__lex_error(&lx, extra.col, "expected end of line",
+							     &extra);
 			}
 			continue;
 		}
 		first = false;
 		for (uint32_t k = 1; k <= DPS_ACT_MAX; k++) {
-			if (tok_is(&kw, dps_action_kind_name(k))) {
+			if (dps_actset__tok_is(&kw, dps_action_kind_name(k))) {
 				kind = (enum dps_action_kind)k;
 				break;
 			}
 		}
 		if (!kind) {
-			return lex_error(
+			return dps_actset__lex_error(
 			    &lx, kw.col,
 			    "expected an action (run, sleep, create, join, wait, wake, "
 			    "heap, stack, lock, unlock, put, take, arrive)",
 			    &kw);
 		}
 		if (kind > DPS_ACT_MAX_V1 && version == DPS_ACTSET_FORMAT_V1) {
-			return lex_error(&lx, kw.col,
-					 "action of format version 2 in a file that says "
-					 "'dps-actions 1': expected 'dps-actions 2'",
-					 &kw);
+			return dps_actset__lex_error(
+			    &lx, kw.col,
+			    "action of format version 2 in a file that says "
+			    "'dps-actions 1': expected 'dps-actions 2'",
+			    &kw);
 		}
-		if (!lexer_next(&lx, &arg)) {
+		if (!dps_actset__lex_next(&lx, &arg)) {
 			const char *what;
 
 			switch (kind) {
@@ -529,15 +260,15 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 				what = "expected a thread id";
 				break;
 			}
-			return lex_error(&lx, lexer_eol_col(&lx), what, NULL);
+			return dps_actset__lex_error(&lx, dps_actset__lex_eol_col(&lx), what, NULL);
 		}
 		switch (kind) {
 		case DPS_ACT_RUN:
 		case DPS_ACT_SLEEP:
-			status = parse_duration(&lx, &arg, &u);
+			status = dps_actset__parse_duration(&lx, &arg, &u);
 			if (!status && u > (uint64_t)INT64_MAX) {
-				status = lex_error(&lx, arg.col,
-						   "duration too large (at most 2^63-1 ns)", &arg);
+				status = dps_actset__lex_error(
+				    &lx, arg.col, "duration too large (at most 2^63-1 ns)", &arg);
 			}
 			value = (int64_t)u;
 			break;
@@ -562,8 +293,8 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 		case DPS_ACT_PUT:
 		case DPS_ACT_TAKE:
 		case DPS_ACT_ARRIVE:
-			status =
-			    parse_u64(&lx, &arg, "expected an object id (a decimal number)", &u);
+			status = dps_actset__parse_u64(
+			    &lx, &arg, "expected an object id (a decimal number)", &u);
 			value = (int64_t)u;
 			break;
 		case DPS_ACT_WAIT:
@@ -572,16 +303,17 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 
 			status = parse_wait_join(set, &lx, &arg, &kind, &value, &aux);
 			if (!status && kind > DPS_ACT_MAX_V1 && version == DPS_ACTSET_FORMAT_V1) {
-				status = lex_error(&lx, kw_col,
-						   "action of format version 2 in a file that "
-						   "says 'dps-actions 1': expected 'dps-actions 2'",
-						   NULL);
+				status = dps_actset__lex_error(
+				    &lx, kw_col,
+				    "action of format version 2 in a file that "
+				    "says 'dps-actions 1': expected 'dps-actions 2'",
+				    NULL);
 			}
 			break;
 		}
 		default:
-			status =
-			    parse_u64(&lx, &arg, "expected a thread id (a decimal number)", &u);
+			status = dps_actset__parse_u64(
+			    &lx, &arg, "expected a thread id (a decimal number)", &u);
 			value = (int64_t)u; /* the id: dps_actset_append stores it as such */
 			break;
 		}
@@ -591,8 +323,9 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 		if (status) {
 			return status;
 		}
-		if (lexer_next(&lx, &extra)) {
-			return lex_error(&lx, extra.col, "expected end of line", &extra);
+		if (dps_actset__lex_next(&lx, &extra)) {
+			return dps_actset__lex_error(&lx, extra.col, "expected end of line",
+						     &extra);
 		}
 		status = dps_actset_append2(set, t, kind, value, aux, lx.line);
 		if (status) {
@@ -600,7 +333,7 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 			return status;
 		}
 		record_col(cols, set->threads[t].n_actions - 1, arg.col);
-	} while (lexer_next_line(&lx));
+	} while (dps_actset__lex_next_line(&lx));
 	return DPS_OK;
 }
 
@@ -610,454 +343,11 @@ int dps_actset_parse_actions(struct dps_actset *set, size_t t, const char *name,
 	return parse_actions(set, t, name, text, len, NULL, diag);
 }
 
-/*
- * Manifest
- */
-static int parse_string(struct lexer *lx, const struct token *tok, char **out)
-{
-	char *buf, *w;
-
-	if (tok->len < 2 || tok->s[0] != '"' || tok->s[tok->len - 1] != '"') {
-		return lex_error(lx, tok->col, "expected a double-quoted string", tok);
-	}
-	buf = malloc(tok->len);
-	if (!buf) {
-		return DPS_ERR_NOMEM;
-	}
-	w = buf;
-	for (size_t i = 1; i + 1 < tok->len; i++) {
-		char c = tok->s[i];
-
-		if (c == '\\') {
-			char e;
-
-			if (i + 1 >= tok->len - 1) {
-				free(buf);
-				return lex_error(lx, tok->col, "unterminated string", NULL);
-			}
-			e = tok->s[++i];
-
-			switch (e) {
-			case 'n':
-				*w++ = '\n';
-				break;
-			case 't':
-				*w++ = '\t';
-				break;
-			case '\\':
-				*w++ = '\\';
-				break;
-			case '"':
-				*w++ = '"';
-				break;
-			case 'x': {
-				unsigned v = 0;
-
-				for (int k = 0; k < 2; k++) {
-					char h = i + 1 < tok->len - 1 ? tok->s[++i] : 0;
-
-					if (h >= '0' && h <= '9') {
-						v = v * 16 + (unsigned)(h - '0');
-					} else if (h >= 'a' && h <= 'f') {
-						v = v * 16 + (unsigned)(h - 'a' + 10);
-					} else if (h >= 'A' && h <= 'F') {
-						v = v * 16 + (unsigned)(h - 'A' + 10);
-					} else {
-						free(buf);
-						return lex_error(
-						    lx, tok->col + (unsigned)i,
-						    "expected two hex digits after \\x", NULL);
-					}
-				}
-				if (!v) {
-					free(buf);
-					return lex_error(lx, tok->col + (unsigned)i,
-							 "\\x00 is not allowed in a string", NULL);
-				}
-				*w++ = (char)v;
-				break;
-			}
-			default:
-				free(buf);
-				return lex_error(
-				    lx, tok->col + (unsigned)i,
-				    "expected an escape: \\n, \\t, \\\\, \\\" or \\xHH", NULL);
-			}
-		} else {
-			*w++ = c;
-		}
-	}
-	*w = '\0';
-	*out = buf;
-	return DPS_OK;
-}
-
-static int parse_i64_tok(struct lexer *lx, const struct token *tok, const char *what, int64_t *out)
-{
-	uint64_t u;
-	int status = parse_u64(lx, tok, what, &u);
-
-	if (status) {
-		return status;
-	}
-	if (u > (uint64_t)INT64_MAX) {
-		return lex_error(lx, tok->col, "number out of range", tok);
-	}
-	*out = (int64_t)u;
-	return DPS_OK;
-}
-
-static int expect_arg(struct lexer *lx, struct token *tok, const char *what)
-{
-	if (!lexer_next(lx, tok)) {
-		return lex_error(lx, lexer_eol_col(lx), what, NULL);
-	}
-	return DPS_OK;
-}
-
-static int compare_ids(const void *a, const void *b)
+int dps_actset__compare_thread_ids(const void *a, const void *b)
 {
 	const struct dps_actset_thread *x = a, *y = b;
 
 	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-static int parse_manifest_thread(struct dps_actset *set, struct lexer *lx)
-{
-	struct token tok, val;
-	uint64_t id;
-	size_t t;
-	int status;
-
-	status = expect_arg(lx, &tok, "expected a thread id after 'thread'");
-	if (!status) {
-		status = parse_u64(lx, &tok, "expected a thread id (a decimal number)", &id);
-	}
-	if (status) {
-		return status;
-	}
-	/* load_dir sorted the threads by id before reading the manifest. */
-	{
-		struct dps_actset_thread key = {.id = id};
-		const struct dps_actset_thread *hit =
-		    set->n_threads
-			? bsearch(&key, set->threads, set->n_threads, sizeof(key), compare_ids)
-			: NULL;
-
-		t = hit ? (size_t)(hit - set->threads) : DPS_ACTSET_NO_THREAD;
-	}
-	if (t == DPS_ACTSET_NO_THREAD) {
-		dps_diag_set(lx->diag, lx->name, lx->line, tok.col,
-			     "thread %" PRIu64 " has no action file %" PRIu64 ".act", id, id);
-		return DPS_ERR_INVAL;
-	}
-	while (lexer_next(lx, &tok)) {
-		struct dps_actset_thread *th = &set->threads[t];
-
-		if (tok_is(&tok, "pre-existing")) {
-			th->pre_existing = true;
-			continue;
-		}
-		if (!tok_is(&tok, "tid") && !tok_is(&tok, "pid") && !tok_is(&tok, "comm") &&
-		    !tok_is(&tok, "start") && !tok_is(&tok, "parent")) {
-			return lex_error(lx, tok.col,
-					 "expected a thread key (tid, pid, comm, start, parent, "
-					 "pre-existing)",
-					 &tok);
-		}
-		status = expect_arg(lx, &val, "expected a value after the key");
-		if (status) {
-			return status;
-		}
-		if (tok_is(&tok, "tid")) {
-			status = parse_i64_tok(lx, &val, "expected a tid", &th->tid);
-		} else if (tok_is(&tok, "pid")) {
-			status = parse_i64_tok(lx, &val, "expected a pid", &th->pid);
-		} else if (tok_is(&tok, "comm")) {
-			char *s = NULL;
-
-			status = parse_string(lx, &val, &s);
-			if (!status) {
-				free(th->comm);
-				th->comm = s;
-			}
-		} else if (tok_is(&tok, "start")) {
-			status = parse_duration(lx, &val, &th->start_offset_ns);
-		} else {
-			uint64_t parent;
-
-			/* Informative: the real parent is derived from the create actions. */
-			status = parse_u64(lx, &val, "expected a parent thread id", &parent);
-		}
-		if (status) {
-			return status;
-		}
-	}
-	return DPS_OK;
-}
-
-/* object ID mutex | object ID queue CAPACITY [INITIAL] | object ID barrier PARTIES */
-static int parse_manifest_object(struct dps_actset *set, struct lexer *lx)
-{
-	struct token tok, val;
-	uint64_t id, capacity = 0, initial = 0;
-	uint32_t kind = 0;
-	unsigned line = lx->line, col;
-	int status;
-
-	status = expect_arg(lx, &tok, "expected an object id after 'object'");
-	if (!status) {
-		status = parse_u64(lx, &tok, "expected an object id (a decimal number)", &id);
-	}
-	col = tok.col;
-	if (!status) {
-		status = expect_arg(lx, &tok, "expected an object kind (mutex, queue, barrier)");
-	}
-	if (status) {
-		return status;
-	}
-	for (uint32_t k = 1; k <= DPS_OBJ_MAX; k++) {
-		if (tok_is(&tok, dps_object_kind_name(k))) {
-			kind = k;
-		}
-	}
-	if (!kind) {
-		return lex_error(lx, tok.col, "expected an object kind (mutex, queue, barrier)",
-				 &tok);
-	}
-	if (kind == DPS_OBJ_QUEUE) {
-		status = expect_arg(lx, &val, "expected the queue's capacity (0 = unbounded)");
-		if (!status) {
-			status = parse_u64(lx, &val, "expected a capacity (a decimal number)",
-					   &capacity);
-		}
-		if (!status) {
-			const char *save = lx->p;
-
-			if (lexer_next(lx, &val)) {
-				status = parse_u64(lx, &val,
-						   "expected the items at the start (a decimal "
-						   "number)",
-						   &initial);
-			} else {
-				lx->p = save;
-			}
-		}
-	} else if (kind == DPS_OBJ_BARRIER) {
-		status = expect_arg(lx, &val, "expected the barrier's number of parties");
-		if (!status) {
-			status = parse_u64(lx, &val, "expected a number of parties", &capacity);
-		}
-	}
-	if (status) {
-		return status;
-	}
-	if (kind == DPS_OBJ_BARRIER && !capacity) {
-		return lex_error(lx, val.col, "a barrier of 0 parties: expected at least 1", NULL);
-	}
-	if (kind == DPS_OBJ_QUEUE && capacity && initial > capacity) {
-		dps_diag_set(lx->diag, lx->name, lx->line, val.col,
-			     "queue %" PRIu64 " starts with %" PRIu64
-			     " items but holds at most %" PRIu64,
-			     id, initial, capacity);
-		return DPS_ERR_INVAL;
-	}
-	if (dps_actset_add_object(set, id, kind, capacity, initial, line)) {
-		return DPS_ERR_NOMEM;
-	}
-	set->objects[set->n_objects - 1].col = col;
-	return DPS_OK;
-}
-
-/* tasks OBJ TAKER...: the queue OBJ (declared above) is a task queue, and TAKER is the thread
- * id that took each of its items, in take order (doc/action-format.md). */
-static int parse_manifest_tasks(struct dps_actset *set, struct lexer *lx)
-{
-	struct dps_actset_object *o = NULL;
-	struct token tok;
-	GArray *ids = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-	uint64_t id;
-	unsigned line = lx->line;
-	int status;
-
-	status = expect_arg(lx, &tok, "expected a queue's object id after 'tasks'");
-	if (!status) {
-		status = parse_u64(lx, &tok, "expected an object id (a decimal number)", &id);
-	}
-	for (size_t i = set->n_objects; !status && i-- > 0 && !o;) {
-		if (set->objects[i].id == id) {
-			o = &set->objects[i];
-		}
-	}
-	if (!status && (!o || o->kind != DPS_OBJ_QUEUE)) {
-		dps_diag_set(lx->diag, lx->name, lx->line, tok.col,
-			     "'tasks %" PRIu64
-			     "': expected a queue declared above with 'object %" PRIu64
-			     " queue ...'",
-			     id, id);
-		status = DPS_ERR_INVAL;
-	}
-	if (!status && o->order) {
-		dps_diag_set(lx->diag, lx->name, lx->line, tok.col,
-			     "queue %" PRIu64 " has a 'tasks' statement already (line %u)", id,
-			     o->order_line);
-		status = DPS_ERR_INVAL;
-	}
-	while (!status) {
-		const char *save = lx->p;
-		uint64_t taker;
-
-		if (!lexer_next(lx, &tok)) {
-			lx->p = save;
-			break;
-		}
-		status =
-		    parse_u64(lx, &tok, "expected the id of the thread that took the item", &taker);
-		if (!status) {
-			g_array_append_val(ids, taker);
-		}
-	}
-	if (!status && !ids->len) {
-		status = lex_error(lx, lexer_eol_col(lx),
-				   "expected the ids of the threads that took the items", NULL);
-	}
-	if (!status) {
-		o->n_order = ids->len;
-		o->order = (uint64_t *)(void *)g_array_free(ids, FALSE);
-		o->order_line = line;
-		ids = NULL;
-	}
-	if (ids) {
-		g_array_free(ids, TRUE);
-	}
-	return status;
-}
-
-static int parse_manifest(struct dps_actset *set, const char *name, const char *text, size_t len,
-			  int64_t *declared_root, unsigned *root_line, struct dps_diag *diag)
-{
-	struct lexer lx = {
-	    .name = name,
-	    .p = text,
-	    .line_start = text,
-	    .end = text + len,
-	    .line = 1,
-	    .diag = diag,
-	};
-	bool first = true;
-	uint64_t manifest_version = 0;
-	int status = DPS_OK;
-
-	if (!len) {
-		return DPS_OK;
-	}
-	do {
-		struct token kw, arg;
-
-		status = check_line(&lx);
-		if (status) {
-			return status;
-		}
-		if (!lexer_next(&lx, &kw)) {
-			continue;
-		}
-		if (tok_is(&kw, "dps-manifest")) {
-			uint64_t v;
-
-			if (!first) {
-				return lex_error(
-				    &lx, kw.col,
-				    "'dps-manifest' header must be the first statement", NULL);
-			}
-			status = expect_arg(&lx, &arg, "expected a format version");
-			if (!status) {
-				status =
-				    parse_u64(&lx, &arg, "expected a format version number", &v);
-			}
-			if (status) {
-				return status;
-			}
-			if (!is_known_version(v)) {
-				dps_diag_set(diag, name, lx.line, arg.col,
-					     "unsupported manifest version %" PRIu64
-					     " (this dps reads versions %d and %d)",
-					     v, DPS_ACTSET_FORMAT_V1, DPS_ACTSET_FORMAT_VERSION);
-				return DPS_ERR_INVAL;
-			}
-			manifest_version = v;
-			if ((int)v > set->format_version) {
-				set->format_version = (int)v;
-			}
-		} else if (tok_is(&kw, "source") || tok_is(&kw, "options") ||
-			   tok_is(&kw, "partial")) {
-			char **member = tok_is(&kw, "source")	 ? &set->source_trace
-					: tok_is(&kw, "options") ? &set->options
-								 : &set->partial_reason;
-			char *s = NULL;
-
-			status = expect_arg(&lx, &arg, "expected a double-quoted string");
-			if (!status) {
-				status = parse_string(&lx, &arg, &s);
-			}
-			if (status) {
-				return status;
-			}
-			free(*member);
-			*member = s;
-			if (member == &set->partial_reason) {
-				set->partial = true;
-			}
-		} else if (tok_is(&kw, "root")) {
-			int64_t root;
-
-			status = expect_arg(&lx, &arg, "expected the root thread id");
-			if (!status) {
-				status = parse_i64_tok(&lx, &arg, "expected a thread id", &root);
-			}
-			if (status) {
-				return status;
-			}
-			*declared_root = root;
-			*root_line = lx.line;
-		} else if (tok_is(&kw, "thread")) {
-			status = parse_manifest_thread(set, &lx);
-			if (status) {
-				return status;
-			}
-		} else if (tok_is(&kw, "object")) {
-			if (manifest_version == DPS_ACTSET_FORMAT_V1) {
-				return lex_error(&lx, kw.col,
-						 "'object' in a manifest that says 'dps-manifest "
-						 "1': expected 'dps-manifest 2'",
-						 NULL);
-			}
-			status = parse_manifest_object(set, &lx);
-			if (status) {
-				return status;
-			}
-		} else if (tok_is(&kw, "tasks")) {
-			if (manifest_version == DPS_ACTSET_FORMAT_V1) {
-				return lex_error(&lx, kw.col,
-						 "'tasks' in a manifest that says 'dps-manifest "
-						 "1': expected 'dps-manifest 2'",
-						 NULL);
-			}
-			status = parse_manifest_tasks(set, &lx);
-			if (status) {
-				return status;
-			}
-		} else {
-			return lex_error(&lx, kw.col,
-					 "expected a manifest statement (dps-manifest, source, "
-					 "options, partial, root, thread, object, tasks)",
-					 &kw);
-		}
-		first = false;
-		if (lexer_next(&lx, &arg)) {
-			return lex_error(&lx, arg.col, "expected end of line", &arg);
-		}
-	} while (lexer_next_line(&lx));
-	return DPS_OK;
 }
 
 /*
@@ -1213,7 +503,8 @@ int dps_actset_load_dir(const char *dir, struct dps_actset **out, struct dps_dia
 	/* Deterministic order whatever readdir gives: by id. (An empty directory has no array,
 	 * and qsort must not get NULL; resolve() reports it.) */
 	if (set->n_threads) {
-		qsort(set->threads, set->n_threads, sizeof(*set->threads), compare_ids);
+		qsort(set->threads, set->n_threads, sizeof(*set->threads),
+		      dps_actset__compare_thread_ids);
 	}
 	for (size_t t = 1; t < set->n_threads; t++) {
 		if (set->threads[t].id == set->threads[t - 1].id) {
@@ -1250,7 +541,8 @@ int dps_actset_load_dir(const char *dir, struct dps_actset **out, struct dps_dia
 		if (status) {
 			goto error;
 		}
-		status = parse_manifest(set, path, text, len, &declared_root, &root_line, diag);
+		status = dps_actset__parse_manifest(set, path, text, len, &declared_root,
+						    &root_line, diag);
 		if (status) {
 			goto error;
 		}
@@ -1290,7 +582,3 @@ end:
 	}
 	return status;
 }
-
-/*
- * Writing.
- */

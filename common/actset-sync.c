@@ -5,7 +5,7 @@
  * the rules that keep a played set from blocking for good by construction (a lock released
  * before its thread ends, a take some put can satisfy, every member of a `join any` joined).
  * What no static check can rule out (two threads that lock two mutexes in opposite orders)
- * the player detects as it plays (runtime/player.c).
+ * the player detects as it plays (runtime/player-sync.c).
  */
 #include <inttypes.h>
 #include <stdlib.h>

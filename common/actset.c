@@ -2,7 +2,7 @@
 /*
  * Action sets in memory: building one (the analyzer, tests), and resolving it: validating the
  * creation graph (doc/action-format.md) and giving every reference to a thread its index.
- * Parsing is actset-parse.c, writing actset-write.c.
+ * Parsing is actset-parse.c (with actset-manifest.c and actset-lex.c), writing actset-write.c.
  */
 #include <dirent.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer harness for the manifest (common/actset-parse.c): any text as the manifest of a
+ * libFuzzer harness for the manifest (common/actset-manifest.c): any text as the manifest of a
  * small valid set (1 creates and joins 2 and 3) loads or is refused with a located error,
  * never a crash, leak or undefined behaviour. What loads must survive the writer: the set
  * written and loaded again has the same manifest data (a difference traps).
