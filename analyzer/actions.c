@@ -528,7 +528,9 @@ static bool take_sync_block(struct act_builder *b, const struct analyzer_segment
  * next block that is written. The first block of a timed condition wait that a traced thread
  * ended (the wait returned 0) is `wait ID timeout D`, D the timeout the program asked for:
  * in the replay a faster waker ends it earlier. A timed wait that timed out stays the sleep
- * it was: no thread is there to wait for.
+ * it was: no thread is there to wait for. A sleep the tracer's thread ended is the recording's
+ * (lttng-ust's registration, in the program's constructors): no action, its time gone; the
+ * runs around it merge.
  */
 static void block(struct act_builder *b, const struct analyzer_segment *sg,
 		  const struct analyzer_thread *rt, size_t mi, uint64_t min_block,
@@ -538,6 +540,10 @@ static void block(struct act_builder *b, const struct analyzer_segment *sg,
 	enum dps_action_kind kind = DPS_ACT_SLEEP;
 	int64_t arg = (int64_t)(dur + b->carried);
 
+	if (sg->kind == ANALYZER_SEG_SLEEP && sg->other == ANALYZER_OTHER_TRACER) {
+		st->n_tracer++;
+		return;
+	}
 	if (b->in_cond && b->cond_role == ANALYZER_TICK_TIMEOUT) {
 		b->tick_held += dur; /* a tick of a waiting loop (ticks.h): dropped when it ends */
 		return;
@@ -803,7 +809,8 @@ int analyzer__copy_identity(struct analyzer_core *core, size_t ci, struct analyz
 }
 
 /* Segment s of t as the result has it: `other` a result index, a wait or join on a thread
- * not kept (or the root, never joined) a sleep. */
+ * not kept (or the root, never joined) a sleep; one that lttng-ust's listener thread ended
+ * (the program's constructor waiting for the session daemon) marked the tracer's. */
 static void remap_seg(struct analyzer_core *core, const struct athread *t,
 		      struct analyzer_segment *s)
 {
@@ -814,7 +821,10 @@ static void remap_seg(struct analyzer_core *core, const struct athread *t,
 			/* Not selected, or the root (never created, so never joined: the
 			 * process exiting woke its other threads). */
 			s->kind = ANALYZER_SEG_SLEEP;
-			s->other = 0;
+			s->other =
+			    !o->kept && o->pid == t->pid && analyzer__is_tracer_thread(core, o)
+				? ANALYZER_OTHER_TRACER
+				: 0;
 		} else {
 			s->other = (uint32_t)o->res_idx;
 		}

@@ -33,8 +33,13 @@ struct analyzer_segment {
 	uint64_t begin_ns; /* ns from the trace clock's origin */
 	uint64_t end_ns;
 	uint32_t kind;	/* enum analyzer_seg_kind */
-	uint32_t other; /* WAIT/JOIN: index of the waker/joined thread, else 0 */
+	uint32_t other; /* WAIT/JOIN: index of the waker/joined thread; SLEEP: 0, or
+			 * ANALYZER_OTHER_TRACER */
 };
+
+/* A sleep that the tracer's own thread ended (lttng-ust's listener, when the program waits in
+ * its constructor for the session daemon's registration): the recording's cost, no action. */
+#define ANALYZER_OTHER_TRACER UINT32_MAX
 
 enum analyzer_mark_kind {
 	ANALYZER_MARK_CREATE = 0, /* this thread created `other` */
@@ -64,6 +69,7 @@ struct analyzer_thread_stats {
 	uint64_t n_switches; /* context switches out */
 	uint64_t n_folded;   /* blocks shorter than --min-block folded into run */
 	uint64_t n_ticks;    /* timed-out waits of a waiting loop a traced thread ended (ticks.h) */
+	uint64_t n_tracer;   /* sleeps the tracer's own threads ended, dropped (its start-up) */
 	/* extensions (analyzer helper) */
 	bool busy_exact;	    /* busy_ns is the sum of sched_stat_runtime */
 	uint64_t n_inferred;	    /* switch-ins inferred (missing from the trace) */

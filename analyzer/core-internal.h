@@ -296,6 +296,8 @@ void analyzer__maybe_track(struct analyzer_core *core, struct athread *t);
 void analyzer__untrack_child_process(struct analyzer_core *core, struct athread *t);
 int analyzer__build_process_list(struct analyzer_core *core, struct analyzer_result *res);
 bool analyzer__is_kept_creator(const struct analyzer_core *core, const struct athread *t);
+/* Whether t is lttng-ust's listener thread ("<name>-ust"), left out of the selection. */
+bool analyzer__is_tracer_thread(const struct analyzer_core *core, const struct athread *t);
 int analyzer__cmp_kept(const void *a, const void *b, void *arg);
 uint64_t analyzer__thread_id(const struct athread *t);
 int analyzer__select_threads(struct analyzer_core *core, size_t *root_out, struct dps_diag *diag);

@@ -77,6 +77,7 @@ static void sum_stats(struct analyzer_thread_stats *t, const struct analyzer_thr
 	t->n_switches += s->n_switches;
 	t->n_folded += s->n_folded;
 	t->n_ticks += s->n_ticks;
+	t->n_tracer += s->n_tracer;
 	t->n_inferred += s->n_inferred;
 	t->n_allocs += s->n_allocs;
 	t->n_frees += s->n_frees;
@@ -132,14 +133,15 @@ static void json_stats(FILE *out, const struct analyzer_thread_stats *s)
 		", \"busy_exact\": %s, \"n_runs\": %" PRIu64 ", \"n_sleeps\": %" PRIu64
 		", \"n_waits\": %" PRIu64 ", \"n_wakes\": %" PRIu64 ", \"n_creates\": %" PRIu64
 		", \"n_joins\": %" PRIu64 ", \"n_switches\": %" PRIu64 ", \"n_folded\": %" PRIu64
-		", \"n_ticks\": %" PRIu64 ", \"n_inferred\": %" PRIu64 ", \"n_allocs\": %" PRIu64
-		", \"n_frees\": %" PRIu64 ", \"n_free_null\": %" PRIu64
+		", \"n_ticks\": %" PRIu64 ", \"n_tracer\": %" PRIu64 ", \"n_inferred\": %" PRIu64
+		", \"n_allocs\": %" PRIu64 ", \"n_frees\": %" PRIu64 ", \"n_free_null\": %" PRIu64
 		", \"n_free_unknown\": %" PRIu64 ", \"heap_peak_bytes\": %" PRId64
 		", \"stack_peak_bytes\": %" PRId64,
 		s->busy_ns, s->blocked_ns, s->waiting_ns, s->busy_exact ? "true" : "false",
 		s->n_runs, s->n_sleeps, s->n_waits, s->n_wakes, s->n_creates, s->n_joins,
-		s->n_switches, s->n_folded, s->n_ticks, s->n_inferred, s->n_allocs, s->n_frees,
-		s->n_free_null, s->n_free_unknown, s->heap_peak_bytes, s->stack_peak_bytes);
+		s->n_switches, s->n_folded, s->n_ticks, s->n_tracer, s->n_inferred, s->n_allocs,
+		s->n_frees, s->n_free_null, s->n_free_unknown, s->heap_peak_bytes,
+		s->stack_peak_bytes);
 }
 
 void analyzer_result_print_json(const struct analyzer_result *res, FILE *out)

@@ -199,6 +199,13 @@ static void list_candidates(struct analyzer_core *core, struct analyzer_result *
 	}
 }
 
+bool analyzer__is_tracer_thread(const struct analyzer_core *core, const struct athread *t)
+{
+	size_t len = strlen(t->comm);
+
+	return !core->opts.keep_tracer_threads && len > 4 && !strcmp(t->comm + len - 4, "-ust");
+}
+
 static int64_t proc_of(const struct athread *t)
 {
 	return t->pid >= 0 ? t->pid : t->tid;
@@ -304,12 +311,11 @@ int analyzer__select_threads(struct analyzer_core *core, size_t *root_out, struc
 	}
 	/* lttng-ust's listener threads ("<name>-ust") are the tracer's, not the program's: a
 	 * replay linked with lttng-ust gets its own. */
-	for (size_t i = 0; i < core->n_th && root != NO_T && !core->opts.keep_tracer_threads; i++) {
+	for (size_t i = 0; i < core->n_th && root != NO_T; i++) {
 		struct athread *t = analyzer__thread_at(core, i);
-		size_t len = strlen(t->comm);
 
-		if (t->kept && i != root && t->tid != core->opts.tid && len > 4 &&
-		    !strcmp(t->comm + len - 4, "-ust")) {
+		if (t->kept && i != root && t->tid != core->opts.tid &&
+		    analyzer__is_tracer_thread(core, t)) {
 			t->kept = false;
 		}
 	}
