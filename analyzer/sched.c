@@ -338,9 +338,16 @@ void analyzer__on_wakeup(struct analyzer_core *core, const struct analyzer_event
 			       analyzer__thread_at(core, w)->creator == s
 			   ? ANALYZER_SEG_JOIN
 			   : ANALYZER_SEG_WAIT;
-		if (st->sim.join_any && st->sim.join_of == NO_T &&
-		    analyzer__thread_at(core, w)->sim.ended) {
-			st->sim.join_of = w; /* a `join any`: this member's end is the one joined */
+		if (st->sim.join_any && st->sim.join_of == NO_T) {
+			/* A stub's `join any`: the first member whose actions ended is the one
+			 * joined; a wake by a thread still playing is the player's (its threads
+			 * share a condition variable), no dependency. */
+			if (analyzer__thread_at(core, w)->sim.ended) {
+				st->sim.join_of = w;
+			} else {
+				kind = ANALYZER_SEG_SLEEP;
+				other = NO_T;
+			}
 		}
 		if (st->sim.join_of == w) {
 			/* A stub's join (dps:join_begin seen): the child's signal at the end of
