@@ -492,11 +492,9 @@ static bool signals_pair(struct analyzer_core *core, const struct sync_obj *x,
 		return false;
 	}
 	*swap = low < 0;
-	/* a putter waited on the takes' condition variable: the queue was full then */
-	*capacity = subset((*swap ? x : y)->waiters, (*swap ? y : x)->signallers) &&
-			    (*swap ? x : y)->waiters
-			? (uint64_t)(*swap ? -low : high)
-			: 0;
+	/* a putter waited on the takes' condition variable (its waiters are putters, checked
+	 * by the caller): the queue was full then */
+	*capacity = (*swap ? x : y)->waiters ? (uint64_t)(*swap ? -low : high) : 0;
 	return true;
 }
 

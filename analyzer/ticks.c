@@ -18,7 +18,7 @@
 #include "core-internal.h"
 
 /* What the thread does between two waits of one chain is at most this share of the first
- * wait's timeout (xz: about 40 us after each 300 ms timeout). */
+ * wait's timeout (xz reads its progress and calls lzma_code again: microseconds). */
 #define TICK_GAP_SHARE 10
 
 static const struct analyzer_sync_point *point(const GArray *sync, guint i)

@@ -7,7 +7,7 @@
 # analyzed, and the set played with every thread at scale 1 and at 0.1 (`dps run --scale`).
 # xz is CPU-bound: with every thread 10x faster its makespan would be about a tenth. Before the
 # loops were read as one wait, each timeout was a fixed 300 ms sleep and the replay at 0.1 stayed
-# at the recorded makespan (xz on 50 MB: -0.97 %).
+# near the recorded makespan.
 # Witness: each run's wall time from spawn to exit, taken here (not by dps). The real xz's own
 # makespan (untraced) is measured the same way, for the stub at scale 1.
 #

@@ -99,10 +99,9 @@ bad_scale:
 
 /*
  * Aligned to a cache line so that its loop sits at the same place in every program and
- * variant: linked at 0x...f8, the annotated pipeline's and fork-join's loop crossed a 64-byte
- * boundary and ran about 10 % slower on this machine's AMD EPYC (perf stat task-clock: 750 ms
- * against 680 ms for the plain pipeline's same work), so the two variants were not the same
- * program.
+ * variant: where the linker put it, the loop could cross a 64-byte boundary in one variant
+ * and not in the other, and run at another speed (AMD's instruction fetch): the two variants
+ * would not be the same program. Check: `perf stat -e task-clock` of both variants.
  */
 __attribute__((aligned(64))) void sb_work(const struct sb_common *c, double units)
 {

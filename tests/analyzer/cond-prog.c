@@ -12,20 +12,12 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "spin.h"
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond;
 static int done, units = 20;
 static long unit_us = 5000, timeout_ms = 300;
-
-static void spin_us(long us)
-{
-	struct timespec a, b;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
-	do {
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
-	} while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 < us);
-}
 
 static void *worker(void *arg)
 {

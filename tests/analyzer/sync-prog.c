@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "spin.h"
+
 #ifdef SYNC_PROG_PLAIN
 #define dps_queue_init(obj, capacity) ((void)(obj), (void)(capacity))
 #define dps_barrier_init(obj, parties) ((void)(obj), (void)(parties))
@@ -29,16 +31,6 @@ static struct {
 } q = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
 static pthread_barrier_t done;
 static int items = 20;
-
-static void spin_us(long us)
-{
-	struct timespec a, b;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
-	do {
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
-	} while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 < us);
-}
 
 static void *consumer(void *arg)
 {

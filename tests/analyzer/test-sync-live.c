@@ -172,28 +172,48 @@ static double play_ms(const char *setdir, uint64_t worker, const char *scale)
 	return ms;
 }
 
-Test(sync_live, a_timed_condition_wait_ended_by_a_worker_moves_with_it, .timeout = 600)
+/*
+ * cond-prog (units of unit_us, main's timeout timeout_ms) recorded with --sync into dir/trace,
+ * analyzed into dir/set, loaded (2 threads). The analysis's JSON statistics in *json (owned,
+ * g_free) when json is not NULL.
+ */
+static struct dps_actset *record_cond_prog(const char *dir, int units, long unit_us, int timeout_ms,
+					   char **json)
 {
-	char *dir = dps_test_mkdtemp("cond-live");
 	char *trace = dps_test_strf("%s/trace", dir);
 	char *setdir = dps_test_strf("%s/set", dir);
 	struct dps_actset *set = NULL;
 	struct dps_diag diag = {""};
-	const struct dps_actset_thread *main_t, *worker;
-	size_t timed = 0, framed = 0;
-	double full, fast;
 	struct dps_test_run r;
 
 	setenv("DPS_CALIBRATION", "override", 1);
 	cr_assert_eq(dps_test_sh("'%s' record -q --sync -o '%s' -- "
-				 "'%s/tests/analyzer/analyzer-cond-prog' %d %d",
-				 dps_test_bin(), trace, dps_test_build_dir(), UNITS, UNIT_US),
+				 "'%s/tests/analyzer/analyzer-cond-prog' %d %ld %d",
+				 dps_test_bin(), trace, dps_test_build_dir(), units, unit_us,
+				 timeout_ms),
 		     0, "dps record --sync failed");
-	r = dps_test_run_dps("analyze", trace, "-q", "-o", setdir, NULL);
+	r = dps_test_run_dps("analyze", trace, "-q", "-o", setdir, "--json", NULL);
 	cr_assert_eq(r.status, 0, "%s", r.err);
+	if (json) {
+		*json = g_strdup(r.out ? r.out : "");
+	}
 	dps_test_run_fini(&r);
 	cr_assert_eq(dps_actset_load_dir(setdir, &set, &diag), DPS_OK, "%s", diag.msg);
 	cr_assert_eq(set->n_threads, 2);
+	g_free(trace);
+	g_free(setdir);
+	return set;
+}
+
+Test(sync_live, a_timed_condition_wait_ended_by_a_worker_moves_with_it, .timeout = 600)
+{
+	char *dir = dps_test_mkdtemp("cond-live");
+	char *setdir = dps_test_strf("%s/set", dir);
+	struct dps_actset *set = record_cond_prog(dir, UNITS, UNIT_US, 300, NULL);
+	const struct dps_actset_thread *main_t, *worker;
+	size_t timed = 0, framed = 0;
+	double full, fast;
+
 	cr_assert_not_null(object_of_kind(set, DPS_OBJ_MUTEX), "the cond's mutex was left out");
 	/* one condition variable, signalled by one thread, waited on by the other: no queue */
 	cr_assert_null(object_of_kind(set, DPS_OBJ_QUEUE), "a queue found in a lone signal");
@@ -241,37 +261,25 @@ Test(sync_live, a_timed_condition_wait_ended_by_a_worker_moves_with_it, .timeout
 	dps_actset_destroy(set);
 	dps_test_rmtree(dir);
 	g_free(dir);
-	g_free(trace);
 	g_free(setdir);
 }
 
 Test(sync_live, a_loop_of_timed_out_waits_plays_as_the_wait_a_worker_ends, .timeout = 600)
 {
 	char *dir = dps_test_mkdtemp("ticks-live");
-	char *trace = dps_test_strf("%s/trace", dir);
 	char *setdir = dps_test_strf("%s/set", dir);
-	struct dps_actset *set = NULL;
-	struct dps_diag diag = {""};
+	char *json = NULL;
+	struct dps_actset *set =
+	    record_cond_prog(dir, TICK_UNITS, TICK_UNIT_MS * 1000L, TICK_TIMEOUT_MS, &json);
 	const struct dps_actset_thread *main_t, *worker;
 	uint64_t slept = 0;
 	double full, fast;
-	struct dps_test_run r;
 
-	setenv("DPS_CALIBRATION", "override", 1);
-	cr_assert_eq(dps_test_sh("'%s' record -q --sync -o '%s' -- "
-				 "'%s/tests/analyzer/analyzer-cond-prog' %d %d %d",
-				 dps_test_bin(), trace, dps_test_build_dir(), TICK_UNITS,
-				 TICK_UNIT_MS * 1000, TICK_TIMEOUT_MS),
-		     0, "dps record --sync failed");
-	r = dps_test_run_dps("analyze", trace, "-q", "-o", setdir, "--json", NULL);
-	cr_assert_eq(r.status, 0, "%s", r.err);
 	/* the timed-out waits were counted as the loop's ticks */
-	cr_expect(r.out && strstr(r.out, "\"n_ticks\": ") &&
-		      strtol(strstr(r.out, "\"n_ticks\": ") + 11, NULL, 10) >= TICK_UNITS,
-		  "no ticks counted in: %.300s", r.out ? r.out : "");
-	dps_test_run_fini(&r);
-	cr_assert_eq(dps_actset_load_dir(setdir, &set, &diag), DPS_OK, "%s", diag.msg);
-	cr_assert_eq(set->n_threads, 2);
+	cr_expect(strstr(json, "\"n_ticks\": ") &&
+		      strtol(strstr(json, "\"n_ticks\": ") + 11, NULL, 10) >= TICK_UNITS,
+		  "no ticks counted in: %.300s", json);
+	g_free(json);
 	main_t = &set->threads[set->root];
 	worker = &set->threads[set->root == 0 ? 1 : 0];
 	for (size_t a = 0; a < main_t->n_actions; a++) {
@@ -292,6 +300,5 @@ Test(sync_live, a_loop_of_timed_out_waits_plays_as_the_wait_a_worker_ends, .time
 	dps_actset_destroy(set);
 	dps_test_rmtree(dir);
 	g_free(dir);
-	g_free(trace);
 	g_free(setdir);
 }
