@@ -34,3 +34,8 @@ void dps_arrive(const void *obj)
 {
 	lttng_ust_tracepoint(dps, arrive, (uintptr_t)obj);
 }
+
+void dps_pool_take(const void *obj)
+{
+	lttng_ust_tracepoint(dps, pool_take, (uintptr_t)obj);
+}

@@ -183,6 +183,10 @@ LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(dps, obj_class, dps, consume,
 	LTTNG_UST_TP_ARGS(uintptr_t, obj))
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(dps, obj_class, dps, arrive,
 	LTTNG_UST_TP_ARGS(uintptr_t, obj))
+/* A take from a pool of work shared through memory (dps_pool_take): also the attempt that
+ * found it empty. */
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(dps, obj_class, dps, pool_take,
+	LTTNG_UST_TP_ARGS(uintptr_t, obj))
 
 LTTNG_UST_TRACEPOINT_EVENT(dps, barrier_init,
 	LTTNG_UST_TP_ARGS(uintptr_t, obj, unsigned, parties),

@@ -40,6 +40,22 @@ void dps_consume(const void *obj);
 void dps_barrier_init(const void *obj, unsigned parties);
 /* The caller arrives at barrier obj: call right before pthread_barrier_wait. */
 void dps_arrive(const void *obj);
+/*
+ * obj is a pool of work the threads share through memory, not through a lock or a queue (an
+ * atomic counter of the next item, a work index): call each time the thread takes an item
+ * from it, right after the take, and once more when it finds the pool empty (the attempt that
+ * ends its share). A faster thread then takes more of the items in a replay, as it would in
+ * the program:
+ *
+ *	for (;;) {
+ *		long i = atomic_fetch_add(&next, 1);
+ *		dps_pool_take(&next);           // also for the i >= n that ends the loop
+ *		if (i >= n)
+ *			break;
+ *		work(i);
+ *	}
+ */
+void dps_pool_take(const void *obj);
 
 #ifdef __cplusplus
 }
