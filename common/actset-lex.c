@@ -273,10 +273,10 @@ int dps_actset__parse_version(struct lexer *lx, struct dps_actset *set, const st
 	if (status) {
 		return status;
 	}
-	if (v != DPS_ACTSET_FORMAT_V1 && v != DPS_ACTSET_FORMAT_VERSION) {
+	if (v < DPS_ACTSET_FORMAT_V1 || v > DPS_ACTSET_FORMAT_VERSION) {
 		dps_diag_set(lx->diag, lx->name, lx->line, tok->col,
 			     "unsupported %s version %" PRIu64
-			     " (this dps reads versions %d and %d)",
+			     " (this dps reads versions %d to %d)",
 			     what, v, DPS_ACTSET_FORMAT_V1, DPS_ACTSET_FORMAT_VERSION);
 		return DPS_ERR_INVAL;
 	}

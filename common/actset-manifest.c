@@ -193,8 +193,9 @@ static int parse_manifest_thread(struct dps_actset *set, struct lexer *lx)
 	return DPS_OK;
 }
 
-/* object ID mutex | object ID queue CAPACITY [INITIAL] | object ID barrier PARTIES */
-static int parse_manifest_object(struct dps_actset *set, struct lexer *lx)
+/* object ID mutex | object ID queue CAPACITY [INITIAL] | object ID barrier PARTIES |
+ * object ID rwlock (version 3) */
+static int parse_manifest_object(struct dps_actset *set, struct lexer *lx, uint64_t version)
 {
 	struct token tok, val;
 	uint64_t id, capacity = 0, initial = 0;
@@ -209,7 +210,8 @@ static int parse_manifest_object(struct dps_actset *set, struct lexer *lx)
 	}
 	col = tok.col;
 	if (!status) {
-		status = expect_arg(lx, &tok, "expected an object kind (mutex, queue, barrier)");
+		status =
+		    expect_arg(lx, &tok, "expected an object kind (mutex, queue, barrier, rwlock)");
 	}
 	if (status) {
 		return status;
@@ -221,7 +223,13 @@ static int parse_manifest_object(struct dps_actset *set, struct lexer *lx)
 	}
 	if (!kind) {
 		return dps_actset__lex_error(
-		    lx, tok.col, "expected an object kind (mutex, queue, barrier)", &tok);
+		    lx, tok.col, "expected an object kind (mutex, queue, barrier, rwlock)", &tok);
+	}
+	if (kind > DPS_OBJ_MAX_V2 && version && version < DPS_ACTSET_FORMAT_VERSION) {
+		return dps_actset__lex_error(lx, tok.col,
+					     "an object of format version 3 in a manifest that "
+					     "says an older version: expected 'dps-manifest 3'",
+					     &tok);
 	}
 	if (kind == DPS_OBJ_QUEUE) {
 		status = expect_arg(lx, &val, "expected the queue's capacity (0 = unbounded)");
@@ -420,7 +428,7 @@ int dps_actset__parse_manifest(struct dps_actset *set, const char *name, const c
 				    "1': expected 'dps-manifest 2'",
 				    NULL);
 			}
-			status = parse_manifest_object(set, &lx);
+			status = parse_manifest_object(set, &lx, manifest_version);
 			if (status) {
 				return status;
 			}

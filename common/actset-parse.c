@@ -105,6 +105,34 @@ static int parse_members(struct dps_actset *set, struct lexer *lx, const struct 
 	return DPS_OK;
 }
 
+/* The optional item count after a put's or take's object id (version 3): *n 0 when there is
+ * none. A count of 1 is the same as none. */
+static int parse_count(struct lexer *lx, uint64_t version, uint64_t *n)
+{
+	struct token tok;
+	int status;
+
+	*n = 0;
+	if (!dps_actset__lex_next(lx, &tok)) {
+		return DPS_OK;
+	}
+	status = dps_actset__parse_u64(lx, &tok, "expected an item count (a decimal number)", n);
+	if (status) {
+		return status;
+	}
+	if (!*n) {
+		return dps_actset__lex_error(
+		    lx, tok.col, "a count of 0 items: expected 1 or more (or none)", &tok);
+	}
+	if (*n > 1 && version && version < DPS_ACTSET_FORMAT_VERSION) {
+		return dps_actset__lex_error(lx, tok.col,
+					     "a count of items in a file that says an older "
+					     "version: expected 'dps-actions 3'",
+					     &tok);
+	}
+	return DPS_OK;
+}
+
 /*
  * The arguments of a wait (ID, ID timeout D, ID|ID|...) or a join (ID, any ID|ID|...) from
  * arg on: the kind they make, its value (the id or the first member) and aux.
@@ -227,7 +255,7 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 			return dps_actset__lex_error(
 			    &lx, kw.col,
 			    "expected an action (run, sleep, create, join, wait, wake, "
-			    "heap, stack, lock, unlock, put, take, arrive)",
+			    "heap, stack, lock, rdlock, unlock, put, take, arrive)",
 			    &kw);
 		}
 		if (kind > DPS_ACT_MAX_V1 && version == DPS_ACTSET_FORMAT_V1) {
@@ -235,6 +263,13 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 			    &lx, kw.col,
 			    "action of format version 2 in a file that says "
 			    "'dps-actions 1': expected 'dps-actions 2'",
+			    &kw);
+		}
+		if (kind > DPS_ACT_MAX_V2 && version && version < DPS_ACTSET_FORMAT_VERSION) {
+			return dps_actset__lex_error(
+			    &lx, kw.col,
+			    "action of format version 3 in a file that "
+			    "says an older version: expected 'dps-actions 3'",
 			    &kw);
 		}
 		if (!dps_actset__lex_next(&lx, &arg)) {
@@ -250,6 +285,7 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 				what = "expected a byte count like +4096 or -4096";
 				break;
 			case DPS_ACT_LOCK:
+			case DPS_ACT_RDLOCK:
 			case DPS_ACT_UNLOCK:
 			case DPS_ACT_PUT:
 			case DPS_ACT_TAKE:
@@ -289,6 +325,7 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 			stack_depth += value;
 			break;
 		case DPS_ACT_LOCK:
+		case DPS_ACT_RDLOCK:
 		case DPS_ACT_UNLOCK:
 		case DPS_ACT_PUT:
 		case DPS_ACT_TAKE:
@@ -296,6 +333,9 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 			status = dps_actset__parse_u64(
 			    &lx, &arg, "expected an object id (a decimal number)", &u);
 			value = (int64_t)u;
+			if (!status && (kind == DPS_ACT_PUT || kind == DPS_ACT_TAKE)) {
+				status = parse_count(&lx, version, &aux);
+			}
 			break;
 		case DPS_ACT_WAIT:
 		case DPS_ACT_JOIN: {

@@ -95,8 +95,19 @@ static size_t find_object(const struct dps_actset *set, uint64_t id)
 static uint32_t kind_wanted(uint32_t action)
 {
 	return action == DPS_ACT_LOCK || action == DPS_ACT_UNLOCK ? DPS_OBJ_MUTEX
+	       : action == DPS_ACT_RDLOCK			  ? DPS_OBJ_RWLOCK
 	       : action == DPS_ACT_ARRIVE			  ? DPS_OBJ_BARRIER
 								  : DPS_OBJ_QUEUE;
+}
+
+/* Whether an action of this kind may name an object of kind obj: lock and unlock a mutex or
+ * a rwlock (its write side, or either side's release), the others their one kind. */
+static bool kind_fits(uint32_t action, uint32_t obj)
+{
+	if ((action == DPS_ACT_LOCK || action == DPS_ACT_UNLOCK) && obj == DPS_OBJ_RWLOCK) {
+		return true;
+	}
+	return obj == kind_wanted(action);
 }
 
 /* An action naming an object: declared, of the kind the action needs; locks and unlocks
@@ -119,20 +130,23 @@ static int check_object_ref(const struct dps_actset *set, struct obj_use *use, s
 			     kw, act->id, act->id, dps_object_kind_name(want));
 		return DPS_ERR_INVAL;
 	}
-	if (set->objects[o].kind != want) {
-		dps_diag_set(diag, file, line, col, "%s of object %" PRIu64 ", a %s: expected a %s",
-			     kw, act->id, dps_object_kind_name(set->objects[o].kind),
-			     dps_object_kind_name(want));
+	if (!kind_fits(act->kind, set->objects[o].kind)) {
+		dps_diag_set(diag, file, line, col,
+			     "%s of object %" PRIu64 ", a %s: expected a %s%s", kw, act->id,
+			     dps_object_kind_name(set->objects[o].kind), dps_object_kind_name(want),
+			     want == DPS_OBJ_MUTEX ? " or a rwlock" : "");
 		return DPS_ERR_INVAL;
 	}
 	switch (act->kind) {
 	case DPS_ACT_LOCK:
+	case DPS_ACT_RDLOCK:
 		if (use[o].holder_gen == t && use[o].holder_a != SIZE_MAX) {
 			dps_diag_set(diag, file, line, col,
-				     "lock of mutex %" PRIu64
+				     "%s of %s %" PRIu64
 				     " which this thread already holds (since line %u): "
 				     "expected an unlock first",
-				     act->id, set->threads[t].actions[use[o].holder_a].line);
+				     kw, dps_object_kind_name(set->objects[o].kind), act->id,
+				     set->threads[t].actions[use[o].holder_a].line);
 			return DPS_ERR_INVAL;
 		}
 		use[o].holder_gen = t;
@@ -141,9 +155,9 @@ static int check_object_ref(const struct dps_actset *set, struct obj_use *use, s
 	case DPS_ACT_UNLOCK:
 		if (use[o].holder_gen != t || use[o].holder_a == SIZE_MAX) {
 			dps_diag_set(diag, file, line, col,
-				     "unlock of mutex %" PRIu64 " which this thread does not hold: "
+				     "unlock of %s %" PRIu64 " which this thread does not hold: "
 				     "expected a lock %" PRIu64 " before it",
-				     act->id, act->id);
+				     dps_object_kind_name(set->objects[o].kind), act->id, act->id);
 			return DPS_ERR_INVAL;
 		}
 		use[o].holder_a = SIZE_MAX;
@@ -338,7 +352,7 @@ static int check_task_stretches(const struct dps_actset *set, size_t t,
 		size_t o;
 
 		if (act->kind == DPS_ACT_TAKE && act->id == obj->id) {
-			if (open && depth) {
+			if ((open && depth) || act->aux > 1) {
 				bad = a;
 			}
 			open = true;
@@ -350,7 +364,7 @@ static int check_task_stretches(const struct dps_actset *set, size_t t,
 		}
 		if (!dps_action_kind_fits_task(act->kind)) {
 			bad = a;
-		} else if (act->kind == DPS_ACT_LOCK) {
+		} else if (act->kind == DPS_ACT_LOCK || act->kind == DPS_ACT_RDLOCK) {
 			depth++;
 		} else if (act->kind == DPS_ACT_UNLOCK) {
 			bad = depth-- > 0 ? bad : a;
@@ -370,7 +384,7 @@ static int check_task_stretches(const struct dps_actset *set, size_t t,
 		dps_diag_set(diag, file, line, col,
 			     "in an item of task queue %" PRIu64 " (between two of the thread's "
 			     "takes): expected work another thread can play for it (run, sleep, "
-			     "lock and unlock in pairs, put, arrive, wake)",
+			     "lock and unlock in pairs, put, arrive, wake; a take of one item)",
 			     obj->id);
 	}
 	return DPS_ERR_INVAL;
@@ -479,9 +493,10 @@ int dps_actset__check_sync(struct dps_actset *set, const struct dps_actset_id_in
 			dps_actset__describe_action(set, t, use[o].holder_a, cols, &file, &line,
 						    &col);
 			dps_diag_set(diag, file, line, col,
-				     "lock of mutex %" PRIu64 " never unlocked by the thread's "
+				     "lock of %s %" PRIu64 " never unlocked by the thread's "
 				     "end: expected an unlock %" PRIu64 " after it",
-				     set->objects[o].id, set->objects[o].id);
+				     dps_object_kind_name(set->objects[o].kind), set->objects[o].id,
+				     set->objects[o].id);
 			status = DPS_ERR_INVAL;
 		}
 		if (!status && any_join) {

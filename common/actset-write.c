@@ -113,6 +113,14 @@ static size_t format_action(const struct dps_actset *set, const struct dps_actse
 		p[n++] = act->value < 0 ? '-' : '+';
 		n += put_u64(p + n, act->value < 0 ? -(uint64_t)act->value : (uint64_t)act->value);
 		break;
+	case DPS_ACT_PUT:
+	case DPS_ACT_TAKE:
+		n += put_u64(p + n, act->id);
+		if (act->aux > 1) {
+			p[n++] = ' ';
+			n += put_u64(p + n, act->aux);
+		}
+		break;
 	default:
 		n += put_u64(p + n, act->id);
 		break;

@@ -94,7 +94,7 @@ bool dps_actset_kind_names_thread(uint32_t kind)
 
 bool dps_actset_kind_names_object(uint32_t kind)
 {
-	return kind >= DPS_ACT_LOCK && kind <= DPS_ACT_ARRIVE;
+	return (kind >= DPS_ACT_LOCK && kind <= DPS_ACT_ARRIVE) || kind == DPS_ACT_RDLOCK;
 }
 
 bool dps_actset_kind_names_members(uint32_t kind)
@@ -163,21 +163,41 @@ size_t dps_actset_find_object(const struct dps_actset *set, uint64_t id)
 	return hit ? (size_t)(hit - set->objects) : DPS_ACTSET_NO_OBJECT;
 }
 
-int dps_actset_thread_version(const struct dps_actset *set, size_t t)
+/* The version an action needs. */
+static int action_version(const struct dps_actset_action *a)
 {
-	if (set->format_version >= 2 || set->n_objects || set->n_members) {
+	if (a->kind > DPS_ACT_MAX_V2 ||
+	    ((a->kind == DPS_ACT_PUT || a->kind == DPS_ACT_TAKE) && a->aux > 1)) {
 		return DPS_ACTSET_FORMAT_VERSION;
 	}
+	return a->kind > DPS_ACT_MAX_V1 ? DPS_ACTSET_FORMAT_V2 : DPS_ACTSET_FORMAT_V1;
+}
+
+int dps_actset_thread_version(const struct dps_actset *set, size_t t)
+{
+	int v =
+	    set->format_version > DPS_ACTSET_FORMAT_V1 ? set->format_version : DPS_ACTSET_FORMAT_V1;
+
+	/* what every file of the set shares: its objects and member sets */
+	if (v < DPS_ACTSET_FORMAT_V2 && (set->n_objects || set->n_members)) {
+		v = DPS_ACTSET_FORMAT_V2;
+	}
+	for (size_t i = 0; i < set->n_objects && v < DPS_ACTSET_FORMAT_VERSION; i++) {
+		if (set->objects[i].kind > DPS_OBJ_MAX_V2) {
+			v = DPS_ACTSET_FORMAT_VERSION;
+		}
+	}
+	/* and what this thread's actions use */
 	if (t < set->n_threads) {
 		const struct dps_actset_thread *th = &set->threads[t];
 
-		for (size_t i = 0; i < th->n_actions; i++) {
-			if (th->actions[i].kind > DPS_ACT_MAX_V1) {
-				return DPS_ACTSET_FORMAT_VERSION;
-			}
+		for (size_t i = 0; i < th->n_actions && v < DPS_ACTSET_FORMAT_VERSION; i++) {
+			int need = action_version(&th->actions[i]);
+
+			v = need > v ? need : v;
 		}
 	}
-	return DPS_ACTSET_FORMAT_V1;
+	return v;
 }
 
 int dps_actset_append2(struct dps_actset *set, size_t t, enum dps_action_kind kind, int64_t arg,

@@ -20,10 +20,12 @@
 #include "atomic-out.h"
 #include "diag.h"
 
-/* The newest format this dps reads and writes; version-1 sets stay valid (doc/action-format.md)
- * and are written as version 1 when they use nothing of version 2. */
-#define DPS_ACTSET_FORMAT_VERSION 2
+/* The newest format this dps reads and writes; older sets stay valid (doc/action-format.md) and
+ * a set is written in the oldest version that holds what it uses: 1 without objects, 2 with
+ * the objects of version 2, 3 with a rwlock or a put/take of several items. */
+#define DPS_ACTSET_FORMAT_VERSION 3
 #define DPS_ACTSET_FORMAT_V1 1
+#define DPS_ACTSET_FORMAT_V2 2
 #define DPS_ACTSET_MANIFEST_NAME "manifest"
 #define DPS_ACTSET_NO_THREAD SIZE_MAX
 #define DPS_ACTSET_NO_OBJECT SIZE_MAX
@@ -42,7 +44,8 @@ struct dps_actset_action {
 				 * lock .. arrive: the object's id */
 		uint64_t first; /* wait any, join any: index of the first member in set->members */
 	};
-	uint64_t aux;  /* timed wait: the timeout, ns; wait any, join any: how many members */
+	uint64_t aux;  /* timed wait: the timeout, ns; wait any, join any: how many members;
+			* put, take: how many items (0 and 1: one; more: version 3) */
 	uint32_t kind; /* enum dps_action_kind: which member holds */
 	uint32_t line; /* line in its .act file (0: built in memory) */
 };
@@ -50,7 +53,7 @@ struct dps_actset_action {
 /* Whether an action of this kind names another thread (create, join, wait, wake, timed
  * wait). */
 bool dps_actset_kind_names_thread(uint32_t kind);
-/* Whether an action of this kind names an object (lock, unlock, put, take, arrive). */
+/* Whether an action of this kind names an object (lock, unlock, put, take, arrive, rdlock). */
 bool dps_actset_kind_names_object(uint32_t kind);
 /* Whether an action of this kind names a set of threads (wait any, join any). */
 bool dps_actset_kind_names_members(uint32_t kind);
@@ -141,7 +144,8 @@ int dps_actset_add_object(struct dps_actset *set, uint64_t id, uint32_t kind, ui
 /* Index of the object with this id, or DPS_ACTSET_NO_OBJECT (O(log n) once resolved). */
 size_t dps_actset_find_object(const struct dps_actset *set, uint64_t id);
 /* The format version a writer gives thread t's file (t = DPS_ACTSET_NO_THREAD: the manifest):
- * 2 when it uses anything of version 2 (or set->format_version says 2), else 1. */
+ * the oldest that holds what the set uses (set->format_version at the least): 3 for a rwlock
+ * or a put or take of several items, 2 for anything else of version 2, else 1. */
 int dps_actset_thread_version(const struct dps_actset *set, size_t t);
 /* Action a of a resolved set as the player plays it: thread, object and member references
  * become indexes (members: arg is the first's index in set->members, as in the set). */

@@ -432,6 +432,7 @@ static int play_action(struct play *pl, size_t t, const struct dps_actset_action
 		ret = play_any(pl, t, a, parked);
 		break;
 	case DPS_ACT_LOCK:
+	case DPS_ACT_RDLOCK:
 	case DPS_ACT_UNLOCK:
 	case DPS_ACT_PUT:
 	case DPS_ACT_TAKE:

@@ -139,6 +139,10 @@ static bool can_continue(struct player *pl, const struct slot *s)
 		return o->count > 0;
 	case BLOCK_ARRIVE:
 		return o->round != s->block_round;
+	case BLOCK_RDLOCK:
+		return o->owner == NO_SLOT;
+	case BLOCK_WRLOCK:
+		return o->owner == NO_SLOT && !o->readers;
 	case BLOCK_NONE:
 	default:
 		return true;
@@ -181,6 +185,22 @@ static int describe_block(struct player *pl, const struct slot *s, char *buf, si
 				"thread %" PRIu64 " at barrier %" PRIu64 " (%" PRIu64 " of %" PRIu64
 				" arrived)",
 				id, o->desc->id, o->count, o->desc->capacity);
+	case BLOCK_RDLOCK:
+		return snprintf(buf, len,
+				"thread %" PRIu64 " read-locks rwlock %" PRIu64
+				" held for writing by thread %" PRIu64,
+				id, o->desc->id, prog->threads[o->owner].id);
+	case BLOCK_WRLOCK:
+		if (o->owner != NO_SLOT) {
+			return snprintf(buf, len,
+					"thread %" PRIu64 " write-locks rwlock %" PRIu64
+					" held for writing by thread %" PRIu64,
+					id, o->desc->id, prog->threads[o->owner].id);
+		}
+		return snprintf(buf, len,
+				"thread %" PRIu64 " write-locks rwlock %" PRIu64 " held by %" PRIu64
+				" readers",
+				id, o->desc->id, o->readers);
 	case BLOCK_NONE:
 	default:
 		return snprintf(buf, len, "thread %" PRIu64, id);
@@ -432,6 +452,10 @@ void dps__player_lock(struct player *pl, struct slot *self, const struct dps_act
 	size_t releaser = NO_SLOT;
 	bool got = true;
 
+	if (o->desc->kind == DPS_OBJ_RWLOCK) {
+		dps__player_rwlock(pl, self, a);
+		return;
+	}
 	lttng_ust_tracepoint(dps, wait_begin, dps__tls_id, NO_WAKER_ID, a->line);
 	if (pthread_mutex_trylock(&o->mutex)) {
 		pthread_mutex_lock(&pl->lock);
@@ -468,11 +492,62 @@ void dps__player_lock(struct player *pl, struct slot *self, const struct dps_act
 	lttng_ust_tracepoint(dps, wait_end, dps__tls_id, id_of(pl, releaser), a->line);
 }
 
+/*
+ * rdlock and a rwlock's lock: a count of readers and a writer under the player's lock, the
+ * waiters on the object's condition variable. Readers go first, as glibc's default rwlock
+ * (PTHREAD_RWLOCK_PREFER_READER_NP) lets them: a reader takes it whenever no writer holds it,
+ * even while a writer waits. The end event names the thread whose unlock let a blocked one
+ * go on.
+ */
+void dps__player_rwlock(struct player *pl, struct slot *self, const struct dps_action *a)
+{
+	struct obj *o = &pl->objs[a->arg];
+	bool read = a->kind == DPS_ACT_RDLOCK;
+	size_t releaser = NO_SLOT;
+
+	lttng_ust_tracepoint(dps, wait_begin, dps__tls_id, NO_WAKER_ID, a->line);
+	pthread_mutex_lock(&pl->lock);
+	self->block = read ? BLOCK_RDLOCK : BLOCK_WRLOCK;
+	self->block_obj = o;
+	if (!can_continue(pl, self)) {
+		block_locked(pl, self, &o->cond);
+		releaser = o->releaser;
+	}
+	self->block = BLOCK_NONE;
+	if (!is_aborted(pl)) {
+		if (read) {
+			o->readers++;
+		} else {
+			o->owner = self->idx;
+		}
+	}
+	pthread_mutex_unlock(&pl->lock);
+	lttng_ust_tracepoint(dps, wait_end, dps__tls_id, id_of(pl, releaser), a->line);
+}
+
+/* A rwlock's unlock: the writer's, or one reader's (the validator paired them). */
+static void rw_unlock(struct player *pl, struct slot *self, struct obj *o)
+{
+	pthread_mutex_lock(&pl->lock);
+	if (o->owner == self->idx) {
+		o->owner = NO_SLOT;
+	} else if (o->readers) {
+		o->readers--;
+	}
+	o->releaser = self->idx;
+	pthread_cond_broadcast(&o->cond);
+	pthread_mutex_unlock(&pl->lock);
+}
+
 void dps__player_unlock(struct player *pl, struct slot *self, const struct dps_action *a)
 {
 	struct obj *o = &pl->objs[a->arg];
 	bool held;
 
+	if (o->desc->kind == DPS_OBJ_RWLOCK) {
+		rw_unlock(pl, self, o);
+		return;
+	}
 	pthread_mutex_lock(&pl->lock);
 	held = o->owner == self->idx;
 	if (held) {
@@ -486,34 +561,51 @@ void dps__player_unlock(struct player *pl, struct slot *self, const struct dps_a
 	}
 }
 
-/* put, take: one item in or out of the queue, blocked while it is full (empty); the end event
- * names the thread whose take (put) let a blocked one go on. Returns the index of the item a
- * take got (its place among the queue's takes), UINT64_MAX for a put. */
+/*
+ * put, take: items in or out of the queue (arg2 of them, at least one), blocked while it is
+ * full (empty). Several items move as many at a time as there is room for (as there are),
+ * as a pipe's write and read of many bytes do: a put of more than the capacity never blocks
+ * for good. The end event names the thread whose take (put) let a blocked one go on. Returns
+ * the index of the (first) item a take got (its place among the queue's takes), UINT64_MAX
+ * for a put.
+ */
 uint64_t dps__player_put_take(struct player *pl, struct slot *self, const struct dps_action *a)
 {
 	uint64_t item = UINT64_MAX;
 	struct obj *o = &pl->objs[a->arg];
 	bool put = a->kind == DPS_ACT_PUT;
+	uint64_t left = a->arg2 > 1 ? (uint64_t)a->arg2 : 1;
 	size_t releaser = NO_SLOT;
 
 	lttng_ust_tracepoint(dps, wait_begin, dps__tls_id, NO_WAKER_ID, a->line);
 	pthread_mutex_lock(&pl->lock);
-	self->block = put ? BLOCK_PUT : BLOCK_TAKE;
-	self->block_obj = o;
-	if (!can_continue(pl, self)) {
-		block_locked(pl, self, &o->cond);
-		releaser = o->releaser;
-	}
-	self->block = BLOCK_NONE;
-	if (!is_aborted(pl)) {
+	while (left && !is_aborted(pl)) {
+		uint64_t n;
+
+		self->block = put ? BLOCK_PUT : BLOCK_TAKE;
+		self->block_obj = o;
+		if (!can_continue(pl, self)) {
+			block_locked(pl, self, &o->cond);
+			releaser = o->releaser;
+		}
+		self->block = BLOCK_NONE;
+		if (is_aborted(pl)) {
+			break;
+		}
 		if (put) {
-			o->count++;
-		} else if (o->count) {
-			o->count--;
+			n = !o->desc->capacity			  ? left
+			    : o->desc->capacity - o->count < left ? o->desc->capacity - o->count
+								  : left;
+			o->count += n;
+		} else {
+			n = o->count < left ? o->count : left;
+			o->count -= n;
+			if (item == UINT64_MAX) {
+				item = o->taken;
+			}
+			o->taken += n;
 		}
-		if (!put) {
-			item = o->taken++;
-		}
+		left -= n;
 		o->releaser = self->idx;
 		pthread_cond_broadcast(&o->cond);
 	}

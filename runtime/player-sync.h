@@ -36,6 +36,8 @@ enum slot_block {
 	BLOCK_PUT,	/* block_obj full */
 	BLOCK_TAKE,	/* block_obj empty */
 	BLOCK_ARRIVE,	/* block_obj's round block_round not complete */
+	BLOCK_RDLOCK,	/* block_obj, a rwlock, held for writing */
+	BLOCK_WRLOCK,	/* block_obj, a rwlock, held at all */
 };
 
 #define NO_SLOT SIZE_MAX
@@ -44,7 +46,9 @@ enum slot_block {
 struct obj {
 	const struct dps_object *desc; /* borrowed: the program's */
 	pthread_mutex_t mutex;	       /* a mutex's real mutex */
-	size_t owner;		       /* a mutex's holder (NO_SLOT: free), under the lock */
+	size_t owner;		       /* a mutex's holder, a rwlock's writer (NO_SLOT: free),
+					* under the lock */
+	uint64_t readers;	       /* a rwlock's read holders, under the lock */
 	uint64_t count;		       /* a queue's items; a barrier's arrivals this round */
 	uint64_t round;		       /* a barrier's completed rounds */
 	size_t releaser;	       /* who last did what may unblock the others */
@@ -149,9 +153,11 @@ void dps__player_wait_any(struct player *pl, struct slot *self, const struct dps
  * for whoever plays the item. */
 void dps__player_wake(struct player *pl, size_t waker, const struct dps_action *a);
 void dps__player_lock(struct player *pl, struct slot *self, const struct dps_action *a);
+/* rdlock, and lock or unlock of a rwlock (dps__player_lock and _unlock call these for one). */
+void dps__player_rwlock(struct player *pl, struct slot *self, const struct dps_action *a);
 void dps__player_unlock(struct player *pl, struct slot *self, const struct dps_action *a);
-/* Returns the index of the item a take got (its place among the queue's takes), UINT64_MAX for
- * a put. */
+/* Returns the index of the item a take got (its place among the queue's takes; a take of
+ * several items: its first's), UINT64_MAX for a put. */
 uint64_t dps__player_put_take(struct player *pl, struct slot *self, const struct dps_action *a);
 void dps__player_arrive(struct player *pl, struct slot *self, const struct dps_action *a);
 

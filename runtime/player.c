@@ -291,6 +291,10 @@ static void play_one(struct player *pl, struct slot *self, const struct dps_acti
 		dps__player_lock(pl, self, a);
 		self->lag_origin_ns = 0;
 		break;
+	case DPS_ACT_RDLOCK:
+		dps__player_rwlock(pl, self, a);
+		self->lag_origin_ns = 0;
+		break;
 	case DPS_ACT_UNLOCK:
 		dps__player_unlock(pl, self, a);
 		break;
@@ -495,12 +499,21 @@ void dps_play_options_default(struct dps_play_options *opts)
 	opts->summary = true;
 }
 
-/* The object kind an action needs. */
-static uint32_t object_kind_for(uint32_t kind)
+/* Whether an action of this kind may name an object of kind obj (lock and unlock: a mutex or
+ * a rwlock's write side and release). */
+static bool object_fits(uint32_t kind, uint32_t obj)
 {
-	return kind == DPS_ACT_LOCK || kind == DPS_ACT_UNLOCK ? DPS_OBJ_MUTEX
-	       : kind == DPS_ACT_ARRIVE			      ? DPS_OBJ_BARRIER
-							      : DPS_OBJ_QUEUE;
+	switch (kind) {
+	case DPS_ACT_LOCK:
+	case DPS_ACT_UNLOCK:
+		return obj == DPS_OBJ_MUTEX || obj == DPS_OBJ_RWLOCK;
+	case DPS_ACT_RDLOCK:
+		return obj == DPS_OBJ_RWLOCK;
+	case DPS_ACT_ARRIVE:
+		return obj == DPS_OBJ_BARRIER;
+	default:
+		return obj == DPS_OBJ_QUEUE;
+	}
 }
 
 /* Is action a of thread t well-formed for prog (a reference names another thread, an object
@@ -518,13 +531,15 @@ static bool is_valid_action(const struct dps_program *prog, const struct dps_act
 	case DPS_ACT_WAIT_TIMEOUT:
 		return a->arg >= 0 && (uint64_t)a->arg < n && (size_t)a->arg != t && a->arg2 >= 0;
 	case DPS_ACT_LOCK:
+	case DPS_ACT_RDLOCK:
 	case DPS_ACT_UNLOCK:
 	case DPS_ACT_PUT:
 	case DPS_ACT_TAKE:
 	case DPS_ACT_ARRIVE:
 		return prog->objects && a->arg >= 0 && (uint64_t)a->arg < prog->n_objects &&
-		       prog->objects[a->arg].kind == object_kind_for(a->kind) &&
-		       (a->kind != DPS_ACT_ARRIVE || prog->objects[a->arg].capacity);
+		       object_fits(a->kind, prog->objects[a->arg].kind) &&
+		       (a->kind != DPS_ACT_ARRIVE || prog->objects[a->arg].capacity) &&
+		       a->arg2 >= 0;
 	case DPS_ACT_WAIT_ANY:
 	case DPS_ACT_JOIN_ANY:
 		if (!prog->members || a->arg < 0 || a->arg2 < 1 ||

@@ -146,11 +146,13 @@ static int check_set(const struct dps_actset *set, struct dps_diag *diag)
 				     a->aux <= (uint64_t)INT64_MAX;
 				break;
 			case DPS_ACT_LOCK:
+			case DPS_ACT_RDLOCK:
 			case DPS_ACT_UNLOCK:
 			case DPS_ACT_PUT:
 			case DPS_ACT_TAKE:
 			case DPS_ACT_ARRIVE:
-				ok = dps_actset_find_object(set, a->id) < set->n_objects;
+				ok = dps_actset_find_object(set, a->id) < set->n_objects &&
+				     a->aux <= (uint64_t)INT64_MAX;
 				break;
 			case DPS_ACT_WAIT_ANY:
 			case DPS_ACT_JOIN_ANY:

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Format version 2 (issue 13): the objects of the manifest and the actions lock, unlock, put,
- * take, arrive, `wait ID timeout D`, `wait ID|ID`, `join any ID|ID`. Each parses into what it
+ * take, arrive, `wait ID timeout D`, `wait ID|ID`, `join any ID|ID`; version 3 (issue 24): the
+ * rwlock, `rdlock`, a put or take of several items (a pipe's bytes). Each parses into what it
  * says, each bad use is refused at its file:line:column, a version-1 set is still read and
- * written as version 1, and a version-2 set is written back as it was read.
+ * written as version 1, a version-2 set is written back as version 2 as it was read, a
+ * version-3 set as version 3.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +52,9 @@ static void write_files(const struct file *files)
 }
 
 #define MANIFEST "dps-manifest 2\nobject 1 mutex\nobject 2 queue 4 0\nobject 3 barrier 2\n"
+#define MANIFEST3                                                                                  \
+	"dps-manifest 3\nobject 1 mutex\nobject 2 queue 4 0\nobject 3 barrier 2\nobject 4 "        \
+	"rwlock\n"
 
 struct bad_set {
 	struct file files[MAX_FILES];
@@ -193,6 +198,47 @@ ParameterizedTestParameters(actset_sync, bad_sets_are_located)
 	    {{{"1.act", "run 1\n"}, {"manifest", "dps-manifest 2\nobject 1 mutex 4\n"}},
 	     "manifest:2:16: ",
 	     "expected end of line"},
+	    /* version 3: rwlocks, put and take of several items */
+	    {{{"1.act", "run 1\n"}, {"manifest", "dps-manifest 2\nobject 1 rwlock\n"}},
+	     "manifest:2:10: ",
+	     "expected 'dps-manifest 3'"},
+	    {{{"1.act", "dps-actions 2\nrdlock 4\nunlock 4\n"}, {"manifest", MANIFEST3}},
+	     "1.act:2:1: ",
+	     "expected 'dps-actions 3'"},
+	    {{{"1.act", "dps-actions 2\nput 2 512\n"}, {"manifest", MANIFEST3}},
+	     "1.act:2:7: ",
+	     "expected 'dps-actions 3'"},
+	    {{{"1.act", "dps-actions 3\nput 2 0\n"}, {"manifest", MANIFEST3}},
+	     "1.act:2:7: ",
+	     "a count of 0 items"},
+	    {{{"1.act", "dps-actions 3\ntake 2 x\n"}, {"manifest", MANIFEST3}},
+	     "1.act:2:8: ",
+	     "expected an item count"},
+	    {{{"1.act", "dps-actions 3\nput 2 3 4\n"}, {"manifest", MANIFEST3}},
+	     "1.act:2:9: ",
+	     "expected end of line"},
+	    {{{"1.act", "dps-actions 3\nrdlock 1\nunlock 1\n"}, {"manifest", MANIFEST3}},
+	     "1.act:2:8: ",
+	     "a mutex: expected a rwlock"},
+	    {{{"1.act", "dps-actions 3\nrdlock 2\n"}, {"manifest", MANIFEST3}},
+	     "1.act:2:8: ",
+	     "a queue: expected a rwlock"},
+	    {{{"1.act", "dps-actions 3\nrdlock 4\nlock 4\nunlock 4\n"}, {"manifest", MANIFEST3}},
+	     "1.act:3:6: ",
+	     "already holds"},
+	    {{{"1.act", "dps-actions 3\nrun 1\nunlock 4\n"}, {"manifest", MANIFEST3}},
+	     "1.act:3:8: ",
+	     "rwlock 4 which this thread does not hold"},
+	    {{{"1.act", "dps-actions 3\nrdlock 4\nrun 1\n"}, {"manifest", MANIFEST3}},
+	     "1.act:2:8: ",
+	     "never unlocked"},
+	    /* a task queue moves one item at a take */
+	    {{{"1.act", "dps-actions 3\ncreate 2\ncreate 3\nput 1 4\njoin 2\njoin 3\n"},
+	      {"2.act", "dps-actions 3\ntake 1 2\nrun 5\ntake 1\n"},
+	      {"3.act", "dps-actions 3\ntake 1\n"},
+	      {"manifest", "dps-manifest 3\nobject 1 queue 4 0\ntasks 1 2 2 3\n"}},
+	     "2.act:2:6: ",
+	     "a take of one item"},
 	};
 
 	return cr_make_param_array(struct bad_set, cases, sizeof(cases) / sizeof(cases[0]));
@@ -388,6 +434,62 @@ Test(actset_sync, a_task_queue_is_written_as_it_was_read, .init = make_dir, .fin
 	cr_assert_eq(dps_actset_write_dir(set, out, 0, &diag), DPS_OK, "%s", diag.msg);
 	text = read_in(out, "manifest");
 	cr_assert_not_null(strstr(text, "\nobject 1 queue 4 0\ntasks 1 2 3 3 2\n"), "%s", text);
+	g_free(text);
+	dps_actset_destroy(set);
+	g_free(out);
+}
+
+/* Version 3: a rwlock's read and write sides, a pipe's bytes as a queue's items; read as
+ * written, written back as version 3; a version-2 set is not made version 3. */
+Test(actset_sync, a_version_3_set_is_written_as_it_was_read, .init = make_dir, .fini = remove_dir)
+{
+	static const struct file files[MAX_FILES] = {
+	    {"1.act", "dps-actions 3\ncreate 2\nrdlock 4\nput 2 4096\nunlock 4\nlock 4\n"
+		      "unlock 4\nput 2\njoin 2\n"},
+	    {"2.act", "dps-actions 3\ntake 2 4000\ntake 2 97\nrdlock 4\nunlock 4\n"},
+	    {"manifest", MANIFEST3},
+	};
+	struct dps_actset *set = NULL, *again = NULL;
+	struct dps_diag diag;
+	char *out = dps_test_strf("%s/out", dir);
+	const struct dps_actset_action *a;
+	struct dps_action p;
+	char *text;
+
+	write_files(files);
+	cr_assert_eq(dps_actset_load_dir(dir, &set, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(set->format_version, 3);
+	cr_assert_eq(set->objects[3].kind, DPS_OBJ_RWLOCK);
+	a = set->threads[dps_actset_find(set, 1)].actions;
+	cr_assert_eq(a[1].kind, DPS_ACT_RDLOCK);
+	cr_assert_eq(a[1].id, 4);
+	cr_assert_eq(a[2].kind, DPS_ACT_PUT);
+	cr_assert_eq(a[2].aux, 4096);
+	cr_assert_eq(a[6].kind, DPS_ACT_PUT);
+	cr_assert_eq(a[6].aux, 0);
+	p = dps_actset_played_action(set, &a[2]);
+	cr_assert_eq(p.arg, (int64_t)dps_actset_find_object(set, 2));
+	cr_assert_eq(p.arg2, 4096);
+	cr_assert_eq(dps_actset_write_dir(set, out, 0, &diag), DPS_OK, "%s", diag.msg);
+	text = read_in(out, "1.act");
+	cr_assert_str_eq(text, "dps-actions 3\ncreate 2\nrdlock 4\nput 2 4096\nunlock 4\n"
+			       "lock 4\nunlock 4\nput 2\njoin 2\n");
+	g_free(text);
+	text = read_in(out, "manifest");
+	cr_assert(g_str_has_prefix(text, "dps-manifest 3\n"), "%s", text);
+	cr_assert_not_null(strstr(text, "\nobject 4 rwlock\n"), "%s", text);
+	g_free(text);
+	cr_assert_eq(dps_actset_load_dir(out, &again, &diag), DPS_OK, "%s", diag.msg);
+	dps_actset_destroy(again);
+	dps_actset_destroy(set);
+	g_free(out);
+	/* a version-2 set is written as version 2 */
+	out = dps_test_strf("%s/out2", dir);
+	write_full_set();
+	cr_assert_eq(dps_actset_load_dir(dir, &set, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(dps_actset_write_dir(set, out, 0, &diag), DPS_OK, "%s", diag.msg);
+	text = read_in(out, "2.act");
+	cr_assert(g_str_has_prefix(text, "dps-actions 2\n"), "%s", text);
 	g_free(text);
 	dps_actset_destroy(set);
 	g_free(out);

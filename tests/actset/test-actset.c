@@ -81,7 +81,7 @@ ParameterizedTestParameters(actset, bad_sets_are_located)
 	    {{{"1.act", "stack +x\n"}}, "1.act:1:8: ", "+4096"},
 	    {{{"1.act", "create\n"}}, "1.act:1:8: ", "expected a thread id"},
 	    /* header */
-	    {{{"1.act", "dps-actions 3\n"}}, "1.act:1:13: ", "unsupported"},
+	    {{{"1.act", "dps-actions 4\n"}}, "1.act:1:13: ", "unsupported"},
 	    {{{"1.act", "run 1\ndps-actions 1\n"}}, "1.act:2:1: ", "first statement"},
 	    /* creation graph */
 	    {{{"1.act", "run 1\ncreate 3\n"}}, "1.act:2:8: ", "no action file"},

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The player's synchronization objects and waits of format version 2 (issue 13): a queue
+ * The player's synchronization objects and waits of format versions 2 and 3 (issues 13, 24;
+ * a rwlock, a put and take of many items are version 3's): a queue
  * with a capacity blocks a producer faster than its consumer, a barrier holds every party
  * until the last one, a mutex excludes, a timed wait times out or is woken (whichever first),
  * a wait on a set takes any member's wake, join any takes whichever member ended, and a lock
@@ -146,6 +147,84 @@ Test(sync, a_mutex_excludes)
 	/* the second lock waits (and, when it is the other's, the root's join too) */
 	cr_assert_geq(r.threads[0].n_blocked + r.threads[1].n_blocked, 1);
 	cr_assert_geq(r.makespan_ns, 300 * MS, "the two critical sections ran one after another");
+	dps_play_result_fini(&r);
+}
+
+/* A rwlock (version 3): two readers hold it together, a writer alone. Two readers that each
+ * sleep 200 ms inside take it at once; a writer that comes 50 ms later waits for both. */
+Test(sync, a_rwlock_lets_readers_share_and_writers_exclude)
+{
+	static const struct dps_action root[] = {
+	    ACT(CREATE, 1), ACT(CREATE, 2), ACT(RDLOCK, 0), ACT(SLEEP, 200 * MS),
+	    ACT(UNLOCK, 0), ACT(JOIN, 1),   ACT(JOIN, 2)};
+	static const struct dps_action reader[] = {ACT(RDLOCK, 0), ACT(SLEEP, 200 * MS),
+						   ACT(UNLOCK, 0)};
+	static const struct dps_action writer[] = {ACT(SLEEP, 50 * MS), ACT(LOCK, 0),
+						   ACT(SLEEP, 150 * MS), ACT(UNLOCK, 0)};
+	static const struct dps_thread_desc th[] = {THREAD(1, root), THREAD(2, reader),
+						    THREAD(3, writer)};
+	struct dps_object rw = {.id = 1, .kind = DPS_OBJ_RWLOCK};
+	struct dps_program prog = {
+	    .name = "rw", .threads = th, .n_threads = 3, .root = 0, .objects = &rw, .n_objects = 1};
+	struct dps_play_result r;
+
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
+	/* the writer came while both readers held it: it waited for them */
+	cr_assert_eq(r.threads[2].n_blocked, 1, "writer blocked %lu times",
+		     (unsigned long)r.threads[2].n_blocked);
+	/* the readers ran side by side, the writer after them: 200 + 150 ms at least */
+	cr_assert_geq(r.makespan_ns, 350 * MS);
+	cr_assert_eq(r.threads[1].n_blocked, 0, "the second reader waited for the first");
+	dps_play_result_fini(&r);
+}
+
+/* A deadlock on a rwlock: a reader that waits for a writer that waits for it is named. */
+Test(sync, a_writer_waiting_for_a_reader_that_waits_for_it_is_a_deadlock)
+{
+	static const struct dps_action root[] = {ACT(CREATE, 1), ACT(RDLOCK, 0), ACT(WAIT, 1),
+						 ACT(UNLOCK, 0), ACT(JOIN, 1)};
+	static const struct dps_action writer[] = {ACT(SLEEP, 20 * MS), ACT(LOCK, 0),
+						   ACT(UNLOCK, 0), ACT(WAKE, 0)};
+	static const struct dps_thread_desc th[] = {THREAD(1, root), THREAD(2, writer)};
+	struct dps_object rw = {.id = 5, .kind = DPS_OBJ_RWLOCK};
+	struct dps_program prog = {.name = "rwd",
+				   .threads = th,
+				   .n_threads = 2,
+				   .root = 0,
+				   .objects = &rw,
+				   .n_objects = 1};
+	struct dps_play_result r;
+
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_ERR_DEADLK);
+	cr_assert_not_null(strstr(r.detail, "thread 2 write-locks rwlock 5 held by 1 readers"),
+			   "%s", r.detail);
+	dps_play_result_fini(&r);
+}
+
+/*
+ * A put and a take of many items (a pipe's bytes, version 3): a writer puts 10,000 bytes into
+ * a queue of 4,096 whose reader sleeps 200 ms first: the put moves what fits and waits for the
+ * reader's takes, so the writer ends after the reader's sleep; the reader's two takes add up
+ * to the bytes put.
+ */
+Test(sync, a_put_of_more_items_than_fit_waits_for_the_takes)
+{
+	static const struct dps_action root[] = {ACT(CREATE, 1), ACT2(PUT, 0, 10000)};
+	static const struct dps_action reader[] = {ACT(SLEEP, 200 * MS), ACT2(TAKE, 0, 6000),
+						   ACT2(TAKE, 0, 4000)};
+	static const struct dps_thread_desc th[] = {THREAD(1, root), THREAD(2, reader)};
+	struct dps_object q = {.id = 3, .kind = DPS_OBJ_QUEUE, .capacity = 4096};
+	struct dps_program prog = {.name = "pipe",
+				   .threads = th,
+				   .n_threads = 2,
+				   .root = 0,
+				   .objects = &q,
+				   .n_objects = 1};
+	struct dps_play_result r;
+
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
+	cr_assert_geq(r.threads[0].n_blocked, 1, "the writer never waited");
+	cr_assert_geq(r.threads[0].end_ns, 200 * MS, "the writer ended before the reader took");
 	dps_play_result_fini(&r);
 }
 

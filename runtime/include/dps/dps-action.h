@@ -30,7 +30,8 @@ extern "C" {
 	X(DPS_ACT_ARRIVE, 13, "arrive", "index of the barrier in the program's objects")           \
 	X(DPS_ACT_WAIT_TIMEOUT, 14, "wait", "index of the waker; arg2: the timeout, ns")           \
 	X(DPS_ACT_WAIT_ANY, 15, "wait", "first of arg2 wakers in the program's members")           \
-	X(DPS_ACT_JOIN_ANY, 16, "join", "first of arg2 joinees in the program's members")
+	X(DPS_ACT_JOIN_ANY, 16, "join", "first of arg2 joinees in the program's members")          \
+	X(DPS_ACT_RDLOCK, 17, "rdlock", "index of the rwlock in the program's objects")
 
 enum dps_action_kind {
 #define DPS_ACTION_KIND_ENUM_(e, v, kw, what) e = v,
@@ -39,9 +40,11 @@ enum dps_action_kind {
 };
 
 /* The highest kind value (kinds are 1 .. DPS_ACT_MAX). */
-#define DPS_ACT_MAX 16
+#define DPS_ACT_MAX 17
 /* The highest kind of format version 1 (the later ones need `dps-actions 2`). */
 #define DPS_ACT_MAX_V1 8
+/* The highest kind of format version 2 (rdlock needs `dps-actions 3`). */
+#define DPS_ACT_MAX_V2 16
 
 /* The keyword of a kind ("run", ...), or NULL for a value that is no kind. Inline, so the
  * tools that do not link libdps use the same table. */
@@ -66,7 +69,8 @@ struct dps_action {
 	int64_t arg;   /* see DPS_ACTION_KINDS: ns, bytes, another thread's or an object's index */
 	uint32_t kind; /* enum dps_action_kind */
 	uint32_t line; /* line in the source .act file (0 = unknown), for events */
-	int64_t arg2;  /* timed wait: the timeout in ns; wait any, join any: how many members */
+	int64_t arg2;  /* timed wait: the timeout in ns; wait any, join any: how many members;
+			* put, take: how many items (0 and 1: one) */
 };
 
 /*
@@ -81,6 +85,7 @@ static inline int dps_action_kind_fits_task(uint32_t kind)
 	case DPS_ACT_RUN:
 	case DPS_ACT_SLEEP:
 	case DPS_ACT_LOCK:
+	case DPS_ACT_RDLOCK:
 	case DPS_ACT_UNLOCK:
 	case DPS_ACT_PUT:
 	case DPS_ACT_TAKE:
@@ -96,7 +101,8 @@ static inline int dps_action_kind_fits_task(uint32_t kind)
 #define DPS_OBJECT_KINDS(X)                                                                        \
 	X(DPS_OBJ_MUTEX, 1, "mutex")                                                               \
 	X(DPS_OBJ_QUEUE, 2, "queue")                                                               \
-	X(DPS_OBJ_BARRIER, 3, "barrier")
+	X(DPS_OBJ_BARRIER, 3, "barrier")                                                           \
+	X(DPS_OBJ_RWLOCK, 4, "rwlock")
 
 enum dps_object_kind {
 #define DPS_OBJECT_KIND_ENUM_(e, v, kw) e = v,
@@ -104,7 +110,9 @@ enum dps_object_kind {
 #undef DPS_OBJECT_KIND_ENUM_
 };
 
-#define DPS_OBJ_MAX 3
+#define DPS_OBJ_MAX 4
+/* The highest object kind of format version 2 (a rwlock needs version 3). */
+#define DPS_OBJ_MAX_V2 3
 
 /* The keyword of an object kind ("mutex", ...), or NULL. */
 static inline const char *dps_object_kind_name(uint32_t kind)
