@@ -109,6 +109,35 @@ static void append(struct act_builder *b, enum dps_action_kind kind, int64_t arg
 	append2(b, kind, arg, 0);
 }
 
+/* A recorded wait the set keeps, of this thread on result thread waker, that blocked from
+ * begin_ns to end_ns: counted per pair and kind of futex word (the result's pins). */
+static void note_wait(struct act_builder *b, size_t waker, uint64_t begin_ns, uint64_t end_ns)
+{
+	struct analyzer_core *core = b->core;
+	uint32_t kind;
+	struct analyzer_pin pin = {.waiter = b->t, .waker = waker, .n = 1};
+
+	if (!core || b->ci == SIZE_MAX) {
+		return;
+	}
+	kind = analyzer__futex_kind_at(core, b->ci, begin_ns, end_ns);
+	pin.kind = kind;
+	pin.blocked_ns = end_ns > begin_ns ? end_ns - begin_ns : 0;
+	if (!core->pins) {
+		core->pins = g_array_new(FALSE, FALSE, sizeof(struct analyzer_pin));
+	}
+	for (guint i = 0; i < core->pins->len; i++) {
+		struct analyzer_pin *p = &g_array_index(core->pins, struct analyzer_pin, i);
+
+		if (p->waiter == pin.waiter && p->waker == waker && p->kind == kind) {
+			p->n++;
+			p->blocked_ns += pin.blocked_ns;
+			return;
+		}
+	}
+	g_array_append_val(core->pins, pin);
+}
+
 static void flush_run(struct act_builder *b, struct analyzer_thread_stats *st)
 {
 	if (b->pending_run) {
@@ -149,6 +178,7 @@ static void flush_pending(struct act_builder *b, struct analyzer_thread_stats *s
 		append(b, DPS_ACT_LOCK, (int64_t)m);
 	}
 	if (k == DPS_ACT_WAIT || k == DPS_ACT_WAIT_TIMEOUT) {
+		note_wait(b, b->pend_waker, b->pend_b, b->pend_e);
 		st->n_waits++;
 	} else {
 		st->n_sleeps++;
@@ -369,29 +399,39 @@ static void emit_sync(struct act_builder *b, const struct analyzer_sync_point *p
 	if (!id || p->obj >= b->n_held) {
 		return;
 	}
-	if (b->pend_kind && b->pending_run <= SYNC_RUN_NS &&
+	if (b->pend_kind && b->pending_run <= SYNC_RUN_NS && !p->probe &&
 	    (p->kind == ANALYZER_EV_SYNC_PRODUCE || p->kind == ANALYZER_EV_SYNC_CONSUME ||
 	     p->kind == ANALYZER_EV_SYNC_LOCK_ACQ)) {
 		drop_pending(b); /* the block was this action's: it blocks in the replay */
+	}
+	if (p->end_ns > p->ts_ns) {
+		/* the call's inside is its own (sync-probe.c) */
+		b->call_from = p->ts_ns;
+		b->call_to =
+		    p->end_ns > b->call_to || b->call_to <= p->ts_ns ? p->end_ns : b->call_to;
 	}
 	switch (p->kind) {
 	case ANALYZER_EV_SYNC_PRODUCE:
 	case ANALYZER_EV_SYNC_CONSUME:
 	case ANALYZER_EV_SYNC_ARRIVE:
 		b->cond_quiet = false;
-		cycle_held(b, true, st);
+		if (!p->probe) {
+			cycle_held(b, true, st);
+		}
 		b->take_ts = p->ts_ns;
-		emit(b,
-		     p->kind == ANALYZER_EV_SYNC_PRODUCE   ? DPS_ACT_PUT
-		     : p->kind == ANALYZER_EV_SYNC_CONSUME ? DPS_ACT_TAKE
-							   : DPS_ACT_ARRIVE,
-		     (int64_t)id, st);
-		cycle_held(b, false, st);
-		b->arrive_ts = p->kind == ANALYZER_EV_SYNC_ARRIVE ? p->ts_ns : 0;
+		emit2(b,
+		      p->kind == ANALYZER_EV_SYNC_PRODUCE   ? DPS_ACT_PUT
+		      : p->kind == ANALYZER_EV_SYNC_CONSUME ? DPS_ACT_TAKE
+							    : DPS_ACT_ARRIVE,
+		      (int64_t)id, p->count > 1 ? p->count : 0, st);
+		if (!p->probe) {
+			cycle_held(b, false, st);
+		}
+		b->arrive_ts = p->kind == ANALYZER_EV_SYNC_ARRIVE && !p->probe ? p->ts_ns : 0;
 		break;
 	case ANALYZER_EV_SYNC_LOCK_ACQ:
 		if (!b->held[p->obj]++) {
-			emit(b, DPS_ACT_LOCK, (int64_t)id, st);
+			emit(b, p->shared ? DPS_ACT_RDLOCK : DPS_ACT_LOCK, (int64_t)id, st);
 		}
 		break;
 	case ANALYZER_EV_SYNC_UNLOCK:
@@ -439,6 +479,9 @@ static bool take_sync_block(struct act_builder *b, const struct analyzer_segment
 	b->pend_kind = kind;
 	b->pend_arg = arg;
 	b->pend_aux = aux;
+	b->pend_b = seg->begin_ns;
+	b->pend_e = seg->end_ns;
+	b->pend_waker = seg->other;
 	b->pend_obj = b->in_cond && b->cond_quiet ? b->cond_obj : ANALYZER_SYNC_NO_OBJ;
 	return true;
 }
@@ -464,6 +507,9 @@ static void block(struct act_builder *b, const struct analyzer_segment *sg,
 	if (sg->kind == ANALYZER_SEG_SLEEP && sg->other == ANALYZER_OTHER_TRACER) {
 		st->n_tracer++;
 		return;
+	}
+	if (sg->begin_ns >= b->call_from && sg->begin_ns < b->call_to) {
+		return; /* inside the probe's call: the object blocks in the replay */
 	}
 	if (b->in_cond && b->cond_role == ANALYZER_TICK_TIMEOUT) {
 		b->tick_held += dur; /* a tick of a waiting loop (ticks.h): dropped when it ends */
@@ -500,6 +546,9 @@ static void block(struct act_builder *b, const struct analyzer_segment *sg,
 		emit(b, DPS_ACT_SLEEP, (int64_t)b->carried, st);
 		b->carried = 0;
 	}
+	if (kind != DPS_ACT_SLEEP) {
+		note_wait(b, sg->other, sg->begin_ns, sg->end_ns);
+	}
 	emit_block(b, kind, arg, aux, st);
 }
 
@@ -532,7 +581,10 @@ static void emit_point(struct act_builder *b, struct tl_source *src, size_t *mi,
 
 			if (m->kind == ANALYZER_MARK_CREATE) {
 				emit(b, DPS_ACT_CREATE, (int64_t)b->res->threads[m->other].id, st);
-			} else if (m->kind == ANALYZER_MARK_WAKE) {
+			} else if (m->kind == ANALYZER_MARK_WAKE &&
+				   !(m->ts_ns >= b->call_from && m->ts_ns < b->call_to)) {
+				/* (a wake inside a call is the call's: its waiter's block,
+				 * inside the waiter's call, is gone too) */
 				emit(b, DPS_ACT_WAKE, (int64_t)b->res->threads[m->other].id, st);
 			}
 		} else {
@@ -549,6 +601,22 @@ static void emit_point(struct act_builder *b, struct tl_source *src, size_t *mi,
 			}
 		}
 	}
+}
+
+/* The run time of [from, to) that is the thread's own, scaled: what lies in the probe's call
+ * it is in is the call's (counted in call_cpu_ns, not played as a run). */
+static uint64_t call_excluded(struct act_builder *b, uint64_t from, uint64_t to,
+			      struct analyzer_thread_stats *st)
+{
+	uint64_t in = 0, lo, hi;
+
+	if (b->call_to > b->call_from) {
+		lo = from > b->call_from ? from : b->call_from;
+		hi = to < b->call_to ? to : b->call_to;
+		in = hi > lo ? hi - lo : 0;
+		st->call_cpu_ns += in;
+	}
+	return (uint64_t)((double)(to - from - in) * b->run_scale + 0.5);
 }
 
 /*
@@ -621,8 +689,7 @@ int analyzer__actions_build(struct act_builder *b, struct tl_source *src, uint64
 				if (next < cur) {
 					next = cur;
 				}
-				b->pending_run +=
-				    (uint64_t)((double)(next - cur) * b->run_scale + 0.5);
+				b->pending_run += call_excluded(b, cur, next, st);
 				cur = next;
 				if (next >= sg.end_ns) {
 					break;

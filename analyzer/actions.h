@@ -86,6 +86,12 @@ struct act_builder {
 	uint64_t tick_held;
 	/* joins met while the thread held a mutex, played once it holds none (owned, ids) */
 	GArray *late_joins;
+	/* the window of the probe's (or a futex barrier's) call the thread is in: its blocks
+	 * and its CPU in it are the call's own (sync-probe.c), dropped; empty when from >= to */
+	uint64_t call_from, call_to;
+	/* the held-back block's span, for the kind of word it was on (futex.c) */
+	uint64_t pend_b, pend_e;
+	size_t pend_waker; /* its waker (a result index) when it is a wait */
 };
 
 /* Thread b->t's actions from src; run_sum: the thread's run segments' total (to scale the

@@ -70,6 +70,9 @@ struct analyzer_thread_stats {
 	uint64_t n_folded;   /* blocks shorter than --min-block folded into run */
 	uint64_t n_ticks;    /* timed-out waits of a waiting loop a traced thread ended (ticks.h) */
 	uint64_t n_tracer;   /* sleeps the tracer's own threads ended, dropped (its start-up) */
+	/* the CPU time spent inside the probe's calls (libgomp spinning at a barrier before it
+	 * sleeps): the calls' own, played by their objects, not as runs (sync-probe.c) */
+	uint64_t call_cpu_ns;
 	/* extensions (analyzer helper) */
 	bool busy_exact;	    /* busy_ns is the sum of sched_stat_runtime */
 	uint64_t n_inferred;	    /* switch-ins inferred (missing from the trace) */
@@ -113,6 +116,42 @@ struct analyzer_process_figures {
 	size_t n_threads;
 };
 
+/*
+ * What a recorded wait the set keeps was on (futex.c): the kind of the futex word the waiter
+ * slept on, when the trace has the futex syscall events. dps whatif reads them: a lock's or a
+ * barrier's waits pin an order that a faster or slower thread may change.
+ */
+enum analyzer_pin_kind {
+	ANALYZER_PIN_UNKNOWN = 0, /* the trace has no futex events */
+	ANALYZER_PIN_NOT_FUTEX,	  /* the block was in no futex wait (a pipe, poll, a sleep) */
+	ANALYZER_PIN_EVENT,	  /* a word one set of threads waits on, another wakes */
+	ANALYZER_PIN_LOCK,	  /* a word the same threads wait on and wake: a lock */
+	ANALYZER_PIN_BROADCAST,	  /* a word one thread always wakes all of: a barrier whose
+				   * last arriver never changed, or a broadcast */
+	ANALYZER_PIN_PARTIAL,	  /* a barrier whose waiters do not all sleep (they spin) */
+	ANALYZER_PIN_BARRIER,	  /* a barrier re-enacted as an object (no wait is kept) */
+	ANALYZER_PIN_NR,
+};
+
+/* "unknown", "not a futex", "event", "lock", "broadcast", "partial barrier", "barrier". */
+const char *analyzer_pin_kind_name(uint32_t kind);
+
+/* The recorded waits the set keeps of one thread (waiter) on another (waker), on one kind of
+ * word: how many and how long they blocked in the recording. */
+struct analyzer_pin {
+	size_t waiter, waker; /* result thread indexes */
+	uint32_t kind;	      /* enum analyzer_pin_kind */
+	uint64_t n;
+	uint64_t blocked_ns;
+};
+
+/* The futex words of the selection's threads (futex.c), by what they were found to be. */
+struct analyzer_futex_figures {
+	uint64_t n_words;     /* words both waited on and woken, the probe's excluded */
+	uint64_t n_explained; /* words of the probe's calls or the wrapper's mutexes */
+	uint64_t n_barrier, n_partial, n_broadcast, n_lock, n_event;
+};
+
 struct analyzer_result {
 	struct analyzer_thread *threads; /* owned array */
 	size_t n_threads, cap_threads;
@@ -128,6 +167,15 @@ struct analyzer_result {
 	struct analyzer_process *procs; /* owned: analyzer_list_processes() only */
 	size_t n_procs;
 	struct analyzer_process_figures process; /* analyzer_run() with a selection */
+	/* synchronization (analyzer_run() with actions built): the recorded waits kept per
+	 * pair and kind of word (owned), whether the trace had the futex events, its words,
+	 * and what the probe saw and no action can re-enact (owned strings: "omp task") */
+	struct analyzer_pin *pins;
+	size_t n_pins;
+	bool has_futex;
+	struct analyzer_futex_figures futex;
+	char **unmodelled;
+	size_t n_unmodelled;
 };
 
 /* One process of a trace, for choosing a selection (dps analyze with no selection). */

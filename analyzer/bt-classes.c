@@ -129,6 +129,41 @@ static bool resolve_wait_call(const bt_event_class *cls, const char *name,
 	return true;
 }
 
+/*
+ * futex, entry and exit: perf's syscalls:sys_enter_futex (dps record adds it), lttng-modules'
+ * syscall_entry_futex and their compat_ forms. The entry is one only with its word, operation
+ * and value (`uaddr`, `op`, `val`); the exit with its `ret`. futex.c reads the word's protocol.
+ */
+static bool resolve_futex(const bt_event_class *cls, const char *name, struct analyzer_bt_class *ci)
+{
+	static const char *const entries[] = {"syscalls:sys_enter_futex", "syscall_entry_futex",
+					      "compat_syscall_entry_futex"};
+	static const char *const exits[] = {"syscalls:sys_exit_futex", "syscall_exit_futex",
+					    "compat_syscall_exit_futex"};
+
+	for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++) {
+		if (!strcmp(name, entries[i])) {
+			ci->v[INT_SLOT(futex.uaddr)] = payload_field(cls, "uaddr", NULL);
+			ci->v[INT_SLOT(futex.op)] = payload_field(cls, "op", NULL);
+			ci->v[INT_SLOT(futex.val)] = payload_field(cls, "val", NULL);
+			ci->kind = ANALYZER_EV_FUTEX_ENTRY;
+		} else if (!strcmp(name, exits[i])) {
+			ci->v[INT_SLOT(futex.uaddr)] = payload_field(cls, "ret", NULL);
+			ci->kind = ANALYZER_EV_FUTEX_EXIT;
+		} else {
+			continue;
+		}
+		if (!analyzer_bt_has(&ci->v[0]) ||
+		    (ci->kind == ANALYZER_EV_FUTEX_ENTRY && !analyzer_bt_has(&ci->v[1]))) {
+			memset(ci->v, 0, sizeof(ci->v));
+			ci->kind = 0;
+			return false; /* a plain syscall entry or exit */
+		}
+		return true;
+	}
+	return false;
+}
+
 static void resolve_kernel(const bt_event_class *cls, const char *name,
 			   struct analyzer_bt_class *ci)
 {
@@ -177,8 +212,8 @@ static void resolve_kernel(const bt_event_class *cls, const char *name,
 		ci->kind = ANALYZER_EV_STAT_RUNTIME;
 		ci->v[INT_SLOT(stat_runtime.tid)] = payload_field(cls, "tid", "pid");
 		ci->v[INT_SLOT(stat_runtime.runtime_ns)] = payload_field(cls, "runtime", NULL);
-	} else if (resolve_wait_call(cls, name, ci)) {
-		/* wait4, waitid: kind and fields set */
+	} else if (resolve_wait_call(cls, name, ci) || resolve_futex(cls, name, ci)) {
+		/* wait4, waitid, futex: kind and fields set */
 	} else if (starts(name, "syscall_entry_") || starts(name, "compat_syscall_entry_") ||
 		   (starts(name, "sys_") && !starts(name, "sys_exit")) ||
 		   starts(name, "compat_sys_") || starts(name, "raw_syscalls:sys_enter") ||
@@ -191,6 +226,72 @@ static void resolve_kernel(const bt_event_class *cls, const char *name,
 	} else {
 		ci->kind = ANALYZER_EV_OTHER;
 	}
+}
+
+/*
+ * The probe's blocking calls and the objects it saw made (dps_sync's events but the condition
+ * variables'): the event's name gives the kind and the operation, its fields the object (the
+ * first of its fields that names one) and the parameter. Returns false for another event.
+ */
+static bool resolve_sync_op(const bt_event_class *cls, const char *ev, struct analyzer_bt_class *ci)
+{
+	static const struct {
+		const char *name;
+		uint32_t kind;
+		uint32_t op;
+		const char *obj, *param;
+	} ops[] = {
+	    {"barrier_init", ANALYZER_EV_SYNC_OBJ_INIT, SYNC_OP_BARRIER_WAIT, "barrier", "parties"},
+	    {"barrier_wait_begin", ANALYZER_EV_SYNC_OP_BEGIN, SYNC_OP_BARRIER_WAIT, "barrier",
+	     NULL},
+	    {"barrier_wait_end", ANALYZER_EV_SYNC_OP_END, SYNC_OP_BARRIER_WAIT, "barrier",
+	     "result"},
+	    {"sem_init", ANALYZER_EV_SYNC_OBJ_INIT, SYNC_OP_SEM_WAIT, "sem", "value"},
+	    {"sem_wait_begin", ANALYZER_EV_SYNC_OP_BEGIN, SYNC_OP_SEM_WAIT, "sem", "timeout_ns"},
+	    {"sem_wait_end", ANALYZER_EV_SYNC_OP_END, SYNC_OP_SEM_WAIT, "sem", "result"},
+	    {"sem_post_begin", ANALYZER_EV_SYNC_OP_BEGIN, SYNC_OP_SEM_POST, "sem", NULL},
+	    {"sem_post_end", ANALYZER_EV_SYNC_OP_END, SYNC_OP_SEM_POST, "sem", "result"},
+	    {"rwlock_rdlock_begin", ANALYZER_EV_SYNC_OP_BEGIN, SYNC_OP_RDLOCK, "rwlock",
+	     "timeout_ns"},
+	    {"rwlock_rdlock_end", ANALYZER_EV_SYNC_OP_END, SYNC_OP_RDLOCK, "rwlock", "result"},
+	    {"rwlock_wrlock_begin", ANALYZER_EV_SYNC_OP_BEGIN, SYNC_OP_WRLOCK, "rwlock",
+	     "timeout_ns"},
+	    {"rwlock_wrlock_end", ANALYZER_EV_SYNC_OP_END, SYNC_OP_WRLOCK, "rwlock", "result"},
+	    {"rwlock_unlock_begin", ANALYZER_EV_SYNC_OP_BEGIN, SYNC_OP_RWUNLOCK, "rwlock", NULL},
+	    {"rwlock_unlock_end", ANALYZER_EV_SYNC_OP_END, SYNC_OP_RWUNLOCK, "rwlock", "result"},
+	    {"pipe_read_begin", ANALYZER_EV_SYNC_OP_BEGIN, SYNC_OP_PIPE_READ, "pipe", "count"},
+	    {"pipe_read_end", ANALYZER_EV_SYNC_OP_END, SYNC_OP_PIPE_READ, "pipe", "result"},
+	    {"pipe_write_begin", ANALYZER_EV_SYNC_OP_BEGIN, SYNC_OP_PIPE_WRITE, "pipe", "count"},
+	    {"pipe_write_end", ANALYZER_EV_SYNC_OP_END, SYNC_OP_PIPE_WRITE, "pipe", "result"},
+	    {"lock_begin", ANALYZER_EV_SYNC_OP_BEGIN, SYNC_OP_LOCK, "lock", NULL},
+	    {"lock_end", ANALYZER_EV_SYNC_OP_END, SYNC_OP_LOCK, "lock", "result"},
+	    {"unlock_begin", ANALYZER_EV_SYNC_OP_BEGIN, SYNC_OP_UNLOCK, "lock", NULL},
+	    {"unlock_end", ANALYZER_EV_SYNC_OP_END, SYNC_OP_UNLOCK, "lock", "result"},
+	    {"pool_take", ANALYZER_EV_SYNC_POOL_TAKE, SYNC_OP_NONE, "pool", "got"},
+	};
+
+	if (!strcmp(ev, "unmodelled")) {
+		ci->kind = ANALYZER_EV_SYNC_UNMODELLED;
+		ci->s[STR_SLOT(unmodelled.what)] = payload_field(cls, "what", NULL);
+		return true;
+	}
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		if (strcmp(ev, ops[i].name)) {
+			continue;
+		}
+		ci->v[INT_SLOT(sync.obj)] = payload_field(cls, ops[i].obj, NULL);
+		if (!analyzer_bt_has(&ci->v[INT_SLOT(sync.obj)])) {
+			return true; /* not the probe's event as dps knows it: nothing to read */
+		}
+		ci->kind = ops[i].kind;
+		if (ops[i].param) {
+			ci->v[INT_SLOT(sync.param)] = payload_field(cls, ops[i].param, NULL);
+		}
+		ci->const_slot = INT_SLOT(sync.op);
+		ci->const_val = ops[i].op;
+		return true;
+	}
+	return false;
 }
 
 static void resolve_ust(const bt_event_class *cls, const char *name, struct analyzer_bt_class *ci)
@@ -253,7 +354,10 @@ static void resolve_ust(const bt_event_class *cls, const char *name, struct anal
 			ci->v[INT_SLOT(sync.obj)] = payload_field(cls, "mutex", NULL);
 		}
 	} else if (plen == 8 && starts(name, "dps_sync")) {
-		/* the condition-variable probe (syncprobe/, tracepoints/dps_sync_tp.h) */
+		/* the synchronization probe (syncprobe/, tracepoints/dps_sync_tp.h) */
+		if (resolve_sync_op(cls, ev, ci)) {
+			return;
+		}
 		ci->v[INT_SLOT(sync.obj)] = payload_field(cls, "cond", NULL);
 		if (!strcmp(ev, "cond_wait_begin") || !strcmp(ev, "cond_wait_end")) {
 			ci->kind = !strcmp(ev, "cond_wait_begin") ? ANALYZER_EV_SYNC_COND_WAIT_BEGIN
@@ -291,6 +395,7 @@ static void resolve_ust(const bt_event_class *cls, const char *name, struct anal
 		    {"consume", ANALYZER_EV_SYNC_CONSUME, "obj", NULL},
 		    {"barrier_init", ANALYZER_EV_SYNC_BARRIER_INIT, "obj", "parties"},
 		    {"arrive", ANALYZER_EV_SYNC_ARRIVE, "obj", NULL},
+		    {"pool_take", ANALYZER_EV_SYNC_POOL_TAKE, "obj", NULL},
 		};
 
 		for (size_t i = 0; i < sizeof(dps) / sizeof(dps[0]); i++) {

@@ -56,6 +56,10 @@ struct analyzer_bt_class {
 	struct fref v[ANALYZER_EV_INTS], s[ANALYZER_EV_STRS];
 	struct fref ctx_tid, ctx_pid, ctx_comm, irq;
 	struct fref calloc_size, result;
+	/* a value the event's name gives, put in slot const_slot (0: none): the probe's
+	 * operation (.sync.op) */
+	uint32_t const_slot;
+	int64_t const_val;
 };
 
 /* Resolves a class. Returns a new struct (free() it), NULL on ENOMEM. */

@@ -446,6 +446,9 @@ static int read_event(struct analyzer_bt_reader *r, const bt_message *msg,
 	for (size_t i = 1; i < ANALYZER_EV_INTS; i++) {
 		e.raw.v[i] = read_int(&rt, &ci->v[i], -1);
 	}
+	if (ci->const_slot) {
+		e.raw.v[ci->const_slot] = ci->const_val;
+	}
 	e.raw.s[0] = read_str(&rt, &ci->s[0]);
 	/* next_comm only for a thread not named yet: its renames show in its prev_comm. */
 	if (analyzer_bt_has(&ci->s[1]) && !known(r->known, e.sw.next_tid, KNOWN_COMM)) {

@@ -130,6 +130,24 @@ struct athread_join {
 	size_t set_first, set_n; /* its siblings alive then, itself included, in core->join_sets */
 };
 
+/*
+ * The synchronization call a thread is in (sync-probe.c: the probe's begin, until its end)
+ * and the futex syscall it is in (futex.c: the entry, until the exit).
+ */
+struct athread_calls {
+	uint32_t op; /* enum analyzer_sync_op, SYNC_OP_NONE when in none */
+	uint64_t obj;
+	uint64_t ts;
+	int64_t arg;
+	bool in_cond; /* between a condition wait's begin and end (the probe's) */
+	bool in_futex;
+	bool futex_explained; /* the futex call is inside one of the above */
+	uint64_t futex_ts;
+	uint64_t futex_uaddr;
+	int32_t futex_op;
+	uint32_t futex_val;
+};
+
 struct athread {
 	/* identity and lifetime */
 	int64_t tid, pid, ppid;
@@ -156,6 +174,7 @@ struct athread {
 	struct athread_timeline tl;
 	struct athread_sim sim;
 	struct athread_join join;
+	struct athread_calls calls;
 };
 
 struct cpu_state {
@@ -214,6 +233,19 @@ struct analyzer_core {
 	unsigned sync_suspects;	 /* mutexes taken while another thread held them (sync.c) */
 	bool sync_cond_seen;	 /* the condition-variable probe's events are in the trace */
 	bool sync_annotated;	 /* an annotated queue's events are in the trace */
+	/* futex.c: the futex calls of tracked threads (struct futex_call, until the words are
+	 * read), then each thread's waits with their word's kind (thread index + 1 -> GArray),
+	 * and the words' figures */
+	GArray *futex_calls;
+	GHashTable *futex_waits;
+	bool seen_futex;
+	struct analyzer_futex_figures futex_fig;
+	/* actions.c: the recorded waits kept, per (waiter, waker, kind) (struct analyzer_pin,
+	 * with result indexes) */
+	GArray *pins;
+	/* sync-probe.c: what the probe saw and could not describe (owned strings, NULL until the
+	 * first) */
+	GPtrArray *unmodelled;
 };
 
 /* A thread's operation on a synchronization object (sync.c), where actions.c puts it. */
@@ -226,6 +258,12 @@ struct analyzer_sync_point {
 	int64_t arg;   /* condition wait begin: the timeout in ns (-1 untimed); end: the result */
 	uint32_t cond; /* a condition wait's or signal's condition variable (an index in
 			* core->sync_list, never declared), else ANALYZER_SYNC_NO_OBJ */
+	/* a call's point (the probe's, futex.c's): everything the thread did until end_ns is
+	 * the call's own (its blocks and the CPU it spun), 0 for an instant */
+	uint64_t end_ns;
+	uint64_t count; /* a put or take of several items (a pipe's bytes); 0 and 1: one */
+	bool shared;	/* a LOCK_ACQ of a rwlock's read side */
+	bool probe;	/* the probe's or futex.c's: no release of the mutexes held around it */
 };
 #define ANALYZER_SYNC_NO_OBJ UINT32_MAX
 
@@ -240,6 +278,16 @@ uint64_t analyzer__sync_object_id(struct analyzer_core *core, uint32_t obj);
 int analyzer__sync_declare(struct analyzer_core *core, const size_t *order, size_t n,
 			   struct dps_actset *set);
 void analyzer__sync_destroy(struct analyzer_core *core);
+
+/* futex.c */
+void analyzer__on_futex(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx);
+/* Reads every futex word's protocol (at the end, before the objects are declared): barriers
+ * become objects and their threads' points. Returns DPS_OK or the core's status. */
+int analyzer__futex_infer(struct analyzer_core *core, const size_t *order, size_t n);
+/* The kind of word (enum analyzer_pin_kind) thread ctx slept on from begin_ns to end_ns. */
+uint32_t analyzer__futex_kind_at(const struct analyzer_core *core, size_t ctx, uint64_t begin_ns,
+				 uint64_t end_ns);
+void analyzer__futex_destroy(struct analyzer_core *core);
 
 /* threads.c */
 bool analyzer__grow(void **arr, size_t *cap, size_t need, size_t elem);

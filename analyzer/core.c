@@ -119,6 +119,10 @@ enum dps_status analyzer_core_feed(struct analyzer_core *core, const struct anal
 		if (ev->kind >= ANALYZER_EV_DPS_THREAD_BEGIN && ev->kind <= ANALYZER_EV_DPS_STACK &&
 		    ctx != NO_T) {
 			analyzer__on_dps(core, ev, ctx);
+		} else if ((ev->kind == ANALYZER_EV_FUTEX_ENTRY ||
+			    ev->kind == ANALYZER_EV_FUTEX_EXIT) &&
+			   ctx != NO_T) {
+			analyzer__on_futex(core, ev, ctx);
 		} else if (ev->kind >= ANALYZER_EV_SYNC_QUEUE_INIT && ev->kind < ANALYZER_EV_NR &&
 			   ctx != NO_T) {
 			analyzer__thread_at(core, ctx)->sync_ts = ev->ts;
@@ -127,6 +131,36 @@ enum dps_status analyzer_core_feed(struct analyzer_core *core, const struct anal
 		break;
 	}
 	return core->status;
+}
+
+/* What the synchronization analysis found, into the result: the waits the set keeps by the
+ * kind of their word, the futex words, what the probe could not describe. */
+static int sync_figures(struct analyzer_core *core, struct analyzer_result *res)
+{
+	res->has_futex = core->seen_futex;
+	res->futex = core->futex_fig;
+	if (core->pins && core->pins->len) {
+		res->pins = malloc(core->pins->len * sizeof(*res->pins));
+		if (!res->pins) {
+			return DPS_ERR_NOMEM;
+		}
+		memcpy(res->pins, core->pins->data, core->pins->len * sizeof(*res->pins));
+		res->n_pins = core->pins->len;
+	}
+	if (core->unmodelled && core->unmodelled->len) {
+		res->unmodelled = calloc(core->unmodelled->len, sizeof(*res->unmodelled));
+		if (!res->unmodelled) {
+			return DPS_ERR_NOMEM;
+		}
+		for (guint i = 0; i < core->unmodelled->len; i++) {
+			res->unmodelled[i] = strdup(g_ptr_array_index(core->unmodelled, i));
+			if (!res->unmodelled[i]) {
+				return DPS_ERR_NOMEM;
+			}
+			res->n_unmodelled++;
+		}
+	}
+	return DPS_OK;
 }
 
 const char *analyzer_core_borrow_error(const struct analyzer_core *core)
@@ -170,6 +204,10 @@ void analyzer_core_destroy(struct analyzer_core *core)
 	g_hash_table_destroy(core->allocs);
 	g_hash_table_destroy(core->dps_ids);
 	analyzer__sync_destroy(core);
+	analyzer__futex_destroy(core);
+	if (core->pins) {
+		g_array_free(core->pins, TRUE);
+	}
 	g_hash_table_destroy(core->dps_creates);
 	analyzer__spill_fini(core);
 	free(core->joins);
@@ -288,6 +326,9 @@ enum dps_status analyzer_core_finish(struct analyzer_core *core, bool list_only,
 	min_block = core->opts.min_block_ns >= 0 ? (uint64_t)core->opts.min_block_ns
 						 : ANALYZER_DEFAULT_MIN_BLOCK_NS;
 	status = analyzer__output(core, res, order, min_block, diag);
+	if (!status && sync_figures(core, res)) {
+		goto nomem;
+	}
 	goto end;
 nomem:
 	dps_diag_setf(diag, "out of memory building the result");

@@ -59,7 +59,40 @@ enum analyzer_ev_kind {
 	/* .sync: obj, mutex, param = what the wait returned (0, ETIMEDOUT) */
 	ANALYZER_EV_SYNC_COND_WAIT_END,
 	ANALYZER_EV_SYNC_COND_SIGNAL, /* .sync: obj (a signal or a broadcast) */
+	/* the probe's blocking calls (dps_sync: barriers, semaphores, rwlocks, pipes, OpenMP's
+	 * locks), their begin and end: .sync: obj, op (enum analyzer_sync_op, from the event's
+	 * name), param = the begin's argument (a timeout in ns, -1 untimed; a byte count) or
+	 * the end's result (0 or an error number; bytes moved, -errno) */
+	ANALYZER_EV_SYNC_OP_BEGIN,
+	ANALYZER_EV_SYNC_OP_END,
+	/* .sync: obj, op (the family: SYNC_OP_BARRIER_WAIT for a barrier, SYNC_OP_SEM_WAIT for
+	 * a semaphore), param = its parties or its initial value */
+	ANALYZER_EV_SYNC_OBJ_INIT,
+	/* .sync: obj, param = got (1: an item, 0: the pool was empty); the annotation's
+	 * (dps:pool_take, param -1: it does not say) and the probe's (OpenMP's loops) */
+	ANALYZER_EV_SYNC_POOL_TAKE,
+	ANALYZER_EV_SYNC_UNMODELLED, /* .unmodelled: what the probe saw and cannot describe */
+	/* the futex syscall (analyzer/futex.c): .futex: uaddr, op, val at the entry; ret at the
+	 * exit (the thread's last entry says which call) */
+	ANALYZER_EV_FUTEX_ENTRY,
+	ANALYZER_EV_FUTEX_EXIT,
 	ANALYZER_EV_NR,
+};
+
+/* The probe's operations (ANALYZER_EV_SYNC_OP_BEGIN/END's .sync.op). */
+enum analyzer_sync_op {
+	SYNC_OP_NONE = 0,
+	SYNC_OP_BARRIER_WAIT, /* pthread_barrier_wait, OpenMP's team barriers */
+	SYNC_OP_SEM_WAIT,     /* sem_wait, sem_trywait, sem_timedwait, sem_clockwait */
+	SYNC_OP_SEM_POST,
+	SYNC_OP_RDLOCK, /* pthread_rwlock_rdlock and its try, timed and clock forms */
+	SYNC_OP_WRLOCK,
+	SYNC_OP_RWUNLOCK,
+	SYNC_OP_PIPE_READ, /* read(2) of a pipe or FIFO: obj its inode */
+	SYNC_OP_PIPE_WRITE,
+	SYNC_OP_LOCK, /* OpenMP's critical and atomic constructs (dps_sync:lock_begin) */
+	SYNC_OP_UNLOCK,
+	SYNC_OP_NR,
 };
 
 enum analyzer_ev_flags {
@@ -148,7 +181,17 @@ struct analyzer_event {
 		struct {
 			int64_t obj, param; /* the object's address; see the kinds */
 			int64_t mutex;	    /* condition waits: the mutex's address */
+			int64_t op;	    /* the probe's operations: enum analyzer_sync_op */
 		} sync;
+		struct {
+			int64_t unused_[ANALYZER_EV_INTS];
+			const char *what;
+		} unmodelled;
+		struct {
+			/* entry: the word's address, the operation (FUTEX_WAIT ... with its
+			 * flags) and its value argument; exit: ret in uaddr's slot */
+			int64_t uaddr, op, val;
+		} futex;
 		struct {
 			/* wait4's pid or waitid's id argument; waitid's idtype (P_ALL 0, P_PID 1,
 			 * P_PGID 2, P_PIDFD 3), -1 for wait4. Syscall arguments: only their low
@@ -183,5 +226,6 @@ ANALYZER_EV_SLOT_(sw.next_comm, raw.s[1]);
 ANALYZER_EV_SLOT_(fork.child_comm, raw.s[0]);
 ANALYZER_EV_SLOT_(exec.filename, raw.s[0]);
 ANALYZER_EV_SLOT_(statedump.name, raw.s[0]);
+ANALYZER_EV_SLOT_(unmodelled.what, raw.s[0]);
 
 #endif /* DPS_ANALYZER_EVENT_H */

@@ -18,6 +18,18 @@ void analyzer_options_default(struct analyzer_options *opts)
 	};
 }
 
+const char *analyzer_pin_kind_name(uint32_t kind)
+{
+	static const char *const names[ANALYZER_PIN_NR] = {
+	    [ANALYZER_PIN_UNKNOWN] = "unknown",	    [ANALYZER_PIN_NOT_FUTEX] = "not a futex",
+	    [ANALYZER_PIN_EVENT] = "event",	    [ANALYZER_PIN_LOCK] = "lock",
+	    [ANALYZER_PIN_BROADCAST] = "broadcast", [ANALYZER_PIN_PARTIAL] = "partial barrier",
+	    [ANALYZER_PIN_BARRIER] = "barrier",
+	};
+
+	return kind < ANALYZER_PIN_NR ? names[kind] : "?";
+}
+
 struct analyzer_result *analyzer_result_create(void)
 {
 	struct analyzer_result *res = calloc(1, sizeof(*res));
@@ -44,6 +56,11 @@ void analyzer_result_destroy(struct analyzer_result *res)
 		free(res->procs[i].comm);
 	}
 	free(res->procs);
+	free(res->pins);
+	for (size_t i = 0; i < res->n_unmodelled; i++) {
+		free(res->unmodelled[i]);
+	}
+	free(res->unmodelled);
 	free(res->partial_reason);
 	free(res->source);
 	dps_actset_destroy(res->actset);
@@ -78,11 +95,68 @@ static void sum_stats(struct analyzer_thread_stats *t, const struct analyzer_thr
 	t->n_folded += s->n_folded;
 	t->n_ticks += s->n_ticks;
 	t->n_tracer += s->n_tracer;
+	t->call_cpu_ns += s->call_cpu_ns;
 	t->n_inferred += s->n_inferred;
 	t->n_allocs += s->n_allocs;
 	t->n_frees += s->n_frees;
 	t->n_free_null += s->n_free_null;
 	t->n_free_unknown += s->n_free_unknown;
+}
+
+/* Whether waits on a word of this kind pin an order that the threads' speeds may change. */
+static bool pin_is_ordered(uint32_t kind)
+{
+	return kind == ANALYZER_PIN_LOCK || kind == ANALYZER_PIN_BROADCAST ||
+	       kind == ANALYZER_PIN_PARTIAL;
+}
+
+/* What the synchronization analysis found (doc/sync.md), when there is anything to say. */
+static void print_sync(const struct analyzer_result *res, const struct analyzer_thread_stats *total,
+		       FILE *out)
+{
+	const struct analyzer_futex_figures *f = &res->futex;
+	bool any_pinned = false;
+
+	if (res->has_futex) {
+		fprintf(out,
+			"futex words: %" PRIu64 " (%" PRIu64 " barriers re-enacted, %" PRIu64
+			" partial barriers, %" PRIu64 " broadcasts, %" PRIu64 " locks, %" PRIu64
+			" events); %" PRIu64 " more were the probe's or the pthread wrapper's\n",
+			f->n_words, f->n_barrier, f->n_partial, f->n_broadcast, f->n_lock,
+			f->n_event, f->n_explained);
+	}
+	for (size_t i = 0; i < res->n_pins; i++) {
+		const struct analyzer_pin *p = &res->pins[i];
+
+		if (!pin_is_ordered(p->kind)) {
+			continue;
+		}
+		if (!any_pinned) {
+			fprintf(
+			    out,
+			    "recorded waits kept whose order the threads' speeds may change:\n");
+			any_pinned = true;
+		}
+		fprintf(out,
+			"  %" PRIu64 " waits of thread %" PRIu64 " on thread %" PRIu64
+			" through a %s (%.3f ms blocked)\n",
+			p->n, res->threads[p->waiter].id, res->threads[p->waker].id,
+			analyzer_pin_kind_name(p->kind), p->blocked_ns / 1e6);
+	}
+	if (total->call_cpu_ns) {
+		fprintf(
+		    out,
+		    "%.3f ms of CPU inside synchronization calls (spinning before sleeping) are "
+		    "the calls' own, not runs\n",
+		    total->call_cpu_ns / 1e6);
+	}
+	for (size_t i = 0; i < res->n_unmodelled; i++) {
+		char what[96];
+
+		dps_text_sanitize(res->unmodelled[i], what, sizeof(what));
+		fprintf(out, "%s%s", i ? ", " : "not re-enacted (the probe saw them): ", what);
+		fputs(i + 1 == res->n_unmodelled ? "\n" : "", out);
+	}
 }
 
 void analyzer_result_print_table(const struct analyzer_result *res, FILE *out)
@@ -124,6 +198,7 @@ void analyzer_result_print_table(const struct analyzer_result *res, FILE *out)
 			" of NULL, %" PRIu64 " of pointers allocated before the trace)\n",
 			total.n_allocs, total.n_frees, total.n_free_null, total.n_free_unknown);
 	}
+	print_sync(res, &total, out);
 }
 
 static void json_stats(FILE *out, const struct analyzer_thread_stats *s)
@@ -136,12 +211,12 @@ static void json_stats(FILE *out, const struct analyzer_thread_stats *s)
 		", \"n_ticks\": %" PRIu64 ", \"n_tracer\": %" PRIu64 ", \"n_inferred\": %" PRIu64
 		", \"n_allocs\": %" PRIu64 ", \"n_frees\": %" PRIu64 ", \"n_free_null\": %" PRIu64
 		", \"n_free_unknown\": %" PRIu64 ", \"heap_peak_bytes\": %" PRId64
-		", \"stack_peak_bytes\": %" PRId64,
+		", \"stack_peak_bytes\": %" PRId64 ", \"call_cpu_ns\": %" PRIu64,
 		s->busy_ns, s->blocked_ns, s->waiting_ns, s->busy_exact ? "true" : "false",
 		s->n_runs, s->n_sleeps, s->n_waits, s->n_wakes, s->n_creates, s->n_joins,
 		s->n_switches, s->n_folded, s->n_ticks, s->n_tracer, s->n_inferred, s->n_allocs,
 		s->n_frees, s->n_free_null, s->n_free_unknown, s->heap_peak_bytes,
-		s->stack_peak_bytes);
+		s->stack_peak_bytes, s->call_cpu_ns);
 }
 
 void analyzer_result_print_json(const struct analyzer_result *res, FILE *out)
@@ -183,7 +258,29 @@ void analyzer_result_print_json(const struct analyzer_result *res, FILE *out)
 	}
 	fputs("\n], \"total\": {", out);
 	json_stats(out, &total);
-	fputs("}}\n", out);
+	fprintf(out,
+		"}, \"sync\": {\"futex_events\": %s, \"futex_words\": {\"words\": %" PRIu64
+		", \"explained\": %" PRIu64 ", \"barrier\": %" PRIu64 ", \"partial\": %" PRIu64
+		", \"broadcast\": %" PRIu64 ", \"lock\": %" PRIu64 ", \"event\": %" PRIu64
+		"}, \"pins\": [",
+		res->has_futex ? "true" : "false", res->futex.n_words, res->futex.n_explained,
+		res->futex.n_barrier, res->futex.n_partial, res->futex.n_broadcast,
+		res->futex.n_lock, res->futex.n_event);
+	for (size_t i = 0; i < res->n_pins; i++) {
+		const struct analyzer_pin *p = &res->pins[i];
+
+		fprintf(out,
+			"%s{\"waiter\": %" PRIu64 ", \"waker\": %" PRIu64
+			", \"kind\": \"%s\", \"n\": %" PRIu64 ", \"blocked_ns\": %" PRIu64 "}",
+			i ? ", " : "", res->threads[p->waiter].id, res->threads[p->waker].id,
+			analyzer_pin_kind_name(p->kind), p->n, p->blocked_ns);
+	}
+	fputs("], \"unmodelled\": [", out);
+	for (size_t i = 0; i < res->n_unmodelled; i++) {
+		fputs(i ? ", " : "", out);
+		dps_json_string(out, res->unmodelled[i], false);
+	}
+	fputs("]}}\n", out);
 }
 
 void analyzer_processes_print(const struct analyzer_result *res, FILE *out)

@@ -27,48 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core-internal.h"
-
-/* A condition variable's object (not an enum dps_object_kind: never declared). */
-#define SYNC_COND 0x100u
-
-struct sync_obj {
-	int64_t pid;
-	uint64_t addr;
-	uint32_t kind;	   /* enum dps_object_kind or SYNC_COND, 0 until known */
-	uint64_t capacity; /* queue: its capacity; barrier: parties */
-	int64_t level;	   /* produces minus consumes so far (all threads) */
-	int64_t low;	   /* its lowest: the items there before the first take */
-	uint64_t id;	   /* the set's object id, 0 when not declared */
-	uint32_t idx;	   /* its index in core->sync_list */
-	/* mutex: who holds it by the wrapper's events, and whether another thread took it while
-	 * that one held it: a condition variable's wait released it, which the wrapper does not
-	 * see (pthread_cond_wait unlocks inside libc); its lock/unlock pairs would then hold it
-	 * across the wait in the replay, a deadlock, so such a mutex is not declared */
-	size_t holder;
-	bool held, released_unseen;
-	/* taken by another thread while `suspect_ctx` held it: explained when that thread's next
-	 * event is an annotated put, take or arrive (a condition wait inside it, which the set
-	 * plays as unlock, action, lock), unexplained when it is anything else */
-	bool suspect;
-	size_t suspect_ctx;
-	/* that thread's next event was its unlock of it, after the other had let go too: the
-	 * wrapper's late unlock event (preempted between its unlock and its event) when the
-	 * probe sees the condition waits, a re-lock nobody saw otherwise */
-	bool late_unlock;
-	/* condition variable: the mutex its waits use (ANALYZER_SYNC_NO_OBJ: none seen, or
-	 * more than one), the threads that signal it and that wait on it (ctx + 1 sets), the
-	 * queue it was found to be part of */
-	uint32_t cond_mutex;
-	bool cond_mutexes;
-	GHashTable *signallers, *waiters;
-	bool paired;
-};
-
-/* A mutex, a condition variable and an annotated object may share an address (a queue struct
- * whose first member is its mutex), and a found queue is named by its put's condition
- * variable: four namespaces. */
-enum sync_ns { NS_ANNOTATED, NS_MUTEX, NS_COND, NS_FOUND };
+#include "sync-internal.h"
 
 struct sync_key {
 	int64_t pid;
@@ -105,6 +64,9 @@ static void free_obj(gpointer p)
 	if (o->waiters) {
 		g_hash_table_destroy(o->waiters);
 	}
+	if (o->arrivers) {
+		g_hash_table_destroy(o->arrivers);
+	}
 	g_free(o);
 }
 
@@ -118,10 +80,8 @@ static void ensure_tables(struct analyzer_core *core)
 	}
 }
 
-/* The object at (pid, addr) in namespace ns, made on first sight with kind (0: not known
- * yet). */
-static struct sync_obj *get_obj_in(struct analyzer_core *core, int64_t pid, uint64_t addr,
-				   uint32_t kind, enum sync_ns ns)
+struct sync_obj *analyzer__sync_obj(struct analyzer_core *core, int64_t pid, uint64_t addr,
+				    uint32_t kind, enum sync_ns ns)
 {
 	struct sync_key key = {.pid = pid, .addr = addr, .ns = ns};
 	gpointer v;
@@ -140,6 +100,7 @@ static struct sync_obj *get_obj_in(struct analyzer_core *core, int64_t pid, uint
 	o = g_new0(struct sync_obj, 1);
 	o->pid = pid;
 	o->addr = addr;
+	o->ns = ns;
 	o->kind = kind;
 	o->idx = core->sync_list->len;
 	o->cond_mutex = ANALYZER_SYNC_NO_OBJ;
@@ -153,16 +114,16 @@ static struct sync_obj *get_obj_in(struct analyzer_core *core, int64_t pid, uint
 static struct sync_obj *get_obj(struct analyzer_core *core, int64_t pid, uint64_t addr,
 				uint32_t kind)
 {
-	return get_obj_in(core, pid, addr, kind,
-			  kind == DPS_OBJ_MUTEX ? NS_MUTEX
-			  : kind == SYNC_COND	? NS_COND
-						: NS_ANNOTATED);
+	return analyzer__sync_obj(core, pid, addr, kind,
+				  kind == DPS_OBJ_MUTEX ? NS_MUTEX
+				  : kind == SYNC_COND	? NS_COND
+							: NS_ANNOTATED);
 }
 
-/* The mutex at (pid, addr) when one was seen locked (condition waits make none). */
-static struct sync_obj *find_mutex(struct analyzer_core *core, int64_t pid, uint64_t addr)
+struct sync_obj *analyzer__sync_find(struct analyzer_core *core, int64_t pid, uint64_t addr,
+				     enum sync_ns ns)
 {
-	struct sync_key key = {.pid = pid, .addr = addr, .ns = NS_MUTEX};
+	struct sync_key key = {.pid = pid, .addr = addr, .ns = ns};
 	gpointer v;
 
 	if (!core->sync_objs) {
@@ -172,8 +133,16 @@ static struct sync_obj *find_mutex(struct analyzer_core *core, int64_t pid, uint
 	return v ? g_ptr_array_index(core->sync_list, GPOINTER_TO_SIZE(v) - 1) : NULL;
 }
 
-static void add_point(struct analyzer_core *core, size_t ctx, uint64_t ts, uint32_t kind,
-		      const struct sync_obj *o, int64_t arg, const struct sync_obj *cond)
+/* The mutex at (pid, addr) when one was seen locked (condition waits make none). */
+static struct sync_obj *find_mutex(struct analyzer_core *core, int64_t pid, uint64_t addr)
+{
+	return analyzer__sync_find(core, pid, addr, NS_MUTEX);
+}
+
+struct analyzer_sync_point *analyzer__sync_point(struct analyzer_core *core, size_t ctx,
+						 uint64_t ts, uint32_t kind,
+						 const struct sync_obj *o, int64_t arg,
+						 const struct sync_obj *cond)
 {
 	GArray *pts;
 	struct analyzer_sync_point p = {.ts_ns = ts,
@@ -181,6 +150,7 @@ static void add_point(struct analyzer_core *core, size_t ctx, uint64_t ts, uint3
 					.obj = o ? o->idx : ANALYZER_SYNC_NO_OBJ,
 					.arg = arg,
 					.cond = cond ? cond->idx : ANALYZER_SYNC_NO_OBJ};
+	guint at;
 
 	ensure_tables(core);
 	pts = g_hash_table_lookup(core->sync_points, GSIZE_TO_POINTER(ctx + 1));
@@ -189,7 +159,20 @@ static void add_point(struct analyzer_core *core, size_t ctx, uint64_t ts, uint3
 		pts = g_array_new(FALSE, FALSE, sizeof(struct analyzer_sync_point));
 		g_hash_table_insert(core->sync_points, GSIZE_TO_POINTER(ctx + 1), pts);
 	}
-	g_array_append_val(pts, p);
+	/* a call's point is made at its end with its begin's time: before any point the thread
+	 * made since (none, but a futex word's, whose points come at the trace's end) */
+	at = pts->len;
+	while (at && g_array_index(pts, struct analyzer_sync_point, at - 1).ts_ns > ts) {
+		at--;
+	}
+	g_array_insert_val(pts, at, p);
+	return &g_array_index(pts, struct analyzer_sync_point, at);
+}
+
+static void add_point(struct analyzer_core *core, size_t ctx, uint64_t ts, uint32_t kind,
+		      const struct sync_obj *o, int64_t arg, const struct sync_obj *cond)
+{
+	analyzer__sync_point(core, ctx, ts, kind, o, arg, cond);
 }
 
 /*
@@ -248,6 +231,8 @@ static void on_cond_wait(struct analyzer_core *core, const struct analyzer_event
 	struct sync_obj *c = get_obj(core, pid, (uint64_t)ev->sync.obj, SYNC_COND);
 
 	core->sync_cond_seen = true;
+	analyzer__thread_at(core, ctx)->calls.in_cond =
+	    ev->kind == ANALYZER_EV_SYNC_COND_WAIT_BEGIN;
 	if (c->kind == SYNC_COND && ev->kind == ANALYZER_EV_SYNC_COND_WAIT_BEGIN) {
 		/* who waits on it, with which mutex (infer_queues) */
 		if (!c->waiters) {
@@ -294,6 +279,17 @@ void analyzer__on_sync(struct analyzer_core *core, const struct analyzer_event *
 	uint64_t addr = (uint64_t)ev->sync.obj;
 	struct sync_obj *o;
 
+	switch (ev->kind) {
+	case ANALYZER_EV_SYNC_OP_BEGIN:
+	case ANALYZER_EV_SYNC_OP_END:
+	case ANALYZER_EV_SYNC_OBJ_INIT:
+	case ANALYZER_EV_SYNC_POOL_TAKE:
+	case ANALYZER_EV_SYNC_UNMODELLED:
+		analyzer__on_sync_probe(core, ev, ctx);
+		return;
+	default:
+		break;
+	}
 	if (ev->sync.obj <= 0) {
 		return;
 	}
@@ -503,7 +499,7 @@ static bool signals_pair(struct analyzer_core *core, const struct sync_obj *x,
 static void make_queue(struct analyzer_core *core, struct sync_obj *put, struct sync_obj *take,
 		       uint64_t capacity)
 {
-	struct sync_obj *q = get_obj_in(core, put->pid, put->addr, DPS_OBJ_QUEUE, NS_FOUND);
+	struct sync_obj *q = analyzer__sync_obj(core, put->pid, put->addr, DPS_OBJ_QUEUE, NS_FOUND);
 	GHashTableIter it;
 	gpointer pv;
 
@@ -560,15 +556,28 @@ static void infer_queues(struct analyzer_core *core)
 	drop_signals(core);
 }
 
+/* Whether o, the probe's, names an object the program also annotated (its address, the same
+ * kind): the annotation says what it is, the probe's points of it are dropped. */
+static bool annotated_twin(struct analyzer_core *core, const struct sync_obj *o)
+{
+	const struct sync_obj *a =
+	    o->ns == NS_PROBE ? analyzer__sync_find(core, o->pid, o->addr, NS_ANNOTATED) : NULL;
+
+	return a && a->kind == o->kind;
+}
+
 int analyzer__sync_declare(struct analyzer_core *core, const size_t *order, size_t n,
 			   struct dps_actset *set)
 {
 	uint64_t *puts, *arrives;
 	uint64_t next_id = 1;
+	bool counts = false, v3 = false;
 	int status = DPS_OK;
 
-	if (!core->sync_list || !core->sync_list->len) {
-		return DPS_OK;
+	analyzer__sync_probe_close(core);
+	status = analyzer__futex_infer(core, order, n);
+	if (status || !core->sync_list || !core->sync_list->len) {
+		return status;
 	}
 	infer_queues(core);
 	puts = calloc(core->sync_list->len, sizeof(*puts));
@@ -590,6 +599,7 @@ int analyzer__sync_declare(struct analyzer_core *core, const size_t *order, size
 			} else if (p->kind == ANALYZER_EV_SYNC_ARRIVE) {
 				arrives[p->obj]++;
 			}
+			counts |= p->count > 1;
 		}
 	}
 	for (guint i = 0; i < core->sync_list->len && !status; i++) {
@@ -597,6 +607,13 @@ int analyzer__sync_declare(struct analyzer_core *core, const size_t *order, size
 		uint64_t initial = o->low < 0 ? (uint64_t)-o->low : 0;
 		bool keep;
 
+		if (o->has_initial && o->initial > initial) {
+			initial = o->initial; /* a semaphore's value at sem_init */
+		}
+		if (o->kind == DPS_OBJ_BARRIER && !o->capacity && o->arrivers) {
+			/* no init seen: every thread that arrives is a party */
+			o->capacity = g_hash_table_size(o->arrivers);
+		}
 		switch (o->kind) {
 		case DPS_OBJ_QUEUE:
 			keep = puts[i] || initial;
@@ -610,21 +627,25 @@ int analyzer__sync_declare(struct analyzer_core *core, const size_t *order, size
 		case DPS_OBJ_MUTEX:
 			/* a late unlock event is the wrapper's race when no condition wait
 			 * releases a mutex unseen (the probe was there) */
-			keep = !o->released_unseen && !o->suspect &&
-			       (!o->late_unlock || core->sync_cond_seen);
+			keep = o->probe || (!o->released_unseen && !o->suspect &&
+					    (!o->late_unlock || core->sync_cond_seen));
+			break;
+		case DPS_OBJ_RWLOCK:
+			keep = true;
 			break;
 		default:
 			keep = false;
 			break;
 		}
-		if (!keep) {
+		if (!keep || annotated_twin(core, o)) {
 			continue;
 		}
 		o->id = next_id++;
+		v3 |= o->kind > DPS_OBJ_MAX_V2 || (o->ns == NS_PIPE && counts);
 		status = dps_actset_add_object(set, o->id, o->kind, o->capacity, initial, 0);
 	}
-	if (!status) {
-		set->format_version = DPS_ACTSET_FORMAT_VERSION;
+	if (!status && next_id > 1) {
+		set->format_version = v3 ? DPS_ACTSET_FORMAT_VERSION : DPS_ACTSET_FORMAT_V2;
 	}
 end:
 	free(puts);
@@ -634,6 +655,10 @@ end:
 
 void analyzer__sync_destroy(struct analyzer_core *core)
 {
+	if (core->unmodelled) {
+		g_ptr_array_free(core->unmodelled, TRUE);
+		core->unmodelled = NULL;
+	}
 	if (core->sync_objs) {
 		g_hash_table_destroy(core->sync_objs);
 		g_ptr_array_free(core->sync_list, TRUE);

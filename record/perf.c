@@ -148,12 +148,16 @@ enum dps_status dps_record__start_perf(struct recording *r)
 			argv[n++] = "10";
 		}
 		/* A wait for any child (wait4(-1), waitid(P_ALL)) is a `join any` (doc/sync.md):
-		 * the calls' entries with their pid and their exits, nothing else. Any syscall
-		 * tracepoint sends every syscall through the kernel's tracing path, a fixed
-		 * cost per syscall; only these four are written. */
+		 * the calls' entries with their pid and their exits. A futex's entry (its word,
+		 * operation and value) and exit: what every lock, barrier and semaphore ends in,
+		 * whatever library made it (analyzer/futex.c). Any syscall tracepoint sends
+		 * every syscall through the kernel's tracing path, a fixed cost per syscall;
+		 * only these six are written (the futexes of every process: the machine's
+		 * own daemons' are few). */
 		static const char *const waits[] = {
 		    "-e", "syscalls:sys_enter_wait4",  "-e", "syscalls:sys_exit_wait4",
-		    "-e", "syscalls:sys_enter_waitid", "-e", "syscalls:sys_exit_waitid"};
+		    "-e", "syscalls:sys_enter_waitid", "-e", "syscalls:sys_exit_waitid",
+		    "-e", "syscalls:sys_enter_futex",  "-e", "syscalls:sys_exit_futex"};
 
 		if (has_wait_tracepoints()) {
 			for (size_t i = 0; i < sizeof(waits) / sizeof(waits[0]); i++) {

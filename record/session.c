@@ -173,10 +173,13 @@ enum dps_status dps_record__setup_session(struct recording *r)
 				    NULL};
 
 		/* wait4 and waitid, entry (their pid) and exit: a wait for any child is a `join
-		 * any` (doc/sync.md). Without them the analysis joins in the recorded order. */
+		 * any` (doc/sync.md). Without them the analysis joins in the recorded order.
+		 * futex, entry (its word, operation and value) and exit: what every lock,
+		 * barrier and semaphore of a program ends in, whatever library made it
+		 * (analyzer/futex.c). Without them a recorded wait's primitive is unknown. */
 		const char *waits[] = {
-		    "lttng", "enable-event", "-k",	  "-s",		  r->session,
-		    "-c",    "dpsk",	     "--syscall", "wait4,waitid", NULL};
+		    "lttng",	 "enable-event",       "-k", "-s", r->session, "-c", "dpsk",
+		    "--syscall", "wait4,waitid,futex", NULL};
 		char *out = NULL;
 
 		rc = lttng(r, "creating the kernel channel", chan);
@@ -186,9 +189,9 @@ enum dps_status dps_record__setup_session(struct recording *r)
 		}
 		if (!succeeds(waits, &out)) {
 			fprintf(stderr,
-				"dps record: warning: the wait4/waitid syscall events cannot be "
-				"enabled (%s): waits for any child are replayed in the recorded "
-				"order\n",
+				"dps record: warning: the wait4/waitid/futex syscall events cannot "
+				"be enabled (%s): waits for any child are replayed in the recorded "
+				"order, and the synchronization behind a wait is unknown\n",
 				dps_subprocess_last_line(out));
 		}
 		free(out);
