@@ -221,8 +221,8 @@ static bool barrier_rounds(const struct word *w, struct rounds *r)
  * point of its thread (the waits after the last wake, a round the trace cut, none). */
 static void make_barrier(struct analyzer_core *core, const struct word *w, size_t n_parties)
 {
-	struct sync_obj *o = analyzer__sync_obj(core, w->calls[0].pid, w->calls[0].uaddr,
-						DPS_OBJ_BARRIER, NS_FUTEX);
+	struct sync_obj *o =
+	    analyzer__sync_obj(core, w->calls[0].pid, w->calls[0].uaddr, DPS_OBJ_BARRIER, NS_FUTEX);
 	size_t last_wake = w->n;
 
 	if (!o) {

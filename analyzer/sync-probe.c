@@ -26,8 +26,8 @@
 #define PIPE_CAPACITY 65536u
 
 /* The object a call of op on ev's obj names, in thread t's process. */
-static struct sync_obj *op_object(struct analyzer_core *core, const struct athread *t,
-				  uint32_t op, uint64_t obj)
+static struct sync_obj *op_object(struct analyzer_core *core, const struct athread *t, uint32_t op,
+				  uint64_t obj)
 {
 	struct sync_obj *o = NULL;
 
@@ -152,8 +152,8 @@ static void pool_take(struct analyzer_core *core, const struct analyzer_event *e
 		      const struct athread *t)
 {
 	bool probe = ev->sync.op >= 0; /* the annotation's event has no op */
-	struct sync_obj *o = analyzer__sync_obj(core, t->pid, (uint64_t)ev->sync.obj,
-						DPS_OBJ_QUEUE, probe ? NS_POOL : NS_ANNOTATED);
+	struct sync_obj *o = analyzer__sync_obj(core, t->pid, (uint64_t)ev->sync.obj, DPS_OBJ_QUEUE,
+						probe ? NS_POOL : NS_ANNOTATED);
 	struct analyzer_sync_point *p;
 
 	if (!o || o->kind != DPS_OBJ_QUEUE) {

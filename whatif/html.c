@@ -172,8 +172,10 @@ static void chart(const struct whatif_result *r, FILE *out)
 	c.x1 = c.x1 > 0 ? c.x1 * 1.03 : 1;
 	fprintf(out,
 		"<svg id=\"curve\" viewBox=\"0 0 %.0f %.0f\" "
-		"width=\"%.0f\" height=\"%.0f\" data-kind=\"%s\" data-points=\"%zu\">\n",
-		W, H, W, H, r->n_points ? whatif_kind_name(r->fit.kind) : "unclear", r->n_points);
+		"width=\"%.0f\" height=\"%.0f\" data-kind=\"%s\" data-points=\"%zu\" "
+		"data-answer=\"%s\">\n",
+		W, H, W, H, r->n_points ? whatif_kind_name(r->fit.kind) : "unclear", r->n_points,
+		r->n_points ? whatif_kind_name(r->kind) : "unclear");
 	axes(&c, out);
 	if (r->n_points) {
 		fitted(&c, r, out);
@@ -212,7 +214,9 @@ static const char CSS[] =
     ".idle-label{fill:#1a9fb0;font-size:12px;text-anchor:end}.ref.original{fill:#111}"
     ".legend span{margin-right:18px}.sw{display:inline-block;width:12px;height:12px;"
     "margin-right:4px;vertical-align:-1px}.warn{background:#fff4e0;padding:8px;"
-    "border-left:4px solid #e08a00}code{font-size:12px}";
+    "border-left:4px solid #e08a00}code{font-size:12px}"
+    ".unclear{background:#fdecea;padding:4px 12px;border-left:4px solid #c0392b}"
+    ".unclear h2{margin-top:8px}.unclear li{margin-bottom:6px}";
 
 static void table_row(FILE *out, const char *stub, const struct whatif_point *p,
 		      const char *link_base)
@@ -307,6 +311,21 @@ void whatif_write_html(const struct whatif_result *r, FILE *out, const char *lin
 		fputs(" (orange). Their times measure the machine as much as the program.</p>\n",
 		      out);
 	}
+	if (r->n_doubts) {
+		/* the answer first: the curve below is the replay's, not backed */
+		fputs("<div class=\"unclear\" id=\"unclear\"><h2>Answer: unclear</h2><p>dps cannot "
+		      "back the curve below as the real program's:</p><ul>",
+		      out);
+		for (size_t i = 0; i < r->n_doubts; i++) {
+			fprintf(out, "<li data-check=\"%s\">",
+				whatif_doubt_kind_name(r->doubts[i].kind));
+			dps_html_escape(out, r->doubts[i].reason);
+			fputs("<br><b>Way out:</b> ", out);
+			dps_html_escape(out, r->doubts[i].way_out);
+			fputs(".</li>", out);
+		}
+		fputs("</ul></div>\n", out);
+	}
 	chart(r, out);
 	fputs("<p class=\"legend\"><span><i class=\"sw\" style=\"background:#4a6fa5\"></i>busy "
 	      "stub: median, bar min-max</span><span><i class=\"sw\" "
@@ -317,8 +336,16 @@ void whatif_write_html(const struct whatif_result *r, FILE *out, const char *lin
 	      "style=\"background:#111\"></i>original</span><span><i class=\"sw\" "
 	      "style=\"background:#e08a00\"></i>run on a busy machine</span></p>\n",
 	      out);
-	fprintf(out, "<h2>Fit: <span id=\"kind\">%s</span></h2><p>",
-		r->n_points ? whatif_kind_name(f->kind) : "unclear");
+	fprintf(out, "<h2>Fit: <span id=\"kind\">%s</span>",
+		r->n_points ? whatif_kind_name(r->kind) : "unclear");
+	if (r->n_doubts) {
+		fprintf(
+		    out,
+		    " <small>(the replay's curve alone reads as <span id=\"fit-kind\">%s</span>)"
+		    "</small>",
+		    r->n_points ? whatif_kind_name(f->kind) : "unclear");
+	}
+	fputs("</h2><p>", out);
 	if (f->knee) {
 		fprintf(out,
 			"t<sub>min</sub><sup>SUT</sup> %.3f ms, t<sub>limit</sub> %.3f ms (scale "
@@ -330,7 +357,8 @@ void whatif_write_html(const struct whatif_result *r, FILE *out, const char *lin
 		100 * f->rel_err, f->noise / 1e6);
 	dps_html_escape(out, f->reason);
 	fputs(".</p>\n", out);
-	sentences(out, "Conclusions", cl, "conclusions");
+	sentences(out, r->n_doubts ? "The replay's reading, not backed (see above)" : "Conclusions",
+		  cl, "conclusions");
 	sentences(out, "Caveats: what the replay cannot move", cv, "caveats");
 	fputs("<h2>Points</h2>\n", out);
 	points_table(r, out, link_base);

@@ -345,7 +345,17 @@ void whatif_write_text(const struct whatif_result *r, FILE *out)
 			f->kind == WHATIF_KIND_UNCLEAR ? "" : "; ", whatif_ms(f->rms, c, 32),
 			100 * f->rel_err, whatif_ms(f->noise, b, 32), f->reason);
 	}
-	fprintf(out, "\nConclusions:\n");
+	if (r->n_doubts) {
+		fprintf(out, "\nAnswer: unclear. dps cannot back the curve above as the real "
+			     "program's:\n");
+		for (size_t i = 0; i < r->n_doubts; i++) {
+			fprintf(out, "- %s\n  Way out: %s.\n", r->doubts[i].reason,
+				r->doubts[i].way_out);
+		}
+		fprintf(out, "\nThe replay's own reading, not backed (see above):\n");
+	} else {
+		fprintf(out, "\nConclusions:\n");
+	}
 	whatif_write_conclusions(r, out);
 	if (cv->len) {
 		fprintf(out, "\nCaveats (what the replay cannot move):\n");
@@ -491,8 +501,18 @@ void whatif_write_json(const struct whatif_result *r, FILE *out)
 	} else {
 		fputs("  \"idle_sut_ns\": null,\n", out);
 	}
-	fprintf(out, "  \"kind\": \"%s\",\n  \"t_min_sut_ns\": ",
+	fprintf(out, "  \"kind\": \"%s\",\n  \"fit_kind\": \"%s\",\n  \"unclear\": [",
+		r->n_points ? whatif_kind_name(r->kind) : "unclear",
 		r->n_points ? whatif_kind_name(f->kind) : "unclear");
+	for (size_t i = 0; i < r->n_doubts; i++) {
+		fprintf(out, "%s{\"check\": \"%s\", \"reason\": ", i ? ",\n    " : "\n    ",
+			whatif_doubt_kind_name(r->doubts[i].kind));
+		dps_json_string(out, r->doubts[i].reason, false);
+		fputs(", \"way_out\": ", out);
+		dps_json_string(out, r->doubts[i].way_out, false);
+		fputc('}', out);
+	}
+	fputs(r->n_doubts ? "\n  ],\n  \"t_min_sut_ns\": " : "],\n  \"t_min_sut_ns\": ", out);
 	json_ns(out, f->kind == WHATIF_KIND_UNCLEAR ? NAN : f->t_min);
 	fputs(",\n  \"t_limit_ns\": ", out);
 	json_ns(out, f->knee ? f->t_limit : NAN);

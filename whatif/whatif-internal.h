@@ -93,6 +93,22 @@ GPtrArray *whatif_conclusions(const struct whatif_result *r);
 GPtrArray *whatif_caveats(const struct whatif_result *r);
 char *whatif_loaded_points(const struct whatif_result *r);
 
+struct dps_actset;
+struct analyzer_result;
+
+/*
+ * The doubts a set and its analysis show before any stub runs (doubts.c): recorded wake-ups
+ * between the component (mark: the set's threads in it) and another thread whose order its
+ * speed may change, threads that look like they share work through memory, synchronization
+ * the probe saw and no action re-enacts. ares: the trace's analysis (its pins, timelines and
+ * what the probe saw), NULL for a set input (the set's own waits are read then).
+ */
+void whatif_doubts_before(struct whatif_result *r, const struct dps_actset *set,
+			  const struct analyzer_result *ares, const bool *mark);
+/* After the sweep: the stub at scale 1 against the recorded program; then the answer's kind. */
+void whatif_doubts_after(struct whatif_result *r);
+void whatif_doubts_fini(struct whatif_result *r);
+
 /* ns as milliseconds with 3 decimals, into buf (32 bytes). */
 const char *whatif_ms(double ns, char *buf, size_t len);
 

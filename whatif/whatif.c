@@ -924,6 +924,7 @@ enum dps_status whatif_run(const struct whatif_options *opts, struct whatif_resu
 		if (s.ares) {
 			find_woken_sleeps(&s, mark);
 		}
+		whatif_doubts_before(result, s.set, s.ares, mark);
 		analyzer_result_destroy(s.ares);
 		s.ares = NULL;
 	}
@@ -932,6 +933,7 @@ study:
 	st = st ? st : sweep(&s);
 	if (!st) {
 		fit(&s);
+		whatif_doubts_after(result);
 		st = opts->timelines ? timelines(&s) : DPS_OK;
 	}
 	if (!st) {
@@ -978,5 +980,6 @@ void whatif_result_fini(struct whatif_result *r)
 	g_free(r->workdir);
 	g_free(r->component);
 	g_free(r->ids);
+	whatif_doubts_fini(r);
 	*r = (struct whatif_result){0};
 }

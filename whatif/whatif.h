@@ -140,6 +140,27 @@ struct whatif_caveats {
 	size_t n_component_waits; /* waits of the component on others (their wakes fixed) */
 };
 
+/*
+ * Why an answer cannot be backed (doubts.c, doc/whatif.md "When the answer is unclear"): the
+ * set holds fixed something the component's speed would move in the real program. Any doubt
+ * makes the study's kind `unclear`, whatever the curve's fit says.
+ */
+enum whatif_doubt_kind {
+	WHATIF_DOUBT_ORDER = 1,	  /* recorded wake-ups whose order the speed may change */
+	WHATIF_DOUBT_SHARED_WORK, /* threads that look like they share work through memory */
+	WHATIF_DOUBT_UNMODELLED,  /* synchronization the probe saw and no action re-enacts */
+	WHATIF_DOUBT_ORIGINAL,	  /* the stub at scale 1 is off the recorded program */
+};
+
+/* "order", "shared-work", "unmodelled", "original". */
+const char *whatif_doubt_kind_name(enum whatif_doubt_kind kind);
+
+struct whatif_doubt {
+	enum whatif_doubt_kind kind;
+	char *reason;  /* owned: one sentence with its evidence */
+	char *way_out; /* owned: what would let dps answer */
+};
+
 struct whatif_result {
 	char *input;		  /* owned */
 	bool from_trace;	  /* the input was a trace (analyzed), else a set or a command */
@@ -164,6 +185,10 @@ struct whatif_result {
 	struct whatif_point flat, idle, original;
 	bool has_flat, has_idle; /* original is always there */
 	struct whatif_fit fit;	 /* on (t_psf_ns, median) of the busy points; UNCLEAR without */
+	/* the answer: the fit's kind, or UNCLEAR when a doubt stands (owned, n_doubts) */
+	enum whatif_kind kind;
+	struct whatif_doubt *doubts;
+	size_t n_doubts;
 	struct whatif_caveats caveats;
 	size_t n_loaded;	      /* points run on a busy machine */
 	double others_pct, steal_pct; /* the machine over the whole sweep, % */

@@ -472,6 +472,7 @@ static void make_result(struct whatif_result *r)
 					.max_ns = 207000000};
 	cr_assert_eq(whatif_fit_curve(x, y, spread, 16, &r->fit), 0);
 	cr_assert_eq(r->fit.kind, WHATIF_KIND_LIMITED, "%s", r->fit.reason);
+	r->kind = r->fit.kind; /* no doubt stands */
 }
 
 Test(whatif, the_html_report_draws_the_curve_the_fit_and_the_knee, .timeout = 300)
