@@ -228,20 +228,21 @@ static void check_order(struct whatif_result *r, const struct dps_actset *set,
 		}
 		c = thread_name(set, p->c);
 		o = thread_name(set, p->o);
-		add_doubt(r, WHATIF_DOUBT_ORDER,
-			  g_strdup_printf(
-			      "Threads %s (component) and %s wait for each other through %s: %" PRIu64
-			      " recorded waits%s%s%s. The set keeps who waited for whom; with the "
-			      "component faster or slower, the real program would change that "
-			      "order.%s",
-			      c, o, through(kind), n, ns >= 0 ? ", " : "",
-			      ns >= 0 ? whatif_ms(ns, a, sizeof(a)) : "",
-			      ns >= 0 ? " ms blocked in the recording" : "",
-			      p->unknown ? " (The trace has no futex events to say what they "
-					   "were on: recorded before dps recorded them, or by "
-					   "another tool.)"
-					 : ""),
-			  g_strdup(way_out_order));
+		add_doubt(
+		    r, WHATIF_DOUBT_ORDER,
+		    g_strdup_printf(
+			"Threads %s (component) and %s wait for each other through %s: %" PRIu64
+			" recorded waits%s%s%s. The set keeps who waited for whom; with the "
+			"component faster or slower, the real program would change that "
+			"order.%s",
+			c, o, through(kind), n, ns >= 0 ? ", " : "",
+			ns >= 0 ? whatif_ms(ns, a, sizeof(a)) : "",
+			ns >= 0 ? " ms blocked in the recording" : "",
+			p->unknown ? " (The trace has no futex events to say what they "
+				     "were on: recorded before dps recorded them, or by "
+				     "another tool.)"
+				   : ""),
+		    g_strdup(way_out_order));
 		g_free(c);
 		g_free(o);
 	}
@@ -368,11 +369,13 @@ static void check_shared_work(struct whatif_result *r, const struct dps_actset *
 			add_doubt(
 			    r, WHATIF_DOUBT_SHARED_WORK,
 			    g_strdup_printf(
-				"Threads %s (component) and %s ran side by side without waiting for "
+				"Threads %s (component) and %s ran side by side without waiting "
+				"for "
 				"each other (blocked %.1f %% and %.1f %% of their lives) and ended "
 				"%s ms apart after %s ms: they look like workers sharing a pool of "
 				"work through memory (an atomic counter, a work index, OpenMP's "
-				"dynamic loops), whose items a faster worker would take more of. The "
+				"dynamic loops), whose items a faster worker would take more of. "
+				"The "
 				"set gives each the work it did in the recording.",
 				cn, on, 100.0 * (double)lc->blocked / (double)(lc->end - lc->start),
 				100.0 * (double)lo->blocked / (double)(lo->end - lo->start),

@@ -30,8 +30,8 @@ static void op_ev(uint64_t ts, int cpu, int64_t tid, uint32_t kind, uint32_t op,
 static void futex_ev(uint64_t ts, int cpu, int64_t tid, bool entry, int64_t uaddr_or_ret,
 		     int64_t op, int64_t val)
 {
-	struct analyzer_event ev = analyzer_event_init(
-	    entry ? ANALYZER_EV_FUTEX_ENTRY : ANALYZER_EV_FUTEX_EXIT, ts, cpu);
+	struct analyzer_event ev =
+	    analyzer_event_init(entry ? ANALYZER_EV_FUTEX_ENTRY : ANALYZER_EV_FUTEX_EXIT, ts, cpu);
 
 	ev.ctx_tid = tid;
 	ev.ctx_pid = 100;

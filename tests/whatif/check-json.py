@@ -40,7 +40,7 @@ def point(p, where):
 
 for k in ("input", "input_kind", "component", "busy_ns", "threads", "repeat", "mode", "seed",
           "wall_s", "machine", "window", "points", "flat", "idle", "original", "original_sut_ns", "recorded_sut_ns", "pins", "flat_sut_ns",
-          "idle_sut_ns", "t_reduced_cus_ns", "t_reduced_sut_ns", "kind", "t_min_sut_ns",
+          "idle_sut_ns", "t_reduced_cus_ns", "t_reduced_sut_ns", "kind", "fit_kind", "unclear", "t_min_sut_ns",
           "t_limit_ns", "t_limit_scale", "t_limit_range_ns", "slope", "fit_error",
           "fit_reason", "conclusions", "caveats", "loaded_points", "loaded_references"):
     need(k in d, f"no key {k}")
@@ -64,7 +64,17 @@ for ref in ("flat", "idle", "original"):
 need(d["kind"] in kinds, f"kind {d['kind']}, want one of {kinds}")
 need(isinstance(d["component"]["ids"], list)
      and (d["component"]["ids"] or d["input_kind"] == "command"), "component ids")
-if d["kind"] == "limited":
+# the answer: the fit's kind, or unclear when a doubt stands (each a check, a reason, a way out)
+need(isinstance(d["unclear"], list), "unclear is a list")
+for i, u in enumerate(d["unclear"]):
+    need(u.get("check") in ("order", "shared-work", "unmodelled", "original"),
+         f"unclear[{i}]: check {u.get('check')}")
+    need(isinstance(u.get("reason"), str) and u["reason"], f"unclear[{i}]: a reason")
+    need(isinstance(u.get("way_out"), str) and u["way_out"], f"unclear[{i}]: a way out")
+need(d["kind"] == ("unclear" if d["unclear"] else d["fit_kind"]),
+     f"kind {d['kind']}: the fit's {d['fit_kind']} unless a doubt stands")
+# the knee is the curve's, whatever the answer
+if d["fit_kind"] == "limited":
     need(is_int(d["t_limit_ns"]) and d["t_limit_ns"] >= 0, "t_limit_ns with a knee")
     need(abs(d["t_limit_scale"] * d["busy_ns"] - d["t_limit_ns"]) <= 2, "t_limit_scale")
     lo, hi = d["t_limit_range_ns"]
