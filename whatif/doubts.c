@@ -40,8 +40,8 @@
 /* A thread that blocked at most this share of its life ran without waiting. */
 #define WHATIF_FREE_PCT 5.0
 /* Two such threads that ended within this share of the shorter life (or 1 ms) ended
- * together. */
-#define WHATIF_TOGETHER_PCT 2.0
+ * together (a scheduler's time slice or two on a busy machine stays within it). */
+#define WHATIF_TOGETHER_PCT 5.0
 #define WHATIF_TOGETHER_MIN_NS 1000000u
 /* A thread shorter than this is no worker of a pool worth a doubt. */
 #define WHATIF_WORKER_MIN_NS 5000000u
@@ -231,7 +231,8 @@ static void check_order(struct whatif_result *r, const struct dps_actset *set,
 		add_doubt(
 		    r, WHATIF_DOUBT_ORDER,
 		    g_strdup_printf(
-			"Threads %s (component) and %s wait for each other through %s: %" PRIu64
+			"Thread %s of the component and thread %s wait for each other through "
+			"%s: %" PRIu64
 			" recorded waits%s%s%s. The set keeps who waited for whom; with the "
 			"component faster or slower, the real program would change that "
 			"order.%s",
@@ -369,9 +370,9 @@ static void check_shared_work(struct whatif_result *r, const struct dps_actset *
 			add_doubt(
 			    r, WHATIF_DOUBT_SHARED_WORK,
 			    g_strdup_printf(
-				"Threads %s (component) and %s ran side by side without waiting "
-				"for "
-				"each other (blocked %.1f %% and %.1f %% of their lives) and ended "
+				"Thread %s of the component and thread %s ran side by side without "
+				"waiting for each other (blocked %.1f %% and %.1f %% of their "
+				"lives) and ended "
 				"%s ms apart after %s ms: they look like workers sharing a pool of "
 				"work through memory (an atomic counter, a work index, OpenMP's "
 				"dynamic loops), whose items a faster worker would take more of. "

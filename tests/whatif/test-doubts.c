@@ -68,9 +68,8 @@ TestSuite(doubts, .init = setup, .fini = teardown);
 static void pin(size_t waiter, size_t waker, uint32_t kind, uint64_t n, uint64_t ns)
 {
 	ares->pins = realloc(ares->pins, (ares->n_pins + 1) * sizeof(*ares->pins));
-	ares->pins[ares->n_pins++] =
-	    (struct analyzer_pin){.waiter = waiter, .waker = waker, .kind = kind, .n = n,
-				  .blocked_ns = ns};
+	ares->pins[ares->n_pins++] = (struct analyzer_pin){
+	    .waiter = waiter, .waker = waker, .kind = kind, .n = n, .blocked_ns = ns};
 }
 
 static void decide(void)
@@ -118,8 +117,7 @@ Test(doubts, one_way_events_are_no_doubt_both_ways_are)
 	pin(1, 2, ANALYZER_PIN_EVENT, 50, 10 * MS);
 	decide();
 	cr_assert_eq(r.n_doubts, 1);
-	cr_expect_not_null(strstr(r.doubts[0].reason, "both directions"), "%s",
-			   r.doubts[0].reason);
+	cr_expect_not_null(strstr(r.doubts[0].reason, "both directions"), "%s", r.doubts[0].reason);
 }
 
 /* A set alone (no timings): three waits or more each way between the two. */
@@ -149,8 +147,7 @@ Test(doubts, workers_that_never_wait_and_end_together_share_work)
 	decide();
 	cr_assert_eq(r.n_doubts, 1);
 	cr_expect_eq(r.doubts[0].kind, WHATIF_DOUBT_SHARED_WORK);
-	cr_expect_not_null(strstr(r.doubts[0].way_out, "dps_pool_take"), "%s",
-			   r.doubts[0].way_out);
+	cr_expect_not_null(strstr(r.doubts[0].way_out, "dps_pool_take"), "%s", r.doubts[0].way_out);
 }
 
 Test(doubts, workers_that_end_together_at_a_barrier_share_nothing)
