@@ -130,6 +130,9 @@ static int parse_count(struct lexer *lx, uint64_t version, uint64_t *n)
 					     "version: expected 'dps-actions 3'",
 					     &tok);
 	}
+	if (*n == 1) {
+		*n = 0; /* one item, as written without a count */
+	}
 	return DPS_OK;
 }
 

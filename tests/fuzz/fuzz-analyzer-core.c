@@ -100,7 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ev.raw.v[0] = r[8] & 0x80 ? (int64_t)r[9] << 8 : small(r[9], 10);
 		ev.raw.v[1] = r[10] & 0x80 ? (int64_t)r[11] * 1000 : small(r[11], 10);
 		ev.raw.v[2] = (int64_t)(int8_t)r[12] * (r[13] & 1 ? 257 : 1);
-		ev.raw.v[3] = small(r[14], 10);
+		ev.raw.v[3] = small(r[14], 14); /* also every synchronization op (event.h) */
 		ev.raw.s[0] = r[15] & 1 ? "c1" : (r[15] & 2 ? "/usr/bin/c2" : NULL);
 		ev.raw.s[1] = r[16] & 1 ? "c2" : NULL;
 		if (analyzer_core_feed(core, &ev) | analyzer_core_feed(spilled, &ev)) {
