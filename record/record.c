@@ -41,7 +41,7 @@ void dps_record_options_default(struct dps_record_options *opts)
 }
 
 /* LD_PRELOAD for the child: the LTTng wrappers asked for (by soname: the loader finds them
- * where liblttng-ust1 put them) and dps's condition-variable probe (by path), then what the
+ * where liblttng-ust1 put them) and dps's synchronization probe (by path), then what the
  * environment had. NULL on ENOMEM. */
 static char *preload_value(const struct recording *r)
 {
@@ -272,7 +272,7 @@ enum dps_status dps_record_run(const struct dps_record_options *opts,
 	if (rc) {
 		return rc;
 	}
-	/* --sync: the condition-variable probe is there (found last: nothing to free above) */
+	/* --sync: the synchronization probe is there (found last: nothing to free above) */
 	if (opts->sync) {
 		rc = dps_record__syncprobe(&r.syncprobe, diag);
 		if (rc) {
