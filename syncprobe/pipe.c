@@ -18,16 +18,13 @@
  * Not seen: stdio (fread, fwrite, fgets: libc calls its own read and write), readv/writev,
  * pread, splice, sockets. The tracer's own writes to its wake-up pipes (liblttng-ust's ring
  * buffer, from inside any provider's event) are told apart by their caller's address and
- * left out, as are the calls made inside one of the probe's own events (probe.h's guard).
+ * left out (probe.h's guards).
  */
 #undef _FORTIFY_SOURCE /* this file defines read itself */
-#include <dlfcn.h>
 #include <errno.h>
-#include <link.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -64,57 +61,6 @@ static fclose_fn real_fclose, real_pclose;
 #define FD_UNKNOWN 0
 #define FD_NOT_PIPE 1
 static uint64_t fd_table[FD_TABLE];
-
-/* The executable segments of liblttng-ust*.so, whose calls are the tracer's own. Filled once by
- * the constructor (the libraries are this one's dependencies, loaded before it). */
-#define TRACER_RANGES 16
-static struct {
-	uintptr_t lo, hi;
-} tracer_text[TRACER_RANGES];
-static int n_tracer_text;
-
-static int note_tracer(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	const char *name = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
-
-	(void)size;
-	(void)arg;
-	name = name ? name + 1 : info->dlpi_name;
-	if (!name || strncmp(name, "liblttng-ust", 12)) {
-		return 0;
-	}
-	for (int i = 0; i < info->dlpi_phnum && n_tracer_text < TRACER_RANGES; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-			tracer_text[n_tracer_text].lo = info->dlpi_addr + ph->p_vaddr;
-			tracer_text[n_tracer_text].hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
-			n_tracer_text++;
-		}
-	}
-	return 0;
-}
-
-__attribute__((constructor)) static void find_tracer(void)
-{
-	int saved = errno;
-
-	dl_iterate_phdr(note_tracer, NULL);
-	errno = saved;
-}
-
-/* Whether the call returning to caller was made by the tracer. */
-static bool from_tracer(const void *caller)
-{
-	uintptr_t a = (uintptr_t)caller;
-
-	for (int i = 0; i < n_tracer_text; i++) {
-		if (a >= tracer_text[i].lo && a < tracer_text[i].hi) {
-			return true;
-		}
-	}
-	return false;
-}
 
 /* The descriptor's identity changed (closed, replaced, created): ask fstat again. */
 static void forget(int fd)
@@ -162,7 +108,7 @@ static bool traced(int fd, bool write, const void *caller, uint64_t *ino)
 		  : !lttng_ust_tracepoint_enabled(dps_sync, pipe_read_begin)) {
 		return false;
 	}
-	return !syncprobe_in_probe && !from_tracer(caller) && pipe_of(fd, ino);
+	return !syncprobe_in_probe && !syncprobe_from_tracer(caller) && pipe_of(fd, ino);
 }
 
 /* A call's result as the end event's: the bytes, or -errno. */

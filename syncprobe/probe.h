@@ -6,13 +6,15 @@
  * which costs one predicted branch when no session enables the event, keeps errno for the
  * program, and evaluates the event's arguments (a timeout, an fstat) only when it is enabled.
  *
- * The guard: a wrapped function the tracer itself calls while it writes one of our events (a
- * write to its wake-up pipe, say) is the tracer's, not the program's, and is not traced again.
+ * The guards: a wrapped function the tracer itself calls while it writes one of our events (a
+ * write to its wake-up pipe, say) is the tracer's, not the program's, and is not traced again;
+ * nor are the calls liblttng-ust makes from its own code at other times (syncprobe_from_tracer).
  */
 #ifndef DPS_SYNCPROBE_PROBE_H
 #define DPS_SYNCPROBE_PROBE_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -56,6 +58,11 @@ void *syncprobe_next_def(const char *name, const char *version);
 			errno = syncprobe_errno_;                                                  \
 		}                                                                                  \
 	} while (0)
+
+/* Whether the call that returns to caller (__builtin_return_address(0) in a wrapper) was made
+ * by the tracer itself: liblttng-ust's wake-up pipes, its registration's semaphore. Such calls
+ * are not the program's and fire no event. */
+bool syncprobe_from_tracer(const void *caller);
 
 /* An object's address as an event's u64 field. */
 #define SYNCPROBE_ADDR(p) ((uint64_t)(uintptr_t)(p))

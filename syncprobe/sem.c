@@ -6,8 +6,10 @@
  * producer blocks on it, or a consumer waits longer, as the program would.
  *
  * The sem_* calls return -1 and set errno on failure; the events' result is 0 or that errno.
- * errno itself is left as the real call set it. Named semaphores (sem_open) are waited on and
- * posted through the same calls: their waits and posts are seen, their initial count is not.
+ * errno itself is left as the real call set it. liblttng-ust waits on a semaphore of its own
+ * while it registers (again in a forked child, while the program's events are already on):
+ * calls from its code fire nothing (syncprobe_from_tracer). Named semaphores (sem_open) are waited
+ * on and posted through the same calls: their waits and posts are seen, their initial count is not.
  * Versions: as pthread_barrier_* (barrier.c), GLIBC_2.34 first.
  */
 #include <errno.h>
@@ -28,6 +30,14 @@ static op_fn real_wait, real_trywait, real_post;
 static timedwait_fn real_timedwait;
 static clockwait_fn real_clockwait;
 
+/* Whether a call from caller may fire begin or end: a session records one of them, and the
+ * caller is the program, not the tracer. The enabled checks first: with no session that is
+ * all a call costs. */
+#define TRACED(begin, end, caller)                                                                 \
+	((lttng_ust_tracepoint_enabled(dps_sync, begin) ||                                         \
+	  lttng_ust_tracepoint_enabled(dps_sync, end)) &&                                          \
+	 !syncprobe_from_tracer(caller))
+
 /* The end of a call that returned r: 0, or the errno it set. */
 static void emit_wait_end(sem_t *sem, int r)
 {
@@ -44,7 +54,8 @@ DPS_PROBE_EXPORT int sem_init(sem_t *sem, int pshared, unsigned int value)
 		return -1;
 	}
 	r = real_init(sem, pshared, value);
-	if (r == 0) {
+	if (r == 0 && lttng_ust_tracepoint_enabled(dps_sync, sem_init) &&
+	    !syncprobe_from_tracer(__builtin_return_address(0))) {
 		SYNCPROBE_EMIT(sem_init, SYNCPROBE_ADDR(sem), (uint32_t)value);
 	}
 	return r;
@@ -58,6 +69,9 @@ DPS_PROBE_EXPORT int sem_wait(sem_t *sem)
 	if (!real_wait) {
 		errno = ENOSYS;
 		return -1;
+	}
+	if (!TRACED(sem_wait_begin, sem_wait_end, __builtin_return_address(0))) {
+		return real_wait(sem);
 	}
 	SYNCPROBE_EMIT(sem_wait_begin, SYNCPROBE_ADDR(sem), (int64_t)-1);
 	r = real_wait(sem);
@@ -74,6 +88,9 @@ DPS_PROBE_EXPORT int sem_trywait(sem_t *sem)
 		errno = ENOSYS;
 		return -1;
 	}
+	if (!TRACED(sem_wait_begin, sem_wait_end, __builtin_return_address(0))) {
+		return real_trywait(sem);
+	}
 	SYNCPROBE_EMIT(sem_wait_begin, SYNCPROBE_ADDR(sem), (int64_t)0);
 	r = real_trywait(sem);
 	emit_wait_end(sem, r);
@@ -89,6 +106,9 @@ DPS_PROBE_EXPORT int sem_timedwait(sem_t *restrict sem, const struct timespec *r
 	if (!real_timedwait) {
 		errno = ENOSYS;
 		return -1;
+	}
+	if (!TRACED(sem_wait_begin, sem_wait_end, __builtin_return_address(0))) {
+		return real_timedwait(sem, abstime);
 	}
 	SYNCPROBE_EMIT(sem_wait_begin, SYNCPROBE_ADDR(sem),
 		       syncprobe_left_ns(CLOCK_REALTIME, abstime));
@@ -107,6 +127,9 @@ DPS_PROBE_EXPORT int sem_clockwait(sem_t *restrict sem, clockid_t clock,
 		errno = ENOSYS;
 		return -1;
 	}
+	if (!TRACED(sem_wait_begin, sem_wait_end, __builtin_return_address(0))) {
+		return real_clockwait(sem, clock, abstime);
+	}
 	SYNCPROBE_EMIT(sem_wait_begin, SYNCPROBE_ADDR(sem), syncprobe_left_ns(clock, abstime));
 	r = real_clockwait(sem, clock, abstime);
 	emit_wait_end(sem, r);
@@ -121,6 +144,9 @@ DPS_PROBE_EXPORT int sem_post(sem_t *sem)
 	if (!real_post) {
 		errno = ENOSYS;
 		return -1;
+	}
+	if (!TRACED(sem_post_begin, sem_post_end, __builtin_return_address(0))) {
+		return real_post(sem);
 	}
 	SYNCPROBE_EMIT(sem_post_begin, SYNCPROBE_ADDR(sem));
 	r = real_post(sem);
