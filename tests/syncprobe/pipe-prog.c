@@ -8,9 +8,10 @@
  *            of file. Then the descriptors are reused: a regular file put on the read end's
  *            number (open, dup2 when open chose another; read, not a pipe: no event), closed,
  *            and a second pipe (pipe2) carries 100 bytes.
- *   fork     the same BYTES from this process to a child: the child is this program run again
- *            (fork and exec, "child FD"), which reads its inherited read end until the end of
- *            file and exits 0 when it got them all.
+ *   fork     the same BYTES from this process to a forked child (no exec), which reads until
+ *            the end of file and exits 0 when it got them all;
+ *   exec     the same, the child being this program run again (fork and exec: "child FD
+ *            BYTES"), reading its inherited read end.
  *
  * Prints each pipe's inode ("pipe INODE", as fstat says) and the regular file's descriptor;
  * exits 1 when a call's result is not what the real call gives (sums, errno).
@@ -150,10 +151,17 @@ static int threads_mode(void)
 	return 0;
 }
 
+/* Reads fd until the end of file: 0 when it gave bytes, 1 otherwise (a child's exit status). */
+static int child(int fd, long bytes)
+{
+	return read_all(fd, 0) == bytes ? 0 : 1;
+}
+
+/* The parent writes, a child reads: forked (self NULL) or this program run again. */
 static int fork_mode(const char *self)
 {
 	char fd_arg[16];
-	pid_t child;
+	pid_t pid;
 	int status;
 
 	if (pipe(fds)) {
@@ -162,15 +170,18 @@ static int fork_mode(const char *self)
 	}
 	print_ino(fds[0]);
 	snprintf(fd_arg, sizeof(fd_arg), "%d", fds[0]);
-	child = fork();
-	if (child < 0) {
+	pid = fork();
+	if (pid < 0) {
 		perror("fork");
 		return 1;
 	}
-	if (child == 0) {
+	if (pid == 0) {
 		char total_arg[32];
 
 		close(fds[1]);
+		if (!self) {
+			_exit(child(fds[0], total));
+		}
 		snprintf(total_arg, sizeof(total_arg), "%ld", total);
 		execl(self, self, "child", fd_arg, total_arg, (char *)NULL);
 		_exit(127);
@@ -181,7 +192,7 @@ static int fork_mode(const char *self)
 		return 1;
 	}
 	close(fds[1]);
-	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status)) {
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
 		fprintf(stderr, "pipe-prog: the child failed (status %d)\n", status);
 		return 1;
 	}
@@ -191,14 +202,16 @@ static int fork_mode(const char *self)
 int main(int argc, char **argv)
 {
 	if (argc > 3 && !strcmp(argv[1], "child")) {
-		long got = read_all(atoi(argv[2]), 0);
-
-		return got == atol(argv[3]) ? 0 : 1;
+		return child(atoi(argv[2]), atol(argv[3]));
 	}
-	if (argc < 2 || (strcmp(argv[1], "threads") && strcmp(argv[1], "fork"))) {
-		fprintf(stderr, "usage: %s threads|fork [BYTES]\n", argv[0]);
+	if (argc < 2 ||
+	    (strcmp(argv[1], "threads") && strcmp(argv[1], "fork") && strcmp(argv[1], "exec"))) {
+		fprintf(stderr, "usage: %s threads|fork|exec [BYTES]\n", argv[0]);
 		return 2;
 	}
 	total = argc > 2 ? atol(argv[2]) : total;
-	return !strcmp(argv[1], "threads") ? threads_mode() : fork_mode(argv[0]);
+	if (!strcmp(argv[1], "threads")) {
+		return threads_mode();
+	}
+	return fork_mode(!strcmp(argv[1], "exec") ? argv[0] : NULL);
 }

@@ -57,6 +57,7 @@ Test(syncprobe_calls, programs_run_unchanged_under_the_probe, .timeout = 120)
 	    {"syncprobe-rwlock-prog", "10", NULL, "rwlock 0x"},
 	    {"syncprobe-pipe-prog", "threads", "200000", "file "},
 	    {"syncprobe-pipe-prog", "fork", "200000", "pipe "},
+	    {"syncprobe-pipe-prog", "exec", "200000", "pipe "},
 	    {"syncprobe-omp-prog", NULL, NULL, "team 4"},
 	};
 

@@ -342,10 +342,11 @@ Test(syncprobe_live, a_pipe_between_threads_carries_what_was_written, .timeout =
 	sync_trace_fini(&t);
 }
 
-Test(syncprobe_live, a_pipe_between_processes_names_one_inode_in_both, .timeout = 120)
+/* pipe-prog's fork or exec mode: the parent writes, its child (another process) reads */
+static void pipe_between_processes(const char *mode)
 {
-	struct sync_trace t =
-	    sync_trace_record("syncprobe-pipe-prog", "fork " G_STRINGIFY(PIPE_BYTES));
+	char *args = dps_test_strf("%s %d", mode, PIPE_BYTES);
+	struct sync_trace t = sync_trace_record("syncprobe-pipe-prog", args);
 	uint64_t ino = sync_out_value(&t, "pipe");
 	struct pipe_sums s = pipe_sums(&t, ino);
 
@@ -357,8 +358,24 @@ Test(syncprobe_live, a_pipe_between_processes_names_one_inode_in_both, .timeout 
 	cr_assert_eq(g_array_index(s.writers, int64_t, 0), t.pid);
 	cr_assert_eq(s.readers->len, 1);
 	cr_assert_neq(g_array_index(s.readers, int64_t, 0), t.pid);
+	/* and in the child, nothing of the tracer's own registration (its semaphore) */
+	cr_assert_eq(sync_count(&t, "sem_wait_end", NULL, 0), 0);
+	cr_assert_eq(sync_count(&t, "sem_post_begin", NULL, 0), 0);
 	pipe_sums_fini(&s);
 	sync_trace_fini(&t);
+	g_free(args);
+}
+
+/* A child forked without exec is traced as its own process (dps record --sync preloads
+ * LTTng-UST's fork helper; without it the child's events keep its parent's vpid). */
+Test(syncprobe_live, a_pipe_to_a_forked_child_names_one_inode_in_both, .timeout = 120)
+{
+	pipe_between_processes("fork");
+}
+
+Test(syncprobe_live, a_pipe_to_an_executed_child_names_one_inode_in_both, .timeout = 120)
+{
+	pipe_between_processes("exec");
 }
 
 /* omp-prog.c's shape */
