@@ -4,8 +4,9 @@
  * threads synchronize inside libgomp, through no pthread call the rest of the probe sees, so
  * the region's shape is told with the probe's barrier events on keys of its own (omp.h):
  *
- *   START[n]  every thread at the region's start (begin and end back to back: the team starts
- *             together, the workers only once the master opened the region);
+ *   START[n]  every thread at the region's start: begin and end back to back, no real wait (in
+ *             the trace a worker's may come before the master's); a replay starts the team
+ *             together;
  *   END[n]    the region's implicit end barrier: begun by each thread when the region's
  *             function returns; ended on the master when GOMP_parallel returns, on a worker
  *             when it enters its next region (in between it waits in libgomp's dock) — a
@@ -17,8 +18,9 @@
  * How: GOMP_parallel and its combined forms (a loop or sections bound to the region) are
  * called with a trampoline and a closure on the master's stack, {the program's function, its
  * data (passed through unchanged), the region's number, whether its threads take from a pool
- * from their first instruction}. The closure outlives the region: GOMP_parallel returns after
- * the whole team is done with it. The trampoline runs on every thread of the team, notes the
+ * from their first instruction}; libgomp itself never reads the data, but for
+ * GOMP_parallel_reductions (see there). The closure outlives the region: GOMP_parallel returns
+ * after the whole team is done with it. The trampoline runs on every thread of the team, notes the
  * thread's place (struct omp_thread, read by the team barriers here and by omp-pool.c) and puts
  * back what the thread had before when the function returns, so a nested region leaves the
  * outer one's place as it was.
@@ -32,6 +34,7 @@
  */
 #include <dlfcn.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +50,9 @@ typedef void (*region_fn)(void *);
 
 /* The closure a traced region's trampoline gets instead of the program's data. */
 struct closure {
+	/* GOMP_parallel_reductions reads the first word of the data it is given (the program's
+	 * task reductions' descriptor): a copy of the program's, first; NULL for the others */
+	void *head;
 	region_fn fn;	 /* borrowed: the program's function for the region */
 	void *data;	 /* borrowed: its argument, passed through unchanged */
 	uint64_t region; /* the region's number (from 1) when traced, else 0 */
@@ -58,7 +64,7 @@ struct closure {
 static uint64_t region_count; /* traced regions opened so far */
 static int region_traced;     /* a traced region is open (one at a time) */
 
-/* libgomp's API, looked up once (omp_get_num_teams is optional, libgomp >= 9). */
+/* libgomp's API, looked up once (omp_get_num_teams and omp_get_schedule are optional). */
 static int (*api_num_threads)(void);
 static int (*api_active_level)(void);
 static int (*api_num_teams)(void);
@@ -234,7 +240,11 @@ DPS_PROBE_EXPORT void GOMP_parallel(region_fn fn, void *data, unsigned num_threa
 	region_close(&c);
 }
 
-/* A region with task reductions (`parallel reduction(task: ...)`): the same as GOMP_parallel. */
+/* A region with task reductions (`parallel reduction(task, ...)`): the same as GOMP_parallel,
+ * but libgomp reads the data's first word (the reductions' descriptor) through the pointer it is
+ * given, so the closure starts with a copy of it. */
+_Static_assert(offsetof(struct closure, head) == 0, "the closure starts as the data does");
+
 DPS_PROBE_EXPORT unsigned GOMP_parallel_reductions(region_fn fn, void *data, unsigned num_threads,
 						   unsigned flags)
 {
@@ -246,6 +256,7 @@ DPS_PROBE_EXPORT unsigned GOMP_parallel_reductions(region_fn fn, void *data, uns
 	if (!region_open(&c, fn, data, 0, OMP_NOT_POOL)) {
 		return real(fn, data, num_threads, flags);
 	}
+	c.head = *(void **)data;
 	r = real(trampoline, &c, num_threads, flags);
 	region_close(&c);
 	return r;

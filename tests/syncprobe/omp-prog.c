@@ -21,6 +21,10 @@
  *   region 3, `parallel sections num_threads(TEAM)` of SECTIONS2 sections
  *                                             [GOMP_parallel_sections, GOMP_sections_next,
  *                                              GOMP_sections_end_nowait]
+ *   region 4, `parallel reduction(task, +: ...) num_threads(TEAM)`, a `single` making N_TASKS
+ *             tasks `in_reduction`             [GOMP_parallel_reductions (libgomp reads the
+ *                                              region's data itself), GOMP_single_start,
+ *                                              GOMP_task, GOMP_barrier]
  *
  * The loops add with `atomic` (one instruction: no GOMP_atomic_start) rather than a
  * reduction clause, which would make GCC keep the combined loop out of GOMP_parallel_loop_*.
@@ -40,6 +44,7 @@
 #define N_COMBINED 60
 #define CHUNK2 4
 #define SECTIONS2 2
+#define N_TASKS 10
 
 static long sum_of(long n)
 {
@@ -48,7 +53,7 @@ static long sum_of(long n)
 
 int main(void)
 {
-	long s_static = 0, s_dynamic = 0, s_runtime = 0, s_combined = 0;
+	long s_static = 0, s_dynamic = 0, s_runtime = 0, s_combined = 0, s_tasks = 0;
 	int in_critical = 0, sections[SECTIONS] = {0}, sections2[SECTIONS2] = {0};
 	int task_ran = 0, team = 0, failures = 0;
 
@@ -101,11 +106,20 @@ int main(void)
 #pragma omp section
 		sections2[1]++;
 	}
+#pragma omp parallel num_threads(TEAM) reduction(task, + : s_tasks)
+	{
+#pragma omp single
+		for (long i = 0; i < N_TASKS; i++) {
+#pragma omp task in_reduction(+ : s_tasks)
+			s_tasks += i;
+		}
+	}
 
 	printf("team %d\n", team);
 	failures += team != TEAM;
 	failures += s_static != sum_of(N_STATIC) || s_dynamic != sum_of(N_DYNAMIC);
 	failures += s_runtime != sum_of(N_RUNTIME) || s_combined != sum_of(N_COMBINED);
+	failures += s_tasks != sum_of(N_TASKS);
 	failures += in_critical != team || task_ran != 1;
 	for (int i = 0; i < SECTIONS; i++) {
 		failures += sections[i] != 1;

@@ -380,8 +380,9 @@ Test(syncprobe_live, a_pipe_to_an_executed_child_names_one_inode_in_both, .timeo
 
 /* omp-prog.c's shape */
 #define TEAM 4
-#define REGIONS 3
-#define TEAM_BARRIERS 5 /* static loop, dynamic loop, sections, runtime loop, single */
+#define REGIONS 4
+/* region 1's static loop, dynamic loop, sections, runtime loop, single; region 4's single */
+#define TEAM_BARRIERS 6
 
 /* pool_take events of one key */
 struct pool {
