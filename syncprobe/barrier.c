@@ -48,6 +48,9 @@ DPS_PROBE_EXPORT int pthread_barrier_wait(pthread_barrier_t *barrier)
 	if (!real_wait) {
 		return ENOSYS;
 	}
+	if (!lttng_ust_tracepoint_enabled(dps_sync, barrier_wait_begin)) {
+		return real_wait(barrier); /* no session: the one check */
+	}
 	SYNCPROBE_EMIT(barrier_wait_begin, SYNCPROBE_ADDR(barrier));
 	r = real_wait(barrier);
 	SYNCPROBE_EMIT(barrier_wait_end, SYNCPROBE_ADDR(barrier), (int32_t)r);

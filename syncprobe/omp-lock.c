@@ -25,8 +25,13 @@ void GOMP_critical_name_end(void **pptr);
 void GOMP_atomic_start(void);
 void GOMP_atomic_end(void);
 
+/* With no session the enabled check is all a wrapper adds to the call. */
 static void acquire(uint64_t key, void (*real)(void))
 {
+	if (!lttng_ust_tracepoint_enabled(dps_sync, lock_begin)) {
+		real();
+		return;
+	}
 	SYNCPROBE_EMIT(lock_begin, key);
 	real();
 	SYNCPROBE_EMIT(lock_end, key, (int32_t)0);
@@ -34,6 +39,10 @@ static void acquire(uint64_t key, void (*real)(void))
 
 static void release(uint64_t key, void (*real)(void))
 {
+	if (!lttng_ust_tracepoint_enabled(dps_sync, unlock_begin)) {
+		real();
+		return;
+	}
 	SYNCPROBE_EMIT(unlock_begin, key);
 	real();
 	SYNCPROBE_EMIT(unlock_end, key);
@@ -60,6 +69,10 @@ DPS_PROBE_EXPORT void GOMP_critical_name_start(void **pptr)
 	static void (*real)(void **);
 
 	OMP_RESOLVE(real, "GOMP_critical_name_start");
+	if (!lttng_ust_tracepoint_enabled(dps_sync, lock_begin)) {
+		real(pptr);
+		return;
+	}
 	SYNCPROBE_EMIT(lock_begin, SYNCPROBE_ADDR(pptr));
 	real(pptr);
 	SYNCPROBE_EMIT(lock_end, SYNCPROBE_ADDR(pptr), (int32_t)0);
@@ -70,6 +83,10 @@ DPS_PROBE_EXPORT void GOMP_critical_name_end(void **pptr)
 	static void (*real)(void **);
 
 	OMP_RESOLVE(real, "GOMP_critical_name_end");
+	if (!lttng_ust_tracepoint_enabled(dps_sync, unlock_begin)) {
+		real(pptr);
+		return;
+	}
 	SYNCPROBE_EMIT(unlock_begin, SYNCPROBE_ADDR(pptr));
 	real(pptr);
 	SYNCPROBE_EMIT(unlock_end, SYNCPROBE_ADDR(pptr));

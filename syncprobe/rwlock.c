@@ -28,6 +28,14 @@ static clock_fn real_clockrdlock, real_clockwrlock;
  * else untimed_ns (-1 untimed, 0 a try). */
 #define TIMEOUT_NS(clk, abs, untimed_ns) ((abs) ? syncprobe_left_ns(clk, abs) : (untimed_ns))
 
+/* Whether a session records the begin of a read (write false) or write acquisition: with no
+ * session this check is all a wrapper adds to the call. */
+static bool traced(bool write)
+{
+	return write ? lttng_ust_tracepoint_enabled(dps_sync, rwlock_wrlock_begin)
+		     : lttng_ust_tracepoint_enabled(dps_sync, rwlock_rdlock_begin);
+}
+
 /* The begin of a read (write false) or write acquisition (timeout: TIMEOUT_NS's arguments). */
 static void lock_begin(pthread_rwlock_t *rwlock, bool write, clockid_t clk,
 		       const struct timespec *abs, int64_t untimed_ns)
@@ -59,6 +67,9 @@ static int acquire(op_fn *real, const char *name, pthread_rwlock_t *rwlock, bool
 	SYNCPROBE_RESOLVE(*real, name, SYNCPROBE_GLIBC_PTHREAD);
 	if (!*real) {
 		return ENOSYS;
+	}
+	if (!traced(write)) {
+		return (*real)(rwlock);
 	}
 	lock_begin(rwlock, write, CLOCK_REALTIME, NULL, timeout_ns);
 	r = (*real)(rwlock);
@@ -96,6 +107,9 @@ static int acquire_timed(timed_fn *real, const char *name, pthread_rwlock_t *rwl
 	if (!*real) {
 		return ENOSYS;
 	}
+	if (!traced(write)) {
+		return (*real)(rwlock, abstime);
+	}
 	lock_begin(rwlock, write, CLOCK_REALTIME, abstime, -1);
 	r = (*real)(rwlock, abstime);
 	lock_end(rwlock, write, r);
@@ -126,6 +140,9 @@ static int acquire_clock(clock_fn *real, const char *name, pthread_rwlock_t *rwl
 	if (!*real) {
 		return ENOSYS;
 	}
+	if (!traced(write)) {
+		return (*real)(rwlock, clock, abstime);
+	}
 	lock_begin(rwlock, write, clock, abstime, -1);
 	r = (*real)(rwlock, clock, abstime);
 	lock_end(rwlock, write, r);
@@ -153,6 +170,9 @@ DPS_PROBE_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rwlock)
 	SYNCPROBE_RESOLVE(real_unlock, "pthread_rwlock_unlock", SYNCPROBE_GLIBC_PTHREAD);
 	if (!real_unlock) {
 		return ENOSYS;
+	}
+	if (!lttng_ust_tracepoint_enabled(dps_sync, rwlock_unlock_begin)) {
+		return real_unlock(rwlock);
 	}
 	SYNCPROBE_EMIT(rwlock_unlock_begin, SYNCPROBE_ADDR(rwlock));
 	r = real_unlock(rwlock);

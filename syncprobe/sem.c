@@ -30,13 +30,11 @@ static op_fn real_wait, real_trywait, real_post;
 static timedwait_fn real_timedwait;
 static clockwait_fn real_clockwait;
 
-/* Whether a call from caller may fire begin or end: a session records one of them, and the
- * caller is the program, not the tracer. The enabled checks first: with no session that is
- * all a call costs. */
-#define TRACED(begin, end, caller)                                                                 \
-	((lttng_ust_tracepoint_enabled(dps_sync, begin) ||                                         \
-	  lttng_ust_tracepoint_enabled(dps_sync, end)) &&                                          \
-	 !syncprobe_from_tracer(caller))
+/* Whether a call from caller fires its events: a session records its begin, and the caller is
+ * the program, not the tracer. The enabled check first: with no session it is all a call
+ * costs. */
+#define TRACED(begin, caller)                                                                      \
+	(lttng_ust_tracepoint_enabled(dps_sync, begin) && !syncprobe_from_tracer(caller))
 
 /* The end of a call that returned r: 0, or the errno it set. */
 static void emit_wait_end(sem_t *sem, int r)
@@ -70,7 +68,7 @@ DPS_PROBE_EXPORT int sem_wait(sem_t *sem)
 		errno = ENOSYS;
 		return -1;
 	}
-	if (!TRACED(sem_wait_begin, sem_wait_end, __builtin_return_address(0))) {
+	if (!TRACED(sem_wait_begin, __builtin_return_address(0))) {
 		return real_wait(sem);
 	}
 	SYNCPROBE_EMIT(sem_wait_begin, SYNCPROBE_ADDR(sem), (int64_t)-1);
@@ -88,7 +86,7 @@ DPS_PROBE_EXPORT int sem_trywait(sem_t *sem)
 		errno = ENOSYS;
 		return -1;
 	}
-	if (!TRACED(sem_wait_begin, sem_wait_end, __builtin_return_address(0))) {
+	if (!TRACED(sem_wait_begin, __builtin_return_address(0))) {
 		return real_trywait(sem);
 	}
 	SYNCPROBE_EMIT(sem_wait_begin, SYNCPROBE_ADDR(sem), (int64_t)0);
@@ -107,7 +105,7 @@ DPS_PROBE_EXPORT int sem_timedwait(sem_t *restrict sem, const struct timespec *r
 		errno = ENOSYS;
 		return -1;
 	}
-	if (!TRACED(sem_wait_begin, sem_wait_end, __builtin_return_address(0))) {
+	if (!TRACED(sem_wait_begin, __builtin_return_address(0))) {
 		return real_timedwait(sem, abstime);
 	}
 	SYNCPROBE_EMIT(sem_wait_begin, SYNCPROBE_ADDR(sem),
@@ -127,7 +125,7 @@ DPS_PROBE_EXPORT int sem_clockwait(sem_t *restrict sem, clockid_t clock,
 		errno = ENOSYS;
 		return -1;
 	}
-	if (!TRACED(sem_wait_begin, sem_wait_end, __builtin_return_address(0))) {
+	if (!TRACED(sem_wait_begin, __builtin_return_address(0))) {
 		return real_clockwait(sem, clock, abstime);
 	}
 	SYNCPROBE_EMIT(sem_wait_begin, SYNCPROBE_ADDR(sem), syncprobe_left_ns(clock, abstime));
@@ -145,7 +143,7 @@ DPS_PROBE_EXPORT int sem_post(sem_t *sem)
 		errno = ENOSYS;
 		return -1;
 	}
-	if (!TRACED(sem_post_begin, sem_post_end, __builtin_return_address(0))) {
+	if (!TRACED(sem_post_begin, __builtin_return_address(0))) {
 		return real_post(sem);
 	}
 	SYNCPROBE_EMIT(sem_post_begin, SYNCPROBE_ADDR(sem));
