@@ -170,9 +170,10 @@ static void trampoline(void *arg)
 	close_end();
 	outer = syncprobe_omp;
 	n = c->traced ? traced_team_size() : 0;
-	syncprobe_omp = (struct omp_thread){
-	    .region = c->region, .seq = (uint32_t)c->combined, .n = n, .pool = n ? c->pool : 0};
+	syncprobe_omp = (struct omp_thread){0};
 	if (n) {
+		syncprobe_omp = (struct omp_thread){
+		    .region = c->region, .seq = (uint32_t)c->combined, .n = n, .pool = c->pool};
 		SYNCPROBE_EMIT(barrier_init, OMP_KEY(OMP_KEY_START, n), n);
 		SYNCPROBE_EMIT(barrier_init, OMP_KEY(OMP_KEY_END, n), n);
 		SYNCPROBE_EMIT(barrier_init, OMP_KEY(OMP_KEY_TEAM, n), n);
