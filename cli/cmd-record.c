@@ -10,24 +10,24 @@
 
 static void usage(FILE *out)
 {
-	fprintf(
-	    out,
-	    "Usage: dps record [-o TRACE] [--kernel|--no-kernel] [--ust|--no-ust] [--memory]\n"
-	    "                  [--sync] -- CMD ARGS...\n\n"
-	    "Runs CMD traced for dps analyze: LTTng UST (dps:*, dps_stack:*, heap events with\n"
-	    "--memory, contexts vtid/vpid/procname) and kernel scheduling (the LTTng kernel\n"
-	    "tracer when available, else perf sched record converted to CTF), all in TRACE.\n\n"
-	    "  -o, --output DIR   trace directory to create (default dps-trace-DATE-TIME)\n"
-	    "      --kernel       require kernel scheduling events (fail without them)\n"
-	    "      --no-kernel    no kernel events\n"
-	    "      --ust          require UST (default: on)\n"
-	    "      --no-ust       no UST session\n"
-	    "  -m, --memory       preload the LTTng libc wrapper (heap events)\n"
-	    "  -s, --sync         preload the LTTng pthread wrapper and dps's condition-variable\n"
-	    "                     probe (mutex and condition-variable events; with the\n"
-	    "                     dps/annotate.h events, synchronization objects)\n"
-	    "  -q, --quiet        no progress messages\n"
-	    "  -h, --help\n");
+	fprintf(out,
+		"Usage: dps record [-o TRACE] [--kernel|--no-kernel] [--ust|--no-ust] [--memory]\n"
+		"                  [--sync] -- CMD ARGS...\n\n"
+		"Runs CMD traced for dps analyze: LTTng UST (dps:*, dps_stack:*, heap events with\n"
+		"--memory, contexts vtid/vpid/procname) and kernel scheduling (the LTTng kernel\n"
+		"tracer when available, else perf sched record converted to CTF), all in TRACE.\n\n"
+		"  -o, --output DIR   trace directory to create (default dps-trace-DATE-TIME)\n"
+		"      --kernel       require kernel scheduling events (fail without them)\n"
+		"      --no-kernel    no kernel events\n"
+		"      --ust          require UST (default: on)\n"
+		"      --no-ust       no UST session\n"
+		"  -m, --memory       preload the LTTng libc wrapper (heap events)\n"
+		"  -s, --sync         preload the LTTng pthread wrapper and dps's synchronization\n"
+		"                     probe (mutexes, condition variables, barriers, semaphores,\n"
+		"                     rwlocks, pipes, OpenMP; with the dps/annotate.h events,\n"
+		"                     synchronization objects)\n"
+		"  -q, --quiet        no progress messages\n"
+		"  -h, --help\n");
 }
 
 int dps_cmd_record(int argc, char **argv)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Where the probe libraries `dps record` preloads are (record-internal.h): LTTng-UST's wrappers
- * by soname (the loader finds them where liblttng-ust1 put them), dps's own condition-variable
+ * by soname (the loader finds them where liblttng-ust1 put them), dps's own synchronization
  * probe (libdps-syncprobe, syncprobe/) by path: DPS_SYNCPROBE when set, else the installation
  * this dps belongs to (PREFIX/bin/dps -> PREFIX/LIBDIR), else the build tree that built it.
  */
@@ -69,7 +69,7 @@ enum dps_status dps_record__syncprobe(char **path, struct dps_diag *diag)
 		return *path ? DPS_OK : DPS_ERR_NOMEM;
 	}
 	dps_diag_setf(diag,
-		      "--sync: the condition-variable probe %s is neither installed beside dps "
+		      "--sync: the synchronization probe %s is neither installed beside dps "
 		      "nor in the build tree (%s); set DPS_SYNCPROBE to its path",
 		      DPS_RECORD_CFG_SYNCPROBE_NAME, DPS_RECORD_CFG_SYNCPROBE);
 	return DPS_ERROR;

@@ -41,13 +41,16 @@ void dps_record_options_default(struct dps_record_options *opts)
 }
 
 /* LD_PRELOAD for the child: the LTTng wrappers asked for (by soname: the loader finds them
- * where liblttng-ust1 put them) and dps's condition-variable probe (by path), then what the
- * environment had. NULL on ENOMEM. */
+ * where liblttng-ust1 put them) and dps's synchronization probe (by path), then what the
+ * environment had. With --sync also LTTng-UST's fork helper: a process the program forks
+ * without exec (the other end of a pipe, say) then registers as itself, its events with its
+ * own vpid and vtid instead of its parent's, stale in the child. NULL on ENOMEM. */
 static char *preload_value(const struct recording *r)
 {
 	const char *old = getenv("LD_PRELOAD");
 	const char *libc = r->opts->memory ? "liblttng-ust-libc-wrapper.so.1:" : "";
-	const char *pthread = r->opts->sync ? "liblttng-ust-pthread-wrapper.so.1:" : "";
+	const char *pthread =
+	    r->opts->sync ? "liblttng-ust-fork.so.1:liblttng-ust-pthread-wrapper.so.1:" : "";
 	char *v = NULL;
 
 	if (asprintf(&v, "%s%s%s%s%s", libc, pthread, r->syncprobe ? r->syncprobe : "",
@@ -272,7 +275,7 @@ enum dps_status dps_record_run(const struct dps_record_options *opts,
 	if (rc) {
 		return rc;
 	}
-	/* --sync: the condition-variable probe is there (found last: nothing to free above) */
+	/* --sync: the synchronization probe is there (found last: nothing to free above) */
 	if (opts->sync) {
 		rc = dps_record__syncprobe(&r.syncprobe, diag);
 		if (rc) {

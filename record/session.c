@@ -115,7 +115,7 @@ enum dps_status dps_record__setup_session(struct recording *r)
 				      "--num-subbuf=8",
 				      "dps",
 				      NULL};
-		/* --sync: the pthread wrapper's mutex events and the condition-variable probe's
+		/* --sync: the pthread wrapper's mutex events and the synchronization probe's
 		 * (the annotations are dps:*) */
 		const char *ev[] = {
 		    "lttng",
