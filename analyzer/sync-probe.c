@@ -195,7 +195,7 @@ void analyzer__on_sync_probe(struct analyzer_core *core, const struct analyzer_e
 
 	switch (ev->kind) {
 	case ANALYZER_EV_SYNC_OBJ_INIT:
-		if (ev->sync.obj <= 0 || ev->sync.param < 0) {
+		if (ev->sync.obj == 0 || ev->sync.param < 0) {
 			return;
 		}
 		if (ev->sync.op == SYNC_OP_BARRIER_WAIT) {
@@ -215,7 +215,7 @@ void analyzer__on_sync_probe(struct analyzer_core *core, const struct analyzer_e
 		}
 		return;
 	case ANALYZER_EV_SYNC_OP_BEGIN:
-		if (ev->sync.obj <= 0 || ev->sync.op <= SYNC_OP_NONE || ev->sync.op >= SYNC_OP_NR) {
+		if (ev->sync.obj == 0 || ev->sync.op <= SYNC_OP_NONE || ev->sync.op >= SYNC_OP_NR) {
 			return;
 		}
 		/* a begin while another call is open: that one's end was lost */
@@ -234,7 +234,7 @@ void analyzer__on_sync_probe(struct analyzer_core *core, const struct analyzer_e
 		return;
 	case ANALYZER_EV_SYNC_POOL_TAKE:
 		/* an item or the empty answer (got 0): a take either way */
-		if (ev->sync.obj > 0) {
+		if (ev->sync.obj != 0) {
 			pool_take(core, ev, ctx, t);
 		}
 		return;
