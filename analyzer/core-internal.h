@@ -326,6 +326,10 @@ void analyzer__on_stat_runtime(struct analyzer_core *core, const struct analyzer
 			       size_t ctx);
 void analyzer__on_syscall(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx,
 			  bool entry);
+/* The thread a syscall's event is of: its context's (ctx), else the thread running on its CPU
+ * (LTTng's kernel events name none); NO_T when unknown. */
+size_t analyzer__syscall_thread(struct analyzer_core *core, const struct analyzer_event *ev,
+				size_t ctx);
 void analyzer__on_wait_call(struct analyzer_core *core, const struct analyzer_event *ev,
 			    size_t ctx);
 

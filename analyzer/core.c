@@ -60,8 +60,10 @@ enum dps_status analyzer_core_feed(struct analyzer_core *core, const struct anal
 		analyzer__get_cpu(core, ev->cpu, ev->ts);
 	}
 	ctx = analyzer__ctx_thread(core, ev);
-	if (ctx == NO_T && ((ev->kind >= ANALYZER_EV_ALLOC && ev->kind <= ANALYZER_EV_DPS_STACK) ||
-			    ev->kind >= ANALYZER_EV_SYNC_QUEUE_INIT)) {
+	if (ctx == NO_T &&
+	    ((ev->kind >= ANALYZER_EV_ALLOC && ev->kind <= ANALYZER_EV_DPS_STACK) ||
+	     (ev->kind >= ANALYZER_EV_SYNC_QUEUE_INIT && ev->kind != ANALYZER_EV_FUTEX_ENTRY &&
+	      ev->kind != ANALYZER_EV_FUTEX_EXIT))) {
 		/* UST without a vtid context: one pseudo-thread per process (or for all). */
 		ctx = analyzer__get_thread(core, ev->ctx_pid > 0 ? -ev->ctx_pid : -1, ev->ts);
 		if (ctx != NO_T) {
@@ -70,7 +72,8 @@ enum dps_status analyzer_core_feed(struct analyzer_core *core, const struct anal
 		}
 	}
 	/* An event run by a thread (perf's context, UST) shows it on its CPU. Scheduler
-	 * events are handled below with their own rules. */
+	 * events are handled below with their own rules. (A kernel event without a context,
+	 * LTTng's futex syscall, is the CPU's current thread's: futex.c finds it.) */
 	if (ctx != NO_T && ev->kind != ANALYZER_EV_SWITCH && ev->kind != ANALYZER_EV_STAT_RUNTIME &&
 	    ev->kind != ANALYZER_EV_FORK && ev->kind != ANALYZER_EV_EXIT &&
 	    ev->kind != ANALYZER_EV_EXEC && !(ev->flags & ANALYZER_EVF_IRQ)) {
@@ -119,9 +122,8 @@ enum dps_status analyzer_core_feed(struct analyzer_core *core, const struct anal
 		if (ev->kind >= ANALYZER_EV_DPS_THREAD_BEGIN && ev->kind <= ANALYZER_EV_DPS_STACK &&
 		    ctx != NO_T) {
 			analyzer__on_dps(core, ev, ctx);
-		} else if ((ev->kind == ANALYZER_EV_FUTEX_ENTRY ||
-			    ev->kind == ANALYZER_EV_FUTEX_EXIT) &&
-			   ctx != NO_T) {
+		} else if (ev->kind == ANALYZER_EV_FUTEX_ENTRY ||
+			   ev->kind == ANALYZER_EV_FUTEX_EXIT) {
 			analyzer__on_futex(core, ev, ctx);
 		} else if (ev->kind >= ANALYZER_EV_SYNC_QUEUE_INIT && ev->kind < ANALYZER_EV_NR &&
 			   ctx != NO_T) {

@@ -85,11 +85,19 @@ static bool is_pi(int32_t cmd)
 
 void analyzer__on_futex(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx)
 {
-	struct athread *t = analyzer__thread_at(core, ctx);
-	struct athread_calls *c = &t->calls;
+	struct athread *t;
+	struct athread_calls *c;
 	struct futex_call fc;
 
 	core->seen_futex = true;
+	/* a syscall as any other for the wake-ups' rule (sched.c), whether or not the trace
+	 * has the others: only a thread in a syscall wakes another */
+	ctx = analyzer__syscall_thread(core, ev, ctx);
+	if (ctx == NO_T) {
+		return;
+	}
+	t = analyzer__thread_at(core, ctx);
+	c = &t->calls;
 	t->sched.in_syscall = ev->kind == ANALYZER_EV_FUTEX_ENTRY;
 	if (ev->kind == ANALYZER_EV_FUTEX_ENTRY) {
 		c->in_futex = t->tracked && ev->futex.uaddr > 0;

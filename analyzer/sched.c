@@ -579,6 +579,14 @@ void analyzer__on_stat_runtime(struct analyzer_core *core, const struct analyzer
 	analyzer__note_running(core, ev->cpu, x, ev->ts, hint);
 }
 
+size_t analyzer__syscall_thread(struct analyzer_core *core, const struct analyzer_event *ev,
+				size_t ctx)
+{
+	size_t x = ctx != NO_T ? ctx : cpu_current(core, ev->cpu);
+
+	return x == IDLE_T ? NO_T : x;
+}
+
 void analyzer__on_syscall(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx,
 			  bool entry)
 {

@@ -13,7 +13,9 @@
  *                recorded run: a faster or slower component changes who waits for whom;
  *   shared-work  a component thread and another one that both ran without waiting (at
  *                most WHATIF_FREE_PCT of their lives blocked), side by side, and ended within
- *                WHATIF_TOGETHER_PCT of each other, with no barrier or task queue of the set
+ *                WHATIF_TOGETHER_PCT of the shorter life of each other (plus the time either
+ *                was preempted: on a busy machine a worker ends later by it), with no
+ *                barrier or task queue of the set
  *                to explain it: workers of a pool shared through memory (an atomic counter,
  *                OpenMP's dynamic loops without the probe), whose items a faster worker would
  *                take more of;
@@ -280,6 +282,7 @@ static bool share_an_object(const struct dps_actset *set, size_t x, size_t y)
 /* A thread's life and how much of it it spent blocked (ns), from the trace or the set. */
 struct life {
 	uint64_t start, end, blocked;
+	uint64_t preempted; /* runnable, not running: a busy machine's share of its life */
 	bool known;
 };
 
@@ -298,6 +301,7 @@ static struct life life_of(const struct dps_actset *set, const struct analyzer_r
 				l.start = at->start_ns;
 				l.end = at->end_ns;
 				l.blocked = at->stats.blocked_ns;
+				l.preempted = at->stats.waiting_ns;
 				l.known = true;
 			}
 		}
@@ -359,9 +363,12 @@ static void check_shared_work(struct whatif_result *r, const struct dps_actset *
 				      ? MIN(lc->end, lo->end) - MAX(lc->start, lo->start)
 				      : 0;
 			gap = lc->end > lo->end ? lc->end - lo->end : lo->end - lc->end;
+			/* a worker preempted near its end ends later by as much: workers of
+			 * one pool end within an item of each other plus that */
 			if (overlap * 2 < shorter ||
 			    (double)gap > MAX(WHATIF_TOGETHER_MIN_NS,
-					      WHATIF_TOGETHER_PCT / 100 * (double)shorter) ||
+					      WHATIF_TOGETHER_PCT / 100 * (double)shorter) +
+					      (double)MAX(lc->preempted, lo->preempted) ||
 			    share_an_object(set, c, o)) {
 				continue;
 			}
