@@ -77,6 +77,23 @@ for variant in annotated plain; do
         --workers 4 --slots 1 --tasks 3 --task-work 1,2
     check cxxpipe "$variant" "sync-cxxpipe: items=20 sum=190 annot=$a" --items 20 --capacity 2
 done
+# The programs no annotation describes: without annotations only.
+check rwcache plain "sync-rwcache: readers=2 lookups=20 refreshes=5 annot=none" \
+    --lookups 10 --refreshes 5 --period-ms 1
+check rwcache plain "sync-rwcache: readers=3 lookups=21 refreshes=9 annot=none" \
+    --readers 3 --lookups 7 --refreshes 9 --period-ms 0
+# OpenMP: the results depend on the items only, not on which thread ran them.
+check omp-static plain "sync-omp-static: rounds=3 items=5 check=d0f68d50279c5ddd annot=none" \
+    --rounds 3 --items 5
+check omp-dynamic plain "sync-omp-dynamic: rounds=3 items=7 check=07b9ac667a5c53cd annot=none" \
+    --rounds 3 --items 7
+# 300 records of 256 bytes overflow the pipe's 64 KiB: the writer blocks on a full pipe.
+check pipethreads plain "sync-pipethreads: records=10 check=d50c05dac7c1f8ce annot=none" \
+    --records 10
+check pipethreads plain "sync-pipethreads: records=300 check=11a14bdd3a2ddd8d annot=none" \
+    --records 300
+check pipeprocs plain "sync-pipeprocs: records=300 child=ok annot=none" --records 300
+
 # The fit: flat at 10 ms up to 2 ms of t_PSF, then a slope of 1.
 fit=$(printf '%s\n' "0 10000000 -" "1000000 10000000 -" "2000000 10000000 -" \
     "3000000 11000000 -" "4000000 12000000 -" "5000000 13000000 -" "6000000 14000000 -" |
