@@ -76,6 +76,12 @@ for variant in annotated plain; do
     check sempool "$variant" "sync-sempool: workers=4 slots=1 tasks=12 sum=66 annot=$a" \
         --workers 4 --slots 1 --tasks 3 --task-work 1,2
     check cxxpipe "$variant" "sync-cxxpipe: items=20 sum=190 annot=$a" --items 20 --capacity 2
+    check semring "$variant" "sync-semring: items=20 sum=190 annot=$a" --items 20 --slots 3
+    check semring "$variant" "sync-semring: items=7 sum=21 annot=$a" --items 7 --slots 1
+    # Items 0..9, each taken once from the atomic counter, whichever worker took it.
+    check atomicpool "$variant" "sync-atomicpool: items=10 sum=45 annot=$a" --items 10
+    check barrier2 "$variant" "sync-barrier2: rounds=5 check=991567306dab369d annot=$a" \
+        --rounds 5
 done
 # The programs no annotation describes: without annotations only.
 check rwcache plain "sync-rwcache: readers=2 lookups=20 refreshes=5 annot=none" \
@@ -87,6 +93,8 @@ check omp-static plain "sync-omp-static: rounds=3 items=5 check=d0f68d50279c5ddd
     --rounds 3 --items 5
 check omp-dynamic plain "sync-omp-dynamic: rounds=3 items=7 check=07b9ac667a5c53cd annot=none" \
     --rounds 3 --items 7
+check ompcrit plain "sync-ompcrit: rounds=3 items=5 check=e0d889d1bef91a9a annot=none" \
+    --rounds 3 --items 5
 # 300 records of 256 bytes overflow the pipe's 64 KiB: the writer blocks on a full pipe.
 check pipethreads plain "sync-pipethreads: records=10 check=d50c05dac7c1f8ce annot=none" \
     --records 10
