@@ -1,17 +1,22 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""dps whatif checked against real programs (issue 13, item 2); driven by bench/whatif-sync.sh.
+"""dps whatif checked against real programs (issue 13, item 2; issue 24, item 4); driven by
+bench/whatif-sync.sh.
 
-For each program of bench/sync/ and each variant (with dps's annotations, without them):
+For each program of bench/sync/ and each of its variants (with dps's annotations; without them,
+recorded with --sync; kernel: without them, recorded without --sync):
   1. the real sweep: the program run with its component's work scaled by S (--scale ID=S), for
      every S of the sweep, RUNS times each, all the runs of a program in one shuffled order; the
      makespan is the wall time from posix_spawn to wait4, read here on CLOCK_MONOTONIC;
   2. the recording: the program once at scale 1 under `dps record` (--sync when the build has
-     it), and `dps whatif TRACE --comm COMPONENT --stub busy` over the same scales;
+     it and the variant wants it), and `dps whatif TRACE --comm COMPONENT --stub busy` over the
+     same scales;
   3. the comparison: the error of dps's median against the real median per point, the worst,
-     and the knee of each curve, both read by dps whatif's own fit (bench/sync/fit-curve.c).
+     and the knee of each curve, both read by dps whatif's own fit (bench/sync/fit-curve.c);
+     the verdict: met, unclear (honest: dps whatif answered "unclear") or WRONG.
 Writes the results page, an SVG per program and variant (both curves) and keeps dps whatif's
-HTML report beside it. See doc/whatif.md, "Checked against real programs".
+HTML report beside it. --real-only runs step 1 alone and prints its medians. See doc/whatif.md,
+"Checked against real programs".
 """
 import argparse
 import json
@@ -29,11 +34,16 @@ T0 = time.monotonic()
 STEP_TIMEOUT = 1800
 
 # The programs: binary, the component (its --scale id and its thread name, what dps whatif
-# --comm selects), the line the program prints, and whether it was held out (never used to
-# tune dps or the bench).
+# --comm selects), the line the program prints, whether it was held out (never used to tune
+# dps or the bench), and the variants it has (VARIANTS; "annotated" only where an annotation
+# describes its primitive). Optional: "args" (the program's own options), "record_args" (more
+# `dps record` options) and "whatif_args" (more `dps whatif` options, e.g. a selection).
+ALL = ["annotated", "plain", "kernel"]
+NO_ANNOT = ["plain", "kernel"]
 PROGRAMS = {
     "pipeline": {
         "bin": "dps-sync-pipeline", "id": 2, "comm": "stage2", "held_out": False,
+        "variants": ALL,
         "line": r"^sync-pipeline: items=\d+ sum=\d+ annot=(dps|none)$",
         "what": "three stages, two bounded queues (capacity 4) under a mutex and two condition "
                 "variables each, 300 items; work per item 0.5, 1 and 0.25 units",
@@ -41,6 +51,7 @@ PROGRAMS = {
     },
     "pool": {
         "bin": "dps-sync-pool", "id": 1, "comm": "worker1", "held_out": False,
+        "variants": ALL,
         "line": r"^sync-pool: tasks=\d+ sum=\d+ annot=(dps|none)$",
         "what": "main prepares 64 tasks of uneven sizes (2 to 14 units) into a bounded shared "
                 "queue (capacity 4, one mutex, two condition variables); 2 workers take them",
@@ -48,6 +59,7 @@ PROGRAMS = {
     },
     "forkjoin": {
         "bin": "dps-sync-forkjoin", "id": 1, "comm": "part1", "held_out": False,
+        "variants": ALL,
         "line": r"^sync-forkjoin: threads=\d+ rounds=\d+ check=[0-9a-f]+ annot=(dps|none)$",
         "what": "2 threads, 60 rounds separated by a pthread barrier; each thread's work in a "
                 "round (1.25 to 8.75 units) depends on the values of the round before, so the "
@@ -56,6 +68,7 @@ PROGRAMS = {
     },
     "timedwait": {
         "bin": "dps-sync-timedwait", "id": 1, "comm": "worker1", "held_out": True,
+        "variants": ALL,
         "line": r"^sync-timedwait: chunks=\d+ annot=(dps|none) timeouts=\d+$",
         "what": "main waits for its 2 workers' chunks with pthread_cond_timedwait and a 300 ms "
                 "timeout (as xz's main thread), writes each chunk out, updates its progress on a "
@@ -64,6 +77,7 @@ PROGRAMS = {
     },
     "ticks": {
         "bin": "dps-sync-timedwait", "id": 1, "comm": "worker1", "held_out": True,
+        "variants": ALL,
         "args": ["--timeout-ms", "40"],
         "line": r"^sync-timedwait: chunks=\d+ annot=(dps|none) timeouts=\d+$",
         "what": "timedwait with a 40 ms timeout (`--timeout-ms 40`): main's waits time out "
@@ -71,12 +85,131 @@ PROGRAMS = {
                 "as xz's main thread's while a worker compresses a block",
         "component": "worker 1 (worker1)",
     },
+    # Issue 24: one synchronization primitive each, written as real code uses it.
+    "barrier": {
+        "bin": "dps-sync-barrier", "id": 1, "comm": "worker1", "held_out": False,
+        "variants": ALL,
+        "line": r"^sync-barrier: rounds=\d+ check=[0-9a-f]+ annot=(dps|none)$",
+        "what": "main and 2 workers on one pthread barrier of 3 parties, crossed twice a round "
+                "for 50 rounds: main prepares the round alone (2 units), the workers process it "
+                "(worker0 3.6 to 4.4 units, worker1 3 to 7 units depending on the data)",
+        "component": "worker 1 (worker1)",
+    },
+    "sempool": {
+        "bin": "dps-sync-sempool", "id": 1, "comm": "worker1", "held_out": False,
+        "variants": ALL,
+        "line": r"^sync-sempool: workers=\d+ slots=\d+ tasks=\d+ sum=\d+ annot=(dps|none)$",
+        "what": "3 workers serve 48 requests each, 3 ms apart (a sleep); the main part of a "
+                "task inside one of 2 slots of a POSIX semaphore (sem_wait, work, sem_post), "
+                "0.25 units of bookkeeping outside; tasks of 1.5 to 4.5 units (worker0, "
+                "worker2) and 2 to 6 units (worker1)",
+        "component": "worker 1 (worker1)",
+    },
+    "rwcache": {
+        "bin": "dps-sync-rwcache", "id": 2, "comm": "writer", "held_out": False,
+        "variants": NO_ANNOT,
+        "line": r"^sync-rwcache: readers=\d+ lookups=\d+ refreshes=\d+ annot=none$",
+        "what": "a cache under glibc's default pthread_rwlock_t (readers preferred): 2 readers "
+                "of 200 requests 1 ms apart (a sleep; 0.4 units under the read lock, 0.6 "
+                "outside), one writer of 40 refreshes, each after a 4 ms sleep (7 units "
+                "outside, 1 under the write lock); no annotation exists for it",
+        "component": "the writer (writer)",
+    },
+    "omp-static": {
+        "bin": "dps-sync-omp-static", "id": 1, "comm": "omp1", "held_out": False,
+        "variants": NO_ANNOT,
+        "line": r"^sync-omp-static: rounds=\d+ items=\d+ check=[0-9a-f]+ annot=none$",
+        "what": "OpenMP (libgomp), one parallel region of 2 threads, 40 rounds: the master's "
+                "serial part (1 unit, `omp master` and a barrier), `omp for schedule(static)` "
+                "over 16 items of a triangular loop (thread 1's half 1.4 times thread 0's), an "
+                "`omp critical` merge per thread",
+        "component": "OpenMP thread 1 (omp1)",
+    },
+    "omp-dynamic": {
+        "bin": "dps-sync-omp-dynamic", "id": 1, "comm": "omp1", "held_out": False,
+        "variants": NO_ANNOT,
+        "line": r"^sync-omp-dynamic: rounds=\d+ items=\d+ check=[0-9a-f]+ annot=none$",
+        "what": "OpenMP (libgomp), 40 rounds of serial code (1 unit) and a `parallel for "
+                "schedule(dynamic, 1) num_threads(2)` over 12 items of 0.4 to 2.6 units with a "
+                "reduction: a faster thread takes more of the items",
+        "component": "OpenMP thread 1 (omp1)",
+    },
+    "cxxpipe": {
+        "bin": "dps-sync-cxxpipe", "id": 2, "comm": "stage2", "held_out": False,
+        "variants": ALL,
+        "line": r"^sync-cxxpipe: items=\d+ sum=\d+ annot=(dps|none)$",
+        "what": "C++17: three std::thread stages, two bounded std::deque queues (capacity 4) "
+                "under a std::mutex and two std::condition_variable each, 300 items; work per "
+                "item 1, 0.8 and 0.1 units",
+        "component": "the middle stage (stage2)",
+    },
+    "pipethreads": {
+        "bin": "dps-sync-pipethreads", "id": 1, "comm": "consumer", "held_out": False,
+        "variants": NO_ANNOT,
+        "line": r"^sync-pipethreads: records=\d+ check=[0-9a-f]+ annot=none$",
+        "what": "two threads through a pipe(2): the producer computes 400 records of 256 bytes "
+                "(0.7 units each) and writes them, the consumer reads each whole and computes "
+                "on it (1 unit)",
+        "component": "the consumer thread (consumer)",
+    },
+    "pipeprocs": {
+        "bin": "dps-sync-pipeprocs", "id": 1, "comm": "consumer", "held_out": False,
+        "variants": NO_ANNOT,
+        "whatif_args": ["--follow-children"],
+        "line": r"^sync-pipeprocs: records=\d+ child=ok annot=none$",
+        "what": "two processes through a pipe(2): the parent forks a child (no exec), writes "
+                "400 records of 256 bytes (1 unit each), the child reads and computes on each "
+                "(0.8 units); the parent waits for the child (`dps whatif --follow-children`)",
+        "component": "the child process (consumer)",
+    },
+    "semring": {
+        "bin": "dps-sync-semring", "id": 1, "comm": "consumer", "held_out": True,
+        "variants": ALL,
+        "line": r"^sync-semring: items=\d+ sum=\d+ annot=(dps|none)$",
+        "what": "the classic bounded buffer: a producer and a consumer, a ring of 8 slots under "
+                "two POSIX semaphores (empty = 8, full = 0), 400 items; 0.6 units to produce "
+                "one, 1 to consume it",
+        "component": "the consumer (consumer)",
+    },
+    "atomicpool": {
+        "bin": "dps-sync-atomicpool", "id": 1, "comm": "worker1", "held_out": True,
+        "variants": ALL,
+        "line": r"^sync-atomicpool: items=\d+ sum=\d+ annot=(dps|none)$",
+        "what": "2 workers take 80 items of 1.25 to 8.75 units from one atomic counter "
+                "(atomic_fetch_add, never blocking); worker0 first builds its own index (240 "
+                "units)",
+        "component": "worker 1 (worker1)",
+    },
+    "ompcrit": {
+        "bin": "dps-sync-ompcrit", "id": 0, "comm": "omp0", "held_out": True,
+        "variants": NO_ANNOT,
+        "line": r"^sync-ompcrit: rounds=\d+ items=\d+ check=[0-9a-f]+ annot=none$",
+        "what": "OpenMP (libgomp), one parallel region of 2 threads, 40 rounds of `omp for "
+                "schedule(static)` over 16 items (thread 1's half 1.2 times thread 0's), each "
+                "item merged in an `omp critical` section (0.2 units)",
+        "component": "OpenMP thread 0, the main thread (omp0)",
+    },
+    "barrier2": {
+        "bin": "dps-sync-barrier2", "id": 1, "comm": "worker1", "held_out": True,
+        "variants": ALL,
+        "line": r"^sync-barrier2: rounds=\d+ check=[0-9a-f]+ annot=(dps|none)$",
+        "what": "2 workers, 70 rounds ended by a pthread barrier; worker0 5 units a round, "
+                "worker1 3 to 5 units depending on the round before's values; main only creates "
+                "and joins them",
+        "component": "worker 1 (worker1)",
+    },
 }
+# The variants: which binary ("suffix"), and whether dps records it with --sync (the pthread
+# wrapper and the condition-variable probe). "kernel" is the plain binary recorded with the
+# kernel's events only: dps infers what it can from the scheduling and the futex syscalls.
 VARIANTS = {
-    "annotated": {"suffix": "", "label": "with annotations"},
-    "plain": {"suffix": "-plain", "label": "without annotations (automatic capture only)"},
+    "annotated": {"suffix": "", "label": "with annotations", "sync": True},
+    "plain": {"suffix": "-plain", "label": "without annotations (automatic capture only: "
+              "`dps record --sync`)", "sync": True},
+    "kernel": {"suffix": "-plain", "label": "kernel events only (`dps record` without --sync, "
+               "no annotations)", "sync": False},
 }
-TARGET_ERR = {"annotated": 3.0, "plain": 5.0}
+TARGET_ERR = {"annotated": 3.0, "plain": 5.0, "kernel": 5.0}
 
 
 def say(msg):
@@ -149,33 +282,39 @@ def summarize(runs, others):
             "loaded": statistics.median(others) > 10}
 
 
-def real_sweep(name, prog, variants, bins, scales, extra, rng):
-    """Every (variant, scale, repetition) of one program in one shuffled order, so a drift of
-    the machine spreads over the points instead of bending a curve."""
+def real_sweep(name, prog, bins, scales, extra, rng, retries=0):
+    """Every (binary, scale, repetition) of one program in one shuffled order, so a drift of
+    the machine spreads over the points instead of bending a curve. BINS maps a key (the
+    variants' binary suffix: two variants of one binary share its runs) to the binary. With
+    RETRIES, a run during which other processes used over 10 % of the CPUs is run again, up to
+    RETRIES times (a shared machine's quiet moments; --real-only)."""
     env = dict(os.environ)
     # dps whatif starts its stubs so; a UST-linked real program (the annotated variant) gets the
     # same, or a running session daemon would add its registration wait to one side only.
     env.setdefault("LTTNG_UST_REGISTER_TIMEOUT", "0")
-    jobs = [(v, s, r) for v in variants for s in scales for r in range(ARGS.runs)]
+    jobs = [(k, s, r) for k in bins for s in scales for r in range(ARGS.runs)]
     rng.shuffle(jobs)
-    runs = {(v, s): [] for v in variants for s in scales}
-    others = {(v, s): [] for v in variants for s in scales}
+    runs = {(k, s): [] for k in bins for s in scales}
+    others = {(k, s): [] for k in bins for s in scales}
     out = os.path.join(ARGS.work, "%s.out" % name)
     err = os.path.join(ARGS.work, "%s.err" % name)
-    for i, (v, s, _) in enumerate(jobs):
-        argv = [bins[v], "--scale", "%d=%g" % (prog["id"], s)] + extra
-        ns, code, oth, _ = timed_run(argv, env, out, err)
+    for i, (k, s, _) in enumerate(jobs):
+        argv = [bins[k], "--scale", "%d=%g" % (prog["id"], s)] + extra
+        for _ in range(retries + 1):
+            ns, code, oth, _ = timed_run(argv, env, out, err)
+            if oth <= 10 or code != 0:
+                break
         text = open(out, errors="replace").read().strip()
         if code != 0 or not re.match(prog["line"], text):
             raise StepError("%s exited %d, printed %r (stderr: %s)" %
                             (" ".join(argv), code, text,
                              open(err, errors="replace").read().strip()[-300:]))
-        runs[(v, s)].append(ns)
-        others[(v, s)].append(oth)
+        runs[(k, s)].append(ns)
+        others[(k, s)].append(oth)
         if (i + 1) % 20 == 0:
             say("%s: %d/%d real runs" % (name, i + 1, len(jobs)))
-    return {v: {str(s): summarize(runs[(v, s)], others[(v, s)]) for s in scales}
-            for v in variants}
+    return {k: {str(s): summarize(runs[(k, s)], others[(k, s)]) for s in scales}
+            for k in bins}
 
 
 def annot_of(binary, extra):
@@ -202,6 +341,7 @@ def predict(name, prog, variant, binary, extra, calib, use_sync):
     log = os.path.join(d, "steps.log")
     trace = os.path.join(d, "trace")
     cmd = [ARGS.dps, "record", "-q", "-o", trace] + (["--sync"] if use_sync else [])
+    cmd += prog.get("record_args", [])
     run_step(cmd + ["--", binary, "--scale", "%d=1" % prog["id"]] + extra, log)
     html = os.path.join(ARGS.plots, "%s-%s-whatif.html" % (name, variant))
     out = os.path.join(d, "whatif.json")
@@ -209,7 +349,8 @@ def predict(name, prog, variant, binary, extra, calib, use_sync):
         run_step([ARGS.dps, "whatif", trace, "--comm", prog["comm"], "--stub", "busy",
                   "--from", str(ARGS.scales[0]), "--to", str(ARGS.scales[-1]),
                   "--step", str(ARGS.step), "--repeat", str(ARGS.repeat), "--calibration", calib,
-                  "--seed", "1", "-q", "--json", "--html", html], log, stdout=f)
+                  "--seed", "1", "-q", "--json", "--html", html] + prog.get("whatif_args", []),
+                 log, stdout=f)
     with open(out) as f:
         return json.load(f)
 
@@ -226,6 +367,34 @@ def fit_curve(points, busy_ns):
         return {"kind": "unclear", "knee": False, "t_limit_ns": None,
                 "reason": r.stderr.strip()}
     return json.loads(r.stdout)
+
+
+def dps_reading(pred):
+    """What dps whatif's fit made of its curve: "fit_kind" when the JSON has it (a dps that can
+    answer "unclear" keeps its fit's reading there), else "kind"."""
+    return pred.get("fit_kind") or pred["kind"]
+
+
+def unclear_reasons(pred):
+    """[(reason, way out)] when dps whatif answered "unclear", else []. A dps without the
+    "unclear" list answers so only when its fit refused: its fit_reason is the reason."""
+    if pred.get("kind") != "unclear":
+        return []
+    items = pred.get("unclear") or []
+    if not items:
+        return [(pred.get("fit_reason", "-"), None)]
+    return [(u.get("reason", "-"), u.get("way_out")) for u in items]
+
+
+def verdict_of(variant, res):
+    """"met" (error and knee targets met), "unclear (honest)" (dps said it could not tell), or
+    "WRONG" (a confident answer whose worst error or knee misses its target)."""
+    c = res["cmp"]
+    if res["whatif"].get("kind") == "unclear":
+        return "unclear (honest)"
+    wst = c["worst"]
+    err_ok = wst is not None and abs(wst["err_pct"]) <= TARGET_ERR[variant]
+    return "met" if err_ok and c["knee_ok"] else "WRONG"
 
 
 def compare(real, pred):
@@ -246,19 +415,22 @@ def compare(real, pred):
             "err_pct": (pm - r["median"]) / r["median"] * 100})
     real_fit = fit_curve([(row["scale"], row["real"]) for row in rows], busy)
     real_knee = (real_fit["t_limit_ns"] / busy if real_fit.get("knee") and busy else None)
-    dps_knee = pred["t_limit_scale"]
+    dps_knee = pred.get("t_limit_scale")
+    # The curve's own reading: when dps answers "unclear", fit_kind (a newer dps) still says
+    # what its fit saw; the knees are compared on that.
+    reading = dps_reading(pred)
     if real_knee is not None and dps_knee is not None:
         knee_ok = abs(real_knee - dps_knee) <= ARGS.step + 1e-9
         knee_text = "%.2f vs %.2f: %s" % (real_knee, dps_knee,
                                           "within one step" if knee_ok else "MISSED")
-    elif real_fit["kind"] == pred["kind"] and pred["kind"] in ("total", "none"):
+    elif real_fit["kind"] == reading and reading in ("total", "none"):
         knee_ok = True
-        knee_text = "no knee in either (both %s)" % pred["kind"]
+        knee_text = "no knee in either (both %s)" % reading
     else:
         knee_ok = False
         knee_text = "real %s%s, dps %s%s: MISSED" % (
             real_fit["kind"], "" if real_knee is None else " at %.2f" % real_knee,
-            pred["kind"], "" if dps_knee is None else " at %.2f" % dps_knee)
+            reading, "" if dps_knee is None else " at %.2f" % dps_knee)
     worst = max(rows, key=lambda row: abs(row["err_pct"])) if rows else None
     return {"rows": rows, "real_fit": real_fit, "real_knee": real_knee, "dps_knee": dps_knee,
             "knee_ok": knee_ok, "knee_text": knee_text,
@@ -349,15 +521,22 @@ def write_report(d):
       "doc/whatif.md, \"Checked against real programs\".\n" % meta["date"])
     w("- machine: %s, %d CPUs, %s; load average at start %s, at the end %s" %
       (meta["cpu"], meta["ncpu"], meta["platform"], meta["load0"], meta["load1"]))
-    w("- dps: `%s`; recording: `dps record%s` (%s)" % (
-        meta["dps"], " --sync" if meta["sync"] else "",
-        "synchronization captured by dps's probes" if meta["sync"] else
-        "this dps has no `--sync`: kernel scheduling and UST only, the replay re-enacts the "
-        "recorded wake-ups"))
-    w("- annotations: %s" % (
-        "<dps/annotate.h> found, the annotated variants link libdps" if meta["annotations"]
-        else "this build's libdps has no <dps/annotate.h>: the annotated binaries are the same "
-        "as the plain ones and were not run; only the variant without annotations is measured"))
+    w("- dps: `%s`; recording: %s" % (
+        meta["dps"],
+        "`dps record --sync` for the variants annotated and plain (synchronization captured "
+        "by dps's probes), `dps record` for the variant kernel (the kernel's scheduling and "
+        "futex events only)" if meta["sync"] else
+        "`dps record` (this dps has no `--sync`: kernel scheduling and UST only, the replay "
+        "re-enacts the recorded wake-ups)"))
+    if meta["annotations"] is None:
+        w("- annotations: the variant annotated was not measured (variants asked for: %s)" %
+          ", ".join(meta.get("variants", [])))
+    else:
+        w("- annotations: %s" % (
+            "<dps/annotate.h> found, the annotated variants link libdps" if meta["annotations"]
+            else "this build's libdps has no <dps/annotate.h>: the annotated binaries are the "
+            "same as the plain ones and were not run; only the variants without annotations "
+            "are measured"))
     w("- real program: %d runs per point, makespan from posix_spawn to wait4 on the parent's "
       "CLOCK_MONOTONIC, every run of a program in one shuffled order (seed %d); dps whatif: "
       "`--stub busy --repeat %d`, one calibration, seed 1" %
@@ -365,8 +544,10 @@ def write_report(d):
     w("- scales %s; program options `%s`" % (", ".join("%g" % s for s in d["scales"]),
                                              " ".join(d["extra"]) or "(defaults)"))
     w("- error = (dps median - real median) / real median; targets: worst |error| <= 3 %% with "
-      "annotations, <= 5 %% without; the knee (dps whatif's fit on each curve) within one step "
-      "(%g)\n" % d["step"])
+      "annotations, <= 5 %% without (plain, kernel); the knee (dps whatif's fit on each curve) "
+      "within one step (%g)" % d["step"])
+    w("- verdict: met (both targets met), unclear (honest) (dps whatif answered `unclear`: it "
+      "said it could not tell, and why), WRONG (a confident answer that misses a target)\n")
     if d["failures"]:
         w("**Failures:**\n")
         for what, why in d["failures"]:
@@ -379,8 +560,9 @@ def write_report(d):
             continue
         w("## Summary: %s\n" % head)
         w("| program | component | variant | worst error | at scale | error target | real knee "
-          "| dps knee | knee target | loaded points (real, dps) |")
-        w("|---|---|---|---|---|---|---|---|---|---|")
+          "| dps knee | knee target | loaded points (real, dps) | dps answer | verdict |")
+        w("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        counts = {"met": 0, "unclear (honest)": 0, "WRONG": 0}
         for n in names:
             for v, res in d["results"].get(n, {}).items():
                 c = res["cmp"]
@@ -388,17 +570,22 @@ def write_report(d):
                 ok = wst is not None and abs(wst["err_pct"]) <= TARGET_ERR[v]
                 n_real = sum(1 for row in c["rows"] if row["real"]["loaded"])
                 n_dps = sum(1 for row in c["rows"] if row["pred"]["loaded"])
-                w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %d, %d of %d |" % (
+                verdict = verdict_of(v, res)
+                counts[verdict] += 1
+                w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %d, %d of %d | %s | %s |" % (
                     n, PROGRAMS[n]["comm"], v,
                     "-" if wst is None else "%+.1f %%" % wst["err_pct"],
                     "-" if wst is None else "%g" % wst["scale"],
                     "met" if ok else "MISSED (%.0f %%)" % TARGET_ERR[v],
                     c["real_fit"]["kind"] + ("" if c["real_knee"] is None
                                              else " %.2f" % c["real_knee"]),
-                    res["whatif"]["kind"] + ("" if c["dps_knee"] is None
-                                             else " %.2f" % c["dps_knee"]),
-                    "met" if c["knee_ok"] else "MISSED", n_real, n_dps, len(c["rows"])))
+                    dps_reading(res["whatif"]) + ("" if c["dps_knee"] is None
+                                                  else " %.2f" % c["dps_knee"]),
+                    "met" if c["knee_ok"] else "MISSED", n_real, n_dps, len(c["rows"]),
+                    res["whatif"].get("kind", "-"), verdict))
         w("")
+        w("%d met, %d honest unclear, %d wrong (of %d).\n" % (
+            counts["met"], counts["unclear (honest)"], counts["WRONG"], sum(counts.values())))
         w("A loaded point ran while other processes used over 10 % of the CPUs: its figures "
           "measure that machine as much as the program.\n")
     for n in d["programs"]:
@@ -434,7 +621,10 @@ def write_report(d):
                                                                          c["worst"]["scale"]),
                 c["knee_text"]))
             w("- the real curve read by dps whatif's fit: %s (%s)" % (rf["kind"], rf["reason"]))
-            w("- dps whatif's fit: %s (%s)" % (wi["kind"], wi["fit_reason"]))
+            w("- dps whatif's fit: %s (%s)" % (dps_reading(wi), wi.get("fit_reason", "-")))
+            for reason, way_out in unclear_reasons(wi):
+                w("- unclear: %s%s" % (reason, "" if not way_out else " (way out: %s)" % way_out))
+            w("- verdict: %s" % verdict_of(v, res))
             for cav in wi.get("caveats", []):
                 w("- dps whatif's caveat: %s" % cav)
             if wi.get("loaded_points"):
@@ -448,6 +638,36 @@ def write_report(d):
     return "\n".join(out) + "\n"
 
 
+def real_only(programs, variants, extra, rng):
+    """--real-only: the real side alone (no dps, no root), its medians printed per program and
+    binary, to see the curves' shapes before recording anything."""
+    failures = 0
+    print("real makespan, median of %d runs (min-max), ms; scales %s" % (
+        ARGS.runs, " ".join("%g" % s for s in ARGS.scales)))
+    for name in programs:
+        prog = PROGRAMS[name]
+        keys = {}
+        for v in variants:
+            if v in prog["variants"]:
+                keys.setdefault(VARIANTS[v]["suffix"], v)
+        bins = {k: os.path.join(ARGS.bin, prog["bin"] + k) for k in keys}
+        try:
+            real = real_sweep(name, prog, bins, ARGS.scales, extra + prog.get("args", []), rng,
+                              retries=ARGS.retries)
+        except Exception as e:
+            say("%s FAILED: %s: %s" % (name, type(e).__name__, e))
+            failures += 1
+            continue
+        for k, v in keys.items():
+            print("%-12s %-9s %s" % (name, "plain" if k else "annotated", "  ".join(
+                "%g: %.0f (%.0f-%.0f%s)" % (s, real[k][str(s)]["median"] / 1e6,
+                                           real[k][str(s)]["min"] / 1e6,
+                                           real[k][str(s)]["max"] / 1e6,
+                                           ", loaded" if real[k][str(s)]["loaded"] else "")
+                for s in ARGS.scales)), flush=True)
+    return 1 if failures else 0
+
+
 def main():
     global ARGS
     ap = argparse.ArgumentParser()
@@ -456,16 +676,27 @@ def main():
     ap.add_argument("--fit", required=True, help="the dps-sync-fit-curve program")
     ap.add_argument("--work", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--programs", default="pipeline pool forkjoin timedwait ticks")
+    ap.add_argument("--programs", default=" ".join(PROGRAMS))
     ap.add_argument("--variants", default="annotated plain")
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--repeat", type=int, default=0, help="dps whatif --repeat (default RUNS)")
     ap.add_argument("--unit", default="", help="the programs' --unit (a smaller size)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--real-only", action="store_true",
+                    help="run only the real programs and print their medians (no dps)")
+    ap.add_argument("--retries", type=int, default=0,
+                    help="with --real-only: run a loaded run again, up to this many times")
+    ap.add_argument("--scales", dest="scales_text", default="",
+                    help="with --real-only: the scales to run (default the sweep's)")
     ARGS = ap.parse_args()
     ARGS.step = 0.25
     ARGS.scales = [0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0]
+    if ARGS.scales_text.strip():
+        # dps whatif sweeps a regular grid: other scales are for the real side alone.
+        if not ARGS.real_only:
+            sys.exit("whatif-sync: --scales goes with --real-only")
+        ARGS.scales = [float(v) for v in ARGS.scales_text.split()]
     ARGS.repeat = ARGS.repeat or ARGS.runs
     ARGS.work = os.path.abspath(ARGS.work)
     os.makedirs(ARGS.work, exist_ok=True)
@@ -492,11 +723,13 @@ def main():
         if v not in VARIANTS:
             sys.exit("whatif-sync: unknown variant %s (known: %s)" % (v, " ".join(VARIANTS)))
     extra = ["--unit", ARGS.unit] if ARGS.unit else []
+    if ARGS.real_only:
+        return real_only(programs, variants, extra, random.Random(ARGS.seed))
     load0 = " ".join(open("/proc/loadavg").read().split()[:3])
     use_sync = record_supports_sync()
     say("work directory %s; dps record %s; %d real runs per point, dps whatif --repeat %d" %
-        (ARGS.work, "--sync" if use_sync else "(no --sync in this dps: plain)", ARGS.runs,
-         ARGS.repeat))
+        (ARGS.work, "--sync (but for the variant kernel)" if use_sync else
+         "(no --sync in this dps: plain)", ARGS.runs, ARGS.repeat))
     calib = os.path.join(ARGS.work, "calibration")
     say("calibrating libdps once for every dps whatif (dps calibrate)")
     run_step([ARGS.dps, "calibrate", "-o", calib], os.path.join(ARGS.work, "calibrate.log"),
@@ -507,9 +740,12 @@ def main():
     results = {}
     for name in programs:
         prog = PROGRAMS[name]
-        bins = {v: os.path.join(ARGS.bin, prog["bin"] + VARIANTS[v]["suffix"]) for v in variants}
+        todo = [v for v in variants if v in prog["variants"]]
+        if len(todo) < len(variants):
+            say("%s: no variant %s (it has %s)" % (name, ", ".join(
+                v for v in variants if v not in todo), ", ".join(prog["variants"])))
+        bins = {v: os.path.join(ARGS.bin, prog["bin"] + VARIANTS[v]["suffix"]) for v in todo}
         pextra = extra + prog.get("args", [])
-        todo = list(variants)
         try:
             if "annotated" in todo and annot_of(bins["annotated"], pextra) != "dps":
                 # No <dps/annotate.h> in this libdps: the "annotated" binary is the plain one.
@@ -517,8 +753,13 @@ def main():
                 todo.remove("annotated")
             elif "annotated" in todo:
                 annotations = True
+            if not todo:
+                continue
             say("%s: real sweep (%s)" % (name, ", ".join(todo)))
-            real = real_sweep(name, prog, todo, bins, ARGS.scales, pextra, rng)
+            # plain and kernel run the same binary: its real runs serve both.
+            real_by_bin = real_sweep(name, prog, {VARIANTS[v]["suffix"]: bins[v] for v in todo},
+                                     ARGS.scales, pextra, rng)
+            real = {v: real_by_bin[VARIANTS[v]["suffix"]] for v in todo}
         except Exception as e:  # one program's failure must not stop the others
             say("%s FAILED: %s: %s" % (name, type(e).__name__, e))
             failures.append((name, "%s: %s" % (type(e).__name__, e)))
@@ -527,13 +768,15 @@ def main():
         for v in todo:
             try:
                 say("%s, %s: dps record and dps whatif" % (name, v))
-                wi = predict(name, prog, v, bins[v], pextra, calib, use_sync)
+                wi = predict(name, prog, v, bins[v], pextra, calib,
+                             use_sync and VARIANTS[v]["sync"])
                 cmp = compare(real[v], wi)
                 draw(name, v, cmp)
                 results[name][v] = {"real": real[v], "whatif": wi, "cmp": cmp}
-                say("%s, %s: worst error %s, knee %s" % (
+                say("%s, %s: worst error %s, knee %s; dps answered %s: %s" % (
                     name, v, "-" if cmp["worst"] is None else "%+.1f %%" %
-                    cmp["worst"]["err_pct"], cmp["knee_text"]))
+                    cmp["worst"]["err_pct"], cmp["knee_text"], wi.get("kind", "-"),
+                    verdict_of(v, results[name][v])))
             except Exception as e:
                 say("%s, %s FAILED: %s: %s" % (name, v, type(e).__name__, e))
                 failures.append(("%s, %s" % (name, v), "%s: %s" % (type(e).__name__, e)))
@@ -545,7 +788,7 @@ def main():
     meta = {"date": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), "cpu": cpu,
             "ncpu": os.cpu_count(), "platform": platform.platform(), "load0": load0,
             "load1": " ".join(open("/proc/loadavg").read().split()[:3]), "dps": ARGS.dps,
-            "sync": use_sync, "annotations": bool(annotations)}
+            "sync": use_sync, "annotations": annotations, "variants": variants}
     d = {"meta": meta, "runs": ARGS.runs, "repeat": ARGS.repeat, "seed": ARGS.seed,
          "scales": ARGS.scales, "step": ARGS.step, "extra": extra, "programs": programs,
          "results": results, "failures": failures}

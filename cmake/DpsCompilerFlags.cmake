@@ -1,15 +1,19 @@
 # SPDX-License-Identifier: MIT
 # The warning set of babeltrace/lttng-ust (see ../shared/style.md), and the sanitizer switch.
 set(DPS_WARNING_FLAGS
-    -Wall -Wextra -Wmissing-prototypes -Wmissing-declarations -Wnull-dereference
-    -Wundef -Wredundant-decls -Wshadow -Wjump-misses-init -Wnested-externs
+    -Wall -Wextra -Wmissing-declarations -Wnull-dereference
+    -Wundef -Wredundant-decls -Wshadow
     -Wwrite-strings -Wformat=2 -Winit-self -Wduplicated-cond -Wduplicated-branches
-    -Wlogical-op -Wold-style-definition -Wstrict-prototypes
+    -Wlogical-op
     -Wno-sign-compare -Wno-maybe-uninitialized -Wno-missing-field-initializers)
+# C's own: g++ warns that they do not apply to C++ (bench/sync/cxxpipe.cc).
+set(DPS_WARNING_FLAGS_C -Wmissing-prototypes -Wjump-misses-init -Wnested-externs
+    -Wold-style-definition -Wstrict-prototypes)
 if(CMAKE_C_COMPILER_ID MATCHES "Clang")
     # GCC's own (the fuzz preset builds with clang)
-    list(REMOVE_ITEM DPS_WARNING_FLAGS -Wjump-misses-init -Wduplicated-cond
+    list(REMOVE_ITEM DPS_WARNING_FLAGS -Wduplicated-cond
         -Wduplicated-branches -Wlogical-op -Wno-maybe-uninitialized)
+    list(REMOVE_ITEM DPS_WARNING_FLAGS_C -Wjump-misses-init)
 endif()
 if(DPS_WERROR)
     list(APPEND DPS_WARNING_FLAGS -Werror)
@@ -33,5 +37,6 @@ endif()
 
 # dps_target_warnings(target): our own code gets the full warning set; third-party headers don't.
 function(dps_target_warnings target)
-    target_compile_options(${target} PRIVATE ${DPS_WARNING_FLAGS})
+    target_compile_options(${target} PRIVATE ${DPS_WARNING_FLAGS}
+        "$<$<COMPILE_LANGUAGE:C>:${DPS_WARNING_FLAGS_C}>")
 endfunction()

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The bench programs' view of dps's annotation API (issue 13, doc/whatif.md, "Checked against
- * real programs"): the five calls of <dps/annotate.h> when libdps has that header and the
- * program is built with annotations, otherwise the same five calls as no-ops. So one source
+ * real programs"): the calls of <dps/annotate.h> when libdps has that header and the
+ * program is built with annotations, otherwise the same calls as no-ops. So one source
  * builds both variants the bench compares: "with annotations" (SYNC_BENCH_ANNOTATED 1, linked
  * with libdps) and "without" (-DSYNC_BENCH_NO_ANNOT, no libdps at all: what dps sees of it is
  * only what it captures by itself).
@@ -44,6 +44,11 @@ static inline void dps_barrier_init(const void *obj, unsigned parties)
 }
 
 static inline void dps_arrive(const void *obj)
+{
+	(void)obj;
+}
+
+static inline void dps_pool_take(const void *obj)
 {
 	(void)obj;
 }

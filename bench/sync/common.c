@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* About 1.3 ms of one core of the bench machine (1.3 ns per iteration). */
 #define SB_DEFAULT_UNIT 1000000UL
@@ -56,6 +57,53 @@ int sb_parse_count(const char *arg, unsigned long max, unsigned long *out)
 	}
 	*out = v;
 	return 0;
+}
+
+int sb_parse_list(const char *arg, double *out, int max)
+{
+	const char *p = arg;
+	int n = 0;
+
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char tok[64];
+
+		if (n == max || len == 0 || len >= sizeof(tok)) {
+			return -1;
+		}
+		memcpy(tok, p, len);
+		tok[len] = '\0';
+		if (sb_parse_double(tok, &out[n])) {
+			return -1;
+		}
+		n++;
+		if (!comma) {
+			return n;
+		}
+		p = comma + 1;
+	}
+}
+
+uint64_t sb_mix(uint64_t a, uint64_t b, uint64_t round)
+{
+	uint64_t z = a + 0x9e3779b97f4a7c15ULL * (b ^ (round + 1));
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+double sb_fraction(uint64_t v)
+{
+	return (double)(v >> 11) / 9007199254740992.0;
+}
+
+double sb_golden(unsigned long i)
+{
+	double x = (double)i * 0.6180339887498949;
+
+	return x - (double)(unsigned long)x;
 }
 
 int sb_common_option(struct sb_common *c, int opt, const char *arg)
@@ -117,6 +165,47 @@ __attribute__((aligned(64))) void sb_work(const struct sb_common *c, double unit
 		__asm__ volatile("" : "+r"(x));
 	}
 	sb_sink = x;
+}
+
+int sb_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n < 0) {
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int sb_read_record(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, p + got, len - got);
+
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n < 0) {
+			return -1;
+		}
+		if (n == 0) {
+			return got == 0 ? 0 : -1;
+		}
+		got += (size_t)n;
+	}
+	return 1;
 }
 
 void sb_name_thread(const char *name)

@@ -13,7 +13,13 @@
 #define SYNC_BENCH_COMMON_H
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
+
+/* C++ programs of the bench (cxxpipe.cc) link common.c too. */
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Component ids a program can scale with --scale ID=S (0 .. SB_MAX_IDS - 1). */
 #define SB_MAX_IDS 64
@@ -39,8 +45,37 @@ int sb_parse_double(const char *arg, double *out);
 /* Parses a positive integer up to MAX; -1 (nothing printed) when it is not one. */
 int sb_parse_count(const char *arg, unsigned long max, unsigned long *out);
 
+/*
+ * Parses "W0,W1,..." (numbers >= 0) into OUT[0 .. MAX - 1]. Returns how many it read, or -1
+ * (nothing printed) when one is not such a number or there are more than MAX.
+ */
+int sb_parse_list(const char *arg, double *out, int max);
+
+/*
+ * splitmix64's finalizer over A, B and ROUND: the programs' data-dependent values, the same
+ * sequence in every run whatever the speeds.
+ */
+uint64_t sb_mix(uint64_t a, uint64_t b, uint64_t round);
+
+/* A value in [0, 1) from the top 53 bits of V. */
+double sb_fraction(uint64_t v);
+
+/* The fractional part of I × the golden ratio: an uneven but evenly spread sequence in [0, 1). */
+double sb_golden(unsigned long i);
+
 /* Spends UNITS work units of CPU (UNITS × c->unit loop iterations). */
 void sb_work(const struct sb_common *c, double units);
+
+/* Writes all LEN bytes of BUF to FD (a pipe), through short writes and EINTR. Returns 0, or -1
+ * with errno set. */
+int sb_write_all(int fd, const void *buf, size_t len);
+
+/*
+ * Reads one whole record of LEN bytes from FD into BUF, looping as a read may return less.
+ * Returns 1, 0 at the end of the stream (nothing read), -1 on an error or a stream that ends
+ * inside a record.
+ */
+int sb_read_record(int fd, void *buf, size_t len);
 
 /* Names the calling thread "NAME" (what `dps whatif --comm` selects), best effort. */
 void sb_name_thread(const char *name);
@@ -66,5 +101,9 @@ int sb_queue_init(struct sb_queue *q, unsigned capacity);
 void sb_queue_destroy(struct sb_queue *q);
 void sb_queue_put(struct sb_queue *q, long item);
 long sb_queue_take(struct sb_queue *q);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # ctest bench-sync-programs: bench/whatif-sync.sh's real programs (bench/sync/) at a tiny size,
-# both variants: each exits 0 and prints its one result line, whose figures depend on the
-# program's input only, never on the work scale (a scaled run prints the same line); bad usage
-# exits 2; the annotated variant says "annot=dps" exactly when libdps has <dps/annotate.h>;
+# in the variants each has: each exits 0 and prints its one result line, whose figures depend on
+# the program's input only, never on the work scale (a scaled run prints the same line); bad
+# usage exits 2; the annotated variant says "annot=dps" exactly when libdps has <dps/annotate.h>;
 # dps-sync-fit-curve finds a known knee. Not a timing test: the figures are in the bench.
 #
 #   tests/bench/sync-programs.sh BIN_DIR SOURCE_DIR
@@ -30,6 +30,10 @@ check() {
     shift 3
     local exe=$bin/dps-sync-$prog
     [ "$variant" = plain ] && exe=$exe-plain
+    if [ ! -x "$exe" ]; then
+        fail "$exe: not built"
+        return
+    fi
     for scale in 1 0.5 2; do
         local out status=0
         out=$("$exe" --unit 2000 --scale 1="$scale" "$@" 2>&1) || status=$?
@@ -65,7 +69,38 @@ for variant in annotated plain; do
     # Tiny chunks come far under the 300 ms timeout: no wait times out.
     check timedwait "$variant" "sync-timedwait: chunks=5 annot=$a timeouts=0" \
         --chunks 3,2 --chunk-work 2,3
+    # Issue 24's programs with an annotation, one primitive each (the held-out ones too).
+    check barrier "$variant" "sync-barrier: rounds=5 check=6aefc5ac51611f2f annot=$a" --rounds 5
+    # 3 (4) workers' tasks 0..11 through 2 slots (1), whoever waited.
+    check sempool "$variant" "sync-sempool: workers=3 slots=2 tasks=12 sum=66 annot=$a" --tasks 4
+    check sempool "$variant" "sync-sempool: workers=4 slots=1 tasks=12 sum=66 annot=$a" \
+        --workers 4 --slots 1 --tasks 3 --task-work 1,2
+    check cxxpipe "$variant" "sync-cxxpipe: items=20 sum=190 annot=$a" --items 20 --capacity 2
+    check semring "$variant" "sync-semring: items=20 sum=190 annot=$a" --items 20 --slots 3
+    check semring "$variant" "sync-semring: items=7 sum=21 annot=$a" --items 7 --slots 1
+    # Items 0..9, each taken once from the atomic counter, whichever worker took it.
+    check atomicpool "$variant" "sync-atomicpool: items=10 sum=45 annot=$a" --items 10
+    check barrier2 "$variant" "sync-barrier2: rounds=5 check=991567306dab369d annot=$a" \
+        --rounds 5
 done
+# The programs no annotation describes: without annotations only.
+check rwcache plain "sync-rwcache: readers=2 lookups=20 refreshes=5 annot=none" \
+    --lookups 10 --refreshes 5 --period-ms 1
+check rwcache plain "sync-rwcache: readers=3 lookups=21 refreshes=9 annot=none" \
+    --readers 3 --lookups 7 --refreshes 9 --period-ms 0
+# OpenMP: the results depend on the items only, not on which thread ran them.
+check omp-static plain "sync-omp-static: rounds=3 items=5 check=d0f68d50279c5ddd annot=none" \
+    --rounds 3 --items 5
+check omp-dynamic plain "sync-omp-dynamic: rounds=3 items=7 check=07b9ac667a5c53cd annot=none" \
+    --rounds 3 --items 7
+check ompcrit plain "sync-ompcrit: rounds=3 items=5 check=e0d889d1bef91a9a annot=none" \
+    --rounds 3 --items 5
+# 300 records of 256 bytes overflow the pipe's 64 KiB: the writer blocks on a full pipe.
+check pipethreads plain "sync-pipethreads: records=10 check=d50c05dac7c1f8ce annot=none" \
+    --records 10
+check pipethreads plain "sync-pipethreads: records=300 check=11a14bdd3a2ddd8d annot=none" \
+    --records 300
+check pipeprocs plain "sync-pipeprocs: records=300 child=ok annot=none" --records 300
 
 # The fit: flat at 10 ms up to 2 ms of t_PSF, then a slope of 1.
 fit=$(printf '%s\n' "0 10000000 -" "1000000 10000000 -" "2000000 10000000 -" \
