@@ -290,14 +290,21 @@ static bool is_cond_point(const struct analyzer_sync_point *p)
 	       p->kind == ANALYZER_EV_SYNC_COND_WAIT_END;
 }
 
-/* The next point that is not a condition wait's begin or end. */
+/* A call with no action of its own (a condition variable's signal that blocked, sync.c): its
+ * inside is dropped, nothing is played. */
+static bool is_bare_call(const struct analyzer_sync_point *p)
+{
+	return p->kind == ANALYZER_EV_SYNC_OP_BEGIN;
+}
+
+/* The next point that is not a condition wait's begin or end, nor a bare call. */
 static const struct analyzer_sync_point *next_op(const struct act_builder *b)
 {
 	for (guint i = b->si; b->sync && i < b->sync->len; i++) {
 		const struct analyzer_sync_point *p =
 		    &g_array_index(b->sync, struct analyzer_sync_point, i);
 
-		if (!is_cond_point(p)) {
+		if (!is_cond_point(p) && !is_bare_call(p)) {
 			return p;
 		}
 	}
@@ -394,6 +401,12 @@ static void emit_sync(struct act_builder *b, const struct analyzer_sync_point *p
 
 	if (is_cond_point(p)) {
 		cond_point(b, p, st);
+		return;
+	}
+	if (is_bare_call(p)) {
+		b->call_from = p->ts_ns;
+		b->call_to =
+		    p->end_ns > b->call_to || b->call_to <= p->ts_ns ? p->end_ns : b->call_to;
 		return;
 	}
 	if (!id || p->obj >= b->n_held) {

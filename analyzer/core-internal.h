@@ -146,6 +146,10 @@ struct athread_calls {
 	uint64_t futex_uaddr;
 	int32_t futex_op;
 	uint32_t futex_val;
+	/* the thread's last futex wait that blocked outside any call, for sync.c: inside
+	 * pthread_cond_signal (glibc's signal waits for the old group's waiters to leave), a
+	 * condition variable's own */
+	uint64_t last_wait_from, last_wait_to, last_wait_uaddr;
 };
 
 struct athread {

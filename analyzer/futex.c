@@ -112,6 +112,12 @@ void analyzer__on_futex(struct analyzer_core *core, const struct analyzer_event 
 		return;
 	}
 	c->in_futex = false;
+	if (!c->futex_explained && ((c->futex_op & FUTEX_CMD_MASK_) == F_WAIT ||
+				    (c->futex_op & FUTEX_CMD_MASK_) == F_WAIT_BITSET)) {
+		c->last_wait_from = c->futex_ts;
+		c->last_wait_to = ev->ts;
+		c->last_wait_uaddr = c->futex_uaddr;
+	}
 	fc = (struct futex_call){.entry_ns = c->futex_ts,
 				 .exit_ns = ev->ts,
 				 .uaddr = c->futex_uaddr,

@@ -257,11 +257,33 @@ static void on_cond_wait(struct analyzer_core *core, const struct analyzer_event
 	add_point(core, ctx, ev->ts, ev->kind, o, ev->sync.param, c->kind == SYNC_COND ? c : NULL);
 }
 
-/* A signal or broadcast: a point, in case the condition variable is a found queue's. */
+/* glibc's pthread_cond_t: its futex words lie within these bytes of its address. */
+#define COND_BYTES 48
+
+/*
+ * A signal or broadcast: a point, in case the condition variable is a found queue's. glibc's
+ * signal may block (it waits for the waiters of the condition variable's old group to leave,
+ * on a futex word of the condition variable itself): such a block, the thread's last futex
+ * wait before the signal returned, is the signal's own, a call with no action (its block is
+ * dropped: played inside a critical section it would hold the mutex the waker needs).
+ */
 static void on_cond_signal(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx,
 			   int64_t pid)
 {
 	struct sync_obj *c = get_obj(core, pid, (uint64_t)ev->sync.obj, SYNC_COND);
+	struct athread_calls *calls = &analyzer__thread_at(core, ctx)->calls;
+
+	if (calls->last_wait_to && calls->last_wait_uaddr >= (uint64_t)ev->sync.obj &&
+	    calls->last_wait_uaddr < (uint64_t)ev->sync.obj + COND_BYTES) {
+		struct analyzer_sync_point *p = analyzer__sync_point(
+		    core, ctx, calls->last_wait_from, ANALYZER_EV_SYNC_OP_BEGIN, NULL, 0, NULL);
+
+		if (p) {
+			p->end_ns = calls->last_wait_to;
+			p->probe = true;
+		}
+	}
+	calls->last_wait_to = 0;
 
 	if (c->kind != SYNC_COND) {
 		return;
