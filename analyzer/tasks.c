@@ -2,11 +2,12 @@
 /*
  * Task queues (tasks.h). While a thread's actions are made, each take of a queue opens a
  * stretch that the thread's next take of the same queue closes; a closed stretch that holds an
- * action naming a thread (create, join, wait, wake), a memory action, or an unlock of a mutex
+ * action naming a thread (create, join, wait), a memory action, or an unlock of a mutex
  * locked before it, or that ends holding a lock, marks its queue as one whose work cannot move
- * between threads. The stretch after a thread's last take is its epilogue, its own: never
- * checked. At the end the queues taken from by two threads or more and never marked get the
- * takers of their items in take order.
+ * between threads; so does a put back into the queue itself (the thread returns what it took:
+ * a semaphore's slot, a resource, not a task). The stretch after a thread's last take is its
+ * epilogue, its own: never checked. At the end the queues taken from by two threads or more and
+ * never marked get the takers of their items in take order.
  */
 #include <stdlib.h>
 
@@ -123,6 +124,15 @@ void analyzer_tasks_action(struct analyzer_task_thread *tt, uint32_t kind, int64
 		    tt->tk->takes,
 		    ((struct take){.ts = ts, .queue = (uint64_t)arg, .thread = tt->id}));
 		note_taker(tt->tk, (uint64_t)arg, tt->id);
+		return;
+	case DPS_ACT_PUT:
+		/* a put back into the queue it took from: the item is a resource the thread
+		 * holds and returns (a semaphore's slot), not work another thread could do */
+		for (guint i = 0; i < open->len; i++) {
+			if (g_array_index(open, struct open_stretch, i).queue == (uint64_t)arg) {
+				mark_bad(tt->tk, (uint64_t)arg);
+			}
+		}
 		return;
 	default:
 		break;

@@ -319,3 +319,27 @@ Test(core_probe, what_the_probe_cannot_describe_is_reported)
 	cr_assert_eq(res->n_unmodelled, 1);
 	cr_expect_str_eq(res->unmodelled[0], "omp task");
 }
+
+/* A semaphore of slots that both workers take and put back (a resource pool, not a pool of
+ * work): no task queue; each worker keeps its own work. */
+Test(core_probe, a_semaphore_whose_takers_put_back_is_no_task_queue)
+{
+	two_workers();
+	op_ev(US(15), 0, 101, ANALYZER_EV_SYNC_OBJ_INIT, SYNC_OP_SEM_WAIT, 0x6000, 1);
+	for (int k = 0; k < 2; k++) {
+		uint64_t at = 20 + 100 * (uint64_t)k;
+
+		op_ev(US(at), 0, 101, ANALYZER_EV_SYNC_OP_BEGIN, SYNC_OP_SEM_WAIT, 0x6000, -1);
+		op_ev(US(at + 1), 0, 101, ANALYZER_EV_SYNC_OP_END, SYNC_OP_SEM_WAIT, 0x6000, 0);
+		op_ev(US(at + 30), 0, 101, ANALYZER_EV_SYNC_OP_BEGIN, SYNC_OP_SEM_POST, 0x6000, -1);
+		op_ev(US(at + 31), 0, 101, ANALYZER_EV_SYNC_OP_END, SYNC_OP_SEM_POST, 0x6000, 0);
+		op_ev(US(at + 40), 1, 102, ANALYZER_EV_SYNC_OP_BEGIN, SYNC_OP_SEM_WAIT, 0x6000, -1);
+		op_ev(US(at + 41), 1, 102, ANALYZER_EV_SYNC_OP_END, SYNC_OP_SEM_WAIT, 0x6000, 0);
+		op_ev(US(at + 70), 1, 102, ANALYZER_EV_SYNC_OP_BEGIN, SYNC_OP_SEM_POST, 0x6000, -1);
+		op_ev(US(at + 71), 1, 102, ANALYZER_EV_SYNC_OP_END, SYNC_OP_SEM_POST, 0x6000, 0);
+	}
+	two_workers_end(300);
+	finish_ok();
+	cr_assert_eq(res->actset->n_objects, 1);
+	cr_expect_null(res->actset->objects[0].order, "a resource made a task queue");
+}
