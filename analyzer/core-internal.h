@@ -277,6 +277,9 @@ void analyzer__on_sync(struct analyzer_core *core, const struct analyzer_event *
 const GArray *analyzer__sync_points(struct analyzer_core *core, size_t ci);
 /* The set's id of object obj, 0 when analyzer__sync_declare left it out. */
 uint64_t analyzer__sync_object_id(struct analyzer_core *core, uint32_t obj);
+/* At the trace's end, before any thread's actions: the probe's calls still open closed, the
+ * futex words read (futex.c). Returns DPS_OK or the core's status. */
+int analyzer__sync_prepare(struct analyzer_core *core, const size_t *order, size_t n);
 /* Declares in set the objects a replay of the kept threads (order[0..n)) can honour, and
  * marks the set version 2 when there is any. Returns DPS_OK or DPS_ERR_NOMEM. */
 int analyzer__sync_declare(struct analyzer_core *core, const size_t *order, size_t n,

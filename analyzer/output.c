@@ -336,6 +336,9 @@ int analyzer__output(struct analyzer_core *core, struct analyzer_result *res, co
 	struct analyzer_tasks *tasks = NULL;
 	int status = DPS_ERR_NOMEM;
 
+	if (analyzer__sync_prepare(core, order, res->n_threads)) {
+		goto nomem;
+	}
 	if (out_dir || core->opts.build_actset) {
 		set = new_actset(core, res, min_block);
 		if (!set || analyzer__sync_declare(core, order, res->n_threads, set) ||

@@ -588,6 +588,12 @@ static bool annotated_twin(struct analyzer_core *core, const struct sync_obj *o)
 	return a && a->kind == o->kind;
 }
 
+int analyzer__sync_prepare(struct analyzer_core *core, const size_t *order, size_t n)
+{
+	analyzer__sync_probe_close(core);
+	return analyzer__futex_infer(core, order, n);
+}
+
 int analyzer__sync_declare(struct analyzer_core *core, const size_t *order, size_t n,
 			   struct dps_actset *set)
 {
@@ -596,10 +602,8 @@ int analyzer__sync_declare(struct analyzer_core *core, const size_t *order, size
 	bool counts = false, v3 = false;
 	int status = DPS_OK;
 
-	analyzer__sync_probe_close(core);
-	status = analyzer__futex_infer(core, order, n);
-	if (status || !core->sync_list || !core->sync_list->len) {
-		return status;
+	if (!core->sync_list || !core->sync_list->len) {
+		return DPS_OK;
 	}
 	infer_queues(core);
 	puts = calloc(core->sync_list->len, sizeof(*puts));

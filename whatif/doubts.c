@@ -212,11 +212,17 @@ static void check_order(struct whatif_result *r, const struct dps_actset *set,
 		double ns;
 
 		if (ares) {
-			/* timed: the ordered waits, or all of them when they go both ways */
-			kind = p->ordered_n ? p->ordered_kind : ANALYZER_PIN_NR;
-			n = p->ordered_n ? p->ordered_n : p->n_c_on_o + p->n_o_on_c;
-			ns = p->ordered_n ? (double)p->ordered_ns : (double)p->both_ns;
-			if ((!p->ordered_n && !both) || ns < min_ns) {
+			/* timed: the waits on a lock's or a barrier's words, else all of them
+			 * when they go both ways, whichever blocked long enough */
+			if (p->ordered_n && (double)p->ordered_ns >= min_ns) {
+				kind = p->ordered_kind;
+				n = p->ordered_n;
+				ns = (double)p->ordered_ns;
+			} else if (both && (double)p->both_ns >= min_ns) {
+				kind = ANALYZER_PIN_NR;
+				n = p->n_c_on_o + p->n_o_on_c;
+				ns = (double)p->both_ns;
+			} else {
 				continue;
 			}
 		} else {

@@ -187,3 +187,15 @@ Test(doubts, a_stub_off_its_recording_is_a_doubt)
 	decide();
 	cr_expect_eq(r.n_doubts, 0);
 }
+
+/* A pair with a few microseconds on a lock but a long dependency both ways (a bounded queue
+ * recorded without --sync): the both-ways waits count. */
+Test(doubts, a_short_lock_does_not_hide_long_waits_both_ways)
+{
+	pin(1, 2, ANALYZER_PIN_LOCK, 1, 3000);
+	pin(1, 2, ANALYZER_PIN_EVENT, 2, 700000);
+	pin(2, 1, ANALYZER_PIN_EVENT, 282, 150 * MS);
+	decide();
+	cr_assert_eq(r.n_doubts, 1);
+	cr_expect_not_null(strstr(r.doubts[0].reason, "both directions"), "%s", r.doubts[0].reason);
+}
