@@ -130,6 +130,9 @@ enum analyzer_pin_kind {
 				   * last arriver never changed, or a broadcast */
 	ANALYZER_PIN_PARTIAL,	  /* a barrier whose waiters do not all sleep (they spin) */
 	ANALYZER_PIN_BARRIER,	  /* a barrier re-enacted as an object (no wait is kept) */
+	ANALYZER_PIN_TIMEOUT,	  /* a timed wait that timed out on a word another thread wakes:
+				   * kept as a fixed sleep, which that thread would end sooner or
+				   * later at another speed (waker: one of the word's wakers) */
 	ANALYZER_PIN_NR,
 };
 

@@ -316,6 +316,68 @@ static uint32_t classify(struct analyzer_core *core, const struct word *w,
 	return ANALYZER_PIN_EVENT;
 }
 
+#define ETIMEDOUT_RET (-110)
+
+/* One timed-out wait of a kept thread (waiter) on a word kept thread waker wakes: the
+ * result's pin (result indexes, as actions.c's). */
+static void add_timeout_pin(struct analyzer_core *core, const struct athread *waiter,
+			    const struct athread *waker, uint64_t blocked_ns)
+{
+	struct analyzer_pin pin = {.waiter = waiter->res_idx,
+				   .waker = waker->res_idx,
+				   .kind = ANALYZER_PIN_TIMEOUT,
+				   .n = 1,
+				   .blocked_ns = blocked_ns};
+
+	if (!core->pins) {
+		core->pins = g_array_new(FALSE, FALSE, sizeof(struct analyzer_pin));
+	}
+	for (guint i = 0; i < core->pins->len; i++) {
+		struct analyzer_pin *p = &g_array_index(core->pins, struct analyzer_pin, i);
+
+		if (p->waiter == pin.waiter && p->waker == pin.waker && p->kind == pin.kind) {
+			p->n++;
+			p->blocked_ns += blocked_ns;
+			return;
+		}
+	}
+	g_array_append_val(core->pins, pin);
+}
+
+/*
+ * The waits of word w that timed out, each against every other thread that wakes the word: a
+ * timed wait that timed out is a fixed sleep in the set (no thread ended it), but the word's
+ * waker, faster or slower, would have ended it sooner or let it time out again (a loop of
+ * timed waits the probe did not see: a condition variable without --sync).
+ */
+static void pin_timeouts(struct analyzer_core *core, const struct word *w)
+{
+	for (size_t i = 0; i < w->n; i++) {
+		const struct futex_call *c = &w->calls[i];
+		const struct athread *waiter = core->th[c->ctx];
+
+		if (!is_wait(c->cmd) || c->ret != ETIMEDOUT_RET || !waiter->kept) {
+			continue;
+		}
+		for (size_t k = 0; k < w->n; k++) {
+			const struct athread *waker = core->th[w->calls[k].ctx];
+			bool seen = false;
+
+			if (is_wait(w->calls[k].cmd) || w->calls[k].ctx == c->ctx || !waker->kept) {
+				continue;
+			}
+			/* each waker once */
+			for (size_t j = 0; j < k && !seen; j++) {
+				seen =
+				    !is_wait(w->calls[j].cmd) && w->calls[j].ctx == w->calls[k].ctx;
+			}
+			if (!seen) {
+				add_timeout_pin(core, waiter, waker, c->exit_ns - c->entry_ns);
+			}
+		}
+	}
+}
+
 static void free_refs(gpointer p)
 {
 	g_array_free(p, TRUE);
@@ -377,6 +439,7 @@ int analyzer__futex_infer(struct analyzer_core *core, const size_t *order, size_
 		if (kind == ANALYZER_PIN_NOT_FUTEX) {
 			continue;
 		}
+		pin_timeouts(core, &w);
 		for (size_t k = 0; k < w.n; k++) {
 			struct wait_ref r = {
 			    .entry_ns = c[k].entry_ns, .exit_ns = c[k].exit_ns, .kind = kind};

@@ -24,7 +24,7 @@ const char *analyzer_pin_kind_name(uint32_t kind)
 	    [ANALYZER_PIN_UNKNOWN] = "unknown",	    [ANALYZER_PIN_NOT_FUTEX] = "not a futex",
 	    [ANALYZER_PIN_EVENT] = "event",	    [ANALYZER_PIN_LOCK] = "lock",
 	    [ANALYZER_PIN_BROADCAST] = "broadcast", [ANALYZER_PIN_PARTIAL] = "partial barrier",
-	    [ANALYZER_PIN_BARRIER] = "barrier",
+	    [ANALYZER_PIN_BARRIER] = "barrier",	    [ANALYZER_PIN_TIMEOUT] = "timeout",
 	};
 
 	return kind < ANALYZER_PIN_NR ? names[kind] : "?";
@@ -107,7 +107,7 @@ static void sum_stats(struct analyzer_thread_stats *t, const struct analyzer_thr
 static bool pin_is_ordered(uint32_t kind)
 {
 	return kind == ANALYZER_PIN_LOCK || kind == ANALYZER_PIN_BROADCAST ||
-	       kind == ANALYZER_PIN_PARTIAL;
+	       kind == ANALYZER_PIN_PARTIAL || kind == ANALYZER_PIN_TIMEOUT;
 }
 
 /* What the synchronization analysis found (doc/sync.md), when there is anything to say. */

@@ -13,7 +13,8 @@ recorded with --sync; kernel: without them, recorded without --sync):
      same scales;
   3. the comparison: the error of dps's median against the real median per point, the worst,
      and the knee of each curve, both read by dps whatif's own fit (bench/sync/fit-curve.c);
-     the verdict: met, unclear (honest: dps whatif answered "unclear") or WRONG.
+     the verdict: met, unclear (a doubt, or the noise: dps whatif answered "unclear") or
+     WRONG.
 Writes the results page, an SVG per program and variant (both curves) and keeps dps whatif's
 HTML report beside it. --real-only runs step 1 alone and prints its medians. See doc/whatif.md,
 "Checked against real programs".
@@ -386,12 +387,16 @@ def unclear_reasons(pred):
     return [(u.get("reason", "-"), u.get("way_out")) for u in items]
 
 
+VERDICTS = ("met", "unclear: a doubt", "unclear: noise", "WRONG")
+
+
 def verdict_of(variant, res):
-    """"met" (error and knee targets met), "unclear (honest)" (dps said it could not tell), or
+    """"met" (error and knee targets met), "unclear: a doubt" (dps said what the set holds
+    that the speed would move), "unclear: noise" (dps's fit could not read its curve), or
     "WRONG" (a confident answer whose worst error or knee misses its target)."""
     c = res["cmp"]
     if res["whatif"].get("kind") == "unclear":
-        return "unclear (honest)"
+        return "unclear: a doubt" if res["whatif"].get("unclear") else "unclear: noise"
     wst = c["worst"]
     err_ok = wst is not None and abs(wst["err_pct"]) <= TARGET_ERR[variant]
     return "met" if err_ok and c["knee_ok"] else "WRONG"
@@ -521,6 +526,8 @@ def write_report(d):
       "doc/whatif.md, \"Checked against real programs\".\n" % meta["date"])
     w("- machine: %s, %d CPUs, %s; load average at start %s, at the end %s" %
       (meta["cpu"], meta["ncpu"], meta["platform"], meta["load0"], meta["load1"]))
+    if meta.get("rerun"):
+        w("- run again on this date (`MERGE=1`): %s" % meta["rerun"])
     w("- dps: `%s`; recording: %s" % (
         meta["dps"],
         "`dps record --sync` for the variants annotated and plain (synchronization captured "
@@ -546,8 +553,10 @@ def write_report(d):
     w("- error = (dps median - real median) / real median; targets: worst |error| <= 3 %% with "
       "annotations, <= 5 %% without (plain, kernel); the knee (dps whatif's fit on each curve) "
       "within one step (%g)" % d["step"])
-    w("- verdict: met (both targets met), unclear (honest) (dps whatif answered `unclear`: it "
-      "said it could not tell, and why), WRONG (a confident answer that misses a target)\n")
+    w("- verdict: met (both targets met); unclear: a doubt (dps whatif answered `unclear` and "
+      "said what its set holds fixed that the component's speed would move, and the way out: "
+      "quoted below); unclear: noise (its fit could not read its own curve: the noise could hide "
+      "a knee); WRONG (a confident answer that misses a target)\n")
     if d["failures"]:
         w("**Failures:**\n")
         for what, why in d["failures"]:
@@ -562,7 +571,7 @@ def write_report(d):
         w("| program | component | variant | worst error | at scale | error target | real knee "
           "| dps knee | knee target | loaded points (real, dps) | dps answer | verdict |")
         w("|---|---|---|---|---|---|---|---|---|---|---|---|")
-        counts = {"met": 0, "unclear (honest)": 0, "WRONG": 0}
+        counts = {v: 0 for v in VERDICTS}
         for n in names:
             for v, res in d["results"].get(n, {}).items():
                 c = res["cmp"]
@@ -584,8 +593,9 @@ def write_report(d):
                     "met" if c["knee_ok"] else "MISSED", n_real, n_dps, len(c["rows"]),
                     res["whatif"].get("kind", "-"), verdict))
         w("")
-        w("%d met, %d honest unclear, %d wrong (of %d).\n" % (
-            counts["met"], counts["unclear (honest)"], counts["WRONG"], sum(counts.values())))
+        w("%d met, %d unclear with a doubt, %d unclear for the noise, %d wrong (of %d).\n" % (
+            counts["met"], counts["unclear: a doubt"], counts["unclear: noise"],
+            counts["WRONG"], sum(counts.values())))
         w("A loaded point ran while other processes used over 10 % of the CPUs: its figures "
           "measure that machine as much as the program.\n")
     for n in d["programs"]:
@@ -683,10 +693,12 @@ def main():
     ap.add_argument("--unit", default="", help="the programs' --unit (a smaller size)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the other programs' results of WORK's results.json: rerun some")
     ap.add_argument("--real-only", action="store_true",
                     help="run only the real programs and print their medians (no dps)")
     ap.add_argument("--retries", type=int, default=0,
-                    help="with --real-only: run a loaded run again, up to this many times")
+                    help="run a loaded real run again, up to this many times")
     ap.add_argument("--scales", dest="scales_text", default="",
                     help="with --real-only: the scales to run (default the sweep's)")
     ARGS = ap.parse_args()
@@ -758,7 +770,7 @@ def main():
             say("%s: real sweep (%s)" % (name, ", ".join(todo)))
             # plain and kernel run the same binary: its real runs serve both.
             real_by_bin = real_sweep(name, prog, {VARIANTS[v]["suffix"]: bins[v] for v in todo},
-                                     ARGS.scales, pextra, rng)
+                                     ARGS.scales, pextra, rng, retries=ARGS.retries)
             real = {v: real_by_bin[VARIANTS[v]["suffix"]] for v in todo}
         except Exception as e:  # one program's failure must not stop the others
             say("%s FAILED: %s: %s" % (name, type(e).__name__, e))
@@ -792,6 +804,18 @@ def main():
     d = {"meta": meta, "runs": ARGS.runs, "repeat": ARGS.repeat, "seed": ARGS.seed,
          "scales": ARGS.scales, "step": ARGS.step, "extra": extra, "programs": programs,
          "results": results, "failures": failures}
+    if ARGS.merge and os.path.exists(saved):
+        # the programs run now replace theirs; the others keep the earlier run's figures
+        with open(saved) as f:
+            old = json.load(f)
+        for name, by_variant in old["results"].items():
+            if name not in results:
+                results[name] = by_variant
+        d["programs"] = [n for n in PROGRAMS if n in results]
+        d["failures"] = [fl for fl in old.get("failures", []) if fl[0].split(",")[0]
+                         not in programs] + failures
+        meta["rerun"] = "%s (the others: %s)" % (" ".join(programs),
+                                                 old["meta"].get("date", "?"))
     with open(saved, "w") as f:
         json.dump(d, f)
     with open(ARGS.out, "w") as f:

@@ -30,8 +30,9 @@
 # bench/results/whatif-sync.md; the plots go beside it); WORK (work directory, kept; default a
 # fresh /tmp one, removed unless KEEP=1); REPORT_ONLY=1 with WORK=DIR: rewrite the page from
 # DIR's saved measurements; REAL_ONLY=1: the real programs only, their medians on stdout, with
-# SCALES (default the sweep's 0.25 to 2 by 0.25) and RETRIES (a run during which other
-# processes used over 10 % of the CPUs is run again, up to RETRIES times; default 0).
+# SCALES (default the sweep's 0.25 to 2 by 0.25); RETRIES (a real run during which other
+# processes used over 10 % of the CPUs is run again, up to RETRIES times; default 0); MERGE=1
+# with WORK=DIR: the PROGRAMS run now replace theirs in DIR's saved results, the others' stay.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -76,6 +77,11 @@ if [ "${REPORT_ONLY:-0}" = 1 ]; then
     mode=(--report-only)
 elif [ "${REAL_ONLY:-0}" = 1 ]; then
     mode=(--real-only --scales "${SCALES:-}" --retries "${RETRIES:-0}")
+else
+    mode=(--retries "${RETRIES:-0}")
+    if [ "${MERGE:-0}" = 1 ]; then
+        mode+=(--merge)
+    fi
 fi
 if [ -n "${PROGRAMS:-}" ]; then
     mode+=(--programs "$PROGRAMS")

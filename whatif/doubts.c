@@ -100,6 +100,9 @@ static const char *through(uint32_t kind)
 	case ANALYZER_PIN_PARTIAL:
 		return "a barrier whose waiters spin before they sleep (libgomp's): the trace "
 		       "does not show every arrival";
+	case ANALYZER_PIN_TIMEOUT:
+		return "timed waits that timed out (fixed sleeps in the set: a faster or slower "
+		       "waker would have ended them sooner or let them time out again)";
 	case ANALYZER_PIN_BROADCAST:
 		return "a wake-all always from the same thread (a barrier whose last arriver "
 		       "never changed, or a broadcast): a barrier's last arriver changes with the "
@@ -137,7 +140,7 @@ static struct pair *pair_of(GArray *pairs, size_t c, size_t o)
 static bool ordered(uint32_t kind)
 {
 	return kind == ANALYZER_PIN_LOCK || kind == ANALYZER_PIN_PARTIAL ||
-	       kind == ANALYZER_PIN_BROADCAST;
+	       kind == ANALYZER_PIN_BROADCAST || kind == ANALYZER_PIN_TIMEOUT;
 }
 
 /* The pairs' waits from the trace's pins (ares), or from the set's own waits. */

@@ -446,7 +446,7 @@ Test(actset_sync, a_version_3_set_is_written_as_it_was_read, .init = make_dir, .
 	static const struct file files[MAX_FILES] = {
 	    {"1.act", "dps-actions 3\ncreate 2\nrdlock 4\nput 2 4096\nunlock 4\nlock 4\n"
 		      "unlock 4\nput 2\njoin 2\n"},
-	    {"2.act", "dps-actions 3\ntake 2 4000\ntake 2 97\nrdlock 4\nunlock 4\n"},
+	    {"2.act", "dps-actions 3\ntake 2 4000\ntake 2 97\ntake 2 1\nrdlock 4\nunlock 4\n"},
 	    {"manifest", MANIFEST3},
 	};
 	struct dps_actset *set = NULL, *again = NULL;
@@ -467,6 +467,8 @@ Test(actset_sync, a_version_3_set_is_written_as_it_was_read, .init = make_dir, .
 	cr_assert_eq(a[2].aux, 4096);
 	cr_assert_eq(a[6].kind, DPS_ACT_PUT);
 	cr_assert_eq(a[6].aux, 0);
+	/* a count of 1 is one item, as none (the fuzzer's round trip: it is written without) */
+	cr_assert_eq(set->threads[dps_actset_find(set, 2)].actions[2].aux, 0);
 	p = dps_actset_played_action(set, &a[2]);
 	cr_assert_eq(p.arg, (int64_t)dps_actset_find_object(set, 2));
 	cr_assert_eq(p.arg2, 4096);
@@ -478,6 +480,10 @@ Test(actset_sync, a_version_3_set_is_written_as_it_was_read, .init = make_dir, .
 	text = read_in(out, "manifest");
 	cr_assert(g_str_has_prefix(text, "dps-manifest 3\n"), "%s", text);
 	cr_assert_not_null(strstr(text, "\nobject 4 rwlock\n"), "%s", text);
+	g_free(text);
+	text = read_in(out, "2.act");
+	cr_assert_str_eq(text,
+			 "dps-actions 3\ntake 2 4000\ntake 2 97\ntake 2\nrdlock 4\nunlock 4\n");
 	g_free(text);
 	cr_assert_eq(dps_actset_load_dir(out, &again, &diag), DPS_OK, "%s", diag.msg);
 	dps_actset_destroy(again);

@@ -343,3 +343,34 @@ Test(core_probe, a_semaphore_whose_takers_put_back_is_no_task_queue)
 	cr_assert_eq(res->actset->n_objects, 1);
 	cr_expect_null(res->actset->objects[0].order, "a resource made a task queue");
 }
+
+/* A timed wait that timed out on a word the other thread wakes (a condition variable's loop of
+ * timed waits, recorded without --sync): a fixed sleep the waker's speed would move, named in
+ * the pins as a timeout. */
+Test(core_probe, a_timed_out_wait_on_a_word_another_thread_wakes_is_a_timeout_pin)
+{
+	two_workers();
+	futex_ev(US(100), 0, 101, true, 0x8200, 393 /* WAIT_BITSET|PRIVATE|CLOCK_REALTIME */, 0);
+	sw(US(101), 0, 101, BLOCKED, 0);
+	sw(US(160), 0, 0, 0, 101); /* the timer */
+	futex_ev(US(161), 0, 101, false, -110, 0, 0);
+	futex_ev(US(170), 0, 101, true, 0x8200, 393, 0);
+	sw(US(171), 0, 101, BLOCKED, 0);
+	futex_ev(US(200), 1, 102, true, 0x8200, FUTEX_WAKE_PRIVATE, 1);
+	waking(US(201), 1, 101);
+	futex_ev(US(202), 1, 102, false, 1, 0, 0);
+	sw(US(205), 0, 0, 0, 101);
+	futex_ev(US(206), 0, 101, false, 0, 0, 0);
+	two_workers_end(300);
+	finish_ok();
+	cr_expect_eq(res->futex.n_event, 1);
+	for (size_t i = 0; i < res->n_pins; i++) {
+		if (res->pins[i].kind == ANALYZER_PIN_TIMEOUT) {
+			cr_expect_eq(res->threads[res->pins[i].waiter].tid, 101);
+			cr_expect_eq(res->threads[res->pins[i].waker].tid, 102);
+			cr_expect_eq(res->pins[i].blocked_ns, US(61));
+			return;
+		}
+	}
+	cr_assert_fail("no timeout pin");
+}

@@ -199,3 +199,12 @@ Test(doubts, a_short_lock_does_not_hide_long_waits_both_ways)
 	cr_assert_eq(r.n_doubts, 1);
 	cr_expect_not_null(strstr(r.doubts[0].reason, "both directions"), "%s", r.doubts[0].reason);
 }
+
+/* The timed-out waits of another thread on a word the component wakes are a doubt. */
+Test(doubts, timeouts_the_component_would_end_are_a_doubt)
+{
+	pin(2, 1, ANALYZER_PIN_TIMEOUT, 12, 40 * MS);
+	decide();
+	cr_assert_eq(r.n_doubts, 1);
+	cr_expect_not_null(strstr(r.doubts[0].reason, "timed out"), "%s", r.doubts[0].reason);
+}

@@ -536,3 +536,42 @@ Test(whatif, the_html_report_draws_the_curve_the_fit_and_the_knee, .timeout = 30
 	g_free(html_path);
 	whatif_result_fini(&r);
 }
+
+/* An answer dps cannot back (issue 24): the card says unclear first, with each reason (escaped)
+ * and its way out; the chart keeps the fit's reading, marked as the replay's. */
+Test(whatif, an_unclear_answer_leads_the_html_report, .timeout = 300)
+{
+	struct whatif_result r;
+	char *html_path = dps_test_strf("%s/u.html", tmp);
+	struct dps_test_run run;
+	FILE *f;
+
+	make_result(&r);
+	r.doubts = g_new0(struct whatif_doubt, 1);
+	r.doubts[0] = (struct whatif_doubt){WHATIF_DOUBT_SHARED_WORK,
+					    g_strdup("Thread 12 <worker&1> ended with thread 13"),
+					    g_strdup("mark the pool with dps_pool_take")};
+	r.n_doubts = 1;
+	r.kind = WHATIF_KIND_UNCLEAR;
+	f = fopen(html_path, "w");
+	cr_assert_not_null(f);
+	whatif_write_html(&r, f, NULL);
+	fclose(f);
+	run = dps_test_run_sh("timeout 180 chromium " CHROMIUM_FLAGS
+			      " --user-data-dir=%s/profile --dump-dom file://%s",
+			      tmp, html_path);
+	cr_assert_eq(run.status, 0, "chromium failed: %s", run.err);
+	cr_expect(strstr(run.out, "<div class=\"unclear\" id=\"unclear\">"), "the card");
+	cr_expect(strstr(run.out, "data-check=\"shared-work\""), "the check");
+	cr_expect(strstr(run.out, "Thread 12 &lt;worker&amp;1&gt; ended"), "the reason escaped");
+	cr_expect(strstr(run.out, "dps_pool_take"), "the way out");
+	cr_expect(strstr(run.out, "data-kind=\"limited\""), "the fit's kind on the chart");
+	cr_expect(strstr(run.out, "data-answer=\"unclear\""), "the answer on the chart");
+	cr_expect(strstr(run.out, "<span id=\"kind\">unclear</span>"), "the heading's answer");
+	cr_expect(strstr(run.out, "not backed"), "the conclusions marked as the replay's");
+	cr_expect(strstr(run.out, "<div class=\"unclear\"") < strstr(run.out, "<svg id=\"curve\""),
+		  "the card above the chart");
+	dps_test_run_fini(&run);
+	g_free(html_path);
+	whatif_result_fini(&r);
+}

@@ -32,7 +32,9 @@ extern "C" {
 /* obj is a queue or a semaphore holding at most capacity items (0 = unbounded); call once,
  * before any produce or consume on it. */
 void dps_queue_init(const void *obj, unsigned capacity);
-/* One item was put into obj: call right after the real put (a sem_post). */
+/* One item was put into obj: call right after the real put, still under the queue's mutex; for
+ * a semaphore, right *before* sem_post (after it, the thread it wakes could take the item and
+ * say so first: the trace would show a take from an empty queue). */
 void dps_produce(const void *obj);
 /* One item was taken from obj: call right after the real take (a sem_wait). */
 void dps_consume(const void *obj);
