@@ -381,6 +381,18 @@ Test(replay, a_stub_that_does_nothing_costs_the_tracers_floor, .init = setup, .f
 
 	stub_cpu = process_cpu_ns(trace);
 	floor_cpu = process_cpu_ns(floor_trace);
+	if ((double)stub_cpu > 1.5 * (double)floor_cpu + 3e6) {
+		/* once seen at 39 ms beside the suite's other tests (6 ms alone): a second
+		 * recording tells a transient from a stub that costs more; the least counts */
+		uint64_t again;
+
+		cr_assert_eq(dps_test_sh("rm -rf '%s' && '%s' record -q -o '%s' -- '%s' "
+					 "--no-summary --calibration '%s'",
+					 trace, dps, trace, stub, cal),
+			     0);
+		again = process_cpu_ns(trace);
+		stub_cpu = MIN(stub_cpu, again);
+	}
 	cr_expect_leq((double)stub_cpu, 1.5 * (double)floor_cpu + 3e6,
 		      "a stub doing nothing: %" PRIu64 " ns of CPU; a program that only links "
 		      "lttng-ust: %" PRIu64 " ns",
