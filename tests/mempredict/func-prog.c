@@ -2,9 +2,11 @@
 /*
  * The program test-mempredict-live profiles with --phase-func (built with -g -O0
  * -finstrument-functions, linked with liblttng-ust-cyg-profile): build() allocates argv[1]
- * blocks of 100 bytes, teardown() frees them. No dps marks.
+ * blocks of 100 bytes, pausing 0.4 s halfway (so a phase split by time at 0.2 s falls between
+ * the halves even on a busy machine), teardown() frees them. No dps marks.
  */
 #include <stdlib.h>
+#include <time.h>
 
 static void **blocks;
 
@@ -12,6 +14,9 @@ static void build(long n)
 {
 	blocks = malloc((size_t)n * sizeof(*blocks));
 	for (long i = 0; blocks && i < n; i++) {
+		if (i == n / 2) {
+			nanosleep(&(struct timespec){.tv_nsec = 400000000}, NULL);
+		}
 		blocks[i] = malloc(100); /* SITE: block */
 	}
 }
