@@ -215,6 +215,19 @@ struct analyzer_options {
 	bool strict;		   /* an incomplete input (skips, lost events) is an error */
 	int64_t decode_timeout_ns; /* decoder watchdog; <= 0: DPS_DECODE_TIMEOUT, else 10 s */
 	int decode_jobs; /* decoders on stream groups: 1 one decoder, <= 0 one per online CPU */
+	/*
+	 * Called once the selection's threads are known, before any action is built (analyzer_run
+	 * only; NULL: not called). res holds their identities only (id, tid, pid, comm, start
+	 * and end; n_threads, root), as the set will have them. A status other than DPS_OK
+	 * stops the analysis with it (the callback fills diag). *min_block_ns is the block
+	 * threshold the actions will be built with, -1 when neither the option nor a
+	 * calibration file gave one: the callback may set it. dps replay and dps whatif check
+	 * the threads their options name there, then calibrate, so that bad input is refused
+	 * before the slow work and the set still folds blocks by the new calibration.
+	 */
+	enum dps_status (*on_threads)(void *arg, const struct analyzer_result *res,
+				      int64_t *min_block_ns, struct dps_diag *diag);
+	void *on_threads_arg; /* borrowed: on_threads's */
 };
 
 void analyzer_options_default(struct analyzer_options *opts);

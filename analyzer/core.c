@@ -325,6 +325,13 @@ enum dps_status analyzer_core_finish(struct analyzer_core *core, bool list_only,
 			goto nomem;
 		}
 	}
+	if (core->opts.on_threads) {
+		status = core->opts.on_threads(core->opts.on_threads_arg, res,
+					       &core->opts.min_block_ns, diag);
+		if (status) {
+			goto end;
+		}
+	}
 	min_block = core->opts.min_block_ns >= 0 ? (uint64_t)core->opts.min_block_ns
 						 : ANALYZER_DEFAULT_MIN_BLOCK_NS;
 	status = analyzer__output(core, res, order, min_block, diag);
