@@ -47,7 +47,9 @@ static void print_usage(FILE *out)
 	    "  -o, --output OUTDIR     default: ./dps-replay-<trace name>; an earlier replay's\n"
 	    "                          OUTDIR is replaced whole, any other non-empty one refused\n"
 	    "      --force             replace OUTDIR whole whatever it holds\n"
-	    "  -q, --quiet             less output\n"
+	    "  -q, --quiet             less output: no step lines, no progress\n"
+	    "  -v, --verbose           more: the stub's own per-thread table, dps record's\n"
+	    "                          messages\n"
 	    "  -h, --help\n"
 	    "\n"
 	    "Exit: 0 ok, 1 a step failed (its message says which), 2 bad usage or input.\n");
@@ -80,6 +82,7 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrA
 	    {"min-block", required_argument, NULL, 'm'},
 	    {"output", required_argument, NULL, 'o'},
 	    {"quiet", no_argument, NULL, 'q'},
+	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"set", required_argument, NULL, OPT_SET},
 	    {"scale", required_argument, NULL, OPT_SCALE},
@@ -101,7 +104,7 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrA
 
 	analyzer_options_default(&sel);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:t:c:fm:o:qh", longopts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:t:c:fm:o:qvh", longopts, &idx)) != -1) {
 		switch (c) {
 		case 'p':
 		case 't':
@@ -131,6 +134,9 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrA
 			break;
 		case 'q':
 			o->quiet = true;
+			break;
+		case 'v':
+			o->verbose = true;
 			break;
 		case 'h':
 			print_usage(stdout);
@@ -237,6 +243,7 @@ int dps_cmd_replay(int argc, char **argv)
 	o.stub_args = (const char *const *)knobs->pdata;
 	o.args = given;
 	o.n_args = (size_t)argc - 1;
+	o.progress = !o.quiet && dps_cli_stderr_is_tty();
 	st = dps_replay_run(&o, &res, &diag);
 	if (st) {
 		fprintf(stderr, "dps replay: %s\n", diag.msg[0] ? diag.msg : dps_status_string(st));
@@ -256,8 +263,9 @@ int dps_cmd_replay(int argc, char **argv)
 		}
 		g_free(table);
 	}
-	printf("\nReport: %s\nAction set: %s\nStub: %s (source %s)\nSimulated trace: %s\n",
-	       res.report, res.set, res.stub, res.stub_c, res.sim_trace);
+	/* the report last: the one thing to open next */
+	printf("\nAction set: %s\nStub: %s (source %s)\nSimulated trace: %s\nReport: %s\n", res.set,
+	       res.stub, res.stub_c, res.sim_trace, res.report);
 	ret = DPS_EXIT_OK;
 end:
 	dps_replay_result_fini(&res);

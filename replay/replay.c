@@ -2,11 +2,19 @@
 /*
  * dps replay's pipeline (replay.h). Steps, each through its library's C API:
  *
- *   1 calibrate      runtime: dps_calibration_measure + save (skipped with a calibration)
- *   2 analyze        analyzer: analyzer_run writing the set (skipped with a set)
+ *   0 check          the options, the paths given, the selection: before any work
+ *   1 analyze        analyzer: analyzer_run writing the set (skipped with a set, which is
+ *                    read and checked instead)
+ *   2 calibrate      runtime: dps_calibration_measure + save (skipped with a calibration);
+ *                    run from inside the analysis once its threads are known (on_threads):
+ *                    the what-if knobs are checked against them first, and the set is then
+ *                    written with the new calibration's --min-block
  *   3 build          simgen: simgen_build, the source kept beside the stub
  *   4 run recorded   record: dps_record_run of the stub with the calibration and the knobs
  *   5 compare        compare: compare_load of both runs, compare_run, the three writers
+ *
+ * Each step that runs prints "[k/n] what (its own duration)" when it ends (common/progress.h),
+ * with a live line on a terminal while it runs.
  *
  * The simulated run is selected by the pid dps record saw (its record.info), never by name:
  * perf records the whole system, and other processes may share the stub's name.
@@ -23,7 +31,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 
 #include <dps/dps.h>
 #include <glib.h>
@@ -32,6 +39,7 @@
 #include "analyzer.h"
 #include "compare.h"
 #include "machine-load.h"
+#include "progress.h"
 #include "replay.h"
 #include "simgen.h"
 
@@ -44,26 +52,13 @@ struct replay {
 	const struct dps_replay_options *opts; /* borrowed */
 	struct dps_replay_result *res;	       /* borrowed */
 	struct dps_diag *diag;		       /* borrowed */
-	const char *calibration;	       /* borrowed: res->calibration once step 1 made it */
+	const char *calibration;	       /* borrowed: res->calibration once made */
 	struct dps_out_dir out;		       /* owned: OUTDIR and its temporary */
 	int64_t root_tid;		       /* the edited set's original root, -1 */
-	double t0;
+	struct dps_steps steps;		       /* owned */
+	bool build_begun;		       /* step 3 began inside the analysis */
+	int64_t cal_min_block_ns;	       /* the measured calibration's --min-block */
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void banner(const struct replay *rp, int step, const char *what)
-{
-	if (!rp->opts->quiet) {
-		fprintf(stderr, "\n[%d/6] %s (%.1f s)\n", step, what, now_s() - rp->t0);
-	}
-}
 
 void dps_replay_options_default(struct dps_replay_options *opts)
 {
@@ -218,7 +213,15 @@ static enum dps_status copy_set(const char *from, const char *to, struct dps_dia
 	return st;
 }
 
-/* 1. The calibration, shared by the analysis (--min-block default) and the stub. */
+/* The given calibration: a copy in OUTDIR, used from there (the given file may be in the
+ * OUTDIR this replay replaces: --calibration out/calibration -o out). */
+static enum dps_status use_given_calibration(struct replay *rp)
+{
+	rp->calibration = rp->res->calibration;
+	return copy_file(rp->opts->calibration, rp->res->calibration, rp->diag);
+}
+
+/* 2. The calibration measured, shared by the analysis (--min-block default) and the stub. */
 static enum dps_status calibrate(struct replay *rp)
 {
 	struct dps_calibration cal;
@@ -228,14 +231,7 @@ static enum dps_status calibrate(struct replay *rp)
 	char err[512];
 	enum dps_status st;
 
-	if (rp->opts->calibration) {
-		banner(rp, 1, "using the given calibration");
-		/* A copy in OUTDIR, used from there: the given file may be the OUTDIR this
-		 * replay replaces (--calibration out/calibration -o out). */
-		rp->calibration = rp->res->calibration;
-		return copy_file(rp->opts->calibration, rp->res->calibration, rp->diag);
-	}
-	banner(rp, 1, "calibrating this machine");
+	dps_steps_begin(&rp->steps, true, "calibrating this machine");
 	before = dps_load_sample_take();
 	cpu0 = dps_load_self_cpu_ns();
 	st = dps_calibration_measure(&cal, false);
@@ -249,18 +245,22 @@ static enum dps_status calibrate(struct replay *rp)
 	} else {
 		dps_diag_setf(rp->diag, "calibration failed: %s", dps_status_string(st));
 	}
-	if (!st && !rp->opts->quiet) {
+	if (st) {
+		dps_steps_abort(&rp->steps);
+		return DPS_ERROR;
+	}
+	dps_steps_end(&rp->steps);
+	rp->cal_min_block_ns = (int64_t)cal.min_block_ns;
+	if (!rp->opts->quiet) {
 		char *shown = final_path(rp, "calibration");
 
 		fprintf(stderr, "dps replay: %.3f loops/us (spread %.2f %%), wrote %s\n",
 			cal.work_loops_per_us, cal.work_spread_pct, shown);
 		g_free(shown);
 	}
-	if (!st) {
-		dps_load_warn_calibration(stderr, "dps replay", cal.work_spread_pct, &load);
-	}
+	dps_load_warn_calibration(stderr, "dps replay", cal.work_spread_pct, &load);
 	rp->calibration = rp->res->calibration;
-	return st ? DPS_ERROR : DPS_OK;
+	return DPS_OK;
 }
 
 /* The original's selection, as analyze and compare take it. */
@@ -281,16 +281,17 @@ static void original_selection(const struct replay *rp, struct analyzer_options 
 	a->strict = o->strict;
 	a->min_block_ns = o->min_block_ns;
 	a->calibration_path = rp->calibration;
-	a->progress = !o->quiet;
+	a->progress = o->progress;
 }
 
 /*
  * The what-if knobs, checked by the stub's own parser (dps_main_parse_args) so the replay
- * refuses what the stub would refuse, before it is built and run. Against the set's thread
- * ids when there is a set; before (set NULL), against the ids the knobs name, so that only
- * the values are checked. DPS_ERR_INVAL when the stub would say no (its message printed).
+ * refuses what the stub would refuse, before it is built and run. Against the n thread ids
+ * of the set to be (of a given set, or of the analysis's threads) in ids; before (ids NULL),
+ * against the ids the knobs name, so that only the values are checked. DPS_ERR_INVAL when the
+ * stub would say no (its message printed).
  */
-static enum dps_status check_knobs(struct replay *rp, const struct dps_actset *set)
+static enum dps_status check_knobs(struct replay *rp, const uint64_t *ids, size_t n)
 {
 	const char *const *k = rp->opts->stub_args;
 	GPtrArray *argv = g_ptr_array_new();
@@ -303,7 +304,7 @@ static enum dps_status check_knobs(struct replay *rp, const struct dps_actset *s
 	g_ptr_array_add(argv, (gpointer) "dps replay");
 	for (size_t i = 0; k && k[i]; i++) {
 		g_ptr_array_add(argv, (gpointer)k[i]);
-		if (!set && i > 0 &&
+		if (!ids && i > 0 &&
 		    (!strcmp(k[i - 1], "--thread-scale") ||
 		     !strcmp(k[i - 1], "--thread-sleep-scale") ||
 		     !strcmp(k[i - 1], "--thread-idle"))) {
@@ -312,16 +313,17 @@ static enum dps_status check_knobs(struct replay *rp, const struct dps_actset *s
 			g_array_append_val(threads, d);
 		}
 	}
-	for (size_t t = 0; set && t < set->n_threads; t++) {
-		struct dps_thread_desc d = {.id = set->threads[t].id};
+	for (size_t t = 0; ids && t < n; t++) {
+		struct dps_thread_desc d = {.id = ids[t]};
 
 		g_array_append_val(threads, d);
 	}
 	prog.threads = (const struct dps_thread_desc *)threads->data;
 	prog.n_threads = threads->len;
+	dps_steps_clear(&rp->steps); /* the parser's message */
 	if (dps_main_parse_args((int)argv->len, (char **)argv->pdata, &prog, &cfg, &po)) {
 		dps_diag_setf(rp->diag, "a what-if option is not valid for %s (see above)",
-			      set ? "this action set" : "a stub");
+			      ids ? "this action set" : "a stub");
 		st = DPS_ERR_INVAL;
 	} else {
 		dps_main_args_fini(&po);
@@ -331,7 +333,82 @@ static enum dps_status check_knobs(struct replay *rp, const struct dps_actset *s
 	return st;
 }
 
-/* 2. The action set: the analysis of the trace, or the user's (edited) set. */
+/* The user's (edited) set instead of an analysis: read, checked, copied into OUTDIR. */
+static enum dps_status use_given_set(struct replay *rp)
+{
+	const struct dps_replay_options *o = rp->opts;
+	struct dps_actset *set = NULL;
+	uint64_t *ids;
+	enum dps_status st;
+
+	st = dps_actset_load_dir(o->set, &set, rp->diag);
+	if (st) {
+		return st;
+	}
+	/* Built from a copy in OUTDIR: the given set may be inside the OUTDIR this
+	 * replay replaces (--set out/set -o out). */
+	st = copy_set(o->set, rp->res->set, rp->diag);
+	if (st) {
+		dps_actset_destroy(set);
+		return st;
+	}
+	rp->root_tid = set->threads[set->root].tid;
+	ids = g_new0(uint64_t, set->n_threads + 1);
+	for (size_t t = 0; t < set->n_threads; t++) {
+		ids[t] = set->threads[t].id;
+	}
+	st = check_knobs(rp, ids, set->n_threads);
+	g_free(ids);
+	dps_actset_destroy(set);
+	if (st) {
+		return st;
+	}
+	if (o->pid < 0 && o->tid < 0 && !o->comm && rp->root_tid < 0) {
+		dps_diag_setf(rp->diag,
+			      "%s has no manifest naming the original root's tid; select the "
+			      "original process with --pid, --tid or --comm",
+			      o->set);
+		return DPS_ERR_INVAL;
+	}
+	return DPS_OK;
+}
+
+/*
+ * Inside the analysis, once the selection's threads are known (analyzer_options.on_threads):
+ * the knobs against their ids, then the calibration when this replay measures it, its
+ * --min-block for the set unless one was given.
+ */
+static enum dps_status on_threads(void *arg, const struct analyzer_result *res,
+				  int64_t *min_block_ns, struct dps_diag *diag)
+{
+	struct replay *rp = arg;
+	uint64_t *ids = g_new0(uint64_t, res->n_threads + 1);
+	enum dps_status st;
+
+	(void)diag; /* rp->diag, the analysis's */
+	for (size_t t = 0; t < res->n_threads; t++) {
+		ids[t] = res->threads[t].id;
+	}
+	st = check_knobs(rp, ids, res->n_threads);
+	g_free(ids);
+	if (st || rp->opts->calibration) {
+		return st;
+	}
+	dps_steps_end(&rp->steps);
+	st = calibrate(rp);
+	if (st) {
+		return st;
+	}
+	if (*min_block_ns < 0) {
+		*min_block_ns = rp->cal_min_block_ns;
+	}
+	/* what is left of the analysis, writing the set, is part of making the stub */
+	dps_steps_begin(&rp->steps, true, "generating and building the stub");
+	rp->build_begun = true;
+	return DPS_OK;
+}
+
+/* 1. The action set: the analysis of the trace. */
 static enum dps_status analyze(struct replay *rp)
 {
 	const struct dps_replay_options *o = rp->opts;
@@ -339,43 +416,14 @@ static enum dps_status analyze(struct replay *rp)
 	struct analyzer_options a;
 	enum dps_status st;
 
-	if (o->set) {
-		struct dps_actset *set = NULL;
-
-		banner(rp, 2, "using the given action set");
-		st = dps_actset_load_dir(o->set, &set, rp->diag);
-		if (st) {
-			return st;
-		}
-		/* Built from a copy in OUTDIR: the given set may be inside the OUTDIR this
-		 * replay replaces (--set out/set -o out). */
-		st = copy_set(o->set, rp->res->set, rp->diag);
-		if (st) {
-			dps_actset_destroy(set);
-			return st;
-		}
-		rp->root_tid = set->threads[set->root].tid;
-		st = check_knobs(rp, set);
-		dps_actset_destroy(set);
-		if (st) {
-			return st;
-		}
-		if (o->pid < 0 && o->tid < 0 && !o->comm && rp->root_tid < 0) {
-			dps_diag_setf(
-			    rp->diag,
-			    "%s has no manifest naming the original root's tid; select the "
-			    "original process with --pid, --tid or --comm",
-			    o->set);
-			return DPS_ERR_INVAL;
-		}
-		return DPS_OK;
-	}
-	banner(rp, 2, "analyzing the original trace");
+	dps_steps_begin(&rp->steps, false, "analyzing the original trace");
 	original_selection(rp, &a);
 	a.traces = &o->trace;
 	a.n_traces = 1;
 	a.out_dir = rp->res->set;
 	a.keep_timelines = false;
+	a.on_threads = on_threads;
+	a.on_threads_arg = rp;
 	if (a.pid < 0 && a.tid < 0 && !a.comm) {
 		dps_diag_setf(rp->diag, "no selection: which process of %s should be replayed?",
 			      o->trace);
@@ -383,6 +431,7 @@ static enum dps_status analyze(struct replay *rp)
 	}
 	st = analyzer_run(&a, &res, rp->diag);
 	if (!st && res->partial) {
+		dps_steps_clear(&rp->steps);
 		fprintf(stderr, "dps replay: warning: the trace is incomplete (%s)\n",
 			res->partial_reason ? res->partial_reason : "events lost");
 	}
@@ -399,12 +448,11 @@ static enum dps_status build(struct replay *rp)
 	struct dps_actset *set = NULL;
 	enum dps_status st;
 
-	banner(rp, 3, "generating and building the stub");
-	st = dps_actset_load_dir(rp->res->set, &set, rp->diag);
-	if (st) {
-		goto end;
+	if (!rp->build_begun) {
+		dps_steps_begin(&rp->steps, true, "generating and building the stub");
 	}
-	st = check_knobs(rp, set);
+	/* the knobs were checked against the set's threads when it was read or analyzed */
+	st = dps_actset_load_dir(rp->res->set, &set, rp->diag);
 	if (st) {
 		goto end;
 	}
@@ -426,10 +474,14 @@ static enum dps_status run_stub(struct replay *rp)
 	struct dps_record_result rr = {0};
 	enum dps_status st;
 
-	banner(rp, 4, "running the stub under dps record");
+	dps_steps_begin(&rp->steps, true, "running the stub under dps record");
 	g_ptr_array_add(cmd, rp->res->stub);
 	g_ptr_array_add(cmd, (gpointer) "--calibration");
 	g_ptr_array_add(cmd, (gpointer)rp->calibration);
+	if (!o->verbose) {
+		/* its per-thread table: the comparison's says it better */
+		g_ptr_array_add(cmd, (gpointer) "--no-summary");
+	}
 	if (o->mode) {
 		g_ptr_array_add(cmd, (gpointer) "--mode");
 		g_ptr_array_add(cmd, (gpointer)o->mode);
@@ -441,7 +493,7 @@ static enum dps_status run_stub(struct replay *rp)
 	dps_record_options_default(&ro);
 	ro.out = rp->res->sim_trace;
 	ro.kernel = o->kernel;
-	ro.quiet = o->quiet;
+	ro.quiet = o->quiet || !o->verbose;
 	ro.cmd = (char *const *)cmd->pdata;
 	st = dps_record_run(&ro, &rr, rp->diag);
 	if (!st && !(WIFEXITED(rr.wait_status) && WEXITSTATUS(rr.wait_status) == 0)) {
@@ -458,6 +510,7 @@ static enum dps_status run_stub(struct replay *rp)
 		struct dps_diag clocks = {{0}};
 
 		if (analyzer_unify_clocks(rp->res->sim_trace, &clocks)) {
+			dps_steps_clear(&rp->steps);
 			fprintf(
 			    stderr,
 			    "dps replay: warning: the simulated run's kernel and UST parts keep "
@@ -545,13 +598,13 @@ static enum dps_status compare(struct replay *rp)
 	char *sim_label = final_path(rp, "sim-trace");
 	enum dps_status st = DPS_OK;
 
-	banner(rp, 5, "comparing the original and the simulated run");
+	dps_steps_begin(&rp->steps, true, "comparing the original and the simulated run");
 	original_selection(rp, &sel[0]);
+	sel[0].progress = false; /* the step's live line */
 	analyzer_options_default(&sel[1]);
 	sel[1].follow_children = rp->opts->follow_children;
 	sel[1].min_block_ns = rp->opts->min_block_ns;
 	sel[1].calibration_path = rp->calibration;
-	sel[1].progress = !rp->opts->quiet;
 	for (int s = 0; s < 2 && !st; s++) {
 		st = compare_load(paths[s], &sel[s], &models[s], &kinds[s], rp->diag);
 		if (st) {
@@ -671,11 +724,40 @@ static enum dps_status finish_outdir(struct replay *rp, enum dps_status st)
 	return st;
 }
 
+/* The paths given, before anything is made: each names what is missing. */
+static enum dps_status check_paths(const struct dps_replay_options *o, struct dps_diag *diag)
+{
+	struct dps_calibration cal;
+	char err[512] = "";
+
+	if (!g_file_test(o->trace, G_FILE_TEST_EXISTS)) {
+		dps_diag_setf(diag, "%s: no such trace directory", o->trace);
+		return DPS_ERR_INVAL;
+	}
+	if (!g_file_test(o->trace, G_FILE_TEST_IS_DIR)) {
+		dps_diag_setf(diag, "%s: not a directory (a trace)", o->trace);
+		return DPS_ERR_INVAL;
+	}
+	if (o->set && !g_file_test(o->set, G_FILE_TEST_IS_DIR)) {
+		dps_diag_setf(diag, "--set %s: no such action set directory", o->set);
+		return DPS_ERR_INVAL;
+	}
+	if (o->calibration && !g_file_test(o->calibration, G_FILE_TEST_IS_REGULAR)) {
+		dps_diag_setf(diag, "--calibration %s: no such file", o->calibration);
+		return DPS_ERR_INVAL;
+	}
+	/* what the stub would refuse at its run, refused now */
+	if (o->calibration && dps_calibration_load(o->calibration, &cal, err, sizeof(err))) {
+		dps_diag_setf(diag, "--calibration: %s", err);
+		return DPS_ERR_INVAL;
+	}
+	return DPS_OK;
+}
+
 enum dps_status dps_replay_run(const struct dps_replay_options *opts,
 			       struct dps_replay_result *result, struct dps_diag *diag)
 {
-	struct replay rp = {
-	    .opts = opts, .res = result, .diag = diag, .root_tid = -1, .t0 = now_s()};
+	struct replay rp = {.opts = opts, .res = result, .diag = diag, .root_tid = -1};
 	enum dps_status st;
 
 	*result = (struct dps_replay_result){0};
@@ -689,7 +771,8 @@ enum dps_status dps_replay_run(const struct dps_replay_options *opts,
 			return DPS_ERR_INVAL;
 		}
 	}
-	st = check_knobs(&rp, NULL);
+	st = check_knobs(&rp, NULL, 0);
+	st = st ? st : check_paths(opts, diag);
 	if (st) {
 		return st;
 	}
@@ -707,17 +790,28 @@ enum dps_status dps_replay_run(const struct dps_replay_options *opts,
 			return st;
 		}
 	}
+	/* the steps: the analysis, the calibration, the stub built, run and compared */
+	dps_steps_init(&rp.steps, 3 + !opts->set + !opts->calibration, opts->quiet, opts->progress);
 	st = make_outdir(&rp);
-	st = st ? st : calibrate(&rp);
-	st = st ? st : analyze(&rp);
+	if (!st && opts->calibration) {
+		st = use_given_calibration(&rp);
+	}
+	if (opts->set) {
+		st = st ? st : use_given_set(&rp);
+		if (!st && !opts->calibration) {
+			st = calibrate(&rp);
+		}
+	} else {
+		st = st ? st : analyze(&rp); /* calibrates inside */
+	}
 	st = st ? st : build(&rp);
 	st = st ? st : run_stub(&rp);
 	st = st ? st : compare(&rp);
-	st = finish_outdir(&rp, st);
 	if (!st) {
-		banner(&rp, 6, "done");
+		dps_steps_end(&rp.steps);
 	}
-	return st;
+	dps_steps_fini(&rp.steps);
+	return finish_outdir(&rp, st);
 }
 
 void dps_replay_result_fini(struct dps_replay_result *r)

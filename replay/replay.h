@@ -34,7 +34,11 @@ struct dps_replay_options {
 	enum dps_record_kernel kernel;
 	const char *const *stub_args; /* borrowed: what-if knobs for the stub, NULL-terminated;
 				       * NULL: none */
-	bool quiet;		      /* no step banners */
+	bool quiet;		      /* no step lines */
+	bool progress;		      /* a live line while a step runs (the caller checks that
+				       * stderr is a terminal) */
+	bool verbose;		      /* the stub's own per-thread table and dps record's
+				       * messages too */
 	const char *const *args;      /* borrowed: the command's arguments as given (after
 				       * "dps replay"), for the report's run parameters; n_args */
 	size_t n_args;

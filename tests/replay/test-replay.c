@@ -183,6 +183,96 @@ Test(replay, replay_of_the_bundled_trace_writes_every_output, .init = setup, .fi
 		     "compare.json is not valid JSON");
 }
 
+/*
+ * The steps' lines in stderr, "[k/n] what (X s)": n of them, in order, each X the step's own
+ * duration (their sum within the command's wall time; the times since the start, which the
+ * lines once gave, add up to several times it). *names gets the steps' names in order
+ * (g_strfreev).
+ */
+static double sum_of_steps(const char *err, unsigned n, char ***names)
+{
+	GRegex *re =
+	    g_regex_new("^\\[(\\d+)/(\\d+)\\] (.+) \\(([0-9.]+) s\\)$", G_REGEX_MULTILINE, 0, NULL);
+	GMatchInfo *m = NULL;
+	GPtrArray *seen = g_ptr_array_new();
+	double sum = 0;
+	unsigned k = 0;
+
+	g_regex_match(re, err, 0, &m);
+	while (g_match_info_matches(m)) {
+		char *kk = g_match_info_fetch(m, 1), *nn = g_match_info_fetch(m, 2);
+		char *x = g_match_info_fetch(m, 4);
+
+		k++;
+		cr_expect_eq(atoi(kk), (int)k, "step %s where %u was due:\n%s", kk, k, err);
+		cr_expect_eq(atoi(nn), (int)n, "[%s/%s]: %u steps were due", kk, nn, n);
+		g_ptr_array_add(seen, g_match_info_fetch(m, 3));
+		sum += strtod(x, NULL);
+		g_free(kk);
+		g_free(nn);
+		g_free(x);
+		g_match_info_next(m, NULL);
+	}
+	g_match_info_free(m);
+	g_regex_unref(re);
+	cr_expect_eq(k, n, "%u step lines, %u due:\n%s", k, n, err);
+	g_ptr_array_add(seen, NULL);
+	*names = (char **)g_ptr_array_free(seen, FALSE);
+	return sum;
+}
+
+/*
+ * What dps replay says while it works (issue 25): one line per step with its own duration,
+ * the analysis before the calibration (the trace's threads are checked first), no stub's own
+ * per-thread table without --verbose, and the report's path as the last line of the output.
+ */
+Test(replay, each_step_says_its_own_duration_and_the_stubs_table_waits_for_verbose, .init = setup,
+     .fini = teardown, .timeout = 600)
+{
+	static const char *const steps[] = {
+	    "analyzing the original trace", "calibrating this machine",
+	    "generating and building the stub", "running the stub under dps record",
+	    "comparing the original and the simulated run"};
+	char *trace = dps_test_strf("%s/examples/traces/xz-T2", dps_test_source_dir());
+	char *out = dps_test_strf("%s/out", tmpdir), *cal = dps_test_strf("%s/cal", tmpdir);
+	char *report = dps_test_strf("Report: %s/report.html\n", out), **names = NULL;
+	struct dps_test_run run;
+	gint64 t0;
+	double wall, sum;
+
+	require_root();
+	t0 = g_get_monotonic_time();
+	run = dps_test_run_dps("replay", trace, "-o", out, NULL);
+	wall = (double)(g_get_monotonic_time() - t0) / 1e6;
+	cr_assert_eq(run.status, 0, "dps replay failed:\n%s", run.err);
+	sum = sum_of_steps(run.err, 5, &names);
+	for (size_t i = 0; names[i] && i < 5; i++) {
+		cr_expect_str_eq(names[i], steps[i], "step %zu", i + 1);
+	}
+	cr_expect(sum <= wall + 0.1,
+		  "the steps' durations add up to %.1f s in a %.1f s replay: "
+		  "times since the start, not durations",
+		  sum, wall);
+	cr_expect_null(strstr(run.err, "run_req_ms"), "the stub's own table without --verbose:\n%s",
+		       run.err);
+	cr_expect(g_str_has_suffix(run.out, report), "the output does not end with '%s':\n%s",
+		  report, run.out);
+	dps_test_run_fini(&run);
+	g_strfreev(names);
+	/* with --verbose, the stub's table; a given calibration is no step */
+	cr_assert_eq(dps_test_sh("cp '%s/calibration' '%s'", out, cal), 0);
+	run = dps_test_run_dps("replay", trace, "-o", out, "--calibration", cal, "--verbose", NULL);
+	cr_assert_eq(run.status, 0, "dps replay --verbose failed:\n%s", run.err);
+	sum_of_steps(run.err, 4, &names);
+	cr_expect(strstr(run.err, "run_req_ms"), "no stub's table with --verbose:\n%s", run.err);
+	dps_test_run_fini(&run);
+	g_strfreev(names);
+	g_free(report);
+	g_free(cal);
+	g_free(out);
+	g_free(trace);
+}
+
 Test(replay, replay_rejects_a_bad_selection_with_the_candidates, .init = setup, .fini = teardown)
 {
 	const char *dps = dps_test_bin();
