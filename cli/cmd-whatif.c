@@ -56,7 +56,7 @@ static void print_usage(FILE *out)
 	    "  -o, --output DIR        keep the set, the stub and the results in DIR (replaced\n"
 	    "                          whole when it is an earlier dps whatif's; else --force)\n"
 	    "      --force\n"
-	    "  -q, --quiet             no step messages\n"
+	    "  -q, --quiet             no step lines, no progress\n"
 	    "  -h, --help\n"
 	    "\n"
 	    "Exit: 0 ok, 1 a step failed (its message says which), 2 bad usage or input.\n",

@@ -23,6 +23,7 @@
 #include <glib.h>
 
 #include "machine-load.h"
+#include "progress.h"
 #include "subprocess.h"
 #include "whatif-internal.h"
 
@@ -351,16 +352,10 @@ enum dps_status whatif_sweep_run(const struct whatif_runner *run, struct whatif_
 		jobs[j] = t;
 	}
 	for (size_t i = 0; i < n_jobs && !st; i++) {
-		const struct whatif_point *p = pts[jobs[i].pt];
 		struct load_sum pair[2];
 
-		if (run->progress) {
-			fprintf(stderr, "\rdps whatif: run %zu/%zu (%s %.2f)   ", i + 1, n_jobs,
-				p->kind == WHATIF_POINT_BUSY   ? "scale"
-				: p->kind == WHATIF_POINT_FLAT ? "flat"
-				: p->kind == WHATIF_POINT_IDLE ? "idle"
-							       : "original",
-				p->scale);
+		if (run->steps) {
+			dps_steps_count(run->steps, i, n_jobs);
 		}
 		pair[0] = sums[jobs[i].pt];
 		pair[1] = sums[n];
@@ -368,8 +363,8 @@ enum dps_status whatif_sweep_run(const struct whatif_runner *run, struct whatif_
 		sums[jobs[i].pt] = pair[0];
 		sums[n] = pair[1];
 	}
-	if (run->progress) {
-		fprintf(stderr, "\r%60s\r", "");
+	if (run->steps && !st) {
+		dps_steps_count(run->steps, n_jobs, n_jobs);
 	}
 	*sweep_load = dps_load_between(&sums[n].from, &sums[n].to, sums[n].child_cpu_ns);
 	for (size_t i = 0; i < n && !st; i++) {

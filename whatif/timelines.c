@@ -15,6 +15,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "progress.h"
 #include "replay.h"
 #include "whatif-internal.h"
 
@@ -226,13 +227,10 @@ enum dps_status whatif_timelines_run(const struct whatif_timelines_job *job, str
 		if (p->timelines) {
 			continue; /* listed twice */
 		}
-		if (job->progress) {
-			fprintf(stderr, "\rdps whatif: timelines %zu/%u   ", i + 1, todo->len);
+		if (job->steps) {
+			dps_steps_count(job->steps, i, todo->len);
 		}
 		st = one(job, p, diag);
-	}
-	if (job->progress) {
-		fprintf(stderr, "\r%40s\r", "");
 	}
 	/* the reference stubs shared with sweep points link the same report */
 	for (size_t i = 0; !st && i < sizeof(refs) / sizeof(refs[0]); i++) {

@@ -7,6 +7,8 @@
 
 #include "whatif.h"
 
+struct dps_steps;
+
 /* How the sweep runs the stub. */
 struct whatif_runner {
 	const char *stub;	 /* borrowed: the built stub */
@@ -17,7 +19,7 @@ struct whatif_runner {
 	size_t n_ids;
 	unsigned repeat;
 	uint64_t seed;
-	bool progress;
+	struct dps_steps *steps; /* borrowed: the study's, told how many runs are done */
 	/* the SUT time's window; times_path (borrowed): where the stub writes its threads' times
 	 * (DPS_THREAD_TIMES) when an edge is a thread's, else NULL */
 	struct whatif_edge from, to;
@@ -55,6 +57,29 @@ enum dps_status whatif_insitu_record(const struct whatif_insitu *in, uint64_t *b
 char **whatif_insitu_env(char **env, const struct whatif_runner *run, const struct whatif_point *p);
 
 struct dps_load;
+struct dps_actset;
+struct analyzer_result;
+
+/* The threads the options may name (component.c): a set's, or an analysis's before its set is
+ * written; n of them, ids and comms owned (whatif_names_fini), the comms' strings borrowed
+ * from the set or the result (NULL: none). */
+struct whatif_names {
+	size_t n;
+	uint64_t *ids;
+	const char **comms;
+};
+
+struct whatif_names whatif_names_of_set(const struct dps_actset *set);
+struct whatif_names whatif_names_of_result(const struct analyzer_result *res);
+void whatif_names_fini(struct whatif_names *nm);
+/*
+ * Whether every thread o names (--thread, --comm) and r's window edges name is one of nm's
+ * (where: the set or trace they are of, for the message). DPS_OK, or DPS_ERR_INVAL with diag
+ * naming the first that is not and listing those there are.
+ */
+enum dps_status whatif_check_names(const struct whatif_options *o, const struct whatif_result *r,
+				   const struct whatif_names *nm, const char *where,
+				   struct dps_diag *diag);
 
 /*
  * Runs every repetition of the n points (their kind and scale set, runs_ns empty) in one
@@ -73,7 +98,8 @@ struct whatif_timelines_job {
 	const char *outdir;	      /* borrowed: OUTDIR, what work becomes */
 	const char *trace, *set_dir, *calibration, *mode, *comm; /* borrowed */
 	int64_t pid, tid, min_block_ns;
-	bool follow_children, strict, progress;
+	bool follow_children, strict;
+	struct dps_steps *steps; /* borrowed: the study's, told how many points are done */
 };
 
 /*
@@ -92,9 +118,6 @@ enum dps_status whatif_timelines_run(const struct whatif_timelines_job *job, str
 GPtrArray *whatif_conclusions(const struct whatif_result *r);
 GPtrArray *whatif_caveats(const struct whatif_result *r);
 char *whatif_loaded_points(const struct whatif_result *r);
-
-struct dps_actset;
-struct analyzer_result;
 
 /*
  * The doubts a set and its analysis show before any stub runs (doubts.c): recorded wake-ups

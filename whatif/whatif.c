@@ -3,12 +3,18 @@
  * dps whatif's study (whatif.h). Steps:
  *
  *   0 check         the range, the stubs, the output directory; a set's component
- *   1 calibrate     runtime: a quick measurement (or the given file), for the stub
- *   2 set           analyzer: analyzer_run into the work directory (a trace), or the set
+ *   1 set           analyzer: analyzer_run into the work directory (a trace), or the set
+ *   2 calibrate     runtime: a quick measurement (or the given file), for the stub; with a
+ *                   trace, from inside the analysis once its threads are known
+ *                   (on_threads): the component is checked against them first, and the set
+ *                   is then written with the new calibration's --min-block
  *   3 component     the ids and comms named, against the set; t_busy; the caveats
  *   4 build         simgen: the stub, once; every point is a knob on its command line
  *   5 sweep         sweep.c: every repetition of every point, in random order
  *   6 fit           fit.c on the busy points' medians
+ *
+ * Each step that takes time prints "[k/n] what (its own duration)" when it ends
+ * (common/progress.h); on a terminal, the sweep's live line counts its runs.
  *
  * With OUTDIR everything goes into a temporary directory beside it (common/atomic-out.h) that
  * replaces it once the study succeeded; without, into a private temporary removed at the end.
@@ -28,6 +34,7 @@
 #include "analyzer.h"
 #include "atomic-out.h"
 #include "machine-load.h"
+#include "progress.h"
 #include "record.h"
 #include "simgen.h"
 #include "whatif-internal.h"
@@ -51,6 +58,9 @@ struct study {
 	struct analyzer_result *ares;	    /* owned: a trace's analysis, its timelines kept */
 	char *ssf_path, *regions;	    /* owned: in situ, the recording and "a,b" */
 	double t0;
+	struct dps_steps steps;	  /* owned */
+	bool build_begun;	  /* step 4 began inside the analysis */
+	int64_t cal_min_block_ns; /* the measured calibration's --min-block */
 };
 
 void whatif_options_default(struct whatif_options *opts)
@@ -73,13 +83,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void say(const struct study *s, const char *what)
-{
-	if (!s->opts->quiet) {
-		fprintf(stderr, "dps whatif: %s (%.1f s)\n", what, now_s() - s->t0);
-	}
 }
 
 /* The scales of the busy sweep: from, from + step, ... up to to (within a hundredth of a step,
@@ -308,7 +311,7 @@ static enum dps_status calibrate(struct study *s)
 		g_free(text);
 		return DPS_OK;
 	}
-	say(s, "calibrating this machine (quick)");
+	dps_steps_begin(&s->steps, true, "calibrating this machine quickly");
 	before = dps_load_sample_take();
 	cpu0 = dps_load_self_cpu_ns();
 	st = dps_calibration_measure(&cal, true);
@@ -322,8 +325,40 @@ static enum dps_status calibrate(struct study *s)
 		dps_diag_setf(s->diag, "calibration: %s", err);
 		return DPS_ERR_IO;
 	}
+	dps_steps_end(&s->steps);
 	s->res->cal_spread_pct = cal.work_spread_pct;
+	s->cal_min_block_ns = (int64_t)cal.min_block_ns;
 	dps_load_warn_calibration(stderr, "dps whatif", cal.work_spread_pct, &load);
+	return DPS_OK;
+}
+
+/*
+ * Inside the analysis, once the selection's threads are known (analyzer_options.on_threads):
+ * the threads the options name against them, then the calibration when the study measures
+ * it, its --min-block for the set unless one was given.
+ */
+static enum dps_status on_threads(void *arg, const struct analyzer_result *res,
+				  int64_t *min_block_ns, struct dps_diag *diag)
+{
+	struct study *s = arg;
+	struct whatif_names nm = whatif_names_of_result(res);
+	enum dps_status st = whatif_check_names(s->opts, s->res, &nm, s->opts->input, diag);
+
+	whatif_names_fini(&nm);
+	if (st || s->opts->calibration) {
+		return st;
+	}
+	dps_steps_end(&s->steps);
+	st = calibrate(s);
+	if (st) {
+		return st;
+	}
+	if (*min_block_ns < 0) {
+		*min_block_ns = s->cal_min_block_ns;
+	}
+	/* what is left of the analysis, writing the set, is part of making the stub */
+	dps_steps_begin(&s->steps, true, "generating and building the stub");
+	s->build_begun = true;
 	return DPS_OK;
 }
 
@@ -339,7 +374,7 @@ static enum dps_status load_set(struct study *s)
 		s->set_dir = g_strdup(o->input);
 		return dps_actset_load_dir(o->input, &s->set, s->diag);
 	}
-	say(s, "analyzing the trace");
+	dps_steps_begin(&s->steps, false, "analyzing the trace");
 	s->set_dir = g_build_filename(s->work, "set", NULL);
 	analyzer_options_default(&a);
 	a.traces = &o->input;
@@ -361,8 +396,11 @@ static enum dps_status load_set(struct study *s)
 	a.progress = o->progress;
 	a.out_dir = s->set_dir;
 	a.keep_timelines = true; /* the sleeps' ends, for the caveats */
+	a.on_threads = on_threads;
+	a.on_threads_arg = s;
 	st = analyzer_run(&a, &ares, s->diag);
 	if (!st && ares->partial) {
+		dps_steps_clear(&s->steps);
 		fprintf(stderr, "dps whatif: warning: the trace is incomplete (%s)\n",
 			ares->partial_reason ? ares->partial_reason : "events lost");
 	}
@@ -377,91 +415,32 @@ static enum dps_status load_set(struct study *s)
 	return dps_actset_load_dir(s->set_dir, &s->set, s->diag);
 }
 
-/* The set's ids and names, for a message about a component it does not have (g_free). */
-static char *list_threads(const struct dps_actset *set)
-{
-	GString *g = g_string_new(NULL);
-
-	for (size_t t = 0; t < set->n_threads && t < 40; t++) {
-		g_string_append_printf(g, "%s%" PRIu64 " (%s)", t ? ", " : "", set->threads[t].id,
-				       set->threads[t].comm ? set->threads[t].comm : "?");
-	}
-	if (set->n_threads > 40) {
-		g_string_append(g, ", ...");
-	}
-	return g_string_free(g, FALSE);
-}
-
 /* 3. The component's thread indexes (in mark, n_threads flags) and the result's ids, name and
- * busy time. */
-/* The window's threads are the set's. */
-static enum dps_status check_window(struct study *s)
-{
-	const struct whatif_edge *edges[] = {&s->res->window_from, &s->res->window_to};
-
-	for (size_t i = 0; i < 2; i++) {
-		const struct whatif_edge *e = edges[i];
-		char *known, buf[32];
-
-		if (e->kind != WHATIF_EDGE_START && e->kind != WHATIF_EDGE_END) {
-			continue;
-		}
-		if (dps_actset_find(s->set, e->id) != DPS_ACTSET_NO_THREAD) {
-			continue;
-		}
-		known = list_threads(s->set);
-		dps_diag_setf(s->diag,
-			      "--window-%s %s: no thread %" PRIu64 " in %s; its threads: %s",
-			      i ? "to" : "from", whatif_edge_str(e, i, buf, sizeof(buf)), e->id,
-			      s->set_dir, known);
-		g_free(known);
-		return DPS_ERR_INVAL;
-	}
-	return DPS_OK;
-}
-
+ * busy time; the threads the options name, checked against the set's. */
 static enum dps_status resolve_component(struct study *s, bool *mark)
 {
 	const struct whatif_options *o = s->opts;
 	const struct dps_actset *set = s->set;
 	struct whatif_result *r = s->res;
-	GString *name = g_string_new(NULL);
-	char *known;
+	struct whatif_names nm = whatif_names_of_set(set);
+	GString *name;
+	enum dps_status st = whatif_check_names(o, r, &nm, s->set_dir, s->diag);
 
+	whatif_names_fini(&nm);
+	if (st) {
+		return st;
+	}
 	for (size_t i = 0; i < o->n_thread_ids; i++) {
-		size_t t = dps_actset_find(set, o->thread_ids[i]);
-
-		if (t == DPS_ACTSET_NO_THREAD) {
-			known = list_threads(set);
-			dps_diag_setf(s->diag,
-				      "--thread %" PRIu64 ": no such thread in %s; its "
-				      "threads: %s",
-				      o->thread_ids[i], s->set_dir, known);
-			g_free(known);
-			g_string_free(name, TRUE);
-			return DPS_ERR_INVAL;
-		}
-		mark[t] = true;
+		mark[dps_actset_find(set, o->thread_ids[i])] = true;
 	}
 	for (size_t c = 0; c < o->n_comms; c++) {
-		bool found = false;
-
 		for (size_t t = 0; t < set->n_threads; t++) {
 			if (set->threads[t].comm && !strcmp(set->threads[t].comm, o->comms[c])) {
-				mark[t] = found = true;
+				mark[t] = true;
 			}
 		}
-		if (!found) {
-			known = list_threads(set);
-			dps_diag_setf(s->diag,
-				      "--comm %s: no thread of that name in %s; its "
-				      "threads: %s",
-				      o->comms[c], s->set_dir, known);
-			g_free(known);
-			g_string_free(name, TRUE);
-			return DPS_ERR_INVAL;
-		}
 	}
+	name = g_string_new(NULL);
 	r->ids = g_new0(uint64_t, set->n_threads);
 	for (size_t t = 0; t < set->n_threads; t++) {
 		if (!mark[t]) {
@@ -609,7 +588,9 @@ static enum dps_status build(struct study *s)
 	struct simgen_options g = {.source_label = s->set_dir, .program_name = "dps-whatif-stub"};
 	enum dps_status st = DPS_OK;
 
-	say(s, "building the stub");
+	if (!s->build_begun) {
+		dps_steps_begin(&s->steps, true, "generating and building the stub");
+	}
 	s->stub = g_build_filename(s->work, "dps-stub", NULL);
 	if (simgen_build(s->set, &g, &b, s->stub, s->diag)) {
 		st = DPS_ERROR;
@@ -635,13 +616,11 @@ static enum dps_status sweep(struct study *s)
 	    .n_ids = r->n_ids,
 	    .repeat = o->repeat,
 	    .seed = r->seed,
-	    .progress = o->progress,
 	};
 	char *err_path = g_build_filename(s->work, "stub.err", NULL);
 	char *times_path = NULL;
 	struct dps_load load;
 	size_t n = 0;
-	char msg[128];
 	enum dps_status st;
 
 	r->points = g_new0(struct whatif_point, n_busy ? n_busy : 1);
@@ -686,8 +665,8 @@ static enum dps_status sweep(struct study *s)
 		times_path = g_build_filename(s->work, "thread-times", NULL);
 		run.times_path = times_path;
 	}
-	snprintf(msg, sizeof(msg), "running %zu points x %u repetitions", n, o->repeat);
-	say(s, msg);
+	dps_steps_begin(&s->steps, true, "running %zu points x %u repetitions", n, o->repeat);
+	run.steps = &s->steps;
 	st = whatif_sweep_run(&run, pts, n, &load, s->diag);
 	r->others_pct = load.others_pct;
 	r->steal_pct = load.steal_pct;
@@ -777,19 +756,22 @@ static enum dps_status record_insitu(struct study *s)
 	    .regions = regions,
 	    .work = s->work,
 	};
-	char msg[160];
 
 	s->ssf_path = g_build_filename(s->work, "cus.ssf", NULL);
 	in.ssf_path = s->ssf_path;
-	say(s, "recording the command once (its regions' CPU time and results)");
+	dps_steps_begin(&s->steps, true,
+			"recording the command once (its regions' CPU time and results)");
 	st = whatif_insitu_record(&in, &r->busy_ns, &r->n_region_runs, s->diag);
 	if (!st) {
+		dps_steps_end(&s->steps);
 		r->component =
 		    g_strdup_printf("region%s %s", strchr(regions, ',') ? "s" : "", regions);
-		snprintf(msg, sizeof(msg), "the regions ran %" PRIu64 " time%s, %.3f ms of CPU",
-			 r->n_region_runs, r->n_region_runs == 1 ? "" : "s",
-			 (double)r->busy_ns / 1e6);
-		say(s, msg);
+		if (!o->quiet) {
+			fprintf(stderr,
+				"dps whatif: the regions ran %" PRIu64 " time%s, %.3f ms of CPU\n",
+				r->n_region_runs, r->n_region_runs == 1 ? "" : "s",
+				(double)r->busy_ns / 1e6);
+		}
 		s->regions = regions;
 		regions = NULL;
 	}
@@ -816,10 +798,10 @@ static enum dps_status timelines(struct study *s)
 	    .min_block_ns = o->min_block_ns,
 	    .follow_children = o->follow_children,
 	    .strict = o->strict,
-	    .progress = o->progress,
+	    .steps = &s->steps,
 	};
 
-	say(s, "recording the timelines of the points asked for");
+	dps_steps_begin(&s->steps, true, "recording the timelines of the points asked for");
 	return whatif_timelines_run(&job, s->diag);
 }
 
@@ -873,12 +855,17 @@ enum dps_status whatif_run(const struct whatif_options *opts, struct whatif_resu
 		return st;
 	}
 	if (result->in_situ) {
+		/* the steps: the calibration, the recording, the sweep */
+		dps_steps_init(&s.steps, 2 + !opts->calibration, opts->quiet, opts->progress);
 		st = make_workdir(&s);
 		st = st ? st : calibrate(&s);
 		st = st ? st : record_insitu(&s);
 		goto study;
 	}
 	result->from_trace = !looks_like_set(opts->input);
+	/* the steps: the analysis, the calibration, the stub, the sweep, the timelines */
+	dps_steps_init(&s.steps, 2 + result->from_trace + !opts->calibration + !!opts->timelines,
+		       opts->quiet, opts->progress);
 	if (opts->timelines && !result->from_trace) {
 		dps_diag_setf(diag,
 			      "--timelines: %s is an action set; the original's timelines come "
@@ -903,20 +890,21 @@ enum dps_status whatif_run(const struct whatif_options *opts, struct whatif_resu
 		if (!st) {
 			mark = g_new0(bool, s.set->n_threads);
 			st = resolve_component(&s, mark);
-			st = st ? st : check_window(&s);
 		}
 		if (st) {
 			goto end;
 		}
 	}
 	st = make_workdir(&s);
-	st = st ? st : calibrate(&s);
+	/* a trace's analysis measures the calibration once its threads are checked */
+	if (!st && (!result->from_trace || opts->calibration)) {
+		st = calibrate(&s);
+	}
 	if (!st && result->from_trace) {
 		st = load_set(&s);
 		if (!st) {
 			mark = g_new0(bool, s.set->n_threads);
 			st = resolve_component(&s, mark);
-			st = st ? st : check_window(&s);
 		}
 	}
 	if (!st) {
@@ -942,8 +930,12 @@ study:
 			st = write_outputs(&s);
 		}
 	}
+	if (!st) {
+		dps_steps_end(&s.steps);
+	}
 	st = finish(&s, st);
 end:
+	dps_steps_fini(&s.steps);
 	g_free(mark);
 	analyzer_result_destroy(s.ares);
 	dps_actset_destroy(s.set);

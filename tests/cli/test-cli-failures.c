@@ -3,7 +3,9 @@
  * The failure paths of every subcommand, one table (issue 16): each row runs `dps` with
  * arguments that must fail and checks the exit code (1 a run-time failure, 2 bad usage or bad
  * input: doc/), a piece of the message on stderr, and, where a row names one, a path that
- * must not exist afterwards (the option was refused before any work started).
+ * must not exist afterwards (the option was refused before any work started), and a piece of
+ * stderr that must not be there (no calibration ran before the error: the order is checked by
+ * what was said, not by timing).
  *
  * In arguments, @SET@ is a valid action set, @TRACE@ a real trace (tests/data), @XZ@ the
  * bundled trace, @TMP@ a fresh directory of the row's own.
@@ -27,7 +29,11 @@ struct failure {
 	const char *message;  /* a piece of stderr */
 	const char *not_made; /* a path that must not exist afterwards, or NULL */
 	bool as_nobody;	      /* run as an unprivileged user (skipped when we are not root) */
+	const char *not_said; /* a piece of stderr that must not be there, or NULL */
 };
+
+/* What a calibration that ran says (its step line), before the error it must not precede. */
+#define CALIBRATED "calibrating this machine"
 
 static const struct failure failures[] = {
     /* the command itself */
@@ -109,6 +115,31 @@ static const struct failure failures[] = {
      "--thread-scale",
      "@TMP@/out"},
     {{"replay", "@TRACE@", "-o", "@TMP@/out"}, 2, "no selection", "@TMP@/out"},
+    /* a missing path is said at once, before a process is asked for or chosen (issue 25) */
+    {{"replay", "/nonexistent/trace", "-o", "@TMP@/out"},
+     2,
+     "/nonexistent/trace: no such trace directory",
+     "@TMP@/out",
+     .not_said = "no selection"},
+    {{"replay", "@XZ@", "--set", "/nonexistent/set", "-o", "@TMP@/out"},
+     2,
+     "--set /nonexistent/set: no such action set directory",
+     "@TMP@/out"},
+    {{"replay", "@XZ@", "--calibration", "/nonexistent/x.cal", "-o", "@TMP@/out"},
+     2,
+     "--calibration /nonexistent/x.cal: no such file",
+     "@TMP@/out"},
+    /* what only the analysis can check, checked before the calibration (issue 25) */
+    {{"replay", "@XZ@", "--comm", "xzz", "-o", "@TMP@/out"},
+     2,
+     "the selection matches no thread",
+     "@TMP@/out",
+     .not_said = CALIBRATED},
+    {{"replay", "@XZ@", "--thread-scale", "99=0.5", "-o", "@TMP@/out"},
+     2,
+     "no thread with id 99 ",
+     "@TMP@/out",
+     .not_said = CALIBRATED},
     {{"replay", "@XZ@", "--comm", "xz", "--min-block", "x", "-o", "@TMP@/out"},
      2,
      "--min-block",
@@ -137,6 +168,23 @@ static const struct failure failures[] = {
     {{"whatif", "@SET@", "--thread", "2", "--repeat", "0"}, 2, "--repeat expects a count"},
     {{"whatif", "/nonexistent/set", "--thread", "2"}, 2, "/nonexistent/set: not a directory"},
     {{"whatif", "@TRACE@", "--thread", "2", "-o", "@TMP@/out"}, 2, "no selection", "@TMP@/out"},
+    /* a trace's threads, checked once the analysis has read it, before the calibration and
+     * the build (issue 25) */
+    {{"whatif", "@XZ@", "--thread", "99", "-o", "@TMP@/out"},
+     2,
+     "--thread 99: no such thread in",
+     "@TMP@/out",
+     .not_said = CALIBRATED},
+    {{"whatif", "@XZ@", "--comm", "xzz", "-o", "@TMP@/out"},
+     2,
+     "--comm xzz: no thread of that name in",
+     "@TMP@/out",
+     .not_said = CALIBRATED},
+    {{"whatif", "@XZ@", "--thread", "23703", "--window-to", "99.end", "-o", "@TMP@/out"},
+     2,
+     "--window-to 99.end: no thread 99 in",
+     "@TMP@/out",
+     .not_said = CALIBRATED},
     /* ssf (doc/ssf.md): the header is written whole or not at all */
     {{"ssf"}, 2, "Usage: dps ssf gen"},
     {{"ssf", "bogus"}, 2, "unknown action 'bogus'"},
@@ -276,6 +324,11 @@ ParameterizedTest(size_t *row, cli, failures_exit_with_their_code_and_say_why, .
 			      "error",
 			      line->str, f->not_made);
 		g_free(path);
+	}
+	if (f->not_said) {
+		cr_expect_null(strstr(run.err, f->not_said),
+			       "%s: stderr says '%s' before the error: work started first:\n%s",
+			       line->str, f->not_said, run.err);
 	}
 	dps_test_run_fini(&run);
 	g_string_free(line, TRUE);

@@ -381,6 +381,93 @@ Test(whatif, the_ssf_case_study_gives_the_same_output_in_every_stub_mode)
 	g_free(orig);
 }
 
+/* The sum of the durations of the n step lines "[k/n] what (X s)" of err, checked in order,
+ * their names into names (n of them, g_free each). */
+static double sum_of_steps(const char *err, unsigned n, char **names)
+{
+	GRegex *re =
+	    g_regex_new("^\\[(\\d+)/(\\d+)\\] (.+) \\(([0-9.]+) s\\)$", G_REGEX_MULTILINE, 0, NULL);
+	GMatchInfo *m = NULL;
+	double sum = 0;
+	unsigned k = 0;
+
+	g_regex_match(re, err, 0, &m);
+	while (g_match_info_matches(m)) {
+		char *kk = g_match_info_fetch(m, 1), *nn = g_match_info_fetch(m, 2);
+		char *x = g_match_info_fetch(m, 4);
+
+		cr_expect_eq(atoi(kk), (int)k + 1, "step %s where %u was due:\n%s", kk, k + 1, err);
+		cr_expect_eq(atoi(nn), (int)n, "[%s/%s]: %u steps were due", kk, nn, n);
+		if (k < n) {
+			names[k] = g_match_info_fetch(m, 3);
+		}
+		k++;
+		sum += strtod(x, NULL);
+		g_free(kk);
+		g_free(nn);
+		g_free(x);
+		g_match_info_next(m, NULL);
+	}
+	g_match_info_free(m);
+	g_regex_unref(re);
+	cr_assert_eq(k, n, "%u step lines, %u due:\n%s", k, n, err);
+	return sum;
+}
+
+/*
+ * What dps whatif says while it works (issue 25): one line per step with its own duration, the
+ * trace's analysis before the calibration (its threads are checked first); on a terminal the
+ * sweep's live line counts its runs and says about how long is left; -q says none of it.
+ */
+Test(whatif, each_step_says_its_own_duration_and_a_terminal_sees_the_sweeps_count)
+{
+	static const char *const steps[] = {
+	    "analyzing the trace", "calibrating this machine quickly",
+	    "generating and building the stub", "running 3 points x 1 repetitions"};
+	char *trace = dps_test_strf("%s/examples/traces/xz-T2", dps_test_source_dir());
+	char *out = dps_test_strf("%s/out", tmp), *set = set_path("two"), *names[4] = {NULL};
+	struct dps_test_run run;
+	gint64 t0 = g_get_monotonic_time();
+	double wall, sum;
+
+	run = dps_test_run_dps("whatif", trace, "--thread", "23703", "--stub", "flat,idle",
+			       "--repeat", "1", "-o", out, NULL);
+	wall = (double)(g_get_monotonic_time() - t0) / 1e6;
+	cr_assert_eq(run.status, 0, "dps whatif failed:\n%s", run.err);
+	sum = sum_of_steps(run.err, 4, names);
+	for (size_t i = 0; i < 4; i++) {
+		cr_expect_str_eq(names[i], steps[i], "step %zu", i + 1);
+		g_free(names[i]);
+	}
+	cr_expect(sum <= wall + 0.1,
+		  "the steps' durations add up to %.1f s in a %.1f s study: not their own", sum,
+		  wall);
+	cr_expect_null(strstr(run.err, "\r"), "a live line off a terminal:\n%s", run.err);
+	dps_test_run_fini(&run);
+	/* on a terminal (script(1)'s pseudo-terminal): 16 busy points and the idle stub (the
+	 * flat and original ones are the busy 0 and 1), 3 runs each, a few seconds in all */
+	run = dps_test_run_sh("script -qec \"%s whatif %s --thread 2 --step 0.1 --repeat 3 --mode "
+			      "wall --calibration %s/calibration\" /dev/null",
+			      dps_test_bin(), set, out);
+	cr_assert_eq(run.status, 0, "dps whatif on a terminal failed:\n%s%s", run.out, run.err);
+	cr_expect(strstr(run.out, "[2/2] running 17 points x 3 repetitions: "), "no live line:\n%s",
+		  run.out);
+	cr_expect(strstr(run.out, "/51, about "), "no count of the runs:\n%s", run.out);
+	cr_expect(strstr(run.out, " s left"), "no time left:\n%s", run.out);
+	cr_expect(strstr(run.out, "[2/2] running 17 points x 3 repetitions ("),
+		  "no step line after the live one:\n%s", run.out);
+	dps_test_run_fini(&run);
+	run = dps_test_run_sh("script -qec \"%s whatif %s --thread 2 --step 0.1 --repeat 3 --mode "
+			      "wall --calibration %s/calibration -q\" /dev/null",
+			      dps_test_bin(), set, out);
+	cr_assert_eq(run.status, 0, "dps whatif -q on a terminal failed:\n%s", run.out);
+	cr_expect_null(strstr(run.out, "[2/2]"), "-q shows the steps:\n%s", run.out);
+	dps_test_run_fini(&run);
+	g_free(set);
+	g_free(out);
+	g_free(trace);
+}
+
 Test(whatif, bad_input_exits_2_with_the_reason_before_any_work)
 {
 	char *set = set_path("two");
