@@ -232,6 +232,8 @@ static int cmd_profile(int argc, char **argv)
 	if (rc) {
 		fprintf(stderr, "dps memory profile: %s\n", diag.msg);
 		ret = rc == DPS_ERR_INVAL ? DPS_EXIT_USAGE : DPS_EXIT_FAILURE;
+	} else if (html) {
+		printf("\nReport: %s\n", html);
 	}
 fini_profile:
 	mp_profile_fini(&p);
@@ -310,6 +312,7 @@ static int cmd_predict(int argc, char **argv)
 		fprintf(stderr, "dps memory predict: %s\n", diag.msg);
 		return dps_cli_exit_code(rc);
 	}
+	po.source = argv[optind];
 	rc = mp_predict(&p, &po, &pr, &diag);
 	if (rc) {
 		fprintf(stderr, "dps memory predict: %s\n", diag.msg);
@@ -325,7 +328,8 @@ static int cmd_predict(int argc, char **argv)
 		}
 	}
 	if (html) {
-		rc = mp_prediction_save_html(&pr, html, &diag);
+		rc = mp_prediction_add_curve(&pr, &p, &po, &diag);
+		rc = rc ? rc : mp_prediction_save_html(&pr, html, &diag);
 		if (rc) {
 			fprintf(stderr, "dps memory predict: %s\n", diag.msg);
 			ret = dps_cli_exit_code(rc);
@@ -336,6 +340,9 @@ static int cmd_predict(int argc, char **argv)
 		rc = mp_prediction_write_json(&pr, stdout);
 	} else {
 		mp_prediction_print(&pr, stdout);
+	}
+	if (!rc && html && !json) {
+		printf("\nReport: %s\n", html);
 	}
 	if (rc || fflush(stdout)) {
 		fprintf(stderr, "dps memory predict: cannot write to standard output\n");

@@ -631,6 +631,8 @@ int mp_read_trace(const char *path, double size, const struct mp_read_options *o
 	GPtrArray *skips = g_ptr_array_new_with_free_func(g_free);
 	GPtrArray *ust = g_ptr_array_new();
 	struct reader rd = {.opts = o ? o : &defaults, .pid = -1};
+	char command[4096];
+	size_t first;
 	int rc;
 
 	rc = analyzer_find_traces(&path, 1, found, skips, diag);
@@ -684,7 +686,14 @@ int mp_read_trace(const char *path, double size, const struct mp_read_options *o
 		rc = DPS_ERR_INVAL;
 		goto free_reader;
 	}
+	first = p->n_sets;
 	rc = mp_run_finish(rd.run, rd.last_ts, p);
+	if (!rc && dps_record_info_command(path, command, sizeof(command))) {
+		for (size_t i = first; i < p->n_sets && !rc; i++) {
+			p->sets[i].command = strdup(command);
+			rc = p->sets[i].command ? DPS_OK : DPS_ERR_NOMEM;
+		}
+	}
 	if (rc) {
 		dps_diag_setf(diag, "%s: out of memory", path);
 	}

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib.h>
+
 #include "atomic-out.h"
 #include "mempredict.h"
 #include "text-out.h"
@@ -39,7 +41,11 @@ static const char CSS[] =
     ".sw{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-1px}"
     ".bar-peak{fill:#4a6fa5}.bar-avg{fill:#9fc0e8}.range{stroke:#111;stroke-width:1.5}"
     ".paper{stroke:#c0392b;stroke-width:2}.name{font-size:11px;text-anchor:end;fill:#222}"
-    "code{font-size:12px}.basis td{font-weight:600}";
+    "code{font-size:12px}.basis td{font-weight:600}"
+    ".model{fill:none;stroke:#4a6fa5;stroke-width:2}.measured{fill:#222}"
+    ".predicted-point{fill:#e08a00;stroke:#222}.predicted-range{stroke:#e08a00;stroke-width:3}"
+    ".paper-point{fill:#c0392b}.measured-edge{stroke:#999;stroke-dasharray:4 3}"
+    ".edge-label{font-size:11px;fill:#777}";
 
 /* A round tick step for a range: 1, 2 or 5 times a power of ten, about 5 ticks. */
 static double tick_step(double range)
@@ -427,12 +433,189 @@ static void phase_table(const struct mp_prediction *pr, const struct mp_phase_pr
 	fputs("</table>\n", out);
 }
 
+/* The program the runs recorded: their commands' first word, without its directory, when they
+ * all have the same (g_free); NULL when no run names one. */
+static char *program_of(const struct mp_prediction *pr)
+{
+	char *prog = NULL;
+
+	for (size_t i = 0; i < pr->n_runs; i++) {
+		const char *cmd = pr->runs[i].command;
+		size_t len = cmd ? strcspn(cmd, " ") : 0;
+		char *word = len ? g_strndup(cmd, len) : NULL;
+		char *base = word ? g_path_get_basename(word) : NULL;
+
+		g_free(word);
+		if (!base) {
+			continue;
+		}
+		if (prog && strcmp(prog, base)) {
+			g_free(prog);
+			g_free(base);
+			return g_strdup("several programs");
+		}
+		g_free(prog);
+		prog = base;
+	}
+	return prog;
+}
+
+/* What the prediction was made from: the profile, and its runs with their sizes, commands and
+ * measured peaks. */
+static void runs_table(const struct mp_prediction *pr, bool by_size, FILE *out)
+{
+	char h[32];
+
+	fputs("<p>Fitted on ", out);
+	fprintf(out, "%zu run%s", pr->n_runs, pr->n_runs == 1 ? "" : "s");
+	if (pr->source) {
+		fputs(" of the profile <code id=\"profile\">", out);
+		dps_html_escape(out, pr->source);
+		fputs("</code>", out);
+	}
+	fprintf(out, ", %s ", by_size ? "input sizes" : "basis counts");
+	for (size_t i = 0; i < pr->n_runs; i++) {
+		fprintf(out, "%s<span class=\"size\">%g</span>", i ? ", " : "", pr->runs[i].x);
+	}
+	fputs(":</p>\n<table class=\"runs\"><tr><th>", out);
+	fputs(by_size ? "input size" : "basis count", out);
+	fputs("</th><th>measured peak</th><th class=\"l\">command</th><th class=\"l\">run "
+	      "(trace)</th></tr>\n",
+	      out);
+	for (size_t i = 0; i < pr->n_runs; i++) {
+		const struct mp_run_peak *r = &pr->runs[i];
+
+		fprintf(out, "<tr><td>%g</td><td>%s</td><td class=\"l\"><code>", r->x,
+			mp_human_bytes(r->peak_bytes, h, sizeof(h)));
+		dps_html_escape(out, r->command ? r->command : "-");
+		fputs("</code></td><td class=\"l\"><code>", out);
+		dps_html_escape(out, r->run);
+		fputs("</code></td></tr>\n", out);
+	}
+	fputs("</table>\n", out);
+}
+
+/*
+ * The peak against the basis count: the runs' measured peaks (dots), the models' predicted
+ * peak at every count (the line, mp_prediction_add_curve), the predicted point with its range
+ * (the whisker) and the paper's (a square); a dashed line where the measured sizes end and the
+ * extrapolation begins.
+ */
+static void size_chart(const struct mp_prediction *pr, bool by_size, FILE *out)
+{
+	struct area_chart c = {.x1 = 1, .y1 = 1};
+	double sx, sy, edge = 0;
+	char h[32], t[32];
+
+	for (size_t i = 0; i < pr->n_runs; i++) {
+		c.x1 = fmax(c.x1, pr->runs[i].x);
+		c.y1 = fmax(c.y1, pr->runs[i].peak_bytes);
+		edge = fmax(edge, pr->runs[i].x);
+	}
+	for (size_t i = 0; i < pr->n_curve; i++) {
+		c.x1 = fmax(c.x1, pr->curve_x[i]);
+		c.y1 = fmax(c.y1, pr->curve_peak[i]);
+	}
+	c.x1 = fmax(c.x1, pr->count) * 1.05;
+	c.y1 = fmax(c.y1, fmax(pr->peak_hi, pr->paper_peak_bytes)) * 1.08;
+	sx = tick_step(c.x1);
+	sy = tick_step(c.y1);
+	fprintf(out,
+		"<svg class=\"peak-size\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" "
+		"height=\"%.0f\" data-runs=\"%zu\" data-curve=\"%zu\">\n",
+		W, CHART_H, W, CHART_H, pr->n_runs, pr->n_curve);
+	fprintf(out,
+		"<g class=\"axes\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+		"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+		ML, CHART_H - MB, W - MR, CHART_H - MB, ML, MT, ML, CHART_H - MB);
+	for (double v = 0; v <= c.x1 * (1 + 1e-9); v += sx) {
+		fprintf(out,
+			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			"<text class=\"xt\" x=\"%.1f\" y=\"%.1f\">%g</text>\n",
+			ax(&c, v), CHART_H - MB, ax(&c, v), CHART_H - MB + 4, ax(&c, v),
+			CHART_H - MB + 16, v);
+	}
+	for (double v = sy; v <= c.y1 * (1 + 1e-9); v += sy) {
+		fprintf(out,
+			"<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			"<text class=\"yt\" x=\"%.1f\" y=\"%.1f\">%s</text>\n",
+			ML, ay(&c, v), W - MR, ay(&c, v), ML - 5, ay(&c, v) + 4,
+			mp_human_bytes(v, h, sizeof(h)));
+	}
+	fprintf(out, "<text class=\"xl\" x=\"%.1f\" y=\"%.1f\">", (ML + W - MR) / 2, CHART_H - 6);
+	if (by_size) {
+		fputs("input size", out);
+	} else {
+		fputs("objects of the basis class ", out);
+		dps_html_escape(out, pr->basis);
+	}
+	fputs("</text></g>\n", out);
+	if (edge > 0) {
+		fprintf(out,
+			"<line class=\"measured-edge\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			"y2=\"%.1f\"/><text class=\"edge-label\" x=\"%.1f\" y=\"%.1f\">"
+			"extrapolated &#8594;</text>\n",
+			ax(&c, edge), MT, ax(&c, edge), CHART_H - MB, ax(&c, edge) + 4, MT + 10);
+	}
+	if (pr->n_curve) {
+		fputs("<path class=\"model\" d=\"", out);
+		fprintf(out, "M%.1f %.1f", ax(&c, 0), ay(&c, 0));
+		for (size_t i = 0; i < pr->n_curve; i++) {
+			fprintf(out, "L%.1f %.1f", ax(&c, pr->curve_x[i]),
+				ay(&c, pr->curve_peak[i]));
+		}
+		fputs("\"><title>the fitted models' peak</title></path>\n", out);
+	}
+	for (size_t i = 0; i < pr->n_runs; i++) {
+		const struct mp_run_peak *r = &pr->runs[i];
+
+		fprintf(out,
+			"<circle class=\"measured\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\"><title>%g: "
+			"measured peak %s (",
+			ax(&c, r->x), ay(&c, r->peak_bytes), r->x,
+			mp_human_bytes(r->peak_bytes, h, sizeof(h)));
+		dps_html_escape(out, r->run);
+		fputs(")</title></circle>\n", out);
+	}
+	fprintf(out,
+		"<line class=\"predicted-range\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+		"y2=\"%.1f\"/>\n",
+		ax(&c, pr->count), ay(&c, pr->peak_lo), ax(&c, pr->count), ay(&c, pr->peak_hi));
+	fprintf(out,
+		"<rect class=\"paper-point\" x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\">"
+		"<title>the paper's ratios: %s</title></rect>\n",
+		ax(&c, pr->count) - 4, ay(&c, pr->paper_peak_bytes) - 4,
+		mp_human_bytes(pr->paper_peak_bytes, h, sizeof(h)));
+	fprintf(out,
+		"<circle class=\"predicted-point\" cx=\"%.1f\" cy=\"%.1f\" r=\"6\"><title>%g: "
+		"predicted peak %s [%s .. ",
+		ax(&c, pr->count), ay(&c, pr->peak_bytes), pr->count,
+		mp_human_bytes(pr->peak_bytes, h, sizeof(h)),
+		mp_human_bytes(pr->peak_lo, t, sizeof(t)));
+	fprintf(out, "%s]</title></circle>\n</svg>\n", mp_human_bytes(pr->peak_hi, h, sizeof(h)));
+	fputs("<p class=\"legend\"><span><i class=\"sw\" style=\"background:#222\"></i>measured "
+	      "peak of a run</span><span><i class=\"sw\" style=\"background:#4a6fa5\"></i>the "
+	      "fitted models</span><span><i class=\"sw\" style=\"background:#e08a00\"></i>the "
+	      "prediction (the bar: its range)</span><span><i class=\"sw\" "
+	      "style=\"background:#c0392b\"></i>the paper's ratios</span></p>\n",
+	      out);
+}
+
 void mp_prediction_write_html(const struct mp_prediction *pr, FILE *out)
 {
+	bool by_size = !strcmp(pr->basis, "input size");
+	char *prog = program_of(pr);
 	char a[32], b[32], c[32], d[32], e[32];
 
 	page_head(out, "dps memory predict");
-	fputs("<h1>Predicted heap for <code id=\"basis\">", out);
+	fputs("<h1>Predicted heap", out);
+	if (prog) {
+		fputs(" of <code id=\"program\">", out);
+		dps_html_escape(out, prog);
+		fputs("</code>", out);
+	}
+	g_free(prog);
+	fputs(" for <code id=\"basis\">", out);
 	dps_html_escape(out, pr->basis);
 	fprintf(out,
 		"</code> = %g</h1>\n<p>Peak %s [%s .. %s], average %s; the paper's ratios: peak "
@@ -442,7 +625,11 @@ void mp_prediction_write_html(const struct mp_prediction *pr, FILE *out)
 		mp_human_bytes(pr->peak_hi, c, sizeof(c)),
 		mp_human_bytes(pr->avg_bytes, d, sizeof(d)),
 		mp_human_bytes(pr->paper_peak_bytes, e, sizeof(e)));
-	fputs("<p class=\"legend\"><span><i class=\"sw\" style=\"background:#4a6fa5\"></i>"
+	runs_table(pr, by_size, out);
+	fprintf(out, "<h2>Peak against %s</h2>\n", by_size ? "input size" : "basis count");
+	size_chart(pr, by_size, out);
+	fputs("<h2>By phase and class</h2>\n<p class=\"legend\"><span><i class=\"sw\" "
+	      "style=\"background:#4a6fa5\"></i>"
 	      "predicted peak (the line: its range)</span><span><i class=\"sw\" "
 	      "style=\"background:#9fc0e8\"></i>predicted average</span><span><i class=\"sw\" "
 	      "style=\"background:#c0392b\"></i>the paper's ratios (peak)</span></p>\n",

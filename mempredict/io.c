@@ -122,6 +122,9 @@ int mp_profile_save(const struct mp_profile *p, const char *path, struct dps_dia
 
 		json_builder_begin_object(b);
 		add_string(b, "run", d->run);
+		if (d->command) {
+			add_string(b, "command", d->command);
+		}
 		add_string(b, "phase", d->phase);
 		add_double(b, "size", d->size >= 0 ? d->size : NAN);
 		add_uint(b, "duration_ns", d->duration_ns);
@@ -352,6 +355,10 @@ static void load_set(struct loader *l, JsonNode *n, size_t i, struct mp_dataset 
 	}
 	o = json_node_get_object(n);
 	d->run = get_str(l, o, what, "run");
+	/* optional: a profile of a trace without record.info, or of an older dps */
+	if (json_object_has_member(o, "command")) {
+		d->command = get_str(l, o, what, "command");
+	}
 	d->phase = get_str(l, o, what, "phase");
 	d->size = get_num(l, o, what, "size", true);
 	d->duration_ns = (uint64_t)get_num(l, o, what, "duration_ns", false);
@@ -494,6 +501,15 @@ void mp_prediction_print(const struct mp_prediction *pr, FILE *out)
 	char a[32], b[32], c[32], d[32], e[32], f[32];
 
 	fprintf(out, "basis \"%s\" x %g\n", pr->basis, pr->count);
+	if (pr->n_runs) {
+		fprintf(out, "fitted on %zu run%s of %s", pr->n_runs, pr->n_runs == 1 ? "" : "s",
+			pr->basis);
+		for (size_t i = 0; i < pr->n_runs; i++) {
+			fprintf(out, "%s%g", i ? ", " : " ", pr->runs[i].x);
+		}
+		fprintf(out, "%s%s%s\n", pr->source ? " (profile " : "",
+			pr->source ? pr->source : "", pr->source ? ")" : "");
+	}
 	fprintf(
 	    out, "peak %s [%s .. %s]  average %s   (paper's ratios: peak %s, average %s)\n",
 	    mp_human_bytes(pr->peak_bytes, a, sizeof(a)), mp_human_bytes(pr->peak_lo, b, sizeof(b)),

@@ -55,9 +55,10 @@ struct mp_series {
 
 /* A data set: one phase of one run. */
 struct mp_dataset {
-	char *run;   /* owned: the trace's path */
-	char *phase; /* owned */
-	double size; /* the run's input size; < 0 when unknown */
+	char *run;     /* owned: the trace's path */
+	char *command; /* owned: the command recorded (its record.info), NULL when unknown */
+	char *phase;   /* owned */
+	double size;   /* the run's input size; < 0 when unknown */
 	uint64_t duration_ns;
 	uint64_t peak_bytes;		/* total live heap at its peak in the phase */
 	double avg_bytes;		/* time-weighted average total live heap */
@@ -121,7 +122,8 @@ int mp_run_finish(struct mp_run *r, uint64_t end_ns, struct mp_profile *p);
  * Reading a recording (bt-read.c): every lttng_ust_libc event and the dps:mem_class, dps:phase
  * and dps:mem_size marks of the trace(s) under path (of the process record.info names, when it
  * does, unless all_processes), allocation sites resolved through
- * babeltrace2's debug-info filter and the binaries' DWARF. DPS_ERR_INVAL for a recording
+ * babeltrace2's debug-info filter and the binaries' DWARF; the data sets name the command
+ * record.info names. DPS_ERR_INVAL for a recording
  * without a libc wrapper event (recorded without --memory), DPS_ERR_NOENT for no trace.
  */
 struct mp_read_options {
@@ -162,8 +164,10 @@ const char *mp_human_bytes(double b, char *buf, size_t len);
  *    biggest classes and the others summed) and the class table (the paper's annotated class
  *    diagram): sizes, the multiplicity relative to the basis class (NULL: the class with the
  *    most objects potentially active in a data set), objects, live bytes;
- *  - the prediction: per phase, each class's predicted peak and average as bars, the range as
- *    a whisker, the paper's figure as a tick.
+ *  - the prediction: what it was made from (the program, the profile, the runs and their
+ *    sizes), the peak against the basis count (the runs' measured peaks, the fitted curve of
+ *    mp_prediction_add_curve, the predicted point and its range), then per phase each class's
+ *    predicted peak and average as bars, the range as a whisker, the paper's figure as a tick.
  * The _save forms write the file whole or not at all (DPS_ERR_IO, diag names it).
  */
 void mp_profile_write_html(const struct mp_profile *p, const char *basis, FILE *out);
@@ -174,9 +178,10 @@ int mp_profile_save_html(const struct mp_profile *p, const char *basis, const ch
  * Prediction (predict.c).
  */
 struct mp_predict_options {
-	const char *basis; /* the basis class; NULL with by_size */
-	double count;	   /* the number of basis objects expected, or the input size (> 0) */
-	bool by_size;	   /* against the runs' input sizes instead of a basis class */
+	const char *basis;  /* the basis class; NULL with by_size */
+	double count;	    /* the number of basis objects expected, or the input size (> 0) */
+	bool by_size;	    /* against the runs' input sizes instead of a basis class */
+	const char *source; /* borrowed: the profile's path, named by the outputs; NULL: none */
 };
 
 struct mp_class_prediction {
@@ -203,8 +208,21 @@ struct mp_phase_prediction {
 	bool fitted; /* >= 3 distinct basis counts: models fitted; else the paper's ratios */
 };
 
+/* A run the prediction was made from: its basis count (or input size) and its measured peak,
+ * the highest of its phases'. */
+struct mp_run_peak {
+	char *run;     /* owned: the trace's path */
+	char *command; /* owned: the command recorded, NULL when unknown */
+	double x;
+	double peak_bytes;
+};
+
+/* How many basis counts mp_prediction_add_curve evaluates, besides the runs' and the count. */
+#define MP_CURVE_POINTS 64
+
 struct mp_prediction {
-	char *basis; /* owned */
+	char *basis;  /* owned */
+	char *source; /* owned: the profile's path (mp_predict_options), NULL: not given */
 	double count;
 	double peak_bytes, avg_bytes, peak_lo, peak_hi, avg_lo, avg_hi;
 	double paper_peak_bytes, paper_avg_bytes;
@@ -212,6 +230,12 @@ struct mp_prediction {
 	size_t n_phases;
 	struct mp_class_prediction *classes; /* owned, n_classes, by phase then bytes */
 	size_t n_classes;
+	struct mp_run_peak *runs; /* owned, n_runs: the profile's runs by basis count */
+	size_t n_runs;
+	/* the predicted peak against the basis count (mp_prediction_add_curve; empty without):
+	 * owned, n_curve points by count, the last at or past the count and every run's */
+	double *curve_x, *curve_peak;
+	size_t n_curve;
 };
 
 /* DPS_ERR_INVAL: an unknown basis class (diag lists some known), a count <= 0, an empty
@@ -219,6 +243,14 @@ struct mp_prediction {
 int mp_predict(const struct mp_profile *p, const struct mp_predict_options *o,
 	       struct mp_prediction *out, struct dps_diag *diag);
 void mp_prediction_fini(struct mp_prediction *pr);
+/*
+ * The predicted peak at MP_CURVE_POINTS basis counts from 0 to past the largest of the count and
+ * the runs', and at the runs' and the count itself, into pr->curve_*: the same models (the
+ * chosen fit of every class, summed per phase, the highest phase) as pr's, evaluated there. p
+ * and o are what pr was predicted from. The HTML page draws it. DPS_OK, DPS_ERR_NOMEM.
+ */
+int mp_prediction_add_curve(struct mp_prediction *pr, const struct mp_profile *p,
+			    const struct mp_predict_options *o, struct dps_diag *diag);
 void mp_prediction_print(const struct mp_prediction *pr, FILE *out);
 /* JSON on out; DPS_ERR_IO when it cannot be written. */
 int mp_prediction_write_json(const struct mp_prediction *pr, FILE *out);

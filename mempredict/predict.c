@@ -370,8 +370,9 @@ static void hint_classes(const struct mp_profile *p, char *buf, size_t len)
 	}
 }
 
-int mp_predict(const struct mp_profile *p, const struct mp_predict_options *o,
-	       struct mp_prediction *out, struct dps_diag *diag)
+/* The prediction at o's count, without the runs (mp_predict, and each point of the curve). */
+static int predict_at(const struct mp_profile *p, const struct mp_predict_options *o,
+		      struct mp_prediction *out, struct dps_diag *diag)
 {
 	GPtrArray *phases = g_ptr_array_new();
 	size_t *sel = NULL;
@@ -498,11 +499,136 @@ free_phases:
 	return rc;
 }
 
+static int by_x(const void *a, const void *b)
+{
+	const struct mp_run_peak *x = a, *y = b;
+
+	return (x->x > y->x) - (x->x < y->x);
+}
+
+/* The profile's runs into pr->runs: each one's basis count, its highest phase peak, its
+ * command; by basis count. */
+static int add_runs(const struct mp_profile *p, const struct mp_predict_options *o,
+		    struct mp_prediction *pr)
+{
+	pr->runs = calloc(p->n_sets ? p->n_sets : 1, sizeof(*pr->runs));
+	if (!pr->runs) {
+		return DPS_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < p->n_sets; i++) {
+		const struct mp_dataset *d = &p->sets[i];
+		struct mp_run_peak *r = NULL;
+
+		for (size_t k = 0; k < pr->n_runs && !r; k++) {
+			r = strcmp(pr->runs[k].run, d->run) ? NULL : &pr->runs[k];
+		}
+		if (!r) {
+			r = &pr->runs[pr->n_runs++];
+			r->run = strdup(d->run);
+			r->command = d->command ? strdup(d->command) : NULL;
+			r->x = run_basis(p, d, o);
+			if (!r->run || (d->command && !r->command)) {
+				return DPS_ERR_NOMEM;
+			}
+		}
+		r->peak_bytes = fmax(r->peak_bytes, (double)d->peak_bytes);
+	}
+	qsort(pr->runs, pr->n_runs, sizeof(*pr->runs), by_x);
+	return DPS_OK;
+}
+
+int mp_predict(const struct mp_profile *p, const struct mp_predict_options *o,
+	       struct mp_prediction *out, struct dps_diag *diag)
+{
+	int rc = predict_at(p, o, out, diag);
+
+	if (!rc && o->source) {
+		out->source = strdup(o->source);
+		rc = out->source ? DPS_OK : DPS_ERR_NOMEM;
+	}
+	rc = rc ? rc : add_runs(p, o, out);
+	if (rc == DPS_ERR_NOMEM) {
+		dps_diag_setf(diag, "out of memory");
+		mp_prediction_fini(out);
+	}
+	return rc;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+int mp_prediction_add_curve(struct mp_prediction *pr, const struct mp_profile *p,
+			    const struct mp_predict_options *o, struct dps_diag *diag)
+{
+	size_t cap = MP_CURVE_POINTS + pr->n_runs + 1, n = 0, m = 0;
+	double top = pr->count, *xs = calloc(cap, sizeof(*xs)), *ys = calloc(cap, sizeof(*ys));
+	int rc = DPS_OK;
+
+	if (!xs || !ys) {
+		rc = DPS_ERR_NOMEM;
+		goto free_xy;
+	}
+	for (size_t k = 0; k < pr->n_runs; k++) {
+		top = fmax(top, pr->runs[k].x);
+		if (pr->runs[k].x > 0) {
+			xs[n++] = pr->runs[k].x;
+		}
+	}
+	xs[n++] = pr->count;
+	for (size_t i = 1; i <= MP_CURVE_POINTS; i++) {
+		xs[n++] = top * (double)i / MP_CURVE_POINTS;
+	}
+	qsort(xs, n, sizeof(*xs), compare_double);
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct mp_predict_options at = *o;
+		struct mp_prediction q;
+
+		if (m && xs[i] == xs[m - 1]) {
+			continue;
+		}
+		at.count = xs[i];
+		at.source = NULL;
+		rc = predict_at(p, &at, &q, diag);
+		if (!rc) {
+			xs[m] = xs[i];
+			ys[m++] = q.peak_bytes;
+			mp_prediction_fini(&q);
+		}
+	}
+	if (!rc) {
+		free(pr->curve_x);
+		free(pr->curve_peak);
+		pr->curve_x = xs;
+		pr->curve_peak = ys;
+		pr->n_curve = m;
+		return DPS_OK;
+	}
+free_xy:
+	if (rc == DPS_ERR_NOMEM) {
+		dps_diag_setf(diag, "out of memory");
+	}
+	free(xs);
+	free(ys);
+	return rc;
+}
+
 void mp_prediction_fini(struct mp_prediction *pr)
 {
 	for (size_t i = 0; i < pr->n_phases; i++) {
 		free(pr->phases[i].name);
 	}
+	for (size_t i = 0; i < pr->n_runs; i++) {
+		free(pr->runs[i].run);
+		free(pr->runs[i].command);
+	}
+	free(pr->runs);
+	free(pr->curve_x);
+	free(pr->curve_peak);
+	free(pr->source);
 	for (size_t i = 0; i < pr->n_classes; i++) {
 		free(pr->classes[i].phase);
 		free(pr->classes[i].name);

@@ -125,6 +125,7 @@ static void dataset_fini(struct mp_dataset *d)
 	}
 	free(d->classes);
 	free(d->run);
+	free(d->command);
 	free(d->phase);
 }
 

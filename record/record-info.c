@@ -78,11 +78,12 @@ static bool parse_share(const char *s, double *v)
 }
 
 /* Checks one "key value" line (without its newline); *pid set by a pid line, load by the
- * load_* lines (bit 0: cpus, bit 1: others seen, in *load_seen). Returns NULL when the line
- * is good, else what was expected. */
+ * load_* lines (bit 0: cpus, bit 1: others seen, in *load_seen), text (text_len bytes) by the
+ * text_key line when text is not NULL. Returns NULL when the line is good, else what was
+ * expected. */
 static const char *check_line(const char *key, const char *value, int64_t *pid,
-			      struct dps_load *load, unsigned *load_seen, char *lost,
-			      size_t lost_len)
+			      struct dps_load *load, unsigned *load_seen, const char *text_key,
+			      char *text, size_t text_len)
 {
 	long long v;
 	double d;
@@ -121,17 +122,20 @@ static const char *check_line(const char *key, const char *value, int64_t *pid,
 		if (strcmp(value, "yes") && strcmp(value, "no")) {
 			return "yes or no";
 		}
-	} else if (!strcmp(key, "perf_lost") && lost) {
-		snprintf(lost, lost_len, "%s", value);
+	}
+	if (text && !strcmp(key, text_key)) {
+		snprintf(text, text_len, "%s", value);
 	}
 	/* command, perf_lost: any text; other keys: a newer dps's, left alone */
 	return NULL;
 }
 
-/* The one reader: *pid, *load (known only when the file has its load_* lines), and perf's
- * report of lost events into lost (when not NULL; "" when the file has none). */
-static enum dps_status read_info(const char *trace, int64_t *pid, struct dps_load *load, char *lost,
-				 size_t lost_len, struct dps_diag *diag)
+/* The one reader: *pid, *load (known only when the file has its load_* lines), and the value of
+ * the text_key line into text (when not NULL; "" when the file has none): perf's report of
+ * lost events, the command. */
+static enum dps_status read_info(const char *trace, int64_t *pid, struct dps_load *load,
+				 const char *text_key, char *text, size_t text_len,
+				 struct dps_diag *diag)
 {
 	char path[4096], line[4096];
 	int64_t found = -1;
@@ -176,7 +180,8 @@ static enum dps_status read_info(const char *trace, int64_t *pid, struct dps_loa
 			goto end;
 		}
 		line[k] = '\0';
-		expected = check_line(line, line + k + 1, &found, load, &load_seen, lost, lost_len);
+		expected = check_line(line, line + k + 1, &found, load, &load_seen, text_key, text,
+				      text_len);
 		if (expected) {
 			dps_diag_setf(diag, "%s:%u:%zu: %s: expected %s, got \"%.40s\"", path,
 				      lineno, k + 2, line, expected, line + k + 1);
@@ -202,7 +207,7 @@ enum dps_status dps_record_info_read(const char *trace, int64_t *pid, struct dps
 {
 	struct dps_load load = {0};
 
-	return read_info(trace, pid, &load, NULL, 0, diag);
+	return read_info(trace, pid, &load, NULL, NULL, 0, diag);
 }
 
 bool dps_record_info_pid(const char *trace, int64_t *pid)
@@ -218,21 +223,32 @@ bool dps_record_info_load(const char *trace, struct dps_load *load)
 	int64_t pid;
 
 	*load = (struct dps_load){0};
-	if (read_info(trace, &pid, load, NULL, 0, &diag) != DPS_OK) {
+	if (read_info(trace, &pid, load, NULL, NULL, 0, &diag) != DPS_OK) {
 		*load = (struct dps_load){0};
 	}
 	return load->known;
 }
 
-bool dps_record_info_lost(const char *trace, char *buf, size_t len)
+/* The text of the key line of trace's record.info into buf: true when there is one. */
+static bool read_text(const char *trace, const char *key, char *buf, size_t len)
 {
 	struct dps_diag diag = {""};
 	struct dps_load load = {0};
 	int64_t pid;
 
 	buf[0] = '\0';
-	if (read_info(trace, &pid, &load, buf, len, &diag) != DPS_OK) {
+	if (read_info(trace, &pid, &load, key, buf, len, &diag) != DPS_OK) {
 		buf[0] = '\0';
 	}
 	return buf[0] != '\0';
+}
+
+bool dps_record_info_lost(const char *trace, char *buf, size_t len)
+{
+	return read_text(trace, "perf_lost", buf, len);
+}
+
+bool dps_record_info_command(const char *trace, char *buf, size_t len)
+{
+	return read_text(trace, "command", buf, len);
 }

@@ -90,4 +90,8 @@ bool dps_record_info_load(const char *trace, struct dps_load *load);
  */
 bool dps_record_info_lost(const char *trace, char *buf, size_t len);
 
+/* The command dps record ran (the command line of TRACE/record.info, its words joined by
+ * spaces) into buf (len bytes): true when there is one; false for no file or a malformed one. */
+bool dps_record_info_command(const char *trace, char *buf, size_t len);
+
 #endif /* DPS_RECORD_RECORD_H */

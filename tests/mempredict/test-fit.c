@@ -320,6 +320,9 @@ Test(profile, the_series_is_bounded_and_keeps_the_biggest_classes)
 /* What a GMarkup parse of a page saw. */
 struct page {
 	unsigned n_svg, n_table, n_area, n_bar;
+	/* the prediction's peak against the basis count: its chart, the runs' dots, the fitted
+	 * line, the predicted point and its range; the sizes named above it */
+	unsigned n_peak_size, n_measured, n_model, n_predicted, n_range, n_size;
 	GString *text;
 };
 
@@ -336,6 +339,12 @@ static void page_start(GMarkupParseContext *ctx, const char *el, const char **na
 		if (!strcmp(names[i], "class")) {
 			pg->n_area += !strcmp(values[i], "area");
 			pg->n_bar += !strcmp(values[i], "bar-peak");
+			pg->n_peak_size += !strcmp(values[i], "peak-size");
+			pg->n_measured += !strcmp(values[i], "measured");
+			pg->n_model += !strcmp(values[i], "model");
+			pg->n_predicted += !strcmp(values[i], "predicted-point");
+			pg->n_range += !strcmp(values[i], "predicted-range");
+			pg->n_size += !strcmp(values[i], "size");
 		}
 	}
 }
@@ -577,12 +586,83 @@ Test(predict, the_html_page_has_a_bar_per_class)
 
 	synthetic(&p, 4);
 	cr_assert_eq(mp_predict(&p, &o, &pr, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(mp_prediction_add_curve(&pr, &p, &o, &diag), DPS_OK, "%s", diag.msg);
 	cr_assert_eq(mp_prediction_save_html(&pr, path, &diag), DPS_OK, "%s", diag.msg);
 	pg = parse_page(path, &raw);
-	cr_expect_eq(pg.n_svg, 1, "one chart per phase: %u", pg.n_svg);
-	cr_expect_eq(pg.n_table, 1, "one table per phase: %u", pg.n_table);
+	cr_expect_eq(pg.n_svg, 2, "the peak against size and one chart per phase: %u", pg.n_svg);
+	cr_expect_eq(pg.n_table, 2, "the runs and one table per phase: %u", pg.n_table);
 	cr_expect_eq(pg.n_bar, 3, "a bar per class: %u", pg.n_bar);
 	cr_expect(strstr(pg.text->str, "index"), "a class name");
+	cr_expect_null(strstr(raw, "id=\"program\""), "no run names a program:\n%s", raw);
+	g_string_free(pg.text, TRUE);
+	g_free(raw);
+	mp_prediction_fini(&pr);
+	mp_profile_fini(&p);
+	g_free(path);
+	dps_test_rmtree(dir);
+	g_free(dir);
+}
+
+/*
+ * The page says what the prediction was made from and shows why to believe it (issue 25): the
+ * program the runs recorded, the profile, the runs' sizes, and the peak against the size with
+ * the runs' measured peaks, the fitted models' line and the extrapolated point with its range.
+ * The line is the prediction's own models evaluated at each size: at the runs' sizes it meets
+ * their peaks (the synthetic laws are exact), at the count it is the prediction.
+ */
+Test(predict, the_html_page_says_what_it_was_fitted_on_and_draws_peak_against_size)
+{
+	struct mp_profile p = {0};
+	struct mp_predict_options o = {.basis = "node", .count = 16000, .source = "dir/<p>.json"};
+	struct mp_prediction pr;
+	struct dps_diag diag = {""};
+	char *dir = dps_test_mkdtemp("mempredict-html");
+	char *path = dps_test_strf("%s/pred.html", dir), *raw;
+	struct page pg;
+	size_t at_count = SIZE_MAX;
+
+	synthetic(&p, 3);
+	for (size_t i = 0; i < p.n_sets; i++) {
+		p.sets[i].command = g_strdup_printf("/opt/bin/word<idx> %g", p.sets[i].size);
+	}
+	cr_assert_eq(mp_predict(&p, &o, &pr, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(pr.n_runs, 3);
+	for (size_t i = 0; i < 3; i++) {
+		cr_expect_eq(pr.runs[i].x, p.sets[i].size, "run %zu's basis count", i);
+		cr_expect_eq(pr.runs[i].peak_bytes, (double)p.sets[i].peak_bytes, "run %zu", i);
+	}
+	cr_assert_eq(mp_prediction_add_curve(&pr, &p, &o, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_geq(pr.n_curve, MP_CURVE_POINTS);
+	for (size_t i = 0; i < pr.n_curve; i++) {
+		cr_assert(!i || pr.curve_x[i] > pr.curve_x[i - 1], "the curve by count");
+		at_count = pr.curve_x[i] == o.count ? i : at_count;
+		for (size_t k = 0; k < 3; k++) {
+			if (pr.curve_x[i] == pr.runs[k].x) {
+				cr_expect(close_to(pr.curve_peak[i], pr.runs[k].peak_bytes, 1e-3),
+					  "the line at run %zu: %g, measured %g", k,
+					  pr.curve_peak[i], pr.runs[k].peak_bytes);
+			}
+		}
+	}
+	cr_assert_neq(at_count, SIZE_MAX, "the curve passes the count");
+	cr_expect(close_to(pr.curve_peak[at_count], pr.peak_bytes, 1e-9),
+		  "the line at the count %g, the prediction %g", pr.curve_peak[at_count],
+		  pr.peak_bytes);
+	cr_assert_eq(mp_prediction_save_html(&pr, path, &diag), DPS_OK, "%s", diag.msg);
+	pg = parse_page(path, &raw);
+	cr_expect_eq(pg.n_peak_size, 1, "the peak against size: %u charts", pg.n_peak_size);
+	cr_expect_eq(pg.n_measured, 3, "a dot per run: %u", pg.n_measured);
+	cr_expect_eq(pg.n_model, 1, "the fitted line: %u", pg.n_model);
+	cr_expect_eq(pg.n_predicted, 1, "the predicted point: %u", pg.n_predicted);
+	cr_expect_eq(pg.n_range, 1, "its range: %u", pg.n_range);
+	cr_expect_eq(pg.n_size, 3, "the sizes named: %u", pg.n_size);
+	cr_expect(strstr(pg.text->str, "Predicted heap of word<idx> for node = 16000"),
+		  "the program and the count:\n%s", pg.text->str);
+	cr_expect(strstr(pg.text->str, "dir/<p>.json"), "the profile:\n%s", pg.text->str);
+	cr_expect(strstr(pg.text->str, "basis counts 1000, 2000, 4000"), "the sizes:\n%s",
+		  pg.text->str);
+	cr_expect(strstr(pg.text->str, "/opt/bin/word<idx> 2000"), "a run's command");
+	cr_expect_null(strstr(raw, "<idx>"), "never raw");
 	g_string_free(pg.text, TRUE);
 	g_free(raw);
 	mp_prediction_fini(&pr);
@@ -660,10 +740,13 @@ Test(predict, the_profile_file_round_trips)
 	char *bad = dps_test_strf("%s/bad.json", dir);
 
 	synthetic(&p, 3);
+	p.sets[2].command = strdup("./prog 4000");
 	cr_assert_eq(mp_profile_save(&p, path, &diag), DPS_OK, "%s", diag.msg);
 	cr_assert_eq(mp_profile_load(path, &q, &diag), DPS_OK, "%s", diag.msg);
 	cr_assert_eq(q.n_sets, 3);
 	cr_expect_str_eq(q.sets[2].run, "run2");
+	cr_expect_str_eq(q.sets[2].command, "./prog 4000", "the recorded command");
+	cr_expect_null(q.sets[1].command, "a run without record.info names none");
 	cr_expect_eq(q.sets[2].classes[1].live_at_peak_bytes, 160000);
 	cr_expect_eq(q.sets[1].size, 2000);
 	dps_test_write_file(bad, "{\"format\": \"dps-memory-profile\", \"version\": 1, "

@@ -106,6 +106,33 @@ Test(live, sites_phases_and_a_prediction_from_three_recordings, .timeout = 280)
 	cr_expect(strstr(r.out, "\"classes\""), "%s", r.out);
 	dps_test_run_fini(&r);
 
+	/* the page names the program record.info names, the profile and the sizes; the output
+	 * ends with where it is */
+	{
+		char *html = dps_test_strf("%s/pred.html", dir), *page, *report;
+
+		r = dps_test_run_dps("memory", "predict", prof, "--basis", site, "--count", "8000",
+				     "--html", html, NULL);
+		cr_expect_eq(r.status, 0, "%s", r.err);
+		report = dps_test_strf("\nReport: %s\n", html);
+		cr_expect(g_str_has_suffix(r.out, report), "the output does not end with%s:\n%s",
+			  report, r.out);
+		page = dps_test_read_file(html, NULL);
+		cr_assert(page, "no page %s", html);
+		cr_expect(strstr(page, "<code id=\"program\">mempredict-live-prog</code>"),
+			  "the program:\n%.2000s", page);
+		cr_expect(strstr(page, prof), "the profile:\n%.2000s", page);
+		cr_expect(
+		    strstr(page, "<span class=\"size\">500</span>, <span "
+				 "class=\"size\">1000</span>, <span class=\"size\">2000</span>"),
+		    "the basis counts of the three runs (a node per input unit):\n%.2000s", page);
+		cr_expect(strstr(page, "<svg class=\"peak-size\""), "the chart");
+		g_free(page);
+		g_free(report);
+		g_free(html);
+		dps_test_run_fini(&r);
+	}
+
 	/* the predicted curve as an action set that dps run plays */
 	{
 		char *set = dps_test_strf("%s/predicted", dir);
