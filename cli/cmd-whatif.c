@@ -391,9 +391,10 @@ int dps_cmd_whatif(int argc, char **argv)
 	}
 	ret = a.html ? write_html(a.html, &res) : DPS_EXIT_OK;
 	if (!a.json && !ret && (a.html || res.workdir)) {
-		printf("\n%s%s%s%s%s\n", a.html ? "Report: " : "", a.html ? a.html : "",
-		       a.html && res.workdir ? "\n" : "", res.workdir ? "Kept in: " : "",
-		       res.workdir ? res.workdir : "");
+		/* the report last: the one thing to open next */
+		printf("\n%s%s%s%s%s\n", res.workdir ? "Kept in: " : "",
+		       res.workdir ? res.workdir : "", a.html && res.workdir ? "\n" : "",
+		       a.html ? "Report: " : "", a.html ? a.html : "");
 	}
 end:
 	whatif_result_fini(&res);

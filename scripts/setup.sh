@@ -4,7 +4,8 @@
 #   scripts/setup.sh demo   installs, builds, and runs the main job end to end on a bundled
 #                           real trace: analyze -> generate -> build -> run traced -> compare
 #                           -> HTML report (dps replay), then the what-if curve of one of its
-#                           threads (dps whatif), then a memory-use prediction (dps memory)
+#                           threads (dps whatif), then a memory-use prediction (dps memory):
+#                           scripts/demo.sh, each part a heading and its "Report: PATH" last
 # Options: --preset NAME (dev, asan, release), --no-install.
 # Needs root (or sudo) for apt-get, tracefs and perf's kernel scheduler capture.
 set -euo pipefail
@@ -59,28 +60,8 @@ test)
     ctest --preset "$preset" -j "$jobs"
     ;;
 demo)
-    out=${DPS_DEMO_OUT:-$here/out/demo}
-    "build/$preset/cli/dps" replay "$here/examples/traces/xz-T2" --comm xz -o "$out"
-    # the CPU-stub study of one compressing worker (doc/whatif.md), with the half-speed point's
-    # timelines beside the original's: about 25 s on 2 cores
-    "build/$preset/cli/dps" whatif "$here/examples/traces/xz-T2" --thread 23703 --step 0.25 \
-        --repeat 2 --timelines 0.5 -o "$out/whatif" --html "$out/whatif.html"
-    # memory-use prediction (doc/memory-predict.md): the bench's word index recorded at three
-    # small sizes, profiled, and its heap predicted at 4x the largest: about 4 s. Not in an
-    # ASan build: the LTTng libc wrapper dps record --memory preloads refuses ASan programs.
-    if [ "$preset" != asan ]; then
-        mem=$out/memory
-        rm -rf "$mem"
-        mkdir -p "$mem"
-        for n in 25000 50000 100000; do
-            "build/$preset/cli/dps" record -q --memory --no-kernel -o "$mem/wordidx-$n" -- \
-                "build/$preset/bench/dps-bench-mp-wordidx" "$n"
-        done
-        "build/$preset/cli/dps" memory profile "$mem"/wordidx-{25000,50000,100000} \
-            -o "$mem/profile.json" --html "$out/memory-profile.html" >/dev/null
-        "build/$preset/cli/dps" memory predict "$mem/profile.json" --size 400000 \
-            --html "$out/memory-predict.html"
-    fi
+    # three parts, each one heading and, last, "Report: PATH" (scripts/demo.sh)
+    scripts/demo.sh "build/$preset" "${DPS_DEMO_OUT:-$here/out/demo}"
     ;;
 build)
     ;;
