@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /* Running a program and waiting for it (subprocess.h). */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <dps/dps-status.h>
 #include <glib.h>
 
+#include "diag.h"
 #include "subprocess.h"
 
 int dps_subprocess_run(char *const *argv, const struct dps_subprocess_options *opts, char **out)
@@ -88,6 +92,28 @@ bool dps_subprocess_in_path(const char *name)
 
 	g_free(path);
 	return found;
+}
+
+bool dps_subprocess_runnable(const char *name, struct dps_diag *diag)
+{
+	struct stat st;
+
+	if (!strchr(name, '/')) {
+		if (dps_subprocess_in_path(name)) {
+			return true;
+		}
+		dps_diag_setf(diag, "%s: command not found in PATH", name);
+		return false;
+	}
+	if (stat(name, &st)) {
+		dps_diag_setf(diag, "%s: %s", name, strerror(errno));
+		return false;
+	}
+	if (!S_ISREG(st.st_mode) || access(name, X_OK)) {
+		dps_diag_setf(diag, "%s: not an executable file", name);
+		return false;
+	}
+	return true;
 }
 
 void dps_subprocess_exec_mark_format(char *buf, size_t len, uint64_t mono_ns, uint64_t cpu_ns)

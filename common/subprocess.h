@@ -44,4 +44,10 @@ void dps_subprocess_exec_mark_format(char *buf, size_t len, uint64_t mono_ns, ui
 /* Whether name is an executable in PATH. */
 bool dps_subprocess_in_path(const char *name);
 
+struct dps_diag;
+/* Whether execvp would find name: a path that is an executable file, or a name in PATH; when
+ * not, diag says why ("NAME: command not found in PATH", "NAME: not an executable file", or the
+ * path's errno). dps record and dps whatif -- CMD refuse such a command before any work. */
+bool dps_subprocess_runnable(const char *name, struct dps_diag *diag);
+
 #endif /* DPS_COMMON_SUBPROCESS_H */

@@ -68,29 +68,6 @@ static uint64_t timeval_ns(const struct timeval *tv)
 	return (uint64_t)tv->tv_sec * 1000000000u + (uint64_t)tv->tv_usec * 1000u;
 }
 
-/* Whether execvp would find name: a path that is an executable file, or a name in PATH. */
-static bool command_runnable(const char *name, struct dps_diag *diag)
-{
-	struct stat st;
-
-	if (!strchr(name, '/')) {
-		if (dps_subprocess_in_path(name)) {
-			return true;
-		}
-		dps_diag_setf(diag, "%s: command not found in PATH", name);
-		return false;
-	}
-	if (stat(name, &st)) {
-		dps_diag_setf(diag, "%s: %s", name, strerror(errno));
-		return false;
-	}
-	if (!S_ISREG(st.st_mode) || access(name, X_OK)) {
-		dps_diag_setf(diag, "%s: not an executable file", name);
-		return false;
-	}
-	return true;
-}
-
 /*
  * Runs the command and waits for it. Its exec failing is a failure of the recording, told
  * through a close-on-exec pipe (a command that ran and exited 127 is the command's own
@@ -255,7 +232,7 @@ enum dps_status dps_record_run(const struct dps_record_options *opts,
 	}
 	/* The command exists, before anything is created (a missing one used to leave a
 	 * trace of nothing and exit 0). */
-	if (!command_runnable(opts->cmd[0], diag)) {
+	if (!dps_subprocess_runnable(opts->cmd[0], diag)) {
 		return DPS_ERR_INVAL;
 	}
 	/* What can be recorded here, before creating anything. */

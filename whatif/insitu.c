@@ -22,6 +22,7 @@
 #include <glib.h>
 
 #include "ssf-codec.h"
+#include "subprocess.h"
 #include "whatif-internal.h"
 
 enum dps_status whatif_insitu_check(const struct whatif_options *o, struct dps_diag *diag)
@@ -29,6 +30,10 @@ enum dps_status whatif_insitu_check(const struct whatif_options *o, struct dps_d
 
 	if (!o->command[0] || !*o->command[0]) {
 		dps_diag_setf(diag, "no command after --");
+		return DPS_ERR_INVAL;
+	}
+	/* before the calibration: it would be refused at its first run */
+	if (!dps_subprocess_runnable(o->command[0], diag)) {
 		return DPS_ERR_INVAL;
 	}
 	if (!o->n_regions) {
