@@ -147,6 +147,9 @@ static enum dps_status check_options(struct study *s)
 	} else if (!o->input) {
 		dps_diag_setf(s->diag, "no input: give a trace or an action set directory");
 		return DPS_ERR_INVAL;
+	} else if (!g_file_test(o->input, G_FILE_TEST_EXISTS)) {
+		dps_diag_setf(s->diag, "%s: no such trace or action set directory", o->input);
+		return DPS_ERR_INVAL;
 	} else if (!g_file_test(o->input, G_FILE_TEST_IS_DIR)) {
 		dps_diag_setf(s->diag, "%s: not a directory (a trace or an action set)", o->input);
 		return DPS_ERR_INVAL;

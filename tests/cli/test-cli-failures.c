@@ -166,7 +166,10 @@ static const struct failure failures[] = {
     {{"whatif", "@SET@", "--thread", "2", "--stub", "fast"}, 2, "--stub: expected busy"},
     {{"whatif", "@SET@", "--thread", "x"}, 2, "--thread expects an action-set id"},
     {{"whatif", "@SET@", "--thread", "2", "--repeat", "0"}, 2, "--repeat expects a count"},
-    {{"whatif", "/nonexistent/set", "--thread", "2"}, 2, "/nonexistent/set: not a directory"},
+    {{"whatif", "/nonexistent/set", "--thread", "2"},
+     2,
+     "/nonexistent/set: no such trace or action set directory"},
+    {{"whatif", "@SET@/1.act", "--thread", "2"}, 2, "1.act: not a directory"},
     {{"whatif", "@TRACE@", "--thread", "2", "-o", "@TMP@/out"}, 2, "no selection", "@TMP@/out"},
     /* a trace's threads, checked once the analysis has read it, before the calibration and
      * the build (issue 25) */
