@@ -57,7 +57,9 @@ void dps_replay_options_default(struct dps_replay_options *opts);
  * Runs the pipeline into a temporary directory that replaces OUTDIR whole at the end
  * (doc/replay.md, "The output directory"). Returns DPS_OK; DPS_ERR_INVAL for bad options or
  * input (diag says which; an OUTDIR that is not a replay's without force is one; with no
- * selection for a trace not made by dps record, the caller lists the processes);
+ * selection for a trace not made by dps record, the caller lists the processes), found
+ * before the calibration and the build: a missing trace, set or calibration before anything
+ * else, a selection or knob naming no thread of the trace once the analysis has read it;
  * DPS_ERROR when a step fails, the stub's own failure included (diag names the step);
  * DPS_ERR_NOMEM, DPS_ERR_IO. After a failed step OUTDIR is unchanged and the result's paths
  * point into the kept temporary directory, which diag names. result is filled as far as the
