@@ -371,6 +371,20 @@ int dps_cmd_whatif(int argc, char **argv)
 		goto end;
 	}
 	a.o.progress = dps_cli_stderr_is_tty() && !a.o.quiet;
+	if (!a.o.command && !a.o.n_thread_ids && !a.o.n_comms && a.o.input &&
+	    g_file_test(a.o.input, G_FILE_TEST_IS_DIR) && !whatif_input_is_set(a.o.input)) {
+		/* no component: the candidates, ranked, then the usage error */
+		st = whatif_candidates(&a.o, stdout, &diag);
+		if (st) {
+			fprintf(stderr, "dps whatif: %s\n", diag.msg);
+			ret = dps_cli_exit_code(st);
+			goto end;
+		}
+		fprintf(stderr, "dps whatif: no component: name one of the threads above with "
+				"--thread ID (or all of a name with --comm NAME)\n");
+		ret = DPS_EXIT_USAGE;
+		goto end;
+	}
 	st = whatif_run(&a.o, &res, &diag);
 	if (st) {
 		fprintf(stderr, "dps whatif: %s\n", diag.msg[0] ? diag.msg : dps_status_string(st));

@@ -107,8 +107,7 @@ bool whatif_window_is_run(const struct whatif_result *r)
 	return r->window_from.kind == WHATIF_EDGE_RUN && r->window_to.kind == WHATIF_EDGE_RUN;
 }
 
-/* Whether dir is an action set: a manifest, or .act files. */
-static bool looks_like_set(const char *dir)
+bool whatif_input_is_set(const char *dir)
 {
 	GDir *d = g_dir_open(dir, 0, NULL);
 	const char *name;
@@ -878,7 +877,7 @@ enum dps_status whatif_run(const struct whatif_options *opts, struct whatif_resu
 		st = st ? st : record_insitu(&s);
 		goto study;
 	}
-	result->from_trace = !looks_like_set(opts->input);
+	result->from_trace = !whatif_input_is_set(opts->input);
 	if (opts->timelines && !result->from_trace) {
 		dps_diag_setf(diag,
 			      "--timelines: %s is an action set; the original's timelines come "

@@ -100,6 +100,15 @@ struct whatif_options {
 
 void whatif_options_default(struct whatif_options *opts);
 
+/*
+ * A trace's threads ranked as candidates for the component (candidates.c): the process
+ * opts selects analyzed (nothing written, no calibration) and analyzer_rank_print's table
+ * written to out. Returns DPS_OK, or analyzer_run's error with diag.
+ */
+bool whatif_input_is_set(const char *dir); /* a manifest, or .act files: not a trace */
+enum dps_status whatif_candidates(const struct whatif_options *opts, FILE *out,
+				  struct dps_diag *diag);
+
 enum whatif_point_kind {
 	WHATIF_POINT_BUSY = 0,
 	WHATIF_POINT_FLAT = 1,

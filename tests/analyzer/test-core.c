@@ -6,6 +6,8 @@
  * synchronization cases (annotations, mutexes, task queues, condition waits) are
  * test-core-sync.c's, in the same executable.
  */
+#include <glib.h>
+
 #include "core-seq.h"
 
 TestSuite(core, .init = setup, .fini = teardown);
@@ -767,4 +769,35 @@ Test(core, a_block_ended_by_a_child_and_no_wait_after_is_a_plain_join)
 	finish_ok();
 	cr_expect_str_eq(actions(100), "run 10; create 101; run 10; create 102; run 40; join 101; "
 				       "run 28; sleep 70; run 49; join 102; run 98");
+}
+
+/* rank.c: the critical path walks back from the last end through the wake that ended a wait,
+ * then through the creation; the time others waited on a thread is its waiters'. */
+Test(core, critical_path_goes_through_the_waker_and_the_creator)
+{
+	size_t *order;
+
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	fork_ev(US(10), 0, 100, 101, 100, 100);
+	sw(US(20), 1, 0, 0, 101);
+	sw(US(100), 0, 100, BLOCKED, 0); /* 100 waits for 101 */
+	waking(US(1000), 1, 100);	 /* 101 runs on CPU 1: it wakes 100 */
+	sw(US(1010), 0, 0, 0, 100);
+	sw(US(1100), 1, 101, BLOCKED, 0);
+	sw(US(1200), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_assert_str_eq(actions(100), "run 10; create 101; run 90; wait 101; run 190");
+	/* 100: 0-10 and 1000-1200 (its wait handed over to 101); 101: 10-1000 */
+	cr_expect_eq(thread(101)->stats.critical_ns, US(990), "%" PRIu64,
+		     thread(101)->stats.critical_ns);
+	cr_expect_eq(thread(100)->stats.critical_ns, US(210), "%" PRIu64,
+		     thread(100)->stats.critical_ns);
+	cr_expect_eq(thread(101)->stats.waited_on_ns, US(900), "%" PRIu64,
+		     thread(101)->stats.waited_on_ns);
+	cr_expect_eq(thread(100)->stats.waited_on_ns, 0);
+	cr_expect_eq(analyzer_rank_span(res), US(1200));
+	order = analyzer_rank_order(res);
+	cr_expect_eq(res->threads[order[0]].id, 101, "the waker first");
+	g_free(order);
 }

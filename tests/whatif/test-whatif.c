@@ -158,6 +158,27 @@ Test(whatif, a_thread_nothing_waits_for_is_none)
 	g_free(set);
 }
 
+/* Without a component, a trace's threads are listed as candidates, ranked by their time on the
+ * recorded critical path (analyzer/rank.c), before any calibration or build; exit 2. */
+Test(whatif, without_a_component_the_threads_are_ranked)
+{
+	char *trace = dps_test_strf("%s/examples/traces/xz-T2", dps_test_source_dir());
+	struct dps_test_run run = dps_test_run_sh("%s whatif %s", dps_test_bin(), trace);
+	const char *first;
+
+	cr_expect_eq(run.status, 2, "exit %d", run.status);
+	cr_expect(strstr(run.err, "no component: name one of the threads above"), "%s", run.err);
+	cr_expect_not(strstr(run.err, "calibrat"), "no calibration first:\n%s", run.err);
+	first = strstr(run.out, "others_waited_ms\n");
+	cr_assert(first, "a ranked table:\n%s", run.out);
+	/* the worker that ends last is on the path for 98 % of the run; the other worker, with
+	 * almost as much CPU, is not */
+	cr_expect(!strncmp(first + strlen("others_waited_ms\n"), "23704 ", 6), "%s", run.out);
+	cr_expect(strstr(run.out, "23703 "), "%s", run.out);
+	dps_test_run_fini(&run);
+	g_free(trace);
+}
+
 Test(whatif, a_trace_is_analyzed_and_the_reference_stubs_run)
 {
 	char *trace = dps_test_strf("%s/examples/traces/xz-T2", dps_test_source_dir());
