@@ -92,6 +92,10 @@ enum dps_status whatif_timelines_run(const struct whatif_timelines_job *job, str
 GPtrArray *whatif_conclusions(const struct whatif_result *r);
 GPtrArray *whatif_caveats(const struct whatif_result *r);
 char *whatif_loaded_points(const struct whatif_result *r);
+/* answer.c: the answer in one sentence; the recorded program against the stub at 1x in one
+ * (NULL when the recorded time is unknown). g_free both. */
+char *whatif_answer(const struct whatif_result *r);
+char *whatif_gap(const struct whatif_result *r);
 
 struct dps_actset;
 struct analyzer_result;

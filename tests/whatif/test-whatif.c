@@ -467,6 +467,7 @@ static void make_result(struct whatif_result *r)
 	    .n_points = 16,
 	    .has_flat = true,
 	    .has_idle = true,
+	    .recorded_sut_ns = 200000000,
 	};
 	r->points = g_new0(struct whatif_point, 16);
 	for (int i = 0; i < 16; i++) {
@@ -494,6 +495,41 @@ static void make_result(struct whatif_result *r)
 	cr_assert_eq(whatif_fit_curve(x, y, spread, 16, &r->fit), 0);
 	cr_assert_eq(r->fit.kind, WHATIF_KIND_LIMITED, "%s", r->fit.reason);
 	r->kind = r->fit.kind; /* no doubt stands */
+}
+
+/* The terminal's first line after the title is the answer; paper notation comes after it. */
+Test(whatif, the_text_answers_in_one_sentence_first)
+{
+	struct whatif_result r;
+	char *text = NULL, *answer, *method;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	make_result(&r);
+	whatif_write_text(&r, f);
+	fclose(f);
+	answer = strstr(text, "\nAnswer: Making thread 2 (long) faster pays until it needs 0.50x");
+	method = strstr(text, "t_busy^CUS");
+	cr_expect(answer && method && answer < method, "the answer before the method:\n%s", text);
+	cr_expect(strstr(text, "stub 1x     1.00"), "the stub at 1x:\n%s", text);
+	cr_expect(strstr(text, "recorded    1.00"), "the recorded program's row:\n%s", text);
+	/* a doubt makes the answer unclear, with its reason and way out */
+	r.doubts = g_new0(struct whatif_doubt, 1);
+	r.doubts[0] = (struct whatif_doubt){WHATIF_DOUBT_ORIGINAL, g_strdup("The stub is off."),
+					    g_strdup("record again")};
+	r.n_doubts = 1;
+	r.kind = WHATIF_KIND_UNCLEAR;
+	free(text);
+	text = NULL;
+	f = open_memstream(&text, &len);
+	whatif_write_text(&r, f);
+	fclose(f);
+	cr_expect(strstr(text, "\nAnswer: Unclear: dps cannot say what the speed of thread 2 "
+			       "(long) does to the program. The stub is off. Way out: record "
+			       "again.\n"),
+		  "%s", text);
+	free(text);
+	whatif_result_fini(&r);
 }
 
 Test(whatif, the_html_report_draws_the_curve_the_fit_and_the_knee, .timeout = 300)
@@ -546,6 +582,21 @@ Test(whatif, the_html_report_draws_the_curve_the_fit_and_the_knee, .timeout = 30
 	cr_expect(strstr(run.out, "class=\"ref original\""), "the original");
 	cr_expect(strstr(run.out, "<ul id=\"conclusions\">"), "the conclusions");
 	cr_expect(strstr(run.out, "a limited bottleneck"), "the busy stub's reading");
+	/* the answer first, in words; the recorded program as the reference, in the chart and
+	 * the table, with the stub at 1x beside it */
+	cr_expect(strstr(run.out, "<p class=\"answer\" id=\"answer\">Making thread 2 (long) "
+				  "faster pays until it needs 0.50x its recorded CPU time: there "
+				  "the program takes 105.000 ms instead of 205.000 ms (-49 %)"),
+		  "the answer:\n%s", run.out);
+	cr_expect(strstr(run.out, "<p id=\"gap\">The recorded program took 200.000 ms; the stub "
+				  "at 1x takes 205.000 ms (+2 %).</p>"),
+		  "the gap");
+	cr_expect(strstr(run.out, "class=\"ref recorded\""), "the recorded program's line");
+	cr_expect(strstr(run.out, "<td class=\"l\">recorded program</td>"), "its row");
+	cr_expect(strstr(run.out, "<td class=\"l\">stub at 1x</td>"), "the stub at 1x's row");
+	cr_expect(strstr(run.out, "Method: the paper's reading"), "the method after the answer");
+	cr_expect_null(strstr(run.out, "class=\"answer unclear-answer\""),
+		       "a clear answer is not marked unclear");
 	dps_test_run_fini(&run);
 	/* kept for a look: DPS_WHATIF_SCREENSHOT=FILE takes chromium's picture of it */
 	if (getenv("DPS_WHATIF_SCREENSHOT")) {
