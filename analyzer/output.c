@@ -408,8 +408,17 @@ int analyzer__output(struct analyzer_core *core, struct analyzer_result *res, co
 		if (status) {
 			goto nomem;
 		}
-		/* Parents and creation ranks from the create marks. */
+		/* Parents and creation ranks from the create marks; the joins as hand-offs (a
+		 * process reaped by wait4 leaves a sleep ended by the join, no join segment). */
 		for (size_t m = 0; m < rt->n_marks; m++) {
+			if (rt->marks[m].kind == ANALYZER_MARK_JOIN && rt->marks[m].ts_ns) {
+				struct analyzer_segment j = {.begin_ns = rt->marks[m].ts_ns - 1,
+							     .end_ns = rt->marks[m].ts_ns,
+							     .kind = ANALYZER_SEG_JOIN,
+							     .other = rt->marks[m].other};
+
+				analyzer__handoff_add(handoffs[i], &j, res->n_threads);
+			}
 			if (rt->marks[m].kind == ANALYZER_MARK_CREATE) {
 				res->threads[rt->marks[m].other].parent = i;
 				res->threads[rt->marks[m].other].create_rank = rank++;

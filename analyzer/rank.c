@@ -52,6 +52,13 @@ static ptrdiff_t last_before(const GArray *h, uint64_t t)
 	return lo - 1;
 }
 
+static gint by_begin(gconstpointer a, gconstpointer b)
+{
+	const struct analyzer_segment *x = a, *y = b;
+
+	return x->begin_ns < y->begin_ns ? -1 : x->begin_ns > y->begin_ns;
+}
+
 void analyzer__rank(struct analyzer_result *res, GArray *const *handoffs)
 {
 	size_t n = res->n_threads, cur = ANALYZER_NO_THREAD, stalls = 0;
@@ -62,11 +69,18 @@ void analyzer__rank(struct analyzer_result *res, GArray *const *handoffs)
 		const GArray *h = handoffs[i];
 
 		res->threads[i].stats.critical_ns = 0;
+		if (h) {
+			g_array_sort(handoffs[i],
+				     by_begin); /* the joins' come after the segments' */
+		}
 		for (size_t k = 0; h && k < h->len; k++) {
 			const struct analyzer_segment *s =
 			    &g_array_index(h, struct analyzer_segment, k);
 
-			res->threads[s->other].stats.waited_on_ns += s->end_ns - s->begin_ns;
+			if (s->end_ns - s->begin_ns > 1) { /* a join's mark blocked no time */
+				res->threads[s->other].stats.waited_on_ns +=
+				    s->end_ns - s->begin_ns;
+			}
 		}
 		if (th->start_ns < origin) {
 			origin = th->start_ns;
@@ -109,6 +123,15 @@ void analyzer__rank(struct analyzer_result *res, GArray *const *handoffs)
 			t = from;
 			stalls = 0;
 			continue;
+		}
+		if (res->threads[s->other].end_ns < t) {
+			/* it ended before: the time since was this thread's, not its */
+			from = res->threads[s->other].end_ns > origin
+				   ? res->threads[s->other].end_ns
+				   : origin;
+			th->stats.critical_ns += t - from;
+			t = from;
+			stalls = 0;
 		}
 		cur = s->other;
 	}

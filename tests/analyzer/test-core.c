@@ -149,6 +149,11 @@ Test(core, child_ended_before_join_is_joined_at_its_exit)
 	finish_ok();
 	cr_expect_str_eq(actions(100), "run 10; create 101; run 190; join 101; run 800");
 	cr_expect_eq(thread(101)->parent, 0);
+	/* the join hands the critical path over to the child up to its exit (rank.c) */
+	cr_expect(thread(101)->stats.critical_ns >= US(180) &&
+		      thread(101)->stats.critical_ns <= US(191),
+		  "%" PRIu64, thread(101)->stats.critical_ns);
+	cr_expect_eq(analyzer_rank_span(res), US(1000));
 }
 
 Test(core, short_blocks_are_folded_into_run)
