@@ -129,14 +129,19 @@ char *whatif_answer(const struct whatif_result *r)
 		sureness(g, r);
 		break;
 	default:
-		if (r->n_loaded) {
+		size_t n_loaded = 0;
+
+		for (size_t i = 0; i < r->n_points; i++) {
+			n_loaded += r->points[i].loaded;
+		}
+		if (n_loaded) {
 			g_string_append_printf(
 			    g,
 			    "Unclear: %zu of the %zu points ran under load, and the curve cannot "
 			    "be "
 			    "read through that noise: %s. Run the study again on a quiet machine "
 			    "(--wait-quiet waits for one).",
-			    r->n_loaded, r->n_points, f->reason);
+			    n_loaded, r->n_points, f->reason);
 		} else {
 			g_string_append_printf(g,
 					       "Unclear: the curve cannot be read (%s). More "
