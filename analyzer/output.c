@@ -409,7 +409,7 @@ int analyzer__output(struct analyzer_core *core, struct analyzer_result *res, co
 			goto nomem;
 		}
 		/* Parents and creation ranks from the create marks; the joins as hand-offs (a
-		 * process reaped by wait4 leaves a sleep ended by the join, no join segment). */
+		 * join of a child that had ended blocked no time: no segment says it). */
 		for (size_t m = 0; m < rt->n_marks; m++) {
 			if (rt->marks[m].kind == ANALYZER_MARK_JOIN && rt->marks[m].ts_ns) {
 				struct analyzer_segment j = {.begin_ns = rt->marks[m].ts_ns - 1,
