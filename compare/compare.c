@@ -361,7 +361,7 @@ enum dps_status compare_run(const struct analyzer_result *orig, enum compare_inp
 		if (kinds[s] == COMPARE_INPUT_TRACE && labels[s]) {
 			dps_record_info_load(labels[s], &res->side[s].load);
 		}
-		res->under_load |= dps_load_is_noisy(&res->side[s].load);
+		res->under_load |= dps_load_is_under_load(&res->side[s].load);
 	}
 	ret = compare_match_trees(res);
 	if (!ret) {

@@ -161,7 +161,7 @@ static void write_cards(FILE *out, const struct compare_result *res)
 	for (int s = 0; s < 2; s++) {
 		const struct dps_load *ld = &res->side[s].load;
 
-		if (dps_load_is_noisy(ld)) {
+		if (dps_load_is_under_load(ld)) {
 			snprintf(lb, sizeof(lb),
 				 "the %s run was recorded on a busy machine: other processes used "
 				 "%.0f %% of the %d CPUs, steal %.1f %%; the errors include that "

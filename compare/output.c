@@ -280,7 +280,7 @@ static void write_summary(const struct compare_result *res, FILE *out)
 	for (int s = 0; s < 2; s++) {
 		const struct dps_load *l = &res->side[s].load;
 
-		if (dps_load_is_noisy(l)) {
+		if (dps_load_is_under_load(l)) {
 			fprintf(out,
 				"UNDER LOAD the %s run was recorded on a busy machine: other "
 				"processes used %.0f %% of the %d CPUs, steal %.1f %% (quiet: "
@@ -454,7 +454,7 @@ static void json_load(FILE *out, const struct dps_load *l)
 	dps_json_double(out, l->others_pct);
 	fputs(", \"steal_pct\": ", out);
 	dps_json_double(out, l->steal_pct);
-	fprintf(out, ", \"noisy\": %s}", dps_load_is_noisy(l) ? "true" : "false");
+	fprintf(out, ", \"noisy\": %s}", dps_load_is_under_load(l) ? "true" : "false");
 }
 
 enum dps_status compare_write_json(const struct compare_result *res, FILE *out)

@@ -379,8 +379,8 @@ enum dps_status whatif_sweep_run(const struct whatif_runner *run, struct whatif_
 		summarize(pts[i]);
 		pts[i]->others_pct = l.others_pct;
 		pts[i]->steal_pct = l.steal_pct;
-		pts[i]->loaded = dps_load_is_noisy(&l) &&
-				 (l.wall_s >= SWEEP_LOAD_WINDOW_S || dps_load_is_noisy(sweep_load));
+		pts[i]->loaded = dps_load_is_under_load(&l) && (l.wall_s >= SWEEP_LOAD_WINDOW_S ||
+								dps_load_is_under_load(sweep_load));
 	}
 	g_strfreev(envp);
 	g_rand_free(rand);
