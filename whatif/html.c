@@ -306,9 +306,10 @@ void whatif_write_html(const struct whatif_result *r, FILE *out, const char *lin
 			whatif_edge_str(&r->window_to, true, b, sizeof(b)));
 	}
 	if (loaded) {
-		fputs("<p class=\"warn\">The machine was busy during runs of: ", out);
+		fputs("<p class=\"warn\">Under load during runs of: ", out);
 		dps_html_escape(out, loaded);
-		fputs(" (orange). Their times measure the machine as much as the program.</p>\n",
+		fputs(" (orange). Their times measure the machine as much as the program; rerun "
+		      "on a quiet machine (--wait-quiet waits for one).</p>\n",
 		      out);
 	}
 	if (r->n_doubts) {
@@ -334,7 +335,7 @@ void whatif_write_html(const struct whatif_result *r, FILE *out, const char *lin
 	      "style=\"background:#7b3fa0\"></i>flat stub</span><span><i class=\"sw\" "
 	      "style=\"background:#1a9fb0\"></i>idle stub</span><span><i class=\"sw\" "
 	      "style=\"background:#111\"></i>original</span><span><i class=\"sw\" "
-	      "style=\"background:#e08a00\"></i>run on a busy machine</span></p>\n",
+	      "style=\"background:#e08a00\"></i>run under load</span></p>\n",
 	      out);
 	fprintf(out, "<h2>Fit: <span id=\"kind\">%s</span>",
 		r->n_points ? whatif_kind_name(r->kind) : "unclear");

@@ -59,6 +59,7 @@ includes bash record -o t -- ba
 # an optional value is only ever joined to its option: the next word is not it
 expect "--force" replay trace --wait-quiet --forc
 expect "" replay trace --wait-quiet=
+includes --wait-quiet whatif trace --wai
 # every option of every command, nothing else
 for cmd in $commands; do
     expect "$(_dps_help_options "$dps" "$cmd" | cut -f1 | tr '\n' ' ')" "$cmd" -
