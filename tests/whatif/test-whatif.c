@@ -81,7 +81,7 @@ static bool refused_under_load(const char *line)
 {
 	if (strstr(line, "kind=unclear") && !strstr(line, "loaded=0")) {
 		/* not cr_log_warn: Criterion 2.4.1 exits 1 after a warning */
-		fprintf(stderr, "note: the machine was too busy for a reading: %s", line);
+		fprintf(stderr, "note: the sweep ran under load, too much for a reading: %s", line);
 		return true;
 	}
 	return false;
