@@ -349,9 +349,10 @@ void whatif_write_html(const struct whatif_result *r, FILE *out, const char *lin
 			whatif_edge_str(&r->window_to, true, b, sizeof(b)));
 	}
 	if (loaded) {
-		fputs("<p class=\"warn\">The machine was busy during runs of: ", out);
+		fputs("<p class=\"warn\">Under load during runs of: ", out);
 		dps_html_escape(out, loaded);
-		fputs(" (orange). Their times measure the machine as much as the program.</p>\n",
+		fputs(" (orange). Their times measure the machine as much as the program; rerun "
+		      "on a quiet machine (--wait-quiet waits for one).</p>\n",
 		      out);
 	}
 	if (r->n_doubts) {
@@ -380,7 +381,7 @@ void whatif_write_html(const struct whatif_result *r, FILE *out, const char *lin
 	      "style=\"background:#111\"></i>stub at 1x</span><span><i class=\"sw\" "
 	      "style=\"background:repeating-linear-gradient(90deg,#111 0 6px,#fff 6px 9px);"
 	      "height:3px;vertical-align:3px\"></i>recorded program</span><span><i class=\"sw\" "
-	      "style=\"background:#e08a00\"></i>run on a busy machine</span></p>\n",
+	      "style=\"background:#e08a00\"></i>run under load</span></p>\n",
 	      out);
 	fprintf(out, "<h2>Fit: <span id=\"kind\">%s</span>",
 		r->n_points ? whatif_kind_name(r->kind) : "unclear");

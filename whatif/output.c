@@ -234,7 +234,7 @@ static GPtrArray *caveats(const struct whatif_result *r)
 	return v;
 }
 
-/* The points run on a busy machine, "scale 0.30, idle" (g_free), NULL when none. */
+/* The points run under load, "scale 0.30, idle" (g_free), NULL when none. */
 static char *loaded_points(const struct whatif_result *r)
 {
 	GString *g = g_string_new(NULL);
@@ -278,7 +278,8 @@ static void text_point(FILE *out, const char *what, const struct whatif_point *p
 	fprintf(out, "%-9s %6.2f %10s %10s %10s %10s %8.0f%s\n", what, p->scale,
 		p->kind == WHATIF_POINT_IDLE ? "(slept)" : whatif_ms((double)p->t_psf_ns, a, 32),
 		whatif_ms((double)p->median_ns, b, 32), whatif_ms((double)p->min_ns, c, 32),
-		whatif_ms((double)p->max_ns, d, 32), p->others_pct, p->loaded ? "  loaded" : "");
+		whatif_ms((double)p->max_ns, d, 32), p->others_pct,
+		p->loaded ? "  under load" : "");
 }
 
 void whatif_write_text(const struct whatif_result *r, FILE *out)
@@ -382,9 +383,9 @@ void whatif_write_text(const struct whatif_result *r, FILE *out)
 		r->others_pct, r->steal_pct);
 	if (loaded) {
 		fprintf(out,
-			"Warning: the machine was busy (others over %.0f %% of the CPUs or steal "
-			"over %.0f %%) during runs of: %s. Their times measure the machine as "
-			"much as the program; rerun on a quiet machine.\n",
+			"Warning: under load (others over %.0f %% of the CPUs or steal over "
+			"%.0f %%) during runs of: %s. Their times measure the machine as much as "
+			"the program; rerun on a quiet machine (--wait-quiet waits for one).\n",
 			DPS_LOAD_OTHERS_PCT_MAX, DPS_LOAD_STEAL_PCT_MAX, loaded);
 	}
 	g_free(loaded);

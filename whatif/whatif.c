@@ -50,6 +50,7 @@ struct study {
 	struct dps_actset *set;		    /* owned */
 	struct analyzer_result *ares;	    /* owned: a trace's analysis, its timelines kept */
 	char *ssf_path, *regions;	    /* owned: in situ, the recording and "a,b" */
+	struct dps_quiet_wait wait;	    /* --wait-quiet */
 	double t0;
 };
 
@@ -308,6 +309,7 @@ static enum dps_status calibrate(struct study *s)
 		return DPS_OK;
 	}
 	say(s, "calibrating this machine (quick)");
+	dps_load_wait_quiet(&s->wait, "calibrating", stderr, NULL);
 	before = dps_load_sample_take();
 	cpu0 = dps_load_self_cpu_ns();
 	st = dps_calibration_measure(&cal, true);
@@ -605,7 +607,9 @@ static enum dps_status build(struct study *s)
 {
 	char *src = g_build_filename(s->work, "stub.c", NULL);
 	struct simgen_build_options b = {.keep_source = s->work_is_tmp ? NULL : src};
-	struct simgen_options g = {.source_label = s->set_dir, .program_name = "dps-whatif-stub"};
+	/* the stub's source names its set where it will be: beside it in OUTDIR when analyzed */
+	struct simgen_options g = {.source_label = s->res->from_trace ? "set" : s->set_dir,
+				   .program_name = "dps-whatif-stub"};
 	enum dps_status st = DPS_OK;
 
 	say(s, "building the stub");
@@ -635,6 +639,7 @@ static enum dps_status sweep(struct study *s)
 	    .repeat = o->repeat,
 	    .seed = r->seed,
 	    .progress = o->progress,
+	    .wait = &s->wait,
 	};
 	char *err_path = g_build_filename(s->work, "stub.err", NULL);
 	char *times_path = NULL;
@@ -816,6 +821,7 @@ static enum dps_status timelines(struct study *s)
 	    .follow_children = o->follow_children,
 	    .strict = o->strict,
 	    .progress = o->progress,
+	    .wait = &s->wait,
 	};
 
 	say(s, "recording the timelines of the points asked for");
@@ -855,7 +861,12 @@ static enum dps_status write_outputs(struct study *s)
 enum dps_status whatif_run(const struct whatif_options *opts, struct whatif_result *result,
 			   struct dps_diag *diag)
 {
-	struct study s = {.opts = opts, .res = result, .diag = diag, .t0 = now_s()};
+	struct study s = {
+	    .opts = opts,
+	    .res = result,
+	    .diag = diag,
+	    .wait = {.max_s = opts->wait_quiet_s, .who = "dps whatif", .quiet = opts->quiet},
+	    .t0 = now_s()};
 	bool *mark = NULL;
 	enum dps_status st;
 

@@ -81,7 +81,7 @@ static bool refused_under_load(const char *line)
 {
 	if (strstr(line, "kind=unclear") && !strstr(line, "loaded=0")) {
 		/* not cr_log_warn: Criterion 2.4.1 exits 1 after a warning */
-		fprintf(stderr, "note: the machine was too busy for a reading: %s", line);
+		fprintf(stderr, "note: the sweep ran under load, too much for a reading: %s", line);
 		return true;
 	}
 	return false;
@@ -267,39 +267,91 @@ Test(whatif, a_window_the_user_names_is_what_is_timed)
 	g_free(set);
 }
 
+/* How many times needle is in hay. */
+static size_t count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + strlen(needle), needle)) {
+		n++;
+	}
+	return n;
+}
+
+/* Whether text holds the name of a temporary directory (".NAME.tmp-XXXXXX"). */
+static bool names_a_temporary(const char *text)
+{
+	return text && strstr(text, ".tmp-");
+}
+
 /* --timelines: the points asked for are replayed recorded and compared with the original; the
- * reports are kept in OUTDIR and linked from the study's report (relative in OUTDIR, absolute
- * from an --html FILE elsewhere). */
+ * reports are kept in OUTDIR and linked from the study's report, relative to it wherever it is
+ * (issue 25: an --html FILE elsewhere once linked them by an absolute path); every path a
+ * report names is there after the command (they once named its deleted temporary directory);
+ * a point's report headlines its change's effect, the original's its fidelity (issue 25: the
+ * 0.5x point once headlined a red fidelity error). */
 Test(whatif, the_timelines_of_a_point_are_kept_and_linked)
 {
+	static const char *const outputs[] = {"report.html", "compare.json", "compare.txt",
+					      "stub.c", "sim-trace/record.info"};
 	char *trace = dps_test_strf("%s/examples/traces/xz-T2", dps_test_source_dir());
-	struct dps_test_run run = dps_test_run_sh(
-	    "%s whatif %s --thread 23703 --stub flat --repeat 1 -q --timelines flat -o %s/out "
-	    "--html %s/elsewhere.html",
-	    dps_test_bin(), trace, tmp, tmp);
+	struct dps_test_run run =
+	    dps_test_run_sh("cd %s && mkdir elsewhere && %s whatif %s --thread 23703 --stub flat "
+			    "--repeat 1 -q --timelines "
+			    "flat,original -o out --html elsewhere/whatif.html",
+			    tmp, dps_test_bin(), trace);
 	char *path, *text;
 
 	cr_assert_eq(run.status, 0, "exit %d: %s", run.status, run.err);
 	dps_test_run_fini(&run);
-	path = dps_test_strf("%s/out/timelines/flat/report.html", tmp);
-	cr_expect(g_file_test(path, G_FILE_TEST_IS_REGULAR), "no %s", path);
-	g_free(path);
 	path = dps_test_strf("%s/out/timelines/flat/compare.json", tmp);
 	text = dps_test_read_file(path, NULL);
 	cr_expect(strstr(text, "--thread-scale"), "the flat stub's knob is in its report: %s",
 		  text);
+	cr_expect(strstr(text, "\"change\": \"thread 23703 (xz) flat (its runs take no time)\""),
+		  "%s", text);
 	g_free(text);
 	g_free(path);
+	/* the flat point: its effect, not a fidelity error */
+	path = dps_test_strf("%s/out/timelines/flat/report.html", tmp);
+	text = dps_test_read_file(path, NULL);
+	cr_assert_not_null(text, "no %s", path);
+	cr_expect(strstr(text, "<div class=\"card main effect") &&
+		      strstr(text, "thread 23703 (xz) flat (its runs take no time): the program "
+				   "takes ") &&
+		      strstr(text, "the effect of the change, not an error"),
+		  "the flat point's report headlines the change's effect: %s", path);
+	cr_expect_null(strstr(text, "fidelity error"), "%s calls the effect an error", path);
+	g_free(text);
+	g_free(path);
+	path = dps_test_strf("%s/out/timelines/flat/compare.txt", tmp);
+	text = dps_test_read_file(path, NULL);
+	cr_expect(strstr(text, "\neffect     thread 23703 (xz) flat (its runs take no time): the "
+			       "program takes ") &&
+		      !strstr(text, "\nfidelity error"),
+		  "%s", text);
+	g_free(text);
+	g_free(path);
+	/* the original: a faithful replay, judged by its fidelity */
+	path = dps_test_strf("%s/out/timelines/original/report.html", tmp);
+	text = dps_test_read_file(path, NULL);
+	cr_assert_not_null(text, "no %s", path);
+	cr_expect(strstr(text, "fidelity error: the larger of") && !strstr(text, "main effect"),
+		  "%s", path);
+	g_free(text);
+	g_free(path);
+	/* links, relative and there, in OUTDIR and elsewhere */
 	path = dps_test_strf("%s/out/report.html", tmp);
 	text = dps_test_read_file(path, NULL);
 	cr_expect(strstr(text, "href=\"timelines/flat/report.html\""), "no link in %s", path);
+	cr_expect_eq(dps_test_check_links(path), 2, "the flat and original points' links");
 	g_free(text);
 	g_free(path);
-	path = dps_test_strf("%s/elsewhere.html", tmp);
+	path = dps_test_strf("%s/elsewhere/whatif.html", tmp);
 	text = dps_test_read_file(path, NULL);
-	cr_expect(strstr(text, "/out/timelines/flat/report.html\"") &&
-		      !strstr(text, "href=\"timelines/"),
-		  "the report elsewhere links OUTDIR's files: %s", path);
+	cr_expect(strstr(text, "href=\"../out/timelines/flat/report.html\""),
+		  "the report elsewhere links OUTDIR's files relative to itself: %s", path);
+	cr_expect_eq(dps_test_check_links(path), 2);
 	g_free(text);
 	g_free(path);
 	path = dps_test_strf("%s/out/whatif.json", tmp);
@@ -307,7 +359,58 @@ Test(whatif, the_timelines_of_a_point_are_kept_and_linked)
 	cr_expect(strstr(text, "\"timelines\": \"timelines/flat/report.html\""), "%s", text);
 	g_free(text);
 	g_free(path);
+	/* nothing names the temporary directory the study was made in */
+	for (size_t p = 0; p < 2; p++) {
+		for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++) {
+			path = dps_test_strf("%s/out/timelines/%s/%s", tmp, p ? "original" : "flat",
+					     outputs[i]);
+			text = dps_test_read_file(path, NULL);
+			cr_expect_not_null(text, "no %s", path);
+			cr_expect(!names_a_temporary(text), "%s names a temporary directory", path);
+			g_free(text);
+			g_free(path);
+		}
+	}
+	path = dps_test_strf("%s/out/stub.c", tmp);
+	text = dps_test_read_file(path, NULL);
+	cr_expect(!names_a_temporary(text), "%s names a temporary directory", path);
+	g_free(text);
+	g_free(path);
 	g_free(trace);
+}
+
+/* --wait-quiet under a real load (a busy loop on every CPU): the wait runs out after its
+ * SECONDS, says so once, and the study goes on without waiting again, its points marked. */
+Test(whatif, wait_quiet_gives_up_under_load_and_says_so)
+{
+	char *set = set_path("two");
+	struct dps_test_hog hog;
+	struct dps_test_run run;
+	gint64 t0;
+	double took;
+
+	dps_test_hog_start(&hog);
+	t0 = g_get_monotonic_time();
+	run = dps_test_run_sh("%s whatif %s --thread 2 --stub busy --from 0 --to 0.5 --step 0.5 "
+			      "--repeat 2 --mode wall -q --wait-quiet=1",
+			      dps_test_bin(), set);
+	took = (double)(g_get_monotonic_time() - t0) / 1e6;
+	dps_test_hog_stop(&hog);
+	cr_assert_eq(run.status, 0, "exit %d: %s", run.status, run.err);
+	cr_expect(strstr(run.err, "dps whatif: --wait-quiet: the machine did not get quiet in 1 s "
+				  "(other processes use "),
+		  "%s", run.err);
+	cr_expect(strstr(run.err, "calibrating under load, and no more waiting"), "%s", run.err);
+	cr_expect_eq(count_of(run.err, "did not get quiet"), 1, "it gave up once: %s", run.err);
+	cr_expect_geq(took, 1.0, "it gave up after %.2f s, before its second", took);
+	cr_expect(strstr(run.out, "under load"), "the points are marked: %s", run.out);
+	cr_expect(strstr(run.err, "points ran under load"), "%s", run.err);
+	dps_test_run_fini(&run);
+	run = dps_test_run_dps("whatif", set, "--thread", "2", "--wait-quiet=0", NULL);
+	cr_expect_eq(run.status, 2, "--wait-quiet=0: %s", run.err);
+	cr_expect(strstr(run.err, "--wait-quiet: expected =SECONDS"), "%s", run.err);
+	dps_test_run_fini(&run);
+	g_free(set);
 }
 
 /* In situ: the real program (insitu-prog.c) run with its region "long" stubbed, its result
