@@ -73,6 +73,9 @@ struct analyzer_thread_stats {
 	/* the CPU time spent inside the probe's calls (libgomp spinning at a barrier before it
 	 * sleeps): the calls' own, played by their objects, not as runs (sync-probe.c) */
 	uint64_t call_cpu_ns;
+	/* which thread to study (rank.c): its time on the recorded critical path, and the time
+	 * the other kept threads were blocked in waits and joins it ended */
+	uint64_t critical_ns, waited_on_ns;
 	/* extensions (analyzer helper) */
 	bool busy_exact;	    /* busy_ns is the sum of sched_stat_runtime */
 	uint64_t n_inferred;	    /* switch-ins inferred (missing from the trace) */
@@ -271,6 +274,15 @@ int analyzer_read_min_block(const char *path, int64_t *ns, struct dps_diag *diag
 void analyzer_result_print_table(const struct analyzer_result *res, FILE *out);
 void analyzer_result_print_json(const struct analyzer_result *res, FILE *out);
 void analyzer_processes_print(const struct analyzer_result *res, FILE *out);
+
+/*
+ * Which thread to study (rank.c, doc/analyzer.md): the result's thread indexes ranked by their
+ * time on the recorded critical path, then CPU time (g_free); the path's length (the sum of
+ * the threads' critical_ns); the first limit of them as a table.
+ */
+size_t *analyzer_rank_order(const struct analyzer_result *res);
+uint64_t analyzer_rank_span(const struct analyzer_result *res);
+void analyzer_rank_print(const struct analyzer_result *res, size_t limit, FILE *out);
 
 /*
  * Makes a `dps record` trace one trace for babeltrace2: the perf part's clock (CLOCK_MONOTONIC

@@ -471,4 +471,9 @@ int analyzer__copy_timeline(struct analyzer_core *core, size_t ci, struct analyz
 int analyzer__output(struct analyzer_core *core, struct analyzer_result *res, const size_t *order,
 		     uint64_t min_block, struct dps_diag *diag);
 
+/* rank.c: a thread's hand-offs (its waits and joins on kept threads, result indexes, in time
+ * order) appended to handoffs; from all of them, each thread's critical_ns and waited_on_ns. */
+void analyzer__handoff_add(GArray *handoffs, const struct analyzer_segment *s, size_t n_threads);
+void analyzer__rank(struct analyzer_result *res, GArray *const *handoffs);
+
 #endif /* DPS_ANALYZER_CORE_INTERNAL_H */

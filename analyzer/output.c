@@ -164,7 +164,7 @@ int analyzer__copy_timeline(struct analyzer_core *core, size_t ci, struct analyz
  * thread's length.
  */
 static int output_streamed(struct analyzer_core *core, struct analyzer_result *res, size_t ri,
-			   size_t ci, struct act_builder *b, uint64_t min_block)
+			   size_t ci, struct act_builder *b, uint64_t min_block, GArray *handoffs)
 {
 	struct athread *t = analyzer__thread_at(core, ci);
 	struct analyzer_thread *rt = &res->threads[ri];
@@ -185,6 +185,7 @@ static int output_streamed(struct analyzer_core *core, struct analyzer_result *r
 
 		analyzer__remap_seg(core, t, &sg);
 		count_seg(&sg, &rt->stats, &run_sum);
+		analyzer__handoff_add(handoffs, &sg, res->n_threads);
 	}
 	analyzer__seg_stream_close(&segs);
 	status = core->status ? core->status : copy_rest(core, t, rt, true);
@@ -319,6 +320,16 @@ static void drop_timeline(struct analyzer_thread *rt)
 	rt->n_segs = rt->cap_segs = rt->n_marks = rt->cap_marks = rt->n_mem = rt->cap_mem = 0;
 }
 
+static void free_handoffs(GArray **handoffs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (handoffs[i]) {
+			g_array_free(handoffs[i], TRUE);
+		}
+	}
+	g_free(handoffs);
+}
+
 /*
  * The kept threads' timelines, parents, statistics and actions, one thread at a time (order[i]
  * is the core's thread for result thread i, whose identity is filled in). With opts.out_dir,
@@ -334,6 +345,7 @@ int analyzer__output(struct analyzer_core *core, struct analyzer_result *res, co
 	struct dps_actset_writer w = {0};
 	struct dps_actset *set = NULL;
 	struct analyzer_tasks *tasks = NULL;
+	GArray **handoffs = g_new0(GArray *, res->n_threads + 1);
 	int status = DPS_ERR_NOMEM;
 
 	if (analyzer__sync_prepare(core, order, res->n_threads)) {
@@ -368,6 +380,7 @@ int analyzer__output(struct analyzer_core *core, struct analyzer_result *res, co
 				!analyzer__thread_at(core, order[i])->sim.begun;
 		size_t rank = 0;
 
+		handoffs[i] = g_array_new(FALSE, FALSE, sizeof(struct analyzer_segment));
 		if (out_dir) {
 			status = dps_actset_writer_open_thread(&w, set, i, diag);
 			if (status) {
@@ -375,11 +388,15 @@ int analyzer__output(struct analyzer_core *core, struct analyzer_result *res, co
 			}
 		}
 		if (streamed) {
-			status = output_streamed(core, res, i, order[i], &b, min_block);
+			status =
+			    output_streamed(core, res, i, order[i], &b, min_block, handoffs[i]);
 		} else {
 			status = analyzer__prepare_timeline(core, order[i]);
 			status = status ? status : analyzer__copy_timeline(core, order[i], rt);
 			status = status ? status : analyzer__actions_build_of(&b, rt, min_block);
+			for (size_t k = 0; !status && k < rt->n_segs; k++) {
+				analyzer__handoff_add(handoffs[i], &rt->segs[k], res->n_threads);
+			}
 		}
 		if (status && out_dir && !b.w) {
 			goto destroy_set; /* a write failed: the writer removed its temporary */
@@ -391,8 +408,17 @@ int analyzer__output(struct analyzer_core *core, struct analyzer_result *res, co
 		if (status) {
 			goto nomem;
 		}
-		/* Parents and creation ranks from the create marks. */
+		/* Parents and creation ranks from the create marks; the joins as hand-offs (a
+		 * join of a child that had ended blocked no time: no segment says it). */
 		for (size_t m = 0; m < rt->n_marks; m++) {
+			if (rt->marks[m].kind == ANALYZER_MARK_JOIN && rt->marks[m].ts_ns) {
+				struct analyzer_segment j = {.begin_ns = rt->marks[m].ts_ns - 1,
+							     .end_ns = rt->marks[m].ts_ns,
+							     .kind = ANALYZER_SEG_JOIN,
+							     .other = rt->marks[m].other};
+
+				analyzer__handoff_add(handoffs[i], &j, res->n_threads);
+			}
 			if (rt->marks[m].kind == ANALYZER_MARK_CREATE) {
 				res->threads[rt->marks[m].other].parent = i;
 				res->threads[rt->marks[m].other].create_rank = rank++;
@@ -410,6 +436,7 @@ int analyzer__output(struct analyzer_core *core, struct analyzer_result *res, co
 			drop_timeline(rt);
 		}
 	}
+	analyzer__rank(res, handoffs);
 	if (set) {
 		status = dps_actset_resolve(set, diag);
 		if (status) {
@@ -433,6 +460,7 @@ int analyzer__output(struct analyzer_core *core, struct analyzer_result *res, co
 		goto destroy_set;
 	}
 	res->actset = set;
+	free_handoffs(handoffs, res->n_threads);
 	return DPS_OK;
 
 nomem:
@@ -443,5 +471,6 @@ abort_writer:
 destroy_set:
 	analyzer_tasks_destroy(tasks);
 	dps_actset_destroy(set);
+	free_handoffs(handoffs, res->n_threads);
 	return status;
 }

@@ -96,6 +96,8 @@ static void sum_stats(struct analyzer_thread_stats *t, const struct analyzer_thr
 	t->n_ticks += s->n_ticks;
 	t->n_tracer += s->n_tracer;
 	t->call_cpu_ns += s->call_cpu_ns;
+	t->critical_ns += s->critical_ns;
+	t->waited_on_ns += s->waited_on_ns;
 	t->n_inferred += s->n_inferred;
 	t->n_allocs += s->n_allocs;
 	t->n_frees += s->n_frees;
@@ -199,6 +201,11 @@ void analyzer_result_print_table(const struct analyzer_result *res, FILE *out)
 			total.n_allocs, total.n_frees, total.n_free_null, total.n_free_unknown);
 	}
 	print_sync(res, &total, out);
+	if (res->n_threads > 1 && total.critical_ns) {
+		fprintf(out, "\nWhich thread to study (dps whatif --thread ID): by time on the "
+			     "recorded critical path, then CPU\n");
+		analyzer_rank_print(res, 10, out);
+	}
 }
 
 static void json_stats(FILE *out, const struct analyzer_thread_stats *s)
@@ -211,12 +218,13 @@ static void json_stats(FILE *out, const struct analyzer_thread_stats *s)
 		", \"n_ticks\": %" PRIu64 ", \"n_tracer\": %" PRIu64 ", \"n_inferred\": %" PRIu64
 		", \"n_allocs\": %" PRIu64 ", \"n_frees\": %" PRIu64 ", \"n_free_null\": %" PRIu64
 		", \"n_free_unknown\": %" PRIu64 ", \"heap_peak_bytes\": %" PRId64
-		", \"stack_peak_bytes\": %" PRId64 ", \"call_cpu_ns\": %" PRIu64,
+		", \"stack_peak_bytes\": %" PRId64 ", \"call_cpu_ns\": %" PRIu64
+		", \"critical_ns\": %" PRIu64 ", \"waited_on_ns\": %" PRIu64,
 		s->busy_ns, s->blocked_ns, s->waiting_ns, s->busy_exact ? "true" : "false",
 		s->n_runs, s->n_sleeps, s->n_waits, s->n_wakes, s->n_creates, s->n_joins,
 		s->n_switches, s->n_folded, s->n_ticks, s->n_tracer, s->n_inferred, s->n_allocs,
 		s->n_frees, s->n_free_null, s->n_free_unknown, s->heap_peak_bytes,
-		s->stack_peak_bytes, s->call_cpu_ns);
+		s->stack_peak_bytes, s->call_cpu_ns, s->critical_ns, s->waited_on_ns);
 }
 
 void analyzer_result_print_json(const struct analyzer_result *res, FILE *out)

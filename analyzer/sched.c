@@ -12,7 +12,9 @@
  *   actions are scaled to it.
  * - Blocked time ended by a wake-up from a selected thread is a wait/wake pair; if the waker
  *   exits right after waking (pthread_join's futex, wait4's SIGCHLD) it becomes a join, which
- *   joins.c makes a `join any` when the block was a wait for any child.
+ *   joins.c makes a `join any` when the block was a wait for any child. A wake-up by the last
+ *   thread of a child process whose main thread has exited (wait4 is woken when the whole
+ *   process is gone: lttng-ust's threads outlive the main one) is a join of that main thread.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -271,9 +273,11 @@ void analyzer__on_switch(struct analyzer_core *core, const struct analyzer_event
 
 /* Who woke: the context's thread (perf), else the CPU's current thread; not an interrupt,
  * not idle, and when the trace has syscalls, only a thread inside one (a futex wake, a
- * write to a pipe), not a timer interrupt landing on whoever ran. */
+ * write to a pipe) or past its exit (the exit path's wakes: its parent's wait4), not a timer
+ * interrupt landing on whoever ran. */
 static size_t find_waker(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx)
 {
+	struct athread *wt;
 	size_t w;
 
 	if (ev->flags & ANALYZER_EVF_IRQ) {
@@ -289,15 +293,50 @@ static size_t find_waker(struct analyzer_core *core, const struct analyzer_event
 	if (w == NO_T || w == IDLE_T) {
 		return NO_T;
 	}
-	if (core->seen_syscalls && !analyzer__thread_at(core, w)->sched.in_syscall) {
+	wt = analyzer__thread_at(core, w);
+	if (core->seen_syscalls && !wt->sched.in_syscall && !wt->exited) {
 		return NO_T;
 	}
 	return w;
 }
 
+/*
+ * The child process whose exit ended s's block (its main thread, the thread s created), or
+ * NO_T. The kernel wakes a wait4 (and sends SIGCHLD) when the last of the child's threads
+ * exits, after that thread's sched_process_exit. A child of one thread is its own waker (the
+ * rule of the exited waker in analyzer__on_wakeup); a child whose main thread ended first is
+ * ended by another of its threads (lttng-ust's listener threads outlive the main thread of
+ * every traced process), which s did not create. perf names no thread then (perf_tid -1: the
+ * task's pid is released before its parent is told), so the waker w is the CPU's thread. The
+ * child is w's process's main thread (tid = pid) when w has exited and s created that main
+ * thread, which has exited and is not joined yet.
+ */
+static size_t exited_child_process(struct analyzer_core *core, size_t s, size_t w)
+{
+	const struct athread *wt, *ct;
+	size_t c;
+
+	if (w == NO_T) {
+		return NO_T;
+	}
+	wt = analyzer__thread_at(core, w);
+	if (!wt->exited || wt->pid <= 0 || wt->pid == analyzer__thread_at(core, s)->pid) {
+		return NO_T;
+	}
+	c = analyzer__find_thread(core, wt->pid);
+	if (c == NO_T || c == s) {
+		return NO_T;
+	}
+	ct = analyzer__thread_at(core, c);
+	if (ct->pid != wt->pid || ct->creator != s || !ct->exited || ct->joined || !ct->tracked) {
+		return NO_T;
+	}
+	return c;
+}
+
 void analyzer__on_wakeup(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx)
 {
-	size_t s, w;
+	size_t s, w, c;
 	struct athread *st;
 	uint32_t kind = ANALYZER_SEG_SLEEP;
 	size_t other = NO_T;
@@ -331,7 +370,12 @@ void analyzer__on_wakeup(struct analyzer_core *core, const struct analyzer_event
 	}
 	w = find_waker(core, ev, ctx);
 	block_start = st->sched.since;
-	if (w != NO_T && w != s && st->tracked && analyzer__thread_at(core, w)->tracked) {
+	c = st->tracked ? exited_child_process(core, s, w) : NO_T;
+	if (c != NO_T) {
+		/* wait4 woken by the end of the child process: a join of it */
+		kind = ANALYZER_SEG_JOIN;
+		other = c;
+	} else if (w != NO_T && w != s && st->tracked && analyzer__thread_at(core, w)->tracked) {
 		other = w;
 		/* A dead waker reaped by its creator (wait4 after the exit) is a join. */
 		kind = analyzer__thread_at(core, w)->exited &&
@@ -370,9 +414,9 @@ void analyzer__on_wakeup(struct analyzer_core *core, const struct analyzer_event
 		wt->sched.wake_ts = ev->ts;
 		wt->sched.wake_mark = analyzer__add_mark(core, wt, ev->ts, ANALYZER_MARK_WAKE, s);
 	} else if (kind == ANALYZER_SEG_JOIN) {
-		analyzer__thread_at(core, w)->joined = true;
-		analyzer__add_mark(core, st, ev->ts, ANALYZER_MARK_JOIN, w);
-		analyzer__join_recorded(core, s, w, block_start, !stub_join);
+		analyzer__thread_at(core, other)->joined = true;
+		analyzer__add_mark(core, st, ev->ts, ANALYZER_MARK_JOIN, other);
+		analyzer__join_recorded(core, s, other, block_start, !stub_join);
 	}
 }
 

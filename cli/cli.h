@@ -26,6 +26,11 @@ bool dps_cli_parse_duration(const char *s, int64_t *ns);
 /* A non-negative decimal id (pid, tid). */
 bool dps_cli_parse_id(const char *s, int64_t *out);
 
+/* --wait-quiet[=SECONDS] (replay, whatif): arg NULL (no =SECONDS) gives the default,
+ * DPS_LOAD_WAIT_QUIET_DEFAULT_S; else a number of seconds, over 0 and at most a day. Returns
+ * DPS_EXIT_OK, or DPS_EXIT_USAGE with a message naming cmd. */
+int dps_cli_set_wait_quiet(const char *cmd, const char *arg, double *seconds);
+
 struct analyzer_options;
 /* --min-block's value (dps_cli_parse_duration) into *ns. Returns DPS_EXIT_OK, or
  * DPS_EXIT_USAGE with a message naming cmd. */

@@ -9,6 +9,7 @@
 
 #include "analyzer.h"
 #include "cli.h"
+#include "machine-load.h"
 #include "replay.h"
 
 static void print_usage(FILE *out)
@@ -43,6 +44,10 @@ static void print_usage(FILE *out)
 	    "      --kernel, --no-kernel  force or skip kernel scheduling capture\n"
 	    "      --strict            an incomplete original trace (a stream file skipped,\n"
 	    "                          events lost) is an error (exit status 1)\n"
+	    "      --wait-quiet[=SECONDS]  before calibrating and before recording the stub,\n"
+	    "                          wait for a quiet machine (others under 10 %% of the\n"
+	    "                          CPUs), SECONDS at most (default %.0f); if it stays\n"
+	    "                          under load, say so and go on\n"
 	    "Output:\n"
 	    "  -o, --output OUTDIR     default: ./dps-replay-<trace name>; an earlier replay's\n"
 	    "                          OUTDIR is replaced whole, any other non-empty one refused\n"
@@ -52,7 +57,8 @@ static void print_usage(FILE *out)
 	    "                          messages\n"
 	    "  -h, --help\n"
 	    "\n"
-	    "Exit: 0 ok, 1 a step failed (its message says which), 2 bad usage or input.\n");
+	    "Exit: 0 ok, 1 a step failed (its message says which), 2 bad usage or input.\n",
+	    DPS_LOAD_WAIT_QUIET_DEFAULT_S);
 }
 
 /* The options into o; what-if knobs go to the stub as given (knobs: owned by the caller,
@@ -73,6 +79,7 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrA
 		OPT_NO_KERNEL,
 		OPT_FORCE,
 		OPT_STRICT,
+		OPT_WAIT_QUIET,
 	};
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
@@ -97,6 +104,7 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrA
 	    {"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
 	    {"force", no_argument, NULL, OPT_FORCE},
 	    {"strict", no_argument, NULL, OPT_STRICT},
+	    {"wait-quiet", optional_argument, NULL, OPT_WAIT_QUIET},
 	    {NULL, 0, NULL, 0},
 	};
 	struct analyzer_options sel;
@@ -182,6 +190,11 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrA
 			break;
 		case OPT_STRICT:
 			o->strict = true;
+			break;
+		case OPT_WAIT_QUIET:
+			if (dps_cli_set_wait_quiet("replay", optarg, &o->wait_quiet_s)) {
+				return DPS_EXIT_USAGE;
+			}
 			break;
 		default:
 			fprintf(stderr, "Try 'dps replay --help'.\n");

@@ -83,13 +83,17 @@ int dps_cmd_run(int argc, char **argv)
 	struct dps_object *objects = NULL;
 	uint32_t *members = NULL;
 	struct dps_play_result result = {0};
-	struct dps_play_options opts;
+	struct dps_play_options opts, at_main;
 	struct dps_program prog;
 	struct dps_config cfg;
 	char err[512];
 	static char sub_argv0[] = "dps run";
 	int ret;
 
+	/* Loading the set is dps's own work, not the start-up the root's runs absorb: main
+	 * is here, not where the options are parsed (doc/runtime.md). */
+	dps_play_options_default(&at_main);
+	dps_play_options_mark_main(&at_main);
 	dps_play_options_default(&opts);
 	if (argc < 2) {
 		print_help(stderr);
@@ -124,6 +128,8 @@ int dps_cmd_run(int argc, char **argv)
 		ret = ret == 1 ? DPS_EXIT_OK : DPS_EXIT_USAGE;
 		goto end;
 	}
+	opts.main_mono_ns = at_main.main_mono_ns;
+	opts.main_cpu_ns = at_main.main_cpu_ns;
 	ret = dps_init(&cfg, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "dps run: %s\n", err[0] ? err : dps_status_string(ret));

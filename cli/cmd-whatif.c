@@ -12,6 +12,8 @@
 #include "analyzer.h"
 #include "atomic-out.h"
 #include "cli.h"
+#include "machine-load.h"
+#include "path.h"
 #include "whatif.h"
 
 static void print_usage(FILE *out)
@@ -50,6 +52,10 @@ static void print_usage(FILE *out)
 	    "      --timelines LIST    record these points once more and compare each with the\n"
 	    "                          original (all, flat, idle, original or scales, comma-\n"
 	    "                          separated; a trace and -o DIR; linked from the report)\n"
+	    "      --wait-quiet[=SECONDS]  before the calibration, the runs and the timelines,\n"
+	    "                          wait for a quiet machine (others under 10 %% of the\n"
+	    "                          CPUs), SECONDS at most (default %.0f); if it stays\n"
+	    "                          under load, say so and go on without waiting\n"
 	    "Output:\n"
 	    "      --json              print one JSON object instead of the table\n"
 	    "      --html FILE         write the report (the curve, Figures 4-5) to FILE\n"
@@ -60,7 +66,7 @@ static void print_usage(FILE *out)
 	    "  -h, --help\n"
 	    "\n"
 	    "Exit: 0 ok, 1 a step failed (its message says which), 2 bad usage or input.\n",
-	    WHATIF_REPEAT_DEFAULT);
+	    WHATIF_REPEAT_DEFAULT, DPS_LOAD_WAIT_QUIET_DEFAULT_S);
 }
 
 struct args {
@@ -130,6 +136,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		OPT_WINDOW_TO,
 		OPT_TIMELINES,
 		OPT_REGION,
+		OPT_WAIT_QUIET,
 	};
 	static const struct option longopts[] = {
 	    {"thread", required_argument, NULL, OPT_THREAD},
@@ -156,6 +163,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 	    {"window-to", required_argument, NULL, OPT_WINDOW_TO},
 	    {"timelines", required_argument, NULL, OPT_TIMELINES},
 	    {"region", required_argument, NULL, OPT_REGION},
+	    {"wait-quiet", optional_argument, NULL, OPT_WAIT_QUIET},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -278,6 +286,11 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case OPT_REGION:
 			g_ptr_array_add(a->regions, optarg);
 			break;
+		case OPT_WAIT_QUIET:
+			if (dps_cli_set_wait_quiet("whatif", optarg, &a->o.wait_quiet_s)) {
+				return DPS_EXIT_USAGE;
+			}
+			break;
 		case 'q':
 			a->o.quiet = true;
 			break;
@@ -325,17 +338,16 @@ static int write_html(const char *path, const struct whatif_result *r)
 	char *link_base = NULL;
 	int ret = DPS_EXIT_OK;
 
-	/* the links to the points' timelines are relative to OUTDIR: from elsewhere, absolute */
+	/* the links to the points' timelines are relative to OUTDIR: from elsewhere, OUTDIR
+	 * relative to the report, so that they hold wherever the two are read from together */
 	if (r->workdir) {
 		char *dir = g_path_get_dirname(path);
-		char *here = g_canonicalize_filename(dir, NULL);
 
-		link_base = g_canonicalize_filename(r->workdir, NULL);
-		if (!strcmp(here, link_base)) {
+		link_base = dps_path_relative(dir, r->workdir);
+		if (!strcmp(link_base, ".")) {
 			g_free(link_base);
 			link_base = NULL;
 		}
-		g_free(here);
 		g_free(dir);
 	}
 
@@ -371,6 +383,20 @@ int dps_cmd_whatif(int argc, char **argv)
 		goto end;
 	}
 	a.o.progress = dps_cli_stderr_is_tty() && !a.o.quiet;
+	if (!a.o.command && !a.o.n_thread_ids && !a.o.n_comms && a.o.input &&
+	    g_file_test(a.o.input, G_FILE_TEST_IS_DIR) && !whatif_input_is_set(a.o.input)) {
+		/* no component: the candidates, ranked, then the usage error */
+		st = whatif_candidates(&a.o, stdout, &diag);
+		if (st) {
+			fprintf(stderr, "dps whatif: %s\n", diag.msg);
+			ret = dps_cli_exit_code(st);
+			goto end;
+		}
+		fprintf(stderr, "dps whatif: no component: name one of the threads above with "
+				"--thread ID (or all of a name with --comm NAME)\n");
+		ret = DPS_EXIT_USAGE;
+		goto end;
+	}
 	st = whatif_run(&a.o, &res, &diag);
 	if (st) {
 		fprintf(stderr, "dps whatif: %s\n", diag.msg[0] ? diag.msg : dps_status_string(st));
@@ -383,11 +409,9 @@ int dps_cmd_whatif(int argc, char **argv)
 		whatif_write_text(&res, stdout);
 	}
 	if (res.n_loaded) {
-		fprintf(
-		    stderr,
-		    "dps whatif: warning: %zu points ran while the machine was busy; the output "
-		    "names them\n",
-		    res.n_loaded);
+		fprintf(stderr,
+			"dps whatif: warning: %zu points ran under load; the output names them\n",
+			res.n_loaded);
 	}
 	ret = a.html ? write_html(a.html, &res) : DPS_EXIT_OK;
 	if (!a.json && !ret && (a.html || res.workdir)) {

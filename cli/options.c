@@ -7,6 +7,7 @@
 
 #include "analyzer.h"
 #include "cli.h"
+#include "machine-load.h"
 
 bool dps_cli_parse_duration(const char *s, int64_t *ns)
 {
@@ -35,6 +36,28 @@ int dps_cli_set_min_block(const char *cmd, const char *arg, int64_t *ns)
 			cmd, arg);
 		return DPS_EXIT_USAGE;
 	}
+	return DPS_EXIT_OK;
+}
+
+int dps_cli_set_wait_quiet(const char *cmd, const char *arg, double *seconds)
+{
+	char *end;
+	double v;
+
+	if (!arg) {
+		*seconds = DPS_LOAD_WAIT_QUIET_DEFAULT_S;
+		return DPS_EXIT_OK;
+	}
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v > 0) || v > 86400) {
+		fprintf(stderr,
+			"dps %s: --wait-quiet: expected =SECONDS, a number over 0 and at most "
+			"86400, got '%s'\n",
+			cmd, arg);
+		return DPS_EXIT_USAGE;
+	}
+	*seconds = v;
 	return DPS_EXIT_OK;
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* /proc/stat between two samples (machine-load.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -58,7 +59,7 @@ struct dps_load dps_load_between(const struct dps_load_sample *a, const struct d
 	return l;
 }
 
-bool dps_load_is_noisy(const struct dps_load *l)
+bool dps_load_is_under_load(const struct dps_load *l)
 {
 	return l->known &&
 	       (l->others_pct > DPS_LOAD_OTHERS_PCT_MAX || l->steal_pct > DPS_LOAD_STEAL_PCT_MAX);
@@ -78,22 +79,95 @@ uint64_t dps_load_self_cpu_ns(void)
 bool dps_load_warn_calibration(FILE *out, const char *who, double spread_pct,
 			       const struct dps_load *l)
 {
-	bool noisy = l && dps_load_is_noisy(l);
+	bool loaded = l && dps_load_is_under_load(l);
+	bool spread = spread_pct > DPS_CALIBRATION_SPREAD_PCT_MAX;
 
-	if (spread_pct <= DPS_CALIBRATION_SPREAD_PCT_MAX && !noisy) {
+	if (!spread && !loaded) {
 		return false;
 	}
-	fprintf(out, "%s: warning: the machine was noisy during calibration:", who);
-	if (spread_pct > DPS_CALIBRATION_SPREAD_PCT_MAX) {
-		fprintf(out,
-			" the work-loop rate moved %.1f %% between repeats (quiet: <= %.0f %%);",
-			spread_pct, DPS_CALIBRATION_SPREAD_PCT_MAX);
-	}
-	if (noisy) {
+	fprintf(out, "%s: warning: %s:", who,
+		loaded ? "calibrated under load" : "the calibration is unsteady");
+	if (loaded) {
 		fprintf(out, " other processes used %.0f %% of the %d CPUs, steal %.1f %%;",
 			l->others_pct, l->cpus, l->steal_pct);
+	}
+	if (spread) {
+		fprintf(out,
+			" the work-loop rate moved %.1f %% between repeats (steady: <= %.0f %%);",
+			spread_pct, DPS_CALIBRATION_SPREAD_PCT_MAX);
 	}
 	fprintf(out, " work mode will be off by as much, cpu mode (the default) is not; "
 		     "calibrate again on a quiet machine for work mode and the sleep figures\n");
 	return true;
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = {.tv_sec = (time_t)s,
+			      .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR) {
+	}
+}
+
+/* The load over one window of s seconds, our own process idle meanwhile. */
+static struct dps_load window_load(double s)
+{
+	struct dps_load_sample a = dps_load_sample_take();
+	uint64_t cpu0 = dps_load_self_cpu_ns();
+	struct dps_load_sample b;
+
+	sleep_s(s);
+	b = dps_load_sample_take();
+	return dps_load_between(&a, &b, dps_load_self_cpu_ns() - cpu0);
+}
+
+enum dps_quiet dps_load_wait_quiet(struct dps_quiet_wait *w, const char *what, FILE *out,
+				   struct dps_load *last)
+{
+	struct dps_load_sample t0 = dps_load_sample_take();
+	struct dps_load l = {0};
+	double waited = 0;
+	bool said = false;
+
+	if (!(w->max_s > 0) || w->gave_up) {
+		return DPS_QUIET_OFF;
+	}
+	for (;;) {
+		double left = w->max_s - waited;
+
+		l = window_load(left < DPS_LOAD_QUIET_WINDOW_S ? left : DPS_LOAD_QUIET_WINDOW_S);
+		waited = dps_load_sample_take().t_s - t0.t_s;
+		/* /proc/stat unreadable: nothing to wait for */
+		if (!l.known || !dps_load_is_under_load(&l)) {
+			break;
+		}
+		if (waited >= w->max_s - 0.01) {
+			w->gave_up = true;
+			fprintf(out,
+				"%s: --wait-quiet: the machine did not get quiet in %.0f s (other "
+				"processes use %.0f %% of the %d CPUs, steal %.1f %%; quiet: under "
+				"%.0f %% and %.0f %%); %s under load, and no more waiting\n",
+				w->who, w->max_s, l.others_pct, l.cpus, l.steal_pct,
+				DPS_LOAD_OTHERS_PCT_MAX, DPS_LOAD_STEAL_PCT_MAX, what);
+			break;
+		}
+		if (!said && !w->quiet) {
+			fprintf(out,
+				"%s: waiting up to %.0f s for a quiet machine before %s (other "
+				"processes use %.0f %% of the %d CPUs, steal %.1f %%)\n",
+				w->who, w->max_s, what, l.others_pct, l.cpus, l.steal_pct);
+		}
+		said = true;
+	}
+	if (last) {
+		*last = l;
+	}
+	if (w->gave_up) {
+		return DPS_QUIET_GAVE_UP;
+	}
+	if (said && !w->quiet) {
+		fprintf(out, "%s: the machine is quiet after %.1f s\n", w->who, waited);
+	}
+	return DPS_QUIET_YES;
 }

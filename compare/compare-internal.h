@@ -39,4 +39,12 @@ const char *compare_thread_name(const struct analyzer_thread *th);
 void compare_write_run_json(FILE *out, const struct compare_result *res);
 void compare_write_run_html(FILE *out, const struct compare_result *res);
 
+/* The one statement of the load under which the runs were recorded (output.c), for the
+ * table and the report: which run, how much the others used, what it does to the headline
+ * figure and what to do; NULL when neither run was recorded under load. g_free. */
+char *compare_load_statement(const struct compare_result *res);
+/* With a change (res->run->change), its effect in words: "thread 2 at 0.50x: the program
+ * takes 412.30 ms instead of 695.33 ms (-40.70 %)"; NULL without one. g_free. */
+char *compare_effect_statement(const struct compare_result *res);
+
 #endif /* DPS_COMPARE_INTERNAL_H */

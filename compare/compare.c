@@ -358,10 +358,14 @@ enum dps_status compare_run(const struct analyzer_result *orig, enum compare_inp
 		}
 		mark_excluded(&res->side[s], opts);
 		compute_side(&res->side[s]);
-		if (kinds[s] == COMPARE_INPUT_TRACE && labels[s]) {
-			dps_record_info_load(labels[s], &res->side[s].load);
+		/* record.info where the trace is, which the label may not say (dps replay's
+		 * simulated trace, labelled by where it will be) */
+		if (kinds[s] == COMPARE_INPUT_TRACE &&
+		    (opts->trace_dir[s] ? opts->trace_dir[s] : labels[s])) {
+			dps_record_info_load(opts->trace_dir[s] ? opts->trace_dir[s] : labels[s],
+					     &res->side[s].load);
 		}
-		res->under_load |= dps_load_is_noisy(&res->side[s].load);
+		res->under_load |= dps_load_is_under_load(&res->side[s].load);
 	}
 	ret = compare_match_trees(res);
 	if (!ret) {

@@ -137,21 +137,27 @@ struct compare_result {
 
 	bool has_mem;		      /* both sides carry memory samples */
 	struct compare_mem_error mem; /* over every matched thread's points */
-	/* A side was recorded on a busy machine (dps_load_is_noisy): its timings, and so the
-	 * errors above, include the machine's noise. Said next to the errors. */
+	/* A side was recorded under load (dps_load_is_under_load): its timings, and so the
+	 * figures above, include what the others took. Said next to the headline figure. */
 	bool under_load;
 	/* What was run, for the outputs (compare_run_info); NULL: unknown, only the version is
 	 * written. Set by the caller after compare_run, before writing. Borrowed. */
 	const struct compare_run_info *run;
 };
 
-/* What to leave out of a comparison (compare_options_default: lttng-ust's threads). */
+/* What to leave out of a comparison (compare_options_default: lttng-ust's threads), and where
+ * the traces are. */
 struct compare_options {
 	const char *const *exclude_comm; /* borrowed: fnmatch(3) patterns of thread names
 					  * dropped from both runs (never the root) */
 	size_t n_exclude_comm;
 	bool keep_tracer_threads; /* false: also drop lttng-ust's listener threads, named
 				   * "<program>-ust", which every UST-traced process starts */
+	/* borrowed: where each side's trace is now, indexed by enum compare_side, when its
+	 * label names another place (dps replay labels its simulated trace by where it will be
+	 * once its output directory is in place); record.info (the load while it was recorded)
+	 * is read there. NULL: the label. */
+	const char *trace_dir[2];
 };
 
 void compare_options_default(struct compare_options *opts);
@@ -173,6 +179,12 @@ struct compare_run_info {
 						* name, value pairs ("--scale", "2"; value NULL for a flag),
 						* n_knobs pairs */
 	size_t n_knobs;
+	/* What the simulated run changes on purpose, e.g. "thread 23703 at 0.50x" (dps whatif's
+	 * timelines of a point, dps replay with a what-if knob); NULL: the simulated run is meant
+	 * to reproduce the original. With a change, the outputs headline its effect (the
+	 * program's time against the original's), not a fidelity error: the difference is the
+	 * answer. */
+	const char *change;
 };
 
 /* Options of the HTML writer. */
@@ -205,7 +217,8 @@ enum dps_status compare_load(const char *path, const struct analyzer_options *op
 
 /*
  * Compares two models (borrowed: they must outlive the result). labels name the inputs in
- * the outputs (NULL: the model's source); opts NULL means compare_options_default. Returns
+ * the outputs (NULL: the model's source); a trace side's record.info is read from
+ * opts->trace_dir, else its label. opts NULL means compare_options_default. Returns
  * DPS_OK, DPS_ERR_INVAL when a model has no thread or no valid root, DPS_ERR_NOMEM. *out is
  * NULL on error.
  */

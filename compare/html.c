@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib.h>
+
 #include "compare-internal.h"
 #include "compare.h"
 
@@ -147,32 +149,37 @@ static void write_card(FILE *out, const char *cls, const char *value, const char
 
 static void write_cards(FILE *out, const struct compare_result *res)
 {
-	char v[128], l[256], lb[256], a[32], b[32], c[32], d[32];
+	char *effect = compare_effect_statement(res), *load = compare_load_statement(res);
+	const char *diff = effect ? "difference" : "error";
+	char v[128], l[512], a[32], b[32], c[32], d[32];
 
 	fputs("<div class=\"cards\">\n", out);
-	snprintf(v, sizeof(v), "%.2f %%", res->fidelity_err_pct);
-	/* A big error measured on a busy machine is not shown as the tool's (red): amber, with
-	 * the load card beside it. */
-	write_card(out,
-		   res->fidelity_err_pct <= 10 ? "main"
-		   : res->under_load	       ? "main warn"
-					       : "main bad",
-		   v, "fidelity error: the larger of the CPU and makespan errors (0 = identical)");
-	for (int s = 0; s < 2; s++) {
-		const struct dps_load *ld = &res->side[s].load;
+	if (effect) {
+		/* a what-if: the difference is the answer, not the tool's error */
+		int64_t o = (int64_t)res->side[0].makespan_ns;
 
-		if (dps_load_is_noisy(ld)) {
-			snprintf(lb, sizeof(lb),
-				 "the %s run was recorded on a busy machine: other processes used "
-				 "%.0f %% of the %d CPUs, steal %.1f %%; the errors include that "
-				 "noise",
-				 s ? "simulated" : "original", ld->others_pct, ld->cpus,
-				 ld->steal_pct);
-			write_card(out, "load", "under load", lb);
-		}
+		snprintf(v, sizeof(v), "%+.2f %%",
+			 o ? (double)res->makespan_err_ns / (double)o * 100.0 : 0.0);
+		snprintf(l, sizeof(l), "%s: the effect of the change, not an error", effect);
+		write_card(out, res->under_load ? "main effect warn" : "main effect", v, l);
+	} else {
+		snprintf(v, sizeof(v), "%.2f %%", res->fidelity_err_pct);
+		/* A big error measured under load is not shown as the tool's (red): amber, with
+		 * the under-load card beside it. */
+		write_card(out,
+			   res->fidelity_err_pct <= 10 ? "main"
+			   : res->under_load	       ? "main warn"
+						       : "main bad",
+			   v,
+			   "fidelity error: the larger of the CPU and makespan errors (0 = "
+			   "identical)");
+	}
+	if (load) {
+		write_card(out, "load", "under load", load);
 	}
 	snprintf(v, sizeof(v), "%.2f %%", res->makespan_err_pct);
-	snprintf(l, sizeof(l), "makespan error: %s orig, %s sim (%s)",
+	/* with a change the differences are its effect, not errors */
+	snprintf(l, sizeof(l), "makespan %s: %s orig, %s sim (%s)", diff,
 		 compare_format_ns((int64_t)res->side[0].makespan_ns, false, a, sizeof(a)),
 		 compare_format_ns((int64_t)res->side[1].makespan_ns, false, b, sizeof(b)),
 		 compare_format_ns(res->makespan_err_ns, true, c, sizeof(c)));
@@ -180,15 +187,15 @@ static void write_cards(FILE *out, const struct compare_result *res)
 	snprintf(v, sizeof(v), "%.2f %% / %.2f %%", res->process_cpu_err_pct,
 		 res->process_wall_err_pct);
 	snprintf(l, sizeof(l),
-		 "whole process, CPU / wall error: %s / %s orig, %s / %s sim (every thread, exec "
+		 "whole process, CPU / wall %s: %s / %s orig, %s / %s sim (every thread, exec "
 		 "to the last thread's end)",
-		 compare_format_ns((int64_t)res->side[0].process_cpu_ns, false, a, sizeof(a)),
+		 diff, compare_format_ns((int64_t)res->side[0].process_cpu_ns, false, a, sizeof(a)),
 		 compare_format_ns((int64_t)res->side[0].process_wall_ns, false, b, sizeof(b)),
 		 compare_format_ns((int64_t)res->side[1].process_cpu_ns, false, c, sizeof(c)),
 		 compare_format_ns((int64_t)res->side[1].process_wall_ns, false, d, sizeof(d)));
 	write_card(out, "", v, l);
 	snprintf(v, sizeof(v), "%.2f %%", res->cpu_err_pct);
-	snprintf(l, sizeof(l), "CPU error: sum of |per-thread CPU errors| %s over %s of CPU",
+	snprintf(l, sizeof(l), "CPU %s: sum of |per-thread CPU %ss| %s over %s of CPU", diff, diff,
 		 compare_format_ns((int64_t)res->cpu_abs_err_ns, false, a, sizeof(a)),
 		 compare_format_ns((int64_t)res->side[0].cpu_total_ns, false, b, sizeof(b)));
 	write_card(out, "", v, l);
@@ -218,6 +225,8 @@ static void write_cards(FILE *out, const struct compare_result *res)
 		write_card(out, "", v, l);
 	}
 	fputs("</div>\n", out);
+	g_free(effect);
+	g_free(load);
 }
 
 static void write_sources(FILE *out, const struct compare_result *res)

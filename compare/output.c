@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib.h>
+
 #include "compare-internal.h"
 #include "compare.h"
 
@@ -225,11 +227,14 @@ static void write_side_line(const struct compare_result *res, int s, FILE *out)
 
 static void write_summary(const struct compare_result *res, FILE *out)
 {
-	char a[32], b[32], d[32], e[32];
+	char *effect = compare_effect_statement(res), *load = compare_load_statement(res);
+	/* with a change the differences are its effect, not errors */
+	const char *diff = effect ? "difference" : "error";
+	char a[32], b[32], d[32], e[32], line[2048];
 
-	fprintf(out, "\nmakespan   orig %s   sim %s   error %s (%.2f %%)\n",
+	fprintf(out, "\nmakespan   orig %s   sim %s   %s %s (%.2f %%)\n",
 		compare_format_ns((int64_t)res->side[0].makespan_ns, false, a, sizeof(a)),
-		compare_format_ns((int64_t)res->side[1].makespan_ns, false, b, sizeof(b)),
+		compare_format_ns((int64_t)res->side[1].makespan_ns, false, b, sizeof(b)), diff,
 		compare_format_ns(res->makespan_err_ns, true, d, sizeof(d)), res->makespan_err_pct);
 	fprintf(out, "cpu        orig %s   sim %s   sum of |per-thread errors| %s (%.2f %%)\n",
 		compare_format_ns((int64_t)res->side[0].cpu_total_ns, false, a, sizeof(a)),
@@ -257,38 +262,94 @@ static void write_summary(const struct compare_result *res, FILE *out)
 			res->side[0].has_mem ? "original" : "simulated");
 	}
 	fprintf(out,
-		"process    cpu  orig %s   sim %s   error %s (%.2f %%)   [every thread, whole "
+		"process    cpu  orig %s   sim %s   %s %s (%.2f %%)   [every thread, whole "
 		"process]\n",
 		compare_format_ns((int64_t)res->side[0].process_cpu_ns, false, a, sizeof(a)),
-		compare_format_ns((int64_t)res->side[1].process_cpu_ns, false, b, sizeof(b)),
+		compare_format_ns((int64_t)res->side[1].process_cpu_ns, false, b, sizeof(b)), diff,
 		compare_format_ns(res->process_cpu_err_ns, true, d, sizeof(d)),
 		res->process_cpu_err_pct);
-	fprintf(
-	    out,
-	    "process    wall orig %s   sim %s   error %s (%.2f %%)   [exec to the last thread's "
-	    "end]\n",
-	    compare_format_ns((int64_t)res->side[0].process_wall_ns, false, a, sizeof(a)),
-	    compare_format_ns((int64_t)res->side[1].process_wall_ns, false, b, sizeof(b)),
-	    compare_format_ns(res->process_wall_err_ns, true, d, sizeof(d)),
-	    res->process_wall_err_pct);
+	fprintf(out,
+		"process    wall orig %s   sim %s   %s %s (%.2f %%)   [exec to the last thread's "
+		"end]\n",
+		compare_format_ns((int64_t)res->side[0].process_wall_ns, false, a, sizeof(a)),
+		compare_format_ns((int64_t)res->side[1].process_wall_ns, false, b, sizeof(b)), diff,
+		compare_format_ns(res->process_wall_err_ns, true, d, sizeof(d)),
+		res->process_wall_err_pct);
 	fprintf(out, "threads    %zu matched, %zu only in orig, %zu only in sim\n", res->n_matched,
 		res->n_orig_only, res->n_sim_only);
-	fprintf(out,
-		"fidelity error %.2f %% (the larger of the CPU and makespan errors; "
-		"0 = identical)\n",
-		res->fidelity_err_pct);
-	for (int s = 0; s < 2; s++) {
-		const struct dps_load *l = &res->side[s].load;
+	if (effect) {
+		dps_text_sanitize(effect, line, sizeof(line));
+		fprintf(out, "effect     %s: the change's effect, not a fidelity error\n", line);
+	} else {
+		fprintf(out,
+			"fidelity error %.2f %% (the larger of the CPU and makespan errors; "
+			"0 = identical)\n",
+			res->fidelity_err_pct);
+	}
+	if (load) {
+		dps_text_sanitize(load, line, sizeof(line));
+		fprintf(out, "UNDER LOAD: %s\n", line);
+	}
+	g_free(effect);
+	g_free(load);
+}
 
-		if (dps_load_is_noisy(l)) {
-			fprintf(out,
-				"UNDER LOAD the %s run was recorded on a busy machine: other "
-				"processes used %.0f %% of the %d CPUs, steal %.1f %% (quiet: "
-				"below %.0f %% and %.0f %%); the errors above include that noise\n",
-				s ? "simulated" : "original", l->others_pct, l->cpus, l->steal_pct,
-				DPS_LOAD_OTHERS_PCT_MAX, DPS_LOAD_STEAL_PCT_MAX);
+char *compare_effect_statement(const struct compare_result *res)
+{
+	uint64_t o = res->side[0].makespan_ns, s = res->side[1].makespan_ns;
+	char a[32], b[32];
+
+	if (!res->run || !res->run->change) {
+		return NULL;
+	}
+	return g_strdup_printf("%s: the program takes %s instead of %s (%+.2f %%)",
+			       res->run->change, compare_format_ns((int64_t)s, false, a, sizeof(a)),
+			       compare_format_ns((int64_t)o, false, b, sizeof(b)),
+			       o ? ((double)s - (double)o) / (double)o * 100.0 : 0.0);
+}
+
+/* "45 % of the 2 CPUs, steal 0.9 %" */
+static void append_load(GString *t, const struct dps_load *l)
+{
+	g_string_append_printf(t, "%.0f %% of the %d CPUs, steal %.1f %%", l->others_pct, l->cpus,
+			       l->steal_pct);
+}
+
+char *compare_load_statement(const struct compare_result *res)
+{
+	const struct dps_load *l[2] = {&res->side[0].load, &res->side[1].load};
+	bool u[2] = {dps_load_is_under_load(l[0]), dps_load_is_under_load(l[1])};
+	GString *t;
+
+	if (!u[0] && !u[1]) {
+		return NULL;
+	}
+	t = g_string_new(NULL);
+	if (u[0] && u[1]) {
+		g_string_append(t, "both runs were recorded while other processes used the "
+				   "machine: the original run ");
+		append_load(t, l[0]);
+		g_string_append(t, ", the simulated run ");
+		append_load(t, l[1]);
+	} else {
+		int s = u[1];
+
+		g_string_append_printf(t, "the %s run was recorded while other processes used ",
+				       s ? "simulated" : "original");
+		append_load(t, l[s]);
+		if (l[!s]->known) {
+			g_string_append_printf(t, " (the %s run: %.0f %%)",
+					       s ? "original" : "simulated", l[!s]->others_pct);
 		}
 	}
+	g_string_append_printf(
+	    t,
+	    "; quiet is under %.0f %% and steal under %.0f %%. The %s includes "
+	    "what they took: record again on a quiet machine (dps replay and dps "
+	    "whatif wait for one with --wait-quiet)",
+	    DPS_LOAD_OTHERS_PCT_MAX, DPS_LOAD_STEAL_PCT_MAX,
+	    res->run && res->run->change ? "effect" : "fidelity error");
+	return g_string_free(t, FALSE);
 }
 
 enum dps_status compare_write_text(const struct compare_result *res, FILE *out, bool all_rows)
@@ -454,7 +515,10 @@ static void json_load(FILE *out, const struct dps_load *l)
 	dps_json_double(out, l->others_pct);
 	fputs(", \"steal_pct\": ", out);
 	dps_json_double(out, l->steal_pct);
-	fprintf(out, ", \"noisy\": %s}", dps_load_is_noisy(l) ? "true" : "false");
+	/* "noisy": the first name of under_load, kept for the scripts that read it */
+	fprintf(out, ", \"under_load\": %s, \"noisy\": %s}",
+		dps_load_is_under_load(l) ? "true" : "false",
+		dps_load_is_under_load(l) ? "true" : "false");
 }
 
 enum dps_status compare_write_json(const struct compare_result *res, FILE *out)

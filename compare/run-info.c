@@ -125,7 +125,7 @@ void compare_write_run_json(FILE *out, const struct compare_result *res)
 	fprintf(out, "  \"run\": {\"dps_version\": \"%s\"", DPS_VERSION);
 	if (!run) {
 		fputs(", \"command_line\": null, \"argv\": null, \"calibration\": null, "
-		      "\"selection\": null, \"knobs\": []},\n",
+		      "\"selection\": null, \"knobs\": [], \"change\": null},\n",
 		      out);
 		return;
 	}
@@ -156,7 +156,9 @@ void compare_write_run_json(FILE *out, const struct compare_result *res)
 		json_opt_string(out, run->knobs[2 * i + 1]);
 		fputc('}', out);
 	}
-	fputs("]},\n", out);
+	fputs("],\n    \"change\": ", out);
+	json_opt_string(out, run->change);
+	fputs("},\n", out);
 }
 
 static void html_row(FILE *out, const char *name, const char *code)
@@ -256,5 +258,6 @@ void compare_write_run_html(FILE *out, const struct compare_result *res)
 		html_row(out, i ? "" : "what-if knobs and options", kv);
 		g_free(kv);
 	}
+	html_row(out, "change", run->change ? run->change : "none: a replay meant to be faithful");
 	fputs("</table></section>\n", out);
 }

@@ -2,10 +2,10 @@
 /*
  * record.info: what dps record ran, so that dps analyze, compare and replay select the
  * recorded process by themselves. Lines "key value": pid, command, exit_status or signal,
- * kernel (lttng, perf, none), ust and memory (yes, no), and how busy the machine was while
- * the command ran (load_cpus N, load_wall_s S, load_own_pct P: the command's CPU time of all
+ * kernel (lttng, perf, none), ust and memory (yes, no), and how much others used the machine
+ * while the command ran (load_cpus N, load_wall_s S, load_own_pct P: the command's CPU time of all
  * CPUs' time, load_others_pct P: everything else that ran, load_steal_pct P; for compare's
- * UNDER LOAD mark). The one writer and the one reader.
+ * under-load statement). The one writer and the one reader.
  */
 #include <errno.h>
 #include <stdio.h>

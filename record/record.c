@@ -286,10 +286,11 @@ enum dps_status dps_record_run(const struct dps_record_options *opts,
 		goto end;
 	}
 	dps_record__write_info(&r, kernel_src);
-	if (dps_load_is_noisy(&r.load)) {
+	if (dps_load_is_under_load(&r.load) && !opts->no_load_note) {
 		fprintf(stderr,
-			"dps record: note: the machine was busy while %s ran (other processes "
-			"used %.0f %% of the %d CPUs, steal %.1f %%): its timings include that\n",
+			"dps record: note: %s ran under load (other processes used %.0f %% of the "
+			"%d CPUs, steal %.1f %%): its timings include that; record on a quiet "
+			"machine to measure the program alone\n",
 			opts->cmd[0], r.load.others_pct, r.load.cpus, r.load.steal_pct);
 	}
 	if (WIFEXITED(r.child_status) && WEXITSTATUS(r.child_status)) {

@@ -35,11 +35,13 @@ enum dps_record_kernel {
 struct dps_record_options {
 	const char *out; /* borrowed: the directory to create; NULL: dps-trace-DATE-TIME */
 	enum dps_record_kernel kernel;
-	bool ust;	  /* an LTTng UST session (default true) */
-	bool memory;	  /* preload the LTTng libc wrapper (heap events); needs ust */
-	bool sync;	  /* preload the LTTng pthread wrapper (mutex events); needs ust */
-	bool quiet;	  /* no progress lines on stderr */
-	char *const *cmd; /* borrowed: the command and its arguments, NULL-terminated */
+	bool ust;	   /* an LTTng UST session (default true) */
+	bool memory;	   /* preload the LTTng libc wrapper (heap events); needs ust */
+	bool sync;	   /* preload the LTTng pthread wrapper (mutex events); needs ust */
+	bool quiet;	   /* no progress lines on stderr */
+	bool no_load_note; /* no note when the command ran under load: the caller says it where
+			    * it matters (dps replay, next to the comparison's error) */
+	char *const *cmd;  /* borrowed: the command and its arguments, NULL-terminated */
 };
 
 struct dps_record_result {
@@ -75,7 +77,7 @@ enum dps_status dps_record_info_read(const char *trace, int64_t *pid, struct dps
 bool dps_record_info_pid(const char *trace, int64_t *pid);
 
 /*
- * How busy the machine was while dps record ran the command (the load_* lines of
+ * How much others used the machine while dps record ran the command (the load_* lines of
  * TRACE/record.info, read by dps_record_info_read's reader; common/machine-load.h):
  * load->known is false when the trace has no such lines (an older dps, another recorder) or
  * its record.info is malformed. Returns load->known.

@@ -22,8 +22,10 @@
  * Every file goes into a temporary directory beside the output directory (common/atomic-out.h)
  * that replaces it whole once every step succeeded, so OUTDIR never mixes two replays. While
  * the steps run, the result's paths point into the temporary directory; they are switched to
- * OUTDIR (or to the kept temporary, after a failure) at the end. Labels that end up in the
- * outputs (the stub's source comment, the report's run names) use the final paths.
+ * OUTDIR (or to the kept temporary, after a failure) at the end. Paths that end up in the
+ * outputs (the stub's source comment, the report's run names) are where the files will be once
+ * the command has ended, relative to OUTDIR (an input given by an absolute path stays
+ * absolute), so that a report names nothing that is gone and reads the same from anywhere.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -39,6 +41,7 @@
 #include "analyzer.h"
 #include "compare.h"
 #include "machine-load.h"
+#include "path.h"
 #include "progress.h"
 #include "replay.h"
 #include "simgen.h"
@@ -58,6 +61,7 @@ struct replay {
 	struct dps_steps steps;		       /* owned */
 	bool build_begun;		       /* step 3 began inside the analysis */
 	int64_t cal_min_block_ns;	       /* the measured calibration's --min-block */
+	struct dps_quiet_wait wait;	       /* --wait-quiet */
 };
 
 void dps_replay_options_default(struct dps_replay_options *opts)
@@ -150,10 +154,37 @@ static enum dps_status make_outdir(struct replay *rp)
 	return st;
 }
 
-/* What the outputs call the file name inside OUTDIR (g_free): its final path. */
+/* What the messages call the file name inside OUTDIR (g_free): its final path. */
 static char *final_path(const struct replay *rp, const char *name)
 {
 	return g_build_filename(rp->res->outdir, name, NULL);
+}
+
+/* Where path will be once the command has ended: in OUTDIR rather than its temporary, and
+ * where the caller moves it (moved_from, moved_to). g_free. */
+static char *final_location(const struct replay *rp, const char *path)
+{
+	char *in_outdir = dps_path_moved(path, rp->out.tmp, rp->res->outdir);
+	char *moved = dps_path_moved(in_outdir, rp->opts->moved_from, rp->opts->moved_to);
+
+	g_free(in_outdir);
+	return moved;
+}
+
+/* How OUTDIR's files name an input (the trace, --set, --calibration): where it will be,
+ * relative to OUTDIR; given absolute, absolute. g_free. */
+static char *input_label(const struct replay *rp, const char *path)
+{
+	char *where = final_location(rp, path), *outdir, *rel;
+
+	if (g_path_is_absolute(path)) {
+		return where;
+	}
+	outdir = final_location(rp, rp->res->outdir);
+	rel = dps_path_relative(outdir, where);
+	g_free(outdir);
+	g_free(where);
+	return rel;
 }
 
 /* Copies the file from into to (in the temporary directory), synced. */
@@ -231,6 +262,9 @@ static enum dps_status calibrate(struct replay *rp)
 	char err[512];
 	enum dps_status st;
 
+	/* --wait-quiet's wait is no part of a step: it says so itself */
+	dps_steps_end(&rp->steps);
+	dps_load_wait_quiet(&rp->wait, "calibrating", stderr, NULL);
 	dps_steps_begin(&rp->steps, true, "calibrating this machine");
 	before = dps_load_sample_take();
 	cpu0 = dps_load_self_cpu_ns();
@@ -442,7 +476,7 @@ static enum dps_status analyze(struct replay *rp)
 /* 3. The stub, built from the set on disk (what the user would edit), its C kept. */
 static enum dps_status build(struct replay *rp)
 {
-	char *label = rp->opts->set ? g_strdup(rp->opts->set) : final_path(rp, "set");
+	char *label = rp->opts->set ? input_label(rp, rp->opts->set) : g_strdup("set");
 	struct simgen_build_options b = {.keep_source = rp->res->stub_c};
 	struct simgen_options g = {.source_label = label};
 	struct dps_actset *set = NULL;
@@ -474,6 +508,9 @@ static enum dps_status run_stub(struct replay *rp)
 	struct dps_record_result rr = {0};
 	enum dps_status st;
 
+	/* --wait-quiet's wait is no part of a step: it says so itself */
+	dps_steps_end(&rp->steps);
+	dps_load_wait_quiet(&rp->wait, "recording the stub", stderr, NULL);
 	dps_steps_begin(&rp->steps, true, "running the stub under dps record");
 	g_ptr_array_add(cmd, rp->res->stub);
 	g_ptr_array_add(cmd, (gpointer) "--calibration");
@@ -494,6 +531,7 @@ static enum dps_status run_stub(struct replay *rp)
 	ro.out = rp->res->sim_trace;
 	ro.kernel = o->kernel;
 	ro.quiet = o->quiet || !o->verbose;
+	ro.no_load_note = true; /* the comparison says it, next to its headline */
 	ro.cmd = (char *const *)cmd->pdata;
 	st = dps_record_run(&ro, &rr, rp->diag);
 	if (!st && !(WIFEXITED(rr.wait_status) && WEXITSTATUS(rr.wait_status) == 0)) {
@@ -527,7 +565,7 @@ static enum dps_status run_stub(struct replay *rp)
 static enum dps_status write_output(struct replay *rp, const struct compare_result *cmp,
 				    const char *path, char kind)
 {
-	struct compare_html_options ho = {.title = rp->opts->trace};
+	struct compare_html_options ho = {.title = cmp->side[0].label};
 	enum dps_status st;
 	FILE *f = fopen(path, "w");
 
@@ -551,7 +589,7 @@ static enum dps_status write_output(struct replay *rp, const struct compare_resu
 /* The what-if knobs as the outputs record them (name, value pairs into knobs): the stub's
  * arguments as given, and the defaults of the ones not given, so that a report says the whole
  * of what the stub was asked to do. */
-static void collect_knobs(const struct replay *rp, GPtrArray *knobs)
+static void collect_knobs(const struct replay *rp, GPtrArray *knobs, const char *set_label)
 {
 	static const char *const defaults[][2] = {
 	    {"--scale", "1"},
@@ -579,7 +617,43 @@ static void collect_knobs(const struct replay *rp, GPtrArray *knobs)
 	g_ptr_array_add(knobs, (gpointer) "--mode");
 	g_ptr_array_add(knobs, (gpointer)(o->mode ? o->mode : "the stub's default"));
 	g_ptr_array_add(knobs, (gpointer) "--set");
-	g_ptr_array_add(knobs, (gpointer)(o->set ? o->set : "analyzed from the trace"));
+	g_ptr_array_add(knobs, (gpointer)(set_label ? set_label : "analyzed from the trace"));
+}
+
+/* Whether a knob's value changes nothing: a scale of 1 ("1", "ID=1"). */
+static bool knob_is_identity(const char *name, const char *value)
+{
+	const char *v = strchr(value, '=');
+	char *end;
+	double x;
+
+	if (!strcmp(name, "--thread-idle")) {
+		return false;
+	}
+	v = v ? v + 1 : value;
+	x = g_ascii_strtod(v, &end);
+	return end != v && !*end && x == 1.0;
+}
+
+/* The what-if knobs as given ("--thread-scale 2=0.5"), what a replay changes on purpose when
+ * the caller names no change; NULL without one, or when every one is a scale of 1 (a faithful
+ * replay). g_free. */
+static char *knobs_change(const struct replay *rp)
+{
+	static const char *const whatif[] = {"--scale", "--sleep-scale", "--thread-scale",
+					     "--thread-sleep-scale", "--thread-idle"};
+	const char *const *k = rp->opts->stub_args;
+	GString *t = g_string_new(NULL);
+
+	for (size_t i = 0; k && k[i] && k[i + 1]; i += 2) {
+		for (size_t w = 0; w < sizeof(whatif) / sizeof(whatif[0]); w++) {
+			if (!strcmp(k[i], whatif[w]) && !knob_is_identity(k[i], k[i + 1])) {
+				g_string_append_printf(t, "%s%s %s", t->len ? " " : "", k[i],
+						       k[i + 1]);
+			}
+		}
+	}
+	return g_string_free(t, !t->len);
 }
 
 /* 5. The comparison, once, into the table, the JSON and the report. */
@@ -587,15 +661,19 @@ static enum dps_status compare(struct replay *rp)
 {
 	struct compare_run_info run = {.command = "replay"};
 	GPtrArray *knobs = g_ptr_array_new();
-	char *cal_path = final_path(rp, "calibration"), *cal_source = NULL;
+	char *cal_source = NULL;
 	struct dps_calibration cal;
 	char calerr[256];
 	struct analyzer_result *models[2] = {NULL, NULL};
 	enum compare_input_kind kinds[2];
 	struct analyzer_options sel[2];
 	struct compare_result *cmp = NULL;
+	struct compare_options co;
 	const char *paths[2] = {rp->opts->trace, rp->res->sim_trace};
-	char *sim_label = final_path(rp, "sim-trace");
+	char *orig_label = input_label(rp, rp->opts->trace);
+	char *set_label = rp->opts->set ? input_label(rp, rp->opts->set) : NULL;
+	char *cal_given = rp->opts->calibration ? input_label(rp, rp->opts->calibration) : NULL;
+	char *change = rp->opts->change ? g_strdup(rp->opts->change) : knobs_change(rp);
 	enum dps_status st = DPS_OK;
 
 	dps_steps_begin(&rp->steps, true, "comparing the original and the simulated run");
@@ -616,17 +694,21 @@ static enum dps_status compare(struct replay *rp)
 		}
 	}
 	if (!st) {
-		st = compare_run(models[0], kinds[0], paths[0], models[1], kinds[1], sim_label,
-				 NULL, &cmp, rp->diag);
+		/* the labels are the outputs' names; the traces' record.info is read where they
+		 * are now */
+		compare_options_default(&co);
+		co.trace_dir[COMPARE_ORIG] = paths[0];
+		co.trace_dir[COMPARE_SIM] = paths[1];
+		st = compare_run(models[0], kinds[0], orig_label, models[1], kinds[1], "sim-trace",
+				 &co, &cmp, rp->diag);
 	}
 	if (!st) {
-		collect_knobs(rp, knobs);
+		collect_knobs(rp, knobs, set_label);
 		run.args = rp->opts->args;
 		run.n_args = rp->opts->n_args;
-		run.calibration = cal_path;
-		cal_source = rp->opts->calibration ? g_strdup_printf("a copy of --calibration %s",
-								     rp->opts->calibration)
-						   : g_strdup("measured by this replay");
+		run.calibration = "calibration";
+		cal_source = cal_given ? g_strdup_printf("a copy of --calibration %s", cal_given)
+				       : g_strdup("measured by this replay");
 		run.calibration_source = cal_source;
 		if (!dps_calibration_load(rp->calibration, &cal, calerr, sizeof(calerr))) {
 			run.cal = &cal;
@@ -635,6 +717,7 @@ static enum dps_status compare(struct replay *rp)
 		run.sel[1] = &sel[1];
 		run.knobs = (const char *const *)knobs->pdata;
 		run.n_knobs = knobs->len / 2;
+		run.change = change;
 		cmp->run = &run;
 		rp->res->fidelity_err_pct = cmp->fidelity_err_pct;
 		st = write_output(rp, cmp, rp->res->compare_txt, 't');
@@ -648,8 +731,10 @@ static enum dps_status compare(struct replay *rp)
 	compare_result_destroy(cmp);
 	analyzer_result_destroy(models[0]);
 	analyzer_result_destroy(models[1]);
-	g_free(sim_label);
-	g_free(cal_path);
+	g_free(orig_label);
+	g_free(set_label);
+	g_free(cal_given);
+	g_free(change);
 	g_free(cal_source);
 	g_ptr_array_free(knobs, TRUE);
 	return st;
@@ -675,26 +760,49 @@ static void replace_in_file(const char *path, const char *from, const char *to)
 	g_free(text);
 }
 
-/* record.info names the stub and its calibration where they were run, in the temporary
- * directory: name them where they will be, in OUTDIR. */
+/* dir as an absolute path, for a directory that may not exist yet: its parent resolved
+ * (g_free; NULL when the parent is not there either). */
+static char *absolute_dir(const char *dir)
+{
+	char *parent = g_path_get_dirname(dir), *base = g_path_get_basename(dir);
+	char *abs_parent = realpath(parent, NULL);
+	char *abs = abs_parent ? g_build_filename(abs_parent, base, NULL) : NULL;
+
+	free(abs_parent);
+	g_free(parent);
+	g_free(base);
+	return abs;
+}
+
+/* Replaces from by to in the file at path, from's absolute form by to's first. */
+static void relabel_file(const char *path, const char *from, const char *to)
+{
+	char *abs_from = absolute_dir(from), *abs_to = absolute_dir(to);
+
+	if (abs_from && abs_to) {
+		replace_in_file(path, abs_from, abs_to);
+	}
+	replace_in_file(path, from, to);
+	g_free(abs_from);
+	g_free(abs_to);
+}
+
+/* record.info and perf's log name the stub, its calibration and the trace where they were
+ * made, in the temporary directory: name them where they will be, in OUTDIR, and where the
+ * caller moves it. */
 static void relabel_record_info(const struct replay *rp)
 {
-	char *info = g_build_filename(rp->res->sim_trace, "record.info", NULL);
-	char *abs_tmp = realpath(rp->out.tmp, NULL);
+	static const char *const names[] = {"record.info", "perf.log"};
 
-	if (abs_tmp) {
-		char *parent = g_path_get_dirname(abs_tmp);
-		char *base = g_path_get_basename(rp->out.path);
-		char *abs_final = g_build_filename(parent, base, NULL);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *path = g_build_filename(rp->res->sim_trace, names[i], NULL);
 
-		replace_in_file(info, abs_tmp, abs_final);
-		g_free(parent);
-		g_free(base);
-		g_free(abs_final);
-		free(abs_tmp);
+		relabel_file(path, rp->out.tmp, rp->res->outdir);
+		if (rp->opts->moved_from && rp->opts->moved_to) {
+			relabel_file(path, rp->opts->moved_from, rp->opts->moved_to);
+		}
+		g_free(path);
 	}
-	replace_in_file(info, rp->out.tmp, rp->res->outdir);
-	g_free(info);
 }
 
 /* The end: on success the temporary directory replaces OUTDIR whole. After bad input nothing
@@ -757,7 +865,12 @@ static enum dps_status check_paths(const struct dps_replay_options *o, struct dp
 enum dps_status dps_replay_run(const struct dps_replay_options *opts,
 			       struct dps_replay_result *result, struct dps_diag *diag)
 {
-	struct replay rp = {.opts = opts, .res = result, .diag = diag, .root_tid = -1};
+	struct replay rp = {
+	    .opts = opts,
+	    .res = result,
+	    .diag = diag,
+	    .root_tid = -1,
+	    .wait = {.max_s = opts->wait_quiet_s, .who = "dps replay", .quiet = opts->quiet}};
 	enum dps_status st;
 
 	*result = (struct dps_replay_result){0};
@@ -811,7 +924,9 @@ enum dps_status dps_replay_run(const struct dps_replay_options *opts,
 		dps_steps_end(&rp.steps);
 	}
 	dps_steps_fini(&rp.steps);
-	return finish_outdir(&rp, st);
+	st = finish_outdir(&rp, st);
+	result->wait_gave_up = rp.wait.gave_up;
+	return st;
 }
 
 void dps_replay_result_fini(struct dps_replay_result *r)

@@ -39,8 +39,21 @@ struct dps_replay_options {
 				       * stderr is a terminal) */
 	bool verbose;		      /* the stub's own per-thread table and dps record's
 				       * messages too */
-	const char *const *args;      /* borrowed: the command's arguments as given (after
-				       * "dps replay"), for the report's run parameters; n_args */
+	/* --wait-quiet: > 0: before measuring the calibration and before recording the stub,
+	 * wait this long at most for a quiet machine (common/machine-load.h); 0: no waiting */
+	double wait_quiet_s;
+	/* What the knobs change on purpose, for the outputs' headline (compare_run_info.change:
+	 * its effect instead of a fidelity error), e.g. "thread 23703 (xz) at 0.50x"; NULL: the
+	 * what-if knobs given (--scale, --sleep-scale, --thread-scale, --thread-sleep-scale,
+	 * --thread-idle) as written; none of them, or only scales of 1: a faithful replay.
+	 * Borrowed. */
+	const char *change;
+	/* The caller moves moved_from to moved_to once the replay is done (dps whatif: its
+	 * temporary work directory, OUTDIR's place at its end): the outputs name the paths
+	 * under moved_from by where they will be. NULL: nothing moves. Borrowed. */
+	const char *moved_from, *moved_to;
+	const char *const *args; /* borrowed: the command's arguments as given (after
+				  * "dps replay"), for the report's run parameters; n_args */
 	size_t n_args;
 };
 
@@ -49,6 +62,7 @@ struct dps_replay_result {
 	char *outdir, *set, *stub, *stub_c, *calibration, *sim_trace;
 	char *compare_txt, *compare_json, *report;
 	double fidelity_err_pct;
+	bool wait_gave_up; /* --wait-quiet ran out: the machine stayed under load */
 };
 
 void dps_replay_options_default(struct dps_replay_options *opts);

@@ -198,8 +198,11 @@ int dps_main_parse_args(int argc, char **argv, const struct dps_program *prog,
 	bool *idle_flags = NULL;
 	int ret = 0;
 
-	dps_config_default(cfg);
+	/* main began about now: what the process did before is its start-up, what follows is
+	 * dps's own (doc/runtime.md, "The stub's start-up and exit") */
 	dps_play_options_default(opts);
+	dps_play_options_mark_main(opts);
+	dps_config_default(cfg);
 	opts->from_process_start = true;
 	read_exec_mark(opts);
 	/* not for the programs this one may start */

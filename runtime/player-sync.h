@@ -91,13 +91,14 @@ struct slot {
 	double run_scale, sleep_scale;
 	bool run_idle; /* runs are played as sleeps of their length (the idle CPU stub) */
 	struct dps__mem_thread *mem; /* owned while playing; NULL without memory actions */
-	/* thread CPU clock at thread_begin; for the root from the process's start, its clock at
-	 * the exec (its runs absorb what it used before it began) */
+	/* thread CPU clock at thread_begin; for the root from the process's start, that less
+	 * its CPU from the exec to main (its runs absorb the process's start-up) */
 	int64_t cpu_base;
 	uint64_t cpu_budget; /* sum of the runs requested so far (cpu mode budget) */
-	/* the root from the process's start: CLOCK_MONOTONIC at the exec, until its first wait
-	 * or join (0 after, and for every other thread); and the time its actions were
-	 * recorded to take since then (runs and sleeps requested) */
+	/* the root from the process's start: CLOCK_MONOTONIC at thread_begin less the time
+	 * from the exec to main, until its first wait or join (0 after, and for every other
+	 * thread); and the time its actions were recorded to take since then (runs and sleeps
+	 * requested) */
 	uint64_t lag_origin_ns;
 	uint64_t played_ns;
 };

@@ -406,6 +406,41 @@ static void name_thread(const struct dps_thread_desc *t)
 	lttng_ust_context_procname_reset();
 }
 
+/*
+ * The root of a program's main (from_process_start), as it begins at cpu0 (its CPU clock):
+ * the process's start-up, from the exec to main, is charged to its runs and its first
+ * sleeps; what its thread did from main until now is dps's own (the calibration measured at
+ * start, the set, the play's set-up) and is charged to nothing, or a stub without a
+ * calibration file would spend its first runs on that measurement. The root's clock counts
+ * from the fork that led to the exec: its CPU time since the exec is its clock less the
+ * process's clock then (one thread then). Only its own: lttng-ust's listener threads are
+ * threads of their own to an outside witness (and the recorded program had them too when it
+ * was traced with UST).
+ */
+static void charge_start_up(struct player *pl, struct slot *self, uint64_t cpu0)
+{
+	const struct dps_play_options *o = &pl->opts;
+	/* main unknown (options set by hand): everything before the first action is start-up */
+	uint64_t main_cpu = o->main_cpu_ns ? o->main_cpu_ns : cpu0;
+	uint64_t now = dps__now_ns();
+	uint64_t main_mono = o->main_mono_ns && o->main_mono_ns <= now ? o->main_mono_ns : now;
+	/* the difference of two readings, whichever way round; a later exec is none */
+	int64_t since_exec = (int64_t)(main_cpu - o->exec_cpu_ns);
+	uint64_t startup = since_exec > 0 ? (uint64_t)since_exec : 0;
+
+	/* the root may play on another thread than main's: then its clock says nothing of
+	 * dps's set-up, and only the start-up is known */
+	self->res.setup_cpu_ns = cpu0 > main_cpu ? cpu0 - main_cpu : 0;
+	if (o->mode == DPS_RUN_CPU) {
+		self->res.startup_cpu_ns = startup;
+		self->cpu_base = (int64_t)cpu0 - (int64_t)startup;
+	}
+	/* behind the recording by the time from the exec to main, not by dps's set-up since */
+	if (o->exec_mono_ns && o->exec_mono_ns <= main_mono) {
+		self->lag_origin_ns = now - (main_mono - o->exec_mono_ns);
+	}
+}
+
 /* Plays one slot's list on the calling thread, from thread_begin to thread_end. */
 static void play_thread(struct slot *self)
 {
@@ -425,12 +460,7 @@ static void play_thread(struct slot *self)
 	self->played_ns = 0;
 	self->lag_origin_ns = 0;
 	if (pl->opts.from_process_start && self->idx == pl->prog->root) {
-		/* The root's clock counts from the fork that led to the exec: its CPU time since
-		 * the exec is its clock less the process's clock then (one thread then). Only its
-		 * own: lttng-ust's listener threads are threads of their own to an outside witness
-		 * (and the recorded program had them too when it was traced with UST). */
-		self->cpu_base = (int64_t)pl->opts.exec_cpu_ns;
-		self->lag_origin_ns = pl->opts.exec_mono_ns;
+		charge_start_up(pl, self, cpu0);
 	}
 	lttng_ust_tracepoint(dps, thread_begin, t->id, t->name ? t->name : "");
 	if (has_memory_actions(t)) {
@@ -497,6 +527,12 @@ void dps_play_options_default(struct dps_play_options *opts)
 	opts->thread_sleep_scale = NULL;
 	opts->thread_run_idle = NULL;
 	opts->summary = true;
+}
+
+void dps_play_options_mark_main(struct dps_play_options *opts)
+{
+	opts->main_mono_ns = dps__now_ns();
+	opts->main_cpu_ns = dps__cputime_ns();
 }
 
 /* Whether an action of this kind may name an object of kind obj (lock and unlock: a mutex or
@@ -823,5 +859,24 @@ void dps_play_result_print(const struct dps_program *prog, const struct dps_play
 			r->id, printable(name, shown, sizeof(shown)), ms(r->start_ns),
 			ms(r->end_ns), ms(r->cpu_ns), ms(r->run_req_ns), ms(r->run_act_ns),
 			ms(r->sleep_req_ns), ms(r->sleep_act_ns), r->n_actions);
+	}
+	/* what the root's runs were charged for, and what they were not (doc/runtime.md) */
+	for (size_t i = 0; i < result->n_threads; i++) {
+		const struct dps_thread_result *r = &result->threads[i];
+
+		if (!r->startup_cpu_ns && !r->setup_cpu_ns) {
+			continue;
+		}
+		fprintf(out, "start-up: thread %" PRIu64 ": ", r->id);
+		if (r->startup_cpu_ns) {
+			fprintf(out,
+				"charged %.3f ms of CPU used before main (exec, loading, "
+				"constructors) to its runs; ",
+				ms(r->startup_cpu_ns));
+		}
+		fprintf(out,
+			"not charged: %.3f ms of dps's own set-up after main (calibration, the "
+			"set)\n",
+			ms(r->setup_cpu_ns));
 	}
 }

@@ -38,8 +38,8 @@ static struct dps_config config;
  * or time the hypervisor steals from the vCPU (counted as the thread's CPU time) still lands
  * short of the target and the next read corrects it. */
 #define CPU_MODE_CHUNK_FRACTION 0.75
-/* A run's first chunk, at most (ns of CPU by the rate it starts with). */
-#define CPU_MODE_PROBE_NS 1000000.0
+/* A chunk, at most (ns of CPU by the rate last observed). */
+#define CPU_MODE_MAX_CHUNK_NS 1000000.0
 
 const char *dps_run_mode_name(enum dps_run_mode mode)
 {
@@ -227,7 +227,6 @@ static void run_cpu(uint64_t ns)
 	double rate = tls_loop_rate > 0 ? tls_loop_rate : dps__calibration.work_loops_per_us;
 	uint64_t c0 = dps__cputime_ns();
 	uint64_t used = 0;
-	bool first = true;
 
 	while (used < ns) {
 		double rem = (double)(ns - used), chunk;
@@ -244,11 +243,15 @@ static void run_cpu(uint64_t ns)
 		chunk = (rem - read_ns) * CPU_MODE_CHUNK_FRACTION;
 		/* The first chunk of a run measures the rate first: the calibrated or last rate
 		 * may be far off now (a busy hyperthread sibling, a sanitizer): played on it, a
-		 * 0.75 chunk overshot a 30 ms run by 80 %. */
-		if (first && chunk > CPU_MODE_PROBE_NS) {
-			chunk = CPU_MODE_PROBE_NS;
+		 * 0.75 chunk overshot a 30 ms run by 80 %. The later ones stay as short: the
+		 * rate can also drop by half in the middle of a chunk (the host's other
+		 * hyperthread getting busy, time stolen from the vCPU and counted as the
+		 * thread's), and a 0.75 chunk of a 20 ms run then overshot it by 7 ms (1 run in
+		 * 30 beside busy cores); 1 ms chunks bound that to a fraction of a millisecond,
+		 * for two clock reads per millisecond of run. */
+		if (chunk > CPU_MODE_MAX_CHUNK_NS) {
+			chunk = CPU_MODE_MAX_CHUNK_NS;
 		}
-		first = false;
 		loops = loops_for_ns(rate, chunk);
 		c1 = dps__cputime_ns();
 		dps_work_loops(loops);

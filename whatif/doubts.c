@@ -90,6 +90,11 @@ static const char way_out_order[] =
     "variables and OpenMP are then re-enacted, doc/sync.md), annotate the object "
     "(dps/annotate.h), or study the component in the real program: dps whatif --region NAME "
     "-- CMD";
+/* The same when the recording already had dps's probe: --sync again would change nothing. */
+static const char way_out_order_probed[] =
+    "annotate the object (dps/annotate.h; the recording already has dps's synchronization "
+    "probe, and these waits are on something it does not re-enact), or study the component "
+    "in the real program: dps whatif --region NAME -- CMD";
 
 /* What a pair's order-dependent waits went through, in words. */
 static const char *through(uint32_t kind)
@@ -254,7 +259,8 @@ static void check_order(struct whatif_result *r, const struct dps_actset *set,
 				     "were on: recorded before dps recorded them, or by "
 				     "another tool.)"
 				   : ""),
-		    g_strdup(way_out_order));
+		    g_strdup(ares && ares->futex.n_explained ? way_out_order_probed
+							     : way_out_order));
 		g_free(c);
 		g_free(o);
 	}

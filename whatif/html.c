@@ -143,10 +143,21 @@ static void references(const struct chart *c, const struct whatif_result *r, FIL
 	{
 		double x = px(c, (double)r->busy_ns), y = py(c, whatif_point_sut(&r->original));
 
+		fprintf(
+		    out,
+		    "<path class=\"ref original\" d=\"M%.1f %.1fl7 12h-14z\"><title>the stub at "
+		    "1x: %.3f ms</title></path>\n",
+		    x, y - 7, whatif_point_sut(&r->original) / 1e6);
+	}
+	if (r->recorded_sut_ns) {
+		/* the real program's own time: the reference the stub at 1x must meet */
+		double y = py(c, (double)r->recorded_sut_ns);
+
 		fprintf(out,
-			"<path class=\"ref original\" d=\"M%.1f %.1fl7 12h-14z\"><title>original "
-			"(scale 1): %.3f ms</title></path>\n",
-			x, y - 7, whatif_point_sut(&r->original) / 1e6);
+			"<line class=\"ref recorded\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			"y2=\"%.1f\"><title>the recorded program: %.3f ms</title></line><text "
+			"class=\"recorded-label\" x=\"%.1f\" y=\"%.1f\">recorded program</text>\n",
+			ML, y, W - MR, y, (double)r->recorded_sut_ns / 1e6, ML + 6, y - 5);
 	}
 }
 
@@ -166,6 +177,10 @@ static void chart(const struct whatif_result *r, FILE *out)
 		widen(&c, &r->idle);
 	}
 	widen(&c, &r->original);
+	if (r->recorded_sut_ns) {
+		c.y0 = fmin(c.y0, (double)r->recorded_sut_ns);
+		c.y1 = fmax(c.y1, (double)r->recorded_sut_ns);
+	}
 	pad = fmax((c.y1 - c.y0) * 0.12, c.y1 * 0.02 + 1);
 	c.y0 = fmax(0, c.y0 - pad);
 	c.y1 += pad;
@@ -212,6 +227,11 @@ static const char CSS[] =
     ".knee-band{fill:#999;opacity:.15}.knee-label{font-size:12px;font-weight:600}"
     ".ref.flat{fill:#7b3fa0}.ref.idle{stroke:#1a9fb0;stroke-width:1.5;stroke-dasharray:2 3}"
     ".idle-label{fill:#1a9fb0;font-size:12px;text-anchor:end}.ref.original{fill:#111}"
+    ".ref.recorded{stroke:#111;stroke-width:1.5;stroke-dasharray:8 4}"
+    ".recorded-label{font-size:12px;fill:#111}"
+    ".answer{font-size:16px;background:#eef5ee;padding:10px 12px;border-left:4px solid "
+    "#2e8b57}.answer.unclear-answer{background:#fdecea;border-left-color:#c0392b}"
+    "#gap{margin-top:-6px}"
     ".legend span{margin-right:18px}.sw{display:inline-block;width:12px;height:12px;"
     "margin-right:4px;vertical-align:-1px}.warn{background:#fff4e0;padding:8px;"
     "border-left:4px solid #e08a00}code{font-size:12px}"
@@ -257,7 +277,14 @@ static void points_table(const struct whatif_result *r, FILE *out, const char *l
 	if (r->has_idle) {
 		table_row(out, "idle", &r->idle, link_base);
 	}
-	table_row(out, "original", &r->original, link_base);
+	table_row(out, "stub at 1x", &r->original, link_base);
+	if (r->recorded_sut_ns) {
+		fprintf(out,
+			"<tr class=\"recorded\"><td class=\"l\">recorded program</td><td>1.00</td>"
+			"<td>%.3f</td><td>%.3f</td><td></td><td></td><td>1</td><td "
+			"class=\"l\">the reference</td></tr>\n",
+			(double)r->busy_ns / 1e6, (double)r->recorded_sut_ns / 1e6);
+	}
 	fputs("</table>\n", out);
 }
 
@@ -290,7 +317,23 @@ void whatif_write_html(const struct whatif_result *r, FILE *out, const char *lin
 	dps_html_escape(out, r->component);
 	fprintf(out, "</title><style>%s</style></head>\n<body>\n<h1>What if ", CSS);
 	dps_html_escape(out, r->component);
-	fputs(" ran faster or slower?</h1>\n<p>Input <code>", out);
+	fputs(" ran faster or slower?</h1>\n", out);
+	{
+		char *answer = whatif_answer(r), *gap = whatif_gap(r);
+
+		fprintf(out, "<p class=\"answer%s\" id=\"answer\">",
+			r->kind == WHATIF_KIND_UNCLEAR || !r->n_points ? " unclear-answer" : "");
+		dps_html_escape(out, answer);
+		fputs("</p>\n", out);
+		if (gap) {
+			fputs("<p id=\"gap\">", out);
+			dps_html_escape(out, gap);
+			fputs("</p>\n", out);
+		}
+		g_free(answer);
+		g_free(gap);
+	}
+	fputs("<p>Input <code>", out);
 	dps_html_escape(out, r->input);
 	fprintf(out,
 		"</code>; t_busy<sup>CUS</sup> %.3f ms (the component's recorded runs); %u "
@@ -306,14 +349,16 @@ void whatif_write_html(const struct whatif_result *r, FILE *out, const char *lin
 			whatif_edge_str(&r->window_to, true, b, sizeof(b)));
 	}
 	if (loaded) {
-		fputs("<p class=\"warn\">The machine was busy during runs of: ", out);
+		fputs("<p class=\"warn\">Under load during runs of: ", out);
 		dps_html_escape(out, loaded);
-		fputs(" (orange). Their times measure the machine as much as the program.</p>\n",
+		fputs(" (orange). Their times measure the machine as much as the program; rerun "
+		      "on a quiet machine (--wait-quiet waits for one).</p>\n",
 		      out);
 	}
 	if (r->n_doubts) {
 		/* the answer first: the curve below is the replay's, not backed */
-		fputs("<div class=\"unclear\" id=\"unclear\"><h2>Answer: unclear</h2><p>dps cannot "
+		fputs("<div class=\"unclear\" id=\"unclear\"><h2>Why the answer is "
+		      "unclear</h2><p>dps cannot "
 		      "back the curve below as the real program's:</p><ul>",
 		      out);
 		for (size_t i = 0; i < r->n_doubts; i++) {
@@ -333,8 +378,10 @@ void whatif_write_html(const struct whatif_result *r, FILE *out, const char *lin
 	      "style=\"background:#c0392b\"></i>rising segment</span><span><i class=\"sw\" "
 	      "style=\"background:#7b3fa0\"></i>flat stub</span><span><i class=\"sw\" "
 	      "style=\"background:#1a9fb0\"></i>idle stub</span><span><i class=\"sw\" "
-	      "style=\"background:#111\"></i>original</span><span><i class=\"sw\" "
-	      "style=\"background:#e08a00\"></i>run on a busy machine</span></p>\n",
+	      "style=\"background:#111\"></i>stub at 1x</span><span><i class=\"sw\" "
+	      "style=\"background:repeating-linear-gradient(90deg,#111 0 6px,#fff 6px 9px);"
+	      "height:3px;vertical-align:3px\"></i>recorded program</span><span><i class=\"sw\" "
+	      "style=\"background:#e08a00\"></i>run under load</span></p>\n",
 	      out);
 	fprintf(out, "<h2>Fit: <span id=\"kind\">%s</span>",
 		r->n_points ? whatif_kind_name(r->kind) : "unclear");
@@ -357,7 +404,9 @@ void whatif_write_html(const struct whatif_result *r, FILE *out, const char *lin
 		100 * f->rel_err, f->noise / 1e6);
 	dps_html_escape(out, f->reason);
 	fputs(".</p>\n", out);
-	sentences(out, r->n_doubts ? "The replay's reading, not backed (see above)" : "Conclusions",
+	sentences(out,
+		  r->n_doubts ? "Method: the replay's reading, not backed (see above)"
+			      : "Method: the paper's reading of the stubs",
 		  cl, "conclusions");
 	sentences(out, "Caveats: what the replay cannot move", cv, "caveats");
 	fputs("<h2>Points</h2>\n", out);

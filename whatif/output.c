@@ -234,7 +234,7 @@ static GPtrArray *caveats(const struct whatif_result *r)
 	return v;
 }
 
-/* The points run on a busy machine, "scale 0.30, idle" (g_free), NULL when none. */
+/* The points run under load, "scale 0.30, idle" (g_free), NULL when none. */
 static char *loaded_points(const struct whatif_result *r)
 {
 	GString *g = g_string_new(NULL);
@@ -278,7 +278,8 @@ static void text_point(FILE *out, const char *what, const struct whatif_point *p
 	fprintf(out, "%-9s %6.2f %10s %10s %10s %10s %8.0f%s\n", what, p->scale,
 		p->kind == WHATIF_POINT_IDLE ? "(slept)" : whatif_ms((double)p->t_psf_ns, a, 32),
 		whatif_ms((double)p->median_ns, b, 32), whatif_ms((double)p->min_ns, c, 32),
-		whatif_ms((double)p->max_ns, d, 32), p->others_pct, p->loaded ? "  loaded" : "");
+		whatif_ms((double)p->max_ns, d, 32), p->others_pct,
+		p->loaded ? "  under load" : "");
 }
 
 void whatif_write_text(const struct whatif_result *r, FILE *out)
@@ -291,6 +292,17 @@ void whatif_write_text(const struct whatif_result *r, FILE *out)
 	dps_text_sanitize(r->component ? r->component : "", name, sizeof(name));
 	dps_text_sanitize(r->input ? r->input : "", input, sizeof(input));
 	fprintf(out, "What if %s ran faster or slower? (%s)\n", name, input);
+	{
+		char *answer = whatif_answer(r), *gap = whatif_gap(r);
+
+		fprintf(out, "\nAnswer: %s\n", answer);
+		if (gap) {
+			fprintf(out, "%s\n", gap);
+		}
+		fputc('\n', out);
+		g_free(answer);
+		g_free(gap);
+	}
 	if (r->in_situ) {
 		fprintf(out,
 			"In the real program: t_busy^CUS %s ms (the regions' CPU time over %" PRIu64
@@ -320,9 +332,12 @@ void whatif_write_text(const struct whatif_result *r, FILE *out)
 	if (r->has_idle) {
 		text_point(out, "idle", &r->idle);
 	}
-	text_point(out, "original", &r->original);
+	text_point(out, "stub 1x", &r->original);
 	if (r->recorded_sut_ns) {
-		fprintf(out, "(the recorded program: %s ms from exec to its last thread's end)\n",
+		fprintf(out,
+			"%-9s %6.2f %10s %10s   (the program as recorded, exec to its last "
+			"thread's end)\n",
+			"recorded", 1.0, whatif_ms((double)r->busy_ns, b, 32),
 			whatif_ms((double)r->recorded_sut_ns, a, 32));
 	}
 	if (r->n_points) {
@@ -346,15 +361,15 @@ void whatif_write_text(const struct whatif_result *r, FILE *out)
 			100 * f->rel_err, whatif_ms(f->noise, b, 32), f->reason);
 	}
 	if (r->n_doubts) {
-		fprintf(out, "\nAnswer: unclear. dps cannot back the curve above as the real "
+		fprintf(out, "\nWhy unclear: dps cannot back the curve above as the real "
 			     "program's:\n");
 		for (size_t i = 0; i < r->n_doubts; i++) {
 			fprintf(out, "- %s\n  Way out: %s.\n", r->doubts[i].reason,
 				r->doubts[i].way_out);
 		}
-		fprintf(out, "\nThe replay's own reading, not backed (see above):\n");
+		fprintf(out, "\nMethod: the replay's own reading, not backed (see above):\n");
 	} else {
-		fprintf(out, "\nConclusions:\n");
+		fprintf(out, "\nMethod: the paper's reading of the stubs:\n");
 	}
 	whatif_write_conclusions(r, out);
 	if (cv->len) {
@@ -368,9 +383,9 @@ void whatif_write_text(const struct whatif_result *r, FILE *out)
 		r->others_pct, r->steal_pct);
 	if (loaded) {
 		fprintf(out,
-			"Warning: the machine was busy (others over %.0f %% of the CPUs or steal "
-			"over %.0f %%) during runs of: %s. Their times measure the machine as "
-			"much as the program; rerun on a quiet machine.\n",
+			"Warning: under load (others over %.0f %% of the CPUs or steal over "
+			"%.0f %%) during runs of: %s. Their times measure the machine as much as "
+			"the program; rerun on a quiet machine (--wait-quiet waits for one).\n",
 			DPS_LOAD_OTHERS_PCT_MAX, DPS_LOAD_STEAL_PCT_MAX, loaded);
 	}
 	g_free(loaded);
@@ -426,7 +441,14 @@ void whatif_write_json(const struct whatif_result *r, FILE *out)
 	double busy = (double)r->busy_ns;
 	char from[32], to[32];
 
-	fputs("{\n  \"input\": ", out);
+	fputs("{\n  \"answer\": ", out);
+	{
+		char *answer = whatif_answer(r);
+
+		dps_json_string(out, answer, false);
+		g_free(answer);
+	}
+	fputs(",\n  \"input\": ", out);
 	dps_json_string(out, r->input, false);
 	fprintf(out, ",\n  \"input_kind\": \"%s\",\n  \"component\": {\"ids\": [",
 		r->in_situ	? "command"
@@ -469,9 +491,12 @@ void whatif_write_json(const struct whatif_result *r, FILE *out)
 	json_point(out, &r->original);
 	fprintf(out, ",\n  \"original_sut_ns\": %" PRIu64 ",\n", r->original.median_ns);
 	if (r->recorded_sut_ns) {
-		fprintf(out, "  \"recorded_sut_ns\": %" PRIu64 ",\n", r->recorded_sut_ns);
+		fprintf(out, "  \"recorded_sut_ns\": %" PRIu64 ",\n  \"gap_pct\": %.2f,\n",
+			r->recorded_sut_ns,
+			100 * ((double)r->original.median_ns - (double)r->recorded_sut_ns) /
+			    (double)r->recorded_sut_ns);
 	} else {
-		fputs("  \"recorded_sut_ns\": null,\n", out);
+		fputs("  \"recorded_sut_ns\": null,\n  \"gap_pct\": null,\n", out);
 	}
 	fprintf(out,
 		"  \"pins\": {\"fixed_sleeps\": %zu, \"fixed_sleep_ns\": %" PRIu64

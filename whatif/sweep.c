@@ -6,7 +6,9 @@
  * repetition of every point goes into one list shuffled with the seed, so a drift of the
  * machine (a warming CPU, a neighbour starting) spreads over the points instead of bending the
  * curve. /proc/stat is read around each run: a run during which others used the CPUs marks its
- * point as loaded.
+ * point as under load. With --wait-quiet, the first run and each run after one under load
+ * wait for a quiet machine first (a run after a quiet one starts on a quiet machine, as far as
+ * anything can tell without waiting).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,7 +30,7 @@
 #include "whatif-internal.h"
 
 /* Below this much wall time, a point's own /proc/stat figures (10 ms ticks) are too coarse to
- * call it loaded alone: the sweep's figure must agree. */
+ * call it under load alone: the sweep's figure must agree. */
 #define SWEEP_LOAD_WINDOW_S 0.5
 
 struct job {
@@ -56,6 +58,18 @@ static void load_add(struct load_sum *sum, const struct dps_load_sample *a,
 	sum->to.total_ticks += b->total_ticks - a->total_ticks;
 	sum->to.steal_ticks += b->steal_ticks - a->steal_ticks;
 	sum->child_cpu_ns += child_cpu_ns;
+}
+
+/* Whether the last run (the sweep's sums from before it to after it) ran under load; a run
+ * too short for a tick of /proc/stat tells nothing, and is not. */
+static bool run_was_under_load(const struct load_sum *before, const struct load_sum *after)
+{
+	/* before the first run the sums are empty: from, zero, is where they start */
+	const struct dps_load_sample *a = before->to.ok ? &before->to : &after->from;
+	struct dps_load l =
+	    dps_load_between(a, &after->to, after->child_cpu_ns - before->child_cpu_ns);
+
+	return l.known && dps_load_is_under_load(&l);
 }
 
 static uint64_t mono_ns(void)
@@ -334,6 +348,7 @@ enum dps_status whatif_sweep_run(const struct whatif_runner *run, struct whatif_
 	 * registration (lttng-ust waits up to 3 s for one that is busy), its start is shorter
 	 * and steadier. A value the user set is kept. */
 	char **envp = g_environ_setenv(g_get_environ(), "LTTNG_UST_REGISTER_TIMEOUT", "0", FALSE);
+	struct load_sum before_last = {0}; /* the sweep's sums before the last run */
 	enum dps_status st = DPS_OK;
 
 	for (size_t i = 0; i < n; i++) {
@@ -357,6 +372,13 @@ enum dps_status whatif_sweep_run(const struct whatif_runner *run, struct whatif_
 		if (run->steps) {
 			dps_steps_count(run->steps, i, n_jobs);
 		}
+		if (run->wait && (!i || run_was_under_load(&before_last, &sums[n]))) {
+			if (run->steps) {
+				dps_steps_clear(run->steps); /* the wait's lines */
+			}
+			dps_load_wait_quiet(run->wait, "running the sweep", stderr, NULL);
+		}
+		before_last = sums[n];
 		pair[0] = sums[jobs[i].pt];
 		pair[1] = sums[n];
 		st = run_once(run, envp, pts[jobs[i].pt], pair, diag);
@@ -374,8 +396,8 @@ enum dps_status whatif_sweep_run(const struct whatif_runner *run, struct whatif_
 		summarize(pts[i]);
 		pts[i]->others_pct = l.others_pct;
 		pts[i]->steal_pct = l.steal_pct;
-		pts[i]->loaded = dps_load_is_noisy(&l) &&
-				 (l.wall_s >= SWEEP_LOAD_WINDOW_S || dps_load_is_noisy(sweep_load));
+		pts[i]->loaded = dps_load_is_under_load(&l) && (l.wall_s >= SWEEP_LOAD_WINDOW_S ||
+								dps_load_is_under_load(sweep_load));
 	}
 	g_strfreev(envp);
 	g_rand_free(rand);

@@ -112,6 +112,25 @@ static GPtrArray *knobs(const struct whatif_result *r, const struct whatif_point
 	return v;
 }
 
+/* What point p changes, for its report's headline (replay.h: change): NULL for the original
+ * and the scale 1, which change nothing (a faithful replay). g_free. */
+static char *point_change(const struct whatif_result *r, const struct whatif_point *p)
+{
+	switch (p->kind) {
+	case WHATIF_POINT_FLAT:
+		return g_strdup_printf("%s flat (its runs take no time)", r->component);
+	case WHATIF_POINT_IDLE:
+		return g_strdup_printf("%s idle (it sleeps instead of running)", r->component);
+	case WHATIF_POINT_BUSY:
+		if (fabs(p->scale - 1) > SCALE_EPS) {
+			return g_strdup_printf("%s at %.2fx", r->component, p->scale);
+		}
+		return NULL;
+	default:
+		return NULL;
+	}
+}
+
 static char *point_name(const struct whatif_point *p)
 {
 	switch (p->kind) {
@@ -137,6 +156,7 @@ static enum dps_status one(const struct whatif_timelines_job *job, struct whatif
 	char *name = point_name(p);
 	char *rel = g_build_filename("timelines", name, NULL);
 	char *dir = g_build_filename(job->work, rel, NULL);
+	char *change = point_change(job->result, p);
 	enum dps_status st;
 
 	dps_replay_options_default(&ro);
@@ -162,7 +182,15 @@ static enum dps_status one(const struct whatif_timelines_job *job, struct whatif
 	ro.args = (const char *const *)cmd->pdata;
 	ro.n_args = cmd->len;
 	ro.quiet = true;
+	ro.change = change;
+	ro.wait_quiet_s = job->wait && !job->wait->gave_up ? job->wait->max_s : 0;
+	/* the work directory becomes OUTDIR at the end: the report names what is there then */
+	ro.moved_from = job->work;
+	ro.moved_to = job->outdir;
 	st = dps_replay_run(&ro, &rr, diag);
+	if (job->wait && rr.wait_gave_up) {
+		job->wait->gave_up = true;
+	}
 	if (st) {
 		char *msg = g_strdup(diag->msg);
 
@@ -175,6 +203,7 @@ static enum dps_status one(const struct whatif_timelines_job *job, struct whatif
 	g_free(dir);
 	g_free(rel);
 	g_free(name);
+	g_free(change);
 	g_ptr_array_free(cmd, TRUE);
 	g_ptr_array_free(args, TRUE);
 	return st;

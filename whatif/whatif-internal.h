@@ -5,6 +5,7 @@
 
 #include <glib.h>
 
+#include "machine-load.h"
 #include "whatif.h"
 
 struct dps_steps;
@@ -28,6 +29,7 @@ struct whatif_runner {
 	 * ("a,b") and the SSF recording its points restore from (borrowed) */
 	const char *const *command;
 	const char *regions, *ssf_path;
+	struct dps_quiet_wait *wait; /* borrowed: --wait-quiet, NULL: none */
 };
 
 /* In situ: the command, its regions and where the recording goes (all borrowed). */
@@ -99,7 +101,8 @@ struct whatif_timelines_job {
 	const char *trace, *set_dir, *calibration, *mode, *comm; /* borrowed */
 	int64_t pid, tid, min_block_ns;
 	bool follow_children, strict;
-	struct dps_steps *steps; /* borrowed: the study's, told how many points are done */
+	struct dps_steps *steps;     /* borrowed: the study's, told how many points are done */
+	struct dps_quiet_wait *wait; /* borrowed: --wait-quiet, NULL: none */
 };
 
 /*
@@ -113,11 +116,15 @@ int whatif_timelines_check(const char *list, double from, double to, double step
 enum dps_status whatif_timelines_run(const struct whatif_timelines_job *job, struct dps_diag *diag);
 
 /* The writers' sentences (output.c), each array of g_strdup'ed strings freed with
- * g_ptr_array_free(v, TRUE): the paper's conclusions, the caveats; the points run on a busy
- * machine as "scale 0.30, idle" (g_free), NULL when none. */
+ * g_ptr_array_free(v, TRUE): the paper's conclusions, the caveats; the points run under load
+ * as "scale 0.30, idle" (g_free), NULL when none. */
 GPtrArray *whatif_conclusions(const struct whatif_result *r);
 GPtrArray *whatif_caveats(const struct whatif_result *r);
 char *whatif_loaded_points(const struct whatif_result *r);
+/* answer.c: the answer in one sentence; the recorded program against the stub at 1x in one
+ * (NULL when the recorded time is unknown). g_free both. */
+char *whatif_answer(const struct whatif_result *r);
+char *whatif_gap(const struct whatif_result *r);
 
 /*
  * The doubts a set and its analysis show before any stub runs (doubts.c): recorded wake-ups

@@ -57,6 +57,7 @@ struct study {
 	struct dps_actset *set;		    /* owned */
 	struct analyzer_result *ares;	    /* owned: a trace's analysis, its timelines kept */
 	char *ssf_path, *regions;	    /* owned: in situ, the recording and "a,b" */
+	struct dps_quiet_wait wait;	    /* --wait-quiet */
 	double t0;
 	struct dps_steps steps;	  /* owned */
 	bool build_begun;	  /* step 4 began inside the analysis */
@@ -110,8 +111,7 @@ bool whatif_window_is_run(const struct whatif_result *r)
 	return r->window_from.kind == WHATIF_EDGE_RUN && r->window_to.kind == WHATIF_EDGE_RUN;
 }
 
-/* Whether dir is an action set: a manifest, or .act files. */
-static bool looks_like_set(const char *dir)
+bool whatif_input_is_set(const char *dir)
 {
 	GDir *d = g_dir_open(dir, 0, NULL);
 	const char *name;
@@ -314,6 +314,9 @@ static enum dps_status calibrate(struct study *s)
 		g_free(text);
 		return DPS_OK;
 	}
+	/* --wait-quiet's wait is no part of a step: it says so itself */
+	dps_steps_end(&s->steps);
+	dps_load_wait_quiet(&s->wait, "calibrating", stderr, NULL);
 	dps_steps_begin(&s->steps, true, "calibrating this machine quickly");
 	before = dps_load_sample_take();
 	cpu0 = dps_load_self_cpu_ns();
@@ -588,7 +591,9 @@ static enum dps_status build(struct study *s)
 {
 	char *src = g_build_filename(s->work, "stub.c", NULL);
 	struct simgen_build_options b = {.keep_source = s->work_is_tmp ? NULL : src};
-	struct simgen_options g = {.source_label = s->set_dir, .program_name = "dps-whatif-stub"};
+	/* the stub's source names its set where it will be: beside it in OUTDIR when analyzed */
+	struct simgen_options g = {.source_label = s->res->from_trace ? "set" : s->set_dir,
+				   .program_name = "dps-whatif-stub"};
 	enum dps_status st = DPS_OK;
 
 	if (!s->build_begun) {
@@ -619,6 +624,7 @@ static enum dps_status sweep(struct study *s)
 	    .n_ids = r->n_ids,
 	    .repeat = o->repeat,
 	    .seed = r->seed,
+	    .wait = &s->wait,
 	};
 	char *err_path = g_build_filename(s->work, "stub.err", NULL);
 	char *times_path = NULL;
@@ -802,6 +808,7 @@ static enum dps_status timelines(struct study *s)
 	    .follow_children = o->follow_children,
 	    .strict = o->strict,
 	    .steps = &s->steps,
+	    .wait = &s->wait,
 	};
 
 	dps_steps_begin(&s->steps, true, "recording the timelines of the points asked for");
@@ -841,7 +848,12 @@ static enum dps_status write_outputs(struct study *s)
 enum dps_status whatif_run(const struct whatif_options *opts, struct whatif_result *result,
 			   struct dps_diag *diag)
 {
-	struct study s = {.opts = opts, .res = result, .diag = diag, .t0 = now_s()};
+	struct study s = {
+	    .opts = opts,
+	    .res = result,
+	    .diag = diag,
+	    .wait = {.max_s = opts->wait_quiet_s, .who = "dps whatif", .quiet = opts->quiet},
+	    .t0 = now_s()};
 	bool *mark = NULL;
 	enum dps_status st;
 
@@ -865,7 +877,7 @@ enum dps_status whatif_run(const struct whatif_options *opts, struct whatif_resu
 		st = st ? st : record_insitu(&s);
 		goto study;
 	}
-	result->from_trace = !looks_like_set(opts->input);
+	result->from_trace = !whatif_input_is_set(opts->input);
 	/* the steps: the analysis, the calibration, the stub, the sweep, the timelines */
 	dps_steps_init(&s.steps, 2 + result->from_trace + !opts->calibration + !!opts->timelines,
 		       opts->quiet, opts->progress);

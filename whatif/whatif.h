@@ -91,6 +91,10 @@ struct whatif_options {
 	/* the points whose timelines are recorded and compared with the original (a trace
 	 * only): "all", or a comma-separated list of scales and "flat", "idle"; NULL: none */
 	const char *timelines; /* borrowed */
+	/* --wait-quiet: > 0: before the calibration, the sweep's runs (each run after one
+	 * under load, and the first) and each timelines' recording, wait this long at most for
+	 * a quiet machine (common/machine-load.h); once a wait ran out, no more waiting */
+	double wait_quiet_s;
 	/* in situ (doc/whatif.md, "In the real program"): run this command, NULL-terminated,
 	 * instead of a replay (input NULL); the component is its local stub regions */
 	const char *const *command; /* borrowed */
@@ -99,6 +103,15 @@ struct whatif_options {
 };
 
 void whatif_options_default(struct whatif_options *opts);
+
+/*
+ * A trace's threads ranked as candidates for the component (candidates.c): the process
+ * opts selects analyzed (nothing written, no calibration) and analyzer_rank_print's table
+ * written to out. Returns DPS_OK, or analyzer_run's error with diag.
+ */
+bool whatif_input_is_set(const char *dir); /* a manifest, or .act files: not a trace */
+enum dps_status whatif_candidates(const struct whatif_options *opts, FILE *out,
+				  struct dps_diag *diag);
 
 enum whatif_point_kind {
 	WHATIF_POINT_BUSY = 0,
@@ -123,7 +136,7 @@ struct whatif_point {
 	 * much as the program's (a point's own runs shorter than half a second must agree with
 	 * the whole sweep's figure: the kernel's 10 ms ticks are too coarse for less). */
 	double others_pct, steal_pct;
-	bool loaded;
+	bool loaded; /* under load */
 	/* owned: the side-by-side report of this point against the original, relative to the
 	 * output directory ("timelines/<point>/report.html"); NULL: not asked for */
 	char *timelines;
@@ -190,7 +203,7 @@ struct whatif_result {
 	struct whatif_doubt *doubts;
 	size_t n_doubts;
 	struct whatif_caveats caveats;
-	size_t n_loaded;	      /* points run on a busy machine */
+	size_t n_loaded;	      /* points run under load */
 	double others_pct, steal_pct; /* the machine over the whole sweep, % */
 	double wall_s;		      /* the whole study */
 };

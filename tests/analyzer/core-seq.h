@@ -72,8 +72,22 @@ static inline void waking(uint64_t ts, int cpu, int64_t tid)
 	feed(ev);
 }
 
-static inline void fork_ev(uint64_t ts, int cpu, int64_t parent, int64_t child, int64_t ppid,
-			   int64_t cpid)
+/* a sched_waking whose context (perf's perf_tid, perf_pid) names ctx_tid and ctx_pid: perf
+ * gives perf_tid -1 and the process for a task whose pid is released (an exiting thread) */
+static inline void waking_ctx(uint64_t ts, int cpu, int64_t tid, int64_t ctx_tid, int64_t ctx_pid)
+{
+	struct analyzer_event ev = analyzer_event_init(ANALYZER_EV_WAKEUP, ts, cpu);
+
+	ev.wakeup.tid = tid;
+	ev.flags = ANALYZER_EVF_WAKING;
+	ev.ctx_tid = ctx_tid;
+	ev.ctx_pid = ctx_pid;
+	feed(ev);
+}
+
+/* a fork whose child is named comm (lttng-ust's listener threads: "NAME-ust") */
+static inline void fork_named(uint64_t ts, int cpu, int64_t parent, int64_t child, int64_t ppid,
+			      int64_t cpid, const char *comm)
 {
 	struct analyzer_event ev = analyzer_event_init(ANALYZER_EV_FORK, ts, cpu);
 
@@ -81,8 +95,14 @@ static inline void fork_ev(uint64_t ts, int cpu, int64_t parent, int64_t child, 
 	ev.fork.child_tid = child;
 	ev.fork.parent_pid = ppid;
 	ev.fork.child_pid = cpid;
-	ev.fork.child_comm = "app";
+	ev.fork.child_comm = comm;
 	feed(ev);
+}
+
+static inline void fork_ev(uint64_t ts, int cpu, int64_t parent, int64_t child, int64_t ppid,
+			   int64_t cpid)
+{
+	fork_named(ts, cpu, parent, child, ppid, cpid, "app");
 }
 
 static inline void exit_ev(uint64_t ts, int cpu, int64_t tid)

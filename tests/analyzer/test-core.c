@@ -6,6 +6,8 @@
  * synchronization cases (annotations, mutexes, task queues, condition waits) are
  * test-core-sync.c's, in the same executable.
  */
+#include <glib.h>
+
 #include "core-seq.h"
 
 TestSuite(core, .init = setup, .fini = teardown);
@@ -147,6 +149,11 @@ Test(core, child_ended_before_join_is_joined_at_its_exit)
 	finish_ok();
 	cr_expect_str_eq(actions(100), "run 10; create 101; run 190; join 101; run 800");
 	cr_expect_eq(thread(101)->parent, 0);
+	/* the join hands the critical path over to the child up to its exit (rank.c) */
+	cr_expect(thread(101)->stats.critical_ns >= US(180) &&
+		      thread(101)->stats.critical_ns <= US(191),
+		  "%" PRIu64, thread(101)->stats.critical_ns);
+	cr_expect_eq(analyzer_rank_span(res), US(1000));
 }
 
 Test(core, short_blocks_are_folded_into_run)
@@ -767,4 +774,115 @@ Test(core, a_block_ended_by_a_child_and_no_wait_after_is_a_plain_join)
 	finish_ok();
 	cr_expect_str_eq(actions(100), "run 10; create 101; run 10; create 102; run 40; join 101; "
 				       "run 28; sleep 70; run 49; join 102; run 98");
+}
+
+/*
+ * A shell's pipeline, `sh -c 'sed ... | gzip'`, recorded with lttng-ust preloaded (perf's
+ * events): every child process has the tracer's listener threads, which outlive its main
+ * thread. The kernel wakes the shell's wait4 when the last of them exits, after that thread's
+ * sched_process_exit, and perf names no thread then (perf_tid -1: its pid is released), only
+ * the process. The shell created the child's main thread, not the thread that woke it: its
+ * blocks were fixed sleeps with the child's join after them, which held the replay to the
+ * recorded time whatever the children's speed. They are the joins (a wait for any child).
+ */
+Test(core, a_child_process_whose_last_thread_wakes_its_parent_is_joined)
+{
+	opts.follow_children = true;
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	fork_ev(US(10), 0, 100, 300, 100, 300); /* sed */
+	fork_ev(US(20), 0, 100, 400, 100, 400); /* gzip */
+	sw(US(30), 1, 0, 0, 300);
+	fork_named(US(40), 1, 300, 301, 300, 300, "app-ust");
+	wait_call(US(50), 0, 100, -1, -1);
+	sw(US(60), 0, 100, BLOCKED, 400);
+	fork_named(US(70), 0, 400, 401, 400, 400, "app-ust");
+	exit_ev(US(1000), 1, 300);
+	sw(US(1001), 1, 300, 32, 301); /* EXIT_ZOMBIE: the process lives on */
+	exit_ev(US(1010), 1, 301);
+	waking_ctx(US(1020), 1, 100, -1, 300); /* the process is gone: the parent is told */
+	sw(US(1021), 1, 301, 16, 100);	       /* EXIT_DEAD */
+	wait_ret(US(1030), 1, 100);
+	wait_call(US(1040), 1, 100, -1, -1);
+	sw(US(1050), 1, 100, BLOCKED, 0);
+	exit_ev(US(2000), 0, 400);
+	sw(US(2001), 0, 400, 32, 401);
+	exit_ev(US(2010), 0, 401);
+	waking_ctx(US(2020), 0, 100, -1, 400);
+	sw(US(2021), 0, 401, 16, 0);
+	sw(US(2030), 1, 0, 0, 100);
+	wait_ret(US(2040), 1, 100);
+	sw(US(2100), 1, 100, BLOCKED, 0);
+	finish_ok();
+	cr_expect_eq(res->n_threads, 3, "the listener threads are the tracer's");
+	cr_expect_str_eq(actions(100), "run 10; create 300; run 10; create 400; run 40; join any "
+				       "300|400; run 29; join any 300|400; run 70");
+	cr_expect_eq(thread(100)->stats.n_joins, 2);
+	cr_expect_eq(thread(100)->stats.n_sleeps, 0);
+	/* the shell's second join waited on gzip up to its end */
+	cr_expect_geq(thread(400)->stats.waited_on_ns, US(960), "%" PRIu64,
+		      thread(400)->stats.waited_on_ns);
+}
+
+/* The same end of a child process in a trace without contexts and with syscalls (LTTng's
+ * kernel events): the waker is the CPU's thread, past its exit and out of its last syscall
+ * (its futex wait cut by the group's exit), a thread of the child the program made. Its wake
+ * is its exit path's, not a timer's: a join of the child, not a wait on that thread, and no
+ * wake of it. */
+Test(core, a_child_process_ended_by_another_of_its_threads_is_joined_without_contexts)
+{
+	struct analyzer_event ev;
+
+	opts.follow_children = true;
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	fork_ev(US(10), 0, 100, 300, 100, 300);
+	sw(US(20), 1, 0, 0, 300);
+	fork_ev(US(30), 1, 300, 301, 300, 300);
+	ev = analyzer_event_init(ANALYZER_EV_SYSCALL_ENTRY, US(35), 0); /* 100's waitpid */
+	feed(ev);
+	sw(US(40), 0, 100, BLOCKED, 0);
+	exit_ev(US(500), 1, 300);
+	sw(US(501), 1, 300, 32, 301);
+	ev = analyzer_event_init(ANALYZER_EV_SYSCALL_EXIT, US(505), 1);
+	feed(ev);
+	exit_ev(US(600), 1, 301);
+	waking(US(610), 1, 100);
+	sw(US(611), 1, 301, 16, 0);
+	sw(US(620), 0, 0, 0, 100);
+	sw(US(700), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_expect_str_eq(actions(100), "run 10; create 300; run 30; join 300; run 80");
+	cr_expect_eq(thread(301)->stats.n_wakes, 0);
+}
+
+/* rank.c: the critical path walks back from the last end through the wake that ended a wait,
+ * then through the creation; the time others waited on a thread is its waiters'. */
+Test(core, critical_path_goes_through_the_waker_and_the_creator)
+{
+	size_t *order;
+
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	fork_ev(US(10), 0, 100, 101, 100, 100);
+	sw(US(20), 1, 0, 0, 101);
+	sw(US(100), 0, 100, BLOCKED, 0); /* 100 waits for 101 */
+	waking(US(1000), 1, 100);	 /* 101 runs on CPU 1: it wakes 100 */
+	sw(US(1010), 0, 0, 0, 100);
+	sw(US(1100), 1, 101, BLOCKED, 0);
+	sw(US(1200), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_assert_str_eq(actions(100), "run 10; create 101; run 90; wait 101; run 190");
+	/* 100: 0-10 and 1000-1200 (its wait handed over to 101); 101: 10-1000 */
+	cr_expect_eq(thread(101)->stats.critical_ns, US(990), "%" PRIu64,
+		     thread(101)->stats.critical_ns);
+	cr_expect_eq(thread(100)->stats.critical_ns, US(210), "%" PRIu64,
+		     thread(100)->stats.critical_ns);
+	cr_expect_eq(thread(101)->stats.waited_on_ns, US(900), "%" PRIu64,
+		     thread(101)->stats.waited_on_ns);
+	cr_expect_eq(thread(100)->stats.waited_on_ns, 0);
+	cr_expect_eq(analyzer_rank_span(res), US(1200));
+	order = analyzer_rank_order(res);
+	cr_expect_eq(res->threads[order[0]].id, 101, "the waker first");
+	g_free(order);
 }

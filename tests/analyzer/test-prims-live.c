@@ -122,7 +122,9 @@ static const struct dps_actset_thread *named(const struct dps_actset *set, const
 
 /* dps run of dir/NAME-set with thread id's runs scaled; the end (ms) of thread `of`, or the
  * makespan when of is 0. */
-static double play(const char *name, uint64_t id, const char *scale, uint64_t of)
+/* A play of the set with thread id at scale: its makespan (of 0), or thread of's figure in
+ * the summary's column (0 start, 1 end, 2 cpu, 3 run_req, ms). */
+static double play_column(const char *name, uint64_t id, const char *scale, uint64_t of, int column)
 {
 	char *setdir = dps_test_strf("%s/%s-set", dir, name);
 	char *arg = dps_test_strf("%" PRIu64 "=%s", id, scale);
@@ -139,17 +141,16 @@ static double play(const char *name, uint64_t id, const char *scale, uint64_t of
 
 		p = strstr(r.err, row);
 		if (p) {
-			double start, end;
+			double v[4];
 
-			/* id, name (may be empty), start_ms, end_ms, ... */
+			/* id, name (may be empty), start_ms, end_ms, cpu_ms, run_req_ms, ... */
 			p += strlen(row);
 			while (*p == ' ') {
 				p++;
 			}
-			if (sscanf(p, "%lf %lf", &start, &end) == 2) {
-				ms = end;
-			} else if (sscanf(p, "%*s %lf %lf", &start, &end) == 2) {
-				ms = end;
+			if (sscanf(p, "%lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3]) == 4 ||
+			    sscanf(p, "%*s %lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3]) == 4) {
+				ms = v[column];
 			}
 		}
 		g_free(row);
@@ -159,6 +160,11 @@ static double play(const char *name, uint64_t id, const char *scale, uint64_t of
 	g_free(arg);
 	g_free(setdir);
 	return ms;
+}
+
+static double play(const char *name, uint64_t id, const char *scale, uint64_t of)
+{
+	return play_column(name, id, scale, of, 1);
 }
 
 /* The barrier: A (2 and 6 ms a round in turn) and B (4 ms), 10 rounds. A at 4x takes 8 and
@@ -324,9 +330,12 @@ Test(prims_live, an_annotated_pool_is_a_task_queue)
 			w1_busy += (uint64_t)w1->actions[a].value;
 		}
 	}
-	end = play("pool", w1->id, "4", 0);
-	cr_assert_lt(end, 0.9 * 4 * (double)w1_busy / 1e6,
-		     "the play took %.3f ms, worker1's recorded items at 4x %.3f ms", end,
+	/* the run time worker1 was asked for, not the wall time: a busy machine stretches the
+	 * play, not the share of the items worker1 takes (a play once took 481.6 ms beside other
+	 * tests against a wall bound of 289.4 ms) */
+	end = play_column("pool", w1->id, "4", w1->id, 3);
+	cr_assert_lt(end, 0.75 * 4 * (double)w1_busy / 1e6,
+		     "worker1 ran %.3f ms at 4x, its recorded items at 4x %.3f ms", end,
 		     4 * (double)w1_busy / 1e6);
 	dps_actset_destroy(set);
 }

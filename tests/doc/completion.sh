@@ -3,7 +3,7 @@
 #
 # The bash completion (cli/dps.bash-completion; ctest: bash-completion), driven as bash drives
 # it (COMP_WORDS, COMP_CWORD, then _dps): the commands, every option of every command's
-# --help, literal values (--mode, --format, --opt=VALUE), the command after dps record's --.
+# --help, literal values (--mode, --format, --opt=VALUE), an optional value (--wait-quiet[=SECONDS]), the command after dps record's --.
 # Prints each wrong completion; exit 1 if any.
 set -u
 LC_ALL=C
@@ -56,6 +56,10 @@ expect "cpu wall work" replay trace --mode =
 expect "perfetto" export trace --format ""
 expect "--orig-comm --orig-pid --orig-tid" compare a b --orig
 includes bash record -o t -- ba
+# an optional value is only ever joined to its option: the next word is not it
+expect "--force" replay trace --wait-quiet --forc
+expect "" replay trace --wait-quiet=
+includes --wait-quiet whatif trace --wai
 # every option of every command, nothing else
 for cmd in $commands; do
     expect "$(_dps_help_options "$dps" "$cmd" | cut -f1 | tr '\n' ' ')" "$cmd" -

@@ -2,11 +2,13 @@
 /* The shared test helpers of dps-test.h, on GLib (spawning, files, temporary directories). */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -291,4 +293,77 @@ int dps_test_sh(const char *fmt, ...)
 	status = dps_test_run_through(NULL, (const char *const[]){"/bin/sh", "-c", cmd, NULL});
 	g_free(cmd);
 	return status;
+}
+
+size_t dps_test_check_links(const char *page)
+{
+	static const char *const attrs[] = {" href=\"", " src=\""};
+	static const char *const remote[] = {"#", "http:", "https:", "data:", "mailto:"};
+	char *text = dps_test_read_file(page, NULL);
+	char *dir = g_path_get_dirname(page);
+	size_t n = 0;
+
+	cr_assert_not_null(text, "cannot read %s", page);
+	for (size_t a = 0; a < sizeof(attrs) / sizeof(attrs[0]); a++) {
+		for (const char *p = strstr(text, attrs[a]); p; p = strstr(p, attrs[a])) {
+			const char *v = p + strlen(attrs[a]), *end = strchr(v, '"');
+			char *link, *path;
+			bool skip = false;
+
+			cr_assert_not_null(end, "%s: an unterminated attribute", page);
+			link = g_strndup(v, (gsize)(end - v));
+			p = end;
+			for (size_t r = 0; r < sizeof(remote) / sizeof(remote[0]); r++) {
+				skip = skip || g_str_has_prefix(link, remote[r]);
+			}
+			if (skip) {
+				g_free(link);
+				continue;
+			}
+			link[strcspn(link, "?#")] = '\0';
+			n++;
+			cr_expect(!g_path_is_absolute(link) && !g_str_has_prefix(link, "file:"),
+				  "%s links %s: not relative to the page", page, link);
+			path = g_build_filename(dir, link, NULL);
+			cr_expect(g_file_test(path, G_FILE_TEST_EXISTS), "%s links %s: no %s", page,
+				  link, path);
+			g_free(path);
+			g_free(link);
+		}
+	}
+	g_free(dir);
+	g_free(text);
+	return n;
+}
+
+void dps_test_hog_start(struct dps_test_hog *hog)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	hog->n = cpus > 0 ? (size_t)cpus : 1;
+	hog->pids = g_new0(int, hog->n);
+	for (size_t i = 0; i < hog->n; i++) {
+		pid_t pid = fork();
+
+		cr_assert_geq(pid, 0, "fork: errno=%d", errno);
+		if (!pid) {
+			volatile unsigned long spin = 0;
+
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;) {
+				spin++;
+			}
+		}
+		hog->pids[i] = pid;
+	}
+}
+
+void dps_test_hog_stop(struct dps_test_hog *hog)
+{
+	for (size_t i = 0; i < hog->n; i++) {
+		kill(hog->pids[i], SIGKILL);
+		waitpid(hog->pids[i], NULL, 0);
+	}
+	g_free(hog->pids);
+	*hog = (struct dps_test_hog){0};
 }

@@ -83,4 +83,21 @@ int dps_test_run_through(const char *cwd, const char *const *argv);
 /* dps_test_run_through of /bin/sh -c with the command fmt makes. */
 int dps_test_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * Every local link of the HTML page (each href and src that is not "#...", http:, https:,
+ * data: or mailto:) must be relative (no absolute path, no file: URL) and name something that
+ * exists, taken from the page's directory: fails the test naming each one that does not.
+ * Returns how many local links it checked.
+ */
+size_t dps_test_check_links(const char *page);
+
+/* Others using the machine, for real: one busy-looping child per online CPU (killed with the
+ * test process, should it die first). dps_test_hog_stop kills and reaps them. */
+struct dps_test_hog {
+	int *pids; /* owned */
+	size_t n;
+};
+void dps_test_hog_start(struct dps_test_hog *hog);
+void dps_test_hog_stop(struct dps_test_hog *hog); /* accepts a stopped one */
+
 #endif /* DPS_TESTS_DPS_TEST_H */

@@ -181,6 +181,69 @@ Test(replay, replay_of_the_bundled_trace_writes_every_output, .init = setup, .fi
 		     "dps replay did not say where the report is");
 	cr_expect_eq(dps_test_sh("python3 -m json.tool '%s/compare.json' > /dev/null", out), 0,
 		     "compare.json is not valid JSON");
+	/* The simulated run's load is read from its record.info (dps record writes one): it was
+	 * once looked for where the trace would be after the replay, and never found. */
+	cr_expect_eq(dps_test_sh("grep -q '\"sim\": {\"cpus\": ' '%s/compare.json'", out), 0,
+		     "compare.json has no load for the simulated run");
+	/* The outputs name what is there after the replay, relative to them: not its temporary
+	 * directory. */
+	cr_expect_eq(dps_test_sh("! grep -l '\\.tmp-' '%s/compare.json' '%s/compare.txt' "
+				 "'%s/report.html' '%s/stub.c' '%s/sim-trace/record.info'",
+				 out, out, out, out, out),
+		     0, "an output names the replay's temporary directory");
+	cr_expect_eq(dps_test_sh("grep -q '^sim : sim-trace ' '%s/compare.txt'", out), 0,
+		     "the simulated trace is not named relative to the report");
+}
+
+/* --wait-quiet under a real load (a busy loop on every CPU): the wait runs out after its
+ * SECONDS and says so, the stub is recorded under load, and the comparison says that once,
+ * next to its headline, for the simulated run (issue 25: the replay's report once had no
+ * under-load card and its JSON no load for the simulated run). */
+Test(replay, wait_quiet_gives_up_under_load_and_the_comparison_says_so, .init = setup,
+     .fini = teardown, .timeout = 600)
+{
+	const char *dps = dps_test_bin();
+	const char *src = dps_test_source_dir();
+	struct dps_test_hog hog;
+	char out[4096], cal[4096], log[4096];
+	gint64 t0;
+	double took;
+	int status;
+
+	require_root();
+	snprintf(cal, sizeof(cal), "%s/cal", tmpdir);
+	snprintf(out, sizeof(out), "%s/loaded", tmpdir);
+	snprintf(log, sizeof(log), "%s/loaded.log", tmpdir);
+	cr_assert_eq(dps_test_sh("'%s' calibrate --quick -o '%s' > /dev/null 2>&1", dps, cal), 0);
+	dps_test_hog_start(&hog);
+	t0 = g_get_monotonic_time();
+	status = dps_test_sh("'%s' replay -q '%s/examples/traces/xz-T2' --calibration '%s' "
+			     "--wait-quiet=1 -o '%s' > '%s' 2>&1",
+			     dps, src, cal, out, log);
+	took = (double)(g_get_monotonic_time() - t0) / 1e6;
+	dps_test_hog_stop(&hog);
+	cr_assert_eq(status, 0, "dps replay failed; see %s", log);
+	cr_expect_geq(took, 1.0, "the replay took %.2f s, less than its wait", took);
+	cr_expect_eq(
+	    dps_test_sh("grep -q 'dps replay: --wait-quiet: the machine did not get quiet in 1 s "
+			".*recording the stub under load' '%s'",
+			log),
+	    0, "the replay did not say it could not wait");
+	cr_expect_eq(dps_test_sh("! grep -q 'dps record: note' '%s'", log), 0,
+		     "the load is said by the comparison, not again by dps record");
+	cr_expect_eq(dps_test_sh("grep -q '\"under_load\": true, \"load\": {\"orig\": null, "
+				 "\"sim\": {\"cpus\": ' '%s/compare.json'",
+				 out),
+		     0, "compare.json does not have the simulated run under load");
+	cr_expect_eq(dps_test_sh("test \"$(grep -c 'UNDER LOAD' '%s/compare.txt')\" = 1 && "
+				 "grep -q '^UNDER LOAD: the simulated run was recorded while other "
+				 "processes used' '%s/compare.txt'",
+				 out, out),
+		     0, "compare.txt does not say the simulated run was under load, once");
+	cr_expect_eq(dps_test_sh("test \"$(grep -c '<div class=\"card load\">' "
+				 "'%s/report.html')\" = 1",
+				 out),
+		     0, "the report has not one under-load card");
 }
 
 /*

@@ -666,6 +666,11 @@ Test(player, main_reads_the_exec_mark_and_removes_it)
 	cr_assert_eq(o.exec_mono_ns, 1000);
 	cr_assert_eq(o.exec_cpu_ns, 5);
 	cr_assert_null(getenv("DPS_EXEC_AT"), "the mark is for this process only");
+	/* and main is now: the start-up ends there, dps's own set-up begins */
+	cr_assert_gt(o.main_cpu_ns, 0);
+	cr_assert_leq(o.main_cpu_ns, clock_ns(CLOCK_THREAD_CPUTIME_ID));
+	cr_assert_gt(o.main_mono_ns, 0);
+	cr_assert_leq(o.main_mono_ns, clock_ns(CLOCK_MONOTONIC));
 	dps_main_args_fini(&o);
 	/* a time after now belongs to another process; garbage is no mark */
 	setenv("DPS_EXEC_AT", "99999999999999999999:0", 1);
@@ -686,6 +691,8 @@ static const struct dps_thread_desc startup_threads[] = {
 static const struct dps_program startup_prog = {
     .name = "startup", .threads = startup_threads, .n_threads = 1, .root = 0};
 
+/* main unknown (main_* 0, options set by hand): everything before the first action is the
+ * start-up */
 Test(player, the_root_absorbs_the_process_start_up)
 {
 	struct dps_play_options o;
@@ -714,4 +721,74 @@ Test(player, the_root_absorbs_the_process_start_up)
 	cr_expect_geq(r.threads[0].sleep_act_ns, 39 * MS);
 	cr_expect_geq(r.threads[0].cpu_ns, 29 * MS);
 	dps_play_result_fini(&r);
+}
+
+/*
+ * Issue 25: what the thread does between main and the play (the calibration measured at
+ * start when there is no file, the set) is dps's own. Only the start-up before main comes off
+ * the root's runs and sleeps, and the result says what was charged and what was not.
+ */
+Test(player, dps_own_set_up_after_main_is_not_charged)
+{
+	struct dps_play_options o;
+	struct dps_play_result r;
+
+	dps_play_options_default(&o);
+	o.summary = false;
+	o.from_process_start = true;
+	/* as if the exec had been 5 ms of CPU and of time before main, and main were now */
+	o.exec_mono_ns = clock_ns(CLOCK_MONOTONIC) - 5 * MS;
+	o.exec_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - 5 * MS;
+	dps_play_options_mark_main(&o);
+	/* dps's own set-up: 20 ms of CPU, as a quick calibration takes */
+	dps_run_ns(20 * MS, DPS_RUN_CPU);
+	cr_assert_eq(dps_play(&startup_prog, &o, &r), DPS_OK);
+	/* 40 ms of sleep less the 5 ms behind at main: 35 (charged the set-up too, 15 or less) */
+	cr_expect_geq(r.threads[0].sleep_act_ns, 30 * MS, "slept %" PRIu64 " ns",
+		      r.threads[0].sleep_act_ns);
+	/* 30 ms of run less the 5 ms before main: 25 (charged the set-up too, 5) */
+	cr_expect_gt(r.threads[0].cpu_ns, 20 * MS, "burned %" PRIu64 " ns", r.threads[0].cpu_ns);
+	cr_expect_geq(r.threads[0].startup_cpu_ns, 5 * MS);
+	cr_expect_lt(r.threads[0].startup_cpu_ns, 6 * MS, "charged %" PRIu64 " ns",
+		     r.threads[0].startup_cpu_ns);
+	cr_expect_geq(r.threads[0].setup_cpu_ns, 20 * MS, "set-up %" PRIu64 " ns",
+		      r.threads[0].setup_cpu_ns);
+	dps_play_result_fini(&r);
+
+	/* work mode has no budget: nothing is charged, the set-up is still told */
+	o.mode = DPS_RUN_WORK;
+	cr_assert_eq(dps_play(&startup_prog, &o, &r), DPS_OK);
+	cr_expect_eq(r.threads[0].startup_cpu_ns, 0);
+	cr_expect_gt(r.threads[0].setup_cpu_ns, 20 * MS);
+	dps_play_result_fini(&r);
+}
+
+Test(player, the_summary_says_what_the_start_up_charged)
+{
+	struct dps_thread_result th[2] = {
+	    {.id = 3, .startup_cpu_ns = 1500 * US, .setup_cpu_ns = 9250 * US},
+	    {.id = 4},
+	};
+	struct dps_play_result r = {.n_threads = 2, .threads = th};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	dps_play_result_print(&startup_prog, &r, out);
+	th[0].startup_cpu_ns = 0;
+	dps_play_result_print(&startup_prog, &r, out);
+	th[0].setup_cpu_ns = 0;
+	dps_play_result_print(&startup_prog, &r, out);
+	fclose(out);
+	cr_expect_not_null(strstr(buf, "start-up: thread 3: charged 1.500 ms of CPU used before "
+				       "main (exec, loading, constructors) to its runs; not "
+				       "charged: 9.250 ms of dps's own set-up after main"),
+			   "%s", buf);
+	/* nothing charged (work and wall modes): only what was not */
+	cr_expect_not_null(strstr(buf, "start-up: thread 3: not charged: 9.250 ms"), "%s", buf);
+	cr_expect_null(strstr(buf, "thread 4:"), "%s", buf);
+	/* three summaries, two start-up lines: none without a start-up (--from-main) */
+	cr_expect_null(strstr(strstr(strstr(buf, "start-up:") + 1, "start-up:") + 1, "start-up:"),
+		       "%s", buf);
+	free(buf);
 }

@@ -38,7 +38,7 @@ def point(p, where):
          f"{where}: timelines is null or a report")
 
 
-for k in ("input", "input_kind", "component", "busy_ns", "threads", "repeat", "mode", "seed",
+for k in ("answer", "gap_pct", "input", "input_kind", "component", "busy_ns", "threads", "repeat", "mode", "seed",
           "wall_s", "machine", "window", "points", "flat", "idle", "original", "original_sut_ns", "recorded_sut_ns", "pins", "flat_sut_ns",
           "idle_sut_ns", "t_reduced_cus_ns", "t_reduced_sut_ns", "kind", "fit_kind", "unclear", "t_min_sut_ns",
           "t_limit_ns", "t_limit_scale", "t_limit_range_ns", "slope", "fit_error",
@@ -73,6 +73,19 @@ for i, u in enumerate(d["unclear"]):
     need(isinstance(u.get("way_out"), str) and u["way_out"], f"unclear[{i}]: a way out")
 need(d["kind"] == ("unclear" if d["unclear"] else d["fit_kind"]),
      f"kind {d['kind']}: the fit's {d['fit_kind']} unless a doubt stands")
+# the answer in one sentence, as the kind says
+a = d["answer"]
+need(isinstance(a, str) and a.endswith("."), "answer: a sentence")
+if d["kind"] == "unclear":
+    need(a.startswith("Unclear: "), f"answer of an unclear study: {a}")
+elif d["kind"] == "total":
+    need("total bottleneck" in a, f"answer of a total bottleneck: {a}")
+elif d["kind"] == "none":
+    need("does not move the program" in a, f"answer of no bottleneck: {a}")
+elif d["kind"] == "limited":
+    need(a.startswith("Making ") or "not what holds the program up" in a,
+         f"answer of a limited bottleneck: {a}")
+need((d["gap_pct"] is None) == (d["recorded_sut_ns"] is None), "gap_pct with recorded_sut_ns")
 # the knee is the curve's, whatever the answer
 if d["fit_kind"] == "limited":
     need(is_int(d["t_limit_ns"]) and d["t_limit_ns"] >= 0, "t_limit_ns with a knee")

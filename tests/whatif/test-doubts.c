@@ -93,6 +93,18 @@ Test(doubts, a_locks_waits_between_the_component_and_another_thread_are_a_doubt)
 	cr_expect_eq(r.kind, WHATIF_KIND_UNCLEAR, "the fit said none");
 }
 
+/* A recording made with the probe: recording again with --sync is no way out. */
+Test(doubts, a_recording_with_the_probe_is_not_told_to_record_with_it)
+{
+	ares->futex.n_explained = 3;
+	pin(1, 2, ANALYZER_PIN_LOCK, 40, 12 * MS);
+	decide();
+	cr_assert_eq(r.n_doubts, 1);
+	cr_expect_null(strstr(r.doubts[0].way_out, "dps record --sync"), "%s", r.doubts[0].way_out);
+	cr_expect_not_null(strstr(r.doubts[0].way_out, "already has dps's synchronization probe"),
+			   "%s", r.doubts[0].way_out);
+}
+
 Test(doubts, a_partial_barrier_is_a_doubt_a_few_microseconds_of_lock_are_not)
 {
 	pin(2, 1, ANALYZER_PIN_LOCK, 3, 30000); /* 30 us: under 2 % of 100 ms */

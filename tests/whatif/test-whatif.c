@@ -81,7 +81,7 @@ static bool refused_under_load(const char *line)
 {
 	if (strstr(line, "kind=unclear") && !strstr(line, "loaded=0")) {
 		/* not cr_log_warn: Criterion 2.4.1 exits 1 after a warning */
-		fprintf(stderr, "note: the machine was too busy for a reading: %s", line);
+		fprintf(stderr, "note: the sweep ran under load, too much for a reading: %s", line);
 		return true;
 	}
 	return false;
@@ -156,6 +156,27 @@ Test(whatif, a_thread_nothing_waits_for_is_none)
 	g_free(line);
 	g_free(args);
 	g_free(set);
+}
+
+/* Without a component, a trace's threads are listed as candidates, ranked by their time on the
+ * recorded critical path (analyzer/rank.c), before any calibration or build; exit 2. */
+Test(whatif, without_a_component_the_threads_are_ranked)
+{
+	char *trace = dps_test_strf("%s/examples/traces/xz-T2", dps_test_source_dir());
+	struct dps_test_run run = dps_test_run_sh("%s whatif %s", dps_test_bin(), trace);
+	const char *first;
+
+	cr_expect_eq(run.status, 2, "exit %d", run.status);
+	cr_expect(strstr(run.err, "no component: name one of the threads above"), "%s", run.err);
+	cr_expect_not(strstr(run.err, "calibrat"), "no calibration first:\n%s", run.err);
+	first = strstr(run.out, "others_waited_ms\n");
+	cr_assert(first, "a ranked table:\n%s", run.out);
+	/* the worker that ends last is on the path for 98 % of the run; the other worker, with
+	 * almost as much CPU, is not */
+	cr_expect(!strncmp(first + strlen("others_waited_ms\n"), "23704 ", 6), "%s", run.out);
+	cr_expect(strstr(run.out, "23703 "), "%s", run.out);
+	dps_test_run_fini(&run);
+	g_free(trace);
 }
 
 Test(whatif, a_trace_is_analyzed_and_the_reference_stubs_run)
@@ -246,39 +267,91 @@ Test(whatif, a_window_the_user_names_is_what_is_timed)
 	g_free(set);
 }
 
+/* How many times needle is in hay. */
+static size_t count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + strlen(needle), needle)) {
+		n++;
+	}
+	return n;
+}
+
+/* Whether text holds the name of a temporary directory (".NAME.tmp-XXXXXX"). */
+static bool names_a_temporary(const char *text)
+{
+	return text && strstr(text, ".tmp-");
+}
+
 /* --timelines: the points asked for are replayed recorded and compared with the original; the
- * reports are kept in OUTDIR and linked from the study's report (relative in OUTDIR, absolute
- * from an --html FILE elsewhere). */
+ * reports are kept in OUTDIR and linked from the study's report, relative to it wherever it is
+ * (issue 25: an --html FILE elsewhere once linked them by an absolute path); every path a
+ * report names is there after the command (they once named its deleted temporary directory);
+ * a point's report headlines its change's effect, the original's its fidelity (issue 25: the
+ * 0.5x point once headlined a red fidelity error). */
 Test(whatif, the_timelines_of_a_point_are_kept_and_linked)
 {
+	static const char *const outputs[] = {"report.html", "compare.json", "compare.txt",
+					      "stub.c", "sim-trace/record.info"};
 	char *trace = dps_test_strf("%s/examples/traces/xz-T2", dps_test_source_dir());
-	struct dps_test_run run = dps_test_run_sh(
-	    "%s whatif %s --thread 23703 --stub flat --repeat 1 -q --timelines flat -o %s/out "
-	    "--html %s/elsewhere.html",
-	    dps_test_bin(), trace, tmp, tmp);
+	struct dps_test_run run =
+	    dps_test_run_sh("cd %s && mkdir elsewhere && %s whatif %s --thread 23703 --stub flat "
+			    "--repeat 1 -q --timelines "
+			    "flat,original -o out --html elsewhere/whatif.html",
+			    tmp, dps_test_bin(), trace);
 	char *path, *text;
 
 	cr_assert_eq(run.status, 0, "exit %d: %s", run.status, run.err);
 	dps_test_run_fini(&run);
-	path = dps_test_strf("%s/out/timelines/flat/report.html", tmp);
-	cr_expect(g_file_test(path, G_FILE_TEST_IS_REGULAR), "no %s", path);
-	g_free(path);
 	path = dps_test_strf("%s/out/timelines/flat/compare.json", tmp);
 	text = dps_test_read_file(path, NULL);
 	cr_expect(strstr(text, "--thread-scale"), "the flat stub's knob is in its report: %s",
 		  text);
+	cr_expect(strstr(text, "\"change\": \"thread 23703 (xz) flat (its runs take no time)\""),
+		  "%s", text);
 	g_free(text);
 	g_free(path);
+	/* the flat point: its effect, not a fidelity error */
+	path = dps_test_strf("%s/out/timelines/flat/report.html", tmp);
+	text = dps_test_read_file(path, NULL);
+	cr_assert_not_null(text, "no %s", path);
+	cr_expect(strstr(text, "<div class=\"card main effect") &&
+		      strstr(text, "thread 23703 (xz) flat (its runs take no time): the program "
+				   "takes ") &&
+		      strstr(text, "the effect of the change, not an error"),
+		  "the flat point's report headlines the change's effect: %s", path);
+	cr_expect_null(strstr(text, "fidelity error"), "%s calls the effect an error", path);
+	g_free(text);
+	g_free(path);
+	path = dps_test_strf("%s/out/timelines/flat/compare.txt", tmp);
+	text = dps_test_read_file(path, NULL);
+	cr_expect(strstr(text, "\neffect     thread 23703 (xz) flat (its runs take no time): the "
+			       "program takes ") &&
+		      !strstr(text, "\nfidelity error"),
+		  "%s", text);
+	g_free(text);
+	g_free(path);
+	/* the original: a faithful replay, judged by its fidelity */
+	path = dps_test_strf("%s/out/timelines/original/report.html", tmp);
+	text = dps_test_read_file(path, NULL);
+	cr_assert_not_null(text, "no %s", path);
+	cr_expect(strstr(text, "fidelity error: the larger of") && !strstr(text, "main effect"),
+		  "%s", path);
+	g_free(text);
+	g_free(path);
+	/* links, relative and there, in OUTDIR and elsewhere */
 	path = dps_test_strf("%s/out/report.html", tmp);
 	text = dps_test_read_file(path, NULL);
 	cr_expect(strstr(text, "href=\"timelines/flat/report.html\""), "no link in %s", path);
+	cr_expect_eq(dps_test_check_links(path), 2, "the flat and original points' links");
 	g_free(text);
 	g_free(path);
-	path = dps_test_strf("%s/elsewhere.html", tmp);
+	path = dps_test_strf("%s/elsewhere/whatif.html", tmp);
 	text = dps_test_read_file(path, NULL);
-	cr_expect(strstr(text, "/out/timelines/flat/report.html\"") &&
-		      !strstr(text, "href=\"timelines/"),
-		  "the report elsewhere links OUTDIR's files: %s", path);
+	cr_expect(strstr(text, "href=\"../out/timelines/flat/report.html\""),
+		  "the report elsewhere links OUTDIR's files relative to itself: %s", path);
+	cr_expect_eq(dps_test_check_links(path), 2);
 	g_free(text);
 	g_free(path);
 	path = dps_test_strf("%s/out/whatif.json", tmp);
@@ -286,7 +359,58 @@ Test(whatif, the_timelines_of_a_point_are_kept_and_linked)
 	cr_expect(strstr(text, "\"timelines\": \"timelines/flat/report.html\""), "%s", text);
 	g_free(text);
 	g_free(path);
+	/* nothing names the temporary directory the study was made in */
+	for (size_t p = 0; p < 2; p++) {
+		for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++) {
+			path = dps_test_strf("%s/out/timelines/%s/%s", tmp, p ? "original" : "flat",
+					     outputs[i]);
+			text = dps_test_read_file(path, NULL);
+			cr_expect_not_null(text, "no %s", path);
+			cr_expect(!names_a_temporary(text), "%s names a temporary directory", path);
+			g_free(text);
+			g_free(path);
+		}
+	}
+	path = dps_test_strf("%s/out/stub.c", tmp);
+	text = dps_test_read_file(path, NULL);
+	cr_expect(!names_a_temporary(text), "%s names a temporary directory", path);
+	g_free(text);
+	g_free(path);
 	g_free(trace);
+}
+
+/* --wait-quiet under a real load (a busy loop on every CPU): the wait runs out after its
+ * SECONDS, says so once, and the study goes on without waiting again, its points marked. */
+Test(whatif, wait_quiet_gives_up_under_load_and_says_so)
+{
+	char *set = set_path("two");
+	struct dps_test_hog hog;
+	struct dps_test_run run;
+	gint64 t0;
+	double took;
+
+	dps_test_hog_start(&hog);
+	t0 = g_get_monotonic_time();
+	run = dps_test_run_sh("%s whatif %s --thread 2 --stub busy --from 0 --to 0.5 --step 0.5 "
+			      "--repeat 2 --mode wall -q --wait-quiet=1",
+			      dps_test_bin(), set);
+	took = (double)(g_get_monotonic_time() - t0) / 1e6;
+	dps_test_hog_stop(&hog);
+	cr_assert_eq(run.status, 0, "exit %d: %s", run.status, run.err);
+	cr_expect(strstr(run.err, "dps whatif: --wait-quiet: the machine did not get quiet in 1 s "
+				  "(other processes use "),
+		  "%s", run.err);
+	cr_expect(strstr(run.err, "calibrating under load, and no more waiting"), "%s", run.err);
+	cr_expect_eq(count_of(run.err, "did not get quiet"), 1, "it gave up once: %s", run.err);
+	cr_expect_geq(took, 1.0, "it gave up after %.2f s, before its second", took);
+	cr_expect(strstr(run.out, "under load"), "the points are marked: %s", run.out);
+	cr_expect(strstr(run.err, "points ran under load"), "%s", run.err);
+	dps_test_run_fini(&run);
+	run = dps_test_run_dps("whatif", set, "--thread", "2", "--wait-quiet=0", NULL);
+	cr_expect_eq(run.status, 2, "--wait-quiet=0: %s", run.err);
+	cr_expect(strstr(run.err, "--wait-quiet: expected =SECONDS"), "%s", run.err);
+	dps_test_run_fini(&run);
+	g_free(set);
 }
 
 /* In situ: the real program (insitu-prog.c) run with its region "long" stubbed, its result
@@ -533,6 +657,7 @@ static void make_result(struct whatif_result *r)
 	    .n_points = 16,
 	    .has_flat = true,
 	    .has_idle = true,
+	    .recorded_sut_ns = 200000000,
 	};
 	r->points = g_new0(struct whatif_point, 16);
 	for (int i = 0; i < 16; i++) {
@@ -560,6 +685,41 @@ static void make_result(struct whatif_result *r)
 	cr_assert_eq(whatif_fit_curve(x, y, spread, 16, &r->fit), 0);
 	cr_assert_eq(r->fit.kind, WHATIF_KIND_LIMITED, "%s", r->fit.reason);
 	r->kind = r->fit.kind; /* no doubt stands */
+}
+
+/* The terminal's first line after the title is the answer; paper notation comes after it. */
+Test(whatif, the_text_answers_in_one_sentence_first)
+{
+	struct whatif_result r;
+	char *text = NULL, *answer, *method;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	make_result(&r);
+	whatif_write_text(&r, f);
+	fclose(f);
+	answer = strstr(text, "\nAnswer: Making thread 2 (long) faster pays until it needs 0.50x");
+	method = strstr(text, "t_busy^CUS");
+	cr_expect(answer && method && answer < method, "the answer before the method:\n%s", text);
+	cr_expect(strstr(text, "stub 1x     1.00"), "the stub at 1x:\n%s", text);
+	cr_expect(strstr(text, "recorded    1.00"), "the recorded program's row:\n%s", text);
+	/* a doubt makes the answer unclear, with its reason and way out */
+	r.doubts = g_new0(struct whatif_doubt, 1);
+	r.doubts[0] = (struct whatif_doubt){WHATIF_DOUBT_ORIGINAL, g_strdup("The stub is off."),
+					    g_strdup("record again")};
+	r.n_doubts = 1;
+	r.kind = WHATIF_KIND_UNCLEAR;
+	free(text);
+	text = NULL;
+	f = open_memstream(&text, &len);
+	whatif_write_text(&r, f);
+	fclose(f);
+	cr_expect(strstr(text, "\nAnswer: Unclear: dps cannot say what the speed of thread 2 "
+			       "(long) does to the program. The stub is off. Way out: record "
+			       "again.\n"),
+		  "%s", text);
+	free(text);
+	whatif_result_fini(&r);
 }
 
 Test(whatif, the_html_report_draws_the_curve_the_fit_and_the_knee, .timeout = 300)
@@ -612,6 +772,21 @@ Test(whatif, the_html_report_draws_the_curve_the_fit_and_the_knee, .timeout = 30
 	cr_expect(strstr(run.out, "class=\"ref original\""), "the original");
 	cr_expect(strstr(run.out, "<ul id=\"conclusions\">"), "the conclusions");
 	cr_expect(strstr(run.out, "a limited bottleneck"), "the busy stub's reading");
+	/* the answer first, in words; the recorded program as the reference, in the chart and
+	 * the table, with the stub at 1x beside it */
+	cr_expect(strstr(run.out, "<p class=\"answer\" id=\"answer\">Making thread 2 (long) "
+				  "faster pays until it needs 0.50x its recorded CPU time: there "
+				  "the program takes 105.000 ms instead of 205.000 ms (-49 %)"),
+		  "the answer:\n%s", run.out);
+	cr_expect(strstr(run.out, "<p id=\"gap\">The recorded program took 200.000 ms; the stub "
+				  "at 1x takes 205.000 ms (+2 %).</p>"),
+		  "the gap");
+	cr_expect(strstr(run.out, "class=\"ref recorded\""), "the recorded program's line");
+	cr_expect(strstr(run.out, "<td class=\"l\">recorded program</td>"), "its row");
+	cr_expect(strstr(run.out, "<td class=\"l\">stub at 1x</td>"), "the stub at 1x's row");
+	cr_expect(strstr(run.out, "Method: the paper's reading"), "the method after the answer");
+	cr_expect_null(strstr(run.out, "class=\"answer unclear-answer\""),
+		       "a clear answer is not marked unclear");
 	dps_test_run_fini(&run);
 	/* kept for a look: DPS_WHATIF_SCREENSHOT=FILE takes chromium's picture of it */
 	if (getenv("DPS_WHATIF_SCREENSHOT")) {

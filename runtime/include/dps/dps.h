@@ -188,16 +188,24 @@ struct dps_play_options {
 	bool summary; /* print a short summary on stderr at the end */
 	/*
 	 * For a program's main (dps_main sets it), not for a stub inside a real program: the
-	 * process's start-up is the root's. The root counts the CPU time the whole process used
-	 * since its exec against its runs (cpu mode), and the wall time since its exec against
-	 * its sleeps before its first wait or join, so that a replay seen from outside (the
-	 * kernel's accounting of the process, its wall time from exec to exit) costs what the
-	 * recording says, not that plus the stub's loading. exec_mono_ns and exec_cpu_ns say
-	 * when the exec was (CLOCK_MONOTONIC, and the process's CPU clock then): 0 when unknown,
-	 * then the CPU counts from the process's start and the sleeps are played in full.
+	 * process's start-up is the root's, as the recorded program's own start-up is inside
+	 * its root's first runs. The root counts the CPU time its thread used from the exec to
+	 * main (loading, constructors) against its runs (cpu mode), and the wall time from the
+	 * exec to main against its sleeps before its first wait or join, so that a replay seen
+	 * from outside (the kernel's accounting of the process, its wall time from exec to exit)
+	 * costs what the recording says, not that plus the stub's loading. What the thread does
+	 * from main to the root's first action (the calibration measured at start, loading the
+	 * set, setting the play up) is dps's own and is charged to nothing.
+	 * exec_mono_ns and exec_cpu_ns say when the exec was (CLOCK_MONOTONIC, and the process's
+	 * CPU clock then): 0 when unknown, then the CPU counts from the process's start (its
+	 * fork) and the sleeps are played in full. main_mono_ns and main_cpu_ns say when main
+	 * began (CLOCK_MONOTONIC, and the CPU clock of the thread that then plays the root;
+	 * dps_main_parse_args and dps_play_options_mark_main set them): 0 when unknown, then the
+	 * root's first action counts as main and everything before it is start-up.
 	 */
 	bool from_process_start;
 	uint64_t exec_mono_ns, exec_cpu_ns;
+	uint64_t main_mono_ns, main_cpu_ns;
 	enum dps_heap_mode heap_mode;
 };
 
@@ -210,6 +218,12 @@ struct dps_thread_result {
 	uint64_t n_actions;
 	uint64_t n_blocked;  /* waits, joins, locks, puts, takes, arrivals that had to block */
 	uint64_t n_timeouts; /* timed waits that ended by their timeout */
+	/* from_process_start (the root only; 0 for the others): the CPU time from the exec (or
+	 * the fork) to main charged to its runs (cpu mode; 0 in the others, whose runs have no
+	 * budget), and the CPU time from main to its first action, dps's own (the calibration,
+	 * the set, the play's set-up), charged to nothing */
+	uint64_t startup_cpu_ns;
+	uint64_t setup_cpu_ns;
 };
 
 struct dps_play_result {
@@ -224,6 +238,11 @@ struct dps_play_result {
 };
 
 void dps_play_options_default(struct dps_play_options *opts);
+/* Sets opts->main_mono_ns and opts->main_cpu_ns to now (CLOCK_MONOTONIC and the calling
+ * thread's CPU clock): where the process's start-up ends and dps's own set-up begins, for
+ * from_process_start. dps_main_parse_args calls it first; a main that does dps's work before
+ * (dps run loads the set) calls it itself, first, on the thread that will play the root. */
+void dps_play_options_mark_main(struct dps_play_options *opts);
 /* Plays prog: starts the root, which creates the others as its actions say; returns when every
  * thread has ended and been joined (a thread that no `join` names is detached when it starts,
  * so its stack is unmapped as it ends, not when the play ends). The program must be valid (see
@@ -240,8 +259,9 @@ void dps_main_print_options(FILE *out);
 /* Standard option parsing for generated programs: --calibration FILE, --mode M, --scale X,
  * --sleep-scale X, --thread-scale ID=X, --thread-sleep-scale ID=X, --thread-idle ID,
  * --heap-mode curve|alloc, --from-main, --no-summary, --quiet, --help. cfg and opts are first
- * set to their defaults, with from_process_start on (and the exec's time from $DPS_EXEC_AT,
- * which is then removed from the environment); cfg's strings are borrowed from argv.
+ * set to their defaults, with from_process_start on (the exec's time from $DPS_EXEC_AT,
+ * which is then removed from the environment, and main's from the call: call it first in
+ * main, on the thread that plays the root); cfg's strings are borrowed from argv.
  * Returns 0 to continue, 1 when --help was printed, 2 on bad usage (message printed; nothing
  * left to free). On 0/1, release opts with dps_main_args_fini(). */
 int dps_main_parse_args(int argc, char **argv, const struct dps_program *prog,
