@@ -466,8 +466,7 @@ static void synthetic(struct mp_profile *p, size_t n_runs)
 		struct mp_dataset *d = &p->sets[i];
 		double n = ns[i];
 
-		d->run = malloc(16);
-		snprintf(d->run, 16, "run%zu", i);
+		d->run = g_strdup_printf("run%zu", i);
 		d->phase = strdup("all");
 		d->size = n;
 		d->duration_ns = 1000000;
