@@ -2,8 +2,8 @@
 # The demo of `scripts/setup.sh demo` (README.md), on a build that exists:
 #   scripts/demo.sh BUILD_DIR [OUT]      (OUT: out/demo; the build's preset: BUILD_DIR's name)
 # Three parts: the main job end to end on a bundled real trace (dps replay), the what-if curve
-# of one of its threads (dps whatif), a memory-use prediction (dps memory). Each prints one
-# heading and ends with the line "Report: PATH" of the page to open; ctest's `demo` runs it.
+# of sed in another (sed | gzip, dps whatif), a memory-use prediction (dps memory). Each prints
+# one heading and ends with the line "Report: PATH" of the page to open; ctest's `demo` runs it.
 # Needs root (or a tracing group) for the kernel's scheduler events.
 set -euo pipefail
 
@@ -19,11 +19,11 @@ heading() {
 heading "1/3 dps replay: xz -T2, recorded on 2 cores, replayed and compared (doc/replay.md)"
 "$dps" replay "$here/examples/traces/xz-T2" --comm xz -o "$out"
 
-# the CPU-stub study of one compressing worker (doc/whatif.md), with the half-speed point's
-# timelines beside the original's: about 25 s on 2 cores
-heading "2/3 dps whatif: what if one of its compressing threads ran faster or slower?" \
-    "(doc/whatif.md)"
-"$dps" whatif "$here/examples/traces/xz-T2" --thread 23703 --step 0.25 --repeat 2 \
+# the CPU-stub study (doc/whatif.md) of sed in a real two-process pipeline (sed | gzip through a
+# pipe, recorded with dps record --sync: examples/traces/sed-gzip/README.md), with the 0.5 point's
+# timelines beside the original's: about 15 s on 2 cores
+heading "2/3 dps whatif: sed | gzip, what if sed ran faster or slower? (doc/whatif.md)"
+"$dps" whatif "$here/examples/traces/sed-gzip" -f --thread 11419 --step 0.25 --repeat 3 \
     --timelines 0.5 -o "$out/whatif" --html "$out/whatif.html"
 
 # memory-use prediction (doc/memory-predict.md): the bench's word index recorded at three small

@@ -51,6 +51,15 @@ for k in 1 2 3; do
         part == k && /^Report: / { n++ } END { print n + 0 }' "$work/stdout")
     [ "$reports" -le 1 ] || bad "part $k has $reports Report: lines"
 done
+# the what-if part answers in one sentence: sed's knee, or an unclear answer with its reason (a
+# machine under load, noise); never another confident kind, never the paper's notation first
+answer=$(awk '/^== 2\/3 / { on = 1; next } /^== 3\/3 / { on = 0 } on && /^Answer: / { print; exit }' \
+    "$work/stdout")
+case "$answer" in
+"Answer: Making thread 11419 (sed) faster pays until it needs 0."*"x its recorded CPU time"*) ;;
+"Answer: Unclear: "*) echo "demo: the what-if could not answer here: $answer" >&2 ;;
+*) bad "the what-if's answer is '$answer', not a knee of sed (or unclear)" ;;
+esac
 if grep -q 'run_req_ms' "$work/stdout" "$work/stderr"; then
     bad "the stub's own per-thread table is printed"
 fi
