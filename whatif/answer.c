@@ -100,7 +100,7 @@ char *whatif_answer(const struct whatif_result *r)
 			    g,
 			    "Making %s faster pays until it needs %.2fx its recorded CPU time: "
 			    "there the program takes %s ms instead of %s ms (%s); faster than "
-			    "that, nothing more is gained (another thread holds the program up)",
+			    "that, nothing more is gained: another thread holds the program up",
 			    name, knee, whatif_ms(f->t_min, a, sizeof(a)),
 			    whatif_ms(one, b, sizeof(b)), pct(f->t_min, one, c, sizeof(c)));
 		} else {
