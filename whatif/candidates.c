@@ -11,7 +11,7 @@
 
 #include "analyzer.h"
 #include "record.h"
-#include "whatif.h"
+#include "whatif-internal.h"
 
 enum dps_status whatif_candidates(const struct whatif_options *opts, FILE *out,
 				  struct dps_diag *diag)
@@ -50,4 +50,55 @@ enum dps_status whatif_candidates(const struct whatif_options *opts, FILE *out,
 	analyzer_rank_print(ares, 20, out);
 	analyzer_result_destroy(ares);
 	return DPS_OK;
+}
+
+void whatif_fill_candidates(struct whatif_result *r, const struct analyzer_result *ares)
+{
+	size_t *order = analyzer_rank_order(ares);
+
+	r->critical_span_ns = analyzer_rank_span(ares);
+	r->candidates = g_new0(struct whatif_candidate, ares->n_threads ? ares->n_threads : 1);
+	for (size_t k = 0; k < ares->n_threads; k++) {
+		const struct analyzer_thread *th = &ares->threads[order[k]];
+		bool in = false;
+
+		for (size_t i = 0; i < r->n_ids; i++) {
+			in = in || r->ids[i] == th->id;
+		}
+		if (k >= WHATIF_CANDIDATES_MAX && !in) {
+			continue;
+		}
+		r->candidates[r->n_candidates++] = (struct whatif_candidate){
+		    .id = th->id,
+		    .comm = g_strdup(th->comm),
+		    .critical_ns = th->stats.critical_ns,
+		    .busy_ns = th->stats.busy_ns,
+		    .waited_on_ns = th->stats.waited_on_ns,
+		    .in_component = in,
+		};
+	}
+	g_free(order);
+}
+
+char *whatif_critical_line(const struct whatif_result *r)
+{
+	uint64_t share = 0;
+	size_t best = SIZE_MAX;
+
+	if (!r->critical_span_ns || !r->n_candidates) {
+		return NULL;
+	}
+	for (size_t k = 0; k < r->n_candidates; k++) {
+		if (r->candidates[k].in_component) {
+			share += r->candidates[k].critical_ns;
+			best = best == SIZE_MAX ? k : best;
+		}
+	}
+	return g_strdup_printf(
+	    "The component was on %.1f %% of the recorded critical path (its first thread ranks "
+	    "%zu of the threads by it)%s.",
+	    100.0 * (double)share / (double)r->critical_span_ns, best + 1,
+	    share * 20 < r->critical_span_ns ? ": a faster component cannot shorten the recorded "
+					       "run unless the work moves to it"
+					     : "");
 }

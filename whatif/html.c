@@ -231,7 +231,7 @@ static const char CSS[] =
     ".recorded-label{font-size:12px;fill:#111}"
     ".answer{font-size:16px;background:#eef5ee;padding:10px 12px;border-left:4px solid "
     "#2e8b57}.answer.unclear-answer{background:#fdecea;border-left-color:#c0392b}"
-    "#gap{margin-top:-6px}"
+    "#gap{margin-top:-6px}tr.component td{font-weight:600;background:#eef5ee}"
     ".legend span{margin-right:18px}.sw{display:inline-block;width:12px;height:12px;"
     "margin-right:4px;vertical-align:-1px}.warn{background:#fff4e0;padding:8px;"
     "border-left:4px solid #e08a00}code{font-size:12px}"
@@ -286,6 +286,41 @@ static void points_table(const struct whatif_result *r, FILE *out, const char *l
 			(double)r->busy_ns / 1e6, (double)r->recorded_sut_ns / 1e6);
 	}
 	fputs("</table>\n", out);
+}
+
+/* The recorded process's threads ranked by their time on the critical path: the component's
+ * rows marked, so a reader sees whether another thread was the one to study. */
+static void candidates_table(const struct whatif_result *r, FILE *out)
+{
+	char *line = whatif_critical_line(r);
+
+	if (!line) {
+		return;
+	}
+	fputs("<h2>Which thread to study</h2><p id=\"critical\">", out);
+	dps_html_escape(out, line);
+	fputs(" The recorded process's threads by their time on its critical path (walked back "
+	      "from the last end through the threads that woke or created each other, "
+	      "doc/analyzer.md):</p>\n<table id=\"candidates\"><tr><th>id</th><th "
+	      "class=\"l\">name</th><th>critical path ms</th><th>share</th><th>CPU ms</th><th>"
+	      "others waited on it, ms</th><th class=\"l\"></th></tr>\n",
+	      out);
+	for (size_t k = 0; k < r->n_candidates; k++) {
+		const struct whatif_candidate *c = &r->candidates[k];
+
+		fprintf(out, "<tr%s><td>%" PRIu64 "</td><td class=\"l\">",
+			c->in_component ? " class=\"component\"" : "", c->id);
+		dps_html_escape(out, c->comm ? c->comm : "");
+		fprintf(out,
+			"</td><td>%.3f</td><td>%.1f %%</td><td>%.3f</td><td>%.3f</td><td "
+			"class=\"l\">%s</td></tr>\n",
+			(double)c->critical_ns / 1e6,
+			100.0 * (double)c->critical_ns / (double)r->critical_span_ns,
+			(double)c->busy_ns / 1e6, (double)c->waited_on_ns / 1e6,
+			c->in_component ? "the component" : "");
+	}
+	fputs("</table>\n", out);
+	g_free(line);
 }
 
 static void sentences(FILE *out, const char *title, GPtrArray *v, const char *id)
@@ -409,6 +444,7 @@ void whatif_write_html(const struct whatif_result *r, FILE *out, const char *lin
 			      : "Method: the paper's reading of the stubs",
 		  cl, "conclusions");
 	sentences(out, "Caveats: what the replay cannot move", cv, "caveats");
+	candidates_table(r, out);
 	fputs("<h2>Points</h2>\n", out);
 	points_table(r, out, link_base);
 	if (r->in_situ) {

@@ -295,10 +295,16 @@ void whatif_write_text(const struct whatif_result *r, FILE *out)
 	{
 		char *answer = whatif_answer(r), *gap = whatif_gap(r);
 
+		char *critical = whatif_critical_line(r);
+
 		fprintf(out, "\nAnswer: %s\n", answer);
 		if (gap) {
 			fprintf(out, "%s\n", gap);
 		}
+		if (critical) {
+			fprintf(out, "%s\n", critical);
+		}
+		g_free(critical);
 		fputc('\n', out);
 		g_free(answer);
 		g_free(gap);
@@ -573,7 +579,20 @@ void whatif_write_json(const struct whatif_result *r, FILE *out)
 			}
 		}
 	}
-	fputs("],\n  \"loaded_references\": [", out);
+	fputs("],\n  \"candidates\": [", out);
+	for (size_t k = 0; k < r->n_candidates; k++) {
+		const struct whatif_candidate *c = &r->candidates[k];
+
+		fprintf(out, "%s{\"id\": %" PRIu64 ", \"comm\": ", k ? ", " : "", c->id);
+		dps_json_string(out, c->comm ? c->comm : "", false);
+		fprintf(out,
+			", \"critical_ns\": %" PRIu64 ", \"busy_ns\": %" PRIu64
+			", \"waited_on_ns\": %" PRIu64 ", \"in_component\": %s}",
+			c->critical_ns, c->busy_ns, c->waited_on_ns,
+			c->in_component ? "true" : "false");
+	}
+	fprintf(out, "],\n  \"critical_span_ns\": %" PRIu64 ",\n  \"loaded_references\": [",
+		r->critical_span_ns);
 	{
 		const struct {
 			bool loaded;

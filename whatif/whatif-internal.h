@@ -124,6 +124,11 @@ char *whatif_loaded_points(const struct whatif_result *r);
 /* answer.c: the answer in one sentence; the recorded program against the stub at 1x in one
  * (NULL when the recorded time is unknown). g_free both. */
 char *whatif_answer(const struct whatif_result *r);
+/* candidates.c: r->candidates from the analysis (r->ids already set). */
+void whatif_fill_candidates(struct whatif_result *r, const struct analyzer_result *ares);
+/* The component's share of the recorded critical path in one sentence (g_free), NULL
+ * without candidates. */
+char *whatif_critical_line(const struct whatif_result *r);
 char *whatif_gap(const struct whatif_result *r);
 
 /*

@@ -928,6 +928,9 @@ enum dps_status whatif_run(const struct whatif_options *opts, struct whatif_resu
 			find_woken_sleeps(&s, mark);
 		}
 		whatif_doubts_before(result, s.set, s.ares, mark);
+		if (s.ares) {
+			whatif_fill_candidates(result, s.ares);
+		}
 		analyzer_result_destroy(s.ares);
 		s.ares = NULL;
 	}
@@ -988,5 +991,9 @@ void whatif_result_fini(struct whatif_result *r)
 	g_free(r->component);
 	g_free(r->ids);
 	whatif_doubts_fini(r);
+	for (size_t i = 0; i < r->n_candidates; i++) {
+		g_free(r->candidates[i].comm);
+	}
+	g_free(r->candidates);
 	*r = (struct whatif_result){0};
 }

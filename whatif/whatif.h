@@ -109,6 +109,7 @@ void whatif_options_default(struct whatif_options *opts);
  * opts selects analyzed (nothing written, no calibration) and analyzer_rank_print's table
  * written to out. Returns DPS_OK, or analyzer_run's error with diag.
  */
+#define WHATIF_CANDIDATES_MAX 10
 bool whatif_input_is_set(const char *dir); /* a manifest, or .act files: not a trace */
 enum dps_status whatif_candidates(const struct whatif_options *opts, FILE *out,
 				  struct dps_diag *diag);
@@ -174,6 +175,15 @@ struct whatif_doubt {
 	char *way_out; /* owned: what would let dps answer */
 };
 
+/* A thread of the recorded process as a candidate component (candidates.c): its time on the
+ * recorded critical path, its CPU, the time others waited on it (analyzer/rank.c). */
+struct whatif_candidate {
+	uint64_t id;
+	char *comm; /* owned, may be NULL */
+	uint64_t critical_ns, busy_ns, waited_on_ns;
+	bool in_component;
+};
+
 struct whatif_result {
 	char *input;		  /* owned */
 	bool from_trace;	  /* the input was a trace (analyzed), else a set or a command */
@@ -203,6 +213,11 @@ struct whatif_result {
 	struct whatif_doubt *doubts;
 	size_t n_doubts;
 	struct whatif_caveats caveats;
+	/* a trace's threads ranked (owned): the first WHATIF_CANDIDATES_MAX and every component
+	 * thread; critical_span_ns the recorded critical path's length (0: no trace) */
+	struct whatif_candidate *candidates;
+	size_t n_candidates;
+	uint64_t critical_span_ns;
 	size_t n_loaded;	      /* points run under load */
 	double others_pct, steal_pct; /* the machine over the whole sweep, % */
 	double wall_s;		      /* the whole study */

@@ -42,7 +42,8 @@ for k in ("answer", "gap_pct", "input", "input_kind", "component", "busy_ns", "t
           "wall_s", "machine", "window", "points", "flat", "idle", "original", "original_sut_ns", "recorded_sut_ns", "pins", "flat_sut_ns",
           "idle_sut_ns", "t_reduced_cus_ns", "t_reduced_sut_ns", "kind", "fit_kind", "unclear", "t_min_sut_ns",
           "t_limit_ns", "t_limit_scale", "t_limit_range_ns", "slope", "fit_error",
-          "fit_reason", "conclusions", "caveats", "loaded_points", "loaded_references"):
+          "fit_reason", "conclusions", "caveats", "loaded_points", "loaded_references",
+          "candidates", "critical_span_ns"):
     need(k in d, f"no key {k}")
 if errors:
     print("\n".join(errors))
@@ -86,6 +87,14 @@ elif d["kind"] == "limited":
     need(a.startswith("Making ") or "not what holds the program up" in a,
          f"answer of a limited bottleneck: {a}")
 need((d["gap_pct"] is None) == (d["recorded_sut_ns"] is None), "gap_pct with recorded_sut_ns")
+# a trace's threads ranked by the critical path, the component's marked; none for a set
+need(isinstance(d["candidates"], list), "candidates: a list")
+if d["input_kind"] == "trace":
+    need(any(c["in_component"] for c in d["candidates"]), "the component among the candidates")
+    need(sum(c["critical_ns"] for c in d["candidates"]) <= d["critical_span_ns"],
+         "the candidates' path within its length")
+    top = [c["critical_ns"] for c in d["candidates"][:10]]
+    need(top == sorted(top, reverse=True), "ranked by the critical path")
 # the knee is the curve's, whatever the answer
 if d["fit_kind"] == "limited":
     need(is_int(d["t_limit_ns"]) and d["t_limit_ns"] >= 0, "t_limit_ns with a knee")

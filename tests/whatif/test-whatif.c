@@ -682,6 +682,18 @@ static void make_result(struct whatif_result *r)
 					.median_ns = 206000000,
 					.min_ns = 205000000,
 					.max_ns = 207000000};
+	/* the ranking: another thread held the recorded run up, the component little of it */
+	r->candidates = g_new0(struct whatif_candidate, 2);
+	r->candidates[0] = (struct whatif_candidate){
+	    .id = 3, .comm = g_strdup("short"), .critical_ns = 190000000, .busy_ns = 100000000};
+	r->candidates[1] = (struct whatif_candidate){.id = 2,
+						     .comm = g_strdup("long <b>"),
+						     .critical_ns = 10000000,
+						     .busy_ns = 200000000,
+						     .waited_on_ns = 5000000,
+						     .in_component = true};
+	r->n_candidates = 2;
+	r->critical_span_ns = 200000000;
 	cr_assert_eq(whatif_fit_curve(x, y, spread, 16, &r->fit), 0);
 	cr_assert_eq(r->fit.kind, WHATIF_KIND_LIMITED, "%s", r->fit.reason);
 	r->kind = r->fit.kind; /* no doubt stands */
@@ -703,6 +715,8 @@ Test(whatif, the_text_answers_in_one_sentence_first)
 	cr_expect(answer && method && answer < method, "the answer before the method:\n%s", text);
 	cr_expect(strstr(text, "stub 1x     1.00"), "the stub at 1x:\n%s", text);
 	cr_expect(strstr(text, "recorded    1.00"), "the recorded program's row:\n%s", text);
+	cr_expect(strstr(text, "\nThe component was on 5.0 % of the recorded critical path"),
+		  "its share of the critical path:\n%s", text);
 	/* a doubt makes the answer unclear, with its reason and way out */
 	r.doubts = g_new0(struct whatif_doubt, 1);
 	r.doubts[0] = (struct whatif_doubt){WHATIF_DOUBT_ORIGINAL, g_strdup("The stub is off."),
@@ -785,6 +799,14 @@ Test(whatif, the_html_report_draws_the_curve_the_fit_and_the_knee, .timeout = 30
 	cr_expect(strstr(run.out, "<td class=\"l\">recorded program</td>"), "its row");
 	cr_expect(strstr(run.out, "<td class=\"l\">stub at 1x</td>"), "the stub at 1x's row");
 	cr_expect(strstr(run.out, "Method: the paper's reading"), "the method after the answer");
+	/* which thread to study: the ranking, the component's row marked, names escaped */
+	cr_expect(strstr(run.out, "<table id=\"candidates\">"), "the ranking");
+	cr_expect(strstr(run.out, "<tr class=\"component\"><td>2</td><td class=\"l\">long "
+				  "&lt;b&gt;</td><td>10.000</td><td>5.0 %</td>"),
+		  "the component's row:\n%s", run.out);
+	cr_expect(strstr(run.out, "The component was on 5.0 % of the recorded critical path (its "
+				  "first thread ranks 2 of the threads by it)"),
+		  "its share");
 	cr_expect_null(strstr(run.out, "class=\"answer unclear-answer\""),
 		       "a clear answer is not marked unclear");
 	dps_test_run_fini(&run);
