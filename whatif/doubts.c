@@ -450,7 +450,20 @@ void whatif_doubts_after(struct whatif_result *r)
 	if (r->recorded_sut_ns && r->original.n_runs && !r->in_situ && whatif_window_is_run(r)) {
 		off = (orig - rec) / rec * 100;
 		limit = MAX(WHATIF_ORIGINAL_PCT, 300 * r->original.noise_ns / orig);
-		if (fabs(off) > limit) {
+		if (fabs(off) > limit && r->original.loaded) {
+			/* the stub's own runs were under load: the machine, not the set */
+			add_doubt(
+			    r, WHATIF_DOUBT_ORIGINAL,
+			    g_strdup_printf(
+				"The stub at scale 1 takes %s ms where the recorded program "
+				"took %s ms (%+.1f %%, more than %.1f %%), and its runs ran "
+				"under load (others used %.0f %% of the CPUs, steal %.1f %%): "
+				"the machine moved the times, not only the program.",
+				whatif_ms(orig, a, sizeof(a)), whatif_ms(rec, b, sizeof(b)), off,
+				limit, r->original.others_pct, r->original.steal_pct),
+			    g_strdup("run the study again on a quiet machine (--wait-quiet "
+				     "waits for one)"));
+		} else if (fabs(off) > limit) {
 			add_doubt(r, WHATIF_DOUBT_ORIGINAL,
 				  g_strdup_printf(
 				      "The stub at scale 1 takes %s ms where the recorded program "

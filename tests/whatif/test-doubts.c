@@ -194,7 +194,20 @@ Test(doubts, a_stub_off_its_recording_is_a_doubt)
 	cr_assert_eq(r.n_doubts, 1);
 	cr_expect_eq(r.doubts[0].kind, WHATIF_DOUBT_ORIGINAL);
 	cr_expect_not_null(strstr(r.doubts[0].reason, "+10.0 %"), "%s", r.doubts[0].reason);
+	cr_expect_not_null(strstr(r.doubts[0].way_out, "record on a quiet machine"), "%s",
+			   r.doubts[0].way_out);
 	whatif_doubts_fini(&r);
+	/* the stub's own runs under load: the machine is named, and the way out is a quiet
+	 * machine for the study, not a new recording */
+	r.original.loaded = true;
+	r.original.others_pct = 48;
+	decide();
+	cr_assert_eq(r.n_doubts, 1);
+	cr_expect_not_null(strstr(r.doubts[0].reason, "under load (others used 48 %"), "%s",
+			   r.doubts[0].reason);
+	cr_expect_not_null(strstr(r.doubts[0].way_out, "--wait-quiet"), "%s", r.doubts[0].way_out);
+	whatif_doubts_fini(&r);
+	r.original.loaded = false;
 	r.original.median_ns = 103 * MS;
 	decide();
 	cr_expect_eq(r.n_doubts, 0);
