@@ -116,6 +116,9 @@ struct decoder {
 	bool ended;
 	uint64_t last_beat; /* the beat plus the decoder's activity, last seen */
 	int64_t last_change_ns;
+	uint64_t memory_limit_kib; /* its anonymous memory may not grow past this */
+	bool over_memory;	   /* killed for growing past it */
+	int64_t last_memory_check_ns;
 };
 
 struct analyzer_contained {
@@ -134,6 +137,10 @@ struct analyzer_contained {
 	bool progress, progress_shown;
 	uint64_t n_merged, next_progress;
 	int64_t t0_ns;
+	/* to find the stream of a decoder that outgrew its memory (locate_runaway) */
+	char **paths; /* owned: n_paths copies of the inputs */
+	size_t n_paths;
+	int64_t timeout_ns;
 };
 
 static int64_t now_ns(void)
@@ -424,6 +431,59 @@ static int decoder_stalled(struct decoder *d, struct dps_diag *diag)
 	return DPS_ERROR;
 }
 
+/* The decoder's anonymous resident memory (KiB; /proc/PID/status RssAnon), 0 if unknown. */
+static uint64_t decoder_anon_kib(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long long kib = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f) {
+		return 0;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "RssAnon: %llu", &kib) == 1) {
+			break;
+		}
+	}
+	fclose(f);
+	return (uint64_t)kib;
+}
+
+/*
+ * The memory bound: a damaged length (a dynamic array's, a string's) makes babeltrace2
+ * allocate and fill without end, which the progress watchdog takes for work. Past the bound
+ * the decoder is killed and the error names where it was. Returns DPS_OK, or DPS_ERROR (diag
+ * says).
+ */
+static int decoder_check_memory(struct decoder *d, int64_t now, struct dps_diag *diag)
+{
+	char where[2200];
+	uint64_t kib;
+
+	if (now - d->last_memory_check_ns < (int64_t)POLL_MS * 1000000) {
+		return DPS_OK;
+	}
+	d->last_memory_check_ns = now;
+	kib = decoder_anon_kib(d->pid);
+	if (kib <= d->memory_limit_kib) {
+		return DPS_OK;
+	}
+	kill(d->pid, SIGKILL);
+	reap(d->pid, NULL);
+	d->pid = 0;
+	d->over_memory = true;
+	locate(d->st, where, sizeof(where));
+	dps_diag_setf(diag,
+		      "%s: babeltrace2's memory grew past %" PRIu64 " MiB while %s%s: stopped "
+		      "(the trace is likely damaged there, e.g. a corrupted array or string "
+		      "length; DPS_DECODE_MEMORY=MIB sets the bound)",
+		      d->st->trace, d->memory_limit_kib / 1024, d->st->step, where);
+	return DPS_ERROR;
+}
+
 /*
  * What the decoder's process did, as one number that grows while it works: its page faults
  * and the bytes it read (/proc). babeltrace2 indexes every stream file before the first event
@@ -479,6 +539,9 @@ static int read_exact(struct decoder *d, void *buf, size_t len, struct dps_diag 
 		if (r < 0) {
 			dps_diag_setf(diag, "cannot wait for the trace decoder: %s",
 				      strerror(errno));
+			return DPS_ERROR;
+		}
+		if (decoder_check_memory(d, now_ns(), diag)) {
 			return DPS_ERROR;
 		}
 		if (r == 0) {
@@ -662,6 +725,26 @@ static int64_t timeout_from_env(int64_t timeout_ns)
 	return ANALYZER_DEFAULT_DECODE_TIMEOUT_NS;
 }
 
+/* The memory bound of one decoder (KiB): DPS_DECODE_MEMORY (MiB), or the default. */
+static uint64_t memory_limit_from_env(void)
+{
+	const char *env = getenv("DPS_DECODE_MEMORY");
+	char *end;
+	double mib;
+
+	if (env && *env) {
+		mib = strtod(env, &end);
+		if (end != env && !*end && mib >= 1 && mib < 1e9) {
+			return (uint64_t)(mib * 1024);
+		}
+		fprintf(stderr,
+			"dps: warning: DPS_DECODE_MEMORY='%s' is not a number of MiB: using "
+			"%d MiB\n",
+			env, ANALYZER_DEFAULT_DECODE_MEMORY_MIB);
+	}
+	return (uint64_t)ANALYZER_DEFAULT_DECODE_MEMORY_MIB * 1024;
+}
+
 /* Forks a decoder on input. Returns DPS_OK or DPS_ERROR (diag says). */
 static int decoder_start(struct decoder *d, const struct decoder_input *input, int64_t timeout_ns,
 			 struct dps_diag *diag)
@@ -670,6 +753,7 @@ static int decoder_start(struct decoder *d, const struct decoder_input *input, i
 	int status = DPS_ERROR;
 
 	d->timeout_ns = timeout_ns;
+	d->memory_limit_kib = memory_limit_from_env();
 	d->sh =
 	    mmap(NULL, sizeof(*d->sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (d->sh == MAP_FAILED) {
@@ -790,6 +874,12 @@ int analyzer_contained_open(const char *const *paths, size_t n_paths, int jobs, 
 	*out = NULL;
 	c->skips = g_ptr_array_new_with_free_func(g_free);
 	timeout_ns = timeout_from_env(timeout_ns);
+	c->paths = g_new0(char *, n_paths + 1);
+	for (size_t i = 0; i < n_paths; i++) {
+		c->paths[i] = g_strdup(paths[i]);
+	}
+	c->n_paths = n_paths;
+	c->timeout_ns = timeout_ns;
 	if (jobs <= 0) {
 		jobs = default_jobs();
 	}
@@ -971,6 +1061,72 @@ static int merge_next(struct analyzer_contained *c, struct analyzer_event *ev,
 	return ANALYZER_SOURCE_EVENT;
 }
 
+/* Reads a decoder's messages to its END, giving every batch back unread. Returns DPS_OK or
+ * an error status (diag says). */
+static int drain(struct decoder *d, struct dps_diag *diag)
+{
+	for (;;) {
+		uint32_t type, msg[2];
+		size_t len;
+		int32_t status = read_msg(d, &type, &len, diag);
+
+		if (status) {
+			return status;
+		}
+		switch (type) {
+		case MSG_EVENTS:
+			memcpy(msg, d->buf, len < sizeof(msg) ? len : sizeof(msg));
+			(void)!send(d->free_fd, &msg[0], sizeof(msg[0]), MSG_NOSIGNAL);
+			break;
+		case MSG_ERROR:
+			return take_error(d, len, diag);
+		case MSG_END:
+			return DPS_OK;
+		default:
+			break; /* OPEN, SKIP */
+		}
+	}
+}
+
+/*
+ * After a decoder outgrew its memory bound: the event it was at may be in another stream
+ * than the one babeltrace2 was decoding (its muxer reads every stream ahead). So each stream
+ * file (or part of a large one) is decoded alone under the same bound; the first that grows
+ * past it replaces diag's message, which then names the right stream file and offset.
+ */
+static void locate_runaway(struct analyzer_contained *c, struct dps_diag *diag)
+{
+	GPtrArray *skips = g_ptr_array_new_with_free_func(g_free);
+	struct analyzer_groups *plan = NULL;
+	struct dps_diag scratch = {""};
+
+	if (analyzer_groups_plan((const char *const *)c->paths, c->n_paths, 1u << 20, &plan, skips,
+				 &scratch) ||
+	    !plan) {
+		goto end;
+	}
+	for (size_t i = 0; i < plan->n_groups; i++) {
+		struct decoder d = {.fd = -1, .free_fd = -1, .held = -1};
+		struct decoder_input input = {(const char *const *)c->paths, c->n_paths,
+					      plan->views + i * plan->traces->len,
+					      plan->traces->len, false};
+		bool found;
+
+		if (!decoder_start(&d, &input, c->timeout_ns, &scratch)) {
+			(void)drain(&d, &scratch);
+		}
+		found = d.over_memory;
+		decoder_close(&d);
+		if (found) {
+			dps_diag_setf(diag, "%s", scratch.msg);
+			break;
+		}
+	}
+end:
+	analyzer_groups_free(plan);
+	g_ptr_array_unref(skips);
+}
+
 int analyzer_contained_next(struct analyzer_contained *c, struct analyzer_event *ev,
 			    struct dps_diag *diag)
 {
@@ -978,10 +1134,20 @@ int analyzer_contained_next(struct analyzer_contained *c, struct analyzer_event 
 	int status;
 
 	if (c->plan) {
-		return merge_next(c, ev, diag);
+		status = merge_next(c, ev, diag);
+	} else {
+		status = next_batch(c, d, diag);
 	}
-	status = next_batch(c, d, diag);
-	if (status) {
+	if (status < 0) {
+		for (size_t i = 0; i < c->n_dec; i++) {
+			if (c->dec[i].over_memory) {
+				locate_runaway(c, diag);
+				break;
+			}
+		}
+		return status;
+	}
+	if (c->plan) {
 		return status;
 	}
 	if (d->next == d->n_events) {
@@ -1028,6 +1194,7 @@ void analyzer_contained_close(struct analyzer_contained *c)
 	analyzer_groups_free(c->plan);
 	g_ptr_array_free(c->skips, TRUE);
 	g_free(c->description);
+	g_strfreev(c->paths);
 	g_free(c->dec);
 	free(c->known);
 	free(c->last_ts);

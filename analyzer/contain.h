@@ -18,6 +18,8 @@ struct analyzer_contained;
 
 /* The watchdog's period when neither the caller nor DPS_DECODE_TIMEOUT gives one. */
 #define ANALYZER_DEFAULT_DECODE_TIMEOUT_NS 10000000000LL
+/* A decoder's anonymous memory bound (MiB) when DPS_DECODE_MEMORY does not give one. */
+#define ANALYZER_DEFAULT_DECODE_MEMORY_MIB 2048
 
 /*
  * Forks the decoder on the traces below paths (borrowed) and waits until it has opened them.

@@ -710,6 +710,45 @@ Test(cli, truncated_metadata_stall_is_stopped_and_located, .timeout = 120)
 	g_free(dir);
 }
 
+/*
+ * A corrupted dynamic-array length (an exit_poll's fds_length set to 2^26) makes babeltrace2
+ * allocate and fill fields without end, which looks like progress to the watchdog: the memory
+ * bound stops it and names the stream file, though the muxer's last event came from another.
+ */
+Test(cli, runaway_array_length_is_stopped_by_the_memory_bound, .timeout = 120)
+{
+	/* ret = 1, nfds = 6, fds_length = 1, fds[0] = {fd 3, raw_events 0x1, POLLIN} */
+	static const unsigned char poll_exit[] = {1, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0,
+						  1, 0, 0, 0, 3, 0, 0, 0, 1, 0, 1};
+	char *dir = copy_trace("traces/pacman");
+	char *path = dps_test_strf("%s/t/kernel/k_3", dir);
+	size_t len;
+	char *data = dps_test_read_file(path, &len);
+	unsigned char *at = memmem(data, len, poll_exit, sizeof(poll_exit));
+	struct dps_test_run r;
+	FILE *f;
+
+	cr_assert_not_null(at, "no poll exit event in %s", path);
+	at[15] = 0x04; /* fds_length: 1 -> 0x04000001 */
+	f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_eq(fwrite(data, 1, len, f), len);
+	cr_assert_eq(fclose(f), 0);
+	setenv("DPS_DECODE_MEMORY", "300", 1);
+	r = run_dps_on(dir, "--comm pacman -q");
+	unsetenv("DPS_DECODE_MEMORY");
+	cr_expect_eq(r.status, 1, "%s", r.err);
+	cr_expect(strstr(r.err, "babeltrace2's memory grew past 300 MiB while"), "%s", r.err);
+	cr_expect(strstr(r.err, "stream pacman/k_3") || strstr(r.err, "stream t/kernel/k_3") ||
+		      strstr(r.err, "/k_3,"),
+		  "the damaged stream file: %s", r.err);
+	dps_test_run_fini(&r);
+	free(data);
+	g_free(path);
+	dps_test_rmtree(dir);
+	g_free(dir);
+}
+
 Test(cli, decoder_abort_is_contained_and_located)
 {
 	char *dir = copy_trace("traces/ls-ust");
