@@ -23,6 +23,7 @@
 #include "atomic-out.h"
 #include "find-traces.h"
 #include "groups.h"
+#include "guard.h"
 
 /* A stream file's stream: LTTng names the files of a stream cut in several (tracefile
  * rotation) CHANNEL_CPU_N; source.ctf.fs reads them as one stream, so they stay in one group.
@@ -761,7 +762,9 @@ int analyzer_groups_plan(const char *const *paths, size_t n_paths, size_t jobs,
 	}
 	/* From here on a failure (a full or read-only $TMPDIR) leaves one decoder, which reads
 	 * the traces themselves: the views are only faster. */
-	plan->root = g_strdup_printf("%s/dps-decode-XXXXXX", views_base());
+	/* the pid: a run killed with its guardian leaves the views to the next (guard.h) */
+	dps_guard_sweep_dir(views_base(), "dps-decode-");
+	plan->root = g_strdup_printf("%s/dps-decode-%d-XXXXXX", views_base(), (int)getpid());
 	if (!mkdtemp(plan->root)) {
 		g_free(plan->root);
 		plan->root = NULL;

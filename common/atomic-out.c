@@ -26,6 +26,7 @@
 #include <glib.h>
 
 #include "atomic-out.h"
+#include "guard.h"
 
 /* Temporaries alive at once: a directory and a file or two inside a command, the views of a
  * parallel decoding (analyzer/contain.c). */
@@ -135,6 +136,7 @@ static void register_temp(const char *path)
 {
 	sigset_t old;
 
+	dps_guard_path(path); /* removed even after a SIGKILL */
 	if (strlen(path) >= PATH_MAX) {
 		return;
 	}
@@ -167,6 +169,7 @@ static void unregister_temp(const char *path)
 {
 	sigset_t old;
 
+	dps_guard_release_path(path);
 	block_signals(&old);
 	for (int i = 0; i < MAX_TEMPS; i++) {
 		if (temp_used[i] && !strcmp(temps[i], path)) {
@@ -217,12 +220,13 @@ static void sync_parent(const char *path)
 	g_free(dir);
 }
 
-/* "DIR/.BASE.tmp-XXXXXX" beside path (g_free). */
+/* "DIR/.BASE.tmp-PID-XXXXXX" beside path (g_free); the pid lets the next run remove it if
+ * this one is killed (dps_guard_sweep_temps). */
 static char *temp_name(const char *path)
 {
 	char *dir = g_path_get_dirname(path);
 	char *base = g_path_get_basename(path);
-	char *tmp = g_strdup_printf("%s/.%s.tmp-XXXXXX", dir, base);
+	char *tmp = g_strdup_printf("%s/.%s.tmp-%d-XXXXXX", dir, base, (int)getpid());
 
 	g_free(dir);
 	g_free(base);
@@ -273,6 +277,7 @@ int dps_out_file_open(struct dps_out_file *of, const char *path, struct dps_diag
 		return DPS_OK;
 	}
 	of->path = resolve_target(path);
+	dps_guard_sweep_temps(of->path);
 	of->tmp = temp_name(of->path);
 	fd = g_mkstemp_full(of->tmp, O_RDWR | O_CLOEXEC, 0600);
 	if (fd < 0) {
@@ -466,6 +471,7 @@ int dps_out_dir_begin(struct dps_out_dir *od, const char *path, dps_out_dir_ours
 		}
 		g_free(parent);
 	}
+	dps_guard_sweep_temps(od->path);
 	od->tmp = temp_name(od->path);
 	if (!g_mkdtemp_full(od->tmp, 0700)) {
 		dps_diag_setf(diag, "cannot create \"%s\": errno=%d (%s)", od->path, errno,

@@ -2,6 +2,7 @@
 /* Running a program and waiting for it (subprocess.h). */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,14 @@
 #include <glib.h>
 
 #include "diag.h"
+#include "guard.h"
 #include "subprocess.h"
+
+/* In the child: it dies with dps (the compiler, lttng, perf data convert). */
+static void child_setup(gpointer parent)
+{
+	dps_guard_child_setup((pid_t)GPOINTER_TO_INT(parent), SIGTERM);
+}
 
 int dps_subprocess_run(char *const *argv, const struct dps_subprocess_options *opts, char **out)
 {
@@ -37,9 +45,9 @@ int dps_subprocess_run(char *const *argv, const struct dps_subprocess_options *o
 			flags |= G_SPAWN_STDERR_TO_DEV_NULL;
 		}
 	}
-	ok = g_spawn_sync(NULL, (gchar **)argv, (gchar **)opts->envp, flags, NULL, NULL,
-			  out ? &so : NULL, out && opts->capture_stderr ? &se : NULL, &status,
-			  &error);
+	ok = g_spawn_sync(NULL, (gchar **)argv, (gchar **)opts->envp, flags, child_setup,
+			  GINT_TO_POINTER((int)getpid()), out ? &so : NULL,
+			  out && opts->capture_stderr ? &se : NULL, &status, &error);
 	if (!ok) {
 		int ret = error && error->domain == G_SPAWN_ERROR &&
 				  (error->code == G_SPAWN_ERROR_NOENT ||

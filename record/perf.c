@@ -11,11 +11,13 @@
 #include <string.h>
 #include <sys/select.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <glib.h>
 
+#include "guard.h"
 #include "record-internal.h"
 #include "subprocess.h"
 
@@ -87,6 +89,29 @@ static void read_log(const char *path, char *buf, size_t len)
 	buf[n] = '\0';
 }
 
+/* Why perf stopped at its start: its last line, or, when it wrote none (its log could not be
+ * written either), a full file system named as such, with what the recording holds there. */
+static void perf_failed(struct recording *r, char *log, int status)
+{
+	const char *line = dps_subprocess_last_line(log);
+	struct statvfs fs;
+
+	if (strcmp(line, "(no message)")) {
+		dps_diag_setf(r->diag, "perf sched record failed: %s", line);
+	} else if (statvfs(r->out_abs, &fs) == 0 &&
+		   (uint64_t)fs.f_bavail * fs.f_frsize < 4u << 20) {
+		dps_diag_setf(r->diag,
+			      "perf sched record failed: no space left on the file system of %s "
+			      "(%s; %llu KiB free): free some space or record elsewhere",
+			      r->out_abs, strerror(ENOSPC),
+			      (unsigned long long)fs.f_bavail * fs.f_frsize / 1024);
+	} else {
+		dps_diag_setf(r->diag, "perf sched record failed (%s %d) without a message",
+			      WIFSIGNALED(status) ? "signal" : "exit status",
+			      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	}
+}
+
 /*
  * perf sched record, system-wide, until SIGINT. It starts with its events disabled (-D -1)
  * and we enable them through its control FIFO: its "ack" means the events are on, so the
@@ -99,6 +124,7 @@ enum dps_status dps_record__start_perf(struct recording *r)
 	int logfd, ctlfd = -1, ackfd = -1;
 	enum dps_status rc = DPS_ERROR;
 	char buf[4096];
+	pid_t parent;
 
 	if (asprintf(&r->perf_data, "%s/perf.data", r->out_abs) < 0) {
 		r->perf_data = NULL;
@@ -124,6 +150,7 @@ enum dps_status dps_record__start_perf(struct recording *r)
 		}
 		goto end;
 	}
+	parent = getpid();
 	r->perf_pid = fork();
 	if (r->perf_pid < 0) {
 		dps_diag_setf(r->diag, "cannot fork perf: %s", strerror(errno));
@@ -177,9 +204,12 @@ enum dps_status dps_record__start_perf(struct recording *r)
 			dup2(logfd, STDERR_FILENO);
 		}
 		setpgid(0, 0); /* a Ctrl-C meant for CMD must not stop perf early */
+		dps_guard_child_setup(parent, SIGTERM); /* ... but dps's death must */
 		execvp(argv[0], (char *const *)argv);
 		_exit(127);
 	}
+	/* stopped and written if dps dies however it dies (common/guard.h) */
+	dps_guard_child(r->perf_pid, SIGINT, false);
 	if (logfd >= 0) {
 		close(logfd);
 	}
@@ -203,9 +233,9 @@ enum dps_status dps_record__start_perf(struct recording *r)
 			}
 		}
 		if (waitpid(r->perf_pid, &status, WNOHANG) == r->perf_pid) {
+			dps_guard_release_child(r->perf_pid);
 			read_log(logpath, buf, sizeof(buf));
-			dps_diag_setf(r->diag, "perf sched record failed: %s",
-				      dps_subprocess_last_line(buf));
+			perf_failed(r, buf, status);
 			r->perf_pid = 0;
 			goto end;
 		}
@@ -244,6 +274,7 @@ enum dps_status dps_record__stop_perf(struct recording *r)
 	kill(r->perf_pid, SIGINT);
 	while (waitpid(r->perf_pid, &status, 0) < 0 && errno == EINTR) {
 	}
+	dps_guard_release_child(r->perf_pid);
 	r->perf_pid = 0;
 	close_perf_fifos(r);
 	snprintf(ctf, sizeof(ctf), "%s/perf", r->out_abs);
@@ -312,6 +343,7 @@ void dps_record__kill_perf(struct recording *r)
 	if (r->perf_pid > 0) {
 		kill(r->perf_pid, SIGINT);
 		waitpid(r->perf_pid, NULL, 0);
+		dps_guard_release_child(r->perf_pid);
 		r->perf_pid = 0;
 	}
 	close_perf_fifos(r);

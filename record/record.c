@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "guard.h"
 #include "record-internal.h"
 #include "subprocess.h"
 
@@ -81,6 +82,7 @@ static enum dps_status run_command(struct recording *r)
 	struct dps_load_sample before, after;
 	struct rusage ru = {0};
 	ssize_t got;
+	pid_t parent;
 
 	if (r->opts->memory || r->opts->sync) {
 		preload = preload_value(r);
@@ -90,6 +92,7 @@ static enum dps_status run_command(struct recording *r)
 		free(preload);
 		return DPS_ERROR;
 	}
+	parent = getpid();
 	r->child = fork();
 	if (r->child < 0) {
 		dps_diag_setf(r->diag, "cannot fork: %s", strerror(errno));
@@ -102,6 +105,7 @@ static enum dps_status run_command(struct recording *r)
 		int e;
 
 		close(exec_pipe[0]);
+		dps_guard_child_setup(parent, SIGKILL); /* the command dies with dps */
 		if (preload) {
 			setenv("LD_PRELOAD", preload, 1);
 		}

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "guard.h"
 #include "record-internal.h"
 #include "subprocess.h"
 
@@ -99,11 +100,14 @@ enum dps_status dps_record__setup_session(struct recording *r)
 	{
 		const char *argv[] = {"lttng", "create", r->session, out_opt, NULL};
 
+		/* sessions of a dps killed with its guardian (common/guard.h) */
+		dps_guard_sweep_sessions();
 		rc = lttng(r, "creating the LTTng session", argv);
 		if (rc) {
 			return rc;
 		}
 		r->session_created = true;
+		dps_guard_session(r->session);
 	}
 	if (r->opts->ust) {
 		const char *chan[] = {"lttng",
@@ -224,4 +228,5 @@ void dps_record__teardown_session(struct recording *r)
 	}
 	free(out);
 	r->session_created = false;
+	dps_guard_release_session(r->session);
 }

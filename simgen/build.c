@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,8 @@
 
 #include <glib.h>
 
+#include "atomic-out.h"
+#include "guard.h"
 #include "simgen-config.h"
 #include "simgen.h"
 #include "subprocess.h"
@@ -408,11 +411,17 @@ static char *make_work_dir(const char *output)
 	int dir_len = slash ? (int)(slash - output + 1) : 0;
 	char *dir;
 
-	if (asprintf(&dir, "%.*s.dps-build-XXXXXX", dir_len, output) < 0) {
+	char *parent = g_strdup_printf("%.*s", dir_len ? dir_len : 1, dir_len ? output : ".");
+
+	dps_guard_sweep_dir(parent, ".dps-build-"); /* what a killed build left */
+	g_free(parent);
+	if (asprintf(&dir, "%.*s.dps-build-%d-XXXXXX", dir_len, output, (int)getpid()) < 0) {
 		dir = NULL;
 	} else if (!mkdtemp(dir)) {
 		free(dir);
 		dir = NULL;
+	} else {
+		dps_out_register_temp(dir);
 	}
 	return dir;
 }
@@ -438,6 +447,9 @@ static int run_parallel(GPtrArray *const *cmds, size_t n, bool verbose, struct d
 			free(cmd);
 		}
 		err = posix_spawnp(&pids[i], argv[0], NULL, NULL, argv, environ);
+		if (!err) {
+			dps_guard_child(pids[i], SIGKILL, false);
+		}
 		if (err) {
 			pids[i] = 0;
 			dps_diag_setf(diag, "%s: \"%s\" (%s)",
@@ -456,6 +468,7 @@ static int run_parallel(GPtrArray *const *cmds, size_t n, bool verbose, struct d
 		}
 		while (waitpid(pids[i], &status, 0) < 0 && errno == EINTR) {
 		}
+		dps_guard_release_child(pids[i]);
 		if (!ret && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
 			char **argv = (char **)cmds[i]->pdata;
 			char *cmd = strv_join(argv);
@@ -635,6 +648,7 @@ remove_work:
 	}
 	if (work) {
 		rmdir(work);
+		dps_out_unregister_temp(work);
 	}
 end:
 	if (ret == SIMGEN_ERR_NOMEM) {

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,8 @@
 #include <unistd.h>
 
 #include <glib.h>
+
+#include "guard.h"
 
 #include "ssf-codec.h"
 #include "subprocess.h"
@@ -146,8 +149,10 @@ static enum dps_status record_run(const struct whatif_insitu *in, struct dps_dia
 		st = rc == ENOENT || rc == EACCES ? DPS_ERR_INVAL : DPS_ERROR;
 		goto end;
 	}
+	dps_guard_child(pid, SIGKILL, false);
 	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
 	}
+	dps_guard_release_child(pid);
 	if (!WIFEXITED(ws) || WEXITSTATUS(ws)) {
 		char *msg = whatif_last_line(err_path);
 

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 
 #include <glib.h>
 
+#include "guard.h"
 #include "machine-load.h"
 #include "progress.h"
 #include "subprocess.h"
@@ -272,6 +274,7 @@ static enum dps_status run_once(const struct whatif_runner *run, char **envp,
 		st = DPS_ERROR;
 		goto end_actions;
 	}
+	dps_guard_child(pid, SIGKILL, false); /* a killed study leaves no stub running */
 	while (wait4(pid, &ws, 0, &ru) < 0) {
 		if (errno != EINTR) {
 			dps_diag_setf(diag, "waiting for the stub: errno=%d (%s)", errno,
@@ -281,6 +284,7 @@ static enum dps_status run_once(const struct whatif_runner *run, char **envp,
 		}
 	}
 	t1 = mono_ns();
+	dps_guard_release_child(pid);
 	after = dps_load_sample_take();
 	child_cpu =
 	    (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u +

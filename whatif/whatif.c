@@ -33,6 +33,7 @@
 #include "actset.h"
 #include "analyzer.h"
 #include "atomic-out.h"
+#include "guard.h"
 #include "machine-load.h"
 #include "progress.h"
 #include "record.h"
@@ -253,8 +254,7 @@ static enum dps_status make_workdir(struct study *s)
 
 	if (!o->outdir) {
 		GError *error = NULL;
-
-		s->work = g_dir_make_tmp("dps-whatif-XXXXXX", &error);
+		s->work = dps_guard_make_tmp("dps-whatif-", &error);
 		if (!s->work) {
 			dps_diag_setf(s->diag, "cannot make a temporary directory: %s",
 				      error->message);

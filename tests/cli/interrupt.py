@@ -1,0 +1,285 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Interruptions leave nothing behind (doc/record.md, "Interruptions").
+
+record, replay, whatif and analyze are each interrupted at random points (a fixed seed,
+DPS_INTERRUPT_SEED to change it) by SIGINT to the process group (a ^C), SIGTERM and SIGKILL to
+dps alone, and SIGKILL to the process group. After each, within a few seconds, nothing they
+started may be left: no process (whatever runs in the test's directory: perf, the stub, the
+recorded command, a decoder, a compiler, dps's guardian), no LTTng session named after the dps
+process, no temporary (.NAME.tmp-PID-*, .dps-build-*, dps-decode-*, dps-whatif-*; TMPDIR is the
+test's directory).
+
+Then the case a guardian cannot cover: dps and its guardian killed together. The next dps command
+must remove what they left (the session, the temporaries) and say so.
+
+Usage: interrupt.py DPS SOURCE_DIR WORK_DIR
+"""
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+DPS, SRC, WORK = sys.argv[1], sys.argv[2], os.path.abspath(sys.argv[3])
+SEED = int(os.environ.get("DPS_INTERRUPT_SEED", "26"))
+TEMP = re.compile(r"^(\..*\.tmp-\d+-|\.dps-build-|dps-decode-|dps-whatif-)")
+failures = []
+
+
+def lttng_sessions():
+    out = subprocess.run(["lttng", "list"], capture_output=True, text=True).stdout
+    return set(re.findall(r"dps-record-\d+-\d+", out))
+
+
+def our_processes():
+    """Processes whose working directory is in WORK (everything dps starts inherits it)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+            comm = open(f"/proc/{pid}/comm").read().strip()
+            state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z" and (cwd == WORK or cwd.startswith(WORK + "/")):
+            found.append(f"{comm} (pid {pid})")
+    return found
+
+
+def temporaries():
+    found = []
+    for root, dirs, files in os.walk(WORK):
+        for name in dirs + files:
+            if TEMP.match(name):
+                found.append(os.path.join(root, name))
+    return found
+
+
+def leftovers(sessions_before):
+    return (our_processes(), sorted(lttng_sessions() - sessions_before), temporaries())
+
+
+def settle(sessions_before, timeout=15.0):
+    """What is left once the guardian had time to act (it stops perf, waits up to 2 s)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = leftovers(sessions_before)
+        if not any(left) or time.monotonic() > deadline:
+            return left
+        time.sleep(0.2)
+
+
+def clean_work():
+    for name in os.listdir(WORK):
+        path = os.path.join(WORK, name)
+        if name in ("prog.sh",):
+            continue
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            os.unlink(path)
+    os.makedirs(os.path.join(WORK, "tmp"), exist_ok=True)
+
+
+def commands():
+    traces = os.path.join(SRC, "tests", "data", "traces")
+    prog = os.path.join(WORK, "prog.sh")
+    return {
+        "record": [DPS, "record", "-o", "rec", "--", "sh", prog],
+        "replay": [DPS, "replay", os.path.join(traces, "record-live-prog"), "-o", "rp"],
+        "whatif": [DPS, "whatif", os.path.join(SRC, "examples", "traces", "sed-gzip"), "-f",
+                   "--thread", "11419", "--step", "0.5", "--repeat", "1", "-o", "wf"],
+        "analyze": [DPS, "analyze", os.path.join(traces, "many-threads"), "--comm",
+                    "multithread", "-q", "--no-progress", "-o", "an", "--decode-jobs", "2"],
+    }
+
+
+def start(argv):
+    env = dict(os.environ, TMPDIR=os.path.join(WORK, "tmp"))
+    return subprocess.Popen(argv, cwd=WORK, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
+
+
+def duration(argv):
+    """How long the command runs uninterrupted here (the random points fall inside)."""
+    clean_work()
+    t0 = time.monotonic()
+    p = start(argv)
+    _, err = p.communicate(timeout=600)
+    if p.returncode != 0:
+        failures.append(f"{argv[1]}: uninterrupted run failed ({p.returncode}): "
+                        f"{err.decode(errors='replace')[-400:]}")
+    return time.monotonic() - t0
+
+
+def interrupt(name, argv, how, delay, sessions_before):
+    clean_work()
+    p = start(argv)
+    time.sleep(delay)
+    if how == "SIGINT to the group":
+        os.killpg(p.pid, signal.SIGINT)
+    elif how == "SIGTERM":
+        p.send_signal(signal.SIGTERM)
+    elif how == "SIGKILL":
+        p.kill()
+    else:
+        os.killpg(p.pid, signal.SIGKILL)
+    try:
+        _, err = p.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        _, err = p.communicate()
+        failures.append(f"{name}, {how} at {delay:.2f} s: dps did not end within 120 s")
+    procs, sessions, temps = settle(sessions_before)
+    what = []
+    if procs:
+        what.append("processes " + ", ".join(procs))
+    if sessions:
+        what.append("LTTng sessions " + ", ".join(sessions))
+    if temps:
+        what.append("temporaries " + ", ".join(temps))
+    if what:
+        failures.append(f"{name}, {how} at {delay:.2f} s left " + "; ".join(what))
+        # clean up for the next case
+        for s in sessions:
+            subprocess.run(["lttng", "destroy", s], capture_output=True)
+        for pr in procs:
+            pid = int(pr.rsplit("pid ", 1)[1].rstrip(")"))
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    status = "clean" if not what else "LEFT"
+    print(f"{name:8} {how:22} at {delay:5.2f} s: exit {p.returncode:4}, {status}", flush=True)
+
+
+def guardian_of(pid):
+    """The dps-guard process started by pid (its cmdline is dps's, its comm dps-guard)."""
+    mine = open(f"/proc/{pid}/cmdline", "rb").read()
+    for other in os.listdir("/proc"):
+        try:
+            if (other.isdigit() and open(f"/proc/{other}/comm").read().strip() == "dps-guard"
+                    and open(f"/proc/{other}/cmdline", "rb").read() == mine):
+                return int(other)
+        except OSError:
+            continue
+    return None
+
+
+def killed_with_guardian(argv, delay, sessions_before):
+    """dps and its guardian killed: the next dps command removes what they left."""
+    clean_work()
+    p = start(argv)
+    deadline = time.monotonic() + delay
+    while not lttng_sessions() - sessions_before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    guard = guardian_of(p.pid)
+    if guard:
+        os.kill(guard, signal.SIGKILL)
+    p.kill()
+    p.communicate()
+    time.sleep(1.0)
+    procs, sessions, temps = leftovers(sessions_before)
+    if procs:
+        failures.append("record killed with its guardian left processes " + ", ".join(procs))
+    if not guard or not (sessions or temps):
+        print(f"guardian case: nothing to sweep (guardian {guard}, sessions {sessions}, "
+              f"temporaries {temps})")
+        return bool(guard)
+    # the next commands: a record creates a session (sweeps sessions); writing the same
+    # output sweeps its temporaries
+    nxt = start([DPS, "record", "-o", "rec2", "--", "true"])
+    _, err = nxt.communicate(timeout=120)
+    err = err.decode(errors="replace")
+    _, sessions_after, temps_after = leftovers(sessions_before)
+    for s in sessions:
+        if s in sessions_after:
+            failures.append(f"the next dps left session {s} of the killed one")
+        elif f"destroyed LTTng session {s}, left by an interrupted dps" not in err:
+            failures.append(f"the next dps removed {s} without saying so: {err[-300:]}")
+    for t in temps:
+        if t in temps_after:
+            failures.append(f"the next dps left {t} of the killed one")
+    print(f"guardian case: the next dps removed {len(sessions)} session(s), "
+          f"{len(temps)} temporary(ies)")
+    return True
+
+
+def analyze_killed_with_guardian(argv, sessions_before):
+    """dps analyze and its guardian killed while their temporaries exist: the next analyze
+    into the same output removes them (the views in TMPDIR, the output's temporary)."""
+    clean_work()
+    p = start(argv)
+    deadline = time.monotonic() + 10
+    while len(temporaries()) < 2 and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    guard = guardian_of(p.pid) if p.poll() is None else None
+    if guard:
+        os.kill(guard, signal.SIGKILL)
+    p.kill()
+    p.communicate()
+    temps = temporaries()
+    if not guard or not temps:
+        print(f"analyze guardian case: nothing to sweep (guardian {guard}, {temps})")
+        return False
+    nxt = start(argv)
+    _, err = nxt.communicate(timeout=120)
+    err = err.decode(errors="replace")
+    for t in temps:
+        if os.path.exists(t):
+            failures.append(f"the next dps analyze left {t} of the killed one")
+        elif not re.search(r"removed \S*" + re.escape(os.path.basename(t)) +
+                           r", left by an interrupted dps", err):
+            failures.append(f"the next dps analyze removed {t} without saying so: {err[-300:]}")
+    print(f"analyze guardian case: the next dps removed {len(temps)} temporaries")
+    return True
+
+
+def main():
+    os.makedirs(WORK, exist_ok=True)
+    for name in os.listdir(WORK):
+        path = os.path.join(WORK, name)
+        shutil.rmtree(path, ignore_errors=True) if os.path.isdir(path) else os.unlink(path)
+    with open(os.path.join(WORK, "prog.sh"), "w") as f:
+        f.write("i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done\n")
+    rnd = random.Random(SEED)
+    sessions_before = lttng_sessions()
+    cmds = commands()
+    hows = ["SIGINT to the group", "SIGTERM", "SIGKILL", "SIGKILL to the group"]
+    for name, argv in cmds.items():
+        d = duration(argv)
+        print(f"{name}: {d:.1f} s uninterrupted", flush=True)
+        for how in hows:
+            for _ in range(2):
+                interrupt(name, argv, how, rnd.uniform(0.1, max(0.2, d * 0.9)),
+                          sessions_before)
+    swept = False
+    for delay in (3.0, 5.0):
+        if killed_with_guardian([DPS, "record", "-o", "rec", "--", "sleep", "6"], delay,
+                                sessions_before):
+            swept = True
+            break
+    if not swept:
+        failures.append("the guardian case never found a guardian to kill")
+    if not any(analyze_killed_with_guardian(cmds["analyze"], sessions_before)
+               for _ in range(5)):
+        failures.append("the analyze guardian case never caught its temporaries")
+    clean_work()
+    if failures:
+        print(f"\n{len(failures)} failure(s) (seed {SEED}):")
+        for f in failures:
+            print("  " + f)
+        return 1
+    print(f"\nevery interruption left nothing behind (seed {SEED})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
