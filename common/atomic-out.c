@@ -98,6 +98,30 @@ int dps_out_remove_tree(const char *path)
 	return errno == ENOENT ? 0 : -1;
 }
 
+uint64_t dps_out_tree_bytes(const char *path)
+{
+	struct stat st;
+	uint64_t sum;
+	GDir *dir;
+	const char *name;
+
+	if (lstat(path, &st) != 0) {
+		return 0;
+	}
+	sum = (uint64_t)st.st_blocks * 512;
+	if (!S_ISDIR(st.st_mode) || !(dir = g_dir_open(path, 0, NULL))) {
+		return sum;
+	}
+	while ((name = g_dir_read_name(dir))) {
+		char *child = g_build_filename(path, name, NULL);
+
+		sum += dps_out_tree_bytes(child);
+		g_free(child);
+	}
+	g_dir_close(dir);
+	return sum;
+}
+
 static void on_signal(int sig)
 {
 	int saved_errno = errno;

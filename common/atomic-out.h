@@ -19,6 +19,7 @@
 #define DPS_COMMON_ATOMIC_OUT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "diag.h"
@@ -97,6 +98,9 @@ int dps_out_close(FILE *f, const char *path, struct dps_diag *diag);
 
 /* Removes a tree (files, directories, not following symbolic links). Returns 0 or -1 (errno). */
 int dps_out_remove_tree(const char *path);
+
+/* The bytes the files under path take on disk (a file: its own), not following links. */
+uint64_t dps_out_tree_bytes(const char *path);
 
 /*
  * Another temporary of the process (a file or a tree), removed like the ones above on SIGINT,

@@ -39,6 +39,7 @@
 
 #include "actset.h"
 #include "analyzer.h"
+#include "atomic-out.h"
 #include "compare.h"
 #include "machine-load.h"
 #include "path.h"
@@ -823,8 +824,11 @@ static enum dps_status finish_outdir(struct replay *rp, enum dps_status st)
 		char *kept = dps_out_dir_keep(&rp->out);
 		char *msg = g_strdup(rp->diag->msg);
 
-		dps_diag_setf(rp->diag, "%s\n(%s is unchanged; this run's files are in %s)", msg,
-			      rp->res->outdir, kept);
+		dps_diag_setf(rp->diag,
+			      "%s\n(%s is unchanged; this run's files are in %s, %.1f MiB: delete "
+			      "it when done)",
+			      msg, rp->res->outdir, kept,
+			      (double)dps_out_tree_bytes(kept) / (1024.0 * 1024.0));
 		set_paths(rp->res, kept);
 		g_free(msg);
 		free(kept);

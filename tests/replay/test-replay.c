@@ -551,3 +551,25 @@ Test(replay, a_stub_that_does_nothing_costs_the_tracers_floor, .init = setup, .f
 		      "lttng-ust: %" PRIu64 " ns",
 		      stub_cpu, floor_cpu);
 }
+
+/* A recording into a full file system: perf cannot write its data nor its log; the message
+ * names the file system and ENOSPC instead of "(no message)" (issue 26). */
+Test(replay, a_recording_on_a_full_disk_names_enospc, .init = setup, .fini = teardown,
+     .timeout = 120)
+{
+	char *mnt, *out;
+	struct dps_test_run r;
+
+	require_root();
+	mnt = dps_test_mount_tmpfs(64, true);
+	out = g_build_filename(mnt, "rec", NULL);
+	dps_test_fill_fs(mnt);
+	r = dps_test_run_dps("record", "-q", "-o", out, "--", "true", NULL);
+	cr_expect_eq(r.status, 1, "exit %d: %s", r.status, r.err);
+	cr_expect(strstr(r.err, "No space left on device"), "ENOSPC not named: %s", r.err);
+	cr_expect(!strstr(r.err, "(no message)"), "%s", r.err);
+	dps_test_run_fini(&r);
+	dps_test_unmount(mnt);
+	g_free(out);
+	g_free(mnt);
+}
