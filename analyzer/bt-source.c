@@ -802,6 +802,7 @@ enum dps_status analyzer_source_open(const char *const *paths, size_t n_paths, b
 {
 	struct analyzer_source *src = source_new(progress, false, dstatus);
 	GPtrArray *traces = g_ptr_array_new_with_free_func(g_free);
+	GPtrArray *left_out = g_ptr_array_new_with_free_func(g_free);
 	GString *description = g_string_new(NULL);
 	int status;
 
@@ -815,8 +816,17 @@ enum dps_status analyzer_source_open(const char *const *paths, size_t n_paths, b
 		status = DPS_ERR_INVAL;
 		goto error;
 	}
-	status = analyzer_find_traces(paths, n_paths, traces, src->skips, diag);
+	status = analyzer_find_traces(paths, n_paths, traces, src->skips, left_out, diag);
 	if (status) {
+		goto error;
+	}
+	if (left_out->len) {
+		/* a copy of a stream file: only views can leave it out (groups.c) */
+		dps_diag_setf(diag,
+			      "%s: a copy of another stream file of its trace, which this reader "
+			      "would read as well: refused",
+			      (const char *)g_ptr_array_index(left_out, 0));
+		status = DPS_ERROR;
 		goto error;
 	}
 	status = load_plugins(src, diag);
@@ -841,6 +851,7 @@ enum dps_status analyzer_source_open(const char *const *paths, size_t n_paths, b
 	}
 	src->description = g_string_free(description, FALSE);
 	g_ptr_array_free(traces, TRUE);
+	g_ptr_array_free(left_out, TRUE);
 	*out = src;
 	return DPS_OK;
 error:
@@ -849,6 +860,7 @@ error:
 	}
 	g_string_free(description, TRUE);
 	g_ptr_array_free(traces, TRUE);
+	g_ptr_array_free(left_out, TRUE);
 	analyzer_source_close(src);
 	return status;
 }

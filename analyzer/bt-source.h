@@ -42,11 +42,12 @@ enum analyzer_source_next_status {
  * Finds the CTF traces below paths (borrowed) and opens a babeltrace2 graph for each.
  * progress: show a progress line on stderr when it is a terminal. status (borrowed, may be
  * NULL): where the decoder is, kept up to date until analyzer_source_close. What is found and
- * not read (empty stream files, stream files without metadata) is not an error: it is listed
- * by analyzer_source_skip_count/analyzer_source_borrow_skip. Returns DPS_OK and *out
- * (close it with analyzer_source_close); DPS_ERROR when babeltrace2 refuses a trace (diag: its
- * causes on one line), DPS_ERR_INVAL/DPS_ERR_NOENT for a path that holds no trace,
- * DPS_ERR_NOMEM. *out is NULL on error.
+ * not read (empty stream files, stream files without metadata, missing ones) is not an error:
+ * it is listed by analyzer_source_skip_count/analyzer_source_borrow_skip. Returns DPS_OK and
+ * *out (close it with analyzer_source_close); DPS_ERROR when babeltrace2 refuses a trace
+ * (diag: its causes on one line) or a stream file is a copy of another (babeltrace2 would read
+ * both: views leave it out, analyzer_source_open_views), DPS_ERR_INVAL/DPS_ERR_NOENT for a
+ * path that holds no trace, DPS_ERR_NOMEM. *out is NULL on error.
  */
 int analyzer_source_open(const char *const *paths, size_t n_paths, bool progress,
 			 struct analyzer_decode_status *status, struct analyzer_source **out,

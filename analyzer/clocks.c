@@ -34,7 +34,7 @@ static char *find_metadata_dir(const char *dir)
 	struct dps_diag unused = {{0}};
 	char *first = NULL;
 
-	if (!analyzer_find_traces(&dir, 1, found, skips, &unused) && found->len) {
+	if (!analyzer_find_traces(&dir, 1, found, skips, NULL, &unused) && found->len) {
 		first = g_strdup(g_ptr_array_index(found, 0));
 	}
 	g_ptr_array_free(found, TRUE);

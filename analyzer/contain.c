@@ -883,7 +883,7 @@ int analyzer_contained_open(const char *const *paths, size_t n_paths, int jobs, 
 	if (jobs <= 0) {
 		jobs = default_jobs();
 	}
-	if (jobs > 1 && n_paths) {
+	if (n_paths) { /* with jobs 1 too: a copy of a stream file is left out by a view */
 		status =
 		    analyzer_groups_plan(paths, n_paths, (size_t)jobs, &c->plan, c->skips, diag);
 		if (status) {

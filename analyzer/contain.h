@@ -24,9 +24,9 @@ struct analyzer_contained;
 /*
  * Forks the decoder on the traces below paths (borrowed) and waits until it has opened them.
  * jobs: the most decoders, each on a group of the streams, their events merged in the order
- * one decoder gives (1: one decoder on the traces; <= 0: one per online CPU); never more than
- * the streams. timeout_ns: a decoder is stopped after that long without progress (<= 0: the
- * default).
+ * one decoder gives (1: one decoder on the traces, or on a view of them that leaves out a
+ * copy of a stream file; <= 0: one per online CPU); never more than the streams. timeout_ns:
+ * a decoder is stopped after that long without progress (<= 0: the default).
  * Returns DPS_OK and *out (close it with analyzer_contained_close); the errors of
  * analyzer_source_open, or DPS_ERROR when the decoder died, stalled or cannot be started (diag
  * names the trace, and the stream and offset where it was). *out is NULL on error.

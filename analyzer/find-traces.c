@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Finding the CTF traces below the directories given to dps analyze, and what in them
- * babeltrace2 would pass over without a word (doc/analyzer.md, "Damaged traces").
+ * babeltrace2 would pass over without a word (doc/analyzer.md, "Damaged traces"): empty stream
+ * files and stream files without metadata here, stream files missing or there twice in
+ * streams.c.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -16,6 +18,7 @@
 #include <dps/dps-status.h>
 
 #include "find-traces.h"
+#include "streams.h"
 
 /*
  * Finding traces: every directory holding a `metadata` file. The other regular files are kept
@@ -189,7 +192,7 @@ static int cmp_str(gconstpointer a, gconstpointer b)
 }
 
 int analyzer_find_traces(const char *const *paths, size_t n, GPtrArray *out, GPtrArray *skips,
-			 struct dps_diag *diag)
+			 GPtrArray *left_out, struct dps_diag *diag)
 {
 	GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
 	int status = DPS_OK;
@@ -233,6 +236,10 @@ int analyzer_find_traces(const char *const *paths, size_t n, GPtrArray *out, GPt
 	}
 	find_skips(out, files, skips);
 	g_ptr_array_sort(out, cmp_str);
+	/* stream files missing, or there twice (streams.c) */
+	for (guint i = 0; i < out->len; i++) {
+		analyzer_streams_check(g_ptr_array_index(out, i), skips, left_out);
+	}
 end:
 	found_traces = NULL;
 	found_files = NULL;

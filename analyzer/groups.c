@@ -55,10 +55,21 @@ static int cmp_name(gconstpointer a, gconstpointer b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Whether path is one of the stream files to leave out (copies of others: streams.c). */
+static bool is_left_out(const GPtrArray *left_out, const char *path)
+{
+	for (guint i = 0; i < left_out->len; i++) {
+		if (!strcmp(g_ptr_array_index(left_out, i), path)) {
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The stream files of a trace as source.ctf.fs takes them (fs.c: not `metadata`, not hidden,
- * regular, not empty), sorted by name, with their sizes. */
-static int list_stream_files(const char *dir, GPtrArray *names, GArray *sizes,
-			     struct dps_diag *diag)
+ * regular, not empty), but those left out, sorted by name, with their sizes. */
+static int list_stream_files(const char *dir, const GPtrArray *left_out, GPtrArray *names,
+			     GArray *sizes, struct dps_diag *diag)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -76,7 +87,8 @@ static int list_stream_files(const char *dir, GPtrArray *names, GArray *sizes,
 			continue;
 		}
 		path = g_build_filename(dir, e->d_name, NULL);
-		ok = !stat(path, &st) && S_ISREG(st.st_mode) && st.st_size > 0;
+		ok = !stat(path, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+		     !is_left_out(left_out, path);
 		g_free(path);
 		if (ok) {
 			g_ptr_array_add(names, g_strdup(e->d_name));
@@ -670,6 +682,7 @@ int analyzer_groups_plan(const char *const *paths, size_t n_paths, size_t jobs,
 {
 	struct analyzer_groups *plan = g_new0(struct analyzer_groups, 1);
 	GPtrArray *skips = g_ptr_array_new_with_free_func(g_free);
+	GPtrArray *left_out = g_ptr_array_new_with_free_func(g_free);
 	GPtrArray *units = g_ptr_array_new_with_free_func(unit_free);
 	struct dps_diag scratch = {""};
 	uint64_t *load = NULL, total = 0, target;
@@ -680,7 +693,8 @@ int analyzer_groups_plan(const char *const *paths, size_t n_paths, size_t jobs,
 	plan->files = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
 	plan->strings = g_ptr_array_new_with_free_func(g_free);
 	plan->infos = g_ptr_array_new_with_free_func(g_free);
-	status = analyzer_find_traces(paths, n_paths, plan->traces, skips, diag);
+	*out = NULL;
+	status = analyzer_find_traces(paths, n_paths, plan->traces, skips, left_out, diag);
 	if (status) {
 		goto end;
 	}
@@ -690,8 +704,8 @@ int analyzer_groups_plan(const char *const *paths, size_t n_paths, size_t jobs,
 		GHashTable *by_base = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 
 		g_ptr_array_add(plan->files, names);
-		status =
-		    list_stream_files(g_ptr_array_index(plan->traces, t), names, sizes, &scratch);
+		status = list_stream_files(g_ptr_array_index(plan->traces, t), left_out, names,
+					   sizes, &scratch);
 		for (guint f = 0; !status && f < names->len; f++) {
 			const char *name = g_ptr_array_index(names, f);
 			char *base = g_strndup(name, stream_base_len(name));
@@ -717,13 +731,14 @@ int analyzer_groups_plan(const char *const *paths, size_t n_paths, size_t jobs,
 			goto end;
 		}
 	}
-	*out = NULL;
 	n_groups = jobs < 1 ? 1 : jobs;
 	if (n_groups > units->len) {
-		n_groups = units->len;
+		n_groups = units->len ? units->len : 1;
 	}
-	if (n_groups < 2 || plan->traces->len >= 1u << 12) {
-		goto end; /* one decoder */
+	/* One decoder on the traces themselves, unless a stream file is to be left out: only a
+	 * view can hide it from babeltrace2. */
+	if ((n_groups < 2 && !left_out->len) || plan->traces->len >= 1u << 12) {
+		goto end;
 	}
 	/* the largest stream first, to the group with the fewest bytes; a stream larger than a
 	 * group's share is cut to fill the groups (split_unit), after the others are placed */
@@ -795,6 +810,16 @@ int analyzer_groups_plan(const char *const *paths, size_t n_paths, size_t jobs,
 	*out = plan;
 	plan = NULL;
 end:
+	if (!status && !*out && left_out->len) {
+		dps_diag_setf(
+		    diag,
+		    "%s: a copy of another stream file of its trace, to leave out, but no "
+		    "view of the trace without it could be made%s%s: refused",
+		    (const char *)g_ptr_array_index(left_out, 0), scratch.msg[0] ? ": " : "",
+		    scratch.msg);
+		status = DPS_ERROR;
+	}
+	g_ptr_array_free(left_out, TRUE);
 	g_free(load);
 	g_ptr_array_free(units, TRUE);
 	g_ptr_array_free(skips, TRUE);

@@ -23,10 +23,13 @@ struct analyzer_groups {
 
 /*
  * Splits the streams of the traces below paths (borrowed) into up to jobs groups of similar
- * size in bytes, and makes each group's views. *out stays NULL when there are fewer than 2
- * streams in all, or the views cannot be made (one decoder on the traces then); else what
- * babeltrace2 would pass over (analyzer_find_traces) is appended to skips (char *, g_free).
- * Returns DPS_OK or the errors of looking for the traces, as a decoder would say them.
+ * size in bytes, and makes each group's views, which leave out the stream files that are
+ * copies of others (analyzer_find_traces's left_out). *out stays NULL when there is one group
+ * (jobs 1, or fewer than 2 streams in all) and nothing to leave out, or the views cannot be
+ * made (one decoder on the traces then); else what babeltrace2 would pass over
+ * (analyzer_find_traces) is appended to skips (char *, g_free). Returns DPS_OK, the errors of
+ * looking for the traces, as a decoder would say them, or DPS_ERROR when a copy must be left
+ * out and no view can be made (diag names the copy).
  */
 int analyzer_groups_plan(const char *const *paths, size_t n_paths, size_t jobs,
 			 struct analyzer_groups **out, GPtrArray *skips, struct dps_diag *diag);

@@ -635,7 +635,7 @@ int mp_read_trace(const char *path, double size, const struct mp_read_options *o
 	size_t first;
 	int rc;
 
-	rc = analyzer_find_traces(&path, 1, found, skips, diag);
+	rc = analyzer_find_traces(&path, 1, found, skips, NULL, diag);
 	if (rc) {
 		goto free_lists;
 	}

@@ -3,7 +3,8 @@
 # Builds the libFuzzer targets (the fuzz preset: clang, ASan+UBSan) and runs each for SECONDS
 # (default 30), one after the other. doc/testing.md says what each target feeds.
 #   tests/fuzz/run.sh [SECONDS] [TARGET...]     targets: actset manifest calfile record-info
-#                                               analyzer-core ssf-decode profile (default: all)
+#                                               analyzer-core streams ssf-decode profile
+#                                               (default: all)
 # Each starts from its committed seeds (tests/fuzz/corpus/TARGET, read only) and the corpus of
 # earlier runs (BUILD/work/corpus/TARGET, where new inputs go). Exits 1 if any target crashed,
 # leaked, hit undefined behaviour or timed out, after saying where the reproducer is; 77 (a
@@ -13,7 +14,7 @@ set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:-30}
 [ $# -gt 0 ] && shift
-all=(actset manifest calfile record-info analyzer-core ssf-decode profile)
+all=(actset manifest calfile record-info analyzer-core streams ssf-decode profile)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 build=${DPS_FUZZ_BUILD:-$src/build/fuzz}
@@ -36,11 +37,12 @@ for t in "${targets[@]}"; do
 done
 
 # Largest input per target: a few hundred lines of text; 170 events for the analyzer; the
-# SSF corpus recording (10 KB) for ssf-decode; a profile of three runs (8 KB) for profile.
+# SSF corpus recording (10 KB) for ssf-decode; a profile of three runs (8 KB) for profile;
+# three stream files' first 4 KiB (what streams.c reads of each) and four indexes for streams.
 max_len() {
     case "$1" in
     record-info) echo 1024 ;;
-    ssf-decode | profile) echo 16384 ;;
+    ssf-decode | profile | streams) echo 16384 ;;
     *) echo 4096 ;;
     esac
 }
