@@ -471,6 +471,26 @@ static int read_event(struct analyzer_bt_reader *r, const bt_message *msg,
 	return DPS_OK;
 }
 
+/*
+ * Whether a stream can have lost count events (or packets) between begin_ns and end_ns. The
+ * count is the difference of two packets' counters (or sequence numbers): one damaged byte of
+ * a packet context makes it 10^15 or more, which babeltrace2 reports as it is. No tracer
+ * records an event per nanosecond on one stream; so at most one per ns of the time range, and
+ * never fewer than 2^20 (a range of a few ns, between two packets); 2^40 when the stream's
+ * losses have no times.
+ */
+static bool plausible_loss(uint64_t count, bool timed, int64_t begin_ns, int64_t end_ns)
+{
+	uint64_t limit = 1ull << 40;
+
+	if (timed) {
+		uint64_t range = end_ns > begin_ns ? (uint64_t)(end_ns - begin_ns) : 0;
+
+		limit = range > (1u << 20) ? range : 1u << 20;
+	}
+	return count <= limit;
+}
+
 static void read_discarded(struct analyzer_bt_reader *r, const bt_message *msg, bool packets,
 			   struct analyzer_event *out)
 {
@@ -514,6 +534,11 @@ static void read_discarded(struct analyzer_bt_reader *r, const bt_message *msg, 
 			    s, bt_message_discarded_events_borrow_end_default_clock_snapshot_const(
 				   msg));
 		}
+	}
+	if (!plausible_loss(count, !(e.flags & ANALYZER_EVF_TS_LAST), (int64_t)e.ts,
+			    e.discarded.end_ts)) {
+		e.flags |= ANALYZER_EVF_DAMAGED;
+		e.discarded.stream = bt_stream_get_name(stream);
 	}
 	if (!r->views) {
 		e.flags &= ~ANALYZER_EVF_TS_LAST; /* only for the merge of stream groups */

@@ -79,6 +79,7 @@ struct analyzer_source {
 	uint64_t order;
 	/* The message of the event last returned: its strings live until the next call. */
 	const bt_message *held;
+	char damaged_stream[1024]; /* a damaged discarded message's stream, named as in the trace */
 	bool progress;
 	struct analyzer_decode_status *status; /* borrowed, may be NULL */
 	GPtrArray *skips;		       /* owned: char * (g_free), what is not read */
@@ -315,6 +316,22 @@ static uint64_t stream_key(struct analyzer_source *src, struct bt_input *in,
 	return compute_stream_key(in, (size_t)(in - src->in), stream);
 }
 
+/* A discarded message whose count is damage (bt-reader.c) names its stream file as the trace
+ * has it, not as a view does. */
+static void name_damaged_stream(struct analyzer_source *src, const struct bt_input *in,
+				struct analyzer_event *e)
+{
+	const char *name = e->discarded.stream;
+
+	if (!(e->flags & ANALYZER_EVF_DAMAGED) || !name || in->trace == in->path ||
+	    !starts(name, in->path)) {
+		return;
+	}
+	snprintf(src->damaged_stream, sizeof(src->damaged_stream), "%s%s", in->trace,
+		 name + strlen(in->path));
+	e->discarded.stream = src->damaged_stream;
+}
+
 /* Takes one message: returns 1 when it is an event (*out filled), 0 when it is not, or an
  * error status. What the reader does not need (the decoder's place, a view's order keys) is
  * the source's. */
@@ -344,12 +361,14 @@ static int handle_message(struct analyzer_source *src, struct bt_input *in, cons
 			src->order = stream_key(
 			    src, in, bt_message_discarded_events_borrow_stream_const(msg));
 		}
+		name_damaged_stream(src, in, out);
 		break;
 	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
 		if (src->views) {
 			src->order = stream_key(
 			    src, in, bt_message_discarded_packets_borrow_stream_const(msg));
 		}
+		name_damaged_stream(src, in, out);
 		break;
 	default:
 		break;

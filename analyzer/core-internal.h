@@ -209,7 +209,12 @@ struct analyzer_core {
 	bool any_event;
 	bool seen_waking, seen_syscalls, seen_dps_heap, seen_dps_stack;
 	uint64_t n_discarded, n_discarded_packets, disc_begin, disc_end;
-	bool partial;
+	/* discarded counts that are damage (ANALYZER_EVF_DAMAGED): how many, and the first's
+	 * count, times and stream file (owned, NULL unknown) */
+	uint64_t n_damaged, damaged_count, damaged_begin, damaged_end;
+	bool damaged_packets;
+	char *damaged_stream;
+	bool lost;     /* events or packets discarded (not damage) */
 	int status;    /* sticky: DPS_ERR_NOMEM, or DPS_ERR_IO (err says what) */
 	char err[256]; /* the message of a DPS_ERR_IO status */
 	/* spill.c: the spill file (-1 until the first spill), its size, when a thread's arrays

@@ -22,13 +22,25 @@ static void on_discarded(struct analyzer_core *core, const struct analyzer_event
 	uint64_t b = ev->ts,
 		 e = ev->discarded.end_ts >= 0 ? (uint64_t)ev->discarded.end_ts : ev->ts;
 
-	if (!core->partial || b < core->disc_begin) {
+	if (ev->flags & ANALYZER_EVF_DAMAGED) {
+		/* a damaged packet context, not a loss: said as damage, not counted */
+		if (!core->n_damaged++) {
+			core->damaged_count = (uint64_t)ev->discarded.count;
+			core->damaged_begin = b;
+			core->damaged_end = e;
+			core->damaged_packets = ev->flags & ANALYZER_EVF_PACKETS;
+			core->damaged_stream =
+			    ev->discarded.stream ? strdup(ev->discarded.stream) : NULL;
+		}
+		return;
+	}
+	if (!core->lost || b < core->disc_begin) {
 		core->disc_begin = b;
 	}
-	if (!core->partial || e > core->disc_end) {
+	if (!core->lost || e > core->disc_end) {
 		core->disc_end = e;
 	}
-	core->partial = true;
+	core->lost = true;
 	if (ev->flags & ANALYZER_EVF_PACKETS) {
 		core->n_discarded_packets +=
 		    ev->discarded.count > 0 ? (uint64_t)ev->discarded.count : 1;
@@ -218,27 +230,55 @@ void analyzer_core_destroy(struct analyzer_core *core)
 	}
 	free(core->join_any);
 	free(core->create_kept);
+	free(core->damaged_stream);
 	free(core);
+}
+
+/* The damaged counts of lost events or packets (on_discarded), said as damage. */
+static void say_damaged(const struct analyzer_core *core, char *buf, size_t size)
+{
+	char more[64] = "";
+
+	if (core->n_damaged > 1) {
+		snprintf(more, sizeof(more), " (and %" PRIu64 " more such count%s)",
+			 core->n_damaged - 1, core->n_damaged > 2 ? "s" : "");
+	}
+	snprintf(buf, size,
+		 "%s%sa damaged packet context: it counts %" PRIu64 " %s lost between %.6f s and "
+		 "%.6f s, more than the stream could record in that time, so it is not a count "
+		 "of lost %s%s",
+		 core->damaged_stream ? core->damaged_stream : "", core->damaged_stream ? ": " : "",
+		 core->damaged_count, core->damaged_packets ? "packets" : "events",
+		 core->damaged_begin / 1e9, core->damaged_end / 1e9,
+		 core->damaged_packets ? "packets" : "events", more);
 }
 
 static void fill_partial(struct analyzer_core *core, struct analyzer_result *res)
 {
-	char buf[256];
+	char buf[2048], damaged[1536] = "";
+	size_t n = 0;
 
 	res->n_discarded = core->n_discarded;
-	if (!core->partial) {
+	if (!core->lost && !core->n_damaged) {
 		return;
 	}
 	res->partial = true;
-	if (core->n_discarded_packets) {
-		snprintf(buf, sizeof(buf),
-			 "%" PRIu64 " events and %" PRIu64 " packets discarded between "
-			 "%.6f s and %.6f s",
-			 core->n_discarded, core->n_discarded_packets, core->disc_begin / 1e9,
-			 core->disc_end / 1e9);
-	} else {
-		snprintf(buf, sizeof(buf), "%" PRIu64 " events discarded between %.6f s and %.6f s",
-			 core->n_discarded, core->disc_begin / 1e9, core->disc_end / 1e9);
+	if (core->n_damaged) {
+		say_damaged(core, damaged, sizeof(damaged));
+	}
+	if (core->lost && core->n_discarded_packets) {
+		n = (size_t)snprintf(buf, sizeof(buf),
+				     "%" PRIu64 " events and %" PRIu64 " packets discarded between "
+				     "%.6f s and %.6f s",
+				     core->n_discarded, core->n_discarded_packets,
+				     core->disc_begin / 1e9, core->disc_end / 1e9);
+	} else if (core->lost) {
+		n = (size_t)snprintf(
+		    buf, sizeof(buf), "%" PRIu64 " events discarded between %.6f s and %.6f s",
+		    core->n_discarded, core->disc_begin / 1e9, core->disc_end / 1e9);
+	}
+	if (core->n_damaged) {
+		snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? "; " : "", damaged);
 	}
 	/* after what the source skipped (analyzer.c), if anything */
 	if (res->partial_reason) {

@@ -105,6 +105,9 @@ enum analyzer_ev_flags {
 	/* discarded, between the decoder of a stream group and the merge only (contain.c): no
 	 * time in the message, ts is the group's last event's; the merge sets the trace's */
 	ANALYZER_EVF_TS_LAST = 1u << 6,
+	/* discarded: a count no stream can lose in that time (a damaged packet context, not a
+	 * loss: bt-reader.c, plausible_loss); s[0] names the stream file when known */
+	ANALYZER_EVF_DAMAGED = 1u << 7,
 };
 
 /*
@@ -177,6 +180,8 @@ struct analyzer_event {
 		} dps_mem;
 		struct {
 			int64_t count, end_ts; /* count 0: unknown */
+			int64_t unused_[ANALYZER_EV_INTS - 2];
+			const char *stream; /* DAMAGED: the stream file, NULL unknown */
 		} discarded;
 		struct {
 			int64_t obj, param; /* the object's address; see the kinds */
@@ -227,5 +232,6 @@ ANALYZER_EV_SLOT_(fork.child_comm, raw.s[0]);
 ANALYZER_EV_SLOT_(exec.filename, raw.s[0]);
 ANALYZER_EV_SLOT_(statedump.name, raw.s[0]);
 ANALYZER_EV_SLOT_(unmodelled.what, raw.s[0]);
+ANALYZER_EV_SLOT_(discarded.stream, raw.s[0]);
 
 #endif /* DPS_ANALYZER_EVENT_H */

@@ -531,6 +531,37 @@ Test(core, discarded_events_mark_the_result_partial)
 	cr_expect(res->actset->partial);
 }
 
+Test(core, a_damaged_count_of_lost_events_is_said_as_damage_not_counted)
+{
+	/* "1369094286720630784 events discarded" was a packet context's damaged byte: the
+	 * reader flags such a count (bt-reader.c, plausible_loss) and the core names it */
+	struct analyzer_event ev;
+
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	ev = analyzer_event_init(ANALYZER_EV_DISCARDED, US(50), -1);
+	ev.discarded.count = 1369094286720630784;
+	ev.discarded.end_ts = (int64_t)US(80);
+	ev.flags = ANALYZER_EVF_DAMAGED;
+	ev.discarded.stream = "TRACE/chan_1";
+	feed(ev);
+	ev = analyzer_event_init(ANALYZER_EV_DISCARDED, US(60), -1);
+	ev.discarded.count = 7;
+	ev.discarded.end_ts = (int64_t)US(90);
+	feed(ev);
+	sw(US(100), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_expect(res->partial);
+	cr_expect_eq(res->n_discarded, 7, "the damaged count is not a loss");
+	cr_expect(strstr(res->partial_reason, "7 events discarded between") != NULL, "%s",
+		  res->partial_reason);
+	cr_expect(strstr(res->partial_reason,
+			 "TRACE/chan_1: a damaged packet context: it counts 1369094286720630784 "
+			 "events lost") != NULL,
+		  "%s", res->partial_reason);
+	cr_expect(res->actset->partial);
+}
+
 Test(core, ust_without_vtid_is_one_pseudo_thread_per_process)
 {
 	struct analyzer_event ev;
