@@ -209,6 +209,7 @@ struct analyzer_core {
 	bool any_event;
 	bool seen_waking, seen_syscalls, seen_dps_heap, seen_dps_stack;
 	uint64_t n_discarded, n_discarded_packets, disc_begin, disc_end;
+	uint64_t n_uncounted; /* discarded-events messages without a count */
 	/* discarded counts that are damage (ANALYZER_EVF_DAMAGED): how many, and the first's
 	 * count, times and stream file (owned, NULL unknown) */
 	uint64_t n_damaged, damaged_count, damaged_begin, damaged_end;

@@ -44,8 +44,10 @@ static void on_discarded(struct analyzer_core *core, const struct analyzer_event
 	if (ev->flags & ANALYZER_EVF_PACKETS) {
 		core->n_discarded_packets +=
 		    ev->discarded.count > 0 ? (uint64_t)ev->discarded.count : 1;
+	} else if (ev->discarded.count > 0) {
+		core->n_discarded += (uint64_t)ev->discarded.count;
 	} else {
-		core->n_discarded += ev->discarded.count > 0 ? (uint64_t)ev->discarded.count : 0;
+		core->n_uncounted++; /* a stream's first packet: babeltrace2 gives no count */
 	}
 }
 
@@ -244,9 +246,10 @@ static void say_damaged(const struct analyzer_core *core, char *buf, size_t size
 			 core->n_damaged - 1, core->n_damaged > 2 ? "s" : "");
 	}
 	snprintf(buf, size,
-		 "%s%sa damaged packet context: it counts %" PRIu64 " %s lost between %.6f s and "
-		 "%.6f s, more than the stream could record in that time, so it is not a count "
-		 "of lost %s%s",
+		 "%s%s%sa damaged packet context: it counts %" PRIu64 " %s lost between %.6f s "
+		 "and %.6f s, more than the stream could record in that time, so it is not a "
+		 "count of lost %s%s",
+		 core->damaged_stream ? "the stream of " : "",
 		 core->damaged_stream ? core->damaged_stream : "", core->damaged_stream ? ": " : "",
 		 core->damaged_count, core->damaged_packets ? "packets" : "events",
 		 core->damaged_begin / 1e9, core->damaged_end / 1e9,
@@ -255,8 +258,17 @@ static void say_damaged(const struct analyzer_core *core, char *buf, size_t size
 
 static void fill_partial(struct analyzer_core *core, struct analyzer_result *res)
 {
-	char buf[2048], damaged[1536] = "";
+	char buf[2048], damaged[1536] = "", events[96];
 	size_t n = 0;
+
+	if (!core->n_uncounted) {
+		snprintf(events, sizeof(events), "%" PRIu64 " events", core->n_discarded);
+	} else if (!core->n_discarded) {
+		snprintf(events, sizeof(events), "an unknown number of events");
+	} else {
+		snprintf(events, sizeof(events), "%" PRIu64 " events and an unknown number more",
+			 core->n_discarded);
+	}
 
 	res->n_discarded = core->n_discarded;
 	if (!core->lost && !core->n_damaged) {
@@ -267,15 +279,16 @@ static void fill_partial(struct analyzer_core *core, struct analyzer_result *res
 		say_damaged(core, damaged, sizeof(damaged));
 	}
 	if (core->lost && core->n_discarded_packets) {
-		n = (size_t)snprintf(buf, sizeof(buf),
-				     "%" PRIu64 " events and %" PRIu64 " packets discarded between "
-				     "%.6f s and %.6f s",
-				     core->n_discarded, core->n_discarded_packets,
-				     core->disc_begin / 1e9, core->disc_end / 1e9);
-	} else if (core->lost) {
 		n = (size_t)snprintf(
-		    buf, sizeof(buf), "%" PRIu64 " events discarded between %.6f s and %.6f s",
-		    core->n_discarded, core->disc_begin / 1e9, core->disc_end / 1e9);
+		    buf, sizeof(buf),
+		    "%s and %" PRIu64 " packets discarded between %.6f s and %.6f s", events,
+		    core->n_discarded_packets, core->disc_begin / 1e9, core->disc_end / 1e9);
+	} else if (core->lost) {
+		n = (size_t)snprintf(buf, sizeof(buf), "%s discarded between %.6f s and %.6f s",
+				     events, core->disc_begin / 1e9, core->disc_end / 1e9);
+	}
+	if (n >= sizeof(buf)) {
+		n = sizeof(buf) - 1;
 	}
 	if (core->n_damaged) {
 		snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? "; " : "", damaged);

@@ -556,10 +556,28 @@ Test(core, a_damaged_count_of_lost_events_is_said_as_damage_not_counted)
 	cr_expect(strstr(res->partial_reason, "7 events discarded between") != NULL, "%s",
 		  res->partial_reason);
 	cr_expect(strstr(res->partial_reason,
-			 "TRACE/chan_1: a damaged packet context: it counts 1369094286720630784 "
-			 "events lost") != NULL,
+			 "the stream of TRACE/chan_1: a damaged packet context: it counts "
+			 "1369094286720630784 events lost") != NULL,
 		  "%s", res->partial_reason);
 	cr_expect(res->actset->partial);
+}
+
+Test(core, events_discarded_without_a_count_are_not_said_to_be_none)
+{
+	/* babeltrace2 gives no count for a stream's first packet: it used to read "0 events
+	 * discarded" */
+	struct analyzer_event ev;
+
+	start(true);
+	sw(US(0), 0, 0, 0, 100);
+	ev = analyzer_event_init(ANALYZER_EV_DISCARDED, US(50), -1);
+	ev.discarded.end_ts = (int64_t)US(80);
+	feed(ev);
+	sw(US(100), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_expect(res->partial);
+	cr_expect(strstr(res->partial_reason, "an unknown number of events discarded") != NULL,
+		  "%s", res->partial_reason);
 }
 
 Test(core, ust_without_vtid_is_one_pseudo_thread_per_process)
