@@ -13,7 +13,10 @@ pristine base, for its figures) and holds every member to doc/analyzer.md's prom
   - exit 0: either the damage is reported (the "incomplete" warning: a skip, a partial mark)
     or the figures are those of the pristine trace; a silent change of the figures fails a
     structural member and is counted for a payload member (a flipped byte inside an event is
-    a different value no reader can detect: CTF has no checksum).
+    a different value no reader can detect: CTF has no checksum);
+  - a "named" member (damage babeltrace2 reads without a word: a stream file missing or
+    copied, a damaged count of lost events) must be reported with the text its `says` column
+    gives, even when the figures do not change, and refused with it under --strict (exit 1).
 
 Prints one line per outcome class and the failures; exits 1 on any failure.
 """
@@ -28,10 +31,10 @@ MAKE = os.path.join(HERE, "..", "data", "corrupt", "make-corpus.py")
 RUN_TIMEOUT_S = 120  # far above the decoder's watchdog (DPS_DECODE_TIMEOUT below)
 
 
-def analyze(dps, path):
+def analyze(dps, path, *extra):
     env = dict(os.environ, DPS_DECODE_TIMEOUT="3")
     try:
-        p = subprocess.run([dps, "analyze", path, "--list", "--no-progress"], env=env,
+        p = subprocess.run([dps, "analyze", path, "--list", "--no-progress", *extra], env=env,
                            capture_output=True, timeout=RUN_TIMEOUT_S)
         return p.returncode, p.stdout.decode(errors="replace"), \
             p.stderr.decode(errors="replace")
@@ -61,13 +64,16 @@ def main():
         bases[base] = out
 
     def run(row):
-        return row, analyze(dps, os.path.join(corpus, row[0]))
+        path = os.path.join(corpus, row[0])
+        strict = analyze(dps, path, "--strict") if row[5] == "named" else None
+        return row, analyze(dps, path), strict
 
     outcomes = collections.Counter()
     failures = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        for row, (rc, out, err) in pool.map(run, rows):
-            name, base, kind, rel, detail, cls = row
+        for row, (rc, out, err), strict in pool.map(run, rows):
+            name, base, kind, rel, detail, cls, says = row
+            says = says.replace("MEMBER", os.path.join(corpus, name))
             first = err.strip().splitlines()[-1] if err.strip() else ""
             if rc is None:
                 verdict, bad = "hang", True
@@ -91,6 +97,14 @@ def main():
                 verdict, bad = "silent change", cls == "structural"
             else:
                 verdict, bad = "exit %d" % rc, True
+            if cls == "named" and not bad:
+                if says not in err:
+                    verdict, bad = "not named (%s)" % verdict, True
+                elif strict[0] != 1 or says not in strict[2]:
+                    verdict, bad = "named, but --strict gave exit %s" % strict[0], True
+                    first = strict[2].strip()
+                else:
+                    verdict = "named, refused by --strict"
             outcomes[(kind, verdict)] += 1
             if bad:
                 failures.append("%s (%s %s: %s): %s\n    %s" % (name, kind, rel, detail,
