@@ -5,9 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib.h>
+
 #include "analyzer.h"
 #include "cli.h"
 #include "machine-load.h"
+#include "text-out.h"
 
 bool dps_cli_parse_duration(const char *s, int64_t *ns)
 {
@@ -90,11 +93,18 @@ int dps_cli_set_selection(const char *cmd, const char *opt, char which, const ch
 
 void dps_cli_warn_partial(const char *cmd, const struct analyzer_result *res)
 {
+	const char *reason = res->partial_reason ? res->partial_reason : "events lost";
+	/* the reason names stream files: a hostile name's escape sequences are not sent */
+	char *safe;
+
 	if (!res->partial) {
 		return;
 	}
+	safe = g_malloc(strlen(reason) + 1);
+	dps_text_sanitize(reason, safe, strlen(reason) + 1);
 	fprintf(stderr,
 		"dps %s: warning: the trace is incomplete (%s); the result is marked partial "
 		"(--strict makes this an error)\n",
-		cmd, res->partial_reason ? res->partial_reason : "events lost");
+		cmd, safe);
+	g_free(safe);
 }

@@ -794,3 +794,22 @@ Test(cli, malformed_record_info_is_a_located_error)
 	dps_test_rmtree(dir);
 	g_free(dir);
 }
+
+/* A stream file named with an escape sequence, reported in the partial warning: the terminal
+ * gets '?' for the control character, not the sequence. */
+Test(cli, a_hostile_stream_file_name_in_the_warning_is_sanitized)
+{
+	char *dir = copy_trace("traces/ls-ust");
+	struct dps_test_run r;
+
+	cr_assert_eq(
+	    dps_test_sh("cp '%s/t/ust/u_1' \"%s/t/ust/u_$(printf '\\033[31m')9\"", dir, dir), 0);
+	r = run_dps_on(dir, "--pid 5035 -q");
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "u_?[31m9: a copy of the stream file"), "%s", r.err);
+	cr_expect_null(strchr(r.err, '\033'), "an escape character reached the terminal: %s",
+		       r.err);
+	dps_test_run_fini(&r);
+	dps_test_rmtree(dir);
+	g_free(dir);
+}
