@@ -12,6 +12,24 @@
  * EAGAIN; 0 turns it off. Not thread-safe; for tests only. */
 void dps__player_fail_create_at(size_t n);
 
+/*
+ * How many threads of prog can be alive at once, from its creates and joins alone (no timing):
+ * a thread counts from its create until its creator's join of it, or until the end of the play
+ * when its creator does not join it (a join by another thread, a join any: not counted as an
+ * end). An upper bound: threads that end before their join count until it. 0 when prog has no
+ * thread or there is no memory for the count. Linear in the actions (player-limits.c).
+ */
+size_t dps__program_max_alive(const struct dps_program *prog);
+
+/*
+ * Why thread prog->threads[idx] could not be started (pthread_create's err) with alive threads
+ * of the play alive, into buf (len bytes, NUL-terminated): the set's dps__program_max_alive, and
+ * each system limit (vm.max_map_count, kernel.threads-max, RLIMIT_NPROC, the cgroup's pids.max)
+ * that so many threads would cross, or that none would.
+ */
+void dps__player_describe_create_failure(char *buf, size_t len, const struct dps_program *prog,
+					 size_t idx, int err, size_t alive);
+
 /* One item of a task queue (player-tasks.c): the stretch of its recorded taker's actions that
  * is its work, [begin, end) in prog->threads[owner].actions; last: the taker's last take (its
  * share ended there). */

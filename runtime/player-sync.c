@@ -262,7 +262,7 @@ static bool block_until_locked(struct player *pl, struct slot *self, pthread_con
 		int rc = 0;
 
 		if (!counted) {
-			self->res.n_blocked++;
+			self->res->n_blocked++;
 			counted = true;
 		}
 		pl->running--;
@@ -305,7 +305,9 @@ void dps__player_join(struct player *pl, struct slot *self, const struct dps_act
 	pthread_mutex_lock(&pl->lock);
 	self->block = BLOCK_JOIN;
 	self->block_child = c;
+	child->joiners++;
 	block_locked(pl, self, &child->state_cond);
+	child->joiners--;
 	if (child->has_pt) {
 		/* First joiner reaps the pthread; later joiners only waited for the end. */
 		child->has_pt = false;
@@ -384,7 +386,7 @@ void dps__player_wait_timeout(struct player *pl, struct slot *self, const struct
 		d->wakes--;
 	}
 	if (!ok) {
-		self->res.n_timeouts++;
+		self->res->n_timeouts++;
 	}
 	pthread_mutex_unlock(&pl->lock);
 	lttng_ust_tracepoint(dps, wait_end, dps__tls_id, ok ? wid : NO_WAKER_ID, a->line);
@@ -410,6 +412,16 @@ void dps__player_wait_any(struct player *pl, struct slot *self, const struct dps
 	lttng_ust_tracepoint(dps, wait_end, dps__tls_id, id_of(pl, w), a->line);
 }
 
+/* Under the lock: a join any's members have one joiner more (delta 1) or less (-1). */
+static void count_joiners_locked(struct player *pl, const struct dps_action *a, int delta)
+{
+	const uint32_t *m = members_of(pl, a);
+
+	for (int64_t i = 0; i < a->arg2; i++) {
+		pl->slots[m[i]].joiners += (uint32_t)delta;
+	}
+}
+
 /* join any A|B|...: the first member (in the set's order) that has ended and that no join any
  * took yet; reaped as a join reaps. Its join_begin names no child (NO_WAKER_ID: any), its
  * join_end the member joined, so a reader of the trace ties the join to that one. */
@@ -423,7 +435,9 @@ void dps__player_join_any(struct player *pl, struct slot *self, const struct dps
 	pthread_mutex_lock(&pl->lock);
 	self->block = BLOCK_JOIN_ANY;
 	self->block_action = a;
+	count_joiners_locked(pl, a, 1);
 	block_locked(pl, self, &self->wake_cond);
+	count_joiners_locked(pl, a, -1);
 	c = ended_of_any(pl, a, &none_left);
 	if (c != NO_SLOT) {
 		pl->slots[c].reaped = true;
@@ -461,7 +475,7 @@ void dps__player_lock(struct player *pl, struct slot *self, const struct dps_act
 		pthread_mutex_lock(&pl->lock);
 		self->block = BLOCK_LOCK;
 		self->block_obj = o;
-		self->res.n_blocked++;
+		self->res->n_blocked++;
 		pl->running--;
 		dps__player_check_deadlock_locked(pl);
 		pthread_mutex_unlock(&pl->lock);

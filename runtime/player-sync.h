@@ -73,8 +73,13 @@ struct slot {
 	size_t idx;
 	pthread_t pt;
 	enum slot_state state;
-	bool has_pt;		     /* pt is a started pthread not yet claimed for joining */
-	bool joined;		     /* some thread has a join action on this one */
+	bool has_pt; /* pt is a started pthread not yet claimed for joining */
+	bool joined; /* some thread has a join action on this one */
+	/* threads blocked in a join (or a join any) that may take this one, under the lock: a
+	 * thread that ends while none does detaches itself (its stack is freed for the next
+	 * thread at once, not when a late join comes); one that has joiners stays joinable,
+	 * and the first pthread_joins it, as the recorded join did */
+	uint32_t joiners;
 	enum slot_block block;	     /* what the thread is blocked on, for deadlock checks */
 	const struct dep *block_dep; /* borrowed: the dep of a BLOCK_WAIT */
 	size_t block_child;	     /* the joinee of a BLOCK_JOIN */
@@ -85,22 +90,10 @@ struct slot {
 	bool reaped;			       /* a join any took this thread */
 	pthread_cond_t state_cond;	       /* joiners wait here for state changes */
 	pthread_cond_t wake_cond;	       /* the thread itself waits here for wakes */
-	struct dps_thread_result res;	       /* written by the thread, read after it ended */
-
-	/* Per-thread play context (used only by the thread itself) */
-	double run_scale, sleep_scale;
-	bool run_idle; /* runs are played as sleeps of their length (the idle CPU stub) */
-	struct dps__mem_thread *mem; /* owned while playing; NULL without memory actions */
-	/* thread CPU clock at thread_begin; for the root from the process's start, that less
-	 * its CPU from the exec to main (its runs absorb the process's start-up) */
-	int64_t cpu_base;
-	uint64_t cpu_budget; /* sum of the runs requested so far (cpu mode budget) */
-	/* the root from the process's start: CLOCK_MONOTONIC at thread_begin less the time
-	 * from the exec to main, until its first wait or join (0 after, and for every other
-	 * thread); and the time its actions were recorded to take since then (runs and sleeps
-	 * requested) */
-	uint64_t lag_origin_ns;
-	uint64_t played_ns;
+	/* borrowed: pl->results[idx], written by the thread, read after it ended (what only the
+	 * playing thread needs, its scales, budget and memory stubs, is on its own stack:
+	 * player.c's struct thread_play) */
+	struct dps_thread_result *res;
 };
 
 struct player {
@@ -108,7 +101,9 @@ struct player {
 	struct dps_play_options opts;
 	pthread_mutex_t lock;
 	struct slot *slots; /* owned, prog->n_threads */
-	struct dep *deps;   /* owned, sorted by (sleeper, waker) */
+	/* owned until dps_play hands it to its result, prog->n_threads: each thread's figures */
+	struct dps_thread_result *results;
+	struct dep *deps; /* owned, sorted by (sleeper, waker) */
 	size_t n_deps;
 	size_t running;		  /* started, not ended, not blocked */
 	size_t live;		  /* started (or being created) and not ended */

@@ -10,6 +10,16 @@
  * blocked threads and the deadlock check are player-sync.c's, on the state both share
  * (player-sync.h).
  *
+ * Memory follows the threads alive at once, but for about 300 bytes per thread of the set
+ * (its slot and its figures, beside the program's own tables). A thread that ends while nobody
+ * is blocked joining it detaches itself, so its stack goes back to the C library's cache (the
+ * next thread reuses it) instead of waiting for a join that may come much later; a later join
+ * finds it ended and returns at once. Only one whose joiner already waits stays joinable, and
+ * that joiner reaps it with pthread_join as the recorded join did. What a thread needs only
+ * while it plays is on its own stack (struct thread_play). When a creation fails all the same,
+ * player-limits.c says how many threads the set can have alive at once and names a system
+ * limit only when that many would cross it.
+ *
  * Termination is guaranteed on every path: when a pthread_create fails, or when every live
  * thread is blocked with nothing left to wake it (a set whose dependencies cannot be met), the
  * play is aborted: blocked threads are released, every thread stops after its current action,
@@ -22,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include <lttng/ust-events.h>
 
@@ -60,60 +69,26 @@ static uint64_t scale_ns(int64_t ns, double scale)
 
 static void *thread_main(void *arg);
 
-/* A number from a /proc/sys file, or -1. */
-static long read_proc_long(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	long v = -1;
-
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1) {
-			v = -1;
-		}
-		fclose(f);
-	}
-	return v;
-}
-
-/* The memory mappings of this process (lines of /proc/self/maps), or -1. */
-static long count_mappings(void)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	long n = 0;
-	int c;
-
-	if (!f) {
-		return -1;
-	}
-	while ((c = getc(f)) != EOF) {
-		n += c == '\n';
-	}
-	fclose(f);
-	return n;
-}
-
 /*
- * Why thread id could not be started, with the limits that stop thread creation and where
- * the process stood against them: each thread costs a task (kernel.threads-max, the user's
- * RLIMIT_NPROC) and two mappings, its stack and guard (vm.max_map_count).
+ * What only the playing thread reads and writes, on its own stack while it plays (not in its
+ * slot: a play of 100,000 threads keeps this for the few alive at once, not for 100,000).
  */
-static void describe_create_failure(char *buf, size_t len, uint64_t id, int err, size_t alive)
-{
-	struct rlimit nproc = {0};
-	long maps = count_mappings();
-	char nproc_s[32] = "unlimited";
-
-	getrlimit(RLIMIT_NPROC, &nproc);
-	if (nproc.rlim_cur != RLIM_INFINITY) {
-		snprintf(nproc_s, sizeof(nproc_s), "%llu", (unsigned long long)nproc.rlim_cur);
-	}
-	snprintf(buf, len,
-		 "thread %" PRIu64 " could not be started (pthread_create: %s) with %zu threads "
-		 "of the play alive; limits: vm.max_map_count %ld (%ld mappings in use, 2 per "
-		 "thread), kernel.threads-max %ld, RLIMIT_NPROC %s (ulimit -u)",
-		 id, strerror(err), alive, read_proc_long("/proc/sys/vm/max_map_count"), maps,
-		 read_proc_long("/proc/sys/kernel/threads-max"), nproc_s);
-}
+struct thread_play {
+	struct slot *slot; /* borrowed: the thread's slot */
+	double run_scale, sleep_scale;
+	bool run_idle; /* runs are played as sleeps of their length (the idle CPU stub) */
+	struct dps__mem_thread *mem; /* owned while playing; NULL without memory actions */
+	/* thread CPU clock at thread_begin; for the root from the process's start, that less
+	 * its CPU from the exec to main (its runs absorb the process's start-up) */
+	int64_t cpu_base;
+	uint64_t cpu_budget; /* sum of the runs requested so far (cpu mode budget) */
+	/* the root from the process's start: CLOCK_MONOTONIC at thread_begin less the time
+	 * from the exec to main, until its first wait or join (0 after, and for every other
+	 * thread); and the time its actions were recorded to take since then (runs and sleeps
+	 * requested) */
+	uint64_t lag_origin_ns;
+	uint64_t played_ns;
+};
 
 /*
  * pthread_create runs outside the lock: it costs tens of µs (a fresh stack mapping), and
@@ -155,17 +130,18 @@ static void do_create(struct player *pl, struct slot *self, const struct dps_act
 		child->state = SLOT_FAILED;
 		pl->running--;
 		if (!pl->error) {
-			describe_create_failure(pl->detail, sizeof(pl->detail),
-						pl->prog->threads[c].id, rc, pl->live - 1);
+			dps__player_describe_create_failure(pl->detail, sizeof(pl->detail),
+							    pl->prog, c, rc, pl->live - 1);
 		}
 		if (!--pl->live) {
 			pthread_cond_broadcast(&pl->all_ended);
 		}
 		dps__player_abort_locked(pl, DPS_ERR_AGAIN);
-	} else if (!child->joined) {
-		/* Nobody joins it: detached, the system reaps it as it ends (100,000 short
-		 * threads no longer keep 100,000 stacks mapped until the play ends). dps_play
-		 * still waits for its end through `live`. */
+	} else if (!child->joined || (child->state == SLOT_ENDED && !child->joiners)) {
+		/* Nobody joins it, or it has ended already and nobody waits to join it (it could
+		 * not detach itself: its pthread_t was not stored yet): detached, the system
+		 * reaps it as it ends (100,000 short threads no longer keep 100,000 stacks mapped
+		 * until the play ends). dps_play still waits for its end through `live`. */
 		pthread_detach(pt);
 	} else {
 		child->pt = pt;
@@ -177,9 +153,9 @@ end:
 	(void)self;
 }
 
-static void do_heap(struct player *pl, struct slot *self, const struct dps_action *a)
+static void do_heap(struct player *pl, struct thread_play *tp, const struct dps_action *a)
 {
-	if (!self->mem || dps__mem_heap(self->mem, a->arg)) {
+	if (!tp->mem || dps__mem_heap(tp->mem, a->arg)) {
 		pthread_mutex_lock(&pl->lock);
 		if (!pl->error) {
 			pl->error = DPS_ERR_NOMEM;
@@ -187,26 +163,25 @@ static void do_heap(struct player *pl, struct slot *self, const struct dps_actio
 		pthread_mutex_unlock(&pl->lock);
 		return;
 	}
-	lttng_ust_tracepoint(dps, heap, dps__tls_id, a->arg, dps__mem_heap_size(self->mem),
-			     a->line);
+	lttng_ust_tracepoint(dps, heap, dps__tls_id, a->arg, dps__mem_heap_size(tp->mem), a->line);
 }
 
 /* dps__stack_done_fn: the stack action at index i is in effect; its event, at its depth. */
 static void stack_done(void *ctx, size_t i, int64_t depth_bytes, int64_t real_depth_bytes)
 {
-	struct slot *self = ctx;
+	struct slot *self = ((struct thread_play *)ctx)->slot;
 	const struct dps_action *a = &self->pl->prog->threads[self->idx].actions[i];
 
 	lttng_ust_tracepoint(dps, stack, dps__tls_id, a->arg,
 			     depth_bytes > 0 ? (uint64_t)depth_bytes : 0,
 			     real_depth_bytes > 0 ? (uint64_t)real_depth_bytes : 0, a->line);
-	self->res.n_actions++;
+	self->res->n_actions++;
 }
 
 /* The thread CPU clock a run must end at (cpu mode): never 0, which means "no budget". */
-static uint64_t budget_target(const struct slot *self)
+static uint64_t budget_target(const struct thread_play *tp)
 {
-	int64_t target = self->cpu_base + (int64_t)self->cpu_budget;
+	int64_t target = tp->cpu_base + (int64_t)tp->cpu_budget;
 
 	return target > 0 ? (uint64_t)target : 1;
 }
@@ -215,85 +190,86 @@ static uint64_t budget_target(const struct slot *self)
  * How much of a sleep of ns the root skips: the time it is behind the recording since the
  * exec (the stub's loading and tracer start-up, what its runs did not absorb), at most ns.
  */
-static uint64_t start_lag(const struct slot *self, uint64_t ns)
+static uint64_t start_lag(const struct thread_play *tp, uint64_t ns)
 {
 	uint64_t now, due;
 
-	if (!self->lag_origin_ns) {
+	if (!tp->lag_origin_ns) {
 		return 0;
 	}
 	now = dps__now_ns();
-	due = self->lag_origin_ns + self->played_ns;
+	due = tp->lag_origin_ns + tp->played_ns;
 	if (now <= due) {
 		return 0;
 	}
 	return now - due < ns ? now - due : ns;
 }
 
-static void play_one(struct player *pl, struct slot *self, const struct dps_action *a)
+static void play_one(struct player *pl, struct thread_play *tp, const struct dps_action *a)
 {
+	struct slot *self = tp->slot;
 	uint64_t ns, act;
 
 	switch (a->kind) {
 	case DPS_ACT_RUN:
-		ns = scale_ns(a->arg, self->run_scale);
-		if (self->run_idle) {
+		ns = scale_ns(a->arg, tp->run_scale);
+		if (tp->run_idle) {
 			/* The time passes, the CPU is handed to the others: accounted as the
 			 * sleep it is, so the summary's run totals stay the CPU asked for. */
 			act = dps__sleep(ns, a->line);
-			self->res.sleep_req_ns += ns;
-			self->res.sleep_act_ns += act;
+			self->res->sleep_req_ns += ns;
+			self->res->sleep_act_ns += act;
 			break;
 		}
-		self->cpu_budget += ns;
-		self->played_ns += ns;
-		act = dps__run_budget(ns, pl->opts.mode, budget_target(self), a->line);
-		self->res.run_req_ns += ns;
-		self->res.run_act_ns += act;
+		tp->cpu_budget += ns;
+		tp->played_ns += ns;
+		act = dps__run_budget(ns, pl->opts.mode, budget_target(tp), a->line);
+		self->res->run_req_ns += ns;
+		self->res->run_act_ns += act;
 		break;
 	case DPS_ACT_SLEEP:
-		ns = scale_ns(a->arg, self->sleep_scale);
-		act = dps__sleep(ns - start_lag(self, ns), a->line);
-		self->played_ns += ns;
-		self->res.sleep_req_ns += ns;
-		self->res.sleep_act_ns += act;
+		ns = scale_ns(a->arg, tp->sleep_scale);
+		act = dps__sleep(ns - start_lag(tp, ns), a->line);
+		tp->played_ns += ns;
+		self->res->sleep_req_ns += ns;
+		self->res->sleep_act_ns += act;
 		break;
 	case DPS_ACT_CREATE:
 		do_create(pl, self, a);
 		break;
 	case DPS_ACT_JOIN:
 		dps__player_join(pl, self, a);
-		self->lag_origin_ns = 0; /* in step with the others from here */
+		tp->lag_origin_ns = 0; /* in step with the others from here */
 		break;
 	case DPS_ACT_WAIT:
 		dps__player_wait(pl, self, a);
-		self->lag_origin_ns = 0;
+		tp->lag_origin_ns = 0;
 		break;
 	case DPS_ACT_WAKE:
 		dps__player_wake(pl, self->idx, a);
 		break;
 	case DPS_ACT_HEAP:
-		do_heap(pl, self, a);
+		do_heap(pl, tp, a);
 		break;
 	case DPS_ACT_WAIT_TIMEOUT:
 		dps__player_wait_timeout(pl, self, a);
-		self->lag_origin_ns = 0;
+		tp->lag_origin_ns = 0;
 		break;
 	case DPS_ACT_WAIT_ANY:
 		dps__player_wait_any(pl, self, a);
-		self->lag_origin_ns = 0;
+		tp->lag_origin_ns = 0;
 		break;
 	case DPS_ACT_JOIN_ANY:
 		dps__player_join_any(pl, self, a);
-		self->lag_origin_ns = 0;
+		tp->lag_origin_ns = 0;
 		break;
 	case DPS_ACT_LOCK:
 		dps__player_lock(pl, self, a);
-		self->lag_origin_ns = 0;
+		tp->lag_origin_ns = 0;
 		break;
 	case DPS_ACT_RDLOCK:
 		dps__player_rwlock(pl, self, a);
-		self->lag_origin_ns = 0;
+		tp->lag_origin_ns = 0;
 		break;
 	case DPS_ACT_UNLOCK:
 		dps__player_unlock(pl, self, a);
@@ -301,16 +277,16 @@ static void play_one(struct player *pl, struct slot *self, const struct dps_acti
 	case DPS_ACT_PUT:
 	case DPS_ACT_TAKE:
 		(void)dps__player_put_take(pl, self, a);
-		self->lag_origin_ns = 0;
+		tp->lag_origin_ns = 0;
 		break;
 	case DPS_ACT_ARRIVE:
 		dps__player_arrive(pl, self, a);
-		self->lag_origin_ns = 0;
+		tp->lag_origin_ns = 0;
 		break;
 	default:
 		break;
 	}
-	self->res.n_actions++;
+	self->res->n_actions++;
 }
 
 /*
@@ -319,8 +295,9 @@ static void play_one(struct player *pl, struct slot *self, const struct dps_acti
  * item that was its taker's last take. Returns the index of the thread's own last take of the
  * queue: it goes on after it, with its own epilogue.
  */
-static size_t serve(struct player *pl, struct slot *self, size_t i)
+static size_t serve(struct player *pl, struct thread_play *tp, size_t i)
 {
+	struct slot *self = tp->slot;
 	const struct dps_thread_desc *own = &pl->prog->threads[self->idx];
 	const struct dps_action *take = &own->actions[i];
 	struct obj *o = &pl->objs[take->arg];
@@ -334,8 +311,8 @@ static size_t serve(struct player *pl, struct slot *self, size_t i)
 		}
 	}
 	k = dps__player_put_take(pl, self, take);
-	self->lag_origin_ns = 0;
-	self->res.n_actions++;
+	tp->lag_origin_ns = 0;
+	self->res->n_actions++;
 	while (!is_aborted(pl) && k < o->desc->n_order && !o->items[k].last) {
 		const struct dps__task_item *it = &o->items[k];
 		const struct dps_thread_desc *src = &pl->prog->threads[it->owner];
@@ -344,13 +321,13 @@ static size_t serve(struct player *pl, struct slot *self, size_t i)
 			if (src->actions[j].kind == DPS_ACT_WAKE) {
 				/* its recorded taker's wake: the sleeper waits for that thread */
 				dps__player_wake(pl, it->owner, &src->actions[j]);
-				self->res.n_actions++;
+				self->res->n_actions++;
 				continue;
 			}
-			play_one(pl, self, &src->actions[j]);
+			play_one(pl, tp, &src->actions[j]);
 		}
 		k = dps__player_put_take(pl, self, &src->actions[it->end]);
-		self->res.n_actions++;
+		self->res->n_actions++;
 	}
 	return last;
 }
@@ -359,9 +336,9 @@ static size_t serve(struct player *pl, struct slot *self, size_t i)
  * memory.c applies (and reports through stack_done). */
 static size_t play_from(void *ctx, size_t i)
 {
-	struct slot *self = ctx;
-	struct player *pl = self->pl;
-	const struct dps_thread_desc *t = &pl->prog->threads[self->idx];
+	struct thread_play *tp = ctx;
+	struct player *pl = tp->slot->pl;
+	const struct dps_thread_desc *t = &pl->prog->threads[tp->slot->idx];
 
 	for (; i < t->n_actions; i++) {
 		const struct dps_action *a = &t->actions[i];
@@ -373,10 +350,10 @@ static size_t play_from(void *ctx, size_t i)
 			return i;
 		}
 		if (a->kind == DPS_ACT_TAKE && pl->objs[a->arg].items) {
-			i = serve(pl, self, i);
+			i = serve(pl, tp, i);
 			continue;
 		}
-		play_one(pl, self, a);
+		play_one(pl, tp, a);
 	}
 	return t->n_actions;
 }
@@ -417,7 +394,7 @@ static void name_thread(const struct dps_thread_desc *t)
  * threads of their own to an outside witness (and the recorded program had them too when it
  * was traced with UST).
  */
-static void charge_start_up(struct player *pl, struct slot *self, uint64_t cpu0)
+static void charge_start_up(struct player *pl, struct thread_play *tp, uint64_t cpu0)
 {
 	const struct dps_play_options *o = &pl->opts;
 	/* main unknown (options set by hand): everything before the first action is start-up */
@@ -430,14 +407,14 @@ static void charge_start_up(struct player *pl, struct slot *self, uint64_t cpu0)
 
 	/* the root may play on another thread than main's: then its clock says nothing of
 	 * dps's set-up, and only the start-up is known */
-	self->res.setup_cpu_ns = cpu0 > main_cpu ? cpu0 - main_cpu : 0;
+	tp->slot->res->setup_cpu_ns = cpu0 > main_cpu ? cpu0 - main_cpu : 0;
 	if (o->mode == DPS_RUN_CPU) {
-		self->res.startup_cpu_ns = startup;
-		self->cpu_base = (int64_t)cpu0 - (int64_t)startup;
+		tp->slot->res->startup_cpu_ns = startup;
+		tp->cpu_base = (int64_t)cpu0 - (int64_t)startup;
 	}
 	/* behind the recording by the time from the exec to main, not by dps's set-up since */
 	if (o->exec_mono_ns && o->exec_mono_ns <= main_mono) {
-		self->lag_origin_ns = now - (main_mono - o->exec_mono_ns);
+		tp->lag_origin_ns = now - (main_mono - o->exec_mono_ns);
 	}
 }
 
@@ -446,27 +423,33 @@ static void play_thread(struct slot *self)
 {
 	struct player *pl = self->pl;
 	const struct dps_thread_desc *t = &pl->prog->threads[self->idx];
+	const struct dps_play_options *o = &pl->opts;
+	struct thread_play tp = {
+	    .slot = self,
+	    .run_scale =
+		o->run_scale * (o->thread_run_scale ? o->thread_run_scale[self->idx] : 1.0),
+	    .sleep_scale =
+		o->sleep_scale * (o->thread_sleep_scale ? o->thread_sleep_scale[self->idx] : 1.0),
+	    .run_idle = o->thread_run_idle && o->thread_run_idle[self->idx],
+	};
 	uint64_t cpu0;
 	size_t i = 0;
 
 	dps__tls_id = t->id;
 	dps__thread_prepare();
 	name_thread(t);
-	self->res.id = t->id;
-	self->res.start_ns = dps__now_ns() - pl->t0;
+	self->res->id = t->id;
+	self->res->start_ns = dps__now_ns() - pl->t0;
 	cpu0 = dps__cputime_ns();
-	self->cpu_base = (int64_t)cpu0;
-	self->cpu_budget = 0;
-	self->played_ns = 0;
-	self->lag_origin_ns = 0;
+	tp.cpu_base = (int64_t)cpu0;
 	if (pl->opts.from_process_start && self->idx == pl->prog->root) {
-		charge_start_up(pl, self, cpu0);
+		charge_start_up(pl, &tp, cpu0);
 	}
 	lttng_ust_tracepoint(dps, thread_begin, t->id, t->name ? t->name : "");
 	if (has_memory_actions(t)) {
-		self->mem = dps__mem_thread_begin(pl->opts.heap_mode == DPS_HEAP_ALLOC);
-		if (self->mem) {
-			dps__mem_set_stack_notify(self->mem, stack_done);
+		tp.mem = dps__mem_thread_begin(pl->opts.heap_mode == DPS_HEAP_ALLOC);
+		if (tp.mem) {
+			dps__mem_set_stack_notify(tp.mem, stack_done);
 		} else {
 			pthread_mutex_lock(&pl->lock);
 			if (!pl->error) {
@@ -476,32 +459,41 @@ static void play_thread(struct slot *self)
 		}
 	}
 	while (i < t->n_actions && !is_aborted(pl)) {
-		i = play_from(self, i);
+		i = play_from(&tp, i);
 		if (i >= t->n_actions) {
 			break;
 		}
-		if (!self->mem) {
+		if (!tp.mem) {
 			i++; /* no stack stub (allocation failed): skip, error recorded */
 			continue;
 		}
-		i = dps__mem_stack_play(self->mem, t->actions, t->n_actions, i, play_from, self);
+		i = dps__mem_stack_play(tp.mem, t->actions, t->n_actions, i, play_from, &tp);
 	}
-	if (self->mem && dps__mem_status(self->mem)) {
+	if (tp.mem && dps__mem_status(tp.mem)) {
 		/* a stack action had to be capped to fit the thread's stack */
 		pthread_mutex_lock(&pl->lock);
 		if (!pl->error) {
-			pl->error = dps__mem_status(self->mem);
+			pl->error = dps__mem_status(tp.mem);
 		}
 		pthread_mutex_unlock(&pl->lock);
 	}
-	dps__mem_thread_end(self->mem);
-	self->mem = NULL;
-	self->res.cpu_ns = dps__cputime_ns() - cpu0;
-	self->res.end_ns = dps__now_ns() - pl->t0;
-	lttng_ust_tracepoint(dps, thread_end, t->id, self->res.cpu_ns);
+	dps__mem_thread_end(tp.mem);
+	tp.mem = NULL;
+	self->res->cpu_ns = dps__cputime_ns() - cpu0;
+	self->res->end_ns = dps__now_ns() - pl->t0;
+	lttng_ust_tracepoint(dps, thread_end, t->id, self->res->cpu_ns);
 
 	pthread_mutex_lock(&pl->lock);
 	self->state = SLOT_ENDED;
+	if (self->has_pt && !self->joiners) {
+		/* Nobody is joining it now: its join comes later, or never. Detached, its stack
+		 * goes back to the C library's cache for the next thread as it returns; a later
+		 * join finds it ended and returns at once, as the recorded join did. A recording
+		 * of 100,000 short threads joined at the end then holds as many stacks as threads
+		 * alive at once, not 100,000. */
+		self->has_pt = false;
+		pthread_detach(self->pt);
+	}
 	dps__player_release_ended_locked(pl, self);
 	pl->running--;
 	if (!--pl->live) {
@@ -633,23 +625,16 @@ static int check_program(const struct dps_program *prog, size_t *n_deps)
 	return ret;
 }
 
+/* The result of the play: the threads' figures are handed over (pl->results is NULL after),
+ * not copied, so a play of many threads holds them once. */
 static void fill_result(struct player *pl, struct dps_play_result *result, uint64_t end_ns)
 {
-	size_t n = pl->prog->n_threads;
-
 	result->makespan_ns = end_ns;
 	result->origin_mono_ns = pl->t0;
-	result->n_threads = n;
+	result->n_threads = pl->prog->n_threads;
 	snprintf(result->detail, sizeof(result->detail), "%s", pl->detail);
-	result->threads = calloc(n, sizeof(*result->threads));
-	if (!result->threads) {
-		result->n_threads = 0;
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		result->threads[i] = pl->slots[i].res;
-		result->threads[i].id = pl->prog->threads[i].id;
-	}
+	result->threads = pl->results;
+	pl->results = NULL;
 }
 
 int dps_play(const struct dps_program *prog, const struct dps_play_options *opts,
@@ -682,7 +667,8 @@ int dps_play(const struct dps_program *prog, const struct dps_play_options *opts
 	pthread_mutex_init(&pl.lock, NULL);
 	pthread_cond_init(&pl.all_ended, NULL);
 	pl.slots = calloc(prog->n_threads, sizeof(*pl.slots));
-	if (!pl.slots) {
+	pl.results = calloc(prog->n_threads, sizeof(*pl.results));
+	if (!pl.slots || !pl.results) {
 		ret = DPS_ERR_NOMEM;
 		goto end_lock;
 	}
@@ -720,12 +706,8 @@ int dps_play(const struct dps_program *prog, const struct dps_play_options *opts
 
 		s->pl = &pl;
 		s->idx = n_conds;
-		s->run_scale = opts->run_scale *
-			       (opts->thread_run_scale ? opts->thread_run_scale[n_conds] : 1.0);
-		s->sleep_scale =
-		    opts->sleep_scale *
-		    (opts->thread_sleep_scale ? opts->thread_sleep_scale[n_conds] : 1.0);
-		s->run_idle = opts->thread_run_idle && opts->thread_run_idle[n_conds];
+		s->res = &pl.results[n_conds];
+		s->res->id = prog->threads[n_conds].id;
 		pthread_cond_init(&s->state_cond, NULL);
 		pthread_cond_init(&s->wake_cond, &mono);
 	}
@@ -768,9 +750,6 @@ int dps_play(const struct dps_program *prog, const struct dps_play_options *opts
 		struct dps_play_result *r = result ? result : &local;
 
 		fill_result(&pl, r, end_ns);
-		if (!r->threads && !ret) {
-			ret = DPS_ERR_NOMEM;
-		}
 		/* a failed play has no makespan to show: its status says what happened */
 		if (opts->summary && r->threads && !ret) {
 			dps_play_result_print(prog, r, stderr);
@@ -798,6 +777,7 @@ end_slots:
 		pthread_cond_destroy(&pl.slots[i].wake_cond);
 	}
 	free(pl.slots);
+	free(pl.results);
 end_lock:
 	pthread_cond_destroy(&pl.all_ended);
 	pthread_mutex_destroy(&pl.lock);

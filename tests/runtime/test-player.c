@@ -350,6 +350,183 @@ Test(player, creation_failure_aborts_and_joins_every_started_thread)
 	cr_assert_eq(dps_play(&prog, &opts, NULL), DPS_OK);
 }
 
+/* A creation failure with few threads alive does not blame the system's thread limits: the
+ * set has at most 2 alive at once (each child joined before the next is created). */
+Test(player, a_creation_failure_names_the_sets_concurrency_not_limits_it_cannot_reach)
+{
+	enum { N = 8 };
+	static struct dps_action root[2 * (N - 1)];
+	static const struct dps_action child[] = {ACT(RUN, 10 * US)};
+	static struct dps_thread_desc th[N];
+	struct dps_program prog = {.threads = th, .n_threads = N, .root = 0};
+	struct dps_play_result r;
+
+	for (size_t i = 1; i < N; i++) {
+		root[2 * (i - 1)] = (struct dps_action){.kind = DPS_ACT_CREATE, .arg = (int64_t)i};
+		root[2 * (i - 1) + 1] =
+		    (struct dps_action){.kind = DPS_ACT_JOIN, .arg = (int64_t)i};
+		th[i] = (struct dps_thread_desc){.id = 100 + i, .actions = child, .n_actions = 1};
+	}
+	th[0] = (struct dps_thread_desc){.id = 100, .actions = root, .n_actions = 2 * (N - 1)};
+	dps__player_fail_create_at(4);
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_ERR_AGAIN);
+	dps__player_fail_create_at(0);
+	cr_expect_not_null(strstr(r.detail, "thread 104 could not be started"), "%s", r.detail);
+	cr_expect_not_null(strstr(r.detail, "the set has at most 2 alive at once"), "%s", r.detail);
+	cr_expect_not_null(strstr(r.detail, "within the system's thread limits"), "%s", r.detail);
+	cr_expect_null(strstr(r.detail, "vm.max_map_count"), "%s", r.detail);
+	cr_expect_null(strstr(r.detail, "RLIMIT_NPROC"), "%s", r.detail);
+	dps_play_result_fini(&r);
+}
+
+/* The mappings of this process, sampled while a play runs (the largest count seen). */
+struct map_sampler {
+	pthread_t pt;
+	volatile int stop;
+	long max;
+};
+
+static long count_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	long n = 0;
+	int c;
+
+	cr_assert_not_null(f);
+	while ((c = getc(f)) != EOF) {
+		n += c == '\n';
+	}
+	fclose(f);
+	return n;
+}
+
+static void *sample_maps(void *arg)
+{
+	struct map_sampler *m = arg;
+
+	while (!m->stop) {
+		long n = count_maps();
+		struct timespec ts = {0, 2 * 1000 * 1000};
+
+		m->max = n > m->max ? n : m->max;
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+/*
+ * 3,000 short threads created one after the other and joined at the very end, as a recording of
+ * a program that starts short tasks and joins them late: each has ended long before its join.
+ * An ended thread that nobody joins yet is reaped at once, so the play holds the stacks of the
+ * threads alive at once, not one stack (and its guard: 2 mappings) per thread until the join.
+ * The bound is half of what 3,000 kept stacks map, for a machine busy enough to keep many
+ * alive together.
+ */
+Test(player, threads_that_end_before_their_join_give_their_stacks_back_at_once, .timeout = 120)
+{
+	enum { N = 3001 };
+	static struct dps_action root[3 * (N - 1)];
+	static const struct dps_action child[] = {ACT(RUN, 10 * US)};
+	static struct dps_thread_desc th[N];
+	struct dps_program prog = {.threads = th, .n_threads = N, .root = 0};
+	struct map_sampler m = {0};
+	struct dps_play_result r;
+	long before = count_maps();
+
+	for (size_t i = 1; i < N; i++) {
+		root[2 * (i - 1)] = (struct dps_action){.kind = DPS_ACT_CREATE, .arg = (int64_t)i};
+		root[2 * (i - 1) + 1] = (struct dps_action){.kind = DPS_ACT_RUN, .arg = 30 * US};
+		root[2 * (N - 1) + i - 1] =
+		    (struct dps_action){.kind = DPS_ACT_JOIN, .arg = (int64_t)i};
+		th[i] = (struct dps_thread_desc){.id = i, .actions = child, .n_actions = 1};
+	}
+	th[0] = (struct dps_thread_desc){.id = 0, .actions = root, .n_actions = 3 * (N - 1)};
+	cr_assert_eq(pthread_create(&m.pt, NULL, sample_maps, &m), 0);
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
+	m.stop = 1;
+	pthread_join(m.pt, NULL);
+	cr_expect_lt(m.max - before, N - 1, "%ld mappings during the play, %ld before", m.max,
+		     before);
+	for (size_t i = 1; i < N; i++) {
+		cr_assert_eq(r.threads[i].n_actions, 1);
+	}
+	cr_assert_eq(r.threads[0].n_actions, 3 * (N - 1));
+	dps_play_result_fini(&r);
+}
+
+/* The threads a program can have alive at once, from its creates and joins alone. */
+Test(player, max_alive_counts_each_thread_from_its_create_to_its_join)
+{
+	/* 1: creates 2, joins it, creates 3, joins it: 2 at once */
+	static const struct dps_action seq0[] = {ACT(CREATE, 1), ACT(JOIN, 1), ACT(CREATE, 2),
+						 ACT(JOIN, 2)};
+	/* 1: creates 2 and 3, joins them: 3 */
+	static const struct dps_action fan0[] = {ACT(CREATE, 1), ACT(CREATE, 2), ACT(JOIN, 1),
+						 ACT(JOIN, 2)};
+	/* 1 creates 2 and 3 in turn, each creates two children, and 2 joins only one of its
+	 * own: 2's subtree peaks at 3 and leaves 1 alive after 2's join, 3's peaks at 3; 1 sees
+	 * 1 + 3 with 2, then 1 + 1 + 3 with 3: 5 */
+	static const struct dps_action nest0[] = {ACT(CREATE, 1), ACT(JOIN, 1), ACT(CREATE, 2),
+						  ACT(JOIN, 2)};
+	static const struct dps_action nest1[] = {ACT(CREATE, 3), ACT(CREATE, 4), ACT(JOIN, 3)};
+	static const struct dps_action nest2[] = {ACT(CREATE, 5), ACT(CREATE, 6), ACT(JOIN, 5),
+						  ACT(JOIN, 6)};
+	/* a join by another thread than the creator, a join before the create: not ends */
+	static const struct dps_action other0[] = {ACT(JOIN, 2), ACT(CREATE, 1), ACT(CREATE, 2),
+						   ACT(JOIN, 1)};
+	static const struct dps_action other1[] = {ACT(JOIN, 2)};
+	static const struct dps_action none[] = {ACT(RUN, 1)};
+	static const struct dps_thread_desc seq[] = {THREAD(1, seq0), THREAD(2, none),
+						     THREAD(3, none)};
+	static const struct dps_thread_desc fan[] = {THREAD(1, fan0), THREAD(2, none),
+						     THREAD(3, none)};
+	static const struct dps_thread_desc nest[] = {
+	    THREAD(1, nest0), THREAD(2, nest1), THREAD(3, nest2), THREAD(4, none),
+	    THREAD(5, none),  THREAD(6, none),	THREAD(7, none)};
+	static const struct dps_thread_desc other[] = {THREAD(1, other0), THREAD(2, other1),
+						       THREAD(3, none)};
+	/* never created: never alive */
+	static const struct dps_thread_desc lone[] = {THREAD(1, none), THREAD(2, none)};
+	struct dps_program p = {.n_threads = 3};
+
+	p.threads = seq;
+	cr_expect_eq(dps__program_max_alive(&p), 2);
+	p.threads = fan;
+	cr_expect_eq(dps__program_max_alive(&p), 3);
+	p.threads = nest;
+	p.n_threads = 7;
+	cr_expect_eq(dps__program_max_alive(&p), 5);
+	p.threads = other;
+	p.n_threads = 3;
+	cr_expect_eq(dps__program_max_alive(&p), 3);
+	p.threads = lone;
+	p.n_threads = 2;
+	cr_expect_eq(dps__program_max_alive(&p), 1);
+}
+
+/* A chain of 100,000 creates, each thread joining its child: all alive at once, and counted
+ * without a recursion as deep as the chain. */
+Test(player, max_alive_of_a_chain_as_deep_as_it_is_long)
+{
+	enum { N = 100000 };
+	static struct dps_action acts[N][2];
+	static struct dps_thread_desc th[N];
+	struct dps_program prog = {.threads = th, .n_threads = N, .root = 0};
+
+	for (size_t i = 0; i < N; i++) {
+		size_t n = 0;
+
+		if (i + 1 < N) {
+			acts[i][n++] =
+			    (struct dps_action){.kind = DPS_ACT_CREATE, .arg = (int64_t)i + 1};
+			acts[i][n++] =
+			    (struct dps_action){.kind = DPS_ACT_JOIN, .arg = (int64_t)i + 1};
+		}
+		th[i] = (struct dps_thread_desc){.id = i, .actions = acts[i], .n_actions = n};
+	}
+	cr_expect_eq(dps__program_max_alive(&prog), N);
+}
+
 Test(player, a_dependency_deadlock_is_reported_not_hung)
 {
 	static const struct dps_action a0[] = {ACT(CREATE, 1), ACT(WAIT, 1), ACT(WAKE, 1),
