@@ -6,6 +6,8 @@
  * GCC spends its time lexing, so each action is three plain integers ("{arg, kind, line}")
  * with a comment that repeats it in the action-file syntax (comments cost the lexer almost
  * nothing). Spelling the kinds as enum names compiles slower: bench/simgen.sh measures both.
+ * Every thread's rows are in one table (struct layout below), so that the compiler's cost
+ * follows the actions, not the threads: bench/scale.sh builds 20,000 and 100,000 threads.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -229,10 +231,11 @@ static void write_header(const struct dps_actset *set, const struct simgen_optio
 		set->threads[set->root].id);
 	fprintf(out, " * actions:       %zu\n", count_actions(set));
 	fputs(" *\n"
-	      " * Each thread's actions are a table of {arg, kind, line}, played in order by\n"
-	      " * libdps: kind 1 run and 2 sleep (arg in ns), 3 create, 4 join, 5 wait and 6\n"
-	      " * wake (arg = index in threads[]), 7 heap and 8 stack (arg = signed bytes);\n"
-	      " * line is the line in the thread's .act file.",
+	      " * The actions are rows {arg, kind, line} of one table, each thread's from the\n"
+	      " * row its entry in threads[] names, played in order by libdps: kind 1 run and\n"
+	      " * 2 sleep (arg in ns), 3 create, 4 join, 5 wait and 6 wake (arg = index in\n"
+	      " * threads[]), 7 heap and 8 stack (arg = signed bytes); line is the line in the\n"
+	      " * thread's .act file.",
 	      out);
 	/* a version-1 set's program stays what it was */
 	if (uses_v2(set)) {
@@ -251,7 +254,8 @@ static void write_header(const struct dps_actset *set, const struct simgen_optio
 	      out);
 }
 
-/* Two lines, so that even 20-digit ids and a full comm stay under 100 columns. */
+/* A thread's comment, inside the table above its rows (a thread without actions has its comment
+ * and no rows). Two lines, so that even 20-digit ids and a full comm stay near 100 columns. */
 static void write_thread_comment(const struct dps_actset *set, size_t t, FILE *out)
 {
 	const struct dps_actset_thread *th = &set->threads[t];
@@ -259,7 +263,7 @@ static void write_thread_comment(const struct dps_actset *set, size_t t, FILE *o
 	const char *sep = "";
 	char us[32];
 
-	fprintf(out, "\n/*\n * threads[%zu]: %" PRIu64 ".act, %zu action%s, ", t, th->id,
+	fprintf(out, "\t/*\n\t * threads[%zu]: %" PRIu64 ".act, %zu action%s, ", t, th->id,
 		th->n_actions, th->n_actions == 1 ? "" : "s");
 	if (th->parent < set->n_threads) {
 		fprintf(out, "created by %" PRIu64 "\n", set->threads[th->parent].id);
@@ -268,10 +272,10 @@ static void write_thread_comment(const struct dps_actset *set, size_t t, FILE *o
 	}
 	if (th->tid < 0 && th->pid < 0 && !th->comm && !th->start_offset_ns && !th->pre_existing) {
 		/* Nothing recorded about it (no manifest entry): the paper's minimal form. */
-		fprintf(out, " */\n");
+		fprintf(out, "\t */\n");
 		return;
 	}
-	fprintf(out, " * recorded as:");
+	fprintf(out, "\t * recorded as:");
 	if (th->tid >= 0) {
 		fprintf(out, " tid %" PRId64, th->tid);
 		sep = ",";
@@ -290,7 +294,7 @@ static void write_thread_comment(const struct dps_actset *set, size_t t, FILE *o
 	if (th->pre_existing) {
 		fprintf(out, ", pre-existing (parent guessed)");
 	}
-	fprintf(out, "\n */\n");
+	fprintf(out, "\n\t */\n");
 }
 
 /* The action-file keyword of a kind (check_set() has validated it). */
@@ -426,26 +430,97 @@ static void write_action(const struct dps_actset *set, const struct dps_actset_a
 	fwrite(line, 1, (size_t)(p - line), out);
 }
 
-/* One thread's comment and table. storage is "static " in a single-file program, "" for the
- * part files of a split build, whose tables the main file declares extern. */
-static void write_table(const struct dps_actset *set, size_t t, const char *storage, FILE *out)
-{
-	const struct dps_actset_thread *th = &set->threads[t];
+/*
+ * Where the threads' rows are. Every thread's actions are rows of one table, the thread's from
+ * its offset on: the single file's `actions`, or in a split build the table of the thread's
+ * part, `actions_part<K>`. One table, not one per thread: GCC's identical-code folding (-O2)
+ * compares every pair of equal tables, and a recording of 20,000 threads doing the same thing
+ * has 20,000 equal tables (47 s to compile, against 1 s as one table); the cost stays in
+ * proportion to the actions.
+ */
+struct layout {
+	size_t *part;	/* owned: the part of each thread (split build); NULL: one table */
+	size_t *offset; /* owned: the row of the thread's first action in its table */
+};
 
-	write_thread_comment(set, t, out);
-	if (!th->n_actions) {
+static void layout_fini(struct layout *l)
+{
+	free(l->part);
+	free(l->offset);
+}
+
+/* The offsets of a layout whose parts are set (or NULL: one table). Returns SIMGEN_OK or
+ * SIMGEN_ERR_NOMEM. */
+static int layout_offsets(const struct dps_actset *set, size_t n_parts, struct layout *l)
+{
+	size_t *next = calloc(n_parts ? n_parts : 1, sizeof(*next));
+
+	l->offset = calloc(set->n_threads ? set->n_threads : 1, sizeof(*l->offset));
+	if (!next || !l->offset) {
+		free(next);
+		return SIMGEN_ERR_NOMEM;
+	}
+	for (size_t t = 0; t < set->n_threads; t++) {
+		size_t k = l->part ? l->part[t] : 0;
+
+		l->offset[t] = next[k];
+		next[k] += set->threads[t].n_actions;
+	}
+	free(next);
+	return SIMGEN_OK;
+}
+
+/* The table's name of part which (< 0: the single file's). */
+static void table_name(long which, char *buf, size_t len)
+{
+	if (which < 0) {
+		snprintf(buf, len, "actions");
+	} else {
+		snprintf(buf, len, "actions_part%ld", which);
+	}
+}
+
+/* Whether part which (< 0: every thread) has an action: an empty table is no valid C. */
+static bool part_has_actions(const struct dps_actset *set, const struct layout *l, long which)
+{
+	for (size_t t = 0; t < set->n_threads; t++) {
+		if (set->threads[t].n_actions && (which < 0 || l->part[t] == (size_t)which)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The table of part which (< 0: the single file's, static, every thread): each thread's
+ * comment and rows, in the set's thread order. */
+static void write_actions_table(const struct dps_actset *set, const struct layout *l, long which,
+				FILE *out)
+{
+	char name[32];
+
+	if (!part_has_actions(set, l, which)) {
 		return;
 	}
-	fprintf(out, "%sconst struct dps_action actions_%" PRIu64 "[] = {\n", storage, th->id);
-	for (size_t i = 0; i < th->n_actions; i++) {
-		write_action(set, &th->actions[i], out);
+	table_name(which, name, sizeof(name));
+	fprintf(out, "\n%sconst struct dps_action %s[] = {\n", which < 0 ? "static " : "", name);
+	for (size_t t = 0; t < set->n_threads; t++) {
+		const struct dps_actset_thread *th = &set->threads[t];
+
+		if (which >= 0 && l->part[t] != (size_t)which) {
+			continue;
+		}
+		write_thread_comment(set, t, out);
+		for (size_t i = 0; i < th->n_actions; i++) {
+			write_action(set, &th->actions[i], out);
+		}
 	}
 	fprintf(out, "};\n");
 }
 
-static void write_thread_descs(const struct dps_actset *set, FILE *out)
+static void write_thread_descs(const struct dps_actset *set, const struct layout *l, FILE *out)
 {
 	char name[SIMGEN_THREAD_NAME_MAX + 1];
+	char table[32];
 
 	fprintf(out, "\n/* {id, name, actions, n_actions}; NULL name = \"dps-<id>\" */\n"
 		     "static const struct dps_thread_desc threads[] = {\n");
@@ -462,7 +537,8 @@ static void write_thread_descs(const struct dps_actset *set, FILE *out)
 			fprintf(out, "NULL, ");
 		}
 		if (th->n_actions) {
-			fprintf(out, "actions_%" PRIu64 ", %zu},\n", th->id, th->n_actions);
+			table_name(l->part ? (long)l->part[t] : -1, table, sizeof(table));
+			fprintf(out, "%s + %zu, %zu},\n", table, l->offset[t], th->n_actions);
 		} else {
 			fprintf(out, "NULL, 0},\n");
 		}
@@ -556,23 +632,28 @@ static void write_program(const struct dps_actset *set, const struct simgen_opti
 int simgen_write(const struct dps_actset *set, const struct simgen_options *opts, FILE *out,
 		 struct dps_diag *diag)
 {
+	struct layout l = {0};
 	int ret;
 
 	ret = check_set(set, diag);
 	if (ret) {
 		goto end;
 	}
-	write_header(set, opts, out);
-	for (size_t t = 0; t < set->n_threads; t++) {
-		write_table(set, t, "static ", out);
+	ret = layout_offsets(set, 0, &l);
+	if (ret) {
+		dps_diag_setf(diag, "simgen: out of memory");
+		goto end;
 	}
-	write_thread_descs(set, out);
+	write_header(set, opts, out);
+	write_actions_table(set, &l, -1, out);
+	write_thread_descs(set, &l, out);
 	write_program(set, opts, out);
 	if (ferror(out)) {
 		dps_diag_setf(diag, "simgen: cannot write the program: %s", strerror(errno));
 		ret = SIMGEN_ERR_IO;
 	}
 end:
+	layout_fini(&l);
 	return ret;
 }
 
@@ -602,12 +683,25 @@ int simgen_write_file(const struct dps_actset *set, const struct simgen_options 
 	return dps_out_file_commit(&out, diag) ? SIMGEN_ERR_IO : SIMGEN_OK;
 }
 
+/* Largest table first; among equal ones, the set's order (so the split is deterministic). */
+static int compare_by_size(const void *a, const void *b, void *ctx)
+{
+	const struct dps_actset *set = ctx;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	size_t nx = set->threads[x].n_actions, ny = set->threads[y].n_actions;
+
+	if (nx != ny) {
+		return nx > ny ? -1 : 1;
+	}
+	return (x > y) - (x < y);
+}
+
 /* Spreads the threads over n_parts so the action counts are even: largest first, each to the
  * least loaded part (lowest index on ties, so the split is deterministic). part[t] receives the
  * part of thread t. Returns SIMGEN_OK or SIMGEN_ERR_NOMEM. */
 static int assign_parts(const struct dps_actset *set, size_t n_parts, size_t *part)
 {
-	size_t *order = malloc(set->n_threads * sizeof(*order));
+	size_t *order = malloc((set->n_threads ? set->n_threads : 1) * sizeof(*order));
 	size_t *load = calloc(n_parts, sizeof(*load));
 	int ret = SIMGEN_ERR_NOMEM;
 
@@ -615,15 +709,10 @@ static int assign_parts(const struct dps_actset *set, size_t n_parts, size_t *pa
 		goto end;
 	}
 	for (size_t t = 0; t < set->n_threads; t++) {
-		size_t i = t;
-
-		/* Insertion sort by n_actions, descending, stable: sets have few threads. */
-		while (i > 0 && set->threads[order[i - 1]].n_actions < set->threads[t].n_actions) {
-			order[i] = order[i - 1];
-			i--;
-		}
-		order[i] = t;
+		order[t] = t;
 	}
+	/* a sort, not an insertion: a set may have 100,000 threads */
+	qsort_r(order, set->n_threads, sizeof(*order), compare_by_size, (void *)set);
 	for (size_t i = 0; i < set->n_threads; i++) {
 		size_t best = 0;
 
@@ -644,10 +733,12 @@ end:
 
 /* Writes one file of a split program; which < 0 is the main file. */
 static int write_split_file(const struct dps_actset *set, const struct simgen_options *opts,
-			    const size_t *part, long which, const char *path, struct dps_diag *diag)
+			    const struct layout *l, size_t n_parts, long which, const char *path,
+			    struct dps_diag *diag)
 {
 	FILE *out = fopen(path, "w");
 	int ret = SIMGEN_OK;
+	char name[32];
 	bool failed;
 
 	if (!out) {
@@ -660,29 +751,25 @@ static int write_split_file(const struct dps_actset *set, const struct simgen_op
 	if (which < 0) {
 		write_header(set, opts, out);
 		fprintf(out, "\n/* The tables are in the part files, compiled in parallel. */\n");
-		for (size_t t = 0; t < set->n_threads; t++) {
-			if (set->threads[t].n_actions) {
-				fprintf(out,
-					"extern const struct dps_action actions_%" PRIu64 "[];\n",
-					set->threads[t].id);
+		for (size_t k = 0; k < n_parts; k++) {
+			if (part_has_actions(set, l, (long)k)) {
+				table_name((long)k, name, sizeof(name));
+				fprintf(out, "extern const struct dps_action %s[];\n", name);
 			}
 		}
-		write_thread_descs(set, out);
+		write_thread_descs(set, l, out);
 		write_program(set, opts, out);
 	} else {
 		fprintf(out,
 			"/* Part %ld of a program generated by dps gen (simgen %d). */\n"
 			"#include <dps/dps.h>\n",
 			which, SIMGEN_VERSION);
-		for (size_t t = 0; t < set->n_threads; t++) {
-			if (part[t] == (size_t)which) {
-				/* Declared first, as for any non-static definition. */
-				fprintf(out,
-					"\nextern const struct dps_action actions_%" PRIu64 "[];",
-					set->threads[t].id);
-				write_table(set, t, "", out);
-			}
+		if (part_has_actions(set, l, which)) {
+			/* Declared first, as for any non-static definition. */
+			table_name(which, name, sizeof(name));
+			fprintf(out, "\nextern const struct dps_action %s[];\n", name);
 		}
+		write_actions_table(set, l, which, out);
 	}
 	failed = ferror(out);
 	if (fclose(out) != 0 || failed) {
@@ -697,7 +784,7 @@ end:
 int simgen_write_split(const struct dps_actset *set, const struct simgen_options *opts,
 		       const char *dir, size_t n_parts, struct dps_diag *diag)
 {
-	size_t *part = NULL;
+	struct layout l = {0};
 	char *path = NULL;
 	int ret;
 
@@ -705,8 +792,11 @@ int simgen_write_split(const struct dps_actset *set, const struct simgen_options
 	if (ret) {
 		goto end;
 	}
-	part = calloc(set->n_threads, sizeof(*part));
-	ret = part && n_parts ? assign_parts(set, n_parts, part) : SIMGEN_ERR_NOMEM;
+	l.part = calloc(set->n_threads ? set->n_threads : 1, sizeof(*l.part));
+	ret = l.part && n_parts ? assign_parts(set, n_parts, l.part) : SIMGEN_ERR_NOMEM;
+	if (!ret) {
+		ret = layout_offsets(set, n_parts, &l);
+	}
 	for (long k = -1; !ret && k < (long)n_parts; k++) {
 		int n = k < 0 ? asprintf(&path, "%s/program.c", dir)
 			      : asprintf(&path, "%s/part-%ld.c", dir, k);
@@ -716,7 +806,7 @@ int simgen_write_split(const struct dps_actset *set, const struct simgen_options
 			ret = SIMGEN_ERR_NOMEM;
 			break;
 		}
-		ret = write_split_file(set, opts, part, k, path, diag);
+		ret = write_split_file(set, opts, &l, n_parts, k, path, diag);
 		free(path);
 		path = NULL;
 	}
@@ -724,6 +814,6 @@ int simgen_write_split(const struct dps_actset *set, const struct simgen_options
 		dps_diag_setf(diag, "simgen: out of memory");
 	}
 end:
-	free(part);
+	layout_fini(&l);
 	return ret;
 }

@@ -2,10 +2,13 @@
 /*
  * simgen: compiles a resolved action set into a C program played by libdps (doc/simgen.md).
  *
- * The program is table-driven: one `static const struct dps_action` array per thread (the
- * paper's one PSF per thread), a thread table, a `struct dps_program` and a main() that calls
- * dps_main(). Only validated numbers and sanitized names from the set ever reach the code, so
- * a hostile comm or path can neither close a comment nor a string.
+ * The program is table-driven: one `static const struct dps_action` table holding every
+ * thread's actions, each thread's a run of rows (the paper's one PSF per thread), a thread
+ * table naming where each thread's rows begin, a `struct dps_program` and a main() that calls
+ * dps_main(). One table, not one per thread, so the compiler's cost follows the actions and
+ * not the threads (GCC's identical-code folding compares equal tables pairwise). Only validated
+ * numbers and sanitized names from the set ever reach the code, so a hostile comm or path can
+ * neither close a comment nor a string.
  *
  * simgen_build_*() turn that source into an executable by running the C compiler against the
  * installed libdps (pkg-config dps) or the one of the build tree dps was built in.
@@ -21,7 +24,7 @@
 #include "diag.h"
 
 /* Version of the generated code's layout; printed in every generated file's header. */
-#define SIMGEN_VERSION 1
+#define SIMGEN_VERSION 2
 
 /* Longest sanitized thread name (the kernel's comm is 15 bytes) and program name. */
 #define SIMGEN_THREAD_NAME_MAX 15
@@ -57,8 +60,9 @@ int simgen_write_file(const struct dps_actset *set, const struct simgen_options 
 
 /*
  * Writes the program split for a parallel build: dir/program.c (header, thread table, main)
- * and dir/part-<k>.c for k < n_parts, holding the action tables, spread so each part has a
- * similar number of actions (a thread's table is never split). Used by simgen_build() for big
+ * and dir/part-<k>.c for k < n_parts, each holding one table (actions_part<k>) of the rows of
+ * its threads, spread so each part has a similar number of actions (a thread's rows are never
+ * split). Used by simgen_build() for big
  * sets; the files are plain fopen'ed (dir is meant to be private). Same statuses as above.
  */
 int simgen_write_split(const struct dps_actset *set, const struct simgen_options *opts,
