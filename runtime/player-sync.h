@@ -42,6 +42,9 @@ enum slot_block {
 
 #define NO_SLOT SIZE_MAX
 
+/* How many ended threads nobody has joined yet stay joinable (player.c, keep_ended_locked). */
+#define DPS_PLAYER_KEEP_ENDED 64
+
 /* A synchronization object of the program (format version 2). */
 struct obj {
 	const struct dps_object *desc; /* borrowed: the program's */
@@ -75,10 +78,10 @@ struct slot {
 	enum slot_state state;
 	bool has_pt; /* pt is a started pthread not yet claimed for joining */
 	bool joined; /* some thread has a join action on this one */
-	/* threads blocked in a join (or a join any) that may take this one, under the lock: a
-	 * thread that ends while none does detaches itself (its stack is freed for the next
-	 * thread at once, not when a late join comes); one that has joiners stays joinable,
-	 * and the first pthread_joins it, as the recorded join did */
+	/* threads blocked in a join (or a join any) that may take this one, under the lock: one
+	 * that ends with joiners stays joinable, and the first pthread_joins it, as the
+	 * recorded join did; one that ends without is kept joinable among the last few such,
+	 * then detached (its stack freed for the next thread, not held until a late join) */
 	uint32_t joiners;
 	enum slot_block block;	     /* what the thread is blocked on, for deadlock checks */
 	const struct dep *block_dep; /* borrowed: the dep of a BLOCK_WAIT */
@@ -115,6 +118,11 @@ struct player {
 	uint64_t t0;
 	struct obj *objs;  /* owned, prog->n_objects */
 	bool has_join_any; /* a thread's end signals the join any waiters */
+	/* the last threads that ended joinable with nobody joining them yet, oldest first from
+	 * kept_head (a ring; an entry a joiner reaped since is passed over), under the lock:
+	 * player.c's keep_ended_locked */
+	size_t kept[DPS_PLAYER_KEEP_ENDED];
+	size_t kept_head, n_kept;
 };
 
 static inline bool is_aborted(struct player *pl)

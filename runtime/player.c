@@ -12,13 +12,14 @@
  *
  * Memory follows the threads alive at once, but for about 300 bytes per thread of the set
  * (its slot and its figures, beside the program's own tables). A thread that ends while nobody
- * is blocked joining it detaches itself, so its stack goes back to the C library's cache (the
- * next thread reuses it) instead of waiting for a join that may come much later; a later join
- * finds it ended and returns at once. Only one whose joiner already waits stays joinable, and
- * that joiner reaps it with pthread_join as the recorded join did. What a thread needs only
- * while it plays is on its own stack (struct thread_play). When a creation fails all the same,
- * player-limits.c says how many threads the set can have alive at once and names a system
- * limit only when that many would cross it.
+ * is blocked joining it stays joinable only among the last 64 such threads (keep_ended_locked):
+ * older ones are detached, so their stacks go back to the C library's cache (the next thread
+ * reuses them) instead of waiting for a join that may come much later, which finds them ended
+ * and returns at once. A join that comes soon, or one already waiting, reaps the thread with
+ * pthread_join, as the recorded join did. What a thread needs only while it plays is on its own
+ * stack (struct thread_play). When a creation fails all the same, player-limits.c says how many
+ * threads the set can have alive at once and names a system limit only when that many would
+ * cross it.
  *
  * Termination is guaranteed on every path: when a pthread_create fails, or when every live
  * thread is blocked with nothing left to wake it (a set whose dependencies cannot be met), the
@@ -91,6 +92,32 @@ struct thread_play {
 };
 
 /*
+ * Under the lock: s has ended, joinable, and nobody is joining it now: its join comes later,
+ * or never. It stays joinable among the last DPS_PLAYER_KEEP_ENDED such threads, so that a join
+ * that comes soon (a thread created, then joined) still waits for its exit with pthread_join,
+ * as the recorded join did, and the next thread is not created while it is still exiting; the
+ * oldest beyond them is detached, which gives its stack back to the C library's cache for the
+ * next thread, and its join, when it comes, finds it ended and returns at once. A recording of
+ * 100,000 short threads joined at the end then holds the stacks of the threads alive at once
+ * and of 64 more, not 100,000 until the joins.
+ */
+static void keep_ended_locked(struct player *pl, struct slot *s)
+{
+	if (pl->n_kept == DPS_PLAYER_KEEP_ENDED) {
+		struct slot *old = &pl->slots[pl->kept[pl->kept_head]];
+
+		pl->kept_head = (pl->kept_head + 1) % DPS_PLAYER_KEEP_ENDED;
+		pl->n_kept--;
+		if (old->has_pt) { /* else a joiner reaped it since */
+			old->has_pt = false;
+			pthread_detach(old->pt);
+		}
+	}
+	pl->kept[(pl->kept_head + pl->n_kept) % DPS_PLAYER_KEEP_ENDED] = s->idx;
+	pl->n_kept++;
+}
+
+/*
  * pthread_create runs outside the lock: it costs tens of µs (a fresh stack mapping), and
  * holding the lock meanwhile would delay every wake, wait, join and thread end of the replay.
  * The slot is claimed (STARTED, counted running) first, so the child may even end before its
@@ -137,15 +164,19 @@ static void do_create(struct player *pl, struct slot *self, const struct dps_act
 			pthread_cond_broadcast(&pl->all_ended);
 		}
 		dps__player_abort_locked(pl, DPS_ERR_AGAIN);
-	} else if (!child->joined || (child->state == SLOT_ENDED && !child->joiners)) {
-		/* Nobody joins it, or it has ended already and nobody waits to join it (it could
-		 * not detach itself: its pthread_t was not stored yet): detached, the system
-		 * reaps it as it ends (100,000 short threads no longer keep 100,000 stacks mapped
-		 * until the play ends). dps_play still waits for its end through `live`. */
+	} else if (!child->joined) {
+		/* Nobody joins it: detached, the system reaps it as it ends (100,000 short
+		 * threads no longer keep 100,000 stacks mapped until the play ends). dps_play
+		 * still waits for its end through `live`. */
 		pthread_detach(pt);
 	} else {
 		child->pt = pt;
 		child->has_pt = true;
+		if (child->state == SLOT_ENDED && !child->joiners) {
+			/* it ended before its pthread_t was stored: kept as it would have kept
+			 * itself */
+			keep_ended_locked(pl, child);
+		}
 	}
 	pthread_cond_broadcast(&child->state_cond);
 	pthread_mutex_unlock(&pl->lock);
@@ -486,13 +517,7 @@ static void play_thread(struct slot *self)
 	pthread_mutex_lock(&pl->lock);
 	self->state = SLOT_ENDED;
 	if (self->has_pt && !self->joiners) {
-		/* Nobody is joining it now: its join comes later, or never. Detached, its stack
-		 * goes back to the C library's cache for the next thread as it returns; a later
-		 * join finds it ended and returns at once, as the recorded join did. A recording
-		 * of 100,000 short threads joined at the end then holds as many stacks as threads
-		 * alive at once, not 100,000. */
-		self->has_pt = false;
-		pthread_detach(self->pt);
+		keep_ended_locked(pl, self);
 	}
 	dps__player_release_ended_locked(pl, self);
 	pl->running--;

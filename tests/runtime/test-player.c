@@ -417,10 +417,10 @@ static void *sample_maps(void *arg)
 /*
  * 3,000 short threads created one after the other and joined at the very end, as a recording of
  * a program that starts short tasks and joins them late: each has ended long before its join.
- * An ended thread that nobody joins yet is reaped at once, so the play holds the stacks of the
- * threads alive at once, not one stack (and its guard: 2 mappings) per thread until the join.
- * The bound is half of what 3,000 kept stacks map, for a machine busy enough to keep many
- * alive together.
+ * Of the ended threads that nobody joins yet, only the last 64 are kept joinable, so the play
+ * holds the stacks of the threads alive at once and of 64 more, not one stack (and its guard:
+ * 2 mappings) per thread until the join. The bound is half of what 3,000 kept stacks map, for a
+ * machine busy enough to keep many alive together.
  */
 Test(player, threads_that_end_before_their_join_give_their_stacks_back_at_once, .timeout = 120)
 {
