@@ -7,6 +7,8 @@
 #   bench/scale.sh [BUILD_DIR]                  (default: $DPS_BUILD_DIR, else build/dev)
 #   BEFORE_REV=97ea994 bench/scale.sh           also measures dps at that revision (before/after)
 #   SIZES="2000" RESULT=/tmp/x.md bench/scale.sh  (a quick try that leaves the results alone)
+#   REPS=3 (default): runs of `dps run` and of the stub per figure, the median shown (a play's
+#   peak RSS now and then jumps by 16 MiB, before and after alike); builds run once
 #
 # Two shapes of set, the threads' bodies the same (run 10 us), the root running 20 us after each
 # create:
@@ -61,7 +63,7 @@ fi
 labels[${#labels[@]}-1]="after ($after_rev)"
 
 LABELS=$(printf '%s\n' "${labels[@]}") DPSES=$(printf '%s\n' "${dpses[@]}") \
-SIZES=${SIZES:-"20000 100000"} QUIET_WAIT=${QUIET_WAIT:-600} \
+SIZES=${SIZES:-"20000 100000"} QUIET_WAIT=${QUIET_WAIT:-600} REPS=${REPS:-3} \
 python3 - "$work" "${RESULT:-$here/bench/results/scale.md}" <<'PY'
 import os, platform, re, subprocess, sys, time
 
@@ -70,6 +72,7 @@ labels = os.environ["LABELS"].splitlines()
 dpses = os.environ["DPSES"].splitlines()
 sizes = [int(x) for x in os.environ["SIZES"].split()]
 quiet_wait = float(os.environ["QUIET_WAIT"])
+reps = int(os.environ["REPS"])
 env = dict(os.environ, DPS_CALIBRATION="override")
 
 def cpu_busy(seconds=2.0):
@@ -142,6 +145,21 @@ def measure(argv):
     return (dt, float(user) + float(sys_s), int(rss_kib) / 1024, p.returncode,
             lines[-1] if lines else "")
 
+def measure_median(argv):
+    """measure() reps times: the median wall and peak RSS of the runs that ended well, or the
+    first failure."""
+    runs = []
+    for _ in range(reps):
+        m = measure(argv)
+        if m[3] != 0:
+            return m
+        runs.append(m)
+    def median(xs):
+        xs = sorted(xs)
+        return xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
+    return (median([m[0] for m in runs]), median([m[1] for m in runs]),
+            median([m[2] for m in runs]), 0, "")
+
 def why(code, last):
     """A failure, shortened to what stopped it."""
     alive = re.search(r"with (\d+) threads of the play alive", last)
@@ -162,10 +180,10 @@ for shape in ("late", "seq"):
             src = os.path.join(work, "prog.c")
             g = measure([dps, "gen", setdir, "-o", src])
             c_mb = os.path.getsize(src) / 1e6 if g[3] == 0 else float("nan")
-            r = measure([dps, "run", setdir, "--no-summary"])
+            r = measure_median([dps, "run", setdir, "--no-summary"])
             stub = os.path.join(work, "stub")
             b = measure([dps, "build", setdir, "-o", stub])
-            s = measure([stub, "--no-summary"]) if b[3] == 0 else None
+            s = measure_median([stub, "--no-summary"]) if b[3] == 0 else None
             rows.append((shape, n, label, r, b, s, c_mb))
             print("scale.sh: %s: run %.1f MiB %.1f s (%s), build %.1f s, stub %s" %
                   (tag, r[2], r[0], why(r[3], r[4]) if r[3] else "ok", b[0],
@@ -206,7 +224,9 @@ out.append("- sets: `late`, the root creates every thread, with a `run 20` (us) 
            "(under 100,000 actions), 100,000 in parallel parts (one per CPU)")
 out.append("- peak RSS: the maximum resident set of that command (GNU time; for `dps build`, its "
            "compilers'); "
-           "`DPS_CALIBRATION=override`, `--no-summary`; one run each\n")
+           "`DPS_CALIBRATION=override`, `--no-summary`; `dps run` and the stub: median of %d "
+           "runs (a play's peak now and then jumps by 16 MiB, before and after alike); `dps "
+           "build`: one run\n" % reps)
 out.append("| set | dps | `dps run`: peak RSS, wall | generated C | `dps build`: wall (CPU), peak RSS | stub: peak RSS, wall |")
 out.append("|---|---|---|---|---|---|")
 for shape, n, label, r, b, s, c_mb in rows:
