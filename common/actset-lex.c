@@ -182,8 +182,11 @@ int dps_actset__parse_u64(struct lexer *lx, const struct token *tok, const char 
 
 /*
  * Duration: digits ["." digits] [ns|us|ms|s], default unit µs. Stored in ns; more precision
- * than 1 ns, or more than 2^64-1 ns, is an error.
+ * than 1 ns, or more than DPS_ACTION_MAX_NS (what a played action holds, the one limit of
+ * every duration of a set: runs, sleeps, timeouts, start offsets), is an error.
  */
+#define DURATION_TOO_LARGE "duration too large (at most " DPS_ACTION_MAX_NS_TEXT ")"
+
 int dps_actset__parse_duration(struct lexer *lx, const struct token *tok, uint64_t *out_ns)
 {
 	static const char expected[] =
@@ -204,8 +207,7 @@ int dps_actset__parse_duration(struct lexer *lx, const struct token *tok, uint64
 		unsigned d = (unsigned)(*s - '0');
 
 		if (whole > (UINT64_MAX - d) / 10) {
-			return dps_actset__lex_error(lx, tok->col,
-						     "duration too large (at most 2^64-1 ns)", tok);
+			return dps_actset__lex_error(lx, tok->col, DURATION_TOO_LARGE, tok);
 		}
 		whole = whole * 10 + d;
 		s++;
@@ -242,8 +244,7 @@ int dps_actset__parse_duration(struct lexer *lx, const struct token *tok, uint64
 					     "expected a unit: ns, us, ms or s", tok);
 	}
 	if (whole > UINT64_MAX / scale) {
-		return dps_actset__lex_error(lx, tok->col, "duration too large (at most 2^64-1 ns)",
-					     tok);
+		return dps_actset__lex_error(lx, tok->col, DURATION_TOO_LARGE, tok);
 	}
 	ns = whole * scale;
 	if (frac) {
@@ -255,10 +256,12 @@ int dps_actset__parse_duration(struct lexer *lx, const struct token *tok, uint64
 		}
 		f /= frac_div;
 		if (f > UINT64_MAX - ns) {
-			return dps_actset__lex_error(lx, tok->col,
-						     "duration too large (at most 2^64-1 ns)", tok);
+			return dps_actset__lex_error(lx, tok->col, DURATION_TOO_LARGE, tok);
 		}
 		ns += (uint64_t)f;
+	}
+	if (ns > (uint64_t)DPS_ACTION_MAX_NS) {
+		return dps_actset__lex_error(lx, tok->col, DURATION_TOO_LARGE, tok);
 	}
 	*out_ns = ns;
 	return DPS_OK;

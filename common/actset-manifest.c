@@ -101,7 +101,8 @@ static int parse_i64_tok(struct lexer *lx, const struct token *tok, const char *
 		return status;
 	}
 	if (u > (uint64_t)INT64_MAX) {
-		return dps_actset__lex_error(lx, tok->col, "number out of range", tok);
+		return dps_actset__lex_error(lx, tok->col, "number out of range (at most 2^63-1)",
+					     tok);
 	}
 	*out = (int64_t)u;
 	return DPS_OK;

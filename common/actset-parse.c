@@ -17,10 +17,6 @@
 
 #include "actset-parse.h"
 
-/* The deepest stack a thread of a set may reach (and so the largest single change): well
- * beyond any real thread's, and far from the sizes that wrap an address computation. */
-#define ACTSET_MAX_STACK_BYTES (1LL << 30)
-
 static int parse_delta(struct lexer *lx, const struct token *tok, int64_t *out)
 {
 	struct token digits = *tok;
@@ -43,9 +39,10 @@ static int parse_delta(struct lexer *lx, const struct token *tok, int64_t *out)
 	if (status) {
 		return status;
 	}
-	if (v > (uint64_t)INT64_MAX) {
-		return dps_actset__lex_error(lx, tok->col,
-					     "byte count out of range (at most 2^63-1)", tok);
+	if (v > (uint64_t)DPS_ACTION_MAX_BYTES) {
+		return dps_actset__lex_error(
+		    lx, tok->col, "byte count out of range (at most " DPS_ACTION_MAX_BYTES_TEXT ")",
+		    tok);
 	}
 	*out = neg ? -(int64_t)v : (int64_t)v;
 	return DPS_OK;
@@ -69,7 +66,7 @@ static int parse_members(struct dps_actset *set, struct lexer *lx, const struct 
 			 uint64_t *first, uint64_t *n)
 {
 	static const char what[] = "expected thread ids separated by '|' (like 4712|4713)";
-	uint64_t ids[64];
+	uint64_t ids[DPS_ACTION_MAX_MEMBERS];
 	size_t count = 0, start = 0;
 	size_t at;
 
@@ -86,8 +83,9 @@ static int parse_members(struct dps_actset *set, struct lexer *lx, const struct 
 			return dps_actset__lex_error(lx, part.col, what, tok);
 		}
 		if (count == sizeof(ids) / sizeof(ids[0])) {
-			return dps_actset__lex_error(lx, part.col,
-						     "more than 64 threads in one set", NULL);
+			dps_diag_set(lx->diag, lx->name, lx->line, part.col,
+				     "more than %d threads in one set", DPS_ACTION_MAX_MEMBERS);
+			return DPS_ERR_INVAL;
 		}
 		status = dps_actset__parse_u64(lx, &part, what, &ids[count]);
 		if (status) {
@@ -123,6 +121,11 @@ static int parse_count(struct lexer *lx, uint64_t version, uint64_t *n)
 	if (!*n) {
 		return dps_actset__lex_error(
 		    lx, tok.col, "a count of 0 items: expected 1 or more (or none)", &tok);
+	}
+	if (*n > (uint64_t)DPS_ACTION_MAX_ITEMS) {
+		return dps_actset__lex_error(
+		    lx, tok.col, "item count too large (at most " DPS_ACTION_MAX_ITEMS_TEXT ")",
+		    &tok);
 	}
 	if (*n > 1 && version && version < DPS_ACTSET_FORMAT_VERSION) {
 		return dps_actset__lex_error(lx, tok.col,
@@ -189,10 +192,6 @@ static int parse_wait_join(struct dps_actset *set, struct lexer *lx, struct toke
 			    "expected a duration after 'timeout' (like 300ms)", NULL);
 		}
 		status = dps_actset__parse_duration(lx, &more, aux);
-		if (!status && *aux > (uint64_t)INT64_MAX) {
-			status = dps_actset__lex_error(
-			    lx, more.col, "duration too large (at most 2^63-1 ns)", &more);
-		}
 		*kind = DPS_ACT_WAIT_TIMEOUT;
 	}
 	return status;
@@ -305,10 +304,6 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 		case DPS_ACT_RUN:
 		case DPS_ACT_SLEEP:
 			status = dps_actset__parse_duration(&lx, &arg, &u);
-			if (!status && u > (uint64_t)INT64_MAX) {
-				status = dps_actset__lex_error(
-				    &lx, arg.col, "duration too large (at most 2^63-1 ns)", &arg);
-			}
 			value = (int64_t)u;
 			break;
 		case DPS_ACT_HEAP:
@@ -316,13 +311,14 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 			break;
 		case DPS_ACT_STACK:
 			status = parse_delta(&lx, &arg, &value);
-			if (!status &&
-			    (value > ACTSET_MAX_STACK_BYTES || value < -ACTSET_MAX_STACK_BYTES ||
-			     stack_depth + value > ACTSET_MAX_STACK_BYTES)) {
+			if (!status && (value > DPS_ACTION_MAX_STACK_BYTES ||
+					value < -DPS_ACTION_MAX_STACK_BYTES ||
+					stack_depth + value > DPS_ACTION_MAX_STACK_BYTES)) {
 				dps_diag_set(diag, name, lx.line, arg.col,
 					     "stack change beyond the limit: the depth may reach "
-					     "at most %lld bytes (1 GiB), changes likewise",
-					     ACTSET_MAX_STACK_BYTES);
+					     "at most %" PRId64 " bytes (" DPS_ACTION_MAX_STACK_TEXT
+					     "), changes likewise",
+					     (int64_t)DPS_ACTION_MAX_STACK_BYTES);
 				status = DPS_ERR_INVAL;
 			}
 			stack_depth += value;

@@ -52,8 +52,8 @@ int dps_actset__lex_error(struct lexer *lx, unsigned col, const char *fmt, const
  * DPS_OK or DPS_ERR_INVAL (diag set). */
 int dps_actset__parse_u64(struct lexer *lx, const struct token *tok, const char *what,
 			  uint64_t *out);
-/* The token as a duration (digits ["." digits] [ns|us|ms|s], default unit us) in ns. Returns
- * DPS_OK or DPS_ERR_INVAL (diag set). */
+/* The token as a duration (digits ["." digits] [ns|us|ms|s], default unit us) in ns, at most
+ * DPS_ACTION_MAX_NS. Returns DPS_OK or DPS_ERR_INVAL (diag set). */
 int dps_actset__parse_duration(struct lexer *lx, const struct token *tok, uint64_t *out_ns);
 /* The token as the format version of a file's header line (what: the file's kind for the
  * message, "manifest" or "action format"): one this dps reads, and set->format_version raised

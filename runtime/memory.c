@@ -629,12 +629,12 @@ static size_t play_player_next(struct mem_walk *w, size_t i)
 	return w->mem->play_from(w->mem->ctx, i);
 }
 
-/* A stack change from the player's actions, held to +-1 TiB: no thread's stack comes near
- * (the frame is capped and reported anyway), and the running depth target stays far from
- * int64 overflow whatever a hand-made table holds (the parser refuses over 1 GiB). */
+/* A stack change from the player's actions, held to the set's limit (the validator refuses a
+ * larger one): the running depth target stays far from int64 overflow whatever a hand-made
+ * table holds. */
 static int64_t get_player_delta(struct mem_walk *w, size_t i)
 {
-	const int64_t max = (int64_t)1 << 40;
+	const int64_t max = DPS_ACTION_MAX_STACK_BYTES;
 	int64_t d = w->mem->actions[i].arg;
 
 	return d > max ? max : d < -max ? -max : d;

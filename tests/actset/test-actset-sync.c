@@ -232,6 +232,16 @@ ParameterizedTestParameters(actset_sync, bad_sets_are_located)
 	    {{{"1.act", "dps-actions 3\nrdlock 4\nrun 1\n"}, {"manifest", MANIFEST3}},
 	     "1.act:2:8: ",
 	     "never unlocked"},
+	    /* the limits the player shares (issue 26): an item count it cannot hold, a timeout
+	     * beyond the one duration limit */
+	    {{{"1.act", "dps-actions 3\nput 2 9223372036854775808\n"}, {"manifest", MANIFEST3}},
+	     "1.act:2:7: ",
+	     "item count too large (at most 2^63-1)"},
+	    {{{"1.act", "dps-actions 2\ncreate 2\nwait 2 timeout 18446744073709551616ns\n"},
+	      {"2.act", "wake 1\n"},
+	      {"manifest", MANIFEST}},
+	     "1.act:3:16: ",
+	     "duration too large (at most 2^63-1 ns)"},
 	    /* a task queue moves one item at a take */
 	    {{{"1.act", "dps-actions 3\ncreate 2\ncreate 3\nput 1 4\njoin 2\njoin 3\n"},
 	      {"2.act", "dps-actions 3\ntake 1 2\nrun 5\ntake 1\n"},

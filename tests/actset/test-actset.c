@@ -73,6 +73,12 @@ ParameterizedTestParameters(actset, bad_sets_are_located)
 	     "2.act:1:6: ",
 	     "too large"},
 	    {{{"1.act", "heap +9223372036854775808\n"}}, "1.act:1:6: ", "out of range"},
+	    /* one duration limit, the player's (issue 26): one message whatever the field */
+	    {{{"1.act", "run 18446744073709551615ns\n"}}, "1.act:1:5: ", "at most 2^63-1 ns)"},
+	    {{{"1.act", "sleep 18446744073709551616ns\n"}}, "1.act:1:7: ", "at most 2^63-1 ns)"},
+	    {{{"1.act", "run 1\n"}, {"manifest", "thread 1 start 9223372036854775808ns\n"}},
+	     "manifest:1:16: ",
+	     "at most 2^63-1 ns)"},
 	    /* malformed arguments */
 	    {{{"1.act", "run\n"}}, "1.act:1:5: ", "expected a duration"},
 	    {{{"1.act", "run 10 20\n"}}, "1.act:1:8: ", "expected end of line"},

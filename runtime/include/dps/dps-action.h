@@ -62,6 +62,30 @@ static inline const char *dps_action_kind_name(uint32_t kind)
 }
 
 /*
+ * The limits of an action set (doc/action-format.md, "Limits"), one definition for the
+ * validator (common/actset*), which refuses what lies beyond them at its file:line:column,
+ * and the player (runtime/), which plays everything within them: a set that loads never fails
+ * at run time for a number. The _TEXT forms are what the messages say.
+ */
+/* The longest duration (run, sleep, a timed wait's timeout, a manifest's start offset): a
+ * played arg is an int64_t of ns. About 292 years. */
+#define DPS_ACTION_MAX_NS INT64_MAX
+#define DPS_ACTION_MAX_NS_TEXT "2^63-1 ns"
+/* The largest heap or stack change, bytes either way: a played arg is an int64_t. */
+#define DPS_ACTION_MAX_BYTES INT64_MAX
+#define DPS_ACTION_MAX_BYTES_TEXT "2^63-1"
+/* The deepest stack a thread's stack actions reach, and the largest single change (1 GiB):
+ * no real thread's stack comes near, and the player gives a thread whose curve goes beyond
+ * its default stack a stack that holds it. */
+#define DPS_ACTION_MAX_STACK_BYTES (INT64_C(1) << 30)
+#define DPS_ACTION_MAX_STACK_TEXT "1 GiB"
+/* The most items one put or take moves: a played arg2 is an int64_t. */
+#define DPS_ACTION_MAX_ITEMS INT64_MAX
+#define DPS_ACTION_MAX_ITEMS_TEXT "2^63-1"
+/* The most threads one `wait A|B|...` or `join any A|B|...` names. */
+#define DPS_ACTION_MAX_MEMBERS 64
+
+/*
  * One action as the player plays it. arg2 comes last so that a table written as
  * {arg, kind, line} (every kind of format version 1) still initializes it (to 0).
  */
