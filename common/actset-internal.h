@@ -39,6 +39,16 @@ void dps_actset__describe_action(const struct dps_actset *set, size_t t, size_t 
 int dps_actset__check_sync(struct dps_actset *set, const struct dps_actset_id_index *ix,
 			   size_t root, GArray *const *cols, struct dps_diag *diag);
 
+/*
+ * Resolve's check of the order creates and joins impose (actset-cycles.c): no `join` can wait,
+ * through joins and creates, for its own thread's end (2 joins 3 and 3 joins 2; 1 joins 2
+ * before it creates 3, which 2 joins). Needs the creates and joins resolved (every one names a
+ * thread of the set). Returns DPS_OK, DPS_ERR_INVAL (diag: the file:line:column of a join of
+ * the cycle, and the cycle) or DPS_ERR_NOMEM.
+ */
+int dps_actset__check_order(const struct dps_actset *set, const struct dps_actset_id_index *ix,
+			    GArray *const *cols, struct dps_diag *diag);
+
 /* "dir/name", malloc'd (NULL on ENOMEM). */
 char *dps_actset__path_join(const char *dir, const char *name);
 

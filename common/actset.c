@@ -490,6 +490,10 @@ int dps_actset__resolve(struct dps_actset *set, GArray *const *cols, struct dps_
 			}
 		}
 	}
+	status = dps_actset__check_order(set, ix, cols, diag);
+	if (status) {
+		goto end;
+	}
 	status = dps_actset__check_sync(set, ix, root, cols, diag);
 	if (status) {
 		goto end;

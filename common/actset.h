@@ -178,7 +178,8 @@ int dps_actset_parse_actions(struct dps_actset *set, size_t t, const char *name,
 /*
  * Validates the creation graph and turns create/join/wait/wake ids into thread indexes:
  * create of a thread with no file, join/wait/wake of a thread never created, a thread created
- * twice, a create cycle, no root or several roots are errors with a file:line:column.
+ * twice, a create cycle, a join that can never return (a cycle of joins and creates), no root
+ * or several roots are errors with a file:line:column.
  */
 int dps_actset_resolve(struct dps_actset *set, struct dps_diag *diag);
 

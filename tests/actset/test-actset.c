@@ -56,7 +56,7 @@ static void write_files(const struct file *files)
 struct bad_set {
 	struct file files[MAX_FILES];
 	char where[24]; /* "1.act:2:5: " expected right after "<dir>/" */
-	char what[32];	/* a piece of the message */
+	char what[96];	/* a piece of the message */
 };
 
 ParameterizedTestParameters(actset, bad_sets_are_located)
@@ -105,6 +105,25 @@ ParameterizedTestParameters(actset, bad_sets_are_located)
 	    {{{"1.act", "create 1\n"}}, "1.act:1:8: ", "creates itself"},
 	    {{{"1.act", "create 2\nwake 1\n"}, {"2.act", "run 1\n"}}, "1.act:2:6: ", "itself"},
 	    {{{"1.act", "create 2\n"}, {"2.act", "join 1\n"}}, "2.act:1:6: ", "root"},
+	    /* a join that can never return (issue 26): a cycle of joins, a join before the
+	     * create it waits for, a cycle through another thread's create */
+	    {{{"1.act", "create 2\ncreate 3\njoin 2\njoin 3\n"},
+	      {"2.act", "run 100\njoin 3\n"},
+	      {"3.act", "run 100\njoin 2\n"}},
+	     "2.act:2:6: ",
+	     "2 joins 3 here, 3 joins 2 (3.act:2:6)"},
+	    {{{"1.act", "create 2\njoin 2\n"}, {"2.act", "join 3\ncreate 3\n"}, {"3.act", ""}},
+	     "2.act:1:6: ",
+	     "3 starts only when 2 creates it (2.act:2:8)"},
+	    {{{"1.act", "create 2\njoin 2\ncreate 3\n"}, {"2.act", "join 3\n"}, {"3.act", ""}},
+	     "1.act:2:6: ",
+	     "1 joins 2 here, 2 joins 3 (2.act:1:6), 3 starts only when 1 creates it"},
+	    {{{"1.act", "create 2\ncreate 3\ncreate 4\njoin 4\n"},
+	      {"2.act", "join 3\n"},
+	      {"3.act", "join 4\n"},
+	      {"4.act", "join 2\n"}},
+	     "2.act:1:6: ",
+	     "2 joins 3 here, 3 joins 4 (3.act:1:6), 4 joins 2 (4.act:1:6)"},
 	    /* text only: a lone CR or an escape sequence is not a blank (issue 16) */
 	    {{{"1.act", "run\r5\n"}}, "1.act:1:4: ", "control character 0x0d"},
 	    {{{"1.act", "run 1\nbad\033[31mred 5\n"}}, "1.act:2:4: ", "control character 0x1b"},
@@ -195,6 +214,16 @@ ParameterizedTestParameters(actset, good_sets_load)
 	     1,
 	     6,
 	     {A(CREATE, 1), A(WAKE, 1), A(WAIT, 1), A(HEAP, 4096), A(STACK, -512), A(JOIN, 1)}},
+	    /* a thread that joins its creator (no cycle: the creator does not join it), and one
+	     * joined by two threads */
+	    {{{"1.act", "create 2\ncreate 4\njoin 2\njoin 4\n"},
+	      {"2.act", "create 3\n"},
+	      {"3.act", "join 2\njoin 4\n"},
+	      {"4.act", "run 1\n"}},
+	     4,
+	     1,
+	     4,
+	     {A(CREATE, 1), A(CREATE, 3), A(JOIN, 1), A(JOIN, 3)}},
 	    /* an empty file is a thread with no actions; the root need not be the lowest id */
 	    {{{"1.act", ""}, {"9.act", "create 1\n"}}, 2, 9, 0, {{0}}},
 	    /* zero durations and the largest id */

@@ -7,8 +7,9 @@
  * stderr that must not be there (no calibration ran before the error: the order is checked by
  * what was said, not by timing).
  *
- * In arguments, @SET@ is a valid action set, @TRACE@ a real trace (tests/data), @XZ@ the
- * bundled trace, @TMP@ a fresh directory of the row's own.
+ * In arguments, @SET@ is a valid action set, @BAD@ the directory of the rejected sets
+ * (tests/simgen/data/bad), @TRACE@ a real trace (tests/data), @XZ@ the bundled trace, @TMP@ a
+ * fresh directory of the row's own.
  */
 #include <stdbool.h>
 #include <string.h>
@@ -48,6 +49,15 @@ static const struct failure failures[] = {
     {{"build", "/nonexistent/set", "-o", "@TMP@/stub"}, 2, "/nonexistent/set", "@TMP@/stub"},
     {{"build", "@TMP@", "-o", "@TMP@/stub"}, 2, "no thread", "@TMP@/stub"},
     {{"build", "@SET@", "-o", "/nonexistent/dir/stub"}, 1, "/nonexistent/dir/stub"},
+    /* a join that can never return is bad input, before anything is built or run (issue 26) */
+    {{"build", "@BAD@/join-cycle", "-o", "@TMP@/stub"},
+     2,
+     "join-cycle/2.act:2:6: join of thread 3 that can never return",
+     "@TMP@/stub"},
+    {{"gen", "@BAD@/join-before-create", "-o", "@TMP@/x.c"},
+     2,
+     "join-before-create/1.act:2:6: join of thread 2 that can never return",
+     "@TMP@/x.c"},
     /* calibrate */
     {{"calibrate", "--bogus"}, 2, "dps calibrate: unexpected argument '--bogus'"},
     {{"calibrate", "-o", "/nonexistent/dir/x.cal"}, 1, "/nonexistent/dir/x.cal"},
@@ -59,6 +69,10 @@ static const struct failure failures[] = {
     {{"run", "@SET@", "--thread-scale", "99999=0.5"}, 2, "no thread with id 99999"},
     {{"run", "@SET@", "--calibration", "/nonexistent/x.cal"}, 2, "/nonexistent/x.cal"},
     {{"run", "@SET@", "--bogus"}, 2, "unknown option '--bogus'"},
+    {{"run", "@BAD@/join-cycle"},
+     2,
+     "join-cycle/2.act:2:6: join of thread 3 that can never return",
+     .not_said = "makespan"},
     /* analyze */
     {{"analyze"}, 2, "expected one or more trace directories"},
     {{"analyze", "/nonexistent/trace"}, 2, "/nonexistent/trace: cannot read the trace"},
@@ -277,14 +291,15 @@ ParameterizedTestParameters(cli, failures_exit_with_their_code_and_say_why)
 /* arg with its placeholders replaced (g_free). */
 static char *expand(const char *arg, const char *tmp)
 {
-	const char *const from[] = {"@SET@", "@TRACE@", "@XZ@", "@TMP@"};
-	char *to[4], *out = g_strdup(arg);
+	const char *const from[] = {"@SET@", "@TRACE@", "@XZ@", "@TMP@", "@BAD@"};
+	char *to[5], *out = g_strdup(arg);
 
 	to[0] = dps_test_strf("%s/tests/compare/sets/base", dps_test_source_dir());
 	to[1] = dps_test_strf("%s/traces/ls-ust", dps_test_data_dir());
 	to[2] = dps_test_strf("%s/examples/traces/xz-T2", dps_test_source_dir());
 	to[3] = g_strdup(tmp);
-	for (size_t i = 0; i < 4; i++) {
+	to[4] = dps_test_strf("%s/tests/simgen/data/bad", dps_test_source_dir());
+	for (size_t i = 0; i < 5; i++) {
 		char **parts = g_strsplit(out, from[i], -1);
 
 		g_free(out);

@@ -148,6 +148,8 @@ ParameterizedTestParameters(simgen, bad_set_exits_2_and_writes_nothing)
 	    {"missing-thread", "missing-thread/1.act:1:8:"},
 	    {"bad-manifest", "bad-manifest/manifest:2:10:"},
 	    {"self-join", "self-join/1.act:2:6:"},
+	    {"join-cycle", "join-cycle/2.act:2:6: join of thread 3 that can never return"},
+	    {"join-before-create", "join-before-create/1.act:2:6: join of thread 2 that can"},
 	    {"empty", "no thread"},
 	    {"does-not-exist", "cannot open action-set directory"},
 	};
