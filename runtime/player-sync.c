@@ -308,7 +308,10 @@ void dps__player_join(struct player *pl, struct slot *self, const struct dps_act
 	child->joiners++;
 	block_locked(pl, self, &child->state_cond);
 	child->joiners--;
-	if (child->has_pt) {
+	/* Only a child that ended is reaped here: after an abort the child may be one that
+	 * joins this thread (a join cycle), and two threads in pthread_join of each other would
+	 * hang for good; dps_play reaps it once every thread has stopped. */
+	if (child->has_pt && is_done(child->state)) {
 		/* First joiner reaps the pthread; later joiners only waited for the end. */
 		child->has_pt = false;
 		pt = child->pt;
