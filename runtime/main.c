@@ -32,8 +32,8 @@ const char *dps_status_string(int status)
 	case DPS_ERR_RANGE:
 		return "number out of range";
 	case DPS_ERR_DEADLK:
-		return "deadlock: every live thread waits for a wake, an end or an object (mutex, "
-		       "queue, barrier) that cannot come (play aborted)";
+		return "deadlock: a wait for a wake, an end or an object (mutex, queue, barrier) "
+		       "that can never come (play aborted)";
 	default:
 		return "failure";
 	}

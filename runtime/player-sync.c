@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -124,7 +125,9 @@ static bool can_continue(struct player *pl, const struct slot *s)
 
 	switch (s->block) {
 	case BLOCK_WAIT:
-		return s->block_dep->wakes > 0 || is_done(pl->slots[s->block_dep->waker].state);
+		/* a waker that ended without giving the wake never gives it: a plain wait is then
+		 * stuck (never_woken), a timed one waits out its timeout */
+		return s->block_dep->wakes > 0;
 	case BLOCK_JOIN:
 		return is_done(pl->slots[s->block_child].state);
 	case BLOCK_WAIT_ANY:
@@ -149,8 +152,8 @@ static bool can_continue(struct player *pl, const struct slot *s)
 	}
 }
 
-/* What a blocked thread waits for, for the deadlock message. */
-static int describe_block(struct player *pl, const struct slot *s, char *buf, size_t len)
+/* What a blocked thread waits for, for the deadlock message (describe_block adds where). */
+static int describe_what(struct player *pl, const struct slot *s, char *buf, size_t len)
 {
 	const struct dps_program *prog = pl->prog;
 	uint64_t id = prog->threads[s->idx].id;
@@ -158,8 +161,12 @@ static int describe_block(struct player *pl, const struct slot *s, char *buf, si
 
 	switch (s->block) {
 	case BLOCK_WAIT:
-		return snprintf(buf, len, "thread %" PRIu64 " waits for a wake of thread %" PRIu64,
-				id, prog->threads[s->block_dep->waker].id);
+		return snprintf(buf, len,
+				"thread %" PRIu64 " waits for a wake of thread %" PRIu64 "%s", id,
+				prog->threads[s->block_dep->waker].id,
+				is_done(pl->slots[s->block_dep->waker].state)
+				    ? ", which ended without giving it"
+				    : "");
 	case BLOCK_JOIN:
 		return snprintf(buf, len, "thread %" PRIu64 " joins thread %" PRIu64, id,
 				prog->threads[s->block_child].id);
@@ -207,6 +214,73 @@ static int describe_block(struct player *pl, const struct slot *s, char *buf, si
 	}
 }
 
+/* The thread whose list holds action a: t, unless t plays another's action (a task queue's
+ * item, played by whoever took it: player-tasks.c). Only for messages (a scan of the
+ * threads). */
+static size_t written_by(const struct player *pl, size_t t, const struct dps_action *a)
+{
+	const struct dps_program *prog = pl->prog;
+
+	for (size_t k = 0; k < prog->n_threads; k++) {
+		uintptr_t first = (uintptr_t)prog->threads[k].actions;
+
+		if ((uintptr_t)a >= first &&
+		    (uintptr_t)a < first + prog->threads[k].n_actions * sizeof(*a)) {
+			return k;
+		}
+	}
+	return t;
+}
+
+/* " (ID.act:LINE)": where action a, played by thread t, is written in its set (the action
+ * files are named after their thread's id), or "" when a says no line (a program made by
+ * hand). */
+static const char *place_of(const struct player *pl, size_t t, const struct dps_action *a,
+			    char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (a && a->line) {
+		snprintf(buf, len, " (%" PRIu64 ".act:%" PRIu32 ")",
+			 pl->prog->threads[written_by(pl, t, a)].id, a->line);
+	}
+	return buf;
+}
+
+/* What a blocked thread waits for and where its action is, for the deadlock message. */
+static int describe_block(struct player *pl, const struct slot *s, char *buf, size_t len)
+{
+	char at[64];
+	int w = describe_what(pl, s, buf, len);
+
+	if (w < 0 || (size_t)w >= len) {
+		return w;
+	}
+	return w + snprintf(buf + w, len - (size_t)w, "%s",
+			    place_of(pl, s->idx, s->block_action, at, sizeof(at)));
+}
+
+void dps__player_fail_at_locked(struct player *pl, size_t t, const struct dps_action *a, int error,
+				const char *fmt, ...)
+{
+	char at[64];
+	va_list ap;
+	int w;
+
+	if (pl->error) {
+		return; /* the first error keeps its detail */
+	}
+	pl->error = error;
+	w = snprintf(pl->detail, sizeof(pl->detail),
+		     "thread %" PRIu64 "%s: ", pl->prog->threads[t].id,
+		     place_of(pl, t, a, at, sizeof(at)));
+	if (w < 0 || (size_t)w >= sizeof(pl->detail)) {
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(pl->detail + w, sizeof(pl->detail) - (size_t)w, fmt, ap);
+	va_end(ap);
+}
+
 /* Under the lock, when no thread is running: aborts if no blocked thread can go on. */
 void dps__player_check_deadlock_locked(struct player *pl)
 {
@@ -250,8 +324,28 @@ void dps__player_check_deadlock_locked(struct player *pl)
 	}
 }
 
+/* Under the lock: whether s waits (untimed) for a wake of a thread that ended without giving
+ * it. Nothing else can give it: the set is inconsistent, and the thread would block for good. */
+static bool never_woken(struct player *pl, const struct slot *s)
+{
+	return s->block == BLOCK_WAIT && !s->block_timed && !s->block_dep->wakes &&
+	       is_done(pl->slots[s->block_dep->waker].state);
+}
+
+/* Under the lock: stops the play with DPS_ERR_DEADLK, its detail naming s, its wait and where
+ * it is written (the first error keeps its own). */
+static void fail_never_woken_locked(struct player *pl, const struct slot *s)
+{
+	if (!pl->error) {
+		describe_block(pl, s, pl->detail, sizeof(pl->detail));
+	}
+	dps__player_abort_locked(pl, DPS_ERR_DEADLK);
+}
+
 /* Under the lock: blocks the caller on cond until it can continue, the play aborts, or the
- * CLOCK_MONOTONIC deadline_ns passes (0: none). Returns whether it can continue. */
+ * CLOCK_MONOTONIC deadline_ns passes (0: none). Returns whether it can continue. A plain wait
+ * whose waker ended without giving the wake aborts the play (fail_never_woken_locked): it is
+ * reported where it is, not passed and not left to hang. */
 static bool block_until_locked(struct player *pl, struct slot *self, pthread_cond_t *cond,
 			       uint64_t deadline_ns)
 {
@@ -261,6 +355,10 @@ static bool block_until_locked(struct player *pl, struct slot *self, pthread_con
 	while (!(ok = can_continue(pl, self)) && !is_aborted(pl)) {
 		int rc = 0;
 
+		if (never_woken(pl, self)) {
+			fail_never_woken_locked(pl, self);
+			break;
+		}
 		if (!counted) {
 			self->res->n_blocked++;
 			counted = true;
@@ -305,6 +403,7 @@ void dps__player_join(struct player *pl, struct slot *self, const struct dps_act
 	pthread_mutex_lock(&pl->lock);
 	self->block = BLOCK_JOIN;
 	self->block_child = c;
+	self->block_action = a;
 	child->joiners++;
 	block_locked(pl, self, &child->state_cond);
 	child->joiners--;
@@ -334,6 +433,7 @@ void dps__player_wait(struct player *pl, struct slot *self, const struct dps_act
 	pthread_mutex_lock(&pl->lock);
 	self->block = BLOCK_WAIT;
 	self->block_dep = d;
+	self->block_action = a;
 	block_locked(pl, self, &self->wake_cond);
 	if (d->wakes) {
 		d->wakes--;
@@ -383,6 +483,7 @@ void dps__player_wait_timeout(struct player *pl, struct slot *self, const struct
 	pthread_mutex_lock(&pl->lock);
 	self->block = BLOCK_WAIT;
 	self->block_dep = d;
+	self->block_action = a;
 	ok = block_until_locked(pl, self, &self->wake_cond,
 				deadline_after(a->arg2 > 0 ? (uint64_t)a->arg2 : 0));
 	if (ok && d->wakes) {
@@ -478,6 +579,7 @@ void dps__player_lock(struct player *pl, struct slot *self, const struct dps_act
 		pthread_mutex_lock(&pl->lock);
 		self->block = BLOCK_LOCK;
 		self->block_obj = o;
+		self->block_action = a;
 		self->res->n_blocked++;
 		pl->running--;
 		dps__player_check_deadlock_locked(pl);
@@ -526,6 +628,7 @@ void dps__player_rwlock(struct player *pl, struct slot *self, const struct dps_a
 	pthread_mutex_lock(&pl->lock);
 	self->block = read ? BLOCK_RDLOCK : BLOCK_WRLOCK;
 	self->block_obj = o;
+	self->block_action = a;
 	if (!can_continue(pl, self)) {
 		block_locked(pl, self, &o->cond);
 		releaser = o->releaser;
@@ -601,6 +704,7 @@ uint64_t dps__player_put_take(struct player *pl, struct slot *self, const struct
 
 		self->block = put ? BLOCK_PUT : BLOCK_TAKE;
 		self->block_obj = o;
+		self->block_action = a;
 		if (!can_continue(pl, self)) {
 			block_locked(pl, self, &o->cond);
 			releaser = o->releaser;
@@ -648,6 +752,7 @@ void dps__player_arrive(struct player *pl, struct slot *self, const struct dps_a
 	} else {
 		self->block = BLOCK_ARRIVE;
 		self->block_obj = o;
+		self->block_action = a;
 		self->block_round = o->round;
 		block_locked(pl, self, &o->cond);
 		releaser = o->releaser;

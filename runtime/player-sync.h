@@ -87,12 +87,14 @@ struct slot {
 	const struct dep *block_dep; /* borrowed: the dep of a BLOCK_WAIT */
 	size_t block_child;	     /* the joinee of a BLOCK_JOIN */
 	bool block_timed;	     /* a BLOCK_WAIT with a timeout: never deadlocked */
-	const struct dps_action *block_action; /* borrowed: a BLOCK_WAIT_ANY's, _JOIN_ANY's */
-	struct obj *block_obj;		       /* borrowed: a BLOCK_LOCK's .. _ARRIVE's */
-	uint64_t block_round;		       /* the barrier round a BLOCK_ARRIVE waits out */
-	bool reaped;			       /* a join any took this thread */
-	pthread_cond_t state_cond;	       /* joiners wait here for state changes */
-	pthread_cond_t wake_cond;	       /* the thread itself waits here for wakes */
+	/* borrowed: the action the thread is blocked in (every kind: where the deadlock
+	 * message says it is written); a BLOCK_WAIT_ANY's and _JOIN_ANY's members */
+	const struct dps_action *block_action;
+	struct obj *block_obj;	   /* borrowed: a BLOCK_LOCK's .. _ARRIVE's */
+	uint64_t block_round;	   /* the barrier round a BLOCK_ARRIVE waits out */
+	bool reaped;		   /* a join any took this thread */
+	pthread_cond_t state_cond; /* joiners wait here for state changes */
+	pthread_cond_t wake_cond;  /* the thread itself waits here for wakes */
 	/* borrowed: pl->results[idx], written by the thread, read after it ended (what only the
 	 * playing thread needs, its scales, budget and memory stubs, is on its own stack:
 	 * player.c's struct thread_play) */
@@ -134,8 +136,17 @@ static inline bool is_aborted(struct player *pl)
  * who waits. */
 void dps__player_abort_locked(struct player *pl, int error);
 
+/* Under the lock: records error as the play's (the first error is kept, with its detail),
+ * its detail naming thread t, where its action a is written (ID.act:LINE; a may be NULL) and
+ * what went wrong (printf's fmt). The play goes on: abort it where it cannot. */
+__attribute__((format(printf, 5, 6))) void dps__player_fail_at_locked(struct player *pl, size_t t,
+								      const struct dps_action *a,
+								      int error, const char *fmt,
+								      ...);
+
 /* Under the lock, when no thread is running: aborts with DPS_ERR_DEADLK, its detail naming
- * each blocked thread and what it waits for, if no blocked thread can go on. */
+ * each blocked thread, what it waits for and where that action is written, if no blocked
+ * thread can go on. */
 void dps__player_check_deadlock_locked(struct player *pl);
 
 /* Under the lock: thread self has ended (its state is SLOT_ENDED); wakes whoever its end may

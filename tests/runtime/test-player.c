@@ -235,20 +235,6 @@ Test(player, wakes_are_counted_per_pair)
 	dps_play_result_fini(&r);
 }
 
-Test(player, wait_for_a_waker_that_ended_without_waking_returns)
-{
-	static const struct dps_action a0[] = {ACT(CREATE, 1), ACT(CREATE, 2), ACT(JOIN, 1),
-					       ACT(JOIN, 2)};
-	static const struct dps_action a1[] = {ACT(WAIT, 2)};
-	static const struct dps_action a2[] = {ACT(RUN, 1 * MS)};
-	static const struct dps_thread_desc th[] = {THREAD(1, a0), THREAD(2, a1), THREAD(3, a2)};
-	struct dps_program prog = {.threads = th, .n_threads = 3, .root = 0};
-	struct dps_play_result r;
-
-	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
-	dps_play_result_fini(&r);
-}
-
 Test(player, a_deep_create_chain)
 {
 	enum { N = 300 };

@@ -6,7 +6,7 @@
  * until the last one, a mutex excludes, a timed wait times out or is woken (whichever first),
  * a wait on a set takes any member's wake, join any takes whichever member ended, and a lock
  * cycle is reported as a deadlock naming the threads and the mutexes, not hung, as is a join
- * cycle in every play (issue 26). Each check is
+ * cycle in every play and a wait whose waker ended without the wake (issue 26). Each check is
  * structural (what blocked, what timed out) or a lower bound that a causal chain of sleeps
  * guarantees, so a loaded machine cannot fail it.
  */
@@ -436,8 +436,60 @@ Test(sync, a_join_cycle_is_reported_in_every_play, .timeout = 60)
 		struct dps_play_result r;
 
 		cr_assert_eq(dps_play(&prog, &opts, &r), DPS_ERR_DEADLK, "play %d", i);
-		cr_assert_not_null(strstr(r.detail, "thread 2 joins thread 3"), "play %d: %s", i,
-				   r.detail);
+		cr_assert_not_null(strstr(r.detail, "thread 2 joins thread 3 (2.act:"),
+				   "play %d: %s", i, r.detail);
 		dps_play_result_fini(&r);
 	}
+}
+
+/* A wait whose waker ended without giving the wake can never return: reported (issue 26),
+ * naming the thread, its action file and line, whether the waker ended before the wait began
+ * or while it waited; not passed as if woken. */
+Test(sync, a_wait_for_a_waker_that_ended_without_waking_is_an_error_where_it_is)
+{
+	static const struct dps_action a0[] = {ACT(CREATE, 1), ACT(CREATE, 2), ACT(JOIN, 1),
+					       ACT(JOIN, 2)};
+	/* the waker (3) ends at once; 2 waits after 20 ms, then before */
+	static const struct dps_action late[] = {ACT(SLEEP, 20 * MS), ACT(WAIT, 2)};
+	static const struct dps_action early[] = {ACT(WAIT, 2)};
+	static const struct dps_action a2[] = {ACT(RUN, 1 * MS)};
+	static const struct dps_action slow[] = {ACT(SLEEP, 20 * MS)};
+	const struct dps_thread_desc th[][3] = {
+	    {THREAD(1, a0), THREAD(2, late), THREAD(3, a2)},
+	    {THREAD(1, a0), THREAD(2, early), THREAD(3, slow)},
+	};
+
+	for (size_t k = 0; k < 2; k++) {
+		struct dps_program prog = {.threads = th[k], .n_threads = 3, .root = 0};
+		struct dps_play_result r;
+		char want[128];
+
+		cr_assert_eq(dps_play(&prog, &opts, &r), DPS_ERR_DEADLK, "case %zu", k);
+		snprintf(want, sizeof(want),
+			 "thread 2 waits for a wake of thread 3, which ended without giving it "
+			 "(2.act:%u)",
+			 k ? early[0].line : late[1].line);
+		cr_assert_not_null(strstr(r.detail, want), "case %zu: %s", k, r.detail);
+		dps_play_result_fini(&r);
+	}
+}
+
+/* A timed wait whose waker ended without waking it waits out its timeout, as the program's
+ * would: the wake cannot come. */
+Test(sync, a_timed_wait_for_a_waker_that_ended_waits_out_its_timeout)
+{
+	static const struct dps_action a0[] = {ACT(CREATE, 1), ACT(CREATE, 2), ACT(JOIN, 1),
+					       ACT(JOIN, 2)};
+	static const struct dps_action a1[] = {
+	    {.kind = DPS_ACT_SLEEP, .arg = 10 * MS},
+	    {.kind = DPS_ACT_WAIT_TIMEOUT, .arg = 2, .arg2 = 30 * MS}};
+	static const struct dps_action a2[] = {ACT(RUN, 1 * MS)};
+	static const struct dps_thread_desc th[] = {THREAD(1, a0), THREAD(2, a1), THREAD(3, a2)};
+	struct dps_program prog = {.threads = th, .n_threads = 3, .root = 0};
+	struct dps_play_result r;
+
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
+	cr_assert_eq(r.threads[1].n_timeouts, 1);
+	cr_assert_geq(r.threads[1].end_ns - r.threads[1].start_ns, 40 * MS);
+	dps_play_result_fini(&r);
 }

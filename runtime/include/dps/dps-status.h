@@ -19,7 +19,8 @@ enum dps_status {
 	DPS_ERR_NOMEM = -12,  /* allocation failure */
 	DPS_ERR_INVAL = -22,  /* bad input (file:line:col in the diagnostic) */
 	DPS_ERR_RANGE = -34,  /* number out of range */
-	DPS_ERR_DEADLK = -35, /* every live thread blocked on a wait/join/object nothing can end */
+	DPS_ERR_DEADLK = -35, /* a wait, join or object nothing can end (every live thread
+			       * blocked, or a wait whose waker ended without the wake) */
 };
 
 /* A short English description of a status ("deadlock: ..."); never NULL, static storage. */
