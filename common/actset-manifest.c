@@ -116,7 +116,9 @@ static int expect_arg(struct lexer *lx, struct token *tok, const char *what)
 	return DPS_OK;
 }
 
-static int parse_manifest_thread(struct dps_actset *set, struct lexer *lx)
+/* A `thread` line. seen (per thread index) holds the line of the thread's `thread` line, 0
+ * while it has none: a second one is an error (which of the two would the reader believe?). */
+static int parse_manifest_thread(struct dps_actset *set, struct lexer *lx, unsigned *seen)
 {
 	struct token tok, val;
 	uint64_t id;
@@ -146,6 +148,14 @@ static int parse_manifest_thread(struct dps_actset *set, struct lexer *lx)
 			     "thread %" PRIu64 " has no action file %" PRIu64 ".act", id, id);
 		return DPS_ERR_INVAL;
 	}
+	if (seen[t]) {
+		dps_diag_set(lx->diag, lx->name, lx->line, tok.col,
+			     "thread %" PRIu64 " described twice (first on line %u): expected one "
+			     "'thread' line per thread",
+			     id, seen[t]);
+		return DPS_ERR_INVAL;
+	}
+	seen[t] = lx->line;
 	while (dps_actset__lex_next(lx, &tok)) {
 		struct dps_actset_thread *th = &set->threads[t];
 
@@ -345,27 +355,24 @@ static int parse_manifest_tasks(struct dps_actset *set, struct lexer *lx)
 	return status;
 }
 
-int dps_actset__parse_manifest(struct dps_actset *set, const char *name, const char *text,
-			       size_t len, int64_t *declared_root, unsigned *root_line,
-			       struct dps_diag *diag)
+/* The manifest's statements, one per line, from lx's start (see dps_actset__parse_manifest);
+ * seen as parse_manifest_thread's. */
+static int parse_statements(struct dps_actset *set, struct lexer *lx, int64_t *declared_root,
+			    unsigned *root_line, unsigned *seen)
 {
-	struct lexer lx;
 	bool first = true;
 	uint64_t manifest_version = 0;
+	unsigned root_at = 0; /* the line of the `root` statement, 0: none yet */
 	int status = DPS_OK;
 
-	dps_actset__lex_start(&lx, name, text, len, diag);
-	if (!len) {
-		return DPS_OK;
-	}
 	do {
 		struct token kw, arg;
 
-		status = dps_actset__lex_check_line(&lx);
+		status = dps_actset__lex_check_line(lx);
 		if (status) {
 			return status;
 		}
-		if (!dps_actset__lex_next(&lx, &kw)) {
+		if (!dps_actset__lex_next(lx, &kw)) {
 			continue;
 		}
 		if (dps_actset__tok_is(&kw, "dps-manifest")) {
@@ -373,12 +380,12 @@ int dps_actset__parse_manifest(struct dps_actset *set, const char *name, const c
 
 			if (!first) {
 				return dps_actset__lex_error(
-				    &lx, kw.col,
-				    "'dps-manifest' header must be the first statement", NULL);
+				    lx, kw.col, "'dps-manifest' header must be the first statement",
+				    NULL);
 			}
-			status = expect_arg(&lx, &arg, "expected a format version");
+			status = expect_arg(lx, &arg, "expected a format version");
 			if (!status) {
-				status = dps_actset__parse_version(&lx, set, &arg, "manifest", &v);
+				status = dps_actset__parse_version(lx, set, &arg, "manifest", &v);
 			}
 			if (status) {
 				return status;
@@ -392,9 +399,9 @@ int dps_actset__parse_manifest(struct dps_actset *set, const char *name, const c
 									     : &set->partial_reason;
 			char *s = NULL;
 
-			status = expect_arg(&lx, &arg, "expected a double-quoted string");
+			status = expect_arg(lx, &arg, "expected a double-quoted string");
 			if (!status) {
-				status = parse_string(&lx, &arg, &s);
+				status = parse_string(lx, &arg, &s);
 			}
 			if (status) {
 				return status;
@@ -407,55 +414,84 @@ int dps_actset__parse_manifest(struct dps_actset *set, const char *name, const c
 		} else if (dps_actset__tok_is(&kw, "root")) {
 			int64_t root;
 
-			status = expect_arg(&lx, &arg, "expected the root thread id");
+			if (root_at) {
+				dps_diag_set(lx->diag, lx->name, lx->line, kw.col,
+					     "a second 'root' (first on line %u): expected one",
+					     root_at);
+				return DPS_ERR_INVAL;
+			}
+			status = expect_arg(lx, &arg, "expected the root thread id");
 			if (!status) {
-				status = parse_i64_tok(&lx, &arg, "expected a thread id", &root);
+				status = parse_i64_tok(lx, &arg, "expected a thread id", &root);
 			}
 			if (status) {
 				return status;
 			}
 			*declared_root = root;
-			*root_line = lx.line;
+			*root_line = lx->line;
+			root_at = lx->line;
 		} else if (dps_actset__tok_is(&kw, "thread")) {
-			status = parse_manifest_thread(set, &lx);
+			status = parse_manifest_thread(set, lx, seen);
 			if (status) {
 				return status;
 			}
 		} else if (dps_actset__tok_is(&kw, "object")) {
 			if (manifest_version == DPS_ACTSET_FORMAT_V1) {
 				return dps_actset__lex_error(
-				    &lx, kw.col,
+				    lx, kw.col,
 				    "'object' in a manifest that says 'dps-manifest "
 				    "1': expected 'dps-manifest 2'",
 				    NULL);
 			}
-			status = parse_manifest_object(set, &lx, manifest_version);
+			status = parse_manifest_object(set, lx, manifest_version);
 			if (status) {
 				return status;
 			}
 		} else if (dps_actset__tok_is(&kw, "tasks")) {
 			if (manifest_version == DPS_ACTSET_FORMAT_V1) {
 				return dps_actset__lex_error(
-				    &lx, kw.col,
+				    lx, kw.col,
 				    "'tasks' in a manifest that says 'dps-manifest "
 				    "1': expected 'dps-manifest 2'",
 				    NULL);
 			}
-			status = parse_manifest_tasks(set, &lx);
+			status = parse_manifest_tasks(set, lx);
 			if (status) {
 				return status;
 			}
 		} else {
 			return dps_actset__lex_error(
-			    &lx, kw.col,
+			    lx, kw.col,
 			    "expected a manifest statement (dps-manifest, source, "
 			    "options, partial, root, thread, object, tasks)",
 			    &kw);
 		}
 		first = false;
-		if (dps_actset__lex_next(&lx, &arg)) {
-			return dps_actset__lex_error(&lx, arg.col, "expected end of line", &arg);
+		if (dps_actset__lex_next(lx, &arg)) {
+			return dps_actset__lex_error(lx, arg.col, "expected end of line", &arg);
 		}
-	} while (dps_actset__lex_next_line(&lx));
+	} while (dps_actset__lex_next_line(lx));
 	return DPS_OK;
+}
+
+int dps_actset__parse_manifest(struct dps_actset *set, const char *name, const char *text,
+			       size_t len, int64_t *declared_root, unsigned *root_line,
+			       struct dps_diag *diag)
+{
+	struct lexer lx;
+	unsigned *seen; /* per thread: the line of its `thread` line, 0: none yet */
+	int status;
+
+	dps_actset__lex_start(&lx, name, text, len, diag);
+	if (!len) {
+		return DPS_OK;
+	}
+	seen = calloc(set->n_threads ? set->n_threads : 1, sizeof(*seen));
+	if (!seen) {
+		dps_diag_set(diag, name, 0, 0, "out of memory reading the manifest");
+		return DPS_ERR_NOMEM;
+	}
+	status = parse_statements(set, &lx, declared_root, root_line, seen);
+	free(seen);
+	return status;
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "actset-parse.h"
+#include "text-out.h"
 
 static int parse_delta(struct lexer *lx, const struct token *tok, int64_t *out)
 {
@@ -471,13 +472,22 @@ end:
 	return status;
 }
 
-/* "<digits>.act" -> id; false for any other name. */
+/* Whether a directory entry claims to be an action file: a name ending in ".act" that is not
+ * hidden (an editor's or a tool's own, ".1.act.swp" or "._1.act", is not the set's). */
+static bool is_act_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	return name[0] != '.' && len > 4 && !strcmp(name + len - 4, ".act");
+}
+
+/* "<digits>.act" -> id; false for any other name, or an id beyond 2^64-1. */
 static bool parse_act_name(const char *name, uint64_t *id)
 {
 	size_t len = strlen(name);
 	uint64_t v = 0;
 
-	if (len < 5 || strcmp(name + len - 4, ".act")) {
+	if (!is_act_name(name)) {
 		return false;
 	}
 	for (size_t i = 0; i < len - 4; i++) {
@@ -525,8 +535,26 @@ int dps_actset_load_dir(const char *dir, struct dps_actset **out, struct dps_dia
 		uint64_t id;
 		size_t t;
 
+		if (!is_act_name(de->d_name)) {
+			continue; /* not the set's: a README, the manifest, a hidden file */
+		}
 		if (!parse_act_name(de->d_name, &id)) {
-			continue;
+			/* a file that says it is an action file but names no thread: refused, not
+			 * skipped, or its actions would silently not play */
+			char shown[256], *stray = dps_actset__path_join(dir, de->d_name);
+
+			if (!stray) {
+				status = DPS_ERR_NOMEM;
+				goto nomem;
+			}
+			dps_text_sanitize(stray, shown, sizeof(shown));
+			free(stray);
+			dps_diag_set(diag, shown, 0, 0,
+				     "an action file's name is its thread's id: expected <id>.act, "
+				     "the id a decimal number of 0 to 2^64-1 (rename the file, or "
+				     "give it another extension if it is not one)");
+			status = DPS_ERR_INVAL;
+			goto error;
 		}
 		t = dps_actset_add_thread(set, id);
 		if (t == DPS_ACTSET_NO_THREAD) {

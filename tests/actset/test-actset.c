@@ -55,7 +55,7 @@ static void write_files(const struct file *files)
  */
 struct bad_set {
 	struct file files[MAX_FILES];
-	char where[24]; /* "1.act:2:5: " expected right after "<dir>/" */
+	char where[32]; /* "1.act:2:5: " expected right after "<dir>/" */
 	char what[96];	/* a piece of the message */
 };
 
@@ -131,6 +131,20 @@ ParameterizedTestParameters(actset, bad_sets_are_located)
 	    {{{"1.act", "stack +140737488355328\n"}}, "1.act:1:7: ", "stack change beyond"},
 	    {{{"1.act", "stack +1000000000\nstack +100000000\n"}}, "1.act:2:7: ", "1 GiB"},
 	    {{{"1.act", "stack -140737488355328\n"}}, "1.act:1:7: ", "stack change beyond"},
+	    /* a file that says it is an action file but names no thread, and a duplicate in
+	     * the manifest: reported, not skipped (issue 26) */
+	    {{{"1.act", "run 1\n"}, {"foo.act", "run 2\n"}}, "foo.act: ", "expected <id>.act"},
+	    {{{"1.act", "run 1\n"}, {"18446744073709551616.act", "run 2\n"}},
+	     "18446744073709551616.act: ",
+	     "0 to 2^64-1"},
+	    {{{"1.act", "create 2\n"},
+	      {"2.act", "run 1\n"},
+	      {"manifest", "dps-manifest 1\nthread 2 comm \"a\"\nthread 1\nthread 2 tid 7\n"}},
+	     "manifest:4:8: ",
+	     "thread 2 described twice (first on line 2)"},
+	    {{{"1.act", "run 1\n"}, {"manifest", "root 1\n# again\nroot 1\n"}},
+	     "manifest:3:1: ",
+	     "a second 'root' (first on line 1)"},
 	    /* manifest gaps */
 	    {{{"manifest", "dps-manifest 1\nthread 5\n"}}, "manifest:2:8: ", "no action file"},
 	    {{{"1.act", "run 1\n"}, {"manifest", "dps-manifest 1\nroot 9223372036854775808\n"}},
@@ -224,6 +238,12 @@ ParameterizedTestParameters(actset, good_sets_load)
 	     1,
 	     4,
 	     {A(CREATE, 1), A(CREATE, 3), A(JOIN, 1), A(JOIN, 3)}},
+	    /* a hidden file is no action file of the set (an editor's copy), whatever its name */
+	    {{{"1.act", "run 1\n"}, {".1.act", "fly\n"}, {".foo.act", "create 9\n"}},
+	     1,
+	     1,
+	     1,
+	     {A(RUN, 1000)}},
 	    /* an empty file is a thread with no actions; the root need not be the lowest id */
 	    {{{"1.act", ""}, {"9.act", "create 1\n"}}, 2, 9, 0, {{0}}},
 	    /* zero durations and the largest id */

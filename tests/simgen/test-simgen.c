@@ -150,6 +150,8 @@ ParameterizedTestParameters(simgen, bad_set_exits_2_and_writes_nothing)
 	    {"self-join", "self-join/1.act:2:6:"},
 	    {"join-cycle", "join-cycle/2.act:2:6: join of thread 3 that can never return"},
 	    {"join-before-create", "join-before-create/1.act:2:6: join of thread 2 that can"},
+	    {"stray-act", "stray-act/foo.act: an action file's name is its thread's id"},
+	    {"thread-twice", "thread-twice/manifest:5:8: thread 2 described twice"},
 	    {"empty", "no thread"},
 	    {"does-not-exist", "cannot open action-set directory"},
 	};
