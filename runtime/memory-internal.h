@@ -11,6 +11,7 @@
 #ifndef DPS_RUNTIME_MEMORY_INTERNAL_H
 #define DPS_RUNTIME_MEMORY_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +22,10 @@
 #include "clock.h"
 
 struct dps__mem_thread;
+
+/* Room left below the deepest frame of the stack stub for the player, tracepoints and
+ * syscalls. */
+#define DPS__STACK_RESERVE_BYTES (64 * 1024)
 
 /*
  * Plays actions from index i until the end of the list (returns n) or until a DPS_ACT_STACK
@@ -50,6 +55,11 @@ uint64_t dps__mem_heap_size(const struct dps__mem_thread *mem);
 int64_t dps__mem_stack_depth(const struct dps__mem_thread *mem);
 /* DPS_OK, or DPS_ERR_RANGE once a stack action had to be capped to fit the thread's stack. */
 int dps__mem_status(const struct dps__mem_thread *mem);
+/* The index (in the list dps__mem_stack_play played) of the first stack action that had to be
+ * capped, SIZE_MAX when none was; and the bytes the thread's stack held below the depth 0 of
+ * its curve. For the message of a DPS_ERR_RANGE. */
+size_t dps__mem_capped_at(const struct dps__mem_thread *mem);
+uint64_t dps__mem_stack_room(const struct dps__mem_thread *mem);
 void dps__mem_set_stack_notify(struct dps__mem_thread *mem, dps__stack_done_fn fn);
 
 /*
@@ -59,6 +69,21 @@ void dps__mem_set_stack_notify(struct dps__mem_thread *mem, dps__stack_done_fn f
  */
 size_t dps__mem_stack_play(struct dps__mem_thread *mem, const struct dps_action *actions, size_t n,
 			   size_t i, dps__play_from_fn play_from, void *ctx);
+
+/*
+ * The stacks of the player's threads (player-stack.c): a thread whose stack actions go deeper
+ * than a default thread stack holds gets one that holds them (the set's limit is
+ * DPS_ACTION_MAX_STACK_BYTES), so a curve validation accepted plays uncapped.
+ */
+/* The stack thread t needs for its stack actions (its deepest depth, the recursion's frames,
+ * the player's room below), or 0 when it has no stack action going below depth 0. */
+size_t dps__stack_need(const struct dps_thread_desc *t);
+/* pthread_create of fn(arg) for thread t: with a stack of dps__stack_need(t) when the
+ * default one is smaller. Returns pthread_create's error (0 on success). */
+int dps__stack_thread_create(pthread_t *pt, const struct dps_thread_desc *t, void *(*fn)(void *),
+			     void *arg);
+/* Whether the calling thread's stack, from here, holds thread t's curve. */
+bool dps__stack_fits_here(const struct dps_thread_desc *t);
 
 /*
  * For the calibration functions (memcal.c): the stub on a table with per-point timings, and

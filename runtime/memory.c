@@ -38,9 +38,6 @@ size_t __sanitizer_get_current_allocated_bytes(void);
 
 #include "memory-internal.h"
 
-/* Room left below the deepest frame for the player, tracepoints and syscalls. */
-#define STACK_RESERVE_BYTES (64 * 1024)
-
 struct mem_walk;
 struct mem_level;
 
@@ -57,7 +54,8 @@ struct dps__mem_thread {
 	bool alloc_mode;
 	struct mem_block *blocks; /* owned, each block owned */
 	size_t n_blocks, cap_blocks;
-	int status; /* DPS_ERR_RANGE once a frame had to be capped */
+	int status;	  /* DPS_ERR_RANGE once a frame had to be capped */
+	size_t capped_at; /* the first capped point (SIZE_MAX: none) */
 	/* stack replay */
 	int64_t target;	       /* desired depth, sum of the stack changes */
 	uintptr_t root_sp;     /* stack pointer of depth 0 */
@@ -146,6 +144,7 @@ struct dps__mem_thread *dps__mem_thread_begin(bool alloc_mode)
 	mem = calloc(1, sizeof(*mem));
 	if (mem) {
 		mem->alloc_mode = alloc_mode;
+		mem->capped_at = SIZE_MAX;
 	}
 	return mem;
 }
@@ -176,6 +175,16 @@ int64_t dps__mem_stack_depth(const struct dps__mem_thread *mem)
 int dps__mem_status(const struct dps__mem_thread *mem)
 {
 	return mem->status;
+}
+
+size_t dps__mem_capped_at(const struct dps__mem_thread *mem)
+{
+	return mem->capped_at;
+}
+
+uint64_t dps__mem_stack_room(const struct dps__mem_thread *mem)
+{
+	return mem->root_sp > mem->stack_limit ? mem->root_sp - mem->stack_limit : 0;
 }
 
 void dps__mem_set_stack_notify(struct dps__mem_thread *mem, dps__stack_done_fn fn)
@@ -495,6 +504,7 @@ static __attribute__((noinline)) int64_t compute_frame_alloca(struct mem_walk *w
 					       (uint64_t)(sp - mem->stack_limit))) {
 		/* The thread's stack cannot hold the curve: cap it rather than crash. */
 		mem->status = DPS_ERR_RANGE;
+		mem->capped_at = mem->capped_at == SIZE_MAX ? j : mem->capped_at;
 		a = 0;
 	}
 	if (w->times) {
@@ -567,7 +577,7 @@ static void find_stack_limits(struct dps__mem_thread *mem, uintptr_t sp)
 	mem->stack_limit = 0;
 	if (pthread_getattr_np(pthread_self(), &attr) == 0) {
 		if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
-			mem->stack_limit = (uintptr_t)addr + STACK_RESERVE_BYTES;
+			mem->stack_limit = (uintptr_t)addr + DPS__STACK_RESERVE_BYTES;
 		}
 		pthread_attr_destroy(&attr);
 	}
@@ -872,7 +882,7 @@ int dps__mem_stub_play_internal(const struct dps_mem_alloc *table, size_t n,
 				struct dps_mem_stub_result *result, char *err, size_t errlen)
 {
 	struct dps_mem_stub_options defaults;
-	struct dps__mem_thread mem = {0};
+	struct dps__mem_thread mem = {.capped_at = SIZE_MAX};
 	struct table_walk tw = {0};
 	size_t max_frames = 0;
 	int slack = -1;

@@ -2,8 +2,9 @@
 /*
  * The action player: plays a dps_program's per-thread action lists with the PSFs.
  *
- * Threads are slots indexed like prog->threads. The root plays on the calling thread; a
- * `create` starts a slot's pthread. One mutex guards the shared state (slot states and the
+ * Threads are slots indexed like prog->threads. The root plays on the calling thread (on a
+ * thread of its own when its stack curve needs a deeper stack: player-stack.c); a `create`
+ * starts a slot's pthread. One mutex guards the shared state (slot states and the
  * wait/wake counters); each slot has a condition variable for the state changes its joiners
  * wait on and one for the wakes it waits on. This file sets a play up, creates the threads and
  * plays each one's list; the actions that block (joins, waits, the objects), the account of
@@ -150,8 +151,10 @@ static void do_create(struct player *pl, struct slot *self, const struct dps_act
 	if (!claimed) {
 		goto end;
 	}
-	/* EAGAIN is what a thread limit gives; injected for the tests of this path */
-	rc = inject ? EAGAIN : pthread_create(&pt, NULL, thread_main, child);
+	/* EAGAIN is what a thread limit gives; injected for the tests of this path. A thread
+	 * whose stack curve needs more than a default stack gets one that holds it. */
+	rc = inject ? EAGAIN
+		    : dps__stack_thread_create(&pt, &pl->prog->threads[c], thread_main, child);
 	pthread_mutex_lock(&pl->lock);
 	if (rc) {
 		child->state = SLOT_FAILED;
@@ -188,9 +191,11 @@ static void do_heap(struct player *pl, struct thread_play *tp, const struct dps_
 {
 	if (!tp->mem || dps__mem_heap(tp->mem, a->arg)) {
 		pthread_mutex_lock(&pl->lock);
-		if (!pl->error) {
-			pl->error = DPS_ERR_NOMEM;
-		}
+		dps__player_fail_at_locked(
+		    pl, tp->slot->idx, a, DPS_ERR_NOMEM,
+		    "heap %+" PRId64 ": the machine gave no memory for it (the thread's heap held "
+		    "%" PRIu64 " bytes)",
+		    a->arg, tp->mem ? dps__mem_heap_size(tp->mem) : 0);
 		pthread_mutex_unlock(&pl->lock);
 		return;
 	}
@@ -502,10 +507,15 @@ static void play_thread(struct slot *self)
 	}
 	if (tp.mem && dps__mem_status(tp.mem)) {
 		/* a stack action had to be capped to fit the thread's stack */
+		size_t at = dps__mem_capped_at(tp.mem);
+		const struct dps_action *a = at < t->n_actions ? &t->actions[at] : NULL;
+
 		pthread_mutex_lock(&pl->lock);
-		if (!pl->error) {
-			pl->error = dps__mem_status(tp.mem);
-		}
+		dps__player_fail_at_locked(
+		    pl, self->idx, a, dps__mem_status(tp.mem),
+		    "stack %+" PRId64 ": deeper than the thread's stack holds (%" PRIu64
+		    " bytes from the curve's start): the curve was capped there",
+		    a ? a->arg : 0, dps__mem_stack_room(tp.mem));
 		pthread_mutex_unlock(&pl->lock);
 	}
 	dps__mem_thread_end(tp.mem);
@@ -532,6 +542,21 @@ static void *thread_main(void *arg)
 {
 	play_thread(arg);
 	return NULL;
+}
+
+/* The root plays on the caller, unless its stack curve needs a deeper stack than the caller
+ * has left (player-stack.c): then on a thread of its own that holds it, the caller waiting. */
+static void play_root(struct player *pl)
+{
+	struct slot *root = &pl->slots[pl->prog->root];
+	pthread_t pt;
+
+	if (dps__stack_fits_here(&pl->prog->threads[root->idx]) ||
+	    dps__stack_thread_create(&pt, &pl->prog->threads[root->idx], thread_main, root)) {
+		play_thread(root); /* a curve that does not fit is capped and reported */
+		return;
+	}
+	pthread_join(pt, NULL);
 }
 
 void dps_play_options_default(struct dps_play_options *opts)
@@ -742,7 +767,7 @@ int dps_play(const struct dps_program *prog, const struct dps_play_options *opts
 	pl.slots[prog->root].state = SLOT_STARTED;
 	pl.running = 1;
 	pl.live = 1;
-	play_thread(&pl.slots[prog->root]);
+	play_root(&pl);
 	pthread_setname_np(pthread_self(), old_name);
 	dps__tls_id = 0;
 	lttng_ust_context_procname_reset();

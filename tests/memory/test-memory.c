@@ -5,7 +5,8 @@
  * alternations), each measured at every trace point: the heap with mallinfo2 (minus the
  * calibrated allocator overhead) must equal the desired value to the byte, the stack-pointer
  * depth (minus the calibrated stack_offset) must be within 64 bytes. Plus the calibration file
- * round trip and its errors, bad tables, a stack that does not fit, and the player's hook.
+ * round trip and its errors, bad tables, a stack that does not fit, and the player's hook;
+ * the player's stacks sized for their curves and a heap it cannot have named where it is.
  */
 #include <criterion/criterion.h>
 #include <pthread.h>
@@ -522,4 +523,76 @@ Test(memory, allocation_faithful_heap_frees_the_recorded_blocks)
 	cr_expect_eq(dps__mem_heap(mem, (int64_t)1 << 45), DPS_ERR_NOMEM);
 	cr_expect_eq(dps__mem_heap_size(mem), 0);
 	dps__mem_thread_end(mem);
+}
+
+/*
+ * The player's stacks and heaps through dps_play (issue 26): what the set's validation
+ * accepts plays, and what the machine cannot give is named with its place.
+ */
+#define PLAY_ACT(k, x)                                                                             \
+	{                                                                                          \
+		.arg = (x), .kind = DPS_ACT_##k, .line = __LINE__                                  \
+	}
+#define PLAY_THREAD(i, acts)                                                                       \
+	{                                                                                          \
+		.id = (i), .actions = (acts), .n_actions = sizeof(acts) / sizeof((acts)[0])        \
+	}
+
+/* Options for a play of a program made here: the deterministic calibration, wall mode. */
+static struct dps_play_options play_options(void)
+{
+	struct dps_play_options opts;
+	char err[256];
+
+	setenv("DPS_CALIBRATION", "override", 1);
+	cr_assert_eq(dps_init(NULL, err, sizeof(err)), DPS_OK, "%s", err);
+	dps_play_options_default(&opts);
+	opts.mode = DPS_RUN_WALL;
+	opts.summary = false;
+	return opts;
+}
+
+/* A stack curve deeper than a default thread stack (8 MiB) and within the set's limit plays
+ * uncapped, in a created thread and in the root (validation accepted it, the player capped it
+ * and failed with "number out of range"). */
+Test(memory, a_stack_deeper_than_a_default_thread_stack_plays, .timeout = 120)
+{
+	static const struct dps_action root[] = {
+	    PLAY_ACT(CREATE, 1), PLAY_ACT(JOIN, 1), PLAY_ACT(STACK, 48 * 1024 * 1024),
+	    PLAY_ACT(RUN, 100000), PLAY_ACT(STACK, -48 * 1024 * 1024)};
+	static const struct dps_action child[] = {
+	    PLAY_ACT(STACK, 32 * 1024 * 1024), PLAY_ACT(RUN, 100000),
+	    PLAY_ACT(STACK, 32 * 1024 * 1024), PLAY_ACT(STACK, -64 * 1024 * 1024)};
+	static const struct dps_thread_desc th[] = {PLAY_THREAD(1, root), PLAY_THREAD(2, child)};
+	struct dps_program prog = {.threads = th, .n_threads = 2, .root = 0};
+	struct dps_play_options opts = play_options();
+	struct dps_play_result r;
+
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK, "%s", r.detail);
+	cr_assert_eq(r.threads[0].n_actions, 5);
+	cr_assert_eq(r.threads[1].n_actions, 4);
+	dps_play_result_fini(&r);
+}
+
+/* A heap the machine cannot give fails naming the thread, its action file and line (it said
+ * "replay failed: out of memory", nothing more). 4 EiB: refused by any allocator (under ASan
+ * too: allocator_may_return_null, CMakeLists.txt). */
+Test(memory, a_heap_the_machine_cannot_give_is_named_where_it_is)
+{
+	static const struct dps_action a0[] = {PLAY_ACT(CREATE, 1), PLAY_ACT(JOIN, 1)};
+	static const struct dps_action a1[] = {
+	    PLAY_ACT(HEAP, 4096), PLAY_ACT(HEAP, INT64_C(1) << 62), PLAY_ACT(HEAP, -4096)};
+	static const struct dps_thread_desc th[] = {PLAY_THREAD(1, a0), PLAY_THREAD(2, a1)};
+	struct dps_program prog = {.threads = th, .n_threads = 2, .root = 0};
+	struct dps_play_options opts = play_options();
+	struct dps_play_result r;
+	char want[160];
+
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_ERR_NOMEM);
+	snprintf(want, sizeof(want),
+		 "thread 2 (2.act:%u): heap +4611686018427387904: the machine gave no memory for "
+		 "it (the thread's heap held 4096 bytes)",
+		 a1[1].line);
+	cr_assert_str_eq(r.detail, want);
+	dps_play_result_fini(&r);
 }

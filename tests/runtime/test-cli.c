@@ -164,6 +164,22 @@ Test(cli, run_of_a_deadlocking_set_fails_instead_of_hanging)
 	cr_assert_null(strstr(err_text, "makespan"), "%s", err_text);
 }
 
+/* Failures with a place (issue 26): a stack within the set's limit plays (it was capped: "number
+ * out of range"), and a heap the machine cannot give names the thread, its file and line. */
+Test(cli, run_failures_name_the_thread_file_and_line)
+{
+	write_file("set", "1.act", "create 2\nstack +16777216\nrun 10\nstack -16777216\njoin 2\n");
+	write_file("set", "2.act",
+		   "run 10\n# the heap of 4 EiB no machine has\nheap +4611686018427387904\n");
+	cr_assert_eq(keep(dps_test_run_dps("run", set_path("set"), "--mode", "wall", NULL)), 1,
+		     "%s", err_text);
+	cr_assert_null(strstr(err_text, "out of range"), "%s", err_text);
+	cr_assert_not_null(strstr(err_text, "dps run: replay failed: out of memory: thread 2 "
+					    "(2.act:3): heap +4611686018427387904: the machine "
+					    "gave no memory for it"),
+			   "%s", err_text);
+}
+
 /* Format version 2 (issue 13): a lock cycle is a run-time deadlock (exit 1) naming the threads
  * and the mutexes; a lock never unlocked is bad input (exit 2) at its file:line:column. */
 Test(cli, run_of_a_lock_cycle_names_threads_and_mutexes)
