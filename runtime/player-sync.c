@@ -449,11 +449,13 @@ void dps__player_wake(struct player *pl, size_t waker, const struct dps_action *
 	size_t s = (size_t)a->arg;
 	struct dep *d = find_dep(pl, s, waker);
 
+	/* the event before the wake it stands for: the sleeper's wait_end always comes after it
+	 * (after the unlock, a preempted waker's event came after the sleeper's) */
+	lttng_ust_tracepoint(dps, wake, dps__tls_id, pl->prog->threads[s].id, a->line);
 	pthread_mutex_lock(&pl->lock);
 	d->wakes++;
 	pthread_cond_signal(&pl->slots[s].wake_cond);
 	pthread_mutex_unlock(&pl->lock);
-	lttng_ust_tracepoint(dps, wake, dps__tls_id, pl->prog->threads[s].id, a->line);
 }
 
 /* The id of slot i for the events, or NO_WAKER_ID. */
