@@ -440,13 +440,20 @@ int analyzer__output(struct analyzer_core *core, struct analyzer_result *res, co
 	if (set) {
 		status = dps_actset_resolve(set, diag);
 		if (status) {
-			/* An analyzer bug, not bad input: say so. */
 			char msg[DPS_DIAG_MSG_LEN];
+			/* A join the trace puts before the creation it waits for (events out of
+			 * order: a damaged trace, found by fuzz-analyzer-core): the input's
+			 * fault, said as such. Anything else is an analyzer bug: said so. */
+			bool join_first = diag && strstr(diag->msg, "that can never return");
 
 			snprintf(msg, sizeof(msg), "%.900s", diag ? diag->msg : "");
-			dps_diag_setf(diag, "internal error, the action set built is invalid: %s",
+			dps_diag_setf(diag,
+				      join_first
+					  ? "the trace orders a join before the creation it "
+					    "waits for (damaged or reordered events): %s"
+					  : "internal error, the action set built is invalid: %s",
 				      msg);
-			status = DPS_ERROR;
+			status = join_first ? DPS_ERR_INVAL : DPS_ERROR;
 			goto abort_writer;
 		}
 		if (tasks && analyzer_tasks_declare(tasks, set)) {
