@@ -138,6 +138,13 @@ def interrupt(name, argv, how, delay, sessions_before):
         _, err = p.communicate()
         failures.append(f"{name}, {how} at {delay:.2f} s: dps did not end within 120 s")
     procs, sessions, temps = settle(sessions_before)
+    # a replay that failed (its stub got the ^C) keeps its run's files on purpose and names
+    # them (doc/replay.md): not a leftover once said
+    kept = [os.path.realpath(os.path.join(WORK, k)) for k in
+            re.findall(r"this run's files are in (\S+?),", err.decode(errors="replace"))]
+    temps = [t for t in temps
+             if not any(os.path.realpath(t) == k or os.path.realpath(t).startswith(k + "/")
+                        for k in kept)]
     what = []
     if procs:
         what.append("processes " + ", ".join(procs))
