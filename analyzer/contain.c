@@ -32,8 +32,10 @@
  * gives them; the fields one decoder skips for a thread it described already are dropped in
  * that order too (analyzer_known_filter). The groups and their views: groups.c.
  *
- * Over 1000 lines: the child, the parent's watch over each decoder and the merge of stream
- * groups share the wire format and struct decoder; apart they would expose both.
+ * Over 1000 lines: the child, the parent's watch over each decoder (progress and memory, and
+ * the search for the stream a decoder outgrew its memory on, which restarts decoders) and
+ * the merge of stream groups share the wire format and struct decoder; apart they would
+ * expose both.
  *
  * Termination: the child _exit()s after END or ERROR (no atexit handlers of the parent: a
  * test runner's, stdio buffers copied at fork); it dies with the parent (PR_SET_PDEATHSIG),
@@ -414,15 +416,21 @@ static int decoder_gone(struct decoder *d, struct dps_diag *diag)
 	return DPS_ERROR;
 }
 
+/* Kills and reaps a running decoder; where it was into where. */
+static void decoder_kill(struct decoder *d, char *where, size_t size)
+{
+	kill(d->pid, SIGKILL);
+	reap(d->pid, NULL);
+	d->pid = 0;
+	locate(d->st, where, size);
+}
+
 /* Kills a decoder that made no progress for the watchdog period. Returns DPS_ERROR. */
 static int decoder_stalled(struct decoder *d, struct dps_diag *diag)
 {
 	char where[2200];
 
-	kill(d->pid, SIGKILL);
-	reap(d->pid, NULL);
-	d->pid = 0;
-	locate(d->st, where, sizeof(where));
+	decoder_kill(d, where, sizeof(where));
 	dps_diag_setf(diag,
 		      "%s: babeltrace2 made no progress for %.1f s while %s%s: stopped (the "
 		      "trace is likely damaged there, e.g. truncated metadata; "
@@ -471,11 +479,8 @@ static int decoder_check_memory(struct decoder *d, int64_t now, struct dps_diag 
 	if (kib <= d->memory_limit_kib) {
 		return DPS_OK;
 	}
-	kill(d->pid, SIGKILL);
-	reap(d->pid, NULL);
-	d->pid = 0;
+	decoder_kill(d, where, sizeof(where));
 	d->over_memory = true;
-	locate(d->st, where, sizeof(where));
 	dps_diag_setf(diag,
 		      "%s: babeltrace2's memory grew past %" PRIu64 " MiB while %s%s: stopped "
 		      "(the trace is likely damaged there, e.g. a corrupted array or string "
