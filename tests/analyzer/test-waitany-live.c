@@ -16,9 +16,30 @@
 #include <string.h>
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 
 #include "actset.h"
 #include "dps-test.h"
+
+#ifdef __SANITIZE_ADDRESS__
+/* the blocked time of every recorded wait between threads (`sync.pins` of analyze --json) */
+static gint64 pins_blocked_ns(const char *json)
+{
+	JsonParser *parser = json_parser_new();
+	JsonNode *node;
+	gint64 sum = 0;
+
+	cr_assert(json_parser_load_from_data(parser, json, -1, NULL), "not JSON: %s", json);
+	node = json_path_query("$..pins[*].blocked_ns", json_parser_get_root(parser), NULL);
+	cr_assert_not_null(node, "no sync.pins: %s", json);
+	for (guint i = 0; i < json_array_get_length(json_node_get_array(node)); i++) {
+		sum += json_array_get_int_element(json_node_get_array(node), i);
+	}
+	json_node_unref(node);
+	g_object_unref(parser);
+	return sum;
+}
+#endif
 
 Test(waitany_live, a_wait_for_any_child_is_recorded_analyzed_and_played_as_join_any, .timeout = 300)
 {
@@ -78,12 +99,12 @@ Test(waitany_live, a_wait_for_any_child_is_recorded_analyzed_and_played_as_join_
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_assert_not_null(strstr(r.out, "\"total\": "), "%s", r.out);
 #ifdef __SANITIZE_ADDRESS__
-	/* An ASan dps run: one run recorded a wait of 47 us between two of the stub's threads, not
-	 * at a join (ASan's own thread start-up under load: its pthread_create hands the new
-	 * thread its arguments); the joins themselves are checked below. */
-	cr_expect(strstr(strstr(r.out, "\"total\": "), "\"n_waits\": 0,") ||
-		      strstr(strstr(r.out, "\"total\": "), "\"n_waits\": 1,"),
-		  "the stub's joins read as waits: %s", strstr(r.out, "\"total\": "));
+	/* An ASan dps run may record short waits between the stub's threads that are no join
+	 * (ASan's pthread_create hands the new thread its arguments and waits for it: 47 us once,
+	 * 2 waits of 22 us in CI). A join read as a wait would hold the slowed child's tens of ms:
+	 * under ASan the waits' blocked time is bounded instead of their count. */
+	cr_expect_lt(pins_blocked_ns(r.out), 5000000, "the stub's joins read as waits: %s",
+		     strstr(r.out, "\"total\": "));
 #else
 	cr_expect_not_null(strstr(strstr(r.out, "\"total\": "), "\"n_waits\": 0,"),
 			   "the stub's joins read as waits: %s", strstr(r.out, "\"total\": "));
