@@ -12,14 +12,19 @@
 static void print_help(FILE *out)
 {
 	fprintf(out,
-		"Usage: dps calibrate [-o FILE] [--quick] [--memory]\n\n"
+		"Usage: dps calibrate [-o FILE] [--quick] [--memory] [--action-costs]\n\n"
 		"Measures this machine for libdps: busy-loop rate (repeats must agree), clock\n"
-		"read costs, per-action overhead, thread create/join cost and the sleep\n"
-		"overshoot per requested duration. Writes the calibration file (format in\n"
-		"doc/runtime.md) to FILE, or to stdout without -o. Run it on an idle machine.\n\n"
+		"read costs, per-action overhead, thread create/join cost, the sleep\n"
+		"overshoot per requested duration and dps's own CPU cost of each kind of\n"
+		"action (wait, wake, lock, put, take, arrive, ...). Writes the calibration file\n"
+		"(format in doc/runtime.md) to FILE, or to stdout without -o. Run it on an idle\n"
+		"machine.\n\n"
 		"Options:\n"
 		"  -o, --output FILE  write the file there (replaced if it exists)\n"
 		"  --quick            the quick measurement programs do at start\n"
+		"  --action-costs     measure only the action costs into FILE's table (-o, an\n"
+		"                     existing file): its untraced column, or its traced one\n"
+		"                     when run under dps record (doc/runtime.md, \"Own costs\")\n"
 		"  --memory           the main-memory stubs' calibration instead (a separate\n"
 		"                     file, DPS_MEM_CALIBRATION; see doc/memory.md)\n"
 		"  -h, --help         this help\n");
@@ -74,12 +79,66 @@ static int write_calibration(const struct dps_calibration *cal, const char *outp
 	return ret ? DPS_EXIT_FAILURE : DPS_EXIT_OK;
 }
 
+/* One line of the action costs measured: a column, in us. */
+static void print_costs(const double *ns, const char *which)
+{
+	bool any = false;
+
+	for (unsigned k = 0; k < DPS_COST_N; k++) {
+		if (ns[k] > 0) {
+			fprintf(stderr, "%s %s %.1f",
+				any ? "," : "dps calibrate:", dps_action_cost_name(k),
+				ns[k] / 1000.0);
+			any = true;
+		}
+	}
+	if (any) {
+		fprintf(stderr, " us of CPU per action (%s)\n", which);
+	}
+}
+
+/* --action-costs: measures the action costs into output's table (an existing file, its
+ * other keys kept). Returns an exit code. */
+static int calibrate_action_costs(const char *output)
+{
+	struct dps_calibration cal;
+	char err[512];
+	int ret;
+
+	if (!output) {
+		fprintf(stderr, "dps calibrate: --action-costs needs -o FILE, a calibration file "
+				"to add the costs to\n");
+		return DPS_EXIT_USAGE;
+	}
+	ret = dps_calibration_load(output, &cal, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "dps calibrate: %s\n", err);
+		return ret == DPS_ERR_INVAL ? DPS_EXIT_USAGE : DPS_EXIT_FAILURE;
+	}
+	ret = dps_calibration_measure_action_costs(&cal);
+	if (ret) {
+		fprintf(stderr, "dps calibrate: action-cost measurement failed: %s\n",
+			dps_status_string(ret));
+		return DPS_EXIT_FAILURE;
+	}
+	ret = dps_calibration_save(&cal, output, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "dps calibrate: %s\n", err);
+		return DPS_EXIT_FAILURE;
+	}
+	print_costs(cal.action_cost_ns, "untraced");
+	print_costs(cal.action_cost_traced_ns, "traced: the dps events recorded");
+	fprintf(stderr, "dps calibrate: wrote %s\n", output);
+	return DPS_EXIT_OK;
+}
+
 int dps_cmd_calibrate(int argc, char **argv)
 {
 	struct dps_calibration cal;
 	const char *output = NULL;
 	bool quick = false;
 	bool memory = false;
+	bool costs = false;
 	bool help = false;
 	int ret = DPS_EXIT_OK;
 
@@ -90,6 +149,8 @@ int dps_cmd_calibrate(int argc, char **argv)
 			quick = true;
 		} else if (!strcmp(argv[i], "--memory")) {
 			memory = true;
+		} else if (!strcmp(argv[i], "--action-costs")) {
+			costs = true;
 		} else if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) &&
 			   i + 1 < argc) {
 			output = argv[++i];
@@ -105,6 +166,8 @@ int dps_cmd_calibrate(int argc, char **argv)
 		print_help(stdout);
 	} else if (ret == DPS_EXIT_OK && memory) {
 		ret = calibrate_memory(output, quick);
+	} else if (ret == DPS_EXIT_OK && costs) {
+		ret = calibrate_action_costs(output);
 	} else if (ret == DPS_EXIT_OK) {
 		struct dps_load_sample before = dps_load_sample_take(), after;
 		uint64_t cpu0 = dps_load_self_cpu_ns();
@@ -119,6 +182,11 @@ int dps_cmd_calibrate(int argc, char **argv)
 			ret = DPS_EXIT_FAILURE;
 		} else {
 			ret = write_calibration(&cal, output);
+			if (ret == DPS_EXIT_OK && output) {
+				print_costs(cal.action_cost_ns, "untraced");
+				print_costs(cal.action_cost_traced_ns,
+					    "traced: the dps events recorded");
+			}
 			dps_load_warn_calibration(stderr, "dps calibrate", cal.work_spread_pct,
 						  &load);
 		}

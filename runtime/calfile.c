@@ -10,13 +10,15 @@
  *	cpu.work_loops_per_us 1012.345678
  *	...
  *	cpu.sleep_overshoot_ns 10000 5600.000000	# requested ns, overshoot ns (a table)
+ *	cpu.action_cost_ns wait 4100.5 6900.2	# untraced, traced ns ("-": not measured)
  *	mem.time_basic_ns 61.5
  *	...
  *
  * Keys are prefixed by their section (cpu., mem.); a file may hold one section or both, and
  * saving one section keeps the other one of an existing file. Errors name file:line and what
- * was expected; files of the older formats (version 1, and the memory file's "key = value")
- * are refused with the version found.
+ * was expected; a file without the action-cost table (written before it) is valid and says
+ * nothing of it (its costs are "not measured"); files of the older formats (version 1, and the
+ *memory file's "key = value") are refused with the version found.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -41,6 +43,7 @@ enum cf_type {
 	CF_BOOL,	/* 0 or 1 */
 	CF_MACHINE,	/* a quoted string (struct dps_calibration.machine) */
 	CF_SLEEP_TABLE, /* "REQ OVERSHOOT", repeated, REQ increasing */
+	CF_COST_TABLE,	/* "KIND UNTRACED TRACED", one line per kind, "-" = not measured */
 };
 
 struct cf_key {
@@ -71,6 +74,7 @@ static const struct cf_key keys[] = {
     CPU(timer_slack_ns, CF_U64_POS),
     CPU(min_block_ns, CF_U64),
     {"cpu.sleep_overshoot_ns", DPS_CALFILE_CPU, CF_SLEEP_TABLE, 0},
+    {"cpu.action_cost_ns", DPS_CALFILE_CPU, CF_COST_TABLE, 0},
     MEM(measured, CF_BOOL),
     MEM(page_size, CF_U64_POS),
     MEM(cycles_per_ns, CF_DOUBLE),
@@ -139,6 +143,16 @@ static void write_quoted(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* One column of the action-cost table: "-" when not measured. */
+static void write_cost(FILE *out, double ns)
+{
+	if (ns > 0) {
+		fprintf(out, "%.1f", ns);
+	} else {
+		fputc('-', out);
+	}
+}
+
 static void write_key(FILE *out, const struct cf_key *k, const void *base)
 {
 	const char *p = (const char *)base + k->offset;
@@ -172,6 +186,18 @@ static void write_key(FILE *out, const struct cf_key *k, const void *base)
 		for (size_t i = 0; i < cpu->n_sleep_points; i++) {
 			fprintf(out, "%s %" PRIu64 " %.6f\n", k->name, cpu->sleep_req_ns[i],
 				cpu->sleep_overshoot_ns[i]);
+		}
+		break;
+	case CF_COST_TABLE:
+		for (unsigned i = 0; i < DPS_COST_N; i++) {
+			if (!cpu->action_cost_ns[i] && !cpu->action_cost_traced_ns[i]) {
+				continue;
+			}
+			fprintf(out, "%s %s ", k->name, dps_action_cost_name(i));
+			write_cost(out, cpu->action_cost_ns[i]);
+			fputc(' ', out);
+			write_cost(out, cpu->action_cost_traced_ns[i]);
+			fputc('\n', out);
 		}
 		break;
 	}
@@ -384,6 +410,66 @@ static int parse_sleep_point(struct cf_parser *p, const struct cf_key *k, char *
 	return ret;
 }
 
+/* One column of an action-cost line: a non-negative number, or "-" (0: not measured). */
+static int parse_cost(struct cf_parser *p, const struct cf_key *k, const char *kind, const char *w,
+		      double *out)
+{
+	char *end;
+	double v;
+
+	if (!strcmp(w, "-")) {
+		*out = 0;
+		return DPS_OK;
+	}
+	errno = 0;
+	v = strtod(w, &end);
+	if (!*w || *end || errno || !isfinite(v) || v < 0) {
+		return fail(p,
+			    "%s %s: expected two costs in ns (untraced, traced), each a "
+			    "non-negative number or \"-\", got \"%s\"",
+			    k->name, kind, w);
+	}
+	*out = v;
+	return DPS_OK;
+}
+
+/* "KIND UNTRACED TRACED": one line of the action-cost table; a kind given twice is refused. */
+static int parse_cost_line(struct cf_parser *p, const struct cf_key *k, char *s,
+			   struct dps_calibration *cal, bool *seen_kinds)
+{
+	char *kind = next_word(&s), *w1 = next_word(&s), *w2 = next_word(&s);
+	unsigned c = 0;
+	int ret;
+
+	while (c < DPS_COST_N && strcmp(dps_action_cost_name(c), kind)) {
+		c++;
+	}
+	if (c == DPS_COST_N) {
+		char known[160];
+		size_t n = 0;
+
+		known[0] = '\0';
+		for (unsigned i = 0; i < DPS_COST_N && n < sizeof(known); i++) {
+			n += (size_t)snprintf(known + n, sizeof(known) - n, "%s%s", i ? ", " : "",
+					      dps_action_cost_name(i));
+		}
+		return fail(p, "%s: unknown action kind \"%s\" (expected one of %s)", k->name, kind,
+			    known);
+	}
+	if (seen_kinds[c]) {
+		return fail(p, "%s %s given twice", k->name, kind);
+	}
+	ret = parse_cost(p, k, kind, w1, &cal->action_cost_ns[c]);
+	if (!ret) {
+		ret = parse_cost(p, k, kind, w2, &cal->action_cost_traced_ns[c]);
+	}
+	if (!ret && (!*w2 || *skip_blank(s))) {
+		ret = fail(p, "%s %s: expected two costs in ns (untraced, traced)", k->name, kind);
+	}
+	seen_kinds[c] = true;
+	return ret;
+}
+
 /* One "key value" line; s points after the key. */
 static int parse_value(struct cf_parser *p, const struct cf_key *k, char *s, void *base)
 {
@@ -486,6 +572,7 @@ int dps_calfile_read(const char *path, struct dps_calibration *cpu, struct dps_m
 {
 	struct cf_parser p = {.path = path, .err = err, .errlen = errlen};
 	bool seen[N_KEYS] = {false};
+	bool seen_kinds[DPS_COST_N] = {false};
 	bool header = false;
 	char *buf = NULL;
 	size_t cap = 0;
@@ -520,6 +607,9 @@ int dps_calfile_read(const char *path, struct dps_calibration *cpu, struct dps_m
 	}
 	if (cpu) {
 		cpu->n_sleep_points = 0;
+		/* the file's table or none: not the measurement or defaults cpu held */
+		memset(cpu->action_cost_ns, 0, sizeof(cpu->action_cost_ns));
+		memset(cpu->action_cost_traced_ns, 0, sizeof(cpu->action_cost_traced_ns));
 	}
 	while (getline(&buf, &cap, in) >= 0) {
 		char *s, *name;
@@ -554,14 +644,19 @@ int dps_calfile_read(const char *path, struct dps_calibration *cpu, struct dps_m
 				   name);
 			goto end;
 		}
-		if (seen[ki] && k->type != CF_SLEEP_TABLE) {
+		if (seen[ki] && k->type != CF_SLEEP_TABLE && k->type != CF_COST_TABLE) {
 			ret = fail(&p, "%s given twice", k->name);
 			goto end;
 		}
 		seen[ki] = true;
 		found |= k->section;
 		/* Sections nobody asked for are checked by a scratch copy, then dropped. */
-		if (k->section == DPS_CALFILE_CPU && cpu) {
+		if (k->type == CF_COST_TABLE) {
+			struct dps_calibration c;
+
+			memset(&c, 0, sizeof(c));
+			ret = parse_cost_line(&p, k, s, cpu ? cpu : &c, seen_kinds);
+		} else if (k->section == DPS_CALFILE_CPU && cpu) {
 			ret = parse_value(&p, k, s, cpu);
 		} else if (k->section == DPS_CALFILE_MEM && mem) {
 			ret = parse_value(&p, k, s, mem);
@@ -597,6 +692,7 @@ int dps_calfile_read(const char *path, struct dps_calibration *cpu, struct dps_m
 
 		for (size_t i = 0; i < N_KEYS; i++) {
 			if (seen[i] || !(found & keys[i].section) ||
+			    keys[i].type == CF_COST_TABLE ||
 			    (keys[i].section == DPS_CALFILE_CPU ? !cpu : !mem)) {
 				continue;
 			}
@@ -761,6 +857,65 @@ void dps_mem_calibration_default(struct dps_mem_calibration *cal)
 	cal->stack_overhead_bytes = 64;
 	cal->stack_align_bytes = 16;
 	cal->stack_alloca_extra_bytes = 0;
+}
+
+const char *dps_action_cost_name(unsigned cost)
+{
+	static const char *const names[] = {
+#define DPS_ACTION_COST_NAME_(e, kw) [e] = kw,
+	    DPS_ACTION_COSTS(DPS_ACTION_COST_NAME_)
+#undef DPS_ACTION_COST_NAME_
+	};
+
+	return cost < DPS_COST_N ? names[cost] : NULL;
+}
+
+unsigned dps_action_cost_of(uint32_t kind)
+{
+	switch (kind) {
+	case DPS_ACT_SLEEP:
+		return DPS_COST_SLEEP;
+	case DPS_ACT_CREATE:
+		return DPS_COST_CREATE;
+	case DPS_ACT_JOIN:
+	case DPS_ACT_JOIN_ANY:
+		return DPS_COST_JOIN;
+	case DPS_ACT_WAIT:
+	case DPS_ACT_WAIT_TIMEOUT:
+	case DPS_ACT_WAIT_ANY:
+		return DPS_COST_WAIT;
+	case DPS_ACT_WAKE:
+		return DPS_COST_WAKE;
+	case DPS_ACT_LOCK:
+	case DPS_ACT_RDLOCK:
+		return DPS_COST_LOCK;
+	case DPS_ACT_UNLOCK:
+		return DPS_COST_UNLOCK;
+	case DPS_ACT_PUT:
+		return DPS_COST_PUT;
+	case DPS_ACT_TAKE:
+		return DPS_COST_TAKE;
+	case DPS_ACT_ARRIVE:
+		return DPS_COST_ARRIVE;
+	default:
+		return DPS_COST_N;
+	}
+}
+
+double dps_calibration_action_cost_ns(const struct dps_calibration *cal, uint32_t kind, bool traced)
+{
+	unsigned c = dps_action_cost_of(kind);
+
+	if (kind == DPS_ACT_RUN) {
+		return cal->action_overhead_ns;
+	}
+	if (c == DPS_COST_N) {
+		return 0;
+	}
+	if (traced && cal->action_cost_traced_ns[c] > 0) {
+		return cal->action_cost_traced_ns[c];
+	}
+	return cal->action_cost_ns[c];
 }
 
 int dps_calibration_write(const struct dps_calibration *cal, FILE *out)

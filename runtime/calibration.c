@@ -377,6 +377,10 @@ int dps_calibration_measure(struct dps_calibration *cal, bool quick)
 		cal->thread_join_ns = def.thread_join_ns;
 	}
 	measure_sleep(cal, plan);
+	if (!ret && plan->thread_repeats) {
+		/* the quick plan starts no thread (it runs inside a recorded run) */
+		ret = dps_calibration_measure_action_costs(cal);
+	}
 
 	/* Blocks shorter than twice the shortest sleep's overshoot cannot be replayed as sleeps
 	 * faithfully; the analyzer folds them into runs by default. */

@@ -454,8 +454,11 @@ void dps__player_wake(struct player *pl, size_t waker, const struct dps_action *
 	lttng_ust_tracepoint(dps, wake, dps__tls_id, pl->prog->threads[s].id, a->line);
 	pthread_mutex_lock(&pl->lock);
 	d->wakes++;
-	pthread_cond_signal(&pl->slots[s].wake_cond);
 	pthread_mutex_unlock(&pl->lock);
+	/* After the unlock: a sleeper woken under it would find the lock taken and block once
+	 * more on it, two more system calls and switches per wake (doc/runtime.md, "Own costs").
+	 * It cannot miss the wake: it reads the count under the lock before it blocks. */
+	pthread_cond_signal(&pl->slots[s].wake_cond);
 }
 
 /* The id of slot i for the events, or NO_WAKER_ID. */
@@ -657,8 +660,8 @@ static void rw_unlock(struct player *pl, struct slot *self, struct obj *o)
 		o->readers--;
 	}
 	o->releaser = self->idx;
-	pthread_cond_broadcast(&o->cond);
 	pthread_mutex_unlock(&pl->lock);
+	pthread_cond_broadcast(&o->cond); /* after the unlock, as a wake's */
 }
 
 void dps__player_unlock(struct player *pl, struct slot *self, const struct dps_action *a)
@@ -698,6 +701,7 @@ uint64_t dps__player_put_take(struct player *pl, struct slot *self, const struct
 	bool put = a->kind == DPS_ACT_PUT;
 	uint64_t left = a->arg2 > 1 ? (uint64_t)a->arg2 : 1;
 	size_t releaser = NO_SLOT;
+	bool moved = false;
 
 	lttng_ust_tracepoint(dps, wait_begin, dps__tls_id, NO_WAKER_ID, a->line);
 	pthread_mutex_lock(&pl->lock);
@@ -730,9 +734,17 @@ uint64_t dps__player_put_take(struct player *pl, struct slot *self, const struct
 		}
 		left -= n;
 		o->releaser = self->idx;
-		pthread_cond_broadcast(&o->cond);
+		if (left) {
+			/* it blocks again: the others must see the items moved so far */
+			pthread_cond_broadcast(&o->cond);
+		} else {
+			moved = true;
+		}
 	}
 	pthread_mutex_unlock(&pl->lock);
+	if (moved) {
+		pthread_cond_broadcast(&o->cond); /* after the unlock, as a wake's */
+	}
 	lttng_ust_tracepoint(dps, wait_end, dps__tls_id, id_of(pl, releaser), a->line);
 	return item;
 }
@@ -743,6 +755,7 @@ void dps__player_arrive(struct player *pl, struct slot *self, const struct dps_a
 {
 	struct obj *o = &pl->objs[a->arg];
 	size_t releaser = NO_SLOT;
+	bool last = false;
 
 	lttng_ust_tracepoint(dps, wait_begin, dps__tls_id, NO_WAKER_ID, a->line);
 	pthread_mutex_lock(&pl->lock);
@@ -750,7 +763,7 @@ void dps__player_arrive(struct player *pl, struct slot *self, const struct dps_a
 		o->count = 0;
 		o->round++;
 		o->releaser = self->idx;
-		pthread_cond_broadcast(&o->cond);
+		last = true;
 	} else {
 		self->block = BLOCK_ARRIVE;
 		self->block_obj = o;
@@ -760,6 +773,9 @@ void dps__player_arrive(struct player *pl, struct slot *self, const struct dps_a
 		releaser = o->releaser;
 	}
 	pthread_mutex_unlock(&pl->lock);
+	if (last) {
+		pthread_cond_broadcast(&o->cond); /* after the unlock, as a wake's */
+	}
 	lttng_ust_tracepoint(dps, wait_end, dps__tls_id, id_of(pl, releaser), a->line);
 }
 

@@ -90,6 +90,12 @@ struct thread_play {
 	 * requested) */
 	uint64_t lag_origin_ns;
 	uint64_t played_ns;
+	/* dps's own costs (doc/runtime.md, "Own costs"). cpu mode: the CPU spent inside its runs
+	 * (the rest of its clock is dps's own). work and wall modes: the calibration's cost of
+	 * the actions played since the last run, still to be taken out of the next runs. */
+	uint64_t run_cpu_ns;
+	uint64_t debt_ns;
+	bool traced; /* the dps events are recorded: the calibration's traced costs apply */
 };
 
 /*
@@ -241,6 +247,25 @@ static uint64_t start_lag(const struct thread_play *tp, uint64_t ns)
 	return now - due < ns ? now - due : ns;
 }
 
+/*
+ * work and wall modes: the calibration's cost of an action of kind played by the thread is time
+ * the recording did not spend (its own waits and creates are inside its runs), owed to its next
+ * runs; cpu mode measures the cost on the thread's clock instead. Not a sleep's: its last
+ * stretch, spun, is inside its duration.
+ */
+static void owe(struct thread_play *tp, uint32_t kind)
+{
+	double c = dps_calibration_action_cost_ns(&dps__calibration, kind, tp->traced);
+
+	if (kind == DPS_ACT_SLEEP) {
+		return;
+	}
+	if (c > 0) {
+		tp->debt_ns += (uint64_t)c;
+		tp->slot->res->own_cpu_ns += (uint64_t)c;
+	}
+}
+
 static void play_one(struct player *pl, struct thread_play *tp, const struct dps_action *a)
 {
 	struct slot *self = tp->slot;
@@ -257,10 +282,22 @@ static void play_one(struct player *pl, struct thread_play *tp, const struct dps
 			self->res->sleep_act_ns += act;
 			break;
 		}
-		tp->cpu_budget += ns;
 		tp->played_ns += ns;
-		act = dps__run_budget(ns, pl->opts.mode, budget_target(tp), a->line);
 		self->res->run_req_ns += ns;
+		if (pl->opts.mode == DPS_RUN_CPU) {
+			uint64_t c0 = dps__cputime_ns();
+
+			tp->cpu_budget += ns;
+			act = dps__run_budget(ns, pl->opts.mode, budget_target(tp), a->line);
+			tp->run_cpu_ns += dps__cputime_ns() - c0;
+		} else {
+			/* the costs of the actions since the last run, out of this one */
+			uint64_t owed = tp->debt_ns < ns ? tp->debt_ns : ns;
+
+			tp->debt_ns -= owed;
+			self->res->compensated_ns += owed;
+			act = dps__run_budget(ns - owed, pl->opts.mode, 0, a->line);
+		}
 		self->res->run_act_ns += act;
 		break;
 	case DPS_ACT_SLEEP:
@@ -322,6 +359,9 @@ static void play_one(struct player *pl, struct thread_play *tp, const struct dps
 	default:
 		break;
 	}
+	if (pl->opts.mode != DPS_RUN_CPU && a->kind != DPS_ACT_RUN) {
+		owe(tp, a->kind);
+	}
 	self->res->n_actions++;
 }
 
@@ -357,6 +397,9 @@ static size_t serve(struct player *pl, struct thread_play *tp, size_t i)
 			if (src->actions[j].kind == DPS_ACT_WAKE) {
 				/* its recorded taker's wake: the sleeper waits for that thread */
 				dps__player_wake(pl, it->owner, &src->actions[j]);
+				if (pl->opts.mode != DPS_RUN_CPU) {
+					owe(tp, DPS_ACT_WAKE);
+				}
 				self->res->n_actions++;
 				continue;
 			}
@@ -454,6 +497,26 @@ static void charge_start_up(struct player *pl, struct thread_play *tp, uint64_t 
 	}
 }
 
+/*
+ * cpu mode: the thread's CPU outside its runs, from its begin to now, is dps's own (its
+ * blocking actions, the last stretch of its sleeps, its start), and its runs took out of
+ * themselves what they did not spend of their budget (the root's start-up charged to them
+ * aside); the rest the recording never spent.
+ */
+static void account_own_cpu(struct thread_play *tp)
+{
+	struct dps_thread_result *r = tp->slot->res;
+	uint64_t outside = r->cpu_ns > tp->run_cpu_ns ? r->cpu_ns - tp->run_cpu_ns : 0;
+	int64_t given = (int64_t)r->run_req_ns - (int64_t)tp->run_cpu_ns;
+
+	given -= (int64_t)r->startup_cpu_ns;
+	r->own_cpu_ns = outside;
+	r->compensated_ns = given > 0 ? (uint64_t)given : 0;
+	if (r->compensated_ns > r->own_cpu_ns) {
+		r->compensated_ns = r->own_cpu_ns;
+	}
+}
+
 /* Plays one slot's list on the calling thread, from thread_begin to thread_end. */
 static void play_thread(struct slot *self)
 {
@@ -478,6 +541,7 @@ static void play_thread(struct slot *self)
 	self->res->start_ns = dps__now_ns() - pl->t0;
 	cpu0 = dps__cputime_ns();
 	tp.cpu_base = (int64_t)cpu0;
+	tp.traced = lttng_ust_tracepoint_enabled(dps, wait_begin);
 	if (pl->opts.from_process_start && self->idx == pl->prog->root) {
 		charge_start_up(pl, &tp, cpu0);
 	}
@@ -522,6 +586,9 @@ static void play_thread(struct slot *self)
 	tp.mem = NULL;
 	self->res->cpu_ns = dps__cputime_ns() - cpu0;
 	self->res->end_ns = dps__now_ns() - pl->t0;
+	if (o->mode == DPS_RUN_CPU) {
+		account_own_cpu(&tp);
+	}
 	lttng_ust_tracepoint(dps, thread_end, t->id, self->res->cpu_ns);
 
 	pthread_mutex_lock(&pl->lock);
@@ -843,70 +910,4 @@ void dps_play_result_fini(struct dps_play_result *result)
 	free(result->threads);
 	result->threads = NULL;
 	result->n_threads = 0;
-}
-
-static double ms(uint64_t ns)
-{
-	return (double)ns / 1e6;
-}
-
-/* name as shown on a terminal: control characters (an escape sequence in a thread name
- * from a trace or a manifest) become '?', so a summary cannot drive the terminal. */
-static const char *printable(const char *name, char *buf, size_t len)
-{
-	size_t i = 0;
-
-	for (; name[i] && i + 1 < len; i++) {
-		unsigned char c = (unsigned char)name[i];
-
-		buf[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
-	}
-	buf[i] = '\0';
-	return buf;
-}
-
-void dps_play_result_print(const struct dps_program *prog, const struct dps_play_result *result,
-			   FILE *out)
-{
-	char shown[256];
-
-	fprintf(out, "dps: %s: %zu threads, makespan %.3f ms\n",
-		printable(prog && prog->name ? prog->name : "program", shown, sizeof(shown)),
-		result->n_threads, ms(result->makespan_ns));
-	/* every duration column names its unit: a bare "run_req" was read as us by some */
-	fprintf(out, "%-10s %-15s %10s %10s %10s %12s %12s %12s %12s %8s\n", "id", "name",
-		"start_ms", "end_ms", "cpu_ms", "run_req_ms", "run_act_ms", "sleep_req_ms",
-		"sleep_act_ms", "actions");
-	for (size_t i = 0; i < result->n_threads; i++) {
-		const struct dps_thread_result *r = &result->threads[i];
-		const char *name = prog && i < prog->n_threads && prog->threads[i].name
-				       ? prog->threads[i].name
-				       : "";
-
-		fprintf(out,
-			"%-10" PRIu64 " %-15.15s %10.3f %10.3f %10.3f %12.3f %12.3f %12.3f %12.3f "
-			"%8" PRIu64 "\n",
-			r->id, printable(name, shown, sizeof(shown)), ms(r->start_ns),
-			ms(r->end_ns), ms(r->cpu_ns), ms(r->run_req_ns), ms(r->run_act_ns),
-			ms(r->sleep_req_ns), ms(r->sleep_act_ns), r->n_actions);
-	}
-	/* what the root's runs were charged for, and what they were not (doc/runtime.md) */
-	for (size_t i = 0; i < result->n_threads; i++) {
-		const struct dps_thread_result *r = &result->threads[i];
-
-		if (!r->startup_cpu_ns && !r->setup_cpu_ns) {
-			continue;
-		}
-		fprintf(out, "start-up: thread %" PRIu64 ": ", r->id);
-		if (r->startup_cpu_ns) {
-			fprintf(out,
-				"charged %.3f ms of CPU used before main (exec, loading, "
-				"constructors) to its runs; ",
-				ms(r->startup_cpu_ns));
-		}
-		fprintf(out,
-			"not charged: %.3f ms of dps's own set-up after main (calibration, the "
-			"set)\n",
-			ms(r->setup_cpu_ns));
-	}
 }

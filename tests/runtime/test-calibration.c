@@ -76,6 +76,10 @@ Test(calibration, file_round_trip_keeps_every_value, .init = make_tmp, .fini = r
 	a.timer_slack_ns = 1;
 	a.min_block_ns = 14000;
 	a.overridden = false;
+	a.action_cost_ns[DPS_COST_WAIT] = 4687.5;
+	a.action_cost_traced_ns[DPS_COST_WAIT] = 8654.5;
+	a.action_cost_ns[DPS_COST_ARRIVE] = 5438;	 /* traced: not measured */
+	a.action_cost_traced_ns[DPS_COST_PUT] = 10753.5; /* untraced: not measured */
 	cr_assert_eq(dps_calibration_save(&a, tmp_path, err, sizeof(err)), DPS_OK, "%s", err);
 	first = dps_test_read_file(tmp_path, NULL);
 	cr_assert_not_null(first);
@@ -96,6 +100,22 @@ Test(calibration, file_round_trip_keeps_every_value, .init = make_tmp, .fini = r
 		cr_assert_eq(b.sleep_req_ns[i], a.sleep_req_ns[i]);
 		cr_assert_float_eq(b.sleep_overshoot_ns[i], a.sleep_overshoot_ns[i], 1e-6);
 	}
+	for (unsigned k = 0; k < DPS_COST_N; k++) {
+		cr_assert_float_eq(b.action_cost_ns[k], a.action_cost_ns[k], 0.05, "%s",
+				   dps_action_cost_name(k));
+		cr_assert_float_eq(b.action_cost_traced_ns[k], a.action_cost_traced_ns[k], 0.05,
+				   "%s", dps_action_cost_name(k));
+	}
+	cr_assert_not_null(strstr(first, "cpu.action_cost_ns arrive 5438.0 -\n"), "%s", first);
+	cr_assert_not_null(strstr(first, "cpu.action_cost_ns put - 10753.5\n"), "%s", first);
+	cr_assert_null(strstr(first, "action_cost_ns sleep"), "unmeasured kinds are left out");
+	/* the traced column when traced and measured, else the untraced one; a run's own */
+	cr_assert_float_eq(dps_calibration_action_cost_ns(&b, DPS_ACT_WAIT_ANY, true), 8654.5,
+			   1e-6);
+	cr_assert_float_eq(dps_calibration_action_cost_ns(&b, DPS_ACT_WAIT, false), 4687.5, 1e-6);
+	cr_assert_float_eq(dps_calibration_action_cost_ns(&b, DPS_ACT_ARRIVE, true), 5438, 1e-6);
+	cr_assert_float_eq(dps_calibration_action_cost_ns(&b, DPS_ACT_RUN, true), 150.125, 1e-6);
+	cr_assert_float_eq(dps_calibration_action_cost_ns(&b, DPS_ACT_HEAP, true), 0, 1e-6);
 	cr_assert(b.overridden, "a loaded calibration is not a measurement");
 	/* Saving what was loaded writes the same text. */
 	cr_assert_eq(dps_calibration_save(&b, tmp_path, err, sizeof(err)), DPS_OK);
@@ -121,6 +141,32 @@ Test(calibration, missing_keys_load_with_defaults_and_are_reported, .init = make
 	cr_assert_eq(c.n_sleep_points, def.n_sleep_points);
 	cr_assert_not_null(strstr(err, "missing keys"), "%s", err);
 	cr_assert_not_null(strstr(err, "cputime_read_ns"), "%s", err);
+}
+
+/* A file written before the action-cost table (issue 30) loads as it did: nothing missing is
+ * reported for the table, and its costs read as not measured. */
+Test(calibration, a_file_without_action_costs_stays_valid_and_quiet, .init = make_tmp,
+     .fini = remove_tmp)
+{
+	struct dps_calibration a, b;
+	char err[512];
+	char *text, *cut;
+
+	dps_calibration_default(&a);
+	a.action_cost_ns[DPS_COST_WAKE] = 2113.5;
+	cr_assert_eq(dps_calibration_save(&a, tmp_path, err, sizeof(err)), DPS_OK, "%s", err);
+	text = dps_test_read_file(tmp_path, NULL);
+	cut = strstr(text, "cpu.action_cost_ns");
+	cr_assert_not_null(cut, "%s", text);
+	*cut = '\0';
+	dps_test_write_file(tmp_path, text);
+	cr_assert_eq(dps_calibration_load(tmp_path, &b, err, sizeof(err)), DPS_OK, "%s", err);
+	cr_assert_str_empty(err, "an older file is complete: %s", err);
+	for (unsigned k = 0; k < DPS_COST_N; k++) {
+		cr_assert_eq(b.action_cost_ns[k], 0);
+		cr_assert_eq(b.action_cost_traced_ns[k], 0);
+	}
+	g_free(text);
 }
 
 Test(calibration, missing_file_is_noent)
@@ -163,6 +209,14 @@ ParameterizedTestParameters(calibration, bad_files_name_file_and_line)
 	    {"dps-calibration 2\ncpu.sleep_overshoot_ns 2000\n", ":2: ", "non-negative number"},
 	    {"dps-calibration 2\nmachine \"unterminated\n", ":2: ", "closing quote"},
 	    {"dps-calibration 2\nmachine bare\n", ":2: ", "double-quoted"},
+	    {"dps-calibration 2\ncpu.action_cost_ns nap 3 4\n",
+	     ":2: ", "unknown action kind \"nap\""},
+	    {"dps-calibration 2\ncpu.action_cost_ns wait 3\n", ":2: ", "two costs"},
+	    {"dps-calibration 2\ncpu.action_cost_ns wait 3 4 5\n", ":2: ", "two costs"},
+	    {"dps-calibration 2\ncpu.action_cost_ns wait -3 4\n", ":2: ", "non-negative"},
+	    {"dps-calibration 2\ncpu.action_cost_ns wait 3 x\n", ":2: ", "or \"-\""},
+	    {"dps-calibration 2\ncpu.action_cost_ns wait 3 4\ncpu.action_cost_ns wait 3 4\n",
+	     ":3: ", "wait given twice"},
 	};
 
 	return cr_make_param_array(struct bad_cal, cases, sizeof(cases) / sizeof(cases[0]));

@@ -72,6 +72,38 @@ int dps_run_mode_parse(const char *name, enum dps_run_mode *mode);
 #define DPS_CALIBRATION_FORMAT_VERSION 2
 #define DPS_SLEEP_OVERSHOOT_POINTS 16
 
+/*
+ * dps's own CPU cost of each kind of action, measured by dps calibrate (the player playing
+ * small sets: a sleeper woken, a mutex taken, a queue of one, a barrier of two, threads created
+ * and joined) and saved as the file's cpu.action_cost_ns table (doc/runtime.md). A run's
+ * entry and exit is action_overhead_ns. Two columns: without a tracing session, and with the
+ * dps events recorded (dps calibrate under dps record measures that one).
+ */
+#define DPS_ACTION_COSTS(X)                                                                        \
+	X(DPS_COST_SLEEP, "sleep")                                                                 \
+	X(DPS_COST_CREATE, "create")                                                               \
+	X(DPS_COST_JOIN, "join")                                                                   \
+	X(DPS_COST_WAIT, "wait")                                                                   \
+	X(DPS_COST_WAKE, "wake")                                                                   \
+	X(DPS_COST_LOCK, "lock")                                                                   \
+	X(DPS_COST_UNLOCK, "unlock")                                                               \
+	X(DPS_COST_PUT, "put")                                                                     \
+	X(DPS_COST_TAKE, "take")                                                                   \
+	X(DPS_COST_ARRIVE, "arrive")
+
+enum dps_action_cost {
+#define DPS_ACTION_COST_ENUM_(e, kw) e,
+	DPS_ACTION_COSTS(DPS_ACTION_COST_ENUM_)
+#undef DPS_ACTION_COST_ENUM_
+	    DPS_COST_N
+};
+
+/* The keyword of a cost class ("wait", ...), or NULL. */
+const char *dps_action_cost_name(unsigned cost);
+/* The cost class of an action kind (enum dps_action_kind), or DPS_COST_N for those that have
+ * none of their own: a run (action_overhead_ns), heap and stack (the memory calibration). */
+unsigned dps_action_cost_of(uint32_t kind);
+
 struct dps_calibration {
 	int format_version;
 	char machine[128];	   /* uname nodename + machine + CPU model, informative */
@@ -89,11 +121,26 @@ struct dps_calibration {
 	double sleep_overshoot_ns[DPS_SLEEP_OVERSHOOT_POINTS];
 	uint64_t min_block_ns; /* analyzer default for --min-block */
 	bool overridden;       /* values come from a file/override, not a measurement */
+	/* CPU ns per action of each enum dps_action_cost, untraced and traced; 0 = not
+	 * measured (a file of before the table, or a column dps calibrate could not measure) */
+	double action_cost_ns[DPS_COST_N];
+	double action_cost_traced_ns[DPS_COST_N];
 };
+
+/* dps's own CPU cost of one action of kind (enum dps_action_kind) by cal: the traced column
+ * when traced and measured, else the untraced one; a run's is action_overhead_ns; 0 when
+ * not measured. */
+double dps_calibration_action_cost_ns(const struct dps_calibration *cal, uint32_t kind,
+				      bool traced);
 
 /* Measures this machine. quick = a few hundred ms (programs started without a file); otherwise
  * the thorough version of dps calibrate (seconds). Returns DPS_OK or a negative status. */
 int dps_calibration_measure(struct dps_calibration *cal, bool quick);
+/* Measures dps's own cost of each kind of action (the player playing small sets, a second
+ * or so) into cal's untraced column, or its traced one when the dps events are being recorded
+ * now; the rest of cal is left as it is. dps_calibration_measure(quick = false) calls it.
+ * Returns DPS_OK or a negative status. */
+int dps_calibration_measure_action_costs(struct dps_calibration *cal);
 /* Loads a file written by dps_calibration_save(). On error returns DPS_ERR_INVAL/DPS_ERR_IO
  * and writes "file:line: what was expected" into err (errlen bytes). */
 int dps_calibration_load(const char *path, struct dps_calibration *cal, char *err, size_t errlen);
@@ -224,6 +271,15 @@ struct dps_thread_result {
 	 * the set, the play's set-up), charged to nothing */
 	uint64_t startup_cpu_ns;
 	uint64_t setup_cpu_ns;
+	/* dps's own costs (doc/runtime.md, "Own costs"): the CPU the thread spent outside its runs
+	 * on dps's own work (waits, wakes, locks, puts, takes, arrivals, creates, joins, the last
+	 * stretch of its sleeps, its start and end) and how much of it was taken out of its runs.
+	 * cpu mode: measured by the thread's CPU clock, the runs' budget absorbing it; work and
+	 * wall modes: the calibration's cost of each action (dps_calibration_action_cost_ns),
+	 * taken out of the runs that follow. own - compensated is CPU the recording never spent
+	 * (runs shorter than dps's costs). */
+	uint64_t own_cpu_ns;
+	uint64_t compensated_ns;
 };
 
 struct dps_play_result {
