@@ -125,8 +125,10 @@ static bool read_summary(const char *err, double *charged_ms, double *setup_ms)
 
 /*
  * The root's CPU from its start to its end, less dps's own set-up between main and the play:
- * what its runs asked for, 20 ms, within 5 %; the summary names what it charged (the CPU
- * before main) and what it did not (after), as the witness saw them.
+ * what its runs asked for, 100 ms, within 5 %; the summary names what it charged (the CPU
+ * before main) and what it did not (after), as the witness saw them. 100 ms, not 20: an ASan
+ * stub under load spent 46 ms before main in CI (11 to 12 ms quiet), more than a 20 ms run
+ * can absorb.
  */
 static void check_played_run(const char *calibration)
 {
@@ -134,11 +136,11 @@ static void check_played_run(const char *calibration)
 	double charged_ms, setup_ms, root_ms;
 	char *err = NULL;
 
-	build_stub("run 20ms\n");
+	build_stub("run 100ms\n");
 	w = run_witnessed(&err, calibration ? "--calibration" : NULL, calibration);
 	root_ms = (double)(w.main_ns + (w.exit_ns - w.play_ns)) / MS;
-	cr_expect(root_ms >= 19.0 && root_ms <= 21.0,
-		  "the root burned %.3f ms for its 20 ms run: %.3f ms before main, %.3f ms of "
+	cr_expect(root_ms >= 95.0 && root_ms <= 105.0,
+		  "the root burned %.3f ms for its 100 ms run: %.3f ms before main, %.3f ms of "
 		  "dps's set-up (not counted), %.3f ms played\n%s",
 		  root_ms, (double)w.main_ns / MS, (double)(w.play_ns - w.main_ns) / MS,
 		  (double)(w.exit_ns - w.play_ns) / MS, err);
