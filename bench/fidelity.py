@@ -661,6 +661,16 @@ def predicted(probes, t, is_root, sim_ns):
     return "%+.1f ms (measured %+.1f)" % (ns / 1e6, (sim_ns - t["busy_ns"]) / 1e6)
 
 
+def read_action_costs(calib):
+    """The calibration's action-cost table: {kind: [untraced ns, traced ns]}, None = '-'."""
+    costs = {}
+    for line in open(calib, errors="replace"):
+        w = line.split("#")[0].split()
+        if len(w) == 4 and w[0] == "cpu.action_cost_ns":
+            costs[w[1]] = [None if v == "-" else float(v) for v in w[2:]]
+    return costs
+
+
 def measure_meta():
     """What the report says about the measurement: taken when the measuring ends, saved with
     the measurements so that a re-rendered report still tells the truth."""
@@ -790,7 +800,8 @@ def write_report(results, failures, load0, probes, meta):
                  "beyond the fixed cost); a `wait` or a `wake` costs **%s** (two threads in "
                  "ping-pong: system calls, context switches, tracepoints). The original "
                  "program's own synchronization CPU is already inside its recorded run times, so"
-                 " these costs come on top; they weigh on threads with many short actions. `dps "
+                 " these costs come on top unless the thread's runs absorb them (cpu mode "
+                 "does: below); they weigh on threads with many short actions. `dps "
                  "extra predicted` in the per-thread tables is runs x (the fixed run cost + "
                  "the duration share of the thread's mean run, counted up to 1 ms) + (waits + "
                  "wakes) x the wait/wake cost (+ the start for the root), next to the extra "
@@ -798,6 +809,21 @@ def write_report(results, failures, load0, probes, meta):
                  (probes["start_ns"] / 1e6, probes["run_ns"] / 1e3,
                   probes.get("long_run_ns", 0) / 1e3, probes.get("run_frac", 0) * 100,
                   fmt(probes["sync_ns"] and probes["sync_ns"] / 1e3, " us")))
+    costs = meta.get("action_costs")
+    if costs:
+        o.append("The same costs as `dps calibrate` measures them into the calibration every "
+                 "replay uses (doc/runtime.md, \"Own costs\": the player playing small sets; "
+                 "traced: `dps calibrate --action-costs` under `dps record`, as the replays "
+                 "are recorded). In cpu mode the player takes whatever a thread spends outside "
+                 "its runs out of its next runs, measured on the thread's clock; a thread keeps "
+                 "the excess only where its runs are shorter in all than these costs of its "
+                 "actions.\n")
+        o.append("| action | CPU per action, untraced | traced |")
+        o.append("|---|---|---|")
+        for kind, (u, t) in costs.items():
+            o.append("| `%s` | %s | %s |" % (kind, fmt(u and u / 1e3, " us"),
+                                            fmt(t and t / 1e3, " us")))
+        o.append("")
     o.append("## Workloads\n")
     for name in ARGS.workloads:
         wl = WORKLOADS[name]
@@ -906,6 +932,16 @@ def main():
     say("calibrating libdps once for every replay (dps calibrate)")
     run([ARGS.dps, "calibrate", "-o", calib], os.path.join(ARGS.work, "calibrate.log"),
         stdout=subprocess.DEVNULL)
+    # the costs' traced column: measured under a recording, as the replays are recorded
+    say("measuring dps's own cost of each action under dps record (dps calibrate --action-costs)")
+    cal_trace = os.path.join(ARGS.work, "calibrate-trace")
+    shutil.rmtree(cal_trace, ignore_errors=True)
+    try:
+        run([ARGS.dps, "record", "-q", "-o", cal_trace, "--", ARGS.dps, "calibrate",
+             "--action-costs", "-o", calib], os.path.join(ARGS.work, "calibrate.log"),
+            stdout=subprocess.DEVNULL)
+    except StepError as e:  # the costs only explain; the workloads still run
+        say("traced action costs FAILED: %s" % e)
 
     probes = None
     try:
@@ -927,6 +963,7 @@ def main():
                 say("%s run %d FAILED: %s: %s" % (name, r, type(e).__name__, e))
                 failures.append(("%s (run %d)" % (name, r), str(e)))
     meta = measure_meta()
+    meta["action_costs"] = read_action_costs(calib)
     with open(saved, "w") as f:
         json.dump({"runs": ARGS.runs, "workloads": ARGS.workloads, "load0": load0,
                    "results": results, "failures": failures, "probes": probes, "meta": meta}, f)
