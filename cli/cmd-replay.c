@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dps/knobs.h>
 #include <glib.h>
 
 #include "analyzer.h"
@@ -14,31 +15,29 @@
 
 static void print_usage(FILE *out)
 {
+	fputs("Usage: dps replay TRACE [--pid P | --tid T | --comm NAME] [OPTIONS]\n"
+	      "\n"
+	      "A trace made by dps record needs no selection: its record.info names the pid.\n"
+	      "\n"
+	      "The main job end to end: analyze TRACE, generate and build the stub, run it\n"
+	      "while recording it the way TRACE was recorded (dps record), compare the two\n"
+	      "runs and write a self-contained HTML report. Everything lands in OUTDIR:\n"
+	      "set/ (the action set), stub.c and dps-stub, calibration, sim-trace/,\n"
+	      "compare.txt, compare.json and report.html.\n"
+	      "\n"
+	      "Selection (as in dps analyze):\n"
+	      "  -p, --pid P, -t, --tid T, -c, --comm NAME\n"
+	      "  -f, --follow-children   replay fork+exec children as threads\n"
+	      "  -m, --min-block D       fold blocks shorter than D into run\n"
+	      "What-if:\n"
+	      "      --set DIR           replay this (edited) action set instead of analyzing\n",
+	      out);
+	/* the stub's knobs dps replay passes on (runtime/include/dps/knobs.def) */
+	dps_knobs_print_help(out, DPS_KNOB_REPLAY | DPS_KNOB_WHATIF, 0, 6, 26);
+	fputs("Run:\n", out);
+	dps_knobs_print_help(out, DPS_KNOB_REPLAY, DPS_KNOB_WHATIF, 6, 26);
 	fprintf(
 	    out,
-	    "Usage: dps replay TRACE [--pid P | --tid T | --comm NAME] [OPTIONS]\n"
-	    "\n"
-	    "A trace made by dps record needs no selection: its record.info names the pid.\n"
-	    "\n"
-	    "The main job end to end: analyze TRACE, generate and build the stub, run it\n"
-	    "while recording it the way TRACE was recorded (dps record), compare the two\n"
-	    "runs and write a self-contained HTML report. Everything lands in OUTDIR:\n"
-	    "set/ (the action set), stub.c and dps-stub, calibration, sim-trace/,\n"
-	    "compare.txt, compare.json and report.html.\n"
-	    "\n"
-	    "Selection (as in dps analyze):\n"
-	    "  -p, --pid P, -t, --tid T, -c, --comm NAME\n"
-	    "  -f, --follow-children   replay fork+exec children as threads\n"
-	    "  -m, --min-block D       fold blocks shorter than D into run\n"
-	    "What-if:\n"
-	    "      --set DIR           replay this (edited) action set instead of analyzing\n"
-	    "      --scale X           every run lasts X times as long\n"
-	    "      --sleep-scale X     every sleep lasts X times as long\n"
-	    "      --thread-scale ID=X, --thread-sleep-scale ID=X   one thread only\n"
-	    "      --thread-idle ID    thread ID sleeps its runs (the idle CPU stub)\n"
-	    "Run:\n"
-	    "      --heap-mode curve|alloc  heap actions: the paper's one block resized to the\n"
-	    "                          curve (default) or one malloc per recorded allocation\n"
 	    "      --mode work|cpu|wall   how run actions spend time (default: the stub's)\n"
 	    "      --calibration FILE  use this calibration (default: measure one into OUTDIR)\n"
 	    "      --kernel, --no-kernel  force or skip kernel scheduling capture\n"
@@ -61,18 +60,12 @@ static void print_usage(FILE *out)
 	    DPS_LOAD_WAIT_QUIET_DEFAULT_S);
 }
 
-/* The options into o; what-if knobs go to the stub as given (knobs: owned by the caller,
- * strings borrowed from argv). Returns DPS_EXIT_OK, DPS_EXIT_USAGE, or -1 after --help. */
-static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrArray *knobs)
+/* The options into o; the stub's knobs into knobs (its paths borrowed from argv), checked as
+ * given. Returns DPS_EXIT_OK, DPS_EXIT_USAGE, or -1 after --help. */
+static int parse_args(int argc, char **argv, struct dps_replay_options *o, struct dps_knobs *knobs)
 {
 	enum {
 		OPT_SET = 256,
-		OPT_SCALE,
-		OPT_SLEEP_SCALE,
-		OPT_THREAD_SCALE,
-		OPT_THREAD_SLEEP_SCALE,
-		OPT_HEAP_MODE,
-		OPT_THREAD_IDLE,
 		OPT_MODE,
 		OPT_CALIBRATION,
 		OPT_KERNEL,
@@ -80,8 +73,9 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrA
 		OPT_FORCE,
 		OPT_STRICT,
 		OPT_WAIT_QUIET,
+		OPT_KNOB, /* OPT_KNOB + a knob's id: the knobs.def ones dps replay passes on */
 	};
-	static const struct option longopts[] = {
+	static const struct option fixed[] = {
 	    {"pid", required_argument, NULL, 'p'},
 	    {"tid", required_argument, NULL, 't'},
 	    {"comm", required_argument, NULL, 'c'},
@@ -92,12 +86,6 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrA
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"set", required_argument, NULL, OPT_SET},
-	    {"scale", required_argument, NULL, OPT_SCALE},
-	    {"sleep-scale", required_argument, NULL, OPT_SLEEP_SCALE},
-	    {"thread-scale", required_argument, NULL, OPT_THREAD_SCALE},
-	    {"thread-sleep-scale", required_argument, NULL, OPT_THREAD_SLEEP_SCALE},
-	    {"heap-mode", required_argument, NULL, OPT_HEAP_MODE},
-	    {"thread-idle", required_argument, NULL, OPT_THREAD_IDLE},
 	    {"mode", required_argument, NULL, OPT_MODE},
 	    {"calibration", required_argument, NULL, OPT_CALIBRATION},
 	    {"kernel", no_argument, NULL, OPT_KERNEL},
@@ -105,11 +93,24 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrA
 	    {"force", no_argument, NULL, OPT_FORCE},
 	    {"strict", no_argument, NULL, OPT_STRICT},
 	    {"wait-quiet", optional_argument, NULL, OPT_WAIT_QUIET},
-	    {NULL, 0, NULL, 0},
 	};
+	struct option longopts[sizeof(fixed) / sizeof(fixed[0]) + DPS_KNOB_COUNT + 1];
+	size_t n_long = sizeof(fixed) / sizeof(fixed[0]);
 	struct analyzer_options sel;
 	int c, n_sel = 0, idx = 0;
+	char err[256];
 
+	memcpy(longopts, fixed, sizeof(fixed));
+	for (int k = 0; k < DPS_KNOB_COUNT; k++) {
+		if (dps_knobs_table[k].flags & DPS_KNOB_REPLAY) {
+			longopts[n_long++] = (struct option){
+			    dps_knobs_table[k].name,
+			    dps_knobs_table[k].shape == DPS_KNOB_SHAPE_FLAG ? no_argument
+									    : required_argument,
+			    NULL, OPT_KNOB + k};
+		}
+	}
+	longopts[n_long] = (struct option){NULL, 0, NULL, 0};
 	analyzer_options_default(&sel);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "p:t:c:fm:o:qvh", longopts, &idx)) != -1) {
@@ -152,27 +153,6 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrA
 		case OPT_SET:
 			o->set = optarg;
 			break;
-		case OPT_SCALE:
-		case OPT_SLEEP_SCALE:
-		case OPT_THREAD_SCALE:
-		case OPT_THREAD_SLEEP_SCALE:
-		case OPT_THREAD_IDLE:
-			/* the stub's own option, named as it knows it, whatever form was used */
-			g_ptr_array_add(knobs, g_strdup_printf("--%s", longopts[idx].name));
-			g_ptr_array_add(knobs, g_strdup(optarg));
-			break;
-		case OPT_HEAP_MODE:
-			/* checked here, before any step, as --mode is */
-			if (strcmp(optarg, "curve") && strcmp(optarg, "alloc")) {
-				fprintf(stderr,
-					"dps replay: --heap-mode: expected curve or alloc, got "
-					"'%s'\n",
-					optarg);
-				return DPS_EXIT_USAGE;
-			}
-			g_ptr_array_add(knobs, g_strdup("--heap-mode"));
-			g_ptr_array_add(knobs, g_strdup(optarg));
-			break;
 		case OPT_MODE:
 			o->mode = optarg;
 			break;
@@ -197,6 +177,16 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, GPtrA
 			}
 			break;
 		default:
+			if (c >= OPT_KNOB && c < OPT_KNOB + DPS_KNOB_COUNT) {
+				/* checked here, before any step; the threads it names once the
+				 * set's are known */
+				if (dps_knobs_parse(knobs, dps_knobs_table[c - OPT_KNOB].name,
+						    optarg, err, sizeof(err))) {
+					fprintf(stderr, "dps replay: %s\n", err);
+					return DPS_EXIT_USAGE;
+				}
+				break;
+			}
 			fprintf(stderr, "Try 'dps replay --help'.\n");
 			return DPS_EXIT_USAGE;
 		}
@@ -235,8 +225,8 @@ static void list_candidates(const char *trace)
 
 int dps_cmd_replay(int argc, char **argv)
 {
-	GPtrArray *knobs = g_ptr_array_new_with_free_func(g_free);
 	struct dps_replay_result res = {0};
+	struct dps_knobs knobs;
 	struct dps_diag diag = {{0}};
 	struct dps_replay_options o;
 	enum dps_status st;
@@ -247,13 +237,13 @@ int dps_cmd_replay(int argc, char **argv)
 	given = g_memdup2(argv + 1, sizeof(*argv) * (size_t)(argc > 0 ? argc : 1));
 
 	dps_replay_options_default(&o);
-	ret = parse_args(argc, argv, &o, knobs);
+	dps_knobs_default(&knobs);
+	ret = parse_args(argc, argv, &o, &knobs);
 	if (ret) {
 		ret = ret < 0 ? DPS_EXIT_OK : ret;
 		goto end;
 	}
-	g_ptr_array_add(knobs, NULL);
-	o.stub_args = (const char *const *)knobs->pdata;
+	o.knobs = &knobs;
 	o.args = given;
 	o.n_args = (size_t)argc - 1;
 	o.progress = !o.quiet && dps_cli_stderr_is_tty();
@@ -282,7 +272,7 @@ int dps_cmd_replay(int argc, char **argv)
 	ret = DPS_EXIT_OK;
 end:
 	dps_replay_result_fini(&res);
-	g_ptr_array_free(knobs, TRUE);
+	dps_knobs_fini(&knobs);
 	g_free(given);
 	return ret;
 }

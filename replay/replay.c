@@ -35,6 +35,7 @@
 #include <sys/wait.h>
 
 #include <dps/dps.h>
+#include <dps/knobs.h>
 #include <glib.h>
 
 #include "actset.h"
@@ -320,34 +321,18 @@ static void original_selection(const struct replay *rp, struct analyzer_options 
 }
 
 /*
- * The what-if knobs, checked by the stub's own parser (dps_main_parse_args) so the replay
- * refuses what the stub would refuse, before it is built and run. Against the n thread ids
- * of the set to be (of a given set, or of the analysis's threads) in ids; before (ids NULL),
- * against the ids the knobs name, so that only the values are checked. DPS_ERR_INVAL when the
- * stub would say no (its message printed).
+ * The stub's knobs, checked as the stub checks them (dps_knobs_check) so the replay refuses
+ * what the stub would refuse, before it is built and run: against the n thread ids of the set
+ * to be (of a given set, or of the analysis's threads) in ids; before (ids NULL), only their
+ * values. DPS_ERR_INVAL when the stub would say no (diag says why).
  */
 static enum dps_status check_knobs(struct replay *rp, const uint64_t *ids, size_t n)
 {
-	const char *const *k = rp->opts->stub_args;
-	GPtrArray *argv = g_ptr_array_new();
 	GArray *threads = g_array_new(FALSE, TRUE, sizeof(struct dps_thread_desc));
 	struct dps_program prog = {0};
-	struct dps_config cfg;
-	struct dps_play_options po;
 	enum dps_status st = DPS_OK;
+	char err[256];
 
-	g_ptr_array_add(argv, (gpointer) "dps replay");
-	for (size_t i = 0; k && k[i]; i++) {
-		g_ptr_array_add(argv, (gpointer)k[i]);
-		if (!ids && i > 0 &&
-		    (!strcmp(k[i - 1], "--thread-scale") ||
-		     !strcmp(k[i - 1], "--thread-sleep-scale") ||
-		     !strcmp(k[i - 1], "--thread-idle"))) {
-			struct dps_thread_desc d = {.id = g_ascii_strtoull(k[i], NULL, 10)};
-
-			g_array_append_val(threads, d);
-		}
-	}
 	for (size_t t = 0; ids && t < n; t++) {
 		struct dps_thread_desc d = {.id = ids[t]};
 
@@ -355,17 +340,24 @@ static enum dps_status check_knobs(struct replay *rp, const uint64_t *ids, size_
 	}
 	prog.threads = (const struct dps_thread_desc *)threads->data;
 	prog.n_threads = threads->len;
-	dps_steps_clear(&rp->steps); /* the parser's message */
-	if (dps_main_parse_args((int)argv->len, (char **)argv->pdata, &prog, &cfg, &po)) {
-		dps_diag_setf(rp->diag, "a what-if option is not valid for %s (see above)",
-			      ids ? "this action set" : "a stub");
+	if (rp->opts->knobs &&
+	    dps_knobs_check(rp->opts->knobs, ids ? &prog : NULL, err, sizeof(err))) {
+		dps_diag_setf(rp->diag, "a what-if option is not valid for %s: %s",
+			      ids ? "this action set" : "a stub", err);
 		st = DPS_ERR_INVAL;
-	} else {
-		dps_main_args_fini(&po);
 	}
 	g_array_free(threads, TRUE);
-	g_ptr_array_free(argv, TRUE);
 	return st;
+}
+
+/* The knobs dps replay passes on to the stub (knobs.def's DPS_KNOB_REPLAY ones) whose flags
+ * include all of all_of, as its arguments (dps_knobs_argv_free); NULL when none. */
+static char **stub_knobs(const struct replay *rp, unsigned all_of)
+{
+	if (!rp->opts->knobs) {
+		return NULL;
+	}
+	return dps_knobs_to_argv(rp->opts->knobs, DPS_KNOB_REPLAY | all_of, NULL);
 }
 
 /* The user's (edited) set instead of an analysis: read, checked, copied into OUTDIR. */
@@ -505,6 +497,7 @@ static enum dps_status run_stub(struct replay *rp)
 {
 	const struct dps_replay_options *o = rp->opts;
 	GPtrArray *cmd = g_ptr_array_new();
+	char **knobs = stub_knobs(rp, 0);
 	struct dps_record_options ro;
 	struct dps_record_result rr = {0};
 	enum dps_status st;
@@ -524,8 +517,9 @@ static enum dps_status run_stub(struct replay *rp)
 		g_ptr_array_add(cmd, (gpointer) "--mode");
 		g_ptr_array_add(cmd, (gpointer)o->mode);
 	}
-	for (size_t i = 0; o->stub_args && o->stub_args[i]; i++) {
-		g_ptr_array_add(cmd, (gpointer)o->stub_args[i]);
+	/* the knobs as the stub takes them, made into arguments only here */
+	for (size_t i = 0; knobs && knobs[i]; i++) {
+		g_ptr_array_add(cmd, knobs[i]);
 	}
 	g_ptr_array_add(cmd, NULL);
 	dps_record_options_default(&ro);
@@ -559,6 +553,7 @@ static enum dps_status run_stub(struct replay *rp)
 	}
 	dps_record_result_fini(&rr);
 	g_ptr_array_free(cmd, TRUE);
+	dps_knobs_argv_free(knobs);
 	return st;
 }
 
@@ -587,48 +582,50 @@ static enum dps_status write_output(struct replay *rp, const struct compare_resu
 	return DPS_OK;
 }
 
-/* The what-if knobs as the outputs record them (name, value pairs into knobs): the stub's
- * arguments as given, and the defaults of the ones not given, so that a report says the whole
+/* The what-if knobs as the outputs record them (name, value pairs into knobs, g_free): the
+ * stub's knobs given, and the defaults of the ones not given, so that a report says the whole
  * of what the stub was asked to do. */
 static void collect_knobs(const struct replay *rp, GPtrArray *knobs, const char *set_label)
 {
-	static const char *const defaults[][2] = {
-	    {"--scale", "1"},
-	    {"--sleep-scale", "1"},
-	    {"--heap-mode", "curve"},
-	};
 	const struct dps_replay_options *o = rp->opts;
-	const char *const *k = o->stub_args;
+	char **k = stub_knobs(rp, 0);
+	uint32_t given = o->knobs ? o->knobs->given : 0;
 
-	for (size_t i = 0; k && k[i]; i += 2) {
-		g_ptr_array_add(knobs, (gpointer)k[i]);
-		g_ptr_array_add(knobs, (gpointer)k[i + 1]);
-	}
-	for (size_t d = 0; d < sizeof(defaults) / sizeof(defaults[0]); d++) {
-		bool given = false;
+	for (size_t i = 0; k && k[i]; i++) {
+		int id = dps_knobs_find(k[i]);
 
-		for (size_t i = 0; k && k[i]; i += 2) {
-			given = given || !strcmp(k[i], defaults[d][0]);
-		}
-		if (!given) {
-			g_ptr_array_add(knobs, (gpointer)defaults[d][0]);
-			g_ptr_array_add(knobs, (gpointer)defaults[d][1]);
+		g_ptr_array_add(knobs, g_strdup(k[i]));
+		if (id >= 0 && dps_knobs_table[id].shape == DPS_KNOB_SHAPE_FLAG) {
+			g_ptr_array_add(knobs, g_strdup("on"));
+		} else {
+			g_ptr_array_add(knobs, g_strdup(k[++i]));
 		}
 	}
-	g_ptr_array_add(knobs, (gpointer) "--mode");
-	g_ptr_array_add(knobs, (gpointer)(o->mode ? o->mode : "the stub's default"));
-	g_ptr_array_add(knobs, (gpointer) "--set");
-	g_ptr_array_add(knobs, (gpointer)(set_label ? set_label : "analyzed from the trace"));
+	dps_knobs_argv_free(k);
+	for (int id = 0; id < DPS_KNOB_COUNT; id++) {
+		const struct dps_knob_info *info = &dps_knobs_table[id];
+
+		if ((info->flags & DPS_KNOB_REPLAY) && info->deflt && !(given & (1u << id))) {
+			g_ptr_array_add(knobs, g_strdup_printf("--%s", info->name));
+			g_ptr_array_add(knobs, g_strdup(info->deflt));
+		}
+	}
+	g_ptr_array_add(knobs, g_strdup("--mode"));
+	g_ptr_array_add(knobs, g_strdup(o->mode ? o->mode : "the stub's default"));
+	g_ptr_array_add(knobs, g_strdup("--set"));
+	g_ptr_array_add(knobs, g_strdup(set_label ? set_label : "analyzed from the trace"));
 }
 
 /* Whether a knob's value changes nothing: a scale of 1 ("1", "ID=1"). */
 static bool knob_is_identity(const char *name, const char *value)
 {
+	int id = dps_knobs_find(name);
 	const char *v = strchr(value, '=');
 	char *end;
 	double x;
 
-	if (!strcmp(name, "--thread-idle")) {
+	if (id < 0 || (dps_knobs_table[id].shape != DPS_KNOB_SHAPE_SCALE &&
+		       dps_knobs_table[id].shape != DPS_KNOB_SHAPE_THREAD_SCALE)) {
 		return false;
 	}
 	v = v ? v + 1 : value;
@@ -636,24 +633,28 @@ static bool knob_is_identity(const char *name, const char *value)
 	return end != v && !*end && x == 1.0;
 }
 
-/* The what-if knobs as given ("--thread-scale 2=0.5"), what a replay changes on purpose when
- * the caller names no change; NULL without one, or when every one is a scale of 1 (a faithful
- * replay). g_free. */
+/* The what-if knobs given ("--thread-scale 2=0.5"; knobs.def's DPS_KNOB_WHATIF ones), what a
+ * replay changes on purpose when the caller names no change; NULL without one, or when every
+ * one is a scale of 1 (a faithful replay). g_free. */
 static char *knobs_change(const struct replay *rp)
 {
-	static const char *const whatif[] = {"--scale", "--sleep-scale", "--thread-scale",
-					     "--thread-sleep-scale", "--thread-idle"};
-	const char *const *k = rp->opts->stub_args;
+	char **k = stub_knobs(rp, DPS_KNOB_WHATIF);
 	GString *t = g_string_new(NULL);
 
-	for (size_t i = 0; k && k[i] && k[i + 1]; i += 2) {
-		for (size_t w = 0; w < sizeof(whatif) / sizeof(whatif[0]); w++) {
-			if (!strcmp(k[i], whatif[w]) && !knob_is_identity(k[i], k[i + 1])) {
-				g_string_append_printf(t, "%s%s %s", t->len ? " " : "", k[i],
-						       k[i + 1]);
-			}
+	for (size_t i = 0; k && k[i]; i++) {
+		int id = dps_knobs_find(k[i]);
+		const char *value = NULL;
+
+		if (id >= 0 && dps_knobs_table[id].shape != DPS_KNOB_SHAPE_FLAG) {
+			value = k[++i];
+		}
+		if (!value) {
+			g_string_append_printf(t, "%s%s", t->len ? " " : "", k[i]);
+		} else if (!knob_is_identity(k[i - 1], value)) {
+			g_string_append_printf(t, "%s%s %s", t->len ? " " : "", k[i - 1], value);
 		}
 	}
+	dps_knobs_argv_free(k);
 	return g_string_free(t, !t->len);
 }
 
@@ -661,7 +662,7 @@ static char *knobs_change(const struct replay *rp)
 static enum dps_status compare(struct replay *rp)
 {
 	struct compare_run_info run = {.command = "replay"};
-	GPtrArray *knobs = g_ptr_array_new();
+	GPtrArray *knobs = g_ptr_array_new_with_free_func(g_free);
 	char *cal_source = NULL;
 	struct dps_calibration cal;
 	char calerr[256];

@@ -17,6 +17,7 @@
 #include "record.h"
 
 struct compare_result;
+struct dps_knobs;
 
 struct dps_replay_options {
 	const char *trace;	 /* borrowed: the recorded trace */
@@ -32,20 +33,21 @@ struct dps_replay_options {
 	const char *calibration; /* borrowed: NULL: measure one into OUTDIR/calibration */
 	const char *mode;	 /* borrowed: the stub's --mode; NULL: its default */
 	enum dps_record_kernel kernel;
-	const char *const *stub_args; /* borrowed: what-if knobs for the stub, NULL-terminated;
-				       * NULL: none */
-	bool quiet;		      /* no step lines */
-	bool progress;		      /* a live line while a step runs (the caller checks that
-				       * stderr is a terminal) */
-	bool verbose;		      /* the stub's own per-thread table and dps record's
-				       * messages too */
+	/* borrowed: the stub's knobs (<dps/knobs.h>); the ones knobs.def marks DPS_KNOB_REPLAY
+	 * are passed on to it (the others are this struct's: mode, calibration); NULL: none */
+	const struct dps_knobs *knobs;
+	bool quiet;    /* no step lines */
+	bool progress; /* a live line while a step runs (the caller checks that
+			* stderr is a terminal) */
+	bool verbose;  /* the stub's own per-thread table and dps record's
+			* messages too */
 	/* --wait-quiet: > 0: before measuring the calibration and before recording the stub,
 	 * wait this long at most for a quiet machine (common/machine-load.h); 0: no waiting */
 	double wait_quiet_s;
 	/* What the knobs change on purpose, for the outputs' headline (compare_run_info.change:
 	 * its effect instead of a fidelity error), e.g. "thread 23703 (xz) at 0.50x"; NULL: the
-	 * what-if knobs given (--scale, --sleep-scale, --thread-scale, --thread-sleep-scale,
-	 * --thread-idle) as written; none of them, or only scales of 1: a faithful replay.
+	 * what-if knobs given (knobs.def's DPS_KNOB_WHATIF ones: --scale, --thread-idle, ...);
+	 * none of them, or only scales of 1: a faithful replay.
 	 * Borrowed. */
 	const char *change;
 	/* The caller moves moved_from to moved_to once the replay is done (dps whatif: its

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <dps/dps.h>
+#include <dps/knobs.h>
 
 const char *dps_status_string(int status)
 {
@@ -41,24 +42,9 @@ const char *dps_status_string(int status)
 
 void dps_main_print_options(FILE *out)
 {
-	fputs("Options:\n"
-	      "  --mode work|cpu|wall       how `run` actions spend their time (default cpu)\n"
-	      "  --calibration FILE         calibration from `dps calibrate -o FILE` (default:\n"
-	      "                             $DPS_CALIBRATION, a path or `override`, else a quick\n"
-	      "                             measurement at start)\n"
-	      "  --scale X                  every run lasts X times as long (what-if)\n"
-	      "  --sleep-scale X            every sleep lasts X times as long\n"
-	      "  --thread-scale ID=X        runs of thread ID last X times as long\n"
-	      "  --thread-sleep-scale ID=X  sleeps of thread ID last X times as long\n"
-	      "  --heap-mode curve|alloc    heap actions: one block resized to the curve (the\n"
-	      "                             paper's, default) or one malloc per allocation\n"
-	      "  --from-main                the root's CPU and time count from main, not from\n"
-	      "                             the exec (no start-up compensation)\n"
-	      "  --thread-idle ID           runs of thread ID are slept instead (idle CPU stub)\n"
-	      "  --no-summary               no per-thread summary on stderr at the end\n"
-	      "  --quiet                    no informational messages\n"
-	      "  -h, --help                 this help\n",
-	      out);
+	fputs("Options:\n", out);
+	dps_knobs_print_help(out, 0, 0, 2, 29);
+	fputs("  -h, --help                 this help\n", out);
 }
 
 static void print_help(FILE *out, const char *argv0, const struct dps_program *prog)
@@ -69,78 +55,70 @@ static void print_help(FILE *out, const char *argv0, const struct dps_program *p
 	fputs("\nExit codes: 0 ok, 1 failure, 2 bad usage or bad input.\n", out);
 }
 
-static int parse_scale(const char *argv0, const char *opt, const char *text, double *out)
+/* A per-thread knob's entries as a table of prog's n_threads values, indexed as its threads
+ * (dflt where no entry names one), into *table (malloc'd; NULL without entries). Returns 0,
+ * or -1 when out of memory. */
+static int thread_table(const struct dps_knob_threads *t, const struct dps_program *prog,
+			double dflt, double **table)
 {
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(text, &end);
-	if (!*text || *end || errno || !isfinite(v) || v < 0) {
-		fprintf(stderr, "%s: %s: expected a non-negative number, got '%s'\n", argv0, opt,
-			text);
-		return 2;
+	*table = NULL;
+	if (!t->n) {
+		return 0;
 	}
-	*out = v;
-	return 0;
-}
-
-/* The index of the thread with the id text names (all of text) into *t. Returns 0, or 2 with
- * the message printed. */
-static int parse_thread_id(const char *argv0, const char *opt, const char *text, const char *end_at,
-			   const struct dps_program *prog, size_t *t)
-{
-	unsigned long long id;
-	char *end;
-
-	errno = 0;
-	id = strtoull(text, &end, 10);
-	if (end != end_at || end == text || errno || text[0] == '-') {
-		fprintf(stderr, "%s: %s: expected %s, got '%s'\n", argv0, opt,
-			*end_at ? "ID=X" : "a thread ID", text);
-		return 2;
+	*table = malloc(prog->n_threads * sizeof(**table));
+	if (!*table) {
+		return -1;
 	}
-	for (*t = 0; prog && *t < prog->n_threads && prog->threads[*t].id != id; (*t)++) {
+	for (size_t i = 0; i < prog->n_threads; i++) {
+		(*table)[i] = dflt;
 	}
-	if (!prog || *t == prog->n_threads) {
-		fprintf(stderr, "%s: %s: no thread with id %llu in this program\n", argv0, opt, id);
-		return 2;
+	for (size_t e = 0; e < t->n; e++) {
+		for (size_t i = 0; i < prog->n_threads; i++) {
+			if (prog->threads[i].id == t->v[e].id) {
+				(*table)[i] = t->v[e].x;
+			}
+		}
 	}
 	return 0;
 }
 
-/* ID=X into table[index of ID]; the table is allocated on first use (n_threads ones).
- * Returns 0, or 2 with the message printed. */
-static int parse_thread_scale(const char *argv0, const char *opt, const char *text,
-			      const struct dps_program *prog, double **table)
+/* What each knob does (knobs.def): k, checked against prog, into cfg and opts. Returns 0,
+ * or 2 with the message printed. */
+static int apply_knobs(const char *argv0, const struct dps_knobs *k, const struct dps_program *prog,
+		       struct dps_config *cfg, struct dps_play_options *opts)
 {
-	const char *eq = strchr(text, '=');
-	double v = 1.0;
-	size_t t = 0;
-	int ret = 0;
+	double *run = NULL, *sleep = NULL, *idle = NULL;
+	bool *flags = NULL;
 
-	if (!eq) {
-		fprintf(stderr, "%s: %s: expected ID=X, got '%s'\n", argv0, opt, text);
+	opts->mode = k->mode;
+	if (k->given & (1u << DPS_KNOB_ID_mode)) {
+		cfg->mode = k->mode;
+	}
+	cfg->calibration_path = k->calibration;
+	opts->run_scale = k->scale;
+	opts->sleep_scale = k->sleep_scale;
+	opts->heap_mode = k->heap_mode;
+	opts->from_process_start = !k->from_main;
+	opts->summary = !k->no_summary;
+	cfg->quiet = k->quiet;
+	if (thread_table(&k->thread_scale, prog, 1.0, &run) ||
+	    thread_table(&k->thread_sleep_scale, prog, 1.0, &sleep) ||
+	    thread_table(&k->thread_idle, prog, 0.0, &idle) ||
+	    (idle && !(flags = calloc(prog->n_threads, sizeof(*flags))))) {
+		fprintf(stderr, "%s: out of memory\n", argv0);
+		free(run);
+		free(sleep);
+		free(idle);
 		return 2;
 	}
-	ret = parse_thread_id(argv0, opt, text, eq, prog, &t);
-	if (!ret) {
-		ret = parse_scale(argv0, opt, eq + 1, &v);
+	for (size_t i = 0; flags && i < prog->n_threads; i++) {
+		flags[i] = idle[i] != 0.0;
 	}
-	if (!ret && !*table) {
-		*table = malloc(prog->n_threads * sizeof(**table));
-		if (!*table) {
-			fprintf(stderr, "%s: out of memory\n", argv0);
-			ret = 2;
-		}
-		for (size_t i = 0; *table && i < prog->n_threads; i++) {
-			(*table)[i] = 1.0;
-		}
-	}
-	if (!ret) {
-		(*table)[t] = v;
-	}
-	return ret;
+	free(idle);
+	opts->thread_run_scale = run;
+	opts->thread_sleep_scale = sleep;
+	opts->thread_run_idle = flags;
+	return 0;
 }
 
 /*
@@ -170,32 +148,15 @@ static void read_exec_mark(struct dps_play_options *opts)
 	opts->exec_cpu_ns = cpu;
 }
 
-/* ID into flags[index of ID] (allocated on first use, all false). Returns 0 or 2. */
-static int parse_thread_flag(const char *argv0, const char *opt, const char *text,
-			     const struct dps_program *prog, bool **flags)
-{
-	size_t t = 0;
-	int ret = parse_thread_id(argv0, opt, text, text + strlen(text), prog, &t);
-
-	if (!ret && !*flags) {
-		*flags = calloc(prog->n_threads, sizeof(**flags));
-		if (!*flags) {
-			fprintf(stderr, "%s: out of memory\n", argv0);
-			ret = 2;
-		}
-	}
-	if (!ret) {
-		(*flags)[t] = true;
-	}
-	return ret;
-}
+/* The program of a caller that has none: no thread a knob can name. */
+static const struct dps_program no_threads = {0};
 
 int dps_main_parse_args(int argc, char **argv, const struct dps_program *prog,
 			struct dps_config *cfg, struct dps_play_options *opts)
 {
 	const char *argv0 = argc > 0 && argv[0] ? argv[0] : "dps-program";
-	double *run_table = NULL, *sleep_table = NULL;
-	bool *idle_flags = NULL;
+	struct dps_knobs k;
+	char err[256];
 	int ret = 0;
 
 	/* main began about now: what the process did before is its start-up, what follows is
@@ -203,16 +164,18 @@ int dps_main_parse_args(int argc, char **argv, const struct dps_program *prog,
 	dps_play_options_default(opts);
 	dps_play_options_mark_main(opts);
 	dps_config_default(cfg);
-	opts->from_process_start = true;
+	dps_knobs_default(&k);
 	read_exec_mark(opts);
 	/* not for the programs this one may start */
 	unsetenv("DPS_EXEC_AT");
+	/* the options, one knob each (knobs.def) */
 	for (int i = 1; i < argc && !ret; i++) {
 		const char *arg = argv[i];
 		const char *value = NULL;
 		const char *eq = strchr(arg, '=');
 		char name[32];
 		size_t len = eq && !strncmp(arg, "--", 2) ? (size_t)(eq - arg) : strlen(arg);
+		int id;
 
 		snprintf(name, sizeof(name), "%.*s", (int)(len < 31 ? len : 31), arg);
 		if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
@@ -220,72 +183,36 @@ int dps_main_parse_args(int argc, char **argv, const struct dps_program *prog,
 			ret = 1;
 			break;
 		}
-		if (!strcmp(name, "--no-summary")) {
-			opts->summary = false;
-			continue;
-		}
-		if (!strcmp(name, "--quiet")) {
-			cfg->quiet = true;
-			continue;
-		}
-		if (!strcmp(name, "--from-main")) {
-			opts->from_process_start = false;
-			continue;
-		}
-		if (strcmp(name, "--mode") && strcmp(name, "--calibration") &&
-		    strcmp(name, "--scale") && strcmp(name, "--sleep-scale") &&
-		    strcmp(name, "--thread-scale") && strcmp(name, "--thread-sleep-scale") &&
-		    strcmp(name, "--heap-mode") && strcmp(name, "--thread-idle")) {
+		id = strncmp(name, "--", 2) ? -1 : dps_knobs_find(name);
+		if (id < 0) {
 			fprintf(stderr, "%s: unknown option '%s' (try --help)\n", argv0, arg);
 			ret = 2;
 			break;
 		}
-		if (len < strlen(arg)) {
+		if (dps_knobs_table[id].shape == DPS_KNOB_SHAPE_FLAG) {
+			value = NULL; /* a flag's "=value" is ignored */
+		} else if (len < strlen(arg)) {
 			value = arg + len + 1;
 		} else if (i + 1 < argc) {
 			value = argv[++i];
-		} else {
-			fprintf(stderr, "%s: %s needs a value\n", argv0, name);
-			ret = 2;
-			break;
 		}
-		if (!strcmp(name, "--mode")) {
-			if (dps_run_mode_parse(value, &opts->mode)) {
-				fprintf(stderr,
-					"%s: --mode: expected work, cpu or wall, got '%s'\n", argv0,
-					value);
-				ret = 2;
-			}
-			cfg->mode = opts->mode;
-		} else if (!strcmp(name, "--calibration")) {
-			cfg->calibration_path = value;
-		} else if (!strcmp(name, "--scale")) {
-			ret = parse_scale(argv0, name, value, &opts->run_scale);
-		} else if (!strcmp(name, "--sleep-scale")) {
-			ret = parse_scale(argv0, name, value, &opts->sleep_scale);
-		} else if (!strcmp(name, "--heap-mode")) {
-			if (!strcmp(value, "curve")) {
-				opts->heap_mode = DPS_HEAP_CURVE;
-			} else if (!strcmp(value, "alloc")) {
-				opts->heap_mode = DPS_HEAP_ALLOC;
-			} else {
-				fprintf(stderr,
-					"%s: --heap-mode: expected curve or alloc, got '%s'\n",
-					argv0, value);
-				ret = 2;
-			}
-		} else if (!strcmp(name, "--thread-scale")) {
-			ret = parse_thread_scale(argv0, name, value, prog, &run_table);
-		} else if (!strcmp(name, "--thread-idle")) {
-			ret = parse_thread_flag(argv0, name, value, prog, &idle_flags);
-		} else {
-			ret = parse_thread_scale(argv0, name, value, prog, &sleep_table);
+		if (dps_knobs_parse(&k, name, value, err, sizeof(err))) {
+			fprintf(stderr, "%s: %s\n", argv0, err);
+			ret = 2;
 		}
 	}
-	opts->thread_run_scale = run_table;
-	opts->thread_sleep_scale = sleep_table;
-	opts->thread_run_idle = idle_flags;
-	if (ret) {
+	prog = prog ? prog : &no_threads;
+	if (!ret && dps_knobs_check(&k, prog, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", argv0, err);
+		ret = 2;
+	}
+	if (ret != 2) {
+		int applied = apply_knobs(argv0, &k, prog, cfg, opts);
+
+		ret = applied ? applied : ret;
+	}
+	dps_knobs_fini(&k);
+	if (ret == 2) {
 		dps_main_args_fini(opts);
 	}
 	return ret;

@@ -323,6 +323,16 @@ static void candidates_table(const struct whatif_result *r, FILE *out)
 	g_free(line);
 }
 
+/* " --thread-scale ID=SCALE" for each thread of the component: the knob (knobs.def) a reader
+ * replays one point with. */
+static void thread_scale_knobs(const struct whatif_result *r, FILE *out)
+{
+	for (size_t i = 0; i < r->n_ids; i++) {
+		fprintf(out, " --%s %" PRIu64 "=SCALE",
+			dps_knobs_table[DPS_KNOB_ID_thread_scale].name, r->ids[i]);
+	}
+}
+
 static void sentences(FILE *out, const char *title, GPtrArray *v, const char *id)
 {
 	if (!v->len) {
@@ -464,9 +474,7 @@ void whatif_write_html(const struct whatif_result *r, FILE *out, const char *lin
 	if (r->from_trace) {
 		fputs("<code>dps replay ", out);
 		dps_html_escape(out, r->input);
-		for (size_t i = 0; i < r->n_ids; i++) {
-			fprintf(out, " --thread-scale %" PRIu64 "=SCALE", r->ids[i]);
-		}
+		thread_scale_knobs(r, out);
 		fputs("</code> (SCALE from the table) writes the report of the original and that "
 		      "point's stub side by side.</p>\n",
 		      out);
@@ -474,9 +482,7 @@ void whatif_write_html(const struct whatif_result *r, FILE *out, const char *lin
 		fputs("replay the trace this set came from with <code>dps replay TRACE --set ",
 		      out);
 		dps_html_escape(out, r->input);
-		for (size_t i = 0; i < r->n_ids; i++) {
-			fprintf(out, " --thread-scale %" PRIu64 "=SCALE", r->ids[i]);
-		}
+		thread_scale_knobs(r, out);
 		fputs("</code>.</p>\n", out);
 	}
 	fputs("</body></html>\n", out);

@@ -82,10 +82,28 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The stub's argument vector for point p (g_ptr_array_free(v, TRUE) frees it). */
+enum dps_status whatif_point_knobs(const uint64_t *ids, size_t n_ids, const struct whatif_point *p,
+				   struct dps_knobs *k)
+{
+	for (size_t i = 0; p->kind != WHATIF_POINT_ORIGINAL && i < n_ids; i++) {
+		int st = p->kind == WHATIF_POINT_IDLE
+			     ? dps_knobs_add_thread(k, DPS_KNOB_ID_thread_idle, ids[i], 1.0)
+			     : dps_knobs_add_thread(k, DPS_KNOB_ID_thread_scale, ids[i], p->scale);
+
+		if (st) {
+			return DPS_ERR_NOMEM;
+		}
+	}
+	return DPS_OK;
+}
+
+/* The stub's argument vector for point p (g_ptr_array_free(v, TRUE) frees it): the point's
+ * knobs, and the sweep's own (its calibration, quiet, the mode). */
 static GPtrArray *stub_argv(const struct whatif_runner *run, const struct whatif_point *p)
 {
 	GPtrArray *v = g_ptr_array_new_with_free_func(g_free);
+	struct dps_knobs k;
+	char **args;
 
 	if (run->command) {
 		for (size_t i = 0; run->command[i]; i++) {
@@ -94,28 +112,25 @@ static GPtrArray *stub_argv(const struct whatif_runner *run, const struct whatif
 		g_ptr_array_add(v, NULL);
 		return v;
 	}
-	g_ptr_array_add(v, g_strdup(run->stub));
-	g_ptr_array_add(v, g_strdup("--calibration"));
-	g_ptr_array_add(v, g_strdup(run->calibration));
-	g_ptr_array_add(v, g_strdup("--no-summary"));
-	g_ptr_array_add(v, g_strdup("--quiet"));
+	dps_knobs_default(&k);
+	(void)dps_knobs_parse(&k, "calibration", run->calibration, NULL, 0);
+	(void)dps_knobs_parse(&k, "no-summary", NULL, NULL, 0);
+	(void)dps_knobs_parse(&k, "quiet", NULL, NULL, 0);
 	if (run->mode) {
-		g_ptr_array_add(v, g_strdup("--mode"));
-		g_ptr_array_add(v, g_strdup(run->mode));
+		/* checked when the study began */
+		(void)dps_knobs_parse(&k, "mode", run->mode, NULL, 0);
 	}
-	for (size_t i = 0; p->kind != WHATIF_POINT_ORIGINAL && i < run->n_ids; i++) {
-		if (p->kind == WHATIF_POINT_IDLE) {
-			g_ptr_array_add(v, g_strdup("--thread-idle"));
-			g_ptr_array_add(v, g_strdup_printf("%" PRIu64, run->ids[i]));
-		} else {
-			char num[G_ASCII_DTOSTR_BUF_SIZE];
-
-			g_ptr_array_add(v, g_strdup("--thread-scale"));
-			g_ptr_array_add(
-			    v, g_strdup_printf("%" PRIu64 "=%s", run->ids[i],
-					       g_ascii_dtostr(num, sizeof(num), p->scale)));
-		}
+	g_ptr_array_add(v, g_strdup(run->stub));
+	args =
+	    whatif_point_knobs(run->ids, run->n_ids, p, &k) ? NULL : dps_knobs_to_argv(&k, 0, NULL);
+	if (!args) {
+		g_error("out of memory"); /* as GLib's own allocations: never a run without knobs */
 	}
+	for (size_t i = 0; args && args[i]; i++) {
+		g_ptr_array_add(v, g_strdup(args[i]));
+	}
+	dps_knobs_argv_free(args);
+	dps_knobs_fini(&k);
 	g_ptr_array_add(v, NULL);
 	return v;
 }

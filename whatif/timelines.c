@@ -91,27 +91,6 @@ int whatif_timelines_check(const char *list, double from, double to, double step
 	return ret;
 }
 
-/* The stub's knobs for point p: as the sweep's (sweep.c), without the calibration. */
-static GPtrArray *knobs(const struct whatif_result *r, const struct whatif_point *p)
-{
-	GPtrArray *v = g_ptr_array_new_with_free_func(g_free);
-	char num[G_ASCII_DTOSTR_BUF_SIZE];
-
-	for (size_t i = 0; p->kind != WHATIF_POINT_ORIGINAL && i < r->n_ids; i++) {
-		if (p->kind == WHATIF_POINT_IDLE) {
-			g_ptr_array_add(v, g_strdup("--thread-idle"));
-			g_ptr_array_add(v, g_strdup_printf("%" PRIu64, r->ids[i]));
-		} else {
-			g_ptr_array_add(v, g_strdup("--thread-scale"));
-			g_ptr_array_add(
-			    v, g_strdup_printf("%" PRIu64 "=%s", r->ids[i],
-					       g_ascii_dtostr(num, sizeof(num), p->scale)));
-		}
-	}
-	g_ptr_array_add(v, NULL);
-	return v;
-}
-
 /* What point p changes, for its report's headline (replay.h: change): NULL for the original
  * and the scale 1, which change nothing (a faithful replay). g_free. */
 static char *point_change(const struct whatif_result *r, const struct whatif_point *p)
@@ -151,7 +130,8 @@ static enum dps_status one(const struct whatif_timelines_job *job, struct whatif
 {
 	struct dps_replay_options ro;
 	struct dps_replay_result rr = {0};
-	GPtrArray *args = knobs(job->result, p);
+	struct dps_knobs knobs;
+	char **args = NULL;
 	GPtrArray *cmd = g_ptr_array_new_with_free_func(g_free);
 	char *name = point_name(p);
 	char *rel = g_build_filename("timelines", name, NULL);
@@ -159,6 +139,15 @@ static enum dps_status one(const struct whatif_timelines_job *job, struct whatif
 	char *change = point_change(job->result, p);
 	enum dps_status st;
 
+	dps_knobs_default(&knobs);
+	st = whatif_point_knobs(job->result->ids, job->result->n_ids, p, &knobs);
+	/* the report's command line: the knobs as dps replay takes them */
+	args = st ? NULL : dps_knobs_to_argv(&knobs, DPS_KNOB_REPLAY, NULL);
+	if (!args) {
+		dps_diag_setf(diag, "out of memory");
+		st = DPS_ERR_NOMEM;
+		goto end;
+	}
 	dps_replay_options_default(&ro);
 	ro.trace = job->trace;
 	ro.outdir = dir;
@@ -171,13 +160,13 @@ static enum dps_status one(const struct whatif_timelines_job *job, struct whatif
 	ro.strict = job->strict;
 	ro.calibration = job->calibration;
 	ro.mode = job->mode;
-	ro.stub_args = (const char *const *)args->pdata;
+	ro.knobs = &knobs;
 	/* the report's command line: the dps replay that makes the same report again */
 	g_ptr_array_add(cmd, g_strdup(job->trace));
 	g_ptr_array_add(cmd, g_strdup("--set"));
 	g_ptr_array_add(cmd, g_build_filename(job->outdir, "set", NULL));
-	for (size_t i = 0; i + 1 < args->len; i++) {
-		g_ptr_array_add(cmd, g_strdup(args->pdata[i]));
+	for (size_t i = 0; args[i]; i++) {
+		g_ptr_array_add(cmd, g_strdup(args[i]));
 	}
 	ro.args = (const char *const *)cmd->pdata;
 	ro.n_args = cmd->len;
@@ -200,12 +189,14 @@ static enum dps_status one(const struct whatif_timelines_job *job, struct whatif
 		p->timelines = g_build_filename(rel, "report.html", NULL);
 	}
 	dps_replay_result_fini(&rr);
+end:
 	g_free(dir);
 	g_free(rel);
 	g_free(name);
 	g_free(change);
 	g_ptr_array_free(cmd, TRUE);
-	g_ptr_array_free(args, TRUE);
+	dps_knobs_argv_free(args);
+	dps_knobs_fini(&knobs);
 	return st;
 }
 

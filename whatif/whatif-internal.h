@@ -3,6 +3,7 @@
 #ifndef DPS_WHATIF_WHATIF_INTERNAL_H
 #define DPS_WHATIF_WHATIF_INTERNAL_H
 
+#include <dps/knobs.h>
 #include <glib.h>
 
 #include "machine-load.h"
@@ -31,6 +32,15 @@ struct whatif_runner {
 	const char *regions, *ssf_path;
 	struct dps_quiet_wait *wait; /* borrowed: --wait-quiet, NULL: none */
 };
+
+/*
+ * The stub's knobs for point p of a study of the threads ids (n_ids): none for the original,
+ * --thread-idle ID for the idle stub, --thread-scale ID=SCALE for the others; added to k
+ * (dps_knobs_default'ed by the caller, who frees it with dps_knobs_fini). The one builder of
+ * the sweep's runs (sweep.c) and of the points replayed for their timelines (timelines.c).
+ */
+enum dps_status whatif_point_knobs(const uint64_t *ids, size_t n_ids, const struct whatif_point *p,
+				   struct dps_knobs *k);
 
 /* In situ: the command, its regions and where the recording goes (all borrowed). */
 struct whatif_insitu {

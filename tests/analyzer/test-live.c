@@ -255,10 +255,6 @@ Test(live, babeltrace2_reads_a_dps_record_trace_as_one, .timeout = 240)
 			exit_at = i;
 		}
 	}
-	if (exec_at < 0 && !g_file_test(trace, G_FILE_TEST_IS_DIR)) {
-		cr_assert_null(getenv("CI"), "CI records the trace: there must be one");
-		cr_skip_test("no trace");
-	}
 	cr_expect_geq(exec_at, 0, "no exec of %" PRId64 " in the kernel part", pid);
 	cr_expect_geq(ust_at, 0, "no UST event of %" PRId64, pid);
 	cr_expect_gt(exit_at, 0, "no exit of %" PRId64 " in the kernel part", pid);

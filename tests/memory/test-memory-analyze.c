@@ -236,7 +236,7 @@ Test(memory_analyze, a_memory_stub_shows_no_start_up_spike, .timeout = 180)
 #if defined(__SANITIZE_ADDRESS__)
 	/* under ASan the stub's heap is ASan's allocator, which the byte model then measures
 	 * through malloc itself (runtime/memcal.c) */
-	cr_skip_test("the byte model goes through malloc under ASan");
+	dps_test_skip_build("the byte model goes through malloc under ASan");
 #endif
 	tmp = dps_test_mkdtemp("memory");
 	snprintf(setdir, sizeof(setdir), "%s/in", tmp);

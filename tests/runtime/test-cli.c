@@ -2,7 +2,8 @@
 /*
  * The real dps command ($DPS_BIN): `dps run` exit codes and messages on good and bad sets
  * (bad input: exit 2 with file:line:column, and nothing runs), `dps calibrate`, and a
- * hand-written stub built against the installed libdps with pkg-config.
+ * hand-written stub built against the installed libdps with pkg-config; the knobs' parser and
+ * formatter (<dps/knobs.h>) those messages come from.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include <glib/gstdio.h>
 
 #include <dps/dps.h>
+#include <dps/knobs.h>
 
 #include "dps-test.h"
 
@@ -268,7 +270,7 @@ Test(cli, hand_stub_builds_against_the_installed_libdps, .timeout = 300)
 
 #ifdef DPS_TEST_SANITIZE
 	remove_dir(); /* a skipped test's .fini does not run */
-	cr_skip_test("the installed libdps is sanitized; a plain cc stub cannot link it");
+	dps_test_skip_build("the installed libdps is sanitized; a plain cc stub cannot link it");
 #endif
 	cr_assert_not_null(build);
 	cr_assert_not_null(src);
@@ -293,4 +295,80 @@ Test(cli, hand_stub_builds_against_the_installed_libdps, .timeout = 300)
 		 "&& LD_LIBRARY_PATH='%s/lib' DPS_CALIBRATION=override '%s/example'",
 		 prefix, dir, dir, pc, dir, pc, dir, prefix, dir);
 	cr_assert_eq(dps_test_sh("%s", cmd), 0, "failed: %s", cmd);
+}
+
+static const struct dps_thread_desc knobs_threads[] = {{.id = 7}, {.id = 9}};
+static const struct dps_program knobs_prog = {.threads = knobs_threads, .n_threads = 2};
+
+/* The knobs' one parser and formatter (knobs.def): what is formatted parses back the same, in
+ * the table's order; a bad value names the option and what it expected; a thread is checked
+ * against the program. */
+Test(cli, knobs_parse_format_and_check)
+{
+	const char *in[][2] = {{"--thread-scale", "9=0.1"}, {"scale", "2.5"},
+			       {"--thread-idle", "7"},	    {"--heap-mode", "alloc"},
+			       {"--no-summary", NULL},	    {"--calibration", "/x.cal"}};
+	const char *want[] = {"--calibration",	"/x.cal", "--scale",	  "2.5",
+			      "--thread-scale", "9=0.1",  "--heap-mode",  "alloc",
+			      "--thread-idle",	"7",	  "--no-summary", NULL};
+	struct dps_knobs k, back;
+	char err[256];
+	char **argv;
+	size_t n = 0;
+
+	dps_knobs_default(&k);
+	cr_assert_eq(k.mode, DPS_RUN_CPU);
+	cr_assert_float_eq(k.scale, 1.0, 0);
+	cr_assert_eq(k.given, 0);
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		cr_assert_eq(dps_knobs_parse(&k, in[i][0], in[i][1], err, sizeof(err)), DPS_OK,
+			     "%s", err);
+	}
+	argv = dps_knobs_to_argv(&k, 0, &n);
+	cr_assert_not_null(argv);
+	cr_assert_eq(n, sizeof(want) / sizeof(want[0]) - 1);
+	for (size_t i = 0; i < n; i++) {
+		cr_expect_str_eq(argv[i], want[i]);
+	}
+	dps_knobs_default(&back);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = argv[i];
+		int id = dps_knobs_find(name);
+		const char *value = NULL;
+
+		cr_assert_geq(id, 0);
+		if (dps_knobs_table[id].shape != DPS_KNOB_SHAPE_FLAG) {
+			value = argv[++i];
+		}
+		cr_assert_eq(dps_knobs_parse(&back, name, value, err, sizeof(err)), DPS_OK, "%s",
+			     err);
+	}
+	cr_expect_eq(back.given, k.given);
+	cr_expect_eq(back.thread_scale.v[0].x, 0.1, "a scale reads back the same double");
+	dps_knobs_argv_free(argv);
+	/* only the what-if knobs dps replay passes on */
+	argv = dps_knobs_to_argv(&k, DPS_KNOB_REPLAY | DPS_KNOB_WHATIF, &n);
+	cr_expect_eq(n, 6);
+	dps_knobs_argv_free(argv);
+	cr_expect_eq(dps_knobs_check(&k, &knobs_prog, err, sizeof(err)), DPS_OK, "%s", err);
+	cr_expect_eq(dps_knobs_parse(&k, "--thread-sleep-scale", "8=1", err, sizeof(err)), DPS_OK);
+	cr_expect_eq(dps_knobs_check(&k, &knobs_prog, err, sizeof(err)), DPS_ERR_INVAL);
+	cr_expect_str_eq(err, "--thread-sleep-scale: no thread with id 8 in this program");
+	cr_expect_eq(dps_knobs_parse(&k, "--scale", "-1", err, sizeof(err)), DPS_ERR_INVAL);
+	cr_expect_str_eq(err, "--scale: expected a non-negative number, got '-1'");
+	cr_expect_float_eq(k.scale, 2.5, 0, "unchanged by a bad value");
+	cr_expect_eq(dps_knobs_parse(&k, "--thread-scale", "x=1", err, sizeof(err)), DPS_ERR_INVAL);
+	cr_expect_str_eq(err, "--thread-scale: expected ID=X, got 'x=1'");
+	cr_expect_eq(dps_knobs_parse(&k, "--thread-idle", "9=1", err, sizeof(err)), DPS_ERR_INVAL);
+	cr_expect_str_eq(err, "--thread-idle: expected a thread ID, got '9=1'");
+	cr_expect_eq(dps_knobs_parse(&k, "--mode", "fast", err, sizeof(err)), DPS_ERR_INVAL);
+	cr_expect_str_eq(err, "--mode: expected work, cpu or wall, got 'fast'");
+	cr_expect_eq(dps_knobs_parse(&k, "--mode", NULL, err, sizeof(err)), DPS_ERR_INVAL);
+	cr_expect_str_eq(err, "--mode needs a value");
+	cr_expect_eq(dps_knobs_parse(&k, "--quiet", "yes", err, sizeof(err)), DPS_ERR_INVAL);
+	cr_expect_eq(dps_knobs_parse(&k, "--bogus", "1", err, sizeof(err)), DPS_ERR_NOENT);
+	cr_expect_str_eq(err, "unknown option '--bogus'");
+	dps_knobs_fini(&k);
+	dps_knobs_fini(&back);
+	cr_expect_eq(k.given, 0);
 }

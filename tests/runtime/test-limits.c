@@ -92,7 +92,8 @@ Test(limits, a_thread_limit_that_stops_the_play_is_named, .timeout = 120)
 	if (geteuid() != 0) {
 		dps_test_rmtree(dir);
 		g_free(dir);
-		cr_skip_test("needs root to run as an unprivileged user under a process limit");
+		dps_test_require(geteuid() == 0,
+				 "needs root to run as an unprivileged user under a process limit");
 	}
 	chmod(dir, 0755);
 	/* 60 threads alive together (each sleeps until the root joins them) under a limit of 30

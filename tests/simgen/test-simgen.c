@@ -890,7 +890,8 @@ Test(simgen, an_installed_dps_builds_stubs_that_run_without_ld_library_path, .ti
 	const char *bld = dps_test_build_dir();
 
 #ifdef DPS_TEST_SANITIZE
-	cr_skip_test("the installed libdps is sanitized; its stubs need the sanitizer runtime");
+	dps_test_skip_build(
+	    "the installed libdps is sanitized; its stubs need the sanitizer runtime");
 #endif
 	cr_assert_not_null(bld);
 	cr_assert_eq(
