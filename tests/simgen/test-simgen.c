@@ -650,11 +650,13 @@ static bool get_requested_ms(const char *summary, const char *id, double *run, d
 		     w = strtok_r(NULL, " ", &save)) {
 			tok[n++] = w;
 		}
-		if (n < 6) {
+		if (n < 8) {
 			return false;
 		}
-		*run = strtod(tok[n - 5], NULL);
-		*sleep = strtod(tok[n - 3], NULL);
+		/* counted from the end (a name may hold blanks): ... run_req run_act sleep_req
+		 * sleep_act actions own_ms taken_ms */
+		*run = strtod(tok[n - 7], NULL);
+		*sleep = strtod(tok[n - 5], NULL);
 		return true;
 	}
 	return false;
