@@ -209,7 +209,57 @@ WORKLOADS = {
         "record": ["--memory"],
         "replay": ["--heap-mode", "alloc"],
     },
+    # The synchronization-heavy workloads of issue 30: small real programs of the build
+    # (bench/fidelity/, built by bench/CMakeLists.txt); "prog" names the build's executable,
+    # which main() puts in front of "cmd".
+    "handoff": {
+        "desc": "`dps-fidelity-handoff` (C++): 15,000 short std::condition_variable hand-offs "
+                "of a token around a ring of 3 threads, 5-20 us of hashing each, beside a "
+                "thread taking 5,000 naps of 20-100 us (std::this_thread::sleep_for)",
+        "inputs": [],
+        "prog": "dps-fidelity-handoff",
+        "cmd": [],
+        "follow": False,
+    },
+    "lockpool": {
+        "desc": "`dps-fidelity-lockpool` (C++): a producer puts 20,000 tasks (5-50 us of "
+                "hashing each, seeded sizes) in batches of 32 into a std::mutex-protected "
+                "std::deque of 128, waiting on a condition variable while it is full; 4 "
+                "workers take them one by one and update counters under a second mutex",
+        "inputs": [],
+        "prog": "dps-fidelity-lockpool",
+        "cmd": [],
+        "follow": False,
+    },
+    "pingsleep": {
+        "desc": "`dps-fidelity-pingsleep` (C, pthreads): 5,000 round trips of a ping-pong "
+                "through a pthread condition variable (10-50 us of hashing each side) beside a "
+                "lone sleeper alternating 200 us of hashing with 1 ms nanosleeps until the "
+                "ping-pong ends",
+        "inputs": [],
+        "prog": "dps-fidelity-pingsleep",
+        "cmd": [],
+        "follow": False,
+    },
 }
+
+DEFAULT_WORKLOADS = "xz pigz sort gcc zstd make pipeline python handoff lockpool pingsleep"
+
+
+def resolve_programs():
+    """Puts the build's executable in front of the command of each workload that is a program
+    of the build ("prog"): BUILD/bench/NAME, BUILD being the directory above dps's cli/."""
+    bench = os.path.join(os.path.dirname(os.path.dirname(ARGS.dps)), "bench")
+    for wl in WORKLOADS.values():
+        if "prog" in wl:
+            wl["cmd"] = [os.path.join(bench, wl["prog"])] + wl["cmd"]
+
+
+def shown_cmd(wl):
+    """The command as the report shows it: a program of the build by its name under BUILD."""
+    if "prog" in wl:
+        return " ".join(["BUILD/bench/" + wl["prog"]] + wl["cmd"][1:])
+    return " ".join(wl["cmd"])
 
 
 # ---------------------------------------------------------------- measuring one run
@@ -830,7 +880,7 @@ def write_report(results, failures, load0, probes, meta):
         o.append("- **%s**: %s. Recorded as `dps record -o orig -- %s` (and once more as the "
                  "floor); replayed as `dps replay orig --pid PID%s --calibration CAL -o dps` and "
                  "`dps record -o perf-replay -- perf sched replay -f -i orig/perf.data -r 1`." %
-                 (name, wl["desc"], " ".join(wl["cmd"]),
+                 (name, wl["desc"], shown_cmd(wl),
                   " --follow-children" if wl["follow"] else ""))
     o.append("")
     o.append("## Per thread\n")
@@ -886,7 +936,7 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--source", required=True)
-    ap.add_argument("--workloads", default="xz pigz sort gcc")
+    ap.add_argument("--workloads", default=DEFAULT_WORKLOADS)
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--report-only", action="store_true")
     ARGS = ap.parse_args()
@@ -910,6 +960,7 @@ def main():
         print(write_report(d["results"], [tuple(x) for x in d["failures"]], d["load0"],
                            d.get("probes"), d["meta"]))
         return 0
+    resolve_programs()
     say("work directory %s; workloads %s, %d run(s) each" %
         (ARGS.work, " ".join(ARGS.workloads), ARGS.runs))
 
@@ -918,7 +969,8 @@ def main():
     for name in ARGS.workloads:
         wl = WORKLOADS[name]
         if not shutil.which(wl["cmd"][0]):
-            failures.append((name, "%s is not installed" % wl["cmd"][0]))
+            failures.append((name, "%s is not installed" % wl["cmd"][0] if "prog" not in wl
+                             else "%s is not built (cmake --build)" % wl["cmd"][0]))
             continue
         for fname, make in wl["inputs"]:
             path = os.path.join(ARGS.work, fname)

@@ -8,10 +8,12 @@
 #   bench/fidelity.sh [BUILD_DIR]          (default: $DPS_BUILD_DIR, else build/dev)
 #   WORKLOADS="xz sort" RUNS=1 KEEP=1 bench/fidelity.sh build/dev
 #
-# Environment: WORKLOADS (default "xz pigz sort gcc zstd make pipeline python"); RUNS (repetitions of each workload,
-# default 3; the table shows the median over runs); KEEP=1 (keep the work directory with every
-# trace, action set and report; its path is printed at the end); WORK (work directory, kept;
-# default a fresh /tmp one); OUT (results file, default bench/results/fidelity.md);
+# Environment: WORKLOADS (default "xz pigz sort gcc zstd make pipeline python handoff lockpool
+# pingsleep"; the last three are programs of the build, bench/fidelity/); RUNS (repetitions of
+# each workload, default 3; the table shows the median over runs); KEEP=1 (keep the work
+# directory with every trace, action set and report; its path is printed at the end); WORK
+# (work directory, kept; default a fresh /tmp one); OUT (results file, default
+# bench/results/fidelity.md);
 # REPORT_ONLY=1 with WORK=DIR: rewrite the results file from DIR's saved measurements.
 set -euo pipefail
 
@@ -50,5 +52,6 @@ fi
 
 python3 "$here/bench/fidelity.py" --dps "$dps" --work "$work" \
     --out "${OUT:-$here/bench/results/fidelity.md}" --source "$here" \
-    --workloads "${WORKLOADS:-xz pigz sort gcc zstd make pipeline python}" --runs "${RUNS:-3}" \
+    --workloads "${WORKLOADS:-xz pigz sort gcc zstd make pipeline python handoff lockpool pingsleep}" \
+    --runs "${RUNS:-3}" \
     ${REPORT_ONLY:+--report-only}
