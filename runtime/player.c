@@ -285,18 +285,19 @@ static void play_one(struct player *pl, struct thread_play *tp, const struct dps
 		tp->played_ns += ns;
 		self->res->run_req_ns += ns;
 		if (pl->opts.mode == DPS_RUN_CPU) {
-			uint64_t c0 = dps__cputime_ns();
+			uint64_t in_run = 0;
 
 			tp->cpu_budget += ns;
-			act = dps__run_budget(ns, pl->opts.mode, budget_target(tp), a->line);
-			tp->run_cpu_ns += dps__cputime_ns() - c0;
+			act =
+			    dps__run_budget(ns, pl->opts.mode, budget_target(tp), a->line, &in_run);
+			tp->run_cpu_ns += in_run;
 		} else {
 			/* the costs of the actions since the last run, out of this one */
 			uint64_t owed = tp->debt_ns < ns ? tp->debt_ns : ns;
 
 			tp->debt_ns -= owed;
 			self->res->compensated_ns += owed;
-			act = dps__run_budget(ns - owed, pl->opts.mode, 0, a->line);
+			act = dps__run_budget(ns - owed, pl->opts.mode, 0, a->line, NULL);
 		}
 		self->res->run_act_ns += act;
 		break;

@@ -35,9 +35,11 @@ uint64_t dps__run(uint64_t ns, enum dps_run_mode mode, uint32_t line);
  * system calls and context switches, tracepoints, thread start — then come out of the next run
  * instead of adding to the thread's CPU time, so a thread's total CPU matches the recording
  * even when it has thousands of short runs between synchronizations. Other modes ignore it.
+ * With a target, *cpu_ns (when not NULL) gets the CPU the run burned, as the budget asked it
+ * (target less the clock at its start; no clock read more).
  */
-uint64_t dps__run_budget(uint64_t ns, enum dps_run_mode mode, uint64_t cpu_target_ns,
-			 uint32_t line);
+uint64_t dps__run_budget(uint64_t ns, enum dps_run_mode mode, uint64_t cpu_target_ns, uint32_t line,
+			 uint64_t *cpu_ns);
 uint64_t dps__sleep(uint64_t ns, uint32_t line);
 
 /* Spins on CLOCK_MONOTONIC until deadline_ns. */

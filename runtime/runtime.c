@@ -220,12 +220,13 @@ static uint64_t loops_for_ns(double loops_per_us, double ns)
  * the clock only between chunks; the last chunk, too small to be worth a read, is run on the
  * rate alone.
  */
-static void run_cpu(uint64_t ns)
+/* Burns ns of the thread's CPU from c0, a reading of its clock just taken (one read less per
+ * run: a read costs 1.6 us on some VMs, where a replayed round trip holds a few). */
+static void run_cpu_from(uint64_t c0, uint64_t ns)
 {
 	double read_ns =
 	    dps__calibration.cputime_read_ns > 1 ? dps__calibration.cputime_read_ns : 1;
 	double rate = tls_loop_rate > 0 ? tls_loop_rate : dps__calibration.work_loops_per_us;
-	uint64_t c0 = dps__cputime_ns();
 	uint64_t used = 0;
 
 	while (used < ns) {
@@ -269,12 +270,18 @@ static void run_cpu(uint64_t ns)
 	}
 }
 
-uint64_t dps__run(uint64_t ns, enum dps_run_mode mode, uint32_t line)
+static void run_cpu(uint64_t ns)
 {
-	return dps__run_budget(ns, mode, 0, line);
+	run_cpu_from(dps__cputime_ns(), ns);
 }
 
-uint64_t dps__run_budget(uint64_t ns, enum dps_run_mode mode, uint64_t cpu_target_ns, uint32_t line)
+uint64_t dps__run(uint64_t ns, enum dps_run_mode mode, uint32_t line)
+{
+	return dps__run_budget(ns, mode, 0, line, NULL);
+}
+
+uint64_t dps__run_budget(uint64_t ns, enum dps_run_mode mode, uint64_t cpu_target_ns, uint32_t line,
+			 uint64_t *cpu_ns)
 {
 	uint64_t id = dps__tls_id;
 	uint64_t t0, t1;
@@ -291,7 +298,10 @@ uint64_t dps__run_budget(uint64_t ns, enum dps_run_mode mode, uint64_t cpu_targe
 			/* Behind the budget only: a run that the costs since the last one
 			 * already used up is skipped, and the debt goes to the next. */
 			if (cpu_target_ns > now) {
-				run_cpu(cpu_target_ns - now);
+				run_cpu_from(now, cpu_target_ns - now);
+			}
+			if (cpu_ns) {
+				*cpu_ns = cpu_target_ns > now ? cpu_target_ns - now : 0;
 			}
 		} else {
 			run_cpu(ns);

@@ -139,7 +139,7 @@ Test(psf, a_budgeted_run_ends_on_the_thread_cpu_target, .init = init_measured, .
 		nanosleep(&pause, NULL);
 		base = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		dps_run_ns(1000000, DPS_RUN_CPU);
-		dps__run_budget(3000000, DPS_RUN_CPU, base + 3000000, 0);
+		dps__run_budget(3000000, DPS_RUN_CPU, base + 3000000, 0, NULL);
 		used = clock_ns(CLOCK_THREAD_CPUTIME_ID) - base;
 		cr_assert_geq(used, 3000000, "ended at %lu ns of CPU, before the target",
 			      (unsigned long)used);
@@ -150,7 +150,7 @@ Test(psf, a_budgeted_run_ends_on_the_thread_cpu_target, .init = init_measured, .
 
 	/* A target already behind: the run is skipped, not played in full. */
 	base = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	dps__run_budget(5000000, DPS_RUN_CPU, base, 0);
+	dps__run_budget(5000000, DPS_RUN_CPU, base, 0, NULL);
 	used = clock_ns(CLOCK_THREAD_CPUTIME_ID) - base;
 	cr_assert_lt(used, 1000000, "a run behind its budget burned %lu ns", (unsigned long)used);
 }
