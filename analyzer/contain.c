@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Over 1000 lines: the child, the parent's watch over each decoder (progress and memory, and
+ * the search for the stream a decoder outgrew its memory on, which restarts decoders) and
+ * the merge of stream groups share the wire format and struct decoder; apart they would
+ * expose both (a split by side, child and parent, is possible behind an internal
+ * header of the wire format: not done yet).
+ *
  * The decoder in a child process. libbabeltrace2 2.0.4 loops forever on some truncated
  * metadata and aborts on some corrupted streams; in dps's own process either would hang or
  * kill dps without a word. So the source (bt-source.c) runs in a forked child and sends the
@@ -31,11 +37,6 @@
  * compute_stream_key), so the merge gives the events in the order one decoder on every stream
  * gives them; the fields one decoder skips for a thread it described already are dropped in
  * that order too (analyzer_known_filter). The groups and their views: groups.c.
- *
- * Over 1000 lines: the child, the parent's watch over each decoder (progress and memory, and
- * the search for the stream a decoder outgrew its memory on, which restarts decoders) and
- * the merge of stream groups share the wire format and struct decoder; apart they would
- * expose both.
  *
  * Termination: the child _exit()s after END or ERROR (no atexit handlers of the parent: a
  * test runner's, stdio buffers copied at fork); it dies with the parent (PR_SET_PDEATHSIG),
