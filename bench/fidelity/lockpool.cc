@@ -8,8 +8,8 @@
  * (FNV-1a, 4,000 to 40,000 bytes: 5 to 50 us of CPU on the bench machine), then add the result
  * to the pool's shared counters under a second mutex. A worker that takes the queue down to
  * room for a batch wakes the producer. Making a task costs the producer 2 to 8 us (it hashes
- * the task's first 1,600 to 6,400 bytes). At the defaults, 20,000 tasks: about 0.7 s of CPU,
- * half a second on a 2-core machine.
+ * the task's first 1,600 to 6,400 bytes). At the defaults, 20,000 tasks: about 0.65 s of CPU,
+ * 0.35 s on an idle 2-core machine recorded with dps record (--tasks makes it longer).
  *
  * Every task's size and place come from a generator seeded by --seed, so every run does the
  * same work; which worker takes which task differs from run to run, the digest (an XOR over

@@ -21,8 +21,8 @@
  *   --seed S     the generator's seed (default 1)
  *   --work X     multiplies every slice hashed, the sleeper's too (default 1)
  * Prints "pingsleep: rounds=N naps=M digest=D sleeper=S" (M the naps taken; D the ping-pong's,
- * S the sleeper's hash) and exits 0; 1 when a thread cannot start,
- * 2 on bad usage.
+ * S the sleeper's hash) and exits 0; 1 when a thread cannot start, 2 on bad usage. At the
+ * defaults, about 0.5 s and 400 naps on an idle 2-core machine recorded with dps record.
  */
 #include <errno.h>
 #include <getopt.h>
