@@ -12,8 +12,8 @@
  *             the consumer eats each in 1 ms: the consumer always waits. The consumer made
  *             10x slower must hold the producer back on the full ring.
  *   rwlock    a reader holds the read lock for its first 2 ms, a writer takes the write lock
- *             after 5 ms of its own work: it never waits. The reader made 10x slower holds
- *             it until 20 ms: the writer must wait for it.
+ *             after 5 ms of its own work from the reader's lock: it never waits. The
+ *             reader made 10x slower holds it until 20 ms: the writer must wait for it.
  *   pipe      a writer computes 20 records (2 ms each) into a pipe, a reader computes on each
  *             (1 ms): the reader always waits. The reader made 10x slower must fill the pipe
  *             of 64 KiB with the writer's 8 KiB records and hold the writer back.
@@ -123,12 +123,19 @@ static void *consumer(void *arg)
 
 /* rwlock */
 static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
+/* Set once the reader holds the read lock. The writer spins on it before its 5 ms, so the
+ * recording has the reader first even when a busy machine starts the reader late. Without
+ * it a reader started over 5 ms late lets the writer lock first, and the replay's writer has
+ * nothing to wait for (the likely cause of one CI failure: the writer ended at 10.5 ms).
+ * A plain atomic load: no call a probe or the kernel sees. */
+static atomic_int reader_in;
 
 static void *reader(void *arg)
 {
 	(void)arg;
 	name("reader");
 	pthread_rwlock_rdlock(&rw);
+	atomic_store(&reader_in, 1);
 	spin_ms(2);
 	pthread_rwlock_unlock(&rw);
 	spin_ms(10);
@@ -139,6 +146,9 @@ static void *writer(void *arg)
 {
 	(void)arg;
 	name("writer");
+	while (!atomic_load(&reader_in)) {
+		/* the reader has not started yet */
+	}
 	spin_ms(5);
 	pthread_rwlock_wrlock(&rw);
 	spin_ms(1);
