@@ -25,6 +25,11 @@ static const struct analyzer_segment *src_seg(struct tl_source *src)
 {
 	const struct analyzer_segment *raw;
 
+	if (src->have_ahead) {
+		src->have_ahead = false;
+		src->seg_buf = src->ahead;
+		return &src->seg_buf;
+	}
 	if (!src->segs) {
 		return src->seg_i < src->rt->n_segs ? &src->rt->segs[src->seg_i++] : NULL;
 	}
@@ -35,6 +40,42 @@ static const struct analyzer_segment *src_seg(struct tl_source *src)
 	src->seg_buf = *raw;
 	analyzer__remap_seg(src->core, src->t, &src->seg_buf);
 	return &src->seg_buf;
+}
+
+/* The most of the runnable time after a sleep that src_sleep_to_cpu gives the sleep: a wake-up
+ * latency (tens of us on these VMs); beyond it the thread waited for a CPU another thread held,
+ * contention the replay's own threads recreate, or another program's, not to be recreated. */
+#define SLEEP_LATENCY_MAX_NS 100000
+
+/*
+ * A sleep lasts until its thread is back on a CPU, not until its wake-up: the replay's sleep
+ * spins its last stretch to be running at its end (dps__sleep), so the latency between the
+ * original's timer or outside waker and its next time on a CPU (once 34.5 us on average in a
+ * ping-pong's lone sleeper) belongs to the sleep, up to SLEEP_LATENCY_MAX_NS. Dropped with the
+ * other runnable time, it made a play of many sleeps end early. Returns that latency (0 for
+ * anything but a sleep, the runnable segment after it consumed); whether a block is folded
+ * stays a matter of the block alone (block()). A wait's is left out: the replay's waker pays
+ * its own.
+ */
+static uint64_t src_sleep_to_cpu(struct tl_source *src, const struct analyzer_segment *sg)
+{
+	const struct analyzer_segment *n;
+
+	if (sg->kind != ANALYZER_SEG_SLEEP || sg->other == ANALYZER_OTHER_TRACER) {
+		return 0;
+	}
+	n = src_seg(src);
+	if (!n) {
+		return 0;
+	}
+	if (n->kind == ANALYZER_SEG_PREEMPTED && n->begin_ns == sg->end_ns) {
+		uint64_t late = n->end_ns - n->begin_ns;
+
+		return late < SLEEP_LATENCY_MAX_NS ? late : SLEEP_LATENCY_MAX_NS;
+	}
+	src->ahead = *n;
+	src->have_ahead = true;
+	return 0;
 }
 
 static const struct analyzer_mem_sample *src_mem_peek(struct tl_source *src)
@@ -507,9 +548,10 @@ static bool take_sync_block(struct act_builder *b, const struct analyzer_segment
  * in the replay a faster waker ends it earlier. A timed wait that timed out stays the sleep
  * it was: no thread is there to wait for. A sleep the tracer's thread ended is the recording's
  * (lttng-ust's registration, in the program's constructors): no action, its time gone; the
- * runs around it merge.
+ * runs around it merge. late: the wake-up latency after a sleep (src_sleep_to_cpu), added to
+ * a sleep that is written, not counted to decide the folding.
  */
-static void block(struct act_builder *b, const struct analyzer_segment *sg,
+static void block(struct act_builder *b, const struct analyzer_segment *sg, uint64_t late,
 		  const struct analyzer_thread *rt, size_t mi, uint64_t min_block,
 		  struct analyzer_thread_stats *st)
 {
@@ -545,6 +587,9 @@ static void block(struct act_builder *b, const struct analyzer_segment *sg,
 	} else if (b->tick_held) {
 		arg += (int64_t)b->tick_held; /* no traced thread ended the loop: its time stays */
 		b->tick_held = 0;
+	}
+	if (kind == DPS_ACT_SLEEP) {
+		arg += (int64_t)late; /* until back on a CPU (src_sleep_to_cpu) */
 	}
 	b->cond_blocked |= b->in_cond;
 	if (take_sync_block(b, sg, rt, mi, kind, arg, aux, st)) {
@@ -681,6 +726,7 @@ int analyzer__actions_build(struct act_builder *b, struct tl_source *src, uint64
 	/* Marks are stored with result indexes; actions name set ids. */
 	while (!b->status && (s = src_seg(src))) {
 		struct analyzer_segment sg = *s;
+		uint64_t late = src_sleep_to_cpu(src, &sg);
 
 		emit_point(b, src, &mi, sg.begin_ns, sg.kind != ANALYZER_SEG_RUN, st);
 		switch (sg.kind) {
@@ -712,7 +758,7 @@ int analyzer__actions_build(struct act_builder *b, struct tl_source *src, uint64
 			break;
 		case ANALYZER_SEG_SLEEP:
 		case ANALYZER_SEG_WAIT:
-			block(b, &sg, rt, mi, min_block, st);
+			block(b, &sg, late, rt, mi, min_block, st);
 			break;
 		case ANALYZER_SEG_JOIN:
 			if (b->carried && b->carried >= min_block) {

@@ -28,6 +28,8 @@ struct tl_source {
 	struct analyzer_tl_reader *mem;
 	const struct analyzer_mem_sample *mem_next; /* read ahead */
 	struct analyzer_segment seg_buf;
+	struct analyzer_segment ahead; /* read ahead past a sleep (src_sleep_to_cpu) */
+	bool have_ahead;
 };
 
 /* Builds one thread's actions from its segments, marks and memory samples. */

@@ -253,7 +253,7 @@ Test(core_sync, a_timed_condition_wait_that_timed_out_stays_a_sleep)
 	sync_ev(US(374), 0, 100, ANALYZER_EV_SYNC_UNLOCK, 0x2000, 0);
 	sw(US(400), 0, 100, BLOCKED, 0);
 	finish_ok();
-	cr_expect_str_eq(actions(100), "run 50; lock 1; run 10; unlock 1; run 40; sleep 260; "
+	cr_expect_str_eq(actions(100), "run 50; lock 1; run 10; unlock 1; run 40; sleep 270; "
 				       "run 2; lock 1; run 2; unlock 1; run 26");
 }
 
@@ -334,7 +334,7 @@ Test(core_sync, a_wait_before_a_take_that_is_not_its_own_releases_the_mutex)
 	sw(US(1000), 0, 100, BLOCKED, 0);
 	finish_ok();
 	cr_expect_str_eq(actions(100),
-			 "run 6; put 1; run 44; lock 2; run 50; unlock 2; sleep 260; "
+			 "run 6; put 1; run 44; lock 2; run 50; unlock 2; sleep 270; "
 			 "lock 2; run 530; unlock 2; take 1; lock 2; run 10; unlock 2; "
 			 "run 90");
 }
