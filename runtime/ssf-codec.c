@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The SSF engine (ssf-codec.h): schemas, the encoder, the checked decoder and the file
- * reader. All integers in the file are little-endian whatever the machine (the header's byte
- * order field says so), so a file decodes anywhere; scalars in memory are converted on the
- * way in and out.
+ * The SSF engine (ssf-codec.h): schemas and the encoder; the checked decoder and the file
+ * reader are ssf-decode.c's. All integers in the file are little-endian whatever the machine (the
+ * header's byte order field says so), so a file decodes anywhere; scalars in memory are converted
+ * on the way in and out.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -2,7 +2,7 @@
 /*
  * The SSF file format and the one engine over it (ssf-codec.c, format in doc/ssf.md): schemas
  * checked, written and read back; objects encoded from memory, decoded into memory or into
- * text events. libdps's ssf.c and the tools' decoder (ssf/decode.c) share it, so recording,
+ * text events. libdps's ssf.c and the tools' decoder (ssf/print.c) share it, so recording,
  * restoring, checking and printing cannot disagree about a byte.
  *
  * Every reader checks bounds before it reads: a bad file gives DPS_ERR_INVAL and

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The SSF tools (doc/ssf.md): `dps ssf gen` (DWARF -> C type descriptions, gen.c, with the
- * user's annotations, annot.c) and `dps ssf decode` (an SSF file -> text, decode.c).
- * Both return a status (enum ssf_tool_status) and fill a dps_diag; cli/ maps them to exit codes.
+ * user's annotations, annot.c) and `dps ssf decode` (an SSF file -> text, print.c).
+ * Both return a status (enum dps_status: DPS_OK or a DPS_ERR_*) and fill a dps_diag; cli/ maps
+ * them to exit codes.
  */
 #ifndef DPS_SSF_SSF_TOOL_H
 #define DPS_SSF_SSF_TOOL_H

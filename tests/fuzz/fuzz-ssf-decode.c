@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer harness for the SSF decoder (runtime/ssf-codec.h, ssf/decode.c): any bytes read
+ * libFuzzer harness for the SSF decoder (runtime/ssf-codec.h, ssf/print.c): any bytes read
  * as an SSF file decode, in both forms, or are refused with "offset N: expected ...", never a
  * crash, leak, undefined behaviour or read past the input. What decodes must decode again the
  * same way (the decoder keeps no state between files). Run: tests/fuzz/run.sh SECONDS
