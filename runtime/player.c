@@ -269,7 +269,7 @@ static void owe(struct thread_play *tp, uint32_t kind)
 static void play_one(struct player *pl, struct thread_play *tp, const struct dps_action *a)
 {
 	struct slot *self = tp->slot;
-	uint64_t ns, act, want;
+	uint64_t ns, act;
 
 	switch (a->kind) {
 	case DPS_ACT_RUN:
@@ -303,22 +303,7 @@ static void play_one(struct player *pl, struct thread_play *tp, const struct dps
 		break;
 	case DPS_ACT_SLEEP:
 		ns = scale_ns(a->arg, tp->sleep_scale);
-		want = ns - start_lag(tp, ns);
-		if (pl->opts.mode == DPS_RUN_CPU &&
-		    (double)want > dps_calibration_sleep_overshoot_ns(&dps__calibration, want)) {
-			/* A sleep that sleeps: the CPU of its spun last stretch is inside its
-			 * recorded time, counted as dps's own (own_ms) but not taken out of the
-			 * next run, which would end that much early (a lone sleeper's 1 ms naps
-			 * each took about 25 us out of its next run: -6.5 % of its CPU, the
-			 * play 2.7 % early). A sleep spun whole stays charged to the runs: its
-			 * CPU can be most of the thread's (5,000 naps of 20-100 us). */
-			uint64_t c0 = dps__cputime_ns();
-
-			act = dps__sleep(want, a->line);
-			tp->cpu_budget += dps__cputime_ns() - c0;
-		} else {
-			act = dps__sleep(want, a->line);
-		}
+		act = dps__sleep(ns - start_lag(tp, ns), a->line);
 		tp->played_ns += ns;
 		self->res->sleep_req_ns += ns;
 		self->res->sleep_act_ns += act;

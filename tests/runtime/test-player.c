@@ -18,7 +18,6 @@
 #include <dps/dps.h>
 
 #include "player-internal.h"
-#include "runtime-internal.h"
 
 #define ACT(k, x)                                                                                  \
 	{                                                                                          \
@@ -215,43 +214,6 @@ Test(player, cpu_mode_absorbs_synchronization_costs_in_the_thread_budget, .timeo
 		  "%.0f ns of CPU for %.0f ns of runs (%.0f ns of synchronization alone): the "
 		  "synchronization was not taken from the runs",
 		  got_ns, want_ns, sync_ns);
-}
-
-/*
- * Issue 30: the spun last stretch of a sleep that sleeps is inside its recorded time: cpu mode
- * counts its CPU as dps's own but does not take it out of the next run. A calibration that
- * expects 500 us of overshoot makes each 1 ms sleep wake half-way and spin the rest: 50 of
- * them are 12 ms of spin or more, where the thread's runs ask for 10 ms. Taken out of the runs,
- * they would leave them almost nothing (compensated_ns near 10 ms); kept, the runs keep their
- * CPU (what is taken is the thread's start, well under 2 ms). CPU, not wall time: it holds
- * with the other core busy.
- */
-Test(player, cpu_mode_leaves_a_sleeps_spin_out_of_the_next_run)
-{
-	enum { N = 50 };
-	static struct dps_action a0[2 * N];
-	static const struct dps_thread_desc th[] = {THREAD(1, a0)};
-	struct dps_program prog = {.threads = th, .n_threads = 1, .root = 0};
-	struct dps_calibration saved = dps__calibration;
-	struct dps_play_result r;
-
-	for (size_t i = 0; i < N; i++) {
-		a0[2 * i] = (struct dps_action){.kind = DPS_ACT_RUN, .arg = 200 * US};
-		a0[2 * i + 1] = (struct dps_action){.kind = DPS_ACT_SLEEP, .arg = 1 * MS};
-	}
-	for (size_t p = 0; p < dps__calibration.n_sleep_points; p++) {
-		dps__calibration.sleep_overshoot_ns[p] = 500.0 * US;
-	}
-	opts.mode = DPS_RUN_CPU;
-	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
-	dps__calibration = saved;
-	cr_expect_geq(r.threads[0].own_cpu_ns, 12 * MS, "own %" PRIu64 " ns: no spin was counted",
-		      r.threads[0].own_cpu_ns);
-	cr_expect_lt(r.threads[0].compensated_ns, 2 * MS,
-		     "%" PRIu64 " ns taken out of %" PRIu64 " ns of runs: the sleeps' spin was",
-		     r.threads[0].compensated_ns, r.threads[0].run_req_ns);
-	cr_expect_geq(r.threads[0].cpu_ns, 10 * MS + 12 * MS);
-	dps_play_result_fini(&r);
 }
 
 Test(player, wakes_are_counted_per_pair)
