@@ -79,12 +79,29 @@ static double knee_scale(const char *line)
  * case where a known answer may come out "unclear" (never another kind). */
 static bool refused_under_load(const char *line)
 {
-	if (strstr(line, "kind=unclear") && !strstr(line, "loaded=0")) {
+	char *json, *text;
+	bool noise;
+
+	if (!strstr(line, "kind=unclear")) {
+		return false;
+	}
+	if (!strstr(line, "loaded=0")) {
 		/* not cr_log_warn: Criterion 2.4.1 exits 1 after a warning */
 		fprintf(stderr, "note: the sweep ran under load, too much for a reading: %s", line);
 		return true;
 	}
-	return false;
+	/* No point was marked loaded, but the repetitions spread more than the fit can read
+	 * through: the honest answer on a busy machine too (once in CI's dev pass, beside the
+	 * other tests, for sets/two's window) */
+	json = dps_test_strf("%s/out.json", tmp);
+	text = dps_test_read_file(json, NULL);
+	noise = text && strstr(text, "the noise (");
+	if (noise) {
+		fprintf(stderr, "note: the sweep's noise hid the reading: %s", line);
+	}
+	g_free(text);
+	g_free(json);
+	return noise;
 }
 
 Test(whatif, json_has_every_key_and_the_caveats_of_the_set)
@@ -249,7 +266,7 @@ Test(whatif, a_window_the_user_names_is_what_is_timed)
 	cr_expect(strstr(text, "\"window\": {\"from\": \"2.start\", \"to\": \"2.end\"}"), "%s",
 		  text);
 	if (!refused_under_load(line)) {
-		cr_expect(strstr(line, "kind=total"), "%s", line);
+		cr_expect(strstr(line, "kind=total"), "%s%s", line, text);
 	}
 	g_free(text);
 	g_free(line);
