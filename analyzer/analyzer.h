@@ -77,7 +77,10 @@ struct analyzer_thread_stats {
 	 * the other kept threads were blocked in waits and joins it ended */
 	uint64_t critical_ns, waited_on_ns;
 	/* extensions (analyzer helper) */
-	bool busy_exact;	    /* busy_ns is the sum of sched_stat_runtime */
+	bool busy_exact; /* busy_ns is the sum of sched_stat_runtime */
+	/* of busy_ns, what came before the thread's timeline began (a thread selected late,
+	 * its name matched after exec): not in its segments, not played */
+	uint64_t busy_untracked_ns;
 	uint64_t n_inferred;	    /* switch-ins inferred (missing from the trace) */
 	uint64_t n_allocs, n_frees; /* libc wrapper events of this thread */
 	uint64_t n_free_null;	    /* free(NULL) */

@@ -46,7 +46,8 @@ struct athread_sched {
 	bool in_syscall;
 	bool has_runtime; /* sched_stat_runtime seen: runtime_ns is exact */
 	uint64_t cpu_ns, runtime_ns, n_switches, n_inferred;
-	uint64_t last_rt_ts; /* last sched_stat_runtime of this thread */
+	uint64_t runtime_untracked_ns; /* of runtime_ns, reported while not tracked */
+	uint64_t last_rt_ts;	       /* last sched_stat_runtime of this thread */
 	/* the block that ended last: who woke it and its segment (for the join conversion) */
 	size_t block_waker, block_seg;
 	/* the last wake this thread gave, for the same */

@@ -83,9 +83,11 @@ static int copy_rest(struct analyzer_core *core, struct athread *t, struct analy
 
 	if (t->sched.has_runtime && core->has_sched) {
 		st->busy_ns = t->sched.runtime_ns;
+		st->busy_untracked_ns = t->sched.runtime_untracked_ns;
 		if (t->sim.begun) {
 			st->busy_ns = (t->sim.ended ? t->sim.runtime_at_end : t->sched.runtime_ns) -
 				      t->sim.runtime_at_begin;
+			st->busy_untracked_ns = 0;
 		}
 		st->busy_exact = true;
 	}

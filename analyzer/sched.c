@@ -610,6 +610,9 @@ void analyzer__on_stat_runtime(struct analyzer_core *core, const struct analyzer
 		rt = ev->ts - core->begin_ts;
 	}
 	t->sched.runtime_ns += rt;
+	if (!t->tracked) {
+		t->sched.runtime_untracked_ns += rt;
+	}
 	t->sched.has_runtime = true;
 	t->sched.last_rt_ts = ev->ts;
 	/* Remote updates (clock_gettime of another thread's CPU clock) say nothing about who

@@ -254,6 +254,33 @@ Test(core, run_actions_are_scaled_to_sched_stat_runtime)
 	cr_expect_str_eq(actions(100), "run 500");
 }
 
+/*
+ * The kernel's accounting can exceed the thread's switch segments: perf-recorded traces on this
+ * project's VMs miss switch-ins, and a wake-up on another CPU reports the running task's time
+ * from there. The runs are scaled up to it (a pigz thread with 40 % of its CPU in segments was
+ * played at 40 %, issue 30).
+ */
+Test(core, run_actions_are_scaled_up_to_the_kernels_accounting)
+{
+	struct analyzer_event ev;
+
+	start(true);
+	ev = analyzer_event_init(ANALYZER_EV_OTHER, 0, 0);
+	feed(ev);
+	sw(US(2000), 0, 0, 0, 100);
+	ev = analyzer_event_init(ANALYZER_EV_STAT_RUNTIME, US(2900), 1);
+	ev.stat_runtime.tid = 100;
+	ev.stat_runtime.runtime_ns = US(1500); /* from CPU 1, where thread 200 runs */
+	ev.ctx_tid = 200;
+	ev.ctx_pid = 200;
+	feed(ev);
+	runtime_ev(US(3000), 0, 100, US(1000));
+	sw(US(3000), 0, 100, BLOCKED, 0);
+	finish_ok();
+	cr_expect_eq(thread(100)->stats.busy_ns, US(2500));
+	cr_expect_str_eq(actions(100), "run 2500");
+}
+
 Test(core, trace_starting_mid_run_counts_from_the_cpu_first_event)
 {
 	struct analyzer_event ev;
