@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Over 1000 lines: the child, the parent's watch over each decoder (progress and memory, and
- * the search for the stream a decoder outgrew its memory on, which restarts decoders) and
- * the merge of stream groups share the wire format and struct decoder; apart they would
- * expose both (a split by side, child and parent, is possible behind an internal
- * header of the wire format: not done yet).
+ * The parent's side of a contained decoder: starting each child, watching it (progress,
+ * memory, the search for the stream a decoder outgrew its memory on), reading its batches
+ * and merging stream groups. The child's side is contain-child.c, the wire between them
+ * contain-wire.h.
  *
  * The decoder in a child process. libbabeltrace2 2.0.4 loops forever on some truncated
  * metadata and aborts on some corrupted streams; in dps's own process either would hang or
@@ -64,51 +63,21 @@
 #include <dps/dps-status.h>
 
 #include "bt-source.h"
+#include "contain-wire.h"
 #include "contain.h"
 #include "groups.h"
 
-enum msg_type {
-	MSG_OPEN = 1, /* payload: uint32 has_sched, the description (NUL-terminated) */
-	MSG_SKIP,     /* payload: one skip message */
-	MSG_EVENTS,   /* payload: uint32 slot, uint32 n: the events are in the slot */
-	MSG_ERROR,    /* payload: int32 status, the message */
-	MSG_END,
-};
-
-struct msg_head {
-	uint32_t type;
-	uint32_t len;
-};
-
-/* A batch: this many events or this many bytes of strings, whichever comes first. */
-#define BATCH_EVENTS 2048
-#define BATCH_STRINGS (64 * 1024)
-/* A longer string is cut (names are at most 16 bytes, exec's filename a path). */
-#define MAX_STRING 4096
-#define N_SLOTS 8
-
-struct slot {
-	struct analyzer_event ev[BATCH_EVENTS];
-	uint64_t key[BATCH_EVENTS]; /* stream groups: each event's order key */
-	char strings[BATCH_STRINGS + 3 * MAX_STRING];
-};
-
-/* The shared mapping. */
-struct shared {
-	struct analyzer_decode_status st;
-	struct slot slots[N_SLOTS];
-};
 /* The parent looks at the decoder's beat this often while it waits. */
 #define POLL_MS 200
 
 /* One decoding child and what the parent holds of it. */
 struct decoder {
-	pid_t pid;			   /* the decoder; 0 once reaped */
-	int fd;				   /* owned: the pipe's read end */
-	int free_fd;			   /* owned: the socket that gives slots back */
-	struct shared *sh;		   /* owned: shared mapping */
-	struct analyzer_decode_status *st; /* borrowed: &sh->st */
-	int32_t held;			   /* the slot being consumed, -1 none */
+	pid_t pid;			    /* the decoder; 0 once reaped */
+	int fd;				    /* owned: the pipe's read end */
+	int free_fd;			    /* owned: the socket that gives slots back */
+	struct analyzer_decoder_shared *sh; /* owned: shared mapping */
+	struct analyzer_decode_status *st;  /* borrowed: &sh->st */
+	int32_t held;			    /* the slot being consumed, -1 none */
 	int64_t timeout_ns;
 	unsigned char *buf; /* owned: the message being consumed */
 	size_t cap;
@@ -152,188 +121,6 @@ static int64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
-/*
- * The child
- */
-static void write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n <= 0) {
-			_exit(1); /* the parent is gone */
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-}
-
-static void send_msg(int fd, uint32_t type, const void *a, size_t a_len, const void *b,
-		     size_t b_len)
-{
-	struct msg_head h = {type, (uint32_t)(a_len + b_len)};
-	struct iovec iov[3] = {{&h, sizeof(h)}, {(void *)a, a_len}, {(void *)b, b_len}};
-	size_t total = sizeof(h) + a_len + b_len;
-	ssize_t n;
-
-	do {
-		n = writev(fd, iov, 3);
-	} while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		_exit(1);
-	}
-	if ((size_t)n < total) {
-		/* the rest, the slow way */
-		GByteArray *rest = g_byte_array_new();
-
-		g_byte_array_append(rest, (const guint8 *)&h, sizeof(h));
-		g_byte_array_append(rest, a, (guint)a_len);
-		g_byte_array_append(rest, b, (guint)b_len);
-		write_all(fd, rest->data + n, total - (size_t)n);
-		g_byte_array_free(rest, TRUE);
-	}
-}
-
-static void send_str(int fd, uint32_t type, const char *s)
-{
-	send_msg(fd, type, s, strlen(s) + 1, NULL, 0);
-}
-
-static void send_error(int fd, int status, const char *msg)
-{
-	int32_t st = status;
-
-	send_msg(fd, MSG_ERROR, &st, sizeof(st), msg, strlen(msg) + 1);
-}
-
-struct batch {
-	struct slot *slot; /* borrowed: in the shared mapping, NULL before the first */
-	uint32_t index, n;
-	size_t strings_len;
-};
-
-/* A string's place in the batch: 1 + its offset, 0 for NULL. */
-static const char *put_str(struct batch *b, const char *s)
-{
-	size_t off = b->strings_len, len;
-
-	if (!s) {
-		return NULL;
-	}
-	len = strnlen(s, MAX_STRING - 1);
-	memcpy(b->slot->strings + off, s, len);
-	b->slot->strings[off + len] = '\0';
-	b->strings_len += len + 1;
-	return (const char *)(uintptr_t)(off + 1);
-}
-
-/* Waits for a slot the parent gave back. */
-static void take_slot(int free_fd, struct shared *sh, struct batch *b)
-{
-	uint32_t index;
-	ssize_t n;
-
-	do {
-		n = read(free_fd, &index, sizeof(index));
-	} while (n < 0 && errno == EINTR);
-	if (n != sizeof(index) || index >= N_SLOTS) {
-		_exit(1); /* the parent is gone */
-	}
-	b->slot = &sh->slots[index];
-	b->index = index;
-	b->n = 0;
-	b->strings_len = 0;
-}
-
-static void flush(int fd, int free_fd, struct shared *sh, struct batch *b)
-{
-	uint32_t msg[2] = {b->index, b->n};
-
-	if (!b->n) {
-		return;
-	}
-	send_msg(fd, MSG_EVENTS, msg, sizeof(msg), NULL, 0);
-	take_slot(free_fd, sh, b);
-}
-
-/* What a decoder reads: the traces below paths, or views of stream groups. */
-struct decoder_input {
-	const char *const *paths;
-	size_t n_paths;
-	const struct analyzer_source_view *views; /* NULL: paths */
-	size_t n_views;
-	bool progress;
-};
-
-__attribute__((noreturn)) static void
-run_decoder(int fd, int free_fd, const struct decoder_input *input, struct shared *sh)
-{
-	struct analyzer_decode_status *st = &sh->st;
-	struct batch b = {0};
-	struct analyzer_source *src = NULL;
-	struct dps_diag diag = {""};
-	struct analyzer_event ev;
-	uint32_t has_sched;
-	int status;
-
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (input->views) {
-		status = analyzer_source_open_views(input->views, input->n_views, input->progress,
-						    st, &src, &diag);
-	} else {
-		status = analyzer_source_open(input->paths, input->n_paths, input->progress, st,
-					      &src, &diag);
-	}
-	if (status) {
-		send_error(fd, status, diag.msg);
-		_exit(0);
-	}
-	has_sched = analyzer_source_has_sched(src);
-	send_msg(fd, MSG_OPEN, &has_sched, sizeof(has_sched),
-		 analyzer_source_borrow_description(src),
-		 strlen(analyzer_source_borrow_description(src)) + 1);
-	for (size_t i = 0; i < analyzer_source_skip_count(src); i++) {
-		send_str(fd, MSG_SKIP, analyzer_source_borrow_skip(src, i));
-	}
-	take_slot(free_fd, sh, &b);
-	while ((status = analyzer_source_next(src, &ev, &diag)) == ANALYZER_SOURCE_EVENT) {
-		struct analyzer_event *e = &b.slot->ev[b.n];
-
-		*e = ev;
-		e->ctx_comm = put_str(&b, ev.ctx_comm);
-		e->raw.s[0] = put_str(&b, ev.raw.s[0]);
-		e->raw.s[1] = put_str(&b, ev.raw.s[1]);
-		if (input->views) {
-			b.slot->key[b.n] = analyzer_source_order_key(src);
-			if (b.slot->key[b.n] == UINT64_MAX) {
-				dps_diag_setf(&diag,
-					      "%s: its streams cannot be ordered across stream "
-					      "groups (a stream class or stream id too large): use "
-					      "--decode-jobs 1",
-					      st->trace);
-				status = DPS_ERROR;
-				break;
-			}
-		}
-		b.n++;
-		if (b.n == BATCH_EVENTS || b.strings_len >= BATCH_STRINGS) {
-			flush(fd, free_fd, sh, &b);
-		}
-	}
-	flush(fd, free_fd, sh, &b);
-	if (status < 0) {
-		send_error(fd, status, diag.msg);
-	} else {
-		send_msg(fd, MSG_END, NULL, 0, NULL, 0);
-	}
-	_exit(0);
 }
 
 /*
@@ -752,8 +539,8 @@ static uint64_t memory_limit_from_env(void)
 }
 
 /* Forks a decoder on input. Returns DPS_OK or DPS_ERROR (diag says). */
-static int decoder_start(struct decoder *d, const struct decoder_input *input, int64_t timeout_ns,
-			 struct dps_diag *diag)
+static int decoder_start(struct decoder *d, const struct analyzer_decoder_input *input,
+			 int64_t timeout_ns, struct dps_diag *diag)
 {
 	int fds[2] = {-1, -1}, socks[2] = {-1, -1};
 	int status = DPS_ERROR;
@@ -797,7 +584,7 @@ static int decoder_start(struct decoder *d, const struct decoder_input *input, i
 	if (d->pid == 0) {
 		close(fds[0]);
 		close(socks[0]);
-		run_decoder(fds[1], socks[1], input, d->sh);
+		analyzer__run_decoder(fds[1], socks[1], input, d->sh);
 	}
 	d->fd = fds[0];
 	d->free_fd = socks[0];
@@ -904,7 +691,7 @@ int analyzer_contained_open(const char *const *paths, size_t n_paths, int jobs, 
 		c->dec[i].held = -1;
 	}
 	for (size_t i = 0; i < c->n_dec; i++) {
-		struct decoder_input input = {paths, n_paths, NULL, 0, progress};
+		struct analyzer_decoder_input input = {paths, n_paths, NULL, 0, progress};
 
 		if (c->plan) {
 			input.views = c->plan->views + i * c->plan->traces->len;
@@ -1113,9 +900,9 @@ static void locate_runaway(struct analyzer_contained *c, struct dps_diag *diag)
 	}
 	for (size_t i = 0; i < plan->n_groups; i++) {
 		struct decoder d = {.fd = -1, .free_fd = -1, .held = -1};
-		struct decoder_input input = {(const char *const *)c->paths, c->n_paths,
-					      plan->views + i * plan->traces->len,
-					      plan->traces->len, false};
+		struct analyzer_decoder_input input = {(const char *const *)c->paths, c->n_paths,
+						       plan->views + i * plan->traces->len,
+						       plan->traces->len, false};
 		bool found;
 
 		if (!decoder_start(&d, &input, c->timeout_ns, &scratch)) {
