@@ -424,6 +424,9 @@ struct analyzer_segment *analyzer__seg_at(struct analyzer_core *core, struct ath
 void analyzer__seg_put(struct analyzer_core *core, struct athread *t, size_t idx,
 		       const struct analyzer_segment *buf);
 int analyzer__reload_timeline(struct analyzer_core *core, struct athread *t);
+/* Only t's spilled marks read back in front of those in memory (its segments and samples stay
+ * in the file). Returns DPS_OK or the core's status. */
+int analyzer__reload_marks(struct analyzer_core *core, struct athread *t);
 void analyzer__drop_spill(struct athread *t);
 
 /*
@@ -447,6 +450,11 @@ int analyzer__tl_reader_open(struct analyzer_core *core, struct athread *t, bool
 const void *analyzer__tl_reader_next(struct analyzer_tl_reader *r);
 void analyzer__tl_reader_close(struct analyzer_tl_reader *r);
 
+/* readback.c */
+/* Thread ci's timeline whole in memory, with what the final step left for this moment: its
+ * duplicate creates dropped, the sleep before a pre-existing thread's first event, the implicit
+ * joins. */
+int analyzer__prepare_timeline(struct analyzer_core *core, size_t ci);
 /*
  * A kept thread's segments as analyzer__prepare_timeline would leave them (the sleep before a
  * pre-existing thread's first event in front, its implicit joins put in), streamed.
@@ -472,7 +480,6 @@ int analyzer__prepare_marks(struct analyzer_core *core, size_t ci);
 /* actions.c */
 int analyzer__build_actions(struct analyzer_core *core, struct analyzer_result *res, size_t ri,
 			    struct dps_actset *set, uint64_t min_block);
-int analyzer__prepare_timeline(struct analyzer_core *core, size_t ci);
 int analyzer__copy_identity(struct analyzer_core *core, size_t ci, struct analyzer_thread *rt);
 int analyzer__copy_timeline(struct analyzer_core *core, size_t ci, struct analyzer_thread *rt);
 int analyzer__output(struct analyzer_core *core, struct analyzer_result *res, const size_t *order,

@@ -6,11 +6,10 @@
  * which the event handlers still look at (a run merged with the next one, a sample replaced
  * at the same instant). So memory holds at most SPILL_AT of each per thread, whatever the
  * number of events; the file holds 24 bytes per segment or sample. At the end, one kept
- * thread at a time, its marks are read back and its segments and samples streamed from the
- * file a chunk at a time as its actions are built (analyzer__seg_stream, the tl_reader), and
- * what the final step did to it while it was spilled is applied on the way: the sleep before
- * a pre-existing thread's first event, the joins found at the end. A simulated run's thread
- * (cut to its dps window) is read back whole (analyzer__reload_timeline).
+ * thread at a time, its marks are read back (analyzer__reload_marks) and its segments and
+ * samples streamed from the file a chunk at a time (the tl_reader) as its actions are built;
+ * what the final step did to it while it was spilled is applied on the way by readback.c. A
+ * simulated run's thread (cut to its dps window) is read back whole (analyzer__reload_timeline).
  *
  * Indexes: a thread's segment index (sched.block_seg, what analyzer__add_seg returns) counts
  * from the first segment of its timeline, spilled ones included; the one late change to a
@@ -20,6 +19,11 @@
  * The file is unlinked as soon as it is made (nothing is left behind, whatever happens) and
  * lives in $TMPDIR. DPS_ANALYZER_SPILL_AT sets SPILL_AT (at least 2), for tests that spill
  * every thread of a small trace.
+ *
+ * The bottom of the core: a store of records that knows the timeline's arrays and the core's
+ * spill file, and nothing of what they mean. The thread table appends to a timeline and spills
+ * it here (threads.c, memory.c); it calls no other file of the core (scripts/check-tree.sh
+ * checks it).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -340,32 +344,6 @@ void analyzer__drop_spill(struct athread *t)
 	t->tl.segs_spilled = t->tl.mem_spilled = t->tl.marks_spilled = 0;
 }
 
-/* A kept thread's timeline whole in memory, with what the final step left for this moment:
- * its duplicate creates dropped, the sleep before a pre-existing thread's first event, the
- * implicit joins. */
-int analyzer__prepare_timeline(struct analyzer_core *core, size_t ci)
-{
-	struct athread *t = analyzer__thread_at(core, ci);
-	int status = analyzer__reload_timeline(core, t);
-
-	status = status ? status : analyzer__dedup_creates(core, ci);
-	if (status) {
-		return status;
-	}
-	if (t->tl.pre_sleep) {
-		if (!analyzer__grow((void **)&t->tl.segs, &t->tl.cap_segs, t->tl.n_segs + 1,
-				    sizeof(*t->tl.segs))) {
-			return DPS_ERR_NOMEM;
-		}
-		memmove(&t->tl.segs[1], &t->tl.segs[0], t->tl.n_segs * sizeof(*t->tl.segs));
-		t->tl.segs[0] = (struct analyzer_segment){t->tl.pre_sleep_b, t->tl.pre_sleep_e,
-							  ANALYZER_SEG_SLEEP, 0};
-		t->tl.n_segs++;
-		t->tl.pre_sleep = false;
-	}
-	return analyzer__insert_joins(core, ci);
-}
-
 /*
  * Streamed reading (analyzer__output with an output directory and no timelines kept): a
  * thread's records of one kind in order, at most one spill chunk of them in memory.
@@ -438,121 +416,27 @@ void analyzer__tl_reader_close(struct analyzer_tl_reader *r)
 	r->buf = NULL;
 }
 
-int analyzer__seg_stream_open(struct analyzer_core *core, size_t ci, struct analyzer_seg_stream *s)
+int analyzer__reload_marks(struct analyzer_core *core, struct athread *t)
 {
-	struct athread *t = analyzer__thread_at(core, ci);
-	int status;
-
-	*s = (struct analyzer_seg_stream){
-	    .pre = t->tl.pre_sleep,
-	    .pre_seg = {t->tl.pre_sleep_b, t->tl.pre_sleep_e, ANALYZER_SEG_SLEEP, 0},
-	};
-	s->ins = analyzer__joins_of(core, ci, &s->n_ins);
-	s->q = malloc((2 * s->n_ins + 2) * sizeof(*s->q));
-	if (!s->q) {
-		return DPS_ERR_NOMEM;
-	}
-	status = analyzer__tl_reader_open(core, t, false, &s->rd);
-	if (status) {
-		free(s->q);
-		s->q = NULL;
-	}
-	return status;
-}
-
-/* What segment sg becomes with the joins due before or inside it (as insert_joins does). */
-static void expand(struct analyzer_seg_stream *s, struct analyzer_segment sg)
-{
-	while (s->j < s->n_ins && s->ins[s->j].ts <= sg.begin_ns) {
-		s->q[s->q_n++] = (struct analyzer_segment){
-		    sg.begin_ns, sg.begin_ns, ANALYZER_SEG_JOIN, (uint32_t)s->ins[s->j].child};
-		s->j++;
-	}
-	while (s->j < s->n_ins && sg.kind == ANALYZER_SEG_RUN && s->ins[s->j].ts < sg.end_ns) {
-		struct analyzer_segment head = sg;
-		uint64_t ts = s->ins[s->j].ts;
-
-		head.end_ns = ts;
-		if (head.end_ns > head.begin_ns) {
-			s->q[s->q_n++] = head;
-		}
-		s->q[s->q_n++] = (struct analyzer_segment){ts, ts, ANALYZER_SEG_JOIN,
-							   (uint32_t)s->ins[s->j].child};
-		sg.begin_ns = ts;
-		s->j++;
-	}
-	s->q[s->q_n++] = sg;
-}
-
-const struct analyzer_segment *analyzer__seg_stream_next(struct analyzer_seg_stream *s)
-{
-	while (s->q_pos == s->q_n) {
-		const struct analyzer_segment *raw = NULL;
-
-		s->q_n = s->q_pos = 0;
-		if (!s->raw_done) {
-			if (s->pre) {
-				s->pre = false;
-				raw = &s->pre_seg;
-			} else {
-				raw = analyzer__tl_reader_next(&s->rd);
-			}
-			if (raw) {
-				s->last_end = raw->end_ns;
-				s->any = true;
-				expand(s, *raw);
-				continue;
-			}
-			if (s->rd.core->status) {
-				return NULL;
-			}
-			s->raw_done = true;
-		}
-		if (s->tail_done) {
-			return NULL;
-		}
-		/* the joins after the last segment */
-		for (; s->j < s->n_ins; s->j++) {
-			uint64_t ts = s->any ? s->last_end : s->ins[s->j].ts;
-
-			ts = s->ins[s->j].ts > ts ? s->ins[s->j].ts : ts;
-			s->q[s->q_n++] = (struct analyzer_segment){ts, ts, ANALYZER_SEG_JOIN,
-								   (uint32_t)s->ins[s->j].child};
-		}
-		s->tail_done = true;
-	}
-	return &s->q[s->q_pos++];
-}
-
-void analyzer__seg_stream_close(struct analyzer_seg_stream *s)
-{
-	analyzer__tl_reader_close(&s->rd);
-	free(s->q);
-	s->q = NULL;
-}
-
-int analyzer__prepare_marks(struct analyzer_core *core, size_t ci)
-{
-	struct athread *t = analyzer__thread_at(core, ci);
 	struct athread_timeline *tl = &t->tl;
+	guint k = 0;
 
-	if (tl->spill && tl->marks_spilled) {
-		guint k = 0;
-
-		if (!reload_kind(core, t, SPILL_MARKS, (void **)&tl->marks, &tl->n_marks,
-				 &tl->cap_marks, tl->marks_spilled, sizeof(*tl->marks))) {
-			return core->status;
-		}
-		tl->marks_spilled = 0;
-		/* the file's marks are in memory now: forget their chunks */
-		for (guint i = 0; i < tl->spill->len; i++) {
-			struct spill_chunk c = g_array_index(tl->spill, struct spill_chunk, i);
-
-			if (c.what != SPILL_MARKS) {
-				g_array_index(tl->spill, struct spill_chunk, k++) = c;
-			}
-		}
-		g_array_set_size(tl->spill, k);
+	if (!tl->spill || !tl->marks_spilled) {
+		return DPS_OK;
 	}
-	return analyzer__dedup_creates(core, ci);
+	if (!reload_kind(core, t, SPILL_MARKS, (void **)&tl->marks, &tl->n_marks, &tl->cap_marks,
+			 tl->marks_spilled, sizeof(*tl->marks))) {
+		return core->status;
+	}
+	tl->marks_spilled = 0;
+	/* the file's marks are in memory now: forget their chunks */
+	for (guint i = 0; i < tl->spill->len; i++) {
+		struct spill_chunk c = g_array_index(tl->spill, struct spill_chunk, i);
+
+		if (c.what != SPILL_MARKS) {
+			g_array_index(tl->spill, struct spill_chunk, k++) = c;
+		}
+	}
+	g_array_set_size(tl->spill, k);
+	return DPS_OK;
 }
