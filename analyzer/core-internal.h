@@ -3,6 +3,13 @@
  * What the analyzer core's files share (not part of the analyzer's API): the thread and CPU
  * state, the core itself, and the functions one concern calls in another. Each group of
  * declarations below is defined in the file it names.
+ *
+ * The calls among the files that keep the threads point one way, from the top down: sched.c
+ * (the scheduler's events) -> joins.c -> select.c (the selection) -> threads.c (the thread
+ * table) -> spill.c (the spill store); readback.c (the timelines read back at the end) sits
+ * above joins.c. A lower file never calls a higher one: a thread table that finds, stores or
+ * retires a thread leaves the selection and the state to its caller. scripts/check-tree.sh
+ * checks it.
  */
 #ifndef DPS_ANALYZER_CORE_INTERNAL_H
 #define DPS_ANALYZER_CORE_INTERNAL_H
@@ -34,9 +41,9 @@ enum th_state {
 
 /*
  * One thread of the trace. Its members are grouped by the concern that owns them: identity and
- * lifetime (threads.c, select.c), scheduler state (sched.c), memory (memory.c), the detailed
- * timeline of a tracked thread (threads.c, filled by all), and the simulated-run window
- * (dps-events.c).
+ * lifetime (threads.c, select.c, sched.c), scheduler state (sched.c), memory (memory.c), the
+ * detailed timeline of a tracked thread (threads.c, spill.c; filled by all), and the
+ * simulated-run window (dps-events.c).
  */
 struct athread_sched {
 	uint8_t state;	    /* enum th_state */
@@ -303,7 +310,7 @@ uint32_t analyzer__futex_kind_at(const struct analyzer_core *core, size_t ctx, u
 				 uint64_t end_ns);
 void analyzer__futex_destroy(struct analyzer_core *core);
 
-/* threads.c */
+/* threads.c: the thread table and the timelines' appends */
 bool analyzer__grow(void **arr, size_t *cap, size_t need, size_t elem);
 void analyzer__set_nomem(struct analyzer_core *core);
 size_t analyzer__add_seg(struct analyzer_core *core, struct athread *t, uint64_t b, uint64_t e,
@@ -312,16 +319,26 @@ size_t analyzer__add_mark(struct analyzer_core *core, struct athread *t, uint64_
 			  size_t other);
 gint analyzer__cmp_mark(gconstpointer a, gconstpointer b, gpointer data);
 struct athread *analyzer__thread_at(struct analyzer_core *core, size_t i);
-void analyzer__set_comm(struct analyzer_core *core, struct athread *t, const char *comm);
-void analyzer__set_pid(struct analyzer_core *core, struct athread *t, int64_t pid);
+/* A new thread of tid (generation gen, first seen at ts), the latest of its tid from now on: its
+ * index, or NO_T out of memory. Only the table's: whether it is tracked is the caller's. */
 size_t analyzer__new_thread(struct analyzer_core *core, int64_t tid, uint64_t ts, uint32_t gen);
-size_t analyzer__find_thread(struct analyzer_core *core, int64_t tid);
-size_t analyzer__get_thread(struct analyzer_core *core, int64_t tid, uint64_t ts);
-void analyzer__retire_thread(struct analyzer_core *core, size_t idx, uint64_t ts);
 void analyzer__free_athread(struct athread *t);
 uint64_t analyzer__thread_cpu_ns(const struct athread *t);
 uint64_t analyzer__thread_end(const struct analyzer_core *core, const struct athread *t);
-void analyzer__close_timelines(struct analyzer_core *core);
+
+/* The latest thread of tid, or NO_T. The table's lookup, inline: every event makes one. */
+static inline size_t analyzer__find_thread(struct analyzer_core *core, int64_t tid)
+{
+	gpointer v;
+
+	if (tid >= 0 && tid < TID_MAP_MAX) {
+		return (size_t)tid < core->n_tid_map && core->tid_map[tid]
+			   ? (size_t)core->tid_map[tid] - 1
+			   : NO_T;
+	}
+	v = g_hash_table_lookup(core->by_tid, GINT_TO_POINTER((gint)tid));
+	return v ? GPOINTER_TO_SIZE(v) - 1 : NO_T;
+}
 
 /* sched.c */
 struct cpu_state *analyzer__get_cpu(struct analyzer_core *core, int32_t cpu, uint64_t ts);
@@ -346,6 +363,8 @@ size_t analyzer__syscall_thread(struct analyzer_core *core, const struct analyze
 				size_t ctx);
 void analyzer__on_wait_call(struct analyzer_core *core, const struct analyzer_event *ev,
 			    size_t ctx);
+/* At the trace's end: every live thread's state closed (a tracked one's last segment). */
+void analyzer__close_states(struct analyzer_core *core);
 
 /* memory.c */
 void analyzer__add_mem_sample(struct analyzer_core *core, struct athread *t, uint64_t ts);
@@ -360,6 +379,11 @@ void analyzer__clip_to_window(struct athread *t, const struct analyzer_thread *r
 void analyzer__start_tracking(struct athread *t);
 void analyzer__maybe_track(struct analyzer_core *core, struct athread *t);
 void analyzer__untrack_child_process(struct analyzer_core *core, struct athread *t);
+/* What an event says of a thread, learnt with the selection looking again: the thread of tid
+ * (made on first sight), its name, its process. */
+size_t analyzer__thread_seen(struct analyzer_core *core, int64_t tid, uint64_t ts);
+void analyzer__comm_seen(struct analyzer_core *core, struct athread *t, const char *comm);
+void analyzer__pid_seen(struct analyzer_core *core, struct athread *t, int64_t pid);
 int analyzer__build_process_list(struct analyzer_core *core, struct analyzer_result *res);
 bool analyzer__is_kept_creator(const struct analyzer_core *core, const struct athread *t);
 /* Whether t is lttng-ust's listener thread ("<name>-ust"), left out of the selection. */

@@ -79,10 +79,10 @@ enum dps_status analyzer_core_feed(struct analyzer_core *core, const struct anal
 	     (ev->kind >= ANALYZER_EV_SYNC_QUEUE_INIT && ev->kind != ANALYZER_EV_FUTEX_ENTRY &&
 	      ev->kind != ANALYZER_EV_FUTEX_EXIT))) {
 		/* UST without a vtid context: one pseudo-thread per process (or for all). */
-		ctx = analyzer__get_thread(core, ev->ctx_pid > 0 ? -ev->ctx_pid : -1, ev->ts);
+		ctx = analyzer__thread_seen(core, ev->ctx_pid > 0 ? -ev->ctx_pid : -1, ev->ts);
 		if (ctx != NO_T) {
-			analyzer__set_pid(core, analyzer__thread_at(core, ctx), ev->ctx_pid);
-			analyzer__set_comm(core, analyzer__thread_at(core, ctx), ev->ctx_comm);
+			analyzer__pid_seen(core, analyzer__thread_at(core, ctx), ev->ctx_pid);
+			analyzer__comm_seen(core, analyzer__thread_at(core, ctx), ev->ctx_comm);
 		}
 	}
 	/* An event run by a thread (perf's context, UST) shows it on its CPU. Scheduler
@@ -326,7 +326,7 @@ enum dps_status analyzer_core_finish(struct analyzer_core *core, bool list_only,
 	res->end_ns = core->end_ts;
 	res->n_events = core->n_events;
 	fill_partial(core, res);
-	analyzer__close_timelines(core);
+	analyzer__close_states(core);
 	if (list_only) {
 		status = analyzer__build_process_list(core, res);
 		if (status) {

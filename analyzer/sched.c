@@ -15,6 +15,14 @@
  *   joins.c makes a `join any` when the block was a wait for any child. A wake-up by the last
  *   thread of a child process whose main thread has exited (wait4 is woken when the whole
  *   process is gone: lttng-ust's threads outlive the main one) is a join of that main thread.
+ *
+ * A thread's lifetime as the scheduler sees it is here too: a thread whose tid a fork reuses is
+ * retired (dead, off its CPU), and at the trace's end every live thread's state is closed
+ * (analyzer__close_states: the last segment of a tracked one).
+ *
+ * The top of the core's event handling: it may call the joins (joins.c), the selection
+ * (select.c), the thread table (threads.c) and the spill store (spill.c); none of them calls it
+ * (scripts/check-tree.sh checks it).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -177,7 +185,7 @@ size_t analyzer__ctx_thread(struct analyzer_core *core, const struct analyzer_ev
 	if (ev->ctx_tid <= 0) {
 		return NO_T;
 	}
-	idx = analyzer__get_thread(core, ev->ctx_tid, ev->ts);
+	idx = analyzer__thread_seen(core, ev->ctx_tid, ev->ts);
 	if (idx == NO_T) {
 		return NO_T;
 	}
@@ -186,9 +194,9 @@ size_t analyzer__ctx_thread(struct analyzer_core *core, const struct analyzer_ev
 	 * (prev_comm, exec): the context's pid and name count only until the pid is known. The
 	 * event source may leave them out for a thread it has seen before. */
 	if (t->pid < 0) {
-		analyzer__set_pid(core, t, ev->ctx_pid);
+		analyzer__pid_seen(core, t, ev->ctx_pid);
 		if (ev->ctx_comm) {
-			analyzer__set_comm(core, t, ev->ctx_comm);
+			analyzer__comm_seen(core, t, ev->ctx_comm);
 		}
 	}
 	return idx;
@@ -214,11 +222,11 @@ void analyzer__on_switch(struct analyzer_core *core, const struct analyzer_event
 		return;
 	}
 	if (ev->sw.prev_tid > 0) {
-		prev = analyzer__get_thread(core, ev->sw.prev_tid, ev->ts);
+		prev = analyzer__thread_seen(core, ev->sw.prev_tid, ev->ts);
 		if (prev == NO_T) {
 			return;
 		}
-		analyzer__set_comm(core, analyzer__thread_at(core, prev), ev->sw.prev_comm);
+		analyzer__comm_seen(core, analyzer__thread_at(core, prev), ev->sw.prev_comm);
 		analyzer__note_running(core, ev->cpu, prev, ev->ts, UINT64_MAX);
 	} else if (cs->cur != NO_T && cs->cur != IDLE_T) {
 		/* Idle switches out while a thread was thought to run: that one left unseen. */
@@ -248,13 +256,14 @@ void analyzer__on_switch(struct analyzer_core *core, const struct analyzer_event
 		}
 	}
 	if (ev->sw.next_tid > 0) {
-		next = analyzer__get_thread(core, ev->sw.next_tid, ev->ts);
+		next = analyzer__thread_seen(core, ev->sw.next_tid, ev->ts);
 		if (next == NO_T) {
 			return;
 		}
 		/* next_comm names a thread not named yet; its renames show in its prev_comm. */
 		if (!analyzer__thread_at(core, next)->comm[0]) {
-			analyzer__set_comm(core, analyzer__thread_at(core, next), ev->sw.next_comm);
+			analyzer__comm_seen(core, analyzer__thread_at(core, next),
+					    ev->sw.next_comm);
 		}
 		if (analyzer__thread_at(core, next)->sched.state == TS_RUNNING &&
 		    analyzer__thread_at(core, next)->sched.cpu != ev->cpu) {
@@ -350,7 +359,7 @@ void analyzer__on_wakeup(struct analyzer_core *core, const struct analyzer_event
 	if (ev->wakeup.tid <= 0) {
 		return;
 	}
-	s = analyzer__get_thread(core, ev->wakeup.tid, ev->ts);
+	s = analyzer__thread_seen(core, ev->wakeup.tid, ev->ts);
 	if (s == NO_T) {
 		return;
 	}
@@ -461,6 +470,27 @@ static void convert_wake_to_join(struct analyzer_core *core, size_t x)
 	xt->sched.wake_target = NO_T;
 }
 
+/* A thread whose tid a new thread takes: its exit was not seen; it is gone since then. */
+static void retire_thread(struct analyzer_core *core, size_t idx, uint64_t ts)
+{
+	struct athread *t = analyzer__thread_at(core, idx);
+
+	if (t->sched.state == TS_RUNNING && t->sched.cpu >= 0 &&
+	    (size_t)t->sched.cpu < core->n_cpus && core->cpus[t->sched.cpu].cur == idx) {
+		core->cpus[t->sched.cpu].cur = NO_T;
+	}
+	if (t->sched.state != TS_DEAD) {
+		uint64_t end = t->last_ts < ts ? t->last_ts : ts;
+
+		analyzer__set_state(core, idx, TS_DEAD, end, ANALYZER_SEG_SLEEP, NO_T);
+		t->end_ts = end;
+		if (!t->exited) {
+			t->exited = true;
+			t->exit_ts = end;
+		}
+	}
+}
+
 void analyzer__on_fork(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx)
 {
 	size_t p, c, old;
@@ -470,18 +500,18 @@ void analyzer__on_fork(struct analyzer_core *core, const struct analyzer_event *
 	if (ev->fork.parent_tid < 0 || ev->fork.child_tid <= 0) {
 		return;
 	}
-	p = ev->fork.parent_tid > 0 ? analyzer__get_thread(core, ev->fork.parent_tid, ev->ts)
+	p = ev->fork.parent_tid > 0 ? analyzer__thread_seen(core, ev->fork.parent_tid, ev->ts)
 				    : NO_T;
 	if (p != NO_T) {
 		pt = analyzer__thread_at(core, p);
 		if (ctx == NO_T || ctx == p) {
 			analyzer__note_running(core, ev->cpu, p, ev->ts, UINT64_MAX);
 		}
-		analyzer__set_pid(core, pt, ev->fork.parent_pid);
+		analyzer__pid_seen(core, pt, ev->fork.parent_pid);
 	}
 	old = analyzer__find_thread(core, ev->fork.child_tid);
 	if (old != NO_T) {
-		analyzer__retire_thread(core, old, ev->ts);
+		retire_thread(core, old, ev->ts);
 		gen = analyzer__thread_at(core, old)->gen + 1;
 	}
 	c = analyzer__new_thread(core, ev->fork.child_tid, ev->ts, gen);
@@ -523,7 +553,7 @@ void analyzer__on_exit_ev(struct analyzer_core *core, const struct analyzer_even
 	if (ev->exit.tid <= 0) {
 		return;
 	}
-	x = analyzer__get_thread(core, ev->exit.tid, ev->ts);
+	x = analyzer__thread_seen(core, ev->exit.tid, ev->ts);
 	if (x == NO_T) {
 		return;
 	}
@@ -548,7 +578,7 @@ void analyzer__on_exec(struct analyzer_core *core, const struct analyzer_event *
 	if (ev->exec.tid <= 0) {
 		return;
 	}
-	x = analyzer__get_thread(core, ev->exec.tid, ev->ts);
+	x = analyzer__thread_seen(core, ev->exec.tid, ev->ts);
 	if (x == NO_T) {
 		return;
 	}
@@ -565,7 +595,7 @@ void analyzer__on_exec(struct analyzer_core *core, const struct analyzer_event *
 		base = strrchr(ev->exec.filename, '/');
 		base = base ? base + 1 : ev->exec.filename;
 		snprintf(comm, sizeof(comm), "%s", base);
-		analyzer__set_comm(core, analyzer__thread_at(core, x), comm);
+		analyzer__comm_seen(core, analyzer__thread_at(core, x), comm);
 	}
 }
 
@@ -577,7 +607,7 @@ void analyzer__on_statedump(struct analyzer_core *core, const struct analyzer_ev
 	if (ev->statedump.tid <= 0) {
 		return;
 	}
-	x = analyzer__get_thread(core, ev->statedump.tid, ev->ts);
+	x = analyzer__thread_seen(core, ev->statedump.tid, ev->ts);
 	if (x == NO_T) {
 		return;
 	}
@@ -585,8 +615,8 @@ void analyzer__on_statedump(struct analyzer_core *core, const struct analyzer_ev
 	if (ev->statedump.ppid >= 0) {
 		t->ppid = ev->statedump.ppid;
 	}
-	analyzer__set_comm(core, t, ev->statedump.name);
-	analyzer__set_pid(core, t, ev->statedump.pid);
+	analyzer__comm_seen(core, t, ev->statedump.name);
+	analyzer__pid_seen(core, t, ev->statedump.pid);
 }
 
 void analyzer__on_stat_runtime(struct analyzer_core *core, const struct analyzer_event *ev,
@@ -599,7 +629,7 @@ void analyzer__on_stat_runtime(struct analyzer_core *core, const struct analyzer
 	if (ev->stat_runtime.tid <= 0 || ev->stat_runtime.runtime_ns < 0) {
 		return;
 	}
-	x = analyzer__get_thread(core, ev->stat_runtime.tid, ev->ts);
+	x = analyzer__thread_seen(core, ev->stat_runtime.tid, ev->ts);
 	if (x == NO_T) {
 		return;
 	}
@@ -673,4 +703,23 @@ void analyzer__on_wait_call(struct analyzer_core *core, const struct analyzer_ev
 		}
 	}
 	analyzer__join_wait_call(core, x, call);
+}
+
+/* At the trace's end: every thread still alive (not dead, its state known) closes its state
+ * there, or at its exit; a tracked one's last segment is written. */
+void analyzer__close_states(struct analyzer_core *core)
+{
+	for (size_t i = 0; i < core->n_th; i++) {
+		struct athread *t = analyzer__thread_at(core, i);
+		uint64_t end = core->has_sched ? core->end_ts : t->last_ts;
+
+		if (t->sched.state == TS_DEAD || t->sched.state == TS_UNKNOWN) {
+			continue;
+		}
+		if (t->exited && t->exit_ts > t->sched.since) {
+			end = t->exit_ts;
+		}
+		analyzer__set_state(core, i, TS_UNKNOWN, end, ANALYZER_SEG_SLEEP, NO_T);
+		t->end_ts = end;
+	}
 }

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The selection (--pid, --tid, --comm, --follow-children) and the creation tree: which threads
- * are tracked while events arrive, which are kept at the end (the selected process, its
- * threads, and with --follow-children its fork+exec children), who created whom (threads alive
- * before the trace hang under the root, marked pre-existing), and the process list when no
- * selection is given.
+ * are tracked while events arrive (a thread met, named or given its process is looked at again:
+ * analyzer__thread_seen, analyzer__comm_seen, analyzer__pid_seen), which are kept at the end
+ * (the selected process, its threads, and with --follow-children its fork+exec children), who
+ * created whom (threads alive before the trace hang under the root, marked pre-existing), and
+ * the process list when no selection is given.
+ *
+ * Above the thread table and the spill store, below the joins and the scheduler: it may call
+ * threads.c and spill.c only (scripts/check-tree.sh checks it).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -81,6 +85,47 @@ void analyzer__untrack_child_process(struct analyzer_core *core, struct athread 
 	t->tl.n_segs = t->tl.cap_segs = t->tl.n_marks = t->tl.cap_marks = t->tl.n_mem =
 	    t->tl.cap_mem = 0;
 	t->tracked = false;
+}
+
+/* The thread of tid seen at ts, made on first sight (and looked at by the selection: --tid, or
+ * --pid naming its tid). tid 0 (idle) is never a thread. Every event looks one up: the lookup is
+ * inline (analyzer__find_thread). */
+size_t analyzer__thread_seen(struct analyzer_core *core, int64_t tid, uint64_t ts)
+{
+	size_t idx = analyzer__find_thread(core, tid);
+
+	if (idx == NO_T) {
+		idx = analyzer__new_thread(core, tid, ts, 0);
+		if (idx != NO_T) {
+			analyzer__maybe_track(core, analyzer__thread_at(core, idx));
+		}
+	}
+	if (idx != NO_T) {
+		analyzer__thread_at(core, idx)->last_ts = ts;
+	}
+	return idx;
+}
+
+/* A name an event gives t (none, or the one it has: nothing to do); the selection looks again. */
+void analyzer__comm_seen(struct analyzer_core *core, struct athread *t, const char *comm)
+{
+	if (!comm || !comm[0] || !strncmp(t->comm, comm, sizeof(t->comm) - 1)) {
+		return;
+	}
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	analyzer__maybe_track(core, t);
+}
+
+/* The process an event gives t (unknown, or the one it has: nothing to do); the selection looks
+ * again, and a child process it does not keep stops being tracked. */
+void analyzer__pid_seen(struct analyzer_core *core, struct athread *t, int64_t pid)
+{
+	if (pid < 0 || t->pid == pid) {
+		return;
+	}
+	t->pid = pid;
+	analyzer__maybe_track(core, t);
+	analyzer__untrack_child_process(core, t);
 }
 
 /*

@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The thread table and each thread's lifetime: one light struct athread per thread of the
- * trace, found by tid through a flat map (tids below TID_MAP_MAX: one load per event) or a
- * hash table, a new generation when a tid is reused, and the detailed timeline (segments,
- * marks) kept only for the threads being tracked. Nothing here grows with the number of
- * events, only with threads and the tracked threads' timelines.
+ * The thread table: one light struct athread per thread of the trace, found by tid through a
+ * flat map (tids below TID_MAP_MAX: one load per event, analyzer__find_thread in
+ * core-internal.h) or a hash table, a new generation when a tid is reused, and the detailed
+ * timeline (segments, marks) that the tracked threads append to. Nothing here grows with the
+ * number of events, only with threads and the tracked threads' timelines.
+ *
+ * Below the concerns that fill it: it holds threads and decides nothing about them. Whether a
+ * thread is tracked (select.c), what state it is in (sched.c), who joins it (joins.c) is for
+ * the callers. It may call only the spill store (spill.c: a timeline past the spill limit goes
+ * to the file, a freed thread's spilled records are forgotten); scripts/check-tree.sh checks it.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -118,25 +123,6 @@ struct athread *analyzer__thread_at(struct analyzer_core *core, size_t i)
 	return core->th[i];
 }
 
-void analyzer__set_comm(struct analyzer_core *core, struct athread *t, const char *comm)
-{
-	if (!comm || !comm[0] || !strncmp(t->comm, comm, sizeof(t->comm) - 1)) {
-		return;
-	}
-	snprintf(t->comm, sizeof(t->comm), "%s", comm);
-	analyzer__maybe_track(core, t);
-}
-
-void analyzer__set_pid(struct analyzer_core *core, struct athread *t, int64_t pid)
-{
-	if (pid < 0 || t->pid == pid) {
-		return;
-	}
-	t->pid = pid;
-	analyzer__maybe_track(core, t);
-	analyzer__untrack_child_process(core, t);
-}
-
 size_t analyzer__new_thread(struct analyzer_core *core, int64_t tid, uint64_t ts, uint32_t gen)
 {
 	struct athread *t;
@@ -193,57 +179,6 @@ size_t analyzer__new_thread(struct analyzer_core *core, int64_t tid, uint64_t ts
 	return idx;
 }
 
-size_t analyzer__find_thread(struct analyzer_core *core, int64_t tid)
-{
-	gpointer v;
-
-	if (tid >= 0 && tid < TID_MAP_MAX) {
-		return (size_t)tid < core->n_tid_map && core->tid_map[tid]
-			   ? (size_t)core->tid_map[tid] - 1
-			   : NO_T;
-	}
-	v = g_hash_table_lookup(core->by_tid, GINT_TO_POINTER((gint)tid));
-	return v ? GPOINTER_TO_SIZE(v) - 1 : NO_T;
-}
-
-/* The thread of this tid, created on first sight. tid 0 (idle) is never a thread. */
-size_t analyzer__get_thread(struct analyzer_core *core, int64_t tid, uint64_t ts)
-{
-	size_t idx = analyzer__find_thread(core, tid);
-
-	if (idx == NO_T) {
-		idx = analyzer__new_thread(core, tid, ts, 0);
-		if (idx != NO_T) {
-			analyzer__maybe_track(core, analyzer__thread_at(core, idx));
-		}
-	}
-	if (idx != NO_T) {
-		analyzer__thread_at(core, idx)->last_ts = ts;
-	}
-	return idx;
-}
-
-void analyzer__retire_thread(struct analyzer_core *core, size_t idx, uint64_t ts)
-{
-	struct athread *t = analyzer__thread_at(core, idx);
-
-	/* Its exit was not seen; it is gone since a new thread has its tid. */
-	if (t->sched.state == TS_RUNNING && t->sched.cpu >= 0 &&
-	    (size_t)t->sched.cpu < core->n_cpus && core->cpus[t->sched.cpu].cur == idx) {
-		core->cpus[t->sched.cpu].cur = NO_T;
-	}
-	if (t->sched.state != TS_DEAD) {
-		uint64_t end = t->last_ts < ts ? t->last_ts : ts;
-
-		analyzer__set_state(core, idx, TS_DEAD, end, ANALYZER_SEG_SLEEP, NO_T);
-		t->end_ts = end;
-		if (!t->exited) {
-			t->exited = true;
-			t->exit_ts = end;
-		}
-	}
-}
-
 void analyzer__free_athread(struct athread *t)
 {
 	if (!t) {
@@ -270,24 +205,4 @@ uint64_t analyzer__thread_end(const struct analyzer_core *core, const struct ath
 		return t->end_ts > t->exit_ts ? t->end_ts : t->exit_ts;
 	}
 	return core->has_sched ? core->end_ts : t->last_ts;
-}
-
-/*
- * Finish: the selection's threads
- */
-void analyzer__close_timelines(struct analyzer_core *core)
-{
-	for (size_t i = 0; i < core->n_th; i++) {
-		struct athread *t = analyzer__thread_at(core, i);
-		uint64_t end = core->has_sched ? core->end_ts : t->last_ts;
-
-		if (t->sched.state == TS_DEAD || t->sched.state == TS_UNKNOWN) {
-			continue;
-		}
-		if (t->exited && t->exit_ts > t->sched.since) {
-			end = t->exit_ts;
-		}
-		analyzer__set_state(core, i, TS_UNKNOWN, end, ANALYZER_SEG_SLEEP, NO_T);
-		t->end_ts = end;
-	}
 }
