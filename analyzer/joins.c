@@ -5,7 +5,7 @@
  * nobody joined gets an implicit join in its creator after the creator's last recorded action
  * before the thread's end, so that every created thread is joined exactly once and a replay
  * ends the way the recording did. The implicit joins are found at the end and put into each
- * creator's segments when its timeline is read back for its actions (spill.c).
+ * creator's segments when its timeline is read back for its actions (readback.c).
  *
  * Waits for any child (make's wait4(-1), wait(), waitpid(-1)): a recorded join whose block was
  * inside a wait4/waitid for any child (the events dps record adds), or that such a wait
@@ -16,6 +16,10 @@
  * creator that share a child are merged, and every join of a member (recorded or implicit)
  * becomes that set's `join any`. A member must be joined exactly once by its creator, else it
  * is left out and keeps its plain join.
+ *
+ * Between the scheduler and the selection: sched.c and dps-events.c tell it of blocks, waits
+ * and joins; it may call the selection (select.c), the thread table (threads.c) and the spill
+ * store (spill.c) only (scripts/check-tree.sh checks it).
  */
 #include <inttypes.h>
 #include <stdlib.h>

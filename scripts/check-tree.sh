@@ -4,7 +4,8 @@
 #  1. layers point one way: a folder includes only headers of the folders below it;
 #  2. no C file over 1000 lines without a reason written at its top ("Over 1000 lines: ...");
 #  3. a test skips only through dps_test_require or dps_test_skip_build (tests/lib/dps-test.h);
-#  4. CMake lists name their sources: no file(GLOB ...).
+#  4. CMake lists name their sources: no file(GLOB ...);
+#  5. inside analyzer/, the core's files that keep the threads call one way (core-internal.h).
 # Prints every violation and exits 1 if there is one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -84,4 +85,43 @@ fi
 if git grep -n -i 'file *( *GLOB' -- '*CMakeLists.txt'; then
     say "CMake lists must name their files (no file(GLOB))"
 fi
+# 5. The analyzer core's files share one header (core-internal.h), so rule 1 cannot tell them
+# apart: their calls are checked instead. Each of these files may use only the analyzer__
+# functions of the files named here (its own and the header's inline ones aside): the spill
+# store, the thread table, the selection, the joins, the scheduler, from the bottom up, and the
+# read-back at the end beside the scheduler. A use is the function's name outside comments; a
+# function belongs to the analyzer/ C file that defines it. The files above them (core.c,
+# output.c, ...) may call any of them.
+declare -A core_calls=(
+    [spill]=""
+    [threads]="spill"
+    [select]="threads spill"
+    [joins]="select threads spill"
+    [sched]="joins select threads spill"
+    [readback]="joins select threads spill"
+)
+declare -A defined_in=()
+while IFS= read -r line; do
+    file=${line%%:*}
+    fn=$(grep -oE 'analyzer__[A-Za-z0-9_]+\($' <<<"${line%%(*}(")
+    defined_in[${fn%(}]=$(basename "$file" .c)
+done < <(git grep -E '^[A-Za-z][^;]*[ *]analyzer__[A-Za-z0-9_]+\(' -- 'analyzer/*.c' | grep -v ';$')
+for f in "${!core_calls[@]}"; do
+    src=analyzer/$f.c
+    [ -f "$src" ] || continue
+    if git grep -n -E '^#include "' -- "$src" | grep -v '"core-internal.h"' >&2; then
+        say "$src includes a header of the core's upper files; it may include only core-internal.h"
+    fi
+    while IFS= read -r fn; do
+        to=${defined_in[$fn]:-}
+        [ -n "$to" ] && [ "$to" != "$f" ] || continue
+        case " ${core_calls[$f]} " in
+        *" $to "*) ;;
+        *)
+            may=${core_calls[$f]:+only $(sed -E 's/([a-z-]+)/\1.c/g' <<<"${core_calls[$f]}")}
+            say "$src uses $fn ($to.c): $f.c may call ${may:-no other file of the core}"
+            ;;
+        esac
+    done < <(perl -0pe 's{/\*.*?\*/}{}gs; s{//[^\n]*}{}g' "$src" | grep -oE 'analyzer__[A-Za-z0-9_]+' | sort -u)
+done
 exit "$bad"
