@@ -4,7 +4,7 @@
  * timestamp order, and the final step that turns the tracked threads' timelines into an
  * analyzer_result and an action set. This file dispatches each event to its concern and runs
  * the final step; each concern has its own file (doc/analyzer.md, "Code map"): threads.c,
- * sched.c, memory.c, dps-events.c, select.c, joins.c, actions.c.
+ * spill.c, sched.c, memory.c, dps-events.c, select.c, joins.c, readback.c, actions.c.
  *
  * Memory: per thread of the trace, a fixed struct; per selected thread, its timeline. Nothing
  * grows with the number of events.
