@@ -14,7 +14,7 @@ merged by dps, doc/analyzer.md "Parallel decoding"):
     the JSON and every file of the action set.
 
 --quick: the first TRACES_DIR only (tests/data/traces), with 3 decoders only (stream groups of
-unequal sizes); the whole comparison (2, 3 and 8 decoders on every TRACES_DIR, a run of several
+unequal sizes), the action set of the process with the most CPU only; the whole comparison (2, 3 and 8 decoders on every TRACES_DIR, a run of several
 minutes: each decoder reads the trace's metadata and sets up its own babeltrace2 graph) is the
 ctest labelled long. Any difference (stdout, stderr, exit status, a file) fails. `--save DIR ARGS...` instead
 writes one run's outputs into DIR (to compare a build against another by hand).
@@ -35,7 +35,7 @@ def run(dps, args):
 
 
 def pids(list_out):
-    """The real pids of a process list, most CPU first (the list is sorted so)."""
+    """The real pids of a process list, most CPU first (the list is sorted so), MAX_PIDS."""
     out = []
     for line in list_out.decode(errors="replace").splitlines()[1:]:
         f = line.split()
@@ -87,8 +87,8 @@ def main():
     args = sys.argv[1:]
     jobs_list = JOBS
     if args and args[0] == "--quick":
-        args, jobs_list = args[1:], ("3",)
-        args = args[:3]
+        global MAX_PIDS
+        args, jobs_list, MAX_PIDS = args[1:4], ("3",), 1
     if len(args) < 3:
         print(__doc__, file=sys.stderr)
         return 2
