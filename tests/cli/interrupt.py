@@ -36,9 +36,21 @@ TEMP = re.compile(r"^(\..*\.tmp-\d+-|\.dps-build-|dps-decode-|dps-whatif-)")
 failures = []
 
 
+def foreign(session):
+    """A session whose dps record (dps-record-PID-...) is alive outside WORK: another
+    checkout's tests or a benchmark recording meanwhile (as root every dps shares one session
+    daemon), never one of this test's (what they leave has no live owner, or one in WORK)."""
+    pid = session.split("-")[2]
+    try:
+        cwd = os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        return False
+    return not (cwd == WORK or cwd.startswith(WORK + "/"))
+
+
 def lttng_sessions():
     out = subprocess.run(["lttng", "list"], capture_output=True, text=True).stdout
-    return set(re.findall(r"dps-record-\d+-\d+", out))
+    return {s for s in re.findall(r"dps-record-\d+-\d+", out) if not foreign(s)}
 
 
 def our_processes():
