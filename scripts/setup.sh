@@ -2,7 +2,7 @@
 # dps set-up on a fresh Debian 12 machine, in one command:
 #   scripts/setup.sh test   installs what is missing, builds (preset dev) and runs every test
 #                           but the long campaigns (ctest label long: fuzzing, the whole
-#                           damaged-trace corpus, ...; doc/testing.md): a few minutes
+#                           damaged-trace corpus, ...; doc/testing.md): about 8 minutes on 2 cores
 #                           --all: every test, the campaigns too (CI runs them)
 #                           --long: the campaigns only
 #   scripts/setup.sh demo   installs, builds, and runs the main job end to end on a bundled
