@@ -26,11 +26,19 @@ if [ "$check" = 0 ]; then
     "$fmt" -i --style=file "${files[@]}"
     exit 0
 fi
-bad=0
-for f in "${files[@]}"; do
-    if ! "$fmt" --style=file --dry-run -Werror "$f" >/dev/null 2>&1; then
-        echo "format.sh: $f is not formatted (scripts/format.sh rewrites it)" >&2
-        bad=1
-    fi
-done
-exit "$bad"
+# Batches of files, one clang-format each, on every core: one process per file spent most of
+# the check starting clang-format (~300 files: 50 s on 2 cores, now a few). clang-format
+# names each unformatted file in its "FILE:LINE:COL: error: code should be clang-formatted".
+out=$(printf '%s\0' "${files[@]}" |
+    xargs -0 -n 32 -P "$(nproc)" "$fmt" --style=file --dry-run -Werror 2>&1) && exit 0
+bad=$(sed -n -E 's/^(.*):[0-9]+:[0-9]+: error: code should be clang-formatted.*/\1/p' <<<"$out" |
+    sort -u)
+if [ -z "$bad" ]; then
+    # clang-format failed otherwise (an unreadable file, a bad .clang-format): say what it said
+    echo "$out" >&2
+    exit 1
+fi
+while IFS= read -r f; do
+    echo "format.sh: $f is not formatted (scripts/format.sh rewrites it)" >&2
+done <<<"$bad"
+exit 1

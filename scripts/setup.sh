@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # dps set-up on a fresh Debian 12 machine, in one command:
 #   scripts/setup.sh test   installs what is missing, builds (preset dev) and runs every test
+#                           but the long campaigns (ctest label long: fuzzing, the whole
+#                           damaged-trace corpus, ...; doc/testing.md): about 8 minutes on 2 cores
+#                           --all: every test, the campaigns too (CI runs them)
+#                           --long: the campaigns only
 #   scripts/setup.sh demo   installs, builds, and runs the main job end to end on a bundled
 #                           real trace: analyze -> generate -> build -> run traced -> compare
 #                           -> HTML report (dps replay), then the what-if curve of one of its
 #                           threads (dps whatif), then a memory-use prediction (dps memory):
 #                           scripts/demo.sh, each part a heading and its "Report: PATH" last
-# Options: --preset NAME (dev, asan, release), --no-install.
+# Options: --preset NAME (dev, asan, release), --no-install, --all, --long (test only).
 # Needs root (or sudo) for apt-get, tracefs and perf's kernel scheduler capture.
 set -euo pipefail
 
@@ -16,10 +20,13 @@ what=${1:-test}
 shift || true
 preset=dev
 install=1
+labels=(-LE long)
 while [ $# -gt 0 ]; do
     case "$1" in
     --preset) preset=$2; shift 2 ;;
     --no-install) install=0; shift ;;
+    --all) labels=(); shift ;;
+    --long) labels=(-L long); shift ;;
     *) echo "setup.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -57,7 +64,7 @@ cmake --build --preset "$preset" -j "$jobs"
 
 case "$what" in
 test)
-    ctest --preset "$preset" -j "$jobs"
+    ctest --preset "$preset" -j "$jobs" ${labels[@]+"${labels[@]}"}
     ;;
 demo)
     # three parts, each one heading and, last, "Report: PATH" (scripts/demo.sh)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """dps analyze's parallel decoding gives the single decoder's output, byte for byte.
 
-    decode-jobs.py DPS WORK_DIR TRACES_DIR...
+    decode-jobs.py [--quick] DPS WORK_DIR TRACES_DIR...
 
 For every trace below each TRACES_DIR (a directory per trace; a TRACES_DIR that is not there
 is passed over: ../shared/traces is not in every checkout), runs with `--decode-jobs 1` (one
@@ -13,7 +13,10 @@ merged by dps, doc/analyzer.md "Parallel decoding"):
   - for each of the processes with the most CPU (up to MAX_PIDS), `--pid P --json -o SET`:
     the JSON and every file of the action set.
 
-Any difference (stdout, stderr, exit status, a file) fails. `--save DIR ARGS...` instead
+--quick: the first TRACES_DIR only (tests/data/traces), with 3 decoders only (stream groups of
+unequal sizes), the action set of the process with the most CPU only; the whole comparison (2, 3 and 8 decoders on every TRACES_DIR, a run of several
+minutes: each decoder reads the trace's metadata and sets up its own babeltrace2 graph) is the
+ctest labelled long. Any difference (stdout, stderr, exit status, a file) fails. `--save DIR ARGS...` instead
 writes one run's outputs into DIR (to compare a build against another by hand).
 """
 import os
@@ -32,7 +35,7 @@ def run(dps, args):
 
 
 def pids(list_out):
-    """The real pids of a process list, most CPU first (the list is sorted so)."""
+    """The real pids of a process list, most CPU first (the list is sorted so), MAX_PIDS."""
     out = []
     for line in list_out.decode(errors="replace").splitlines()[1:]:
         f = line.split()
@@ -81,15 +84,20 @@ def main():
                 with open(path, "wb") as f:
                     f.write(data)
         return 0
-    if len(sys.argv) < 4:
+    args = sys.argv[1:]
+    jobs_list = JOBS
+    if args and args[0] == "--quick":
+        global MAX_PIDS
+        args, jobs_list, MAX_PIDS = args[1:4], ("3",), 1
+    if len(args) < 3:
         print(__doc__, file=sys.stderr)
         return 2
-    dps, work, trace_dirs = sys.argv[1], sys.argv[2], sys.argv[3:]
+    dps, work, trace_dirs = args[0], args[1], args[2:]
     os.makedirs(work, exist_ok=True)
     failures = n = 0
     for t in traces(trace_dirs):
         ref = outputs(dps, t, ["--decode-jobs", "1"], work)
-        for jobs in JOBS:
+        for jobs in jobs_list:
             got = outputs(dps, t, ["--decode-jobs", jobs], work)
             n += 1
             differ = [k for k in sorted(set(ref) | set(got)) if ref.get(k) != got.get(k)]

@@ -13,7 +13,9 @@ test's directory).
 Then the case a guardian cannot cover: dps and its guardian killed together. The next dps command
 must remove what they left (the session, the temporaries) and say so.
 
-Usage: interrupt.py DPS SOURCE_DIR WORK_DIR
+Usage: interrupt.py [--points N] DPS SOURCE_DIR WORK_DIR
+  --points N   random points per command and signal (default 2: the campaign, ctest's
+               interruptions-campaign, label long; ctest's interruptions takes 1)
 """
 import os
 import random
@@ -24,15 +26,31 @@ import subprocess
 import sys
 import time
 
-DPS, SRC, WORK = sys.argv[1], sys.argv[2], os.path.abspath(sys.argv[3])
+ARGS = sys.argv[1:]
+POINTS = 2
+if ARGS[:1] == ["--points"]:
+    POINTS, ARGS = int(ARGS[1]), ARGS[2:]
+DPS, SRC, WORK = ARGS[0], ARGS[1], os.path.abspath(ARGS[2])
 SEED = int(os.environ.get("DPS_INTERRUPT_SEED", "26"))
 TEMP = re.compile(r"^(\..*\.tmp-\d+-|\.dps-build-|dps-decode-|dps-whatif-)")
 failures = []
 
 
+def foreign(session):
+    """A session whose dps record (dps-record-PID-...) is alive outside WORK: another
+    checkout's tests or a benchmark recording meanwhile (as root every dps shares one session
+    daemon), never one of this test's (what they leave has no live owner, or one in WORK)."""
+    pid = session.split("-")[2]
+    try:
+        cwd = os.readlink(f"/proc/{pid}/cwd")
+    except OSError:
+        return False
+    return not (cwd == WORK or cwd.startswith(WORK + "/"))
+
+
 def lttng_sessions():
     out = subprocess.run(["lttng", "list"], capture_output=True, text=True).stdout
-    return set(re.findall(r"dps-record-\d+-\d+", out))
+    return {s for s in re.findall(r"dps-record-\d+-\d+", out) if not foreign(s)}
 
 
 def our_processes():
@@ -264,7 +282,7 @@ def main():
         d = duration(argv)
         print(f"{name}: {d:.1f} s uninterrupted", flush=True)
         for how in hows:
-            for _ in range(2):
+            for _ in range(POINTS):
                 interrupt(name, argv, how, rnd.uniform(0.1, max(0.2, d * 0.9)),
                           sessions_before)
     swept = False
@@ -280,7 +298,7 @@ def main():
         failures.append("the analyze guardian case never caught its temporaries")
     clean_work()
     if failures:
-        print(f"\n{len(failures)} failure(s) (seed {SEED}):")
+        print(f"\n{len(failures)} failure(s) (seed {SEED}, {POINTS} point(s) each):")
         for f in failures:
             print("  " + f)
         return 1

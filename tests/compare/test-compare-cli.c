@@ -93,7 +93,9 @@ Test(compare_cli, json_output_parses)
 {
 	char *dir = sets_dir(), *cmd = NULL, *out;
 
-	cr_assert_gt(asprintf(&cmd, "cd %s && %s compare --json base extra | python3 -m json.tool",
+	cr_assert_gt(asprintf(&cmd,
+			      "cd %s && %s compare --json base extra | " DPS_TEST_PYTHON
+			      " -m json.tool",
 			      dir, dps_test_bin()),
 		     0);
 	out = ct_run_capture(cmd, NULL);
@@ -472,9 +474,10 @@ Test(compare_cli, the_whole_process_is_reported_beside_the_threads)
 /* Runs python3 -c CHECK on the JSON at path; CHECK asserts (exit 0 when every assert holds). */
 static void expect_json(const char *path, const char *check)
 {
-	char *cmd = dps_test_strf("python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
-				  "%s' %s",
-				  check, path);
+	char *cmd =
+	    dps_test_strf(DPS_TEST_PYTHON " -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+					  "%s' %s",
+			  check, path);
 	char *err = NULL, *out = ct_run_capture(cmd, &err);
 
 	cr_expect_eq(ct_last_status, 0, "%s failed: %s", check, err);

@@ -372,7 +372,8 @@ Test(compare, json_document_parses_and_carries_the_figures)
 	cr_assert_eq(compare_write_json(p.res, f), DPS_OK);
 	fclose(f);
 	snprintf(cmd, sizeof(cmd),
-		 "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+		 DPS_TEST_PYTHON
+		 " -c 'import json,sys; d=json.load(open(sys.argv[1])); "
 		 "assert d[\"schema\"]==\"dps-compare/1\"; "
 		 "assert d[\"summary\"][\"matched\"]==2; "
 		 "assert d[\"threads\"][0][\"orig\"][\"comm\"].startswith(\"</script>\"); "

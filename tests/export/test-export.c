@@ -24,7 +24,7 @@
 static int check_file(const char *path, const char *expect, char **report)
 {
 	struct dps_test_run run =
-	    dps_test_run_sh("python3 '%s/tests/export/check-trace-events.py' '%s' %s 2>&1",
+	    dps_test_run_sh(DPS_TEST_PYTHON " '%s/tests/export/check-trace-events.py' '%s' %s 2>&1",
 			    dps_test_source_dir(), path, expect);
 	int status = run.status;
 

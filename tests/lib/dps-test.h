@@ -42,6 +42,10 @@ const char *dps_test_source_dir(void); /* DPS_SOURCE_DIR */
 const char *dps_test_build_dir(void);  /* DPS_BUILD_DIR */
 const char *dps_test_data_dir(void);   /* DPS_TEST_DATA: tests/data */
 
+/* Python in a shell command (dps_test_run_sh, dps_test_sh): ctest's DPS_PYTHON, the interpreter
+ * itself rather than a version manager's shim that runs bash first (tests/CMakeLists.txt). */
+#define DPS_TEST_PYTHON "\"${DPS_PYTHON:-python3}\""
+
 /* DPS_TEST_DATA/rel, a new string (g_free). */
 char *dps_test_data_path(const char *rel);
 

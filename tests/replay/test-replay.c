@@ -179,8 +179,9 @@ Test(replay, replay_of_the_bundled_trace_writes_every_output, .init = setup, .fi
 	    0, "compare.txt does not show 3 matched threads");
 	cr_expect_eq(dps_test_sh("grep -q 'Report: %s/report.html' '%s'", out, log), 0,
 		     "dps replay did not say where the report is");
-	cr_expect_eq(dps_test_sh("python3 -m json.tool '%s/compare.json' > /dev/null", out), 0,
-		     "compare.json is not valid JSON");
+	cr_expect_eq(
+	    dps_test_sh(DPS_TEST_PYTHON " -m json.tool '%s/compare.json' > /dev/null", out), 0,
+	    "compare.json is not valid JSON");
 	/* The simulated run's load is read from its record.info (dps record writes one): it was
 	 * once looked for where the trace would be after the replay, and never found. */
 	cr_expect_eq(dps_test_sh("grep -q '\"sim\": {\"cpus\": ' '%s/compare.json'", out), 0,

@@ -56,8 +56,9 @@ static char *run_json(const char *args, unsigned repeat, unsigned n_points, cons
 	char *line;
 
 	cr_assert_eq(run.status, 0, "dps whatif %s: exit %d\n%s", args, run.status, run.err);
-	check = dps_test_run_sh("python3 %s/tests/whatif/check-json.py %u %u %s < %s/out.json",
-				dps_test_source_dir(), repeat, n_points, kinds, tmp);
+	check =
+	    dps_test_run_sh(DPS_TEST_PYTHON " %s/tests/whatif/check-json.py %u %u %s < %s/out.json",
+			    dps_test_source_dir(), repeat, n_points, kinds, tmp);
 	cr_assert_eq(check.status, 0, "dps whatif %s: the JSON breaks its schema:\n%s%s", args,
 		     check.out, check.err);
 	line = g_strdup(check.out);
