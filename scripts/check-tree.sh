@@ -106,7 +106,8 @@ declare -A core_calls=(
 declare -A defined_in=()
 while IFS= read -r line; do
     file=${line%%:*}
-    fn=$(grep -oE 'analyzer__[A-Za-z0-9_]+\($' <<<"${line%%(*}(")
+    fn=$(grep -oE 'analyzer__[A-Za-z0-9_]+\($' <<<"${line%%(*}(" || true)
+    [ -n "$fn" ] || continue # a call on a line that defines another function
     defined_in[${fn%(}]=$(basename "$file" .c)
 done < <(git grep -E '^[A-Za-z][^;]*[ *]analyzer__[A-Za-z0-9_]+\(' -- 'analyzer/*.c' | grep -v ';$')
 for f in "${!core_calls[@]}"; do
