@@ -294,20 +294,21 @@ static int measure_threads(struct dps_calibration *cal, size_t n)
 }
 
 /*
- * The overshoot to compensate from n samples: the median plus 5 µs. A sleep wakes that long
- * before its deadline and spins the rest, so it ends on the deadline unless the kernel is later
- * than its median by more than the margin: the median of the compensated overshoot stays under
- * the 5 µs target (doc/runtime.md) while a typical sleep spins only the margin and the spread
- * below the median. The 90th percentile used before made every sleep spin its distance to the
- * tail: on this project's VMs 20-60 µs of CPU per sleep, which a thread napping thousands of
- * times between 40 µs runs could not give back (the player takes a sleep's spin out of the next
- * run in cpu mode). The tail is what a busy machine adds, not timer behaviour.
+ * The overshoot to compensate from n samples of a sleep of req ns: the median plus a margin of
+ * 5 us and 0.05 % of the request. A sleep wakes that long before its deadline and spins the
+ * rest, so it ends on the deadline unless the kernel is later than its median by more than the
+ * margin: the median of the compensated overshoot stays under the 5 us target
+ * (doc/runtime.md) while a typical sleep spins only the margin and the spread below the median.
+ * The kernel's spread grows with the sleep's length (on this project's VMs 30 us at 1 ms,
+ * 60 us and more at 10-100 ms) while the spin's share of the sleep shrinks, hence the
+ * proportional part (55 us at 100 ms, 5.5 us at 1 ms). The 90th percentile used before made
+ * every sleep spin its distance to the tail: 50-75 us of CPU per 1 ms sleep, which a thread
+ * napping thousands of times between 40 us runs could not give back (the player takes a
+ * sleep's spin out of the next run in cpu mode).
  */
-#define SLEEP_MARGIN_NS 5000.0
-
-static double robust_overshoot(double *over, size_t n)
+static double robust_overshoot(double *over, size_t n, uint64_t req)
 {
-	return dps__quantile(over, n, 0.5) + SLEEP_MARGIN_NS;
+	return dps__quantile(over, n, 0.5) + 5000.0 + 0.0005 * (double)req;
 }
 
 /* Raw clock_nanosleep overshoot with the timer slack in force, per requested duration (see
@@ -341,7 +342,7 @@ static void measure_sleep(struct dps_calibration *cal, const struct measure_plan
 			over[i] = (double)(dps__now_ns() - t0) - (double)req;
 		}
 		cal->sleep_req_ns[p] = req;
-		cal->sleep_overshoot_ns[p] = robust_overshoot(over, reps);
+		cal->sleep_overshoot_ns[p] = robust_overshoot(over, reps, req);
 		if (cal->sleep_overshoot_ns[p] < 0) {
 			cal->sleep_overshoot_ns[p] = 0;
 		}
