@@ -9,7 +9,7 @@ recorded with --sync; kernel: without them, recorded without --sync):
      every S of the sweep, RUNS times each, all the runs of a program in one shuffled order; the
      makespan is the wall time from posix_spawn to wait4, read here on CLOCK_MONOTONIC;
   2. the recording: the program once at scale 1 under `dps record` (--sync when the build has
-     it and the variant wants it), and `dps whatif TRACE --comm COMPONENT --stub busy` over the
+     it and the variant wants it), and `dps whatif TRACE --thread-comm COMPONENT --stub busy` over the
      same scales;
   3. the comparison: the error of dps's median against the real median per point, the worst,
      and the knee of each curve, both read by dps whatif's own fit (bench/sync/fit-curve.c);
@@ -35,7 +35,7 @@ T0 = time.monotonic()
 STEP_TIMEOUT = 1800
 
 # The programs: binary, the component (its --scale id and its thread name, what dps whatif
-# --comm selects), the line the program prints, whether it was held out (never used to tune
+# --thread-comm selects), the line the program prints, whether it was held out (never used to tune
 # dps or the bench), and the variants it has (VARIANTS; "annotated" only where an annotation
 # describes its primitive). Optional: "args" (the program's own options), "record_args" (more
 # `dps record` options) and "whatif_args" (more `dps whatif` options, e.g. a selection).
@@ -347,7 +347,7 @@ def predict(name, prog, variant, binary, extra, calib, use_sync):
     html = os.path.join(ARGS.plots, "%s-%s-whatif.html" % (name, variant))
     out = os.path.join(d, "whatif.json")
     with open(out, "wb") as f:
-        run_step([ARGS.dps, "whatif", trace, "--comm", prog["comm"], "--stub", "busy",
+        run_step([ARGS.dps, "whatif", trace, "--thread-comm", prog["comm"], "--stub", "busy",
                   "--from", str(ARGS.scales[0]), "--to", str(ARGS.scales[-1]),
                   "--step", str(ARGS.step), "--repeat", str(ARGS.repeat), "--calibration", calib,
                   "--seed", "1", "-q", "--json", "--html", html] + prog.get("whatif_args", []),
@@ -601,7 +601,7 @@ def write_report(d):
     for n in d["programs"]:
         prog = PROGRAMS[n]
         w("## %s%s\n" % (n, " (held out)" if prog["held_out"] else ""))
-        w("%s. Component: %s, `--scale %d=S` in the real program, `dps whatif --comm %s` on "
+        w("%s. Component: %s, `--scale %d=S` in the real program, `dps whatif --thread-comm %s` on "
           "the recording.\n" % (prog["what"][0].upper() + prog["what"][1:], prog["component"],
                                 prog["id"], prog["comm"]))
         for v, res in d["results"].get(n, {}).items():

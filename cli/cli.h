@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Exit codes of every dps command. */
 enum dps_exit {
@@ -32,6 +33,62 @@ bool dps_cli_parse_id(const char *s, int64_t *out);
 int dps_cli_set_wait_quiet(const char *cmd, const char *arg, double *seconds);
 
 struct analyzer_options;
+struct option;
+
+/*
+ * The process-selection group: the options of every command that picks a process of a trace,
+ * spelled once (options.c's table) so that -c means --comm, the process's name, everywhere. A
+ * command names the members it takes; dps_cli_selection_longopts puts their entries after its
+ * own, and each value getopt_long returns goes to dps_cli_selection_parse first.
+ */
+enum dps_cli_sel {
+	DPS_CLI_SEL_PROCESS = 1u << 0,	   /* -p/--pid P, -t/--tid T, -c/--comm NAME */
+	DPS_CLI_SEL_FOLLOW = 1u << 1,	   /* -f/--follow-children */
+	DPS_CLI_SEL_MIN_BLOCK = 1u << 2,   /* -m/--min-block D */
+	DPS_CLI_SEL_CALIBRATION = 1u << 3, /* --calibration FILE */
+	DPS_CLI_SEL_KEEP_TRACER = 1u << 4, /* --keep-tracer-threads */
+	DPS_CLI_SEL_STRICT = 1u << 5,	   /* --strict */
+	DPS_CLI_SEL_PROGRESS = 1u << 6,	   /* --no-progress: the one progress switch */
+	DPS_CLI_SEL_ONE = 1u << 7,	   /* at most one of --pid, --tid, --comm */
+	DPS_CLI_SEL_ALL = (1u << 7) - 1,   /* every option (not the ONE rule) */
+};
+
+struct dps_cli_selection {
+	unsigned members;		/* enum dps_cli_sel: what the command takes */
+	struct analyzer_options *a, *b; /* borrowed: --pid, --tid, --comm, --follow-children,
+					 * --min-block and --calibration go into both; b may be
+					 * NULL (compare: its two sides) */
+	unsigned n_process;		/* how many of --pid, --tid, --comm were given */
+	bool keep_tracer_threads;	/* --keep-tracer-threads */
+	bool strict;			/* --strict */
+	bool progress;			/* false after --no-progress */
+};
+
+void dps_cli_selection_init(struct dps_cli_selection *s, unsigned members,
+			    struct analyzer_options *a, struct analyzer_options *b);
+
+/*
+ * own's entries (NULL-terminated) and then the group's for members, NULL-terminated; the
+ * caller g_frees it. *shortopts (g_free): own_short then the members' short letters.
+ */
+struct option *dps_cli_selection_longopts(unsigned members, const struct option *own,
+					  const char *own_short, char **shortopts);
+
+/*
+ * c, a value of getopt_long, with its arg: one of the group's options is taken into s.
+ * Returns -1 when c is not the group's (the command's own), DPS_EXIT_OK when taken, or
+ * DPS_EXIT_USAGE with a message naming cmd (a bad value; a second selection under
+ * DPS_CLI_SEL_ONE).
+ */
+int dps_cli_selection_parse(struct dps_cli_selection *s, const char *cmd, int c, const char *arg);
+
+/*
+ * The group's help lines for members, in the commands' layout (the option column, two
+ * blanks at least, the text). calibration: what --calibration FILE does in this command
+ * (NULL: gives the default --min-block).
+ */
+void dps_cli_selection_help(FILE *out, unsigned members, const char *calibration);
+
 /* --min-block's value (dps_cli_parse_duration) into *ns. Returns DPS_EXIT_OK, or
  * DPS_EXIT_USAGE with a message naming cmd. */
 int dps_cli_set_min_block(const char *cmd, const char *arg, int64_t *ns);

@@ -7,108 +7,71 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib.h>
+
 #include "analyzer.h"
 #include "cli.h"
 #include "record.h"
 
+/* the process-selection group's options dps analyze takes (cli.h) */
+#define ANALYZE_SEL (DPS_CLI_SEL_ALL)
+
 static void usage(FILE *out)
 {
-	fprintf(
-	    out,
-	    "Usage: dps analyze TRACE... [--pid P | --tid T | --comm NAME] [OPTIONS]\n\n"
-	    "Reads LTTng (kernel, UST) and perf-CTF traces and writes one action file per\n"
-	    "thread of the selected process, with per-thread statistics. Without a selection\n"
-	    "it lists the processes of the trace (exit status 2); given only a dps record\n"
-	    "directory, it selects the recorded command.\n\n"
-	    "  -p, --pid P            the process P (and its threads)\n"
-	    "  -t, --tid T            the thread T (and the threads it creates)\n"
-	    "  -c, --comm NAME        the process named NAME\n"
-	    "  -f, --follow-children  also replay child processes (fork+exec) as threads\n"
-	    "  -m, --min-block D      fold blocks shorter than D into run (default: the\n"
-	    "                         calibration file's, else %u us); D in us, or with a unit\n"
-	    "                         ns/us/ms/s\n"
-	    "      --calibration FILE read min_block_ns from a dps calibrate file\n"
-	    "  -o, --output DIR       write the action set into DIR (an existing set there is\n"
-	    "                         replaced whole; any other non-empty DIR is refused)\n"
-	    "      --force            replace DIR whole even if it is not an action set\n"
-	    "      --json             statistics as JSON on stdout\n"
-	    "  -q, --quiet            no statistics table\n"
-	    "      --no-progress      no progress indicator\n"
-	    "      --keep-tracer-threads  keep lttng-ust's listener threads (NAME-ust)\n"
-	    "      --list             only list the processes of the traces (exit status 0)\n"
-	    "      --strict           an incomplete trace (a stream file skipped, events\n"
-	    "                         lost) is an error (exit status 1)\n"
-	    "      --decode-jobs N    decode the traces' streams in N groups in parallel\n"
-	    "                         (default: one per online CPU; 1: one decoder)\n"
-	    "  -h, --help\n",
-	    ANALYZER_DEFAULT_MIN_BLOCK_NS / 1000);
+	fputs("Usage: dps analyze TRACE... [--pid P | --tid T | --comm NAME] [OPTIONS]\n\n"
+	      "Reads LTTng (kernel, UST) and perf-CTF traces and writes one action file per\n"
+	      "thread of the selected process, with per-thread statistics. Without a selection\n"
+	      "it lists the processes of the trace (exit status 2); given only a dps record\n"
+	      "directory, it selects the recorded command.\n\n",
+	      out);
+	dps_cli_selection_help(out, ANALYZE_SEL, "read min_block_ns from a dps calibrate file");
+	fputs("  -o, --output DIR       write the action set into DIR (an existing set there is\n"
+	      "                         replaced whole; any other non-empty DIR is refused)\n"
+	      "      --force            replace DIR whole even if it is not an action set\n"
+	      "      --json             statistics as JSON on stdout\n"
+	      "  -q, --quiet            no statistics table\n"
+	      "      --list             only list the processes of the traces (exit status 0)\n"
+	      "      --decode-jobs N    decode the traces' streams in N groups in parallel\n"
+	      "                         (default: one per online CPU; 1: one decoder)\n"
+	      "  -h, --help\n",
+	      out);
 }
 
 int dps_cmd_analyze(int argc, char **argv)
 {
-	enum {
-		OPT_JSON = 256,
-		OPT_CALIB,
-		OPT_NO_PROGRESS,
-		OPT_KEEP_TRACER,
-		OPT_LIST,
-		OPT_FORCE,
-		OPT_STRICT,
-		OPT_DECODE_JOBS
-	};
-	static const struct option longopts[] = {
-	    {"pid", required_argument, NULL, 'p'},
-	    {"tid", required_argument, NULL, 't'},
-	    {"comm", required_argument, NULL, 'c'},
-	    {"follow-children", no_argument, NULL, 'f'},
-	    {"min-block", required_argument, NULL, 'm'},
-	    {"calibration", required_argument, NULL, OPT_CALIB},
+	enum { OPT_JSON = 256, OPT_LIST, OPT_FORCE, OPT_DECODE_JOBS };
+	static const struct option own[] = {
 	    {"output", required_argument, NULL, 'o'},
 	    {"json", no_argument, NULL, OPT_JSON},
 	    {"quiet", no_argument, NULL, 'q'},
-	    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
-	    {"keep-tracer-threads", no_argument, NULL, OPT_KEEP_TRACER},
 	    {"list", no_argument, NULL, OPT_LIST},
 	    {"force", no_argument, NULL, OPT_FORCE},
-	    {"strict", no_argument, NULL, OPT_STRICT},
 	    {"decode-jobs", required_argument, NULL, OPT_DECODE_JOBS},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct analyzer_options opts;
+	struct dps_cli_selection sel;
 	struct analyzer_result *res = NULL;
 	struct dps_diag diag = {""};
+	struct option *longopts;
+	char *shortopts;
 	const char *outdir = NULL;
-	bool json = false, quiet = false, progress = true, list = false;
+	bool json = false, quiet = false, list = false;
 	unsigned out_flags = 0;
-	int opt, status;
+	int opt, status, ret = DPS_EXIT_OK;
 
 	analyzer_options_default(&opts);
+	dps_cli_selection_init(&sel, ANALYZE_SEL, &opts, NULL);
+	longopts = dps_cli_selection_longopts(ANALYZE_SEL, own, "o:qh", &shortopts);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "p:t:c:fm:o:qh", longopts, NULL)) != -1) {
+	while (!ret && (opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		ret = dps_cli_selection_parse(&sel, "analyze", opt, optarg);
+		if (ret >= 0) {
+			continue;
+		}
+		ret = DPS_EXIT_OK;
 		switch (opt) {
-		case 'p':
-		case 't':
-		case 'c':
-			if (dps_cli_set_selection("analyze",
-						  opt == 'p'   ? "--pid"
-						  : opt == 't' ? "--tid"
-							       : "--comm",
-						  (char)opt, optarg, &opts, NULL)) {
-				return DPS_EXIT_USAGE;
-			}
-			break;
-		case 'f':
-			opts.follow_children = true;
-			break;
-		case 'm':
-			if (dps_cli_set_min_block("analyze", optarg, &opts.min_block_ns)) {
-				return DPS_EXIT_USAGE;
-			}
-			break;
-		case OPT_CALIB:
-			opts.calibration_path = optarg;
-			break;
 		case 'o':
 			outdir = optarg;
 			break;
@@ -118,20 +81,11 @@ int dps_cmd_analyze(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
-		case OPT_NO_PROGRESS:
-			progress = false;
-			break;
-		case OPT_KEEP_TRACER:
-			opts.keep_tracer_threads = true;
-			break;
 		case OPT_LIST:
 			list = true;
 			break;
 		case OPT_FORCE:
 			out_flags |= DPS_OUT_FORCE;
-			break;
-		case OPT_STRICT:
-			opts.strict = true;
 			break;
 		case OPT_DECODE_JOBS: {
 			char *end;
@@ -142,18 +96,26 @@ int dps_cmd_analyze(int argc, char **argv)
 					"dps analyze: --decode-jobs: expected a number of decoders "
 					"from 1 to 1024, got '%s'\n",
 					optarg);
-				return DPS_EXIT_USAGE;
+				ret = DPS_EXIT_USAGE;
+				break;
 			}
 			opts.decode_jobs = (int)n;
 			break;
 		}
 		case 'h':
 			usage(stdout);
-			return DPS_EXIT_OK;
+			ret = -1;
+			break;
 		default:
 			usage(stderr);
-			return DPS_EXIT_USAGE;
+			ret = DPS_EXIT_USAGE;
+			break;
 		}
+	}
+	g_free(longopts);
+	g_free(shortopts);
+	if (ret) {
+		return ret < 0 ? DPS_EXIT_OK : ret;
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "dps analyze: expected one or more trace directories\n");
@@ -162,7 +124,9 @@ int dps_cmd_analyze(int argc, char **argv)
 	}
 	opts.traces = (const char *const *)&argv[optind];
 	opts.n_traces = (size_t)(argc - optind);
-	opts.progress = progress && dps_cli_stderr_is_tty();
+	opts.progress = sel.progress && dps_cli_stderr_is_tty();
+	opts.keep_tracer_threads = sel.keep_tracer_threads;
+	opts.strict = sel.strict;
 	opts.out_dir = outdir;
 	opts.build_actset = false;
 	opts.keep_timelines = false;

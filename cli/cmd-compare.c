@@ -21,23 +21,18 @@ enum {
 	OPT_ALL,
 	OPT_THRESHOLD,
 	OPT_TITLE,
-	OPT_PID,
-	OPT_TID,
-	OPT_COMM,
 	OPT_ORIG_PID,
 	OPT_ORIG_TID,
 	OPT_ORIG_COMM,
 	OPT_SIM_PID,
 	OPT_SIM_TID,
 	OPT_SIM_COMM,
-	OPT_FOLLOW,
-	OPT_MIN_BLOCK,
-	OPT_CALIBRATION,
 	OPT_EXCLUDE_COMM,
-	OPT_KEEP_TRACER,
-	OPT_STRICT,
 	OPT_HELP,
 };
+
+/* the process-selection group's options dps compare takes (cli.h): both runs alike */
+#define COMPARE_SEL (DPS_CLI_SEL_ALL)
 
 struct compare_cli {
 	bool json, all;
@@ -46,6 +41,7 @@ struct compare_cli {
 	const char *title;
 	double threshold; /* < 0: none */
 	bool strict;	  /* --strict: a partial input is an error */
+	bool progress;	  /* false after --no-progress */
 	struct analyzer_options sel[2];
 	struct compare_options copts;
 	GPtrArray *exclude; /* owned array of borrowed argv strings; NULL until --exclude-comm */
@@ -77,59 +73,55 @@ static void print_help(FILE *out)
 	    "  --json-file FILE   also write the JSON to FILE (one analysis for every output)\n"
 	    "  --title TEXT       title of the HTML report\n"
 	    "  --all              list every thread in the table (default: at most 60 rows)\n"
-	    "  --threshold PCT    exit 1 when the fidelity error exceeds PCT %%\n"
-	    "  --strict           exit 1 when an input is incomplete (a stream file skipped,\n"
-	    "                     events lost) instead of comparing it marked partial\n\n"
+	    "  --threshold PCT    exit 1 when the fidelity error exceeds PCT %%\n\n"
 	    "Threads:\n"
 	    "  --exclude-comm GLOB  leave out threads whose name matches GLOB (both runs;\n"
-	    "                       repeatable)\n"
-	    "  --keep-tracer-threads  keep lttng-ust's listener threads (\"<prog>-ust\"),\n"
-	    "                       left out by default\n\n"
-	    "Trace selection (both sides; --orig-* / --sim-* for one side only):\n"
-	    "  --pid N, --tid N, --comm NAME     the process to compare\n"
-	    "  --orig-pid N, --orig-tid N, --orig-comm NAME\n"
-	    "  --sim-pid N, --sim-tid N, --sim-comm NAME\n"
-	    "  --follow-children  take fork+exec children as threads of the process\n"
-	    "  --min-block DUR    fold blocks shorter than DUR (e.g. 20us) into runs\n"
-	    "  --calibration FILE the calibration file giving the default --min-block\n\n"
-	    "  -h, --help         this help\n\n"
-	    "See doc/compare.md for every figure's definition and the JSON schema.\n");
+	    "                       repeatable)\n\n"
+	    "Trace selection (both runs; --orig-* / --sim-* for one run only):\n");
+	dps_cli_selection_help(out, COMPARE_SEL, NULL);
+	fputs("  --orig-pid N, --orig-tid N, --orig-comm NAME\n"
+	      "  --sim-pid N, --sim-tid N, --sim-comm NAME\n\n"
+	      "  -h, --help         this help\n\n"
+	      "See doc/compare.md for every figure's definition and the JSON schema.\n",
+	      out);
 }
 
 static int parse_args(int argc, char **argv, struct compare_cli *cli, int *first_arg)
 {
-	static const struct option longopts[] = {
+	static const struct option own[] = {
 	    {"json", no_argument, NULL, OPT_JSON},
 	    {"html", required_argument, NULL, OPT_HTML},
 	    {"json-file", required_argument, NULL, OPT_JSON_FILE},
 	    {"all", no_argument, NULL, OPT_ALL},
 	    {"threshold", required_argument, NULL, OPT_THRESHOLD},
 	    {"title", required_argument, NULL, OPT_TITLE},
-	    {"pid", required_argument, NULL, OPT_PID},
-	    {"tid", required_argument, NULL, OPT_TID},
-	    {"comm", required_argument, NULL, OPT_COMM},
 	    {"orig-pid", required_argument, NULL, OPT_ORIG_PID},
 	    {"orig-tid", required_argument, NULL, OPT_ORIG_TID},
 	    {"orig-comm", required_argument, NULL, OPT_ORIG_COMM},
 	    {"sim-pid", required_argument, NULL, OPT_SIM_PID},
 	    {"sim-tid", required_argument, NULL, OPT_SIM_TID},
 	    {"sim-comm", required_argument, NULL, OPT_SIM_COMM},
-	    {"follow-children", no_argument, NULL, OPT_FOLLOW},
-	    {"min-block", required_argument, NULL, OPT_MIN_BLOCK},
-	    {"calibration", required_argument, NULL, OPT_CALIBRATION},
 	    {"exclude-comm", required_argument, NULL, OPT_EXCLUDE_COMM},
-	    {"keep-tracer-threads", no_argument, NULL, OPT_KEEP_TRACER},
-	    {"strict", no_argument, NULL, OPT_STRICT},
 	    {"help", no_argument, NULL, OPT_HELP},
 	    {NULL, 0, NULL, 0},
 	};
 	struct analyzer_options *o = &cli->sel[0], *s = &cli->sel[1];
+	struct dps_cli_selection sel;
+	struct option *longopts;
+	char *shortopts;
 	int c, ret = DPS_EXIT_OK;
 	char *end;
 
+	dps_cli_selection_init(&sel, COMPARE_SEL, o, s);
+	longopts = dps_cli_selection_longopts(COMPARE_SEL, own, "h", &shortopts);
 	optind = 0; /* glibc: a full re-initialisation, as dps replay calls this twice */
 	opterr = 0;
-	while (!ret && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while (!ret && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		ret = dps_cli_selection_parse(&sel, "compare", c, optarg);
+		if (ret >= 0) {
+			continue;
+		}
+		ret = DPS_EXIT_OK;
 		switch (c) {
 		case OPT_JSON:
 			cli->json = true;
@@ -161,12 +153,6 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli, int *first
 				 cli->threshold);
 			add_knob(cli, "--threshold", cli->threshold_text);
 			break;
-		case OPT_PID:
-			ret = dps_cli_set_selection("compare", "--pid", 'p', optarg, o, s);
-			break;
-		case OPT_TID:
-			ret = dps_cli_set_selection("compare", "--tid", 't', optarg, o, s);
-			break;
 		case OPT_ORIG_PID:
 			ret = dps_cli_set_selection("compare", "--orig-pid", 'p', optarg, o, NULL);
 			break;
@@ -179,26 +165,11 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli, int *first
 		case OPT_SIM_TID:
 			ret = dps_cli_set_selection("compare", "--sim-tid", 't', optarg, s, NULL);
 			break;
-		case OPT_COMM:
-			o->comm = s->comm = optarg;
-			break;
 		case OPT_ORIG_COMM:
 			o->comm = optarg;
 			break;
 		case OPT_SIM_COMM:
 			s->comm = optarg;
-			break;
-		case OPT_FOLLOW:
-			o->follow_children = s->follow_children = true;
-			break;
-		case OPT_MIN_BLOCK:
-			if (dps_cli_set_min_block("compare", optarg, &o->min_block_ns)) {
-				ret = DPS_EXIT_USAGE;
-			}
-			s->min_block_ns = o->min_block_ns;
-			break;
-		case OPT_CALIBRATION:
-			o->calibration_path = s->calibration_path = optarg;
 			break;
 		case OPT_EXCLUDE_COMM:
 			if (!cli->exclude) {
@@ -209,19 +180,11 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli, int *first
 			cli->copts.n_exclude_comm = cli->exclude->len;
 			add_knob(cli, "--exclude-comm", optarg);
 			break;
-		case OPT_KEEP_TRACER:
-			cli->copts.keep_tracer_threads = true;
-			add_knob(cli, "--keep-tracer-threads", NULL);
-			break;
-		case OPT_STRICT:
-			cli->strict = true;
-			add_knob(cli, "--strict", NULL);
-			break;
 		case OPT_HELP:
 		case 'h':
 			print_help(stdout);
 			*first_arg = -1;
-			return DPS_EXIT_OK;
+			goto free_options;
 		default:
 			fprintf(stderr, "dps compare: unknown or incomplete option '%s'\n",
 				argv[optind - 1]);
@@ -229,6 +192,16 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli, int *first
 			break;
 		}
 	}
+	/* the switches that change the figures or the exit status, for the outputs */
+	cli->copts.keep_tracer_threads = sel.keep_tracer_threads;
+	if (sel.keep_tracer_threads) {
+		add_knob(cli, "--keep-tracer-threads", NULL);
+	}
+	cli->strict = sel.strict;
+	if (sel.strict) {
+		add_knob(cli, "--strict", NULL);
+	}
+	cli->progress = sel.progress;
 	if (!ret && argc - optind != 2) {
 		fprintf(stderr,
 			"dps compare: expected two inputs, ORIG and SIM (got %d)\n"
@@ -237,6 +210,9 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli, int *first
 		ret = DPS_EXIT_USAGE;
 	}
 	*first_arg = optind;
+free_options:
+	g_free(longopts);
+	g_free(shortopts);
 	return ret;
 }
 
@@ -306,7 +282,7 @@ int dps_cmd_compare(int argc, char **argv)
 		goto end;
 	}
 	for (int s = 0; s < 2; s++) {
-		cli.sel[s].progress = dps_cli_stderr_is_tty();
+		cli.sel[s].progress = cli.progress && dps_cli_stderr_is_tty();
 		st = compare_load(argv[first + s], &cli.sel[s], &models[s], &kinds[s], &diag);
 		if (st) {
 			fprintf(stderr, "dps compare: %s input %s: %s\n",

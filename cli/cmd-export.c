@@ -6,35 +6,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib.h>
+
 #include "atomic-out.h"
 #include "cli.h"
 #include "export.h"
 
+/* the process-selection group's options dps export takes (cli.h) */
+#define EXPORT_SEL (DPS_CLI_SEL_ALL)
+
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"Usage: dps export INPUT -o FILE [--format perfetto]\n"
-		"                  [--pid P | --tid T | --comm NAME] [OPTIONS]\n\n"
-		"Writes the runs in INPUT for a trace viewer: the Chrome/Perfetto JSON\n"
-		"trace-event format (ui.perfetto.dev, chrome://tracing), a process per run, a\n"
-		"track per thread with its run/preempted/blocked slices, wake-up and join\n"
-		"arrows, and the heap in use. INPUT is a trace (the selected process: as dps\n"
-		"analyze), an action set (played on an ideal machine), or a dps replay output\n"
-		"directory (the original and the simulated run side by side).\n\n"
-		"  -o, --output FILE      the file to write ('-': standard output)\n"
-		"      --format perfetto  the format (the only one; chrome and json name it too)\n"
-		"  -p, --pid P            the process P (a replay: of the original trace)\n"
-		"  -t, --tid T            the thread T (and the threads it creates)\n"
-		"  -c, --comm NAME        the process named NAME\n"
-		"  -f, --follow-children  take fork+exec children as threads\n"
-		"  -m, --min-block D      fold blocks shorter than D into run (as dps analyze)\n"
-		"      --calibration FILE the calibration giving the default --min-block\n"
-		"      --keep-tracer-threads  keep lttng-ust's listener threads (NAME-ust)\n"
-		"      --strict           an incomplete trace (a stream file skipped, events\n"
-		"                         lost) is an error (exit status 1)\n"
-		"      --no-progress      no progress indicator\n"
-		"  -h, --help\n\n"
-		"Exit: 0 ok, 1 failure, 2 bad usage or bad input. See doc/export.md.\n");
+	fputs("Usage: dps export INPUT -o FILE [--format perfetto]\n"
+	      "                  [--pid P | --tid T | --comm NAME] [OPTIONS]\n\n"
+	      "Writes the runs in INPUT for a trace viewer: the Chrome/Perfetto JSON\n"
+	      "trace-event format (ui.perfetto.dev, chrome://tracing), a process per run, a\n"
+	      "track per thread with its run/preempted/blocked slices, wake-up and join\n"
+	      "arrows, and the heap in use. INPUT is a trace (the selected process: as dps\n"
+	      "analyze), an action set (played on an ideal machine), or a dps replay output\n"
+	      "directory (the original and the simulated run side by side; --pid: of the\n"
+	      "original trace).\n\n"
+	      "  -o, --output FILE      the file to write ('-': standard output)\n"
+	      "      --format perfetto  the format (the only one; chrome and json name it too)\n",
+	      out);
+	dps_cli_selection_help(out, EXPORT_SEL, NULL);
+	fputs("  -h, --help\n\n"
+	      "Exit: 0 ok, 1 failure, 2 bad usage or bad input. See doc/export.md.\n",
+	      out);
 }
 
 /* Refuses partial runs under --strict, warns about them otherwise. Returns an exit code. */
@@ -101,34 +99,34 @@ static int write_output(const struct dps_export_input *in, enum dps_export_forma
 
 int dps_cmd_export(int argc, char **argv)
 {
-	enum { OPT_FORMAT = 256, OPT_CALIB, OPT_KEEP_TRACER, OPT_STRICT, OPT_NO_PROGRESS };
-	static const struct option longopts[] = {
+	enum { OPT_FORMAT = 256 };
+	static const struct option own[] = {
 	    {"output", required_argument, NULL, 'o'},
 	    {"format", required_argument, NULL, OPT_FORMAT},
-	    {"pid", required_argument, NULL, 'p'},
-	    {"tid", required_argument, NULL, 't'},
-	    {"comm", required_argument, NULL, 'c'},
-	    {"follow-children", no_argument, NULL, 'f'},
-	    {"min-block", required_argument, NULL, 'm'},
-	    {"calibration", required_argument, NULL, OPT_CALIB},
-	    {"keep-tracer-threads", no_argument, NULL, OPT_KEEP_TRACER},
-	    {"strict", no_argument, NULL, OPT_STRICT},
-	    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct analyzer_options sel;
+	struct analyzer_options opts;
+	struct dps_cli_selection sel;
 	struct dps_export_input *in = NULL;
 	struct dps_diag diag = {{0}};
 	enum dps_export_format format = DPS_EXPORT_PERFETTO;
+	struct option *longopts;
+	char *shortopts;
 	const char *output = NULL;
-	bool strict = false, progress = true;
-	int opt, st, ret;
+	int opt, st, ret = DPS_EXIT_OK;
 
-	analyzer_options_default(&sel);
-	sel.build_actset = false;
+	analyzer_options_default(&opts);
+	opts.build_actset = false;
+	dps_cli_selection_init(&sel, EXPORT_SEL, &opts, NULL);
+	longopts = dps_cli_selection_longopts(EXPORT_SEL, own, "o:h", &shortopts);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:p:t:c:fm:h", longopts, NULL)) != -1) {
+	while (!ret && (opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		ret = dps_cli_selection_parse(&sel, "export", opt, optarg);
+		if (ret >= 0) {
+			continue;
+		}
+		ret = DPS_EXIT_OK;
 		switch (opt) {
 		case 'o':
 			output = optarg;
@@ -138,47 +136,23 @@ int dps_cmd_export(int argc, char **argv)
 				fprintf(stderr,
 					"dps export: --format: expected perfetto, got '%s'\n",
 					optarg);
-				return DPS_EXIT_USAGE;
+				ret = DPS_EXIT_USAGE;
 			}
-			break;
-		case 'p':
-		case 't':
-		case 'c':
-			if (dps_cli_set_selection("export",
-						  opt == 'p'   ? "--pid"
-						  : opt == 't' ? "--tid"
-							       : "--comm",
-						  (char)opt, optarg, &sel, NULL)) {
-				return DPS_EXIT_USAGE;
-			}
-			break;
-		case 'f':
-			sel.follow_children = true;
-			break;
-		case 'm':
-			if (dps_cli_set_min_block("export", optarg, &sel.min_block_ns)) {
-				return DPS_EXIT_USAGE;
-			}
-			break;
-		case OPT_CALIB:
-			sel.calibration_path = optarg;
-			break;
-		case OPT_KEEP_TRACER:
-			sel.keep_tracer_threads = true;
-			break;
-		case OPT_STRICT:
-			strict = true;
-			break;
-		case OPT_NO_PROGRESS:
-			progress = false;
 			break;
 		case 'h':
 			usage(stdout);
-			return DPS_EXIT_OK;
+			ret = -1;
+			break;
 		default:
 			usage(stderr);
-			return DPS_EXIT_USAGE;
+			ret = DPS_EXIT_USAGE;
+			break;
 		}
+	}
+	g_free(longopts);
+	g_free(shortopts);
+	if (ret) {
+		return ret < 0 ? DPS_EXIT_OK : ret;
 	}
 	if (argc - optind != 1) {
 		fprintf(stderr,
@@ -193,15 +167,16 @@ int dps_cmd_export(int argc, char **argv)
 				"output)\n");
 		return DPS_EXIT_USAGE;
 	}
-	sel.progress = progress && dps_cli_stderr_is_tty();
+	opts.progress = sel.progress && dps_cli_stderr_is_tty();
+	opts.keep_tracer_threads = sel.keep_tracer_threads;
 	/* strict is applied here, run by run, so that the message names the run */
-	st = dps_export_load(argv[optind], &sel, &in, &diag);
+	st = dps_export_load(argv[optind], &opts, &in, &diag);
 	if (st) {
 		fprintf(stderr, "dps export: %s: %s\n", argv[optind], diag.msg);
 		/* a trace babeltrace2 refuses is bad input, as for dps compare */
 		return st == DPS_ERROR ? DPS_EXIT_USAGE : dps_cli_exit_code(st);
 	}
-	ret = check_partial(in, strict);
+	ret = check_partial(in, sel.strict);
 	if (!ret) {
 		ret = write_output(in, format, output);
 	}

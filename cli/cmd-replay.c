@@ -13,6 +13,11 @@
 #include "machine-load.h"
 #include "replay.h"
 
+/* the process-selection group's options dps replay takes (cli.h) */
+#define REPLAY_SEL                                                                                 \
+	(DPS_CLI_SEL_PROCESS | DPS_CLI_SEL_ONE | DPS_CLI_SEL_FOLLOW | DPS_CLI_SEL_MIN_BLOCK |      \
+	 DPS_CLI_SEL_CALIBRATION | DPS_CLI_SEL_STRICT | DPS_CLI_SEL_PROGRESS)
+
 static void print_usage(FILE *out)
 {
 	fputs("Usage: dps replay TRACE [--pid P | --tid T | --comm NAME] [OPTIONS]\n"
@@ -25,24 +30,24 @@ static void print_usage(FILE *out)
 	      "set/ (the action set), stub.c and dps-stub, calibration, sim-trace/,\n"
 	      "compare.txt, compare.json and report.html.\n"
 	      "\n"
-	      "Selection (as in dps analyze):\n"
-	      "  -p, --pid P, -t, --tid T, -c, --comm NAME\n"
-	      "  -f, --follow-children   replay fork+exec children as threads\n"
-	      "  -m, --min-block D       fold blocks shorter than D into run\n"
-	      "What-if:\n"
+	      "Selection (as in dps analyze):\n",
+	      out);
+	dps_cli_selection_help(out, REPLAY_SEL & ~DPS_CLI_SEL_CALIBRATION, NULL);
+	fputs("What-if:\n"
 	      "      --set DIR           replay this (edited) action set instead of analyzing\n",
 	      out);
 	/* the stub's knobs dps replay passes on (runtime/include/dps/knobs.def) */
 	dps_knobs_print_help(out, DPS_KNOB_REPLAY | DPS_KNOB_WHATIF, 0, 6, 26);
 	fputs("Run:\n", out);
 	dps_knobs_print_help(out, DPS_KNOB_REPLAY, DPS_KNOB_WHATIF, 6, 26);
+	fputs("      --mode work|cpu|wall   how run actions spend time (default: the stub's)\n",
+	      out);
+	dps_cli_selection_help(out, DPS_CLI_SEL_CALIBRATION,
+			       "the stub's and the analysis's calibration\n"
+			       "(default: measure one into OUTDIR)");
 	fprintf(
 	    out,
-	    "      --mode work|cpu|wall   how run actions spend time (default: the stub's)\n"
-	    "      --calibration FILE  use this calibration (default: measure one into OUTDIR)\n"
 	    "      --kernel, --no-kernel  force or skip kernel scheduling capture\n"
-	    "      --strict            an incomplete original trace (a stream file skipped,\n"
-	    "                          events lost) is an error (exit status 1)\n"
 	    "      --wait-quiet[=SECONDS]  before calibrating and before recording the stub,\n"
 	    "                          wait for a quiet machine (others under 10 %% of the\n"
 	    "                          CPUs), SECONDS at most (default %.0f); if it stays\n"
@@ -51,7 +56,7 @@ static void print_usage(FILE *out)
 	    "  -o, --output OUTDIR     default: ./dps-replay-<trace name>; an earlier replay's\n"
 	    "                          OUTDIR is replaced whole, any other non-empty one refused\n"
 	    "      --force             replace OUTDIR whole whatever it holds\n"
-	    "  -q, --quiet             less output: no step lines, no progress\n"
+	    "  -q, --quiet             less output: no step lines, no progress line\n"
 	    "  -v, --verbose           more: the stub's own per-thread table, dps record's\n"
 	    "                          messages\n"
 	    "  -h, --help\n"
@@ -67,77 +72,55 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, struc
 	enum {
 		OPT_SET = 256,
 		OPT_MODE,
-		OPT_CALIBRATION,
 		OPT_KERNEL,
 		OPT_NO_KERNEL,
 		OPT_FORCE,
-		OPT_STRICT,
 		OPT_WAIT_QUIET,
 		OPT_KNOB, /* OPT_KNOB + a knob's id: the knobs.def ones dps replay passes on */
 	};
 	static const struct option fixed[] = {
-	    {"pid", required_argument, NULL, 'p'},
-	    {"tid", required_argument, NULL, 't'},
-	    {"comm", required_argument, NULL, 'c'},
-	    {"follow-children", no_argument, NULL, 'f'},
-	    {"min-block", required_argument, NULL, 'm'},
 	    {"output", required_argument, NULL, 'o'},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"set", required_argument, NULL, OPT_SET},
 	    {"mode", required_argument, NULL, OPT_MODE},
-	    {"calibration", required_argument, NULL, OPT_CALIBRATION},
 	    {"kernel", no_argument, NULL, OPT_KERNEL},
 	    {"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
 	    {"force", no_argument, NULL, OPT_FORCE},
-	    {"strict", no_argument, NULL, OPT_STRICT},
 	    {"wait-quiet", optional_argument, NULL, OPT_WAIT_QUIET},
 	};
-	struct option longopts[sizeof(fixed) / sizeof(fixed[0]) + DPS_KNOB_COUNT + 1];
-	size_t n_long = sizeof(fixed) / sizeof(fixed[0]);
-	struct analyzer_options sel;
-	int c, n_sel = 0, idx = 0;
+	struct option own[sizeof(fixed) / sizeof(fixed[0]) + DPS_KNOB_COUNT + 1];
+	size_t n_own = sizeof(fixed) / sizeof(fixed[0]);
+	struct analyzer_options a;
+	struct dps_cli_selection sel;
+	struct option *longopts;
+	char *shortopts;
+	int c, ret = DPS_EXIT_OK;
 	char err[256];
 
-	memcpy(longopts, fixed, sizeof(fixed));
+	memcpy(own, fixed, sizeof(fixed));
 	for (int k = 0; k < DPS_KNOB_COUNT; k++) {
 		if (dps_knobs_table[k].flags & DPS_KNOB_REPLAY) {
-			longopts[n_long++] = (struct option){
+			own[n_own++] = (struct option){
 			    dps_knobs_table[k].name,
 			    dps_knobs_table[k].shape == DPS_KNOB_SHAPE_FLAG ? no_argument
 									    : required_argument,
 			    NULL, OPT_KNOB + k};
 		}
 	}
-	longopts[n_long] = (struct option){NULL, 0, NULL, 0};
-	analyzer_options_default(&sel);
+	own[n_own] = (struct option){NULL, 0, NULL, 0};
+	analyzer_options_default(&a);
+	dps_cli_selection_init(&sel, REPLAY_SEL, &a, NULL);
+	longopts = dps_cli_selection_longopts(REPLAY_SEL, own, "o:qvh", &shortopts);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:t:c:fm:o:qvh", longopts, &idx)) != -1) {
+	while (!ret && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		ret = dps_cli_selection_parse(&sel, "replay", c, optarg);
+		if (ret >= 0) {
+			continue;
+		}
+		ret = DPS_EXIT_OK;
 		switch (c) {
-		case 'p':
-		case 't':
-		case 'c':
-			if (n_sel++) {
-				fprintf(stderr, "dps replay: give one of --pid, --tid, --comm\n");
-				return DPS_EXIT_USAGE;
-			}
-			if (dps_cli_set_selection("replay",
-						  c == 'p'   ? "--pid"
-						  : c == 't' ? "--tid"
-							     : "--comm",
-						  (char)c, optarg, &sel, NULL)) {
-				return DPS_EXIT_USAGE;
-			}
-			break;
-		case 'f':
-			o->follow_children = true;
-			break;
-		case 'm':
-			if (dps_cli_set_min_block("replay", optarg, &o->min_block_ns)) {
-				return DPS_EXIT_USAGE;
-			}
-			break;
 		case 'o':
 			o->outdir = optarg;
 			break;
@@ -149,15 +132,13 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, struc
 			break;
 		case 'h':
 			print_usage(stdout);
-			return -1;
+			ret = -1;
+			break;
 		case OPT_SET:
 			o->set = optarg;
 			break;
 		case OPT_MODE:
 			o->mode = optarg;
-			break;
-		case OPT_CALIBRATION:
-			o->calibration = optarg;
 			break;
 		case OPT_KERNEL:
 			o->kernel = DPS_RECORD_KERNEL_ON;
@@ -168,13 +149,8 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, struc
 		case OPT_FORCE:
 			o->force = true;
 			break;
-		case OPT_STRICT:
-			o->strict = true;
-			break;
 		case OPT_WAIT_QUIET:
-			if (dps_cli_set_wait_quiet("replay", optarg, &o->wait_quiet_s)) {
-				return DPS_EXIT_USAGE;
-			}
+			ret = dps_cli_set_wait_quiet("replay", optarg, &o->wait_quiet_s);
 			break;
 		default:
 			if (c >= OPT_KNOB && c < OPT_KNOB + DPS_KNOB_COUNT) {
@@ -183,13 +159,19 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, struc
 				if (dps_knobs_parse(knobs, dps_knobs_table[c - OPT_KNOB].name,
 						    optarg, err, sizeof(err))) {
 					fprintf(stderr, "dps replay: %s\n", err);
-					return DPS_EXIT_USAGE;
+					ret = DPS_EXIT_USAGE;
 				}
 				break;
 			}
 			fprintf(stderr, "Try 'dps replay --help'.\n");
-			return DPS_EXIT_USAGE;
+			ret = DPS_EXIT_USAGE;
+			break;
 		}
+	}
+	g_free(longopts);
+	g_free(shortopts);
+	if (ret) {
+		return ret;
 	}
 	if (optind + 1 != argc) {
 		fprintf(stderr,
@@ -199,9 +181,14 @@ static int parse_args(int argc, char **argv, struct dps_replay_options *o, struc
 		return DPS_EXIT_USAGE;
 	}
 	o->trace = argv[optind];
-	o->pid = sel.pid;
-	o->tid = sel.tid;
-	o->comm = sel.comm;
+	o->pid = a.pid;
+	o->tid = a.tid;
+	o->comm = a.comm;
+	o->follow_children = a.follow_children;
+	o->min_block_ns = a.min_block_ns;
+	o->calibration = a.calibration_path;
+	o->strict = sel.strict;
+	o->progress = sel.progress;
 	return DPS_EXIT_OK;
 }
 
@@ -246,7 +233,7 @@ int dps_cmd_replay(int argc, char **argv)
 	o.knobs = &knobs;
 	o.args = given;
 	o.n_args = (size_t)argc - 1;
-	o.progress = !o.quiet && dps_cli_stderr_is_tty();
+	o.progress = o.progress && !o.quiet && dps_cli_stderr_is_tty();
 	st = dps_replay_run(&o, &res, &diag);
 	if (st) {
 		fprintf(stderr, "dps replay: %s\n", diag.msg[0] ? diag.msg : dps_status_string(st));

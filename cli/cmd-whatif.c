@@ -16,35 +16,46 @@
 #include "path.h"
 #include "whatif.h"
 
+/* the process-selection group's options dps whatif takes (cli.h) */
+#define WHATIF_SEL                                                                                 \
+	(DPS_CLI_SEL_PROCESS | DPS_CLI_SEL_ONE | DPS_CLI_SEL_FOLLOW | DPS_CLI_SEL_MIN_BLOCK |      \
+	 DPS_CLI_SEL_CALIBRATION | DPS_CLI_SEL_STRICT | DPS_CLI_SEL_PROGRESS)
+
 static void print_usage(FILE *out)
 {
+	fputs("Usage: dps whatif TRACE_OR_SET (--thread ID | --thread-comm NAME)... [OPTIONS]\n"
+	      "       dps whatif --region NAME... [OPTIONS] -- CMD [ARGS...]\n"
+	      "\n"
+	      "The CPU stub methodology (doc/whatif.md): what would the whole program do if this\n"
+	      "component (one thread, or every thread named, as one group) were faster or\n"
+	      "slower? Each point plays the stub built from the action set --repeat times and\n"
+	      "times it from outside (exec to exit): the busy stub sweeps the component's CPU\n"
+	      "time t_PSF, the flat stub removes it, the idle stub sleeps it. The curve\n"
+	      "t_SUT(t_PSF) is fitted with two segments and read as the paper reads it.\n"
+	      "\n"
+	      "Component (repeatable; together they are one component):\n"
+	      "      --thread ID         the thread with this action-set id (<ID>.act)\n"
+	      "      --thread-comm NAME  every thread with this recorded name (formerly --comm,\n"
+	      "                          which now names the process, as in every command)\n"
+	      "      --region NAME       in the real program CMD: this local stub region\n"
+	      "                          (dps/stub.h); CMD runs once recording, then per point\n"
+	      "Input: a trace (analyzed as dps analyze does) or an action set directory.\n"
+	      "Selection in a trace (record.info's pid by default; as in dps analyze):\n",
+	      out);
+	dps_cli_selection_help(out, WHATIF_SEL & ~DPS_CLI_SEL_CALIBRATION, NULL);
+	fprintf(out,
+		"Study:\n"
+		"      --stub LIST         busy, idle, flat or all (default), comma-separated\n"
+		"      --from S, --to S, --step S   the busy sweep's run scales (default 0, 1.5, "
+		"0.1)\n"
+		"      --repeat N          runs per point (default %d)\n"
+		"      --seed N            the order of the runs (default: from the clock)\n",
+		WHATIF_REPEAT_DEFAULT);
+	dps_cli_selection_help(out, DPS_CLI_SEL_CALIBRATION,
+			       "the stub's calibration (default: a quick\n"
+			       "measurement)");
 	fprintf(
 	    out,
-	    "Usage: dps whatif TRACE_OR_SET (--thread ID | --comm NAME)... [OPTIONS]\n"
-	    "       dps whatif --region NAME... [OPTIONS] -- CMD [ARGS...]\n"
-	    "\n"
-	    "The CPU stub methodology (doc/whatif.md): what would the whole program do if this\n"
-	    "component (one thread, or every thread named, as one group) were faster or\n"
-	    "slower? Each point plays the stub built from the action set --repeat times and\n"
-	    "times it from outside (exec to exit): the busy stub sweeps the component's CPU\n"
-	    "time t_PSF, the flat stub removes it, the idle stub sleeps it. The curve\n"
-	    "t_SUT(t_PSF) is fitted with two segments and read as the paper reads it.\n"
-	    "\n"
-	    "Component (repeatable; together they are one component):\n"
-	    "      --thread ID         the thread with this action-set id (<ID>.act)\n"
-	    "      --comm NAME         every thread with this recorded name\n"
-	    "      --region NAME       in the real program CMD: this local stub region\n"
-	    "                          (dps/stub.h); CMD runs once recording, then per point\n"
-	    "Input: a trace (analyzed as dps analyze does) or an action set directory.\n"
-	    "Selection in a trace (record.info's pid by default):\n"
-	    "  -p, --pid P, -t, --tid T, --process NAME   (the process's comm)\n"
-	    "  -f, --follow-children, -m, --min-block D, --strict   as in dps analyze\n"
-	    "Study:\n"
-	    "      --stub LIST         busy, idle, flat or all (default), comma-separated\n"
-	    "      --from S, --to S, --step S   the busy sweep's run scales (default 0, 1.5, 0.1)\n"
-	    "      --repeat N          runs per point (default %d)\n"
-	    "      --seed N            the order of the runs (default: from the clock)\n"
-	    "      --calibration FILE  the stub's calibration (default: a quick measurement)\n"
 	    "      --mode work|cpu|wall   how runs spend time (default: the stub's, cpu)\n"
 	    "      --window-from EDGE, --window-to EDGE   t_SUT is this window of each run:\n"
 	    "                          exec (from), exit (to), ID.start or ID.end (a thread's)\n"
@@ -62,11 +73,11 @@ static void print_usage(FILE *out)
 	    "  -o, --output DIR        keep the set, the stub and the results in DIR (replaced\n"
 	    "                          whole when it is an earlier dps whatif's; else --force)\n"
 	    "      --force\n"
-	    "  -q, --quiet             no step lines, no progress\n"
+	    "  -q, --quiet             less output: no step lines, no progress line\n"
 	    "  -h, --help\n"
 	    "\n"
 	    "Exit: 0 ok, 1 a step failed (its message says which), 2 bad usage or input.\n",
-	    WHATIF_REPEAT_DEFAULT, DPS_LOAD_WAIT_QUIET_DEFAULT_S);
+	    DPS_LOAD_WAIT_QUIET_DEFAULT_S);
 }
 
 struct args {
@@ -113,47 +124,143 @@ static int parse_stubs(const char *arg, unsigned *stubs)
 	return ret;
 }
 
+/* getopt_long's values of dps whatif's own long options */
+enum {
+	OPT_THREAD = 256,
+	OPT_THREAD_COMM,
+	OPT_STUB,
+	OPT_FROM,
+	OPT_TO,
+	OPT_STEP,
+	OPT_REPEAT,
+	OPT_SEED,
+	OPT_MODE,
+	OPT_JSON,
+	OPT_HTML,
+	OPT_FORCE,
+	OPT_WINDOW_FROM,
+	OPT_WINDOW_TO,
+	OPT_TIMELINES,
+	OPT_REGION,
+	OPT_WAIT_QUIET,
+};
+
+/* One of dps whatif's own options, c with its arg, into a. Returns DPS_EXIT_OK,
+ * DPS_EXIT_USAGE (message printed), or -1 after --help. */
+static int parse_own(struct args *a, int c, const char *arg)
+{
+	int64_t v;
+	double d;
+
+	switch (c) {
+	case OPT_THREAD:
+		if (!dps_cli_parse_id(arg, &v)) {
+			fprintf(stderr,
+				"dps whatif: --thread expects an action-set id (a "
+				"non-negative integer), got '%s'\n",
+				arg);
+			return DPS_EXIT_USAGE;
+		}
+		g_array_append_val(a->ids, v);
+		break;
+	case OPT_THREAD_COMM:
+		g_ptr_array_add(a->comms, (char *)arg);
+		break;
+	case OPT_STUB:
+		if (parse_stubs(arg, &a->o.stubs)) {
+			return DPS_EXIT_USAGE;
+		}
+		break;
+	case OPT_FROM:
+	case OPT_TO:
+	case OPT_STEP:
+		if (!parse_double(arg, &d)) {
+			fprintf(stderr, "dps whatif: --%s expects a number, got '%s'\n",
+				c == OPT_FROM ? "from"
+				: c == OPT_TO ? "to"
+					      : "step",
+				arg);
+			return DPS_EXIT_USAGE;
+		}
+		*(c == OPT_FROM ? &a->o.from : c == OPT_TO ? &a->o.to : &a->o.step) = d;
+		break;
+	case OPT_REPEAT:
+		if (!dps_cli_parse_id(arg, &v) || v < 1 || v > 10000) {
+			fprintf(stderr,
+				"dps whatif: --repeat expects a count from 1 to 10000, got "
+				"'%s'\n",
+				arg);
+			return DPS_EXIT_USAGE;
+		}
+		a->o.repeat = (unsigned)v;
+		break;
+	case OPT_SEED:
+		if (!dps_cli_parse_id(arg, &v)) {
+			fprintf(stderr,
+				"dps whatif: --seed expects a non-negative integer, got "
+				"'%s'\n",
+				arg);
+			return DPS_EXIT_USAGE;
+		}
+		a->o.seed = (uint64_t)v;
+		break;
+	case OPT_MODE:
+		a->o.mode = arg;
+		break;
+	case OPT_JSON:
+		a->json = true;
+		break;
+	case OPT_HTML:
+		a->html = arg;
+		break;
+	case 'o':
+		a->o.outdir = arg;
+		break;
+	case OPT_FORCE:
+		a->o.force = true;
+		break;
+	case OPT_WINDOW_FROM:
+		a->o.window_from = arg;
+		break;
+	case OPT_WINDOW_TO:
+		a->o.window_to = arg;
+		break;
+	case OPT_TIMELINES:
+		a->o.timelines = arg;
+		break;
+	case OPT_REGION:
+		g_ptr_array_add(a->regions, (char *)arg);
+		break;
+	case OPT_WAIT_QUIET:
+		if (dps_cli_set_wait_quiet("whatif", arg, &a->o.wait_quiet_s)) {
+			return DPS_EXIT_USAGE;
+		}
+		break;
+	case 'q':
+		a->o.quiet = true;
+		break;
+	case 'h':
+		print_usage(stdout);
+		return -1;
+	default:
+		fprintf(stderr, "Try 'dps whatif --help'.\n");
+		return DPS_EXIT_USAGE;
+	}
+	return DPS_EXIT_OK;
+}
+
 /* Returns DPS_EXIT_OK, DPS_EXIT_USAGE (message printed), or -1 after --help. */
 static int parse_args(int argc, char **argv, struct args *a)
 {
-	enum {
-		OPT_THREAD = 256,
-		OPT_COMM,
-		OPT_PROCESS,
-		OPT_STRICT,
-		OPT_STUB,
-		OPT_FROM,
-		OPT_TO,
-		OPT_STEP,
-		OPT_REPEAT,
-		OPT_SEED,
-		OPT_CALIBRATION,
-		OPT_MODE,
-		OPT_JSON,
-		OPT_HTML,
-		OPT_FORCE,
-		OPT_WINDOW_FROM,
-		OPT_WINDOW_TO,
-		OPT_TIMELINES,
-		OPT_REGION,
-		OPT_WAIT_QUIET,
-	};
-	static const struct option longopts[] = {
+	static const struct option own[] = {
 	    {"thread", required_argument, NULL, OPT_THREAD},
-	    {"comm", required_argument, NULL, OPT_COMM},
-	    {"pid", required_argument, NULL, 'p'},
-	    {"tid", required_argument, NULL, 't'},
-	    {"process", required_argument, NULL, OPT_PROCESS},
-	    {"follow-children", no_argument, NULL, 'f'},
-	    {"min-block", required_argument, NULL, 'm'},
-	    {"strict", no_argument, NULL, OPT_STRICT},
+	    {"thread-comm", required_argument, NULL, OPT_THREAD_COMM},
 	    {"stub", required_argument, NULL, OPT_STUB},
 	    {"from", required_argument, NULL, OPT_FROM},
 	    {"to", required_argument, NULL, OPT_TO},
 	    {"step", required_argument, NULL, OPT_STEP},
 	    {"repeat", required_argument, NULL, OPT_REPEAT},
 	    {"seed", required_argument, NULL, OPT_SEED},
-	    {"calibration", required_argument, NULL, OPT_CALIBRATION},
 	    {"mode", required_argument, NULL, OPT_MODE},
 	    {"json", no_argument, NULL, OPT_JSON},
 	    {"html", required_argument, NULL, OPT_HTML},
@@ -169,144 +276,30 @@ static int parse_args(int argc, char **argv, struct args *a)
 	    {NULL, 0, NULL, 0},
 	};
 	struct analyzer_options sel;
-	int64_t v;
-	double d;
-	int c, n_sel = 0;
+	struct dps_cli_selection group;
+	struct option *longopts;
+	char *shortopts;
+	int c, ret = DPS_EXIT_OK;
 
 	analyzer_options_default(&sel);
+	dps_cli_selection_init(&group, WHATIF_SEL, &sel, NULL);
+	longopts = dps_cli_selection_longopts(WHATIF_SEL, own, "o:qh", &shortopts);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:t:fm:o:qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_THREAD:
-			if (!dps_cli_parse_id(optarg, &v)) {
-				fprintf(stderr,
-					"dps whatif: --thread expects an action-set id (a "
-					"non-negative integer), got '%s'\n",
-					optarg);
-				return DPS_EXIT_USAGE;
-			}
-			g_array_append_val(a->ids, v);
-			break;
-		case OPT_COMM:
-			g_ptr_array_add(a->comms, optarg);
-			break;
-		case 'p':
-		case 't':
-		case OPT_PROCESS:
-			if (n_sel++) {
-				fprintf(stderr,
-					"dps whatif: give one of --pid, --tid, --process\n");
-				return DPS_EXIT_USAGE;
-			}
-			if (dps_cli_set_selection("whatif",
-						  c == 'p'   ? "--pid"
-						  : c == 't' ? "--tid"
-							     : "--process",
-						  c == OPT_PROCESS ? 'c' : (char)c, optarg, &sel,
-						  NULL)) {
-				return DPS_EXIT_USAGE;
-			}
-			break;
-		case 'f':
-			a->o.follow_children = true;
-			break;
-		case 'm':
-			if (dps_cli_set_min_block("whatif", optarg, &a->o.min_block_ns)) {
-				return DPS_EXIT_USAGE;
-			}
-			break;
-		case OPT_STRICT:
-			a->o.strict = true;
-			break;
-		case OPT_STUB:
-			if (parse_stubs(optarg, &a->o.stubs)) {
-				return DPS_EXIT_USAGE;
-			}
-			break;
-		case OPT_FROM:
-		case OPT_TO:
-		case OPT_STEP:
-			if (!parse_double(optarg, &d)) {
-				fprintf(stderr, "dps whatif: --%s expects a number, got '%s'\n",
-					c == OPT_FROM ? "from"
-					: c == OPT_TO ? "to"
-						      : "step",
-					optarg);
-				return DPS_EXIT_USAGE;
-			}
-			*(c == OPT_FROM ? &a->o.from : c == OPT_TO ? &a->o.to : &a->o.step) = d;
-			break;
-		case OPT_REPEAT:
-			if (!dps_cli_parse_id(optarg, &v) || v < 1 || v > 10000) {
-				fprintf(stderr,
-					"dps whatif: --repeat expects a count from 1 to 10000, got "
-					"'%s'\n",
-					optarg);
-				return DPS_EXIT_USAGE;
-			}
-			a->o.repeat = (unsigned)v;
-			break;
-		case OPT_SEED:
-			if (!dps_cli_parse_id(optarg, &v)) {
-				fprintf(stderr,
-					"dps whatif: --seed expects a non-negative integer, got "
-					"'%s'\n",
-					optarg);
-				return DPS_EXIT_USAGE;
-			}
-			a->o.seed = (uint64_t)v;
-			break;
-		case OPT_CALIBRATION:
-			a->o.calibration = optarg;
-			break;
-		case OPT_MODE:
-			a->o.mode = optarg;
-			break;
-		case OPT_JSON:
-			a->json = true;
-			break;
-		case OPT_HTML:
-			a->html = optarg;
-			break;
-		case 'o':
-			a->o.outdir = optarg;
-			break;
-		case OPT_FORCE:
-			a->o.force = true;
-			break;
-		case OPT_WINDOW_FROM:
-			a->o.window_from = optarg;
-			break;
-		case OPT_WINDOW_TO:
-			a->o.window_to = optarg;
-			break;
-		case OPT_TIMELINES:
-			a->o.timelines = optarg;
-			break;
-		case OPT_REGION:
-			g_ptr_array_add(a->regions, optarg);
-			break;
-		case OPT_WAIT_QUIET:
-			if (dps_cli_set_wait_quiet("whatif", optarg, &a->o.wait_quiet_s)) {
-				return DPS_EXIT_USAGE;
-			}
-			break;
-		case 'q':
-			a->o.quiet = true;
-			break;
-		case 'h':
-			print_usage(stdout);
-			return -1;
-		default:
-			fprintf(stderr, "Try 'dps whatif --help'.\n");
-			return DPS_EXIT_USAGE;
+	while (!ret && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		ret = dps_cli_selection_parse(&group, "whatif", c, optarg);
+		if (ret < 0) {
+			ret = parse_own(a, c, optarg);
 		}
+	}
+	if (ret) {
+		goto free_options;
 	}
 	if (a->regions->len) {
 		if (optind >= argc) {
 			fprintf(stderr, "dps whatif: --region: give the command after --\n"
 					"Try 'dps whatif --help'.\n");
-			return DPS_EXIT_USAGE;
+			ret = DPS_EXIT_USAGE;
+			goto free_options;
 		}
 		g_ptr_array_add(a->regions, NULL);
 		a->o.regions = (const char *const *)a->regions->pdata;
@@ -317,17 +310,26 @@ static int parse_args(int argc, char **argv, struct args *a)
 			"dps whatif: expected one TRACE or action set directory, got %d arguments\n"
 			"Try 'dps whatif --help'.\n",
 			argc - optind);
-		return DPS_EXIT_USAGE;
+		ret = DPS_EXIT_USAGE;
+		goto free_options;
 	}
 	a->o.input = a->o.command ? NULL : argv[optind];
 	a->o.pid = sel.pid;
 	a->o.tid = sel.tid;
 	a->o.process_comm = sel.comm;
+	a->o.follow_children = sel.follow_children;
+	a->o.min_block_ns = sel.min_block_ns;
+	a->o.calibration = sel.calibration_path;
+	a->o.strict = group.strict;
+	a->o.progress = group.progress;
 	a->o.thread_ids = (const uint64_t *)a->ids->data;
 	a->o.n_thread_ids = a->ids->len;
 	a->o.comms = (const char *const *)a->comms->pdata;
 	a->o.n_comms = a->comms->len;
-	return DPS_EXIT_OK;
+free_options:
+	g_free(longopts);
+	g_free(shortopts);
+	return ret;
 }
 
 /* The report to FILE, whole or not at all. */
@@ -382,7 +384,7 @@ int dps_cmd_whatif(int argc, char **argv)
 		ret = ret < 0 ? DPS_EXIT_OK : ret;
 		goto end;
 	}
-	a.o.progress = dps_cli_stderr_is_tty() && !a.o.quiet;
+	a.o.progress = a.o.progress && dps_cli_stderr_is_tty() && !a.o.quiet;
 	if (!a.o.command && !a.o.n_thread_ids && !a.o.n_comms && a.o.input &&
 	    g_file_test(a.o.input, G_FILE_TEST_IS_DIR) && !whatif_input_is_set(a.o.input)) {
 		/* no component: the candidates, ranked, then the usage error */
@@ -393,7 +395,7 @@ int dps_cmd_whatif(int argc, char **argv)
 			goto end;
 		}
 		fprintf(stderr, "dps whatif: no component: name one of the threads above with "
-				"--thread ID (or all of a name with --comm NAME)\n");
+				"--thread ID (or all of a name with --thread-comm NAME)\n");
 		ret = DPS_EXIT_USAGE;
 		goto end;
 	}

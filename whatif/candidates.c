@@ -28,7 +28,7 @@ enum dps_status whatif_candidates(const struct whatif_options *opts, FILE *out,
 	a.comm = opts->process_comm;
 	if (a.pid < 0 && a.tid < 0 && !a.comm && !dps_record_info_pid(opts->input, &a.pid)) {
 		dps_diag_setf(diag,
-			      "no selection: which process of %s? (--pid, --tid or --process; "
+			      "no selection: which process of %s? (--pid, --tid or --comm; "
 			      "dps analyze %s lists them)",
 			      opts->input, opts->input);
 		return DPS_ERR_INVAL;

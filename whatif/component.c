@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The threads dps whatif's options name (--thread, --comm, a window's ID.start or ID.end),
+ * The threads dps whatif's options name (--thread, --thread-comm, a window's ID.start or ID.end),
  * checked against those there are (whatif-internal.h): a set's, or, for a trace, the
  * analysis's as soon as it has read the trace and before the set is written, so that a thread
  * the trace does not have is refused before the calibration and the build. One check for
@@ -102,7 +102,8 @@ enum dps_status whatif_check_names(const struct whatif_options *o, const struct 
 			continue;
 		}
 		known = list_names(nm);
-		dps_diag_setf(diag, "--comm %s: no thread of that name in %s; its threads: %s",
+		dps_diag_setf(diag,
+			      "--thread-comm %s: no thread of that name in %s; its threads: %s",
 			      o->comms[c], where, known);
 		g_free(known);
 		return DPS_ERR_INVAL;

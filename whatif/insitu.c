@@ -61,7 +61,7 @@ enum dps_status whatif_insitu_check(const struct whatif_options *o, struct dps_d
 	    o->window_to) {
 		dps_diag_setf(diag,
 			      "with a command, the component is its --region; a trace or set, "
-			      "--thread, --comm, --timelines and --window-* are the replay's");
+			      "--thread, --thread-comm, --timelines and --window-* are the replay's");
 		return DPS_ERR_INVAL;
 	}
 	return DPS_OK;

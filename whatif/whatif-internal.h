@@ -85,7 +85,7 @@ struct whatif_names whatif_names_of_set(const struct dps_actset *set);
 struct whatif_names whatif_names_of_result(const struct analyzer_result *res);
 void whatif_names_fini(struct whatif_names *nm);
 /*
- * Whether every thread o names (--thread, --comm) and r's window edges name is one of nm's
+ * Whether every thread o names (--thread, --thread-comm) and r's window edges name is one of nm's
  * (where: the set or trace they are of, for the message). DPS_OK, or DPS_ERR_INVAL with diag
  * naming the first that is not and listing those there are.
  */

@@ -161,7 +161,7 @@ static enum dps_status check_options(struct study *s)
 	}
 	if (!o->command && !o->n_thread_ids && !o->n_comms) {
 		dps_diag_setf(s->diag, "no component: name its threads with --thread ID or "
-				       "--comm NAME");
+				       "--thread-comm NAME (--comm NAME selects the process)");
 		return DPS_ERR_INVAL;
 	}
 	if (!(o->stubs & WHATIF_STUB_ALL)) {
@@ -390,7 +390,7 @@ static enum dps_status load_set(struct study *s)
 	a.comm = o->process_comm;
 	if (a.pid < 0 && a.tid < 0 && !a.comm && !dps_record_info_pid(o->input, &a.pid)) {
 		dps_diag_setf(s->diag,
-			      "no selection: which process of %s? (--pid, --tid or --process; "
+			      "no selection: which process of %s? (--pid, --tid or --comm; "
 			      "dps analyze %s lists them)",
 			      o->input, o->input);
 		return DPS_ERR_INVAL;
@@ -894,7 +894,7 @@ enum dps_status whatif_run(const struct whatif_options *opts, struct whatif_resu
 		if (!dps_record_info_pid(opts->input, &pid)) {
 			dps_diag_setf(diag,
 				      "no selection: which process of %s? (--pid, --tid or "
-				      "--process; dps analyze %s lists them)",
+				      "--comm; dps analyze %s lists them)",
 				      opts->input, opts->input);
 			return DPS_ERR_INVAL;
 		}

@@ -77,7 +77,7 @@ int sb_write_all(int fd, const void *buf, size_t len);
  */
 int sb_read_record(int fd, void *buf, size_t len);
 
-/* Names the calling thread "NAME" (what `dps whatif --comm` selects), best effort. */
+/* Names the calling thread "NAME" (what `dps whatif --thread-comm` selects), best effort. */
 void sb_name_thread(const char *name);
 
 /*

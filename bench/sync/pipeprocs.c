@@ -8,7 +8,7 @@
  *
  * Per record: the parent PRODUCE units, the child CONSUME units, each times its scale (ids:
  * 0 the parent, 1 the child). The processes name themselves (prctl PR_SET_NAME) producer and
- * consumer: `dps whatif --follow-children --comm consumer` selects the child.
+ * consumer: `dps whatif --follow-children --thread-comm consumer` selects the child.
  *
  * Usage: dps-sync-pipeprocs [--records N] [--work PRODUCE,CONSUME] [--scale ID=S]...
  *                           [--unit ITERATIONS]

@@ -130,7 +130,7 @@ Test(whatif, json_has_every_key_and_the_caveats_of_the_set)
 Test(whatif, the_closed_form_knee_is_found)
 {
 	char *set = set_path("knee");
-	char *args = dps_test_strf("%s --comm long --repeat 3 --mode wall --seed 7", set);
+	char *args = dps_test_strf("%s --thread-comm long --repeat 3 --mode wall --seed 7", set);
 	char *line = run_json(args, 3, 16, "limited unclear");
 
 	/* 200 ms swept against 100 ms: the knee at 0.5; 0.15 either way holds under load */
@@ -257,7 +257,7 @@ Test(whatif, the_output_directory_keeps_everything_and_is_replaced_whole)
 Test(whatif, a_window_the_user_names_is_what_is_timed)
 {
 	char *set = set_path("two");
-	char *args = dps_test_strf("%s --comm long --stub busy --from 0.5 --to 1.5 --step 0.25 "
+	char *args = dps_test_strf("%s --thread-comm long --stub busy --from 0.5 --to 1.5 --step 0.25 "
 				   "--repeat 2 --mode wall --window-from 2.start --window-to 2.end",
 				   set);
 	char *line = run_json(args, 2, 5, "total unclear");
@@ -272,7 +272,7 @@ Test(whatif, a_window_the_user_names_is_what_is_timed)
 	g_free(text);
 	g_free(line);
 	g_free(args);
-	args = dps_test_strf("%s --comm long --stub busy --step 0.25 --repeat 2 --mode wall "
+	args = dps_test_strf("%s --thread-comm long --stub busy --step 0.25 --repeat 2 --mode wall "
 			     "--window-to 3.end",
 			     set);
 	line = run_json(args, 2, 7, "none unclear");
@@ -617,7 +617,7 @@ Test(whatif, bad_input_exits_2_with_the_reason_before_any_work)
 		const char *args, *message;
 	} cases[] = {
 	    {"--thread 9", "--thread 9: no such thread in"},
-	    {"--comm nobody", "--comm nobody: no thread of that name"},
+	    {"--thread-comm nobody", "--thread-comm nobody: no thread of that name"},
 	    {"--thread 2 --from 1 --to 0.5", "empty sweep"},
 	    {"--thread 2 --step 0", "empty sweep"},
 	    {"--thread 2 --step -0.1", "empty sweep"},
