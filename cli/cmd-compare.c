@@ -17,7 +17,6 @@
 enum {
 	OPT_JSON = 256,
 	OPT_HTML,
-	OPT_JSON_FILE,
 	OPT_ALL,
 	OPT_THRESHOLD,
 	OPT_TITLE,
@@ -37,7 +36,7 @@ enum {
 struct compare_cli {
 	bool json, all;
 	const char *html;
-	const char *json_file; /* --json-file: JSON also written there */
+	const char *json_file; /* --json=FILE: JSON also written there */
 	const char *title;
 	double threshold; /* < 0: none */
 	bool strict;	  /* --strict: a partial input is an error */
@@ -68,9 +67,9 @@ static void print_help(FILE *out)
 	    "creation tree, never by tid. Differences are not failures: exit 0 unless an input\n"
 	    "is bad (2), something fails (1), or --threshold is exceeded (1).\n\n"
 	    "Output:\n"
-	    "  --json             JSON on stdout instead of the table (schema dps-compare/1)\n"
+	    "  --json[=FILE]      JSON (schema dps-compare/1) on stdout instead of the table;\n"
+	    "                     =FILE: into FILE as well (one analysis for every output)\n"
 	    "  --html FILE        also write a self-contained HTML report to FILE\n"
-	    "  --json-file FILE   also write the JSON to FILE (one analysis for every output)\n"
 	    "  --title TEXT       title of the HTML report\n"
 	    "  --all              list every thread in the table (default: at most 60 rows)\n"
 	    "  --threshold PCT    exit 1 when the fidelity error exceeds PCT %%\n\n"
@@ -89,9 +88,8 @@ static void print_help(FILE *out)
 static int parse_args(int argc, char **argv, struct compare_cli *cli, int *first_arg)
 {
 	static const struct option own[] = {
-	    {"json", no_argument, NULL, OPT_JSON},
+	    {"json", optional_argument, NULL, OPT_JSON},
 	    {"html", required_argument, NULL, OPT_HTML},
-	    {"json-file", required_argument, NULL, OPT_JSON_FILE},
 	    {"all", no_argument, NULL, OPT_ALL},
 	    {"threshold", required_argument, NULL, OPT_THRESHOLD},
 	    {"title", required_argument, NULL, OPT_TITLE},
@@ -124,13 +122,15 @@ static int parse_args(int argc, char **argv, struct compare_cli *cli, int *first
 		ret = DPS_EXIT_OK;
 		switch (c) {
 		case OPT_JSON:
-			cli->json = true;
+			/* --json: the JSON instead of the table; --json=FILE: into FILE too */
+			if (optarg) {
+				cli->json_file = optarg;
+			} else {
+				cli->json = true;
+			}
 			break;
 		case OPT_HTML:
 			cli->html = optarg;
-			break;
-		case OPT_JSON_FILE:
-			cli->json_file = optarg;
 			break;
 		case OPT_ALL:
 			cli->all = true;

@@ -140,14 +140,14 @@ Test(compare_cli, unwritable_report_is_a_failure)
 	free(err);
 }
 
-/* --html and --json-file on a full disk: exit 1 naming the file and ENOSPC, the previous file
+/* --html FILE and --json=FILE on a full disk: exit 1 naming the file and ENOSPC, the previous file
  * kept as it was (it was once truncated to nothing), no temporary left. */
 Test(compare_cli, a_full_disk_keeps_the_previous_report_and_json)
 {
 	char *mnt = dps_test_mount_tmpfs(64, true);
 	char *html = g_build_filename(mnt, "r.html", NULL);
 	char *json = g_build_filename(mnt, "c.json", NULL);
-	const char *opts[2] = {"--html", "--json-file"};
+	const char *opts[2] = {"--html ", "--json="};
 	const char *paths[2] = {html, json};
 	char *dots;
 
@@ -155,7 +155,7 @@ Test(compare_cli, a_full_disk_keeps_the_previous_report_and_json)
 	dps_test_write_file(json, "{\"previous\": 1}\n");
 	dps_test_fill_fs(mnt);
 	for (int i = 0; i < 2; i++) {
-		char *err = NULL, *out = run_compare(&err, "base base %s '%s'", opts[i], paths[i]);
+		char *err = NULL, *out = run_compare(&err, "base base %s'%s'", opts[i], paths[i]);
 		char *text = dps_test_read_file(paths[i], NULL);
 
 		cr_expect_eq(ct_last_status, 1, "%s: exit %d: %s", opts[i], ct_last_status, err);
@@ -500,7 +500,7 @@ Test(compare_cli, json_records_what_was_run, .timeout = 120)
 	g_free(cmd);
 	out = run_compare(&err,
 			  "%s %s --orig-pid 28719 --calibration %s --exclude-comm 'no such' "
-			  "--threshold 50 --json-file %s",
+			  "--threshold 50 --json=%s",
 			  trace, trace, cal, json);
 	cr_assert_eq(ct_last_status, 0, "%s", err);
 	free(out);
@@ -512,7 +512,7 @@ Test(compare_cli, json_records_what_was_run, .timeout = 120)
 	cmd =
 	    dps_test_strf("r=d[\"run\"]; assert \"dps \" + r[\"dps_version\"] == \"%s\", r; "
 			  "assert r[\"argv\"][:4] == [\"dps\", \"compare\", \"%s\", \"%s\"], r; "
-			  "assert r[\"argv\"][-2:] == [\"--json-file\", \"%s\"], r; "
+			  "assert r[\"argv\"][-1] == \"--json=%s\", r; "
 			  "assert \"--exclude-comm \\x27no such\\x27\" in r[\"command_line\"], r; "
 			  "assert r[\"calibration\"][\"path\"] == \"%s\", r; "
 			  "assert r[\"calibration\"][\"work_loops_per_us\"] > 0, r; "
@@ -581,7 +581,7 @@ Test(compare_cli, small_bases_show_the_difference_not_a_percentage)
 	cr_expect(strstr(out, "+500.00 us"), "%s", out);
 	free(out);
 	free(err);
-	out = run_compare(&err, "base double2 --json-file %s", json);
+	out = run_compare(&err, "base double2 --json=%s", json);
 	cr_assert_eq(ct_last_status, 0, "%s", err);
 	expect_json(json,
 		    "b=d[\"threads\"][0][\"blocked\"]; "
