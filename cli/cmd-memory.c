@@ -50,7 +50,7 @@ static void print_usage(FILE *out)
 	    "different sizes), and the paper's plain ratios beside them. With --size N instead,\n"
 	    "against the runs' input sizes (profile's --size, or dps_mem_size).\n"
 	    "  -b, --basis CLASS    the class whose count you can estimate\n"
-	    "  -n, --count N        how many objects of it the new input makes (> 0)\n"
+	    "      --count N        how many objects of it the new input makes (> 0)\n"
 	    "      --json           the prediction as JSON on standard output\n"
 	    "      --actions DIR    the predicted heap curve as an action set (dps run, dps "
 	    "build)\n"
@@ -242,6 +242,7 @@ fini_profile:
 
 static int cmd_predict(int argc, char **argv)
 {
+	/* 'n' (--count), 'j', 'a', 'H': codes, not short options (-n is --name in dps gen) */
 	static const struct option options[] = {
 	    {"basis", required_argument, NULL, 'b'},   {"count", required_argument, NULL, 'n'},
 	    {"size", required_argument, NULL, 's'},    {"json", no_argument, NULL, 'j'},
@@ -257,7 +258,7 @@ static int cmd_predict(int argc, char **argv)
 	int c, ret = DPS_EXIT_OK, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:n:s:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:s:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			po.basis = optarg;

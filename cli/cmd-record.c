@@ -21,8 +21,8 @@ static void usage(FILE *out)
 		"      --no-kernel    no kernel events\n"
 		"      --ust          require UST (default: on)\n"
 		"      --no-ust       no UST session\n"
-		"  -m, --memory       preload the LTTng libc wrapper (heap events)\n"
-		"  -s, --sync         preload the LTTng pthread wrapper and dps's synchronization\n"
+		"      --memory       preload the LTTng libc wrapper (heap events)\n"
+		"      --sync         preload the LTTng pthread wrapper and dps's synchronization\n"
 		"                     probe (mutexes, condition variables, barriers, semaphores,\n"
 		"                     rwlocks, pipes, OpenMP; with the dps/annotate.h events,\n"
 		"                     synchronization objects)\n"
@@ -32,15 +32,16 @@ static void usage(FILE *out)
 
 int dps_cmd_record(int argc, char **argv)
 {
-	enum { OPT_KERNEL = 256, OPT_NO_KERNEL, OPT_UST, OPT_NO_UST };
+	enum { OPT_KERNEL = 256, OPT_NO_KERNEL, OPT_UST, OPT_NO_UST, OPT_MEMORY, OPT_SYNC };
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
 	    {"kernel", no_argument, NULL, OPT_KERNEL},
 	    {"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
 	    {"ust", no_argument, NULL, OPT_UST},
 	    {"no-ust", no_argument, NULL, OPT_NO_UST},
-	    {"memory", no_argument, NULL, 'm'},
-	    {"sync", no_argument, NULL, 's'},
+	    /* no -m, -s: elsewhere they are --min-block and --size */
+	    {"memory", no_argument, NULL, OPT_MEMORY},
+	    {"sync", no_argument, NULL, OPT_SYNC},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -53,7 +54,7 @@ int dps_cmd_record(int argc, char **argv)
 
 	dps_record_options_default(&o);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+o:msqh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			o.out = optarg;
@@ -70,10 +71,10 @@ int dps_cmd_record(int argc, char **argv)
 		case OPT_NO_UST:
 			o.ust = false;
 			break;
-		case 'm':
+		case OPT_MEMORY:
 			o.memory = true;
 			break;
-		case 's':
+		case OPT_SYNC:
 			o.sync = true;
 			break;
 		case 'q':

@@ -20,11 +20,11 @@ static void print_usage(FILE *out)
 	    "dps/ssf.h. Members DWARF cannot settle (a pointer to a scalar: one or an array? a\n"
 	    "union: which member?) need a line in the annotation file; gen lists the missing ones\n"
 	    "and writes nothing.\n"
-	    "  -t, --type TYPE        \"struct NAME\", \"union NAME\", \"enum NAME\", a typedef, a "
+	    "      --type TYPE        \"struct NAME\", \"union NAME\", \"enum NAME\", a typedef, a "
 	    "base type\n"
 	    "  -o, --output FILE      the header to write ('-' = standard output)\n"
 	    "  -a, --annotations FILE length/one/tag/case/opaque lines (doc/ssf.md)\n"
-	    "  -p, --prefix NAME      prefix of generated names (default: from the output's name)\n"
+	    "      --prefix NAME      prefix of generated names (default: from the output's name)\n"
 	    "      --opaque null|skip function pointers, void *, FILE *: restored as NULL "
 	    "(default)\n"
 	    "                         or left as they are\n\n"
@@ -57,6 +57,7 @@ static void prefix_from(const char *output, char *buf, size_t len)
 
 static int cmd_gen(int argc, char **argv)
 {
+	/* 't', 'p': codes, not short options (-t, -p are --tid, --pid in dps) */
 	static const struct option options[] = {
 	    {"type", required_argument, NULL, 't'},
 	    {"output", required_argument, NULL, 'o'},
@@ -75,7 +76,7 @@ static int cmd_gen(int argc, char **argv)
 
 	o.types = types;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "t:o:a:p:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:a:h", options, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			if (o.n_types == sizeof(types) / sizeof(types[0])) {
@@ -151,6 +152,7 @@ static int cmd_gen(int argc, char **argv)
 
 static int cmd_decode(int argc, char **argv)
 {
+	/* 'n': a code, not -n (--name in dps gen and build) */
 	static const struct option options[] = {
 	    {"named", no_argument, NULL, 'n'},
 	    {"help", no_argument, NULL, 'h'},
@@ -161,7 +163,7 @@ static int cmd_decode(int argc, char **argv)
 	int c, ret;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "nh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			form = SSF_DECODE_NAMED;
