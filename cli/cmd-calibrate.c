@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* dps calibrate: measures this machine for libdps and writes the calibration file. */
+#include <getopt.h>
 #include <stdio.h>
-#include <string.h>
 
 #include <dps/dps-memory.h>
 #include <dps/dps.h>
@@ -134,33 +134,55 @@ static int calibrate_action_costs(const char *output)
 
 int dps_cmd_calibrate(int argc, char **argv)
 {
+	enum { OPT_QUICK = 256, OPT_MEMORY, OPT_ACTION_COSTS };
+	static const struct option longopts[] = {
+	    {"output", required_argument, NULL, 'o'},
+	    {"quick", no_argument, NULL, OPT_QUICK},
+	    {"memory", no_argument, NULL, OPT_MEMORY},
+	    {"action-costs", no_argument, NULL, OPT_ACTION_COSTS},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
 	struct dps_calibration cal;
 	const char *output = NULL;
 	bool quick = false;
 	bool memory = false;
 	bool costs = false;
 	bool help = false;
-	int ret = DPS_EXIT_OK;
+	int c, ret = DPS_EXIT_OK;
 
-	for (int i = 1; i < argc && !help && ret == DPS_EXIT_OK; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			help = true;
-		} else if (!strcmp(argv[i], "--quick")) {
+	optind = 1;
+	opterr = 0; /* the message below names the argument */
+	while (!help && ret == DPS_EXIT_OK &&
+	       (c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
+		case OPT_QUICK:
 			quick = true;
-		} else if (!strcmp(argv[i], "--memory")) {
+			break;
+		case OPT_MEMORY:
 			memory = true;
-		} else if (!strcmp(argv[i], "--action-costs")) {
+			break;
+		case OPT_ACTION_COSTS:
 			costs = true;
-		} else if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) &&
-			   i + 1 < argc) {
-			output = argv[++i];
-		} else if (!strncmp(argv[i], "--output=", 9)) {
-			output = argv[i] + 9;
-		} else {
-			fprintf(stderr, "dps calibrate: unexpected argument '%s'\n", argv[i]);
+			break;
+		case 'h':
+			help = true;
+			break;
+		default:
+			fprintf(stderr, "dps calibrate: unexpected argument '%s'\n",
+				argv[optind - 1]);
 			print_help(stderr);
 			ret = DPS_EXIT_USAGE;
+			break;
 		}
+	}
+	if (!help && ret == DPS_EXIT_OK && optind < argc) {
+		fprintf(stderr, "dps calibrate: unexpected argument '%s'\n", argv[optind]);
+		print_help(stderr);
+		ret = DPS_EXIT_USAGE;
 	}
 	if (help) {
 		print_help(stdout);

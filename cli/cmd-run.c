@@ -4,9 +4,9 @@
  * loaded and validated completely before anything runs: bad input is a file:line:column
  * message and exit 2.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <dps/dps.h>
 
@@ -87,43 +87,53 @@ int dps_cmd_run(int argc, char **argv)
 	struct dps_program prog;
 	struct dps_config cfg;
 	char err[512];
+	static const struct option longopts[] = {
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
 	static char sub_argv0[] = "dps run";
-	int ret;
+	const char *dir;
+	int c, ret;
 
 	/* Loading the set is dps's own work, not the start-up the root's runs absorb: main
 	 * is here, not where the options are parsed (doc/runtime.md). */
 	dps_play_options_default(&at_main);
 	dps_play_options_mark_main(&at_main);
 	dps_play_options_default(&opts);
-	if (argc < 2) {
+	/* dps run's own options come before DIR; those after it are the stub's */
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			print_help(stdout);
+			ret = DPS_EXIT_OK;
+		} else {
+			fprintf(stderr,
+				"dps run: expected the action-set directory first, got '%s'\n",
+				argv[optind - 1]);
+			ret = DPS_EXIT_USAGE;
+		}
+		goto end;
+	}
+	if (optind >= argc) {
 		print_help(stderr);
 		ret = DPS_EXIT_USAGE;
 		goto end;
 	}
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		print_help(stdout);
-		ret = DPS_EXIT_OK;
-		goto end;
-	}
-	if (argv[1][0] == '-') {
-		fprintf(stderr, "dps run: expected the action-set directory first, got '%s'\n",
-			argv[1]);
-		ret = DPS_EXIT_USAGE;
-		goto end;
-	}
+	dir = argv[optind];
 	/* Everything is loaded and validated before anything runs. */
-	ret = dps_cli_load_set(argv[0], argv[1], &set);
+	ret = dps_cli_load_set(argv[0], dir, &set);
 	if (ret) {
 		goto end;
 	}
-	if (!make_program(set, argv[1], &prog, &descs, &actions, &objects, &members)) {
+	if (!make_program(set, dir, &prog, &descs, &actions, &objects, &members)) {
 		fprintf(stderr, "dps run: out of memory\n");
 		ret = DPS_EXIT_FAILURE;
 		goto end;
 	}
 	/* The options after DIR are those of every generated program. */
-	argv[1] = sub_argv0;
-	ret = dps_main_parse_args(argc - 1, argv + 1, &prog, &cfg, &opts);
+	argv[optind] = sub_argv0;
+	ret = dps_main_parse_args(argc - optind, argv + optind, &prog, &cfg, &opts);
 	if (ret) {
 		ret = ret == 1 ? DPS_EXIT_OK : DPS_EXIT_USAGE;
 		goto end;
