@@ -314,8 +314,8 @@ void dps_cli_selection_help(FILE *out, unsigned members, const char *calibration
 			text = min_block;
 		} else if (e->opt.val == OPT_CALIBRATION) {
 			text = calibration ? calibration
-					   : "a dps calibrate file: its min_block_ns is\n"
-					     "--min-block's default";
+					   : "a dps calibrate file, whose min_block_ns is\n"
+					     "the default of --min-block";
 		}
 		print_help_entry(out, e->column, text);
 	}
