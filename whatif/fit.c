@@ -112,6 +112,60 @@ static void refuse(struct whatif_fit *fit, const char *why)
 	snprintf(fit->reason, sizeof(fit->reason), "%s", why);
 }
 
+int whatif_fit_curve_loaded(const double *x, const double *y, const double *spread,
+			    const bool *loaded, size_t n, struct whatif_fit *fit)
+{
+	int rc = whatif_fit_curve(x, y, spread, n, fit);
+	double *sx, *sy, *ss;
+
+	if (rc || !loaded || fit->kind == WHATIF_KIND_UNCLEAR || n <= WHATIF_FIT_MIN_POINTS) {
+		return rc;
+	}
+	sx = malloc(3 * n * sizeof(double));
+	if (!sx) {
+		return -12;
+	}
+	sy = sx + n;
+	ss = sy + n;
+	for (size_t i = 0; i < n; i++) {
+		struct whatif_fit sub;
+		size_t m = 0;
+		bool moved;
+
+		if (!loaded[i]) {
+			continue;
+		}
+		for (size_t j = 0; j < n; j++) {
+			if (j != i) {
+				sx[m] = x[j];
+				sy[m] = y[j];
+				ss[m++] = spread ? spread[j] : 0;
+			}
+		}
+		whatif_fit_curve(sx, sy, spread ? ss : NULL, m, &sub);
+		if (sub.kind == WHATIF_KIND_UNCLEAR) {
+			continue; /* without it the data cannot tell: not another answer */
+		}
+		moved = sub.kind == WHATIF_KIND_LIMITED && fit->kind == WHATIF_KIND_LIMITED &&
+			fabs(sub.t_limit - fit->t_limit) > FIT_KNEE_WIDTH_MAX * (x[n - 1] - x[0]);
+		if (sub.kind != fit->kind || moved) {
+			char why[sizeof(fit->reason)];
+
+			snprintf(
+			    why, sizeof(why),
+			    "the %s rests on the point at t_PSF %.3g ms, which ran under load: "
+			    "without it the curve reads as %s%s (a quieter machine, "
+			    "--wait-quiet)",
+			    whatif_kind_name(fit->kind), x[i] / 1e6, whatif_kind_name(sub.kind),
+			    moved ? " with its knee elsewhere" : "");
+			refuse(fit, why);
+			break;
+		}
+	}
+	free(sx);
+	return 0;
+}
+
 double whatif_fit_eval(const struct whatif_fit *fit, double x)
 {
 	switch (fit->kind) {

@@ -56,6 +56,17 @@ struct whatif_fit {
 int whatif_fit_curve(const double *x, const double *y, const double *spread, size_t n,
 		     struct whatif_fit *fit);
 
+/*
+ * As whatif_fit_curve, then, when some points ran under load (loaded[i], NULL: none), the
+ * answer must not rest on one of them: a loaded point is delayed by the other programs in all
+ * its repetitions alike, which their spread does not show. Each loaded point is left out in
+ * turn (while WHATIF_FIT_MIN_POINTS remain); when the curve without it reads as another kind,
+ * or as a knee more than a quarter of the sweep away, *fit is refused (UNCLEAR) with the
+ * reason naming the point.
+ */
+int whatif_fit_curve_loaded(const double *x, const double *y, const double *spread,
+			    const bool *loaded, size_t n, struct whatif_fit *fit);
+
 /* The fitted model's value at x (the hinge, or the line). */
 double whatif_fit_eval(const struct whatif_fit *fit, double x);
 

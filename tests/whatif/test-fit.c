@@ -218,3 +218,31 @@ Test(fit, bad_input_is_an_error)
 	cr_expect_str_eq(whatif_kind_name(WHATIF_KIND_TOTAL), "total");
 	cr_expect_str_eq(whatif_kind_name(WHATIF_KIND_UNCLEAR), "unclear");
 }
+
+/*
+ * A line (sets/two's long thread timed over its own run: 20 to 60 ms) whose first point ran
+ * under load in both repetitions alike (their spread small): read as a knee on its own, refused
+ * when that point is marked loaded, kept when another point is (the answer does not rest on it).
+ */
+Test(fit, a_knee_that_rests_on_a_loaded_point_is_refused)
+{
+	double x[5] = {20 * MS, 30 * MS, 40 * MS, 50 * MS, 60 * MS};
+	double y[5] = {30 * MS, 30 * MS, 40 * MS, 50 * MS, 60 * MS};
+	double spread[5] = {0.1 * MS, 0.1 * MS, 0.1 * MS, 0.1 * MS, 0.1 * MS};
+	bool first[5] = {true, false, false, false, false};
+	bool last[5] = {false, false, false, false, true};
+	struct whatif_fit f;
+
+	cr_assert_eq(whatif_fit_curve(x, y, spread, 5, &f), 0);
+	cr_assert_eq(f.kind, WHATIF_KIND_LIMITED, "%s: %s", whatif_kind_name(f.kind), f.reason);
+	cr_assert_eq(whatif_fit_curve_loaded(x, y, spread, last, 5, &f), 0);
+	cr_expect_eq(f.kind, WHATIF_KIND_LIMITED, "%s: %s", whatif_kind_name(f.kind), f.reason);
+	cr_assert_eq(whatif_fit_curve_loaded(x, y, spread, first, 5, &f), 0);
+	cr_expect_eq(f.kind, WHATIF_KIND_UNCLEAR, "%s: %s", whatif_kind_name(f.kind), f.reason);
+	cr_expect(!f.knee);
+	cr_expect(strstr(f.reason, "t_PSF 20 ms, which ran under load"), "%s", f.reason);
+	cr_expect(strstr(f.reason, "reads as total"), "%s", f.reason);
+	/* none loaded: the plain fit */
+	cr_assert_eq(whatif_fit_curve_loaded(x, y, spread, NULL, 5, &f), 0);
+	cr_expect_eq(f.kind, WHATIF_KIND_LIMITED);
+}

@@ -59,8 +59,14 @@ static char *run_json(const char *args, unsigned repeat, unsigned n_points, cons
 	check =
 	    dps_test_run_sh(DPS_TEST_PYTHON " %s/tests/whatif/check-json.py %u %u %s < %s/out.json",
 			    dps_test_source_dir(), repeat, n_points, kinds, tmp);
-	cr_assert_eq(check.status, 0, "dps whatif %s: the JSON breaks its schema:\n%s%s", args,
-		     check.out, check.err);
+	if (check.status != 0) {
+		char *path = dps_test_strf("%s/out.json", tmp);
+		char *json = dps_test_read_file(path, NULL);
+
+		/* the whole JSON: which points ran under load, their spreads, the fit's reason */
+		cr_assert_fail("dps whatif %s: the JSON breaks its schema:\n%s%s\n%s", args,
+			       check.out, check.err, json ? json : "(no JSON)");
+	}
 	line = g_strdup(check.out);
 	dps_test_run_fini(&check);
 	dps_test_run_fini(&run);
