@@ -12,6 +12,7 @@
 
 #include "actset.h"
 #include "cli.h"
+#include "simgen.h"
 
 static void print_help(FILE *out)
 {
@@ -25,66 +26,12 @@ static void print_help(FILE *out)
 	fputs("\nExit codes: 0 ok, 1 failure, 2 bad usage or bad input (nothing was run).\n", out);
 }
 
-/* A program for the player from a resolved set, as simgen's tables would hold it: one array of
- * played actions (a reference's arg is the other thread's index) for all threads, and the
- * descriptions pointing into it. *actions and *descs are the caller's to free (also on
- * error: NULL), as are *objects and *members (format version 2's objects and member sets).
- * Returns false on ENOMEM. */
-static bool make_program(const struct dps_actset *set, const char *name, struct dps_program *prog,
-			 struct dps_thread_desc **descs, struct dps_action **actions,
-			 struct dps_object **objects, uint32_t **members)
-{
-	size_t total = 0, k = 0;
-
-	if (dps_actset_program_tables(set, objects, members)) {
-		return false;
-	}
-	for (size_t t = 0; t < set->n_threads; t++) {
-		total += set->threads[t].n_actions;
-	}
-	*descs = calloc(set->n_threads ? set->n_threads : 1, sizeof(**descs));
-	*actions = calloc(total ? total : 1, sizeof(**actions));
-	if (!*descs || !*actions) {
-		return false;
-	}
-	for (size_t t = 0; t < set->n_threads; t++) {
-		const struct dps_actset_thread *th = &set->threads[t];
-
-		(*descs)[t] = (struct dps_thread_desc){
-		    .id = th->id,
-		    .name = th->comm,
-		    .actions = *actions + k,
-		    .n_actions = th->n_actions,
-		};
-		for (size_t a = 0; a < th->n_actions; a++) {
-			const struct dps_actset_action *act = &th->actions[a];
-
-			(*actions)[k++] = dps_actset_played_action(set, act);
-		}
-	}
-	*prog = (struct dps_program){
-	    .name = name,
-	    .threads = *descs,
-	    .n_threads = set->n_threads,
-	    .root = set->root,
-	    .objects = *objects,
-	    .n_objects = set->n_objects,
-	    .members = *members,
-	    .n_members = set->n_members,
-	};
-	return true;
-}
-
 int dps_cmd_run(int argc, char **argv)
 {
 	struct dps_actset *set = NULL;
-	struct dps_thread_desc *descs = NULL;
-	struct dps_action *actions = NULL;
-	struct dps_object *objects = NULL;
-	uint32_t *members = NULL;
+	struct simgen_program tables = {0};
 	struct dps_play_result result = {0};
 	struct dps_play_options opts, at_main;
-	struct dps_program prog;
 	struct dps_config cfg;
 	char err[512];
 	static const struct option longopts[] = {
@@ -126,14 +73,14 @@ int dps_cmd_run(int argc, char **argv)
 	if (ret) {
 		goto end;
 	}
-	if (!make_program(set, dir, &prog, &descs, &actions, &objects, &members)) {
+	if (simgen_program_make(set, dir, &tables)) {
 		fprintf(stderr, "dps run: out of memory\n");
 		ret = DPS_EXIT_FAILURE;
 		goto end;
 	}
 	/* The options after DIR are those of every generated program. */
 	argv[optind] = sub_argv0;
-	ret = dps_main_parse_args(argc - optind, argv + optind, &prog, &cfg, &opts);
+	ret = dps_main_parse_args(argc - optind, argv + optind, &tables.prog, &cfg, &opts);
 	if (ret) {
 		ret = ret == 1 ? DPS_EXIT_OK : DPS_EXIT_USAGE;
 		goto end;
@@ -153,7 +100,7 @@ int dps_cmd_run(int argc, char **argv)
 		fprintf(stderr, "dps run: warning: the set is partial: %s\n",
 			set->partial_reason ? set->partial_reason : "events were lost");
 	}
-	ret = dps_play(&prog, &opts, &result);
+	ret = dps_play(&tables.prog, &opts, &result);
 	if (ret) {
 		fprintf(stderr, "dps run: replay failed: %s%s%s\n", dps_status_string(ret),
 			result.detail[0] ? ": " : "", result.detail);
@@ -164,10 +111,7 @@ int dps_cmd_run(int argc, char **argv)
 	dps_play_result_fini(&result);
 end:
 	dps_main_args_fini(&opts);
-	free(descs);
-	free(actions);
-	free(objects);
-	free(members);
+	simgen_program_fini(&tables);
 	dps_actset_destroy(set);
 	return ret;
 }

@@ -18,7 +18,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+
+#include <dps/dps.h>
 
 #include "actset.h"
 #include "diag.h"
@@ -82,6 +85,24 @@ char *simgen_sanitize_text(const char *in, char *buf, size_t max);
  * "dps-sim"; sanitized like a thread name. buf holds max + 1 bytes. */
 void simgen_program_name(const struct dps_actset *set, const struct simgen_options *opts, char *buf,
 			 size_t max);
+
+/*
+ * A resolved set as the player's tables in memory: the tables simgen_write puts in the C
+ * program, for dps run to play the set without generating code (program.c).
+ */
+struct simgen_program {
+	struct dps_program prog;	 /* points into the tables below; its names are borrowed
+					  * from the set and name (both must outlive it) */
+	struct dps_thread_desc *threads; /* owned: one per thread of the set */
+	struct dps_action *actions;	 /* owned: every thread's actions, one after another */
+	struct dps_object *objects;	 /* owned: the set's objects (format 2) */
+	uint32_t *members;		 /* owned: member sets, then task queues' takers */
+};
+
+/* Builds *p from set (resolved) named name. Returns DPS_OK, or DPS_ERR_NOMEM with *p empty.
+ * Free it with simgen_program_fini (a NULL or empty p too). */
+int simgen_program_make(const struct dps_actset *set, const char *name, struct simgen_program *p);
+void simgen_program_fini(struct simgen_program *p);
 
 /* How dps build compiles a generated program. */
 struct simgen_build_options {
