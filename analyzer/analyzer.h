@@ -296,6 +296,18 @@ void analyzer_rank_print(const struct analyzer_result *res, size_t limit, FILE *
  */
 int analyzer_unify_clocks(const char *trace_dir, struct dps_diag *diag);
 
+struct dps_record_options;
+struct dps_record_result;
+/*
+ * dps record as one call, for every command that records: dps_record_run, then, when it
+ * succeeded, analyzer_unify_clocks on the trace. Returns dps_record_run's status (diag, res as
+ * it fills them). Clocks left apart are no failure (dps reads the parts apart; only babeltrace2
+ * on the whole directory is affected): clocks->msg says why, empty when they are one.
+ */
+enum dps_status analyzer_record(const struct dps_record_options *opts,
+				struct dps_record_result *res, struct dps_diag *diag,
+				struct dps_diag *clocks);
+
 struct analyzer_result *analyzer_result_create(void);
 void analyzer_result_destroy(struct analyzer_result *res); /* accepts NULL */
 

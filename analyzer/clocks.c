@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * One time line for a dps record trace (doc/record.md, "One trace"). The kernel part of a
+ * One time line for a dps record trace (doc/record.md, "One trace"), and dps record as one call
+ * that makes it (analyzer_record: dps_record_run, then the clocks). The kernel part of a
  * `dps record` trace made with perf is CLOCK_MONOTONIC like the LTTng-UST part, but perf data
  * convert writes its clock without an origin (absolute = FALSE, offset 0), and babeltrace2's
  * muxer refuses to put such a clock on one time line with LTTng's, whose origin is the Unix
@@ -25,6 +26,7 @@
 #include "analyzer.h"
 #include "bt-source.h"
 #include "find-traces.h"
+#include "record.h"
 
 /* The directory of the first CTF trace under dir (find-traces.c), or NULL (g_free). */
 static char *find_metadata_dir(const char *dir)
@@ -218,4 +220,17 @@ end:
 	g_free(ust_root);
 	g_free(perf_meta);
 	return status;
+}
+
+enum dps_status analyzer_record(const struct dps_record_options *opts,
+				struct dps_record_result *res, struct dps_diag *diag,
+				struct dps_diag *clocks)
+{
+	enum dps_status st = dps_record_run(opts, res, diag);
+
+	clocks->msg[0] = '\0';
+	if (st == DPS_OK && analyzer_unify_clocks(res->trace, clocks) == DPS_OK) {
+		clocks->msg[0] = '\0'; /* one time line: nothing to say */
+	}
+	return st;
 }

@@ -48,7 +48,7 @@ int dps_cmd_record(int argc, char **argv)
 	};
 	struct dps_record_options o;
 	struct dps_record_result res;
-	struct dps_diag diag = {{0}};
+	struct dps_diag diag = {{0}}, clocks = {{0}};
 	enum dps_status status;
 	int opt;
 
@@ -94,18 +94,18 @@ int dps_cmd_record(int argc, char **argv)
 		return DPS_EXIT_USAGE;
 	}
 	o.cmd = &argv[optind];
-	status = dps_record_run(&o, &res, &diag);
+	status = analyzer_record(&o, &res, &diag, &clocks);
 	if (status) {
 		fprintf(stderr, "dps record: %s\n",
 			diag.msg[0] ? diag.msg : dps_status_string(status));
 		return dps_cli_exit_code(status);
 	}
-	if (analyzer_unify_clocks(res.trace, &diag)) {
+	if (clocks.msg[0]) {
 		/* dps reads the parts apart: only babeltrace2 on the whole directory is affected */
 		fprintf(stderr,
 			"dps record: warning: the kernel and UST parts keep separate clocks "
 			"(babeltrace2 reads them one directory at a time): %s\n",
-			diag.msg);
+			clocks.msg);
 	}
 	if (!o.quiet) {
 		fprintf(stderr, "dps record: done: pid %lld; next: dps analyze %s -o ACTIONS\n",

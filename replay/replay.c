@@ -500,6 +500,7 @@ static enum dps_status run_stub(struct replay *rp)
 	char **knobs = stub_knobs(rp, 0);
 	struct dps_record_options ro;
 	struct dps_record_result rr = {0};
+	struct dps_diag clocks = {{0}};
 	enum dps_status st;
 
 	/* --wait-quiet's wait is no part of a step: it says so itself */
@@ -528,7 +529,7 @@ static enum dps_status run_stub(struct replay *rp)
 	ro.quiet = o->quiet || !o->verbose;
 	ro.no_load_note = true; /* the comparison says it, next to its headline */
 	ro.cmd = (char *const *)cmd->pdata;
-	st = dps_record_run(&ro, &rr, rp->diag);
+	st = analyzer_record(&ro, &rr, rp->diag, &clocks);
 	if (!st && !(WIFEXITED(rr.wait_status) && WEXITSTATUS(rr.wait_status) == 0)) {
 		dps_diag_setf(rp->diag,
 			      "the stub failed (%s %d): its messages are above; the recording is "
@@ -539,17 +540,12 @@ static enum dps_status run_stub(struct replay *rp)
 			      rp->res->sim_trace);
 		st = DPS_ERROR;
 	}
-	if (!st) {
-		struct dps_diag clocks = {{0}};
-
-		if (analyzer_unify_clocks(rp->res->sim_trace, &clocks)) {
-			dps_steps_clear(&rp->steps);
-			fprintf(
-			    stderr,
-			    "dps replay: warning: the simulated run's kernel and UST parts keep "
-			    "separate clocks: %s\n",
-			    clocks.msg);
-		}
+	if (!st && clocks.msg[0]) {
+		dps_steps_clear(&rp->steps);
+		fprintf(stderr,
+			"dps replay: warning: the simulated run's kernel and UST parts keep "
+			"separate clocks: %s\n",
+			clocks.msg);
 	}
 	dps_record_result_fini(&rr);
 	g_ptr_array_free(cmd, TRUE);
