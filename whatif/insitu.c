@@ -59,9 +59,9 @@ enum dps_status whatif_insitu_check(const struct whatif_options *o, struct dps_d
 	}
 	if (o->input || o->n_thread_ids || o->n_comms || o->timelines || o->window_from ||
 	    o->window_to) {
-		dps_diag_setf(diag,
-			      "with a command, the component is its --region; a trace or set, "
-			      "--thread, --thread-comm, --timelines and --window-* are the replay's");
+		dps_diag_setf(
+		    diag, "with a command, the component is its --region; a trace or set, "
+			  "--thread, --thread-comm, --timelines and --window-* are the replay's");
 		return DPS_ERR_INVAL;
 	}
 	return DPS_OK;

@@ -299,9 +299,9 @@ Test(prims_live, workers_sharing_an_atomic_counter_make_whatif_unclear)
 				 "'%s/tests/analyzer/analyzer-prims-prog-plain' pool",
 				 dps_test_bin(), trace, dps_test_build_dir()),
 		     0);
-	r = dps_test_run_dps("whatif", trace, "--thread-comm", "worker1", "--stub", "busy", "--from",
-			     "0.5", "--to", "1.5", "--step", "0.5", "--repeat", "1", "--mode",
-			     "wall", "--json", "-q", NULL);
+	r = dps_test_run_dps("whatif", trace, "--thread-comm", "worker1", "--stub", "busy",
+			     "--from", "0.5", "--to", "1.5", "--step", "0.5", "--repeat", "1",
+			     "--mode", "wall", "--json", "-q", NULL);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect_not_null(strstr(r.out, "\"kind\": \"unclear\""), "%s", r.out);
 	cr_expect_not_null(strstr(r.out, "\"check\": \"shared-work\""), "%s", r.out);

@@ -263,9 +263,10 @@ Test(whatif, the_output_directory_keeps_everything_and_is_replaced_whole)
 Test(whatif, a_window_the_user_names_is_what_is_timed)
 {
 	char *set = set_path("two");
-	char *args = dps_test_strf("%s --thread-comm long --stub busy --from 0.5 --to 1.5 --step 0.25 "
-				   "--repeat 2 --mode wall --window-from 2.start --window-to 2.end",
-				   set);
+	char *args =
+	    dps_test_strf("%s --thread-comm long --stub busy --from 0.5 --to 1.5 --step 0.25 "
+			  "--repeat 2 --mode wall --window-from 2.start --window-to 2.end",
+			  set);
 	char *line = run_json(args, 2, 5, "total unclear");
 	char *json = dps_test_strf("%s/out.json", tmp);
 	char *text = dps_test_read_file(json, NULL);
