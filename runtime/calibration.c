@@ -306,9 +306,14 @@ static int measure_threads(struct dps_calibration *cal, size_t n)
  * napping thousands of times between 40 us runs could not give back (the player takes a
  * sleep's spin out of the next run in cpu mode).
  */
+double dps__sleep_margin_ns(uint64_t req_ns)
+{
+	return 5000.0 + 0.0005 * (double)req_ns;
+}
+
 static double robust_overshoot(double *over, size_t n, uint64_t req)
 {
-	return dps__quantile(over, n, 0.5) + 5000.0 + 0.0005 * (double)req;
+	return dps__quantile(over, n, 0.5) + dps__sleep_margin_ns(req);
 }
 
 /* Raw clock_nanosleep overshoot with the timer slack in force, per requested duration (see

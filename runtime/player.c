@@ -95,6 +95,8 @@ struct thread_play {
 	 * the actions played since the last run, still to be taken out of the next runs. */
 	uint64_t run_cpu_ns;
 	uint64_t debt_ns;
+	/* cpu mode: the CPU the thread's sleeps cost, a running mean (dps__sleep_off_cpu) */
+	uint64_t sleep_cost_ns;
 	bool traced; /* the dps events are recorded: the calibration's traced costs apply */
 };
 
@@ -303,7 +305,12 @@ static void play_one(struct player *pl, struct thread_play *tp, const struct dps
 		break;
 	case DPS_ACT_SLEEP:
 		ns = scale_ns(a->arg, tp->sleep_scale);
-		act = dps__sleep(ns - start_lag(tp, ns), a->line);
+		if (pl->opts.mode == DPS_RUN_CPU) {
+			act =
+			    dps__sleep_off_cpu(ns - start_lag(tp, ns), a->line, &tp->sleep_cost_ns);
+		} else {
+			act = dps__sleep(ns - start_lag(tp, ns), a->line);
+		}
 		tp->played_ns += ns;
 		self->res->sleep_req_ns += ns;
 		self->res->sleep_act_ns += act;

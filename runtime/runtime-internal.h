@@ -41,6 +41,16 @@ uint64_t dps__run(uint64_t ns, enum dps_run_mode mode, uint32_t line);
 uint64_t dps__run_budget(uint64_t ns, enum dps_run_mode mode, uint64_t cpu_target_ns, uint32_t line,
 			 uint64_t *cpu_ns);
 uint64_t dps__sleep(uint64_t ns, uint32_t line);
+/*
+ * cpu mode's sleep: keeps the thread off the CPU for ns, its wall time less the CPU it spent
+ * (doc/runtime.md, "Sleeps in cpu mode"). Wakes at the calibrated median overshoot and spins
+ * nothing; ends *cost_ns later than ns, *cost_ns being the CPU the thread's sleeps cost (its
+ * running estimate, updated with this sleep's). Returns the wall ns slept.
+ */
+uint64_t dps__sleep_off_cpu(uint64_t ns, uint32_t line, uint64_t *cost_ns);
+/* The margin the calibration's sleep table adds to the median overshoot of a request of
+ * req_ns (5 us and 0.05 %): what dps__sleep spins when the kernel wakes it at its median. */
+double dps__sleep_margin_ns(uint64_t req_ns);
 
 /* Spins on CLOCK_MONOTONIC until deadline_ns. */
 void dps__spin_until(uint64_t deadline_ns);

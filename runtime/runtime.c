@@ -355,6 +355,49 @@ uint64_t dps__sleep(uint64_t ns, uint32_t line)
 	return t1 - t0;
 }
 
+/*
+ * In cpu mode the player takes whatever CPU a thread spends outside its runs out of its next
+ * run, so the CPU a sleep costs (the system call, the wake-up, the tracepoints: 15-35 us on a
+ * VM) shortens the next run's wall time by as much. A sleep that ended on its deadline would
+ * make every sleep-and-run cycle end early by that cost; the recording's sleep is the time the
+ * thread was off the CPU (doc/analyzer.md), so this one keeps the thread off the CPU for ns:
+ * it wakes at start + ns + the CPU it is expected to cost, less the median overshoot, and
+ * spins nothing (a spin's CPU is on the thread's clock as much as on the wall, so it cannot
+ * make up for an early wake-up, only move CPU out of the next run). The expected cost is the
+ * thread's running mean of its sleeps' measured costs (the first sleep's as it comes).
+ */
+uint64_t dps__sleep_off_cpu(uint64_t ns, uint32_t line, uint64_t *cost_ns)
+{
+	uint64_t id = dps__tls_id;
+	uint64_t c0, c1, t0, t1, wake, used;
+	struct timespec ts;
+	double early;
+
+	dps__thread_prepare();
+	c0 = dps__cputime_ns();
+	lttng_ust_tracepoint(dps, sleep_begin, id, ns, 0, line);
+	t0 = dps__now_ns();
+	early =
+	    dps_calibration_sleep_overshoot_ns(&dps__calibration, ns) - dps__sleep_margin_ns(ns);
+	wake = add_sat(t0, add_sat(ns, *cost_ns));
+	/* shorter than the kernel's median overshoot: uncompensated, late by about that */
+	if (early > 0 && (double)(wake - t0) > early) {
+		wake -= (uint64_t)early;
+	}
+	ts.tv_sec = (time_t)(wake / DPS_NS_PER_S);
+	ts.tv_nsec = (long)(wake % DPS_NS_PER_S);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+		/* a signal: sleep on to the same absolute time */
+	}
+	t1 = dps__now_ns();
+	lttng_ust_tracepoint(dps, sleep_end, id, ns, t1 - t0, line);
+	c1 = dps__cputime_ns();
+	used = c1 > c0 ? c1 - c0 : 0;
+	/* a mean over the last few sleeps: one preempted wake-up does not set it */
+	*cost_ns = *cost_ns ? (*cost_ns * 7 + used) / 8 : used;
+	return t1 - t0;
+}
+
 static uint64_t scale_ns(uint64_t ns, double scale)
 {
 	double v = (double)ns * scale;
