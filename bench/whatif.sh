@@ -48,10 +48,10 @@ d = json.load(open(sys.argv[1]))
 print(json.dumps({k: d[k] for k in ("kind", "t_limit_ns", "t_limit_scale", "busy_ns")}))
 PY
 }
-run two-knee "$sets/two" --comm long
-run knee-knee "$sets/knee" --comm long
-run two-total "$sets/two" --comm long --stub busy --from 0.75 --to 1.5 --step 0.15
-run two-none "$sets/two" --comm short --stub busy
+run two-knee "$sets/two" --thread-comm long
+run knee-knee "$sets/knee" --thread-comm long
+run two-total "$sets/two" --thread-comm long --stub busy --from 0.75 --to 1.5 --step 0.15
+run two-none "$sets/two" --thread-comm short --stub busy
 run xz "$here/examples/traces/xz-T2" --thread 23703 --html "$work/xz.html"
 run insitu --region long -- "$build/tests/whatif/whatif-insitu-prog"
 
