@@ -35,7 +35,8 @@ declare -A allowed=(
     [whatif]="runtime common analyzer record simgen replay whatif"
     [ssf]="runtime common ssf"
     [mempredict]="runtime common analyzer record mempredict"
-    [cli]="runtime common analyzer record simgen compare replay export whatif ssf mempredict cli"
+    [cache]="runtime common cache"
+    [cli]="runtime common analyzer record simgen compare replay export whatif ssf mempredict cache cli"
 )
 # Header name -> folder, for the project's own headers.
 declare -A owner=()
