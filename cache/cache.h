@@ -121,9 +121,11 @@ void cache_profile_describe(const struct cache_profile *p, char *buf, size_t len
 /*
  * Writes the result file (`dps-cache 1`, doc/cache.md "The result file") of p to f: the
  * source, the command, the geometry (and where it came from, geom may be NULL), the whole
- * program, every function with a data access. Returns DPS_OK or DPS_ERR_IO.
+ * program, and the functions names[0..n) (every one must be in p: cache_table_print checks),
+ * or, with n 0, every function with a data access. Returns DPS_OK or DPS_ERR_IO.
  */
-int cache_result_write(FILE *f, const struct cache_profile *p, const struct cache_geometry *geom);
+int cache_result_write(FILE *f, const struct cache_profile *p, const struct cache_geometry *geom,
+		       const char *const *names, size_t n);
 /*
  * Prints the table to f: a line naming the source and the geometry, then one row per function
  * (names: those, n of them; n 0: the top functions by data accesses, at most 15) and the

@@ -44,7 +44,18 @@ static void write_counts(FILE *f, const char *kind, const struct cache_counts *c
 		c->instructions, c->loads, c->stores, c->d1_misses, c->ll_misses);
 }
 
-int cache_result_write(FILE *f, const struct cache_profile *p, const struct cache_geometry *geom)
+/* One function line: the figures, then the name (the rest of the line). */
+static void write_function(FILE *f, const struct cache_function *fn)
+{
+	char *name = one_line(fn->name);
+
+	write_counts(f, "function", &fn->counts);
+	fprintf(f, " %s\n", name);
+	g_free(name);
+}
+
+int cache_result_write(FILE *f, const struct cache_profile *p, const struct cache_geometry *geom,
+		       const char *const *names, size_t n)
 {
 	char *cmd = one_line(p->cmd);
 
@@ -58,17 +69,19 @@ int cache_result_write(FILE *f, const struct cache_profile *p, const struct cach
 	fprintf(f, "# counts: instructions loads stores d1_misses ll_misses\n");
 	write_counts(f, "total", &p->total);
 	fputc('\n', f);
-	for (guint i = 0; i < p->functions->len; i++) {
-		const struct cache_function *fn = g_ptr_array_index(p->functions, i);
-		char *name;
+	for (size_t i = 0; i < n; i++) {
+		const struct cache_function *fn = cache_profile_borrow_function(p, names[i]);
 
-		if (!fn->counts.loads && !fn->counts.stores) {
-			continue;
+		if (fn) {
+			write_function(f, fn);
 		}
-		name = one_line(fn->name);
-		write_counts(f, "function", &fn->counts);
-		fprintf(f, " %s\n", name);
-		g_free(name);
+	}
+	for (guint i = 0; !n && i < p->functions->len; i++) {
+		const struct cache_function *fn = g_ptr_array_index(p->functions, i);
+
+		if (fn->counts.loads || fn->counts.stores) {
+			write_function(f, fn);
+		}
 	}
 	fprintf(f, "end\n");
 	return ferror(f) ? DPS_ERR_IO : DPS_OK;

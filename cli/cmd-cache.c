@@ -27,7 +27,8 @@ static void print_usage(FILE *out)
 		"loads, stores, D1 misses and last-level misses, with the simulated geometry.\n"
 		"  -o, --output FILE    also write the result file (dps-cache 1, doc/cache.md)\n"
 		"  -f, --function NAME  a row for function NAME (repeatable; default: the 15\n"
-		"                       functions with the most data accesses)\n"
+		"                       functions with the most data accesses), and in FILE\n"
+		"                       only these (default: every function with data accesses)\n"
 		"  -h, --help           this help\n\n"
 		"Exit: 0 ok, 1 failure (the command failed, or valgrind is missing), 2 bad usage\n"
 		"or bad input. See doc/cache.md.\n");
@@ -80,7 +81,8 @@ static int capture(char *const *cmd, const char *output, GPtrArray *names)
 		goto abort_output;
 	}
 	if (output) {
-		ret = cache_result_write(of.f, p, &geom);
+		ret = cache_result_write(of.f, p, &geom, (const char *const *)names->pdata,
+					 names->len);
 		ret = ret ? ret : dps_out_file_commit(&of, &diag);
 		if (ret) {
 			fprintf(stderr, "dps cache: %s\n", diag.msg[0] ? diag.msg : output);
