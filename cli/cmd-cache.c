@@ -16,6 +16,7 @@
 #include "cache.h"
 #include "cli.h"
 #include "diag.h"
+#include "subprocess.h"
 
 static void print_usage(FILE *out)
 {
@@ -56,6 +57,10 @@ static int capture(char *const *cmd, const char *output, GPtrArray *names)
 	int ret, status;
 
 	/* refused before the run, not after minutes of simulation */
+	if (!dps_subprocess_runnable(cmd[0], &diag)) {
+		fprintf(stderr, "dps cache: %s\n", diag.msg);
+		return DPS_EXIT_USAGE;
+	}
 	if (output && (ret = dps_out_file_open(&of, output, &diag))) {
 		fprintf(stderr, "dps cache: %s\n", diag.msg);
 		return DPS_EXIT_FAILURE;
