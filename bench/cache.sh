@@ -63,6 +63,7 @@ for kernel in stream chase matmul hash; do
         }
         secs=$(echo "$(date +%s.%N) - $start" | bc)
         [ -n "$geometry" ] || geometry=$(sed -n 's/^source: //p' "$work/table")
+        [ -n "${chosen:-}" ] || chosen=$(sed -n 's/^dps cache: geometry from //p' "$work/err")
         # function INSTRUCTIONS LOADS STORES D1_MISSES LL_MISSES NAME
         read -r _ ir ld st d1 ll _ < <(grep " kernel_$kernel\$" "$res")
         acc=$((ld + st))
@@ -81,7 +82,8 @@ done
     echo "\`bench/cache.sh\` ($(date -u +%Y-%m-%d), $(valgrind --version), $(nproc) CPUs):"
     echo "each kernel of \`bench/cache/\` run by"
     echo "\`dps cache capture -f kernel_NAME -- dps-bench-cache-NAME --ws WS --reps REPS\`."
-    echo "Source of every figure: $geometry (geometry from this machine, doc/cache.md)."
+    echo "Source of every figure: $geometry; the geometry from $chosen"
+    echo "(doc/cache.md, \"The capture source\")."
     echo "The figures are the kernel function's alone (set-up excluded); ratios are misses per"
     echo "data access (loads + stores), in %. REPS: passes over the working set (stream, chase,"
     echo "hash), or C tiles of 32 x 32 computed (matmul: part of its working set at large sizes)."
