@@ -5,7 +5,8 @@
 #  2. no C file over 1000 lines without a reason written at its top ("Over 1000 lines: ...");
 #  3. a test skips only through dps_test_require or dps_test_skip_build (tests/lib/dps-test.h);
 #  4. CMake lists name their sources: no file(GLOB ...);
-#  5. inside analyzer/, the core's files that keep the threads call one way (core-internal.h).
+#  5. inside analyzer/, the core's files that keep the threads call one way (core-internal.h);
+#  6. the map names every production C file (doc/architecture.md or its folder's page).
 # Prints every violation and exits 1 if there is one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,24 +21,31 @@ say() {
 # compare reads what the analyzer gives; replay drives them all; export shows runs (a replay's
 # too) to other tools; whatif sweeps the stub and replays the points asked for; cli is the
 # thin main.
-declare -A allowed=(
-    [runtime]="runtime tracepoints"
-    [tracepoints]="runtime tracepoints"
-    [stackprobe]="runtime tracepoints stackprobe"
-    [syncprobe]="runtime tracepoints syncprobe"
-    [common]="runtime common"
-    [analyzer]="runtime common analyzer record"
-    [record]="runtime common record"
-    [simgen]="runtime common simgen"
-    [compare]="runtime common analyzer record compare"
-    [replay]="runtime common analyzer record simgen compare replay"
-    [export]="runtime common analyzer record compare replay export"
-    [whatif]="runtime common analyzer record simgen replay whatif"
-    [ssf]="runtime common ssf"
-    [mempredict]="runtime common analyzer record mempredict"
-    [cache]="runtime common cache"
-    [cli]="runtime common analyzer record simgen compare replay export whatif ssf mempredict cache cli"
-)
+# The table is doc/architecture.md's ("Layers"): the doc is the rule, not a copy of it.
+declare -A allowed=()
+in_table=0
+while IFS= read -r line; do
+    case "$line" in
+    '<!-- tree-rules: includes -->') in_table=1 ;;
+    '<!-- /tree-rules -->') in_table=0 ;;
+    *)
+        [ "$in_table" = 1 ] || continue
+        [[ "$line" =~ ^\|\ \`([a-z]+)/\`\ \|\ ([^|]*)\| ]] || continue
+        deps=${BASH_REMATCH[2]%%(*}
+        read -r -a words <<<"${deps//,/ }"
+        allowed[${BASH_REMATCH[1]}]="${words[*]} ${BASH_REMATCH[1]}"
+        ;;
+    esac
+done <doc/architecture.md
+# Production folders: every top-level folder with C code but the tests, benches and examples.
+mapfile -t prod_dirs < <(git ls-files '*.c' '*.h' | grep -v '^tests/\|^bench/\|^examples/' |
+    grep / | cut -d/ -f1 | sort -u)
+if [ "${#allowed[@]}" -eq 0 ]; then
+    say "doc/architecture.md has no include table between <!-- tree-rules: includes --> and <!-- /tree-rules -->"
+fi
+for dir in "${prod_dirs[@]}"; do
+    [ -n "${allowed[$dir]:-}" ] || say "$dir/ has C code and no row in doc/architecture.md's include table"
+done
 # Header name -> folder, for the project's own headers.
 declare -A owner=()
 while IFS= read -r h; do
@@ -129,4 +137,36 @@ for f in "${!core_calls[@]}"; do
         esac
     done < <(perl -0pe 's{/\*.*?\*/}{}gs; s{//[^\n]*}{}g' "$src" | grep -oE 'analyzer__[A-Za-z0-9_]+' | sort -u)
 done
+
+# 6. The map names every production C file: as `file.c`, `folder/file.c`, its stem (`diag`) or
+# a pattern (`cmd-*.c`), on doc/architecture.md or on the pages its folder's row names.
+declare -A folder_pages=()
+while IFS= read -r line; do
+    [[ "$line" =~ ^\|\ \`([a-z]+)/\`\ \|.*\|\ ([^|]*)\ \|$ ]] || continue
+    pages=""
+    for w in ${BASH_REMATCH[2]//,/ }; do
+        [[ "$w" == *.md ]] && [ -f "doc/$w" ] && pages+=" doc/$w"
+    done
+    folder_pages[${BASH_REMATCH[1]}]=$pages
+done < <(sed -n '/^## The folders/,/^## /p' doc/architecture.md)
+declare -A named=()
+for dir in "${prod_dirs[@]}"; do
+    named[$dir]=$(cat doc/architecture.md ${folder_pages[$dir]:-} | grep -oE '`[^`]+`' | tr -d '`' |
+        sort -u | tr '\n' ' ')
+done
+while IFS= read -r f; do
+    dir=${f%%/*}
+    base=${f##*/}
+    rel=${f#*/}
+    ok=0
+    for t in ${named[$dir]:-}; do
+        # shellcheck disable=SC2053 # a token with * is a pattern
+        if [ "$t" = "$base" ] || [ "$t" = "$f" ] || [ "$t" = "$rel" ] || [ "$t" = "${base%.c}" ] ||
+            { [[ "$t" == *"*"* ]] && [[ "$base" == $t ]]; }; then
+            ok=1
+            break
+        fi
+    done
+    [ "$ok" = 1 ] || say "$f is named nowhere in the map: name it in doc/architecture.md's $dir/ row or on its page (${folder_pages[$dir]:-none})"
+done < <(git ls-files '*.c' | grep -v '^tests/\|^bench/\|^examples/')
 exit "$bad"

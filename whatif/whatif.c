@@ -706,27 +706,24 @@ static enum dps_status sweep(struct study *s)
 static void fit(struct study *s)
 {
 	struct whatif_result *r = s->res;
-	double *x = g_new0(double, r->n_points + 1), *y = g_new0(double, r->n_points + 1);
-	double *spread = g_new0(double, r->n_points + 1);
-	bool *loaded = g_new0(bool, r->n_points + 1);
+	size_t n = r->n_points;
+	double *x = g_new0(double, 3 * n + 1), *y = x + n, *spread = y + n;
+	bool *loaded = g_new0(bool, n + 1);
 
-	for (size_t i = 0; i < r->n_points; i++) {
+	for (size_t i = 0; i < n; i++) {
 		x[i] = (double)r->points[i].t_psf_ns;
 		y[i] = (double)r->points[i].median_ns;
 		spread[i] = r->points[i].noise_ns;
 		loaded[i] = r->points[i].loaded;
 	}
-	if (!r->n_points) {
+	if (!n) {
 		memset(&r->fit, 0, sizeof(r->fit));
 		snprintf(r->fit.reason, sizeof(r->fit.reason), "no busy sweep (--stub)");
 	} else {
-		whatif_fit_curve_loaded(x, y, r->repeat > 1 ? spread : NULL, loaded, r->n_points,
-					&r->fit);
+		whatif_fit_curve_loaded(x, y, r->repeat > 1 ? spread : NULL, loaded, n, &r->fit);
 	}
 	g_free(loaded);
 	g_free(x);
-	g_free(y);
-	g_free(spread);
 }
 
 /* The end: OUTDIR replaced by the work directory, or the private temporary removed. */

@@ -18,7 +18,6 @@
 #include <dps/dps.h>
 
 #include "player-internal.h"
-#include "runtime-internal.h"
 
 #define ACT(k, x)                                                                                  \
 	{                                                                                          \
@@ -955,52 +954,4 @@ Test(player, the_summary_says_what_the_start_up_charged)
 	cr_expect_null(strstr(strstr(strstr(buf, "start-up:") + 1, "start-up:") + 1, "start-up:"),
 		       "%s", buf);
 	free(buf);
-}
-
-/*
- * Issue 30: in cpu mode a sleep keeps the thread off the CPU for its length. The CPU the sleep
- * costs (system call, wake-up, tracepoints) comes out of the next run, so a sleep that ended on
- * its deadline (as it did, spinning its last stretch) left each sleep-and-run cycle short by
- * that cost: 30-34 us per nap on the bench VM. Off the CPU = the sleeps' wall time less the
- * thread's CPU outside its runs (own_cpu_ns, which also holds the runs' entries and exits:
- * the bound errs toward failing). With this machine's sleep table (a quick calibration), the
- * old sleep is short by at least its spun margin (5 us) per sleep; a loaded machine only makes
- * the sleeps longer.
- */
-Test(player, a_cpu_mode_sleep_keeps_the_thread_off_the_cpu_for_its_length)
-{
-	enum { CYCLES = 150 };
-	static struct dps_action acts[2 * CYCLES];
-	struct dps_thread_desc th[] = {
-	    {.id = 1, .name = "napper", .actions = acts, .n_actions = 2 * CYCLES}};
-	struct dps_program prog = {.name = "naps", .threads = th, .n_threads = 1, .root = 0};
-	struct dps_calibration cal;
-	struct dps_play_options o;
-	struct dps_play_result r;
-	int64_t off, short_by;
-
-	dps_calibration_default(&cal);
-	cr_assert_eq(dps_calibration_measure(&cal, true), DPS_OK);
-	dps__calibration.n_sleep_points = cal.n_sleep_points;
-	memcpy(dps__calibration.sleep_req_ns, cal.sleep_req_ns, sizeof(cal.sleep_req_ns));
-	memcpy(dps__calibration.sleep_overshoot_ns, cal.sleep_overshoot_ns,
-	       sizeof(cal.sleep_overshoot_ns));
-	for (size_t i = 0; i < CYCLES; i++) {
-		acts[2 * i] = (struct dps_action){.kind = DPS_ACT_RUN, .arg = 100 * US};
-		acts[2 * i + 1] = (struct dps_action){.kind = DPS_ACT_SLEEP, .arg = 500 * US};
-	}
-	dps_play_options_default(&o);
-	o.mode = DPS_RUN_CPU;
-	o.summary = false;
-	cr_assert_eq(dps_play(&prog, &o, &r), DPS_OK);
-	off = (int64_t)r.threads[0].sleep_act_ns - (int64_t)r.threads[0].own_cpu_ns;
-	short_by = (int64_t)r.threads[0].sleep_req_ns - off;
-	cr_expect_lt(short_by, CYCLES * 2 * US,
-		     "off the CPU %.3f ms of %.3f ms asked: short by %.1f us per sleep (slept "
-		     "%.3f ms, own CPU %.3f ms, overshoot table at 100 us %.1f us)",
-		     (double)off / 1e6, (double)r.threads[0].sleep_req_ns / 1e6,
-		     (double)short_by / CYCLES / 1e3, (double)r.threads[0].sleep_act_ns / 1e6,
-		     (double)r.threads[0].own_cpu_ns / 1e6,
-		     dps_calibration_sleep_overshoot_ns(&dps__calibration, 100 * US) / 1e3);
-	dps_play_result_fini(&r);
 }
