@@ -16,6 +16,7 @@
 
 #include "atomic-out.h"
 #include "mempredict.h"
+#include "svg-chart.h"
 #include "text-out.h"
 
 #define W 760.0
@@ -47,14 +48,6 @@ static const char CSS[] =
     ".paper-point{fill:#c0392b}.measured-edge{stroke:#999;stroke-dasharray:4 3}"
     ".edge-label{font-size:11px;fill:#777}";
 
-/* A round tick step for a range: 1, 2 or 5 times a power of ten, about 5 ticks. */
-static double tick_step(double range)
-{
-	double raw = range / 5, p = pow(10, floor(log10(raw))), m = raw / p;
-
-	return p * (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10);
-}
-
 static void page_head(FILE *out, const char *title)
 {
 	fprintf(out,
@@ -66,46 +59,14 @@ static void page_head(FILE *out, const char *title)
 /*
  * The profile
  */
-struct area_chart {
-	double x1, y1; /* ns, bytes: the axes' ends (from 0) */
-};
-
-static double ax(const struct area_chart *c, double ns)
+/* A chart of this page: its frame, both axes from 0, about 5 ticks each, sizes in bytes. */
+static struct svg_chart page_chart(double x_unit, const char *x_title)
 {
-	return ML + ns / c->x1 * (W - ML - MR);
-}
-
-static double ay(const struct area_chart *c, double b)
-{
-	return CHART_H - MB - b / c->y1 * (CHART_H - MT - MB);
-}
-
-static void area_axes(const struct area_chart *c, FILE *out)
-{
-	double sx = tick_step(c->x1), sy = tick_step(c->y1);
-	char h[32];
-
-	fprintf(out,
-		"<g class=\"axes\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-		"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
-		ML, CHART_H - MB, W - MR, CHART_H - MB, ML, MT, ML, CHART_H - MB);
-	for (double v = 0; v <= c->x1 * (1 + 1e-9); v += sx) {
-		fprintf(out,
-			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-			"<text class=\"xt\" x=\"%.1f\" y=\"%.1f\">%g</text>\n",
-			ax(c, v), CHART_H - MB, ax(c, v), CHART_H - MB + 4, ax(c, v),
-			CHART_H - MB + 16, v / 1e6);
-	}
-	for (double v = sy; v <= c->y1 * (1 + 1e-9); v += sy) {
-		fprintf(out,
-			"<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-			"<text class=\"yt\" x=\"%.1f\" y=\"%.1f\">%s</text>\n",
-			ML, ay(c, v), W - MR, ay(c, v), ML - 5, ay(c, v) + 4,
-			mp_human_bytes(v, h, sizeof(h)));
-	}
-	fprintf(out,
-		"<text class=\"xl\" x=\"%.1f\" y=\"%.1f\">ms from the phase's start</text></g>\n",
-		(ML + W - MR) / 2, CHART_H - 6);
+	return (struct svg_chart){
+	    .f = {W, CHART_H, ML, MR, MT, MB},
+	    .x = {.hi = 1, .n_ticks = 5, .unit = x_unit, .title = x_title},
+	    .y = {.hi = 1, .n_ticks = 5, .label = mp_human_bytes, .skip_lo = true},
+	};
 }
 
 /* The series of d as stacked areas, its first row at the bottom. */
@@ -113,7 +74,7 @@ static void area_chart(const struct mp_dataset *d, FILE *out)
 {
 	const struct mp_series *s = &d->series;
 	size_t n = s->n_points;
-	struct area_chart c = {.x1 = 1, .y1 = 1};
+	struct svg_chart c = page_chart(1e6, "ms from the phase's start");
 	double *low;
 
 	if (!n || !s->n_rows) {
@@ -127,31 +88,33 @@ static void area_chart(const struct mp_dataset *d, FILE *out)
 	if (!low) {
 		return;
 	}
-	c.x1 = fmax(1, (double)s->t_ns[n - 1]);
+	c.x.hi = fmax(1, (double)s->t_ns[n - 1]);
 	for (size_t k = 0; k < n; k++) {
 		double total = 0;
 
 		for (size_t j = 0; j < s->n_rows; j++) {
 			total += (double)s->bytes[j * n + k];
 		}
-		c.y1 = fmax(c.y1, total * 1.05);
+		c.y.hi = fmax(c.y.hi, total * 1.05);
 	}
 	fprintf(out,
 		"<svg class=\"live\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" "
 		"data-points=\"%zu\" data-rows=\"%zu\">\n",
 		W, CHART_H, W, CHART_H, n, s->n_rows);
-	area_axes(&c, out);
+	svg_chart_axes(&c, out);
 	for (size_t j = 0; j < s->n_rows; j++) {
 		const uint64_t *row = s->bytes + j * n;
 		const char *colour = s->names[j] ? PALETTE[j % N_COLOURS] : PALETTE[N_COLOURS];
 
 		fprintf(out, "<path class=\"area\" fill=\"%s\" d=\"", colour);
 		for (size_t k = 0; k < n; k++) {
-			fprintf(out, "%s%.1f %.1f", k ? "L" : "M", ax(&c, (double)s->t_ns[k]),
-				ay(&c, low[k] + (double)row[k]));
+			fprintf(out, "%s%.1f %.1f", k ? "L" : "M",
+				svg_chart_x(&c, (double)s->t_ns[k]),
+				svg_chart_y(&c, low[k] + (double)row[k]));
 		}
 		for (size_t k = n; k-- > 0;) {
-			fprintf(out, "L%.1f %.1f", ax(&c, (double)s->t_ns[k]), ay(&c, low[k]));
+			fprintf(out, "L%.1f %.1f", svg_chart_x(&c, (double)s->t_ns[k]),
+				svg_chart_y(&c, low[k]));
 			low[k] += (double)row[k];
 		}
 		fputs("Z\"><title>", out);
@@ -349,7 +312,7 @@ static void phase_bars(const struct mp_prediction *pr, const struct mp_phase_pre
 		x1 = fmax(x1, fmax(fmax(k->peak_hi, k->peak_bytes), k->paper_peak_bytes) * 1.05);
 	}
 	h = MT + rows * ROW_H + MB;
-	sx = tick_step(x1);
+	sx = svg_chart_tick_step(x1, 5);
 	fprintf(out,
 		"<svg class=\"bars\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" "
 		"data-rows=\"%zu\">\n<g class=\"axes\">",
@@ -503,66 +466,44 @@ static void runs_table(const struct mp_prediction *pr, bool by_size, FILE *out)
  */
 static void size_chart(const struct mp_prediction *pr, bool by_size, FILE *out)
 {
-	struct area_chart c = {.x1 = 1, .y1 = 1};
-	double sx, sy, edge = 0;
+	char *title =
+	    by_size ? g_strdup("input size")
+		    : g_strdup_printf("objects of the basis class %s", pr->basis ? pr->basis : "");
+	struct svg_chart c = page_chart(1, title);
+	double edge = 0;
 	char h[32], t[32];
 
 	for (size_t i = 0; i < pr->n_runs; i++) {
-		c.x1 = fmax(c.x1, pr->runs[i].x);
-		c.y1 = fmax(c.y1, pr->runs[i].peak_bytes);
+		c.x.hi = fmax(c.x.hi, pr->runs[i].x);
+		c.y.hi = fmax(c.y.hi, pr->runs[i].peak_bytes);
 		edge = fmax(edge, pr->runs[i].x);
 	}
 	for (size_t i = 0; i < pr->n_curve; i++) {
-		c.x1 = fmax(c.x1, pr->curve_x[i]);
-		c.y1 = fmax(c.y1, pr->curve_peak[i]);
+		c.x.hi = fmax(c.x.hi, pr->curve_x[i]);
+		c.y.hi = fmax(c.y.hi, pr->curve_peak[i]);
 	}
-	c.x1 = fmax(c.x1, pr->count) * 1.05;
-	c.y1 = fmax(c.y1, fmax(pr->peak_hi, pr->paper_peak_bytes)) * 1.08;
-	sx = tick_step(c.x1);
-	sy = tick_step(c.y1);
+	c.x.hi = fmax(c.x.hi, pr->count) * 1.05;
+	c.y.hi = fmax(c.y.hi, fmax(pr->peak_hi, pr->paper_peak_bytes)) * 1.08;
 	fprintf(out,
 		"<svg class=\"peak-size\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" "
 		"height=\"%.0f\" data-runs=\"%zu\" data-curve=\"%zu\">\n",
 		W, CHART_H, W, CHART_H, pr->n_runs, pr->n_curve);
-	fprintf(out,
-		"<g class=\"axes\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-		"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
-		ML, CHART_H - MB, W - MR, CHART_H - MB, ML, MT, ML, CHART_H - MB);
-	for (double v = 0; v <= c.x1 * (1 + 1e-9); v += sx) {
-		fprintf(out,
-			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-			"<text class=\"xt\" x=\"%.1f\" y=\"%.1f\">%g</text>\n",
-			ax(&c, v), CHART_H - MB, ax(&c, v), CHART_H - MB + 4, ax(&c, v),
-			CHART_H - MB + 16, v);
-	}
-	for (double v = sy; v <= c.y1 * (1 + 1e-9); v += sy) {
-		fprintf(out,
-			"<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-			"<text class=\"yt\" x=\"%.1f\" y=\"%.1f\">%s</text>\n",
-			ML, ay(&c, v), W - MR, ay(&c, v), ML - 5, ay(&c, v) + 4,
-			mp_human_bytes(v, h, sizeof(h)));
-	}
-	fprintf(out, "<text class=\"xl\" x=\"%.1f\" y=\"%.1f\">", (ML + W - MR) / 2, CHART_H - 6);
-	if (by_size) {
-		fputs("input size", out);
-	} else {
-		fputs("objects of the basis class ", out);
-		dps_html_escape(out, pr->basis);
-	}
-	fputs("</text></g>\n", out);
+	svg_chart_axes(&c, out);
+	g_free(title);
 	if (edge > 0) {
 		fprintf(out,
 			"<line class=\"measured-edge\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 			"y2=\"%.1f\"/><text class=\"edge-label\" x=\"%.1f\" y=\"%.1f\">"
 			"extrapolated &#8594;</text>\n",
-			ax(&c, edge), MT, ax(&c, edge), CHART_H - MB, ax(&c, edge) + 4, MT + 10);
+			svg_chart_x(&c, edge), MT, svg_chart_x(&c, edge), CHART_H - MB,
+			svg_chart_x(&c, edge) + 4, MT + 10);
 	}
 	if (pr->n_curve) {
 		fputs("<path class=\"model\" d=\"", out);
-		fprintf(out, "M%.1f %.1f", ax(&c, 0), ay(&c, 0));
+		fprintf(out, "M%.1f %.1f", svg_chart_x(&c, 0), svg_chart_y(&c, 0));
 		for (size_t i = 0; i < pr->n_curve; i++) {
-			fprintf(out, "L%.1f %.1f", ax(&c, pr->curve_x[i]),
-				ay(&c, pr->curve_peak[i]));
+			fprintf(out, "L%.1f %.1f", svg_chart_x(&c, pr->curve_x[i]),
+				svg_chart_y(&c, pr->curve_peak[i]));
 		}
 		fputs("\"><title>the fitted models' peak</title></path>\n", out);
 	}
@@ -572,7 +513,7 @@ static void size_chart(const struct mp_prediction *pr, bool by_size, FILE *out)
 		fprintf(out,
 			"<circle class=\"measured\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\"><title>%g: "
 			"measured peak %s (",
-			ax(&c, r->x), ay(&c, r->peak_bytes), r->x,
+			svg_chart_x(&c, r->x), svg_chart_y(&c, r->peak_bytes), r->x,
 			mp_human_bytes(r->peak_bytes, h, sizeof(h)));
 		dps_html_escape(out, r->run);
 		fputs(")</title></circle>\n", out);
@@ -580,16 +521,17 @@ static void size_chart(const struct mp_prediction *pr, bool by_size, FILE *out)
 	fprintf(out,
 		"<line class=\"predicted-range\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 		"y2=\"%.1f\"/>\n",
-		ax(&c, pr->count), ay(&c, pr->peak_lo), ax(&c, pr->count), ay(&c, pr->peak_hi));
+		svg_chart_x(&c, pr->count), svg_chart_y(&c, pr->peak_lo),
+		svg_chart_x(&c, pr->count), svg_chart_y(&c, pr->peak_hi));
 	fprintf(out,
 		"<rect class=\"paper-point\" x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\">"
 		"<title>the paper's ratios: %s</title></rect>\n",
-		ax(&c, pr->count) - 4, ay(&c, pr->paper_peak_bytes) - 4,
+		svg_chart_x(&c, pr->count) - 4, svg_chart_y(&c, pr->paper_peak_bytes) - 4,
 		mp_human_bytes(pr->paper_peak_bytes, h, sizeof(h)));
 	fprintf(out,
 		"<circle class=\"predicted-point\" cx=\"%.1f\" cy=\"%.1f\" r=\"6\"><title>%g: "
 		"predicted peak %s [%s .. ",
-		ax(&c, pr->count), ay(&c, pr->peak_bytes), pr->count,
+		svg_chart_x(&c, pr->count), svg_chart_y(&c, pr->peak_bytes), pr->count,
 		mp_human_bytes(pr->peak_bytes, h, sizeof(h)),
 		mp_human_bytes(pr->peak_lo, t, sizeof(t)));
 	fprintf(out, "%s]</title></circle>\n</svg>\n", mp_human_bytes(pr->peak_hi, h, sizeof(h)));

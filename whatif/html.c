@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "svg-chart.h"
 #include "text-out.h"
 #include "whatif-internal.h"
 
@@ -22,69 +23,21 @@
 #define MT 24.0
 #define MB 56.0
 
-struct chart {
-	double x0, x1, y0, y1; /* ns */
-};
-
-static double px(const struct chart *c, double ns)
+static void widen(struct svg_chart *c, const struct whatif_point *p)
 {
-	return ML + (ns - c->x0) / (c->x1 - c->x0) * (W - ML - MR);
+	c->y.lo = fmin(c->y.lo, (double)p->min_ns);
+	c->y.hi = fmax(c->y.hi, (double)p->max_ns);
 }
 
-static double py(const struct chart *c, double ns)
-{
-	return H - MB - (ns - c->y0) / (c->y1 - c->y0) * (H - MT - MB);
-}
-
-/* A round tick step for a range (ns): 1, 2 or 5 times a power of ten, about 6 ticks. */
-static double tick_step(double range)
-{
-	double raw = range / 6, p = pow(10, floor(log10(raw))), m = raw / p;
-
-	return p * (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10);
-}
-
-static void widen(struct chart *c, const struct whatif_point *p)
-{
-	c->y0 = fmin(c->y0, (double)p->min_ns);
-	c->y1 = fmax(c->y1, (double)p->max_ns);
-}
-
-static void axes(const struct chart *c, FILE *out)
-{
-	double sx = tick_step(c->x1 - c->x0), sy = tick_step(c->y1 - c->y0);
-
-	fprintf(out,
-		"<g class=\"axes\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-		"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
-		ML, H - MB, W - MR, H - MB, ML, MT, ML, H - MB);
-	for (double v = ceil(c->x0 / sx) * sx; v <= c->x1 + sx / 1e6; v += sx) {
-		fprintf(out,
-			"<line class=\"tick\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-			"<text class=\"xt\" x=\"%.1f\" y=\"%.1f\">%g</text>\n",
-			px(c, v), H - MB, px(c, v), H - MB + 5, px(c, v), H - MB + 18, v / 1e6);
-	}
-	for (double v = ceil(c->y0 / sy) * sy; v <= c->y1 + sy / 1e6; v += sy) {
-		fprintf(out,
-			"<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-			"<text class=\"yt\" x=\"%.1f\" y=\"%.1f\">%g</text>\n",
-			ML, py(c, v), W - MR, py(c, v), ML - 6, py(c, v) + 4, v / 1e6);
-	}
-	fprintf(out,
-		"<text class=\"xl\" x=\"%.1f\" y=\"%.1f\">t_PSF (ms): the component's CPU "
-		"time</text><text class=\"yl\" transform=\"translate(16 %.1f) rotate(-90)\">t_SUT "
-		"(ms): the whole program</text></g>\n",
-		(ML + W - MR) / 2, H - 12, (MT + H - MB) / 2);
-}
-
-static void segment(const struct chart *c, FILE *out, const char *cls, double xa, double ya,
+static void segment(const struct svg_chart *c, FILE *out, const char *cls, double xa, double ya,
 		    double xb, double yb)
 {
 	fprintf(out, "<line class=\"seg %s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
-		cls, px(c, xa), py(c, ya), px(c, xb), py(c, yb));
+		cls, svg_chart_x(c, xa), svg_chart_y(c, ya), svg_chart_x(c, xb),
+		svg_chart_y(c, yb));
 }
 
-static void fitted(const struct chart *c, const struct whatif_result *r, FILE *out)
+static void fitted(const struct svg_chart *c, const struct whatif_result *r, FILE *out)
 {
 	const struct whatif_fit *f = &r->fit;
 	double xa = (double)r->points[0].t_psf_ns, xb = (double)r->points[r->n_points - 1].t_psf_ns;
@@ -94,8 +47,9 @@ static void fitted(const struct chart *c, const struct whatif_result *r, FILE *o
 		fprintf(out,
 			"<rect class=\"knee-band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 			"height=\"%.1f\"/>\n",
-			px(c, f->t_limit_lo), MT,
-			fmax(1, px(c, f->t_limit_hi) - px(c, f->t_limit_lo)), H - MT - MB);
+			svg_chart_x(c, f->t_limit_lo), MT,
+			fmax(1, svg_chart_x(c, f->t_limit_hi) - svg_chart_x(c, f->t_limit_lo)),
+			H - MT - MB);
 		segment(c, out, "seg-flat", xa, f->t_min, f->t_limit, f->t_min);
 		segment(c, out, "seg-rise", f->t_limit, f->t_min, xb, whatif_fit_eval(f, xb));
 		fprintf(out,
@@ -103,8 +57,9 @@ static void fitted(const struct chart *c, const struct whatif_result *r, FILE *o
 			"<circle class=\"knee-pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"6\"/>"
 			"<text class=\"knee-label\" x=\"%.1f\" y=\"%.1f\">t_limit = %.3f ms "
 			"(scale %.2f)</text>\n",
-			px(c, f->t_limit), MT, px(c, f->t_limit), H - MB, px(c, f->t_limit),
-			py(c, f->t_min), px(c, f->t_limit) + 8, py(c, f->t_min) - 12,
+			svg_chart_x(c, f->t_limit), MT, svg_chart_x(c, f->t_limit), H - MB,
+			svg_chart_x(c, f->t_limit), svg_chart_y(c, f->t_min),
+			svg_chart_x(c, f->t_limit) + 8, svg_chart_y(c, f->t_min) - 12,
 			f->t_limit / 1e6, f->t_limit / (double)r->busy_ns);
 		break;
 	case WHATIF_KIND_TOTAL:
@@ -119,10 +74,10 @@ static void fitted(const struct chart *c, const struct whatif_result *r, FILE *o
 }
 
 /* The reference stubs: flat at t_PSF 0, idle and original at t_busy. */
-static void references(const struct chart *c, const struct whatif_result *r, FILE *out)
+static void references(const struct svg_chart *c, const struct whatif_result *r, FILE *out)
 {
 	if (r->has_flat) {
-		double x = px(c, 0), y = py(c, whatif_point_sut(&r->flat));
+		double x = svg_chart_x(c, 0), y = svg_chart_y(c, whatif_point_sut(&r->flat));
 
 		fprintf(out,
 			"<rect class=\"ref flat\" x=\"%.1f\" y=\"%.1f\" width=\"11\" height=\"11\">"
@@ -132,7 +87,7 @@ static void references(const struct chart *c, const struct whatif_result *r, FIL
 	if (r->has_idle) {
 		/* a level across the chart: the idle stub spends no CPU, and a mark at t_busy
 		 * would hide under the original's */
-		double y = py(c, whatif_point_sut(&r->idle));
+		double y = svg_chart_y(c, whatif_point_sut(&r->idle));
 
 		fprintf(out,
 			"<line class=\"ref idle\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\">"
@@ -141,7 +96,8 @@ static void references(const struct chart *c, const struct whatif_result *r, FIL
 			ML, y, W - MR, y, whatif_point_sut(&r->idle) / 1e6, W - MR - 4, y - 5);
 	}
 	{
-		double x = px(c, (double)r->busy_ns), y = py(c, whatif_point_sut(&r->original));
+		double x = svg_chart_x(c, (double)r->busy_ns),
+		       y = svg_chart_y(c, whatif_point_sut(&r->original));
 
 		fprintf(
 		    out,
@@ -151,7 +107,7 @@ static void references(const struct chart *c, const struct whatif_result *r, FIL
 	}
 	if (r->recorded_sut_ns) {
 		/* the real program's own time: the reference the stub at 1x must meet */
-		double y = py(c, (double)r->recorded_sut_ns);
+		double y = svg_chart_y(c, (double)r->recorded_sut_ns);
 
 		fprintf(out,
 			"<line class=\"ref recorded\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
@@ -163,11 +119,23 @@ static void references(const struct chart *c, const struct whatif_result *r, FIL
 
 static void chart(const struct whatif_result *r, FILE *out)
 {
-	struct chart c = {.x0 = 0, .x1 = (double)r->busy_ns, .y0 = INFINITY, .y1 = -INFINITY};
+	struct svg_chart c = {
+	    .f = {W, H, ML, MR, MT, MB},
+	    .x = {.lo = 0,
+		  .hi = (double)r->busy_ns,
+		  .n_ticks = 6,
+		  .unit = 1e6,
+		  .title = "t_PSF (ms): the component's CPU time"},
+	    .y = {.lo = INFINITY,
+		  .hi = -INFINITY,
+		  .n_ticks = 6,
+		  .unit = 1e6,
+		  .title = "t_SUT (ms): the whole program"},
+	};
 	double pad;
 
 	for (size_t i = 0; i < r->n_points; i++) {
-		c.x1 = fmax(c.x1, (double)r->points[i].t_psf_ns);
+		c.x.hi = fmax(c.x.hi, (double)r->points[i].t_psf_ns);
 		widen(&c, &r->points[i]);
 	}
 	if (r->has_flat) {
@@ -178,26 +146,26 @@ static void chart(const struct whatif_result *r, FILE *out)
 	}
 	widen(&c, &r->original);
 	if (r->recorded_sut_ns) {
-		c.y0 = fmin(c.y0, (double)r->recorded_sut_ns);
-		c.y1 = fmax(c.y1, (double)r->recorded_sut_ns);
+		c.y.lo = fmin(c.y.lo, (double)r->recorded_sut_ns);
+		c.y.hi = fmax(c.y.hi, (double)r->recorded_sut_ns);
 	}
-	pad = fmax((c.y1 - c.y0) * 0.12, c.y1 * 0.02 + 1);
-	c.y0 = fmax(0, c.y0 - pad);
-	c.y1 += pad;
-	c.x1 = c.x1 > 0 ? c.x1 * 1.03 : 1;
+	pad = fmax((c.y.hi - c.y.lo) * 0.12, c.y.hi * 0.02 + 1);
+	c.y.lo = fmax(0, c.y.lo - pad);
+	c.y.hi += pad;
+	c.x.hi = c.x.hi > 0 ? c.x.hi * 1.03 : 1;
 	fprintf(out,
 		"<svg id=\"curve\" viewBox=\"0 0 %.0f %.0f\" "
 		"width=\"%.0f\" height=\"%.0f\" data-kind=\"%s\" data-points=\"%zu\" "
 		"data-answer=\"%s\">\n",
 		W, H, W, H, r->n_points ? whatif_kind_name(r->fit.kind) : "unclear", r->n_points,
 		r->n_points ? whatif_kind_name(r->kind) : "unclear");
-	axes(&c, out);
+	svg_chart_axes(&c, out);
 	if (r->n_points) {
 		fitted(&c, r, out);
 	}
 	for (size_t i = 0; i < r->n_points; i++) {
 		const struct whatif_point *p = &r->points[i];
-		double x = px(&c, (double)p->t_psf_ns);
+		double x = svg_chart_x(&c, (double)p->t_psf_ns);
 
 		fprintf(
 		    out,
@@ -205,10 +173,10 @@ static void chart(const struct whatif_result *r, FILE *out)
 		    "<circle class=\"pt%s\" data-scale=\"%.6g\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\">"
 		    "<title>scale %.2f: t_PSF %.3f ms, t_SUT %.3f ms (%.3f-%.3f)</title>"
 		    "</circle>\n",
-		    x, py(&c, (double)p->min_ns), x, py(&c, (double)p->max_ns),
-		    p->loaded ? " loaded" : "", p->scale, x, py(&c, (double)p->median_ns), p->scale,
-		    (double)p->t_psf_ns / 1e6, (double)p->median_ns / 1e6, (double)p->min_ns / 1e6,
-		    (double)p->max_ns / 1e6);
+		    x, svg_chart_y(&c, (double)p->min_ns), x, svg_chart_y(&c, (double)p->max_ns),
+		    p->loaded ? " loaded" : "", p->scale, x, svg_chart_y(&c, (double)p->median_ns),
+		    p->scale, (double)p->t_psf_ns / 1e6, (double)p->median_ns / 1e6,
+		    (double)p->min_ns / 1e6, (double)p->max_ns / 1e6);
 	}
 	references(&c, r, out);
 	fputs("</svg>\n", out);

@@ -4,6 +4,7 @@
 # (default 30), one after the other. doc/testing.md says what each target feeds.
 #   tests/fuzz/run.sh [SECONDS] [TARGET...]     targets: actset manifest calfile record-info
 #                                               analyzer-core streams ssf-decode profile
+#                                               cachegrind
 #                                               (default: all)
 # Each starts from its committed seeds (tests/fuzz/corpus/TARGET, read only) and the corpus of
 # earlier runs (BUILD/work/corpus/TARGET, where new inputs go). Exits 1 if any target crashed,
@@ -14,7 +15,7 @@ set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:-30}
 [ $# -gt 0 ] && shift
-all=(actset manifest calfile record-info analyzer-core streams ssf-decode profile)
+all=(actset manifest calfile record-info analyzer-core streams ssf-decode profile cachegrind)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 build=${DPS_FUZZ_BUILD:-$src/build/fuzz}
@@ -42,7 +43,7 @@ done
 max_len() {
     case "$1" in
     record-info) echo 1024 ;;
-    ssf-decode | profile | streams) echo 16384 ;;
+    ssf-decode | profile | streams | cachegrind) echo 16384 ;;
     *) echo 4096 ;;
     esac
 }

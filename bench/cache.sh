@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Cache kernels under the cache capture (doc/cache.md, issue 28's first step): each of
+# bench/cache's four kernels (stream, chase, matmul, hash) at working sets of 16 KiB to 64 MiB
+# (powers of 4) run by `dps cache capture -f kernel_NAME`, Valgrind's cache simulator with this
+# machine's geometry; per kernel and size, the kernel function's loads, stores, D1 and LL misses
+# and their ratios to its data accesses. Deterministic: the simulator counts, nothing is timed
+# but the runs themselves (to keep each under 10 s).
+#
+# Repetitions: stream, chase and hash go over their working set max(1, 4 MiB / ws) times, so
+# every size moves at least 4 MiB; matmul computes 8 of C's 32 x 32 tiles (a whole product of a
+# 64 MiB set is 10^10 multiply-adds), which read all of A's first row strip and 8 column strips
+# of B: at large sizes it touches a part of its working set only.
+#
+# Usage: bench/cache.sh [BUILD_DIR]     (default: build/dev; configured if missing)
+# Writes bench/results/cache.md.
+set -euo pipefail
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-${DPS_BUILD_DIR:-$src/build/dev}}
+out=$src/bench/results/cache.md
+work=$(mktemp -d /tmp/dps-bench-cache.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+if [ ! -f "$build/CMakeCache.txt" ]; then
+    cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+fi
+cmake --build "$build" -j2 --target dps dps-bench-cache-stream dps-bench-cache-chase \
+    dps-bench-cache-matmul dps-bench-cache-hash >/dev/null
+dps=$build/cli/dps
+command -v valgrind >/dev/null || {
+    echo "cache.sh: valgrind not found (scripts/setup.sh installs it)" >&2
+    exit 1
+}
+
+sizes=(16384 65536 262144 1048576 4194304 16777216 67108864)
+human() {
+    local b=$1
+    if [ "$b" -ge 1048576 ]; then echo "$((b / 1048576)) MiB"; else echo "$((b / 1024)) KiB"; fi
+}
+reps_for() {
+    local kernel=$1 ws=$2
+    if [ "$kernel" = matmul ]; then
+        echo 8
+    else
+        local r=$((4194304 / ws))
+        echo $((r < 1 ? 1 : r))
+    fi
+}
+
+rows=()
+geometry=""
+for kernel in stream chase matmul hash; do
+    for ws in "${sizes[@]}"; do
+        reps=$(reps_for "$kernel" "$ws")
+        res=$work/$kernel-$ws.cache
+        start=$(date +%s.%N)
+        "$dps" cache capture -o "$res" -f "kernel_$kernel" -- \
+            "$build/bench/dps-bench-cache-$kernel" --ws "$ws" --reps "$reps" \
+            >"$work/table" 2>"$work/err" || {
+            cat "$work/err" >&2
+            exit 1
+        }
+        secs=$(echo "$(date +%s.%N) - $start" | bc)
+        [ -n "$geometry" ] || geometry=$(sed -n 's/^source: //p' "$work/table")
+        [ -n "${chosen:-}" ] || chosen=$(sed -n 's/^dps cache: geometry from //p' "$work/err")
+        # function INSTRUCTIONS LOADS STORES D1_MISSES LL_MISSES NAME
+        read -r _ ir ld st d1 ll _ < <(grep " kernel_$kernel\$" "$res")
+        acc=$((ld + st))
+        rows+=("$(awk -v k="$kernel" -v ws="$(human "$ws")" -v reps="$reps" -v ir="$ir" \
+            -v ld="$ld" -v st="$st" -v d1="$d1" -v ll="$ll" -v acc="$acc" -v s="$secs" \
+            'BEGIN { printf "| %s | %s | %d | %d | %d | %d | %d | %d | %.2f | %.2f | %.1f |",
+                k, ws, reps, ir, ld, st, d1, ll, acc ? 100 * d1 / acc : 0,
+                acc ? 100 * ll / acc : 0, s }')")
+        echo "${rows[-1]}" >&2
+    done
+done
+
+{
+    echo "# Cache kernels under the cache capture"
+    echo
+    echo "\`bench/cache.sh\` ($(date -u +%Y-%m-%d), $(valgrind --version), $(nproc) CPUs):"
+    echo "each kernel of \`bench/cache/\` run by"
+    echo "\`dps cache capture -f kernel_NAME -- dps-bench-cache-NAME --ws WS --reps REPS\`."
+    echo "Source of every figure: $geometry; the geometry from $chosen"
+    echo "(doc/cache.md, \"The capture source\")."
+    echo "The figures are the kernel function's alone (set-up excluded); ratios are misses per"
+    echo "data access (loads + stores), in %. REPS: passes over the working set (stream, chase,"
+    echo "hash), or C tiles of 32 x 32 computed (matmul: part of its working set at large sizes)."
+    echo "Seconds: the whole run under Valgrind."
+    echo
+    echo "| kernel | working set | reps | instructions | loads | stores | D1 misses | LL misses | D1 miss % | LL miss % | seconds |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|"
+    printf '%s\n' "${rows[@]}"
+} >"$out"
+echo "cache.sh: wrote $out" >&2

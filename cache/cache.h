@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dps cache (doc/cache.md): a command's data-cache figures per function, captured from
+ * Valgrind's cache simulator (cachegrind), the source for machines without a PMU. Three steps,
+ * each a function: the cache geometry this machine has (geometry.c: sysfs, else glibc's
+ * sysconf), the command run under cachegrind with that geometry (capture.c), and cachegrind's
+ * output file read into per-function totals (cg-parse.c); output.c writes the result file
+ * (`dps-cache 1`) and the table.
+ *
+ * Every function returns a status of enum dps_status (DPS_OK 0, errors negative) and fills a
+ * struct dps_diag (NULL allowed) for the caller to print; none prints or exits.
+ */
+#ifndef DPS_CACHE_CACHE_H
+#define DPS_CACHE_CACHE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <glib.h>
+
+struct dps_diag;
+
+/* One simulated cache: what cachegrind's --D1 and --LL take. */
+struct cache_level {
+	unsigned level;	     /* 1, 2, 3 (0: unknown, read back from cachegrind's desc: lines) */
+	uint64_t size_bytes; /* 0: not known */
+	unsigned assoc;	     /* ways */
+	unsigned line_bytes;
+};
+
+/* The geometry a capture simulates. */
+struct cache_geometry {
+	struct cache_level d1; /* size_bytes 0: cachegrind chooses (its CPUID reading) */
+	struct cache_level ll; /* the last level cachegrind can simulate; 0: it chooses */
+	char source[64];       /* where it came from: "sysfs", "sysconf", "cachegrind" */
+	char note[256];	       /* levels left out and why ("L3 ... associativity unknown"), or "" */
+};
+
+/*
+ * This machine's data-cache geometry: /sys/devices/system/cpu/cpu0/cache/index* when the
+ * kernel has it, else glibc's sysconf(_SC_LEVEL1_DCACHE_SIZE, ...) (its CPUID reading). D1 is
+ * level 1's data cache; LL the highest level whose geometry cachegrind can simulate (every
+ * figure known, the set count a power of two); a level left out is named in g->note. A
+ * geometry neither source gives stays 0 (cachegrind then chooses its own). Always DPS_OK.
+ */
+int cache_geometry_detect(struct cache_geometry *g);
+/* Reads the geometry from a sysfs cache directory (the index* directories of dir); for tests
+ * and cache_geometry_detect. Returns DPS_OK, or DPS_ERR_NOENT when dir has no usable level. */
+int cache_geometry_from_sysfs(struct cache_geometry *g, const char *dir);
+/* Whether cachegrind can simulate level (every figure over 0, the line a power of two, the
+ * set count size / (assoc * line) a whole power of two). */
+bool cache_level_simulable(const struct cache_level *level);
+/* "48 KiB 12-way 64 B" into buf (or "chosen by cachegrind" when size_bytes is 0). */
+void cache_level_format(const struct cache_level *level, char *buf, size_t len);
+
+/* The figures dps keeps of a function or a whole program. */
+struct cache_counts {
+	uint64_t instructions; /* Ir */
+	uint64_t loads;	       /* Dr */
+	uint64_t stores;       /* Dw */
+	uint64_t d1_misses;    /* D1mr + D1mw */
+	uint64_t ll_misses;    /* DLmr + DLmw */
+};
+
+struct cache_function {
+	char *name;		    /* owned: cachegrind's fn= name */
+	char *file;		    /* owned: the fl= file it first appeared under */
+	struct cache_counts counts; /* summed over every fl=/fn= section of that name */
+};
+
+/* One capture, read from cachegrind's output file. */
+struct cache_profile {
+	char *cmd;	       /* owned: the cmd: line's command */
+	struct cache_level d1; /* from the desc: lines (what was simulated) */
+	struct cache_level ll;
+	struct cache_counts total; /* the summary: line */
+	GPtrArray *functions;	   /* owned: struct cache_function *, owned, in file order */
+};
+
+/*
+ * Reads cachegrind's output file at path (its text format: desc:, cmd:, events:, fl=/fn=
+ * sections of "LINE COUNT..." lines, summary:) into *out (a new profile; destroy it with
+ * cache_profile_destroy). The events must include Ir, Dr, Dw, D1mr, D1mw, DLmr and DLmw (a run
+ * with --cache-sim=yes); the summary must equal the sum of the counts. Returns DPS_OK,
+ * DPS_ERR_NOENT (no such file), DPS_ERR_IO, DPS_ERR_INVAL (diag: "path:line:col: what was
+ * expected"), DPS_ERR_RANGE (a count over 2^64), DPS_ERR_NOMEM. *out is NULL on error.
+ */
+int cache_profile_read(const char *path, struct cache_profile **out, struct dps_diag *diag);
+void cache_profile_destroy(struct cache_profile *p);
+/* The function named name, or NULL. Borrowed from p. */
+const struct cache_function *cache_profile_borrow_function(const struct cache_profile *p,
+							   const char *name);
+
+/* What to capture. */
+struct cache_capture_options {
+	char *const *argv;		   /* borrowed: the command, NULL-terminated */
+	const struct cache_geometry *geom; /* borrowed: the geometry to simulate */
+	const char *valgrind;		   /* borrowed: the valgrind to run; NULL: "valgrind" */
+};
+
+/*
+ * Runs the command under `valgrind --tool=cachegrind --cache-sim=yes --D1=... --LL=...`
+ * (the levels of opts->geom that are known) with its output file and Valgrind's own messages in
+ * a temporary directory, and reads the file into *out. The command's standard output and error
+ * go where ours go. *exit_status gets the command's exit status (cachegrind passes it on).
+ * Returns DPS_OK (also when the command failed: see *exit_status), DPS_ERR_NOENT (valgrind not
+ * found: diag says to install it), DPS_ERROR (valgrind ran and wrote no output: diag gives the
+ * last line of its log), or cache_profile_read's errors. *out is NULL on error.
+ */
+int cache_capture_run(const struct cache_capture_options *opts, struct cache_profile **out,
+		      int *exit_status, struct dps_diag *diag);
+/* The command line cache_capture_run runs for opts, with out_file as cachegrind's output and
+ * log_file as Valgrind's log (a NULL-terminated vector; g_strfreev it). */
+char **cache_capture_argv(const struct cache_capture_options *opts, const char *out_file,
+			  const char *log_file);
+
+/* "cachegrind, simulated D1 48 KiB 12-way 64 B, LL 1 MiB 8-way 64 B" into buf. */
+void cache_profile_describe(const struct cache_profile *p, char *buf, size_t len);
+
+/*
+ * Writes the result file (`dps-cache 1`, doc/cache.md "The result file") of p to f: the
+ * source, the command, the geometry (and where it came from, geom may be NULL), the whole
+ * program, and the functions names[0..n) (every one must be in p: cache_table_print checks),
+ * or, with n 0, every function with a data access. Returns DPS_OK or DPS_ERR_IO.
+ */
+int cache_result_write(FILE *f, const struct cache_profile *p, const struct cache_geometry *geom,
+		       const char *const *names, size_t n);
+/*
+ * Prints the table to f: a line naming the source and the geometry, then one row per function
+ * (names: those, n of them; n 0: the top functions by data accesses, at most 15) and the
+ * whole program. Returns DPS_OK, or DPS_ERR_NOENT when a name is not in p (diag names it;
+ * nothing is printed).
+ */
+int cache_table_print(FILE *f, const struct cache_profile *p, const char *const *names, size_t n,
+		      struct dps_diag *diag);
+
+#endif /* DPS_CACHE_CACHE_H */
