@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Cache kernels under the cache capture (doc/cache.md, issue 28's first step): each of
 # bench/cache's four kernels (stream, chase, matmul, hash) at working sets of 16 KiB to 64 MiB
-# (powers of 4) run by `dps cache capture -f kernel_NAME`, Valgrind's cache simulator with this
+# (powers of 4) run by `dps cache capture --function kernel_NAME`, Valgrind's cache simulator with this
 # machine's geometry; per kernel and size, the kernel function's loads, stores, D1 and LL misses
 # and their ratios to its data accesses. Deterministic: the simulator counts, nothing is timed
 # but the runs themselves (to keep each under 10 s).
@@ -55,7 +55,7 @@ for kernel in stream chase matmul hash; do
         reps=$(reps_for "$kernel" "$ws")
         res=$work/$kernel-$ws.cache
         start=$(date +%s.%N)
-        "$dps" cache capture -o "$res" -f "kernel_$kernel" -- \
+        "$dps" cache capture -o "$res" --function "kernel_$kernel" -- \
             "$build/bench/dps-bench-cache-$kernel" --ws "$ws" --reps "$reps" \
             >"$work/table" 2>"$work/err" || {
             cat "$work/err" >&2
@@ -81,7 +81,7 @@ done
     echo
     echo "\`bench/cache.sh\` ($(date -u +%Y-%m-%d), $(valgrind --version), $(nproc) CPUs):"
     echo "each kernel of \`bench/cache/\` run by"
-    echo "\`dps cache capture -f kernel_NAME -- dps-bench-cache-NAME --ws WS --reps REPS\`."
+    echo "\`dps cache capture --function kernel_NAME -- dps-bench-cache-NAME --ws WS --reps REPS\`."
     echo "Source of every figure: $geometry; the geometry from $chosen"
     echo "(doc/cache.md, \"The capture source\")."
     echo "The figures are the kernel function's alone (set-up excluded); ratios are misses per"

@@ -21,13 +21,13 @@
 static void print_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: dps cache capture [-o FILE] [-f NAME]... -- COMMAND [ARG...]\n\n"
+		"Usage: dps cache capture [-o FILE] [--function NAME]... -- COMMAND [ARG...]\n\n"
 		"capture: runs COMMAND under Valgrind's cache simulator (cachegrind,\n"
 		"--cache-sim=yes) with this machine's D1 and last-level geometry (sysfs, else\n"
 		"sysconf) and prints, per function and for the whole program, the instructions,\n"
 		"loads, stores, D1 misses and last-level misses, with the simulated geometry.\n"
 		"  -o, --output FILE    also write the result file (dps-cache 1, doc/cache.md)\n"
-		"  -f, --function NAME  a row for function NAME (repeatable; default: the 15\n"
+		"      --function NAME  a row for function NAME (repeatable; default: the 15\n"
 		"                       functions with the most data accesses), and in FILE\n"
 		"                       only these (default: every function with data accesses)\n"
 		"  -h, --help           this help\n\n"
@@ -105,6 +105,7 @@ abort_output:
 
 int dps_cmd_cache(int argc, char **argv)
 {
+	/* 'f': a code, not -f (--follow-children in every command that selects a process) */
 	static const struct option options[] = {
 	    {"output", required_argument, NULL, 'o'},
 	    {"function", required_argument, NULL, 'f'},
@@ -129,7 +130,7 @@ int dps_cmd_cache(int argc, char **argv)
 	argv++;
 	optind = 1;
 	/* '+': the options end at the command, whose own options are its own */
-	while ((c = getopt_long(argc, argv, "+o:f:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;

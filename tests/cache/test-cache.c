@@ -354,7 +354,7 @@ Test(cache, the_command_exits_2_on_bad_usage_and_1_on_failure, .timeout = 120)
 	cr_expect_not(g_file_test(out, G_FILE_TEST_EXISTS),
 		      "a failed command's result was written");
 	expect_exit(1, "function 'nope' is not in the profile",
-		    (const char *[]){"capture", "-f", "nope", "--", "true", NULL});
+		    (const char *[]){"capture", "--function", "nope", "--", "true", NULL});
 	expect_exit(1, bad_out, (const char *[]){"capture", "-o", bad_out, "--", "true", NULL});
 	expect_exit(0, "wrote", (const char *[]){"capture", "-o", out, "--", "true", NULL});
 	{
