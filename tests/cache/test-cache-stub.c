@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The cache stub (<dps/cache.h>, doc/cache.md "The cache stub") under the cache simulator it
- * must satisfy: tests/cache/cache-stub-prog.c plays a target, `dps cache capture`'s code
+ * must satisfy: bench/cache/stub.c plays a target, `dps cache capture`'s code
  * (cache_capture_run, with the geometry cache_geometry_detect gives it) runs it under the real
  * cachegrind, and the kernel function's D1 and LL misses must be the target's within 5 %, plus
  * 64 for the few accesses around the loop. Two targets: one mostly L1-resident, one with most
@@ -27,7 +27,7 @@
 
 static char *prog(void)
 {
-	return dps_test_strf("%s/tests/cache/dps-test-cache-stub-prog", dps_test_build_dir());
+	return dps_test_strf("%s/bench/dps-bench-cache-stub", dps_test_build_dir());
 }
 
 Test(cache_stub, the_runtime_sizes_its_regions_from_the_geometry_the_capture_simulates)

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The cache stub's test program (tests/cache/test-cache-stub.c): plays one target with
- * dps_cache_play on the geometry libdps detects, so that a run under cachegrind gives the
- * figures of its kernel (cache_play_kernel) to compare with the target.
+ * The cache stub as a program (doc/cache.md, "The cache stub"): plays one target with
+ * dps_cache_play on the geometry libdps detects (or DPS_CACHE_GEOMETRY), so that a run under
+ * cachegrind gives the figures of the stub's kernel (cache_play_kernel) to compare with the
+ * target: bench/cache.sh puts them beside each kernel's, tests/cache/test-cache-stub.c checks
+ * them on two targets.
  *
- *	dps-test-cache-stub-prog ACCESSES STORES D1_MISSES LL_MISSES [CPU_NS]
- *	dps-test-cache-stub-prog --geometry        prints D1_BYTES D1_ASSOC LL_BYTES LL_ASSOC LINE
+ *	dps-bench-cache-stub ACCESSES STORES D1_MISSES LL_MISSES [CPU_NS]
+ *	dps-bench-cache-stub --geometry     prints D1_BYTES D1_ASSOC LL_BYTES LL_ASSOC LINE SOURCE
  *
  * Exit 0, 1 when the play fails (the message on stderr), 2 on bad usage.
  */
