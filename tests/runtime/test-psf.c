@@ -132,6 +132,12 @@ Test(psf, a_budgeted_run_ends_on_the_thread_cpu_target, .init = init_measured, .
 	uint64_t base, used, best = UINT64_MAX;
 	struct timespec pause = {.tv_sec = 0, .tv_nsec = 100000000};
 
+	/* The last stretch of a run (two clock reads' worth) is played on the loop rate alone,
+	 * unchecked: on a loaded machine the rate can be half the measured one there (seen: a
+	 * run 13 us short beside two builds, where the quick calibration measured the clock read).
+	 */
+	uint64_t slack = (uint64_t)(4 * dps__calibration.cputime_read_ns) + 1000;
+
 	/* 1 ms of "overhead" before a 3 ms run whose target is base + 3 ms: it burns ~2 ms.
 	 * Best of 5, apart: interrupt and writeback time charged to the running thread (after
 	 * other tests wrote traces) can make one attempt's CPU clock jump. */
@@ -141,8 +147,9 @@ Test(psf, a_budgeted_run_ends_on_the_thread_cpu_target, .init = init_measured, .
 		dps_run_ns(1000000, DPS_RUN_CPU);
 		dps__run_budget(3000000, DPS_RUN_CPU, base + 3000000, 0, NULL);
 		used = clock_ns(CLOCK_THREAD_CPUTIME_ID) - base;
-		cr_assert_geq(used, 3000000, "ended at %lu ns of CPU, before the target",
-			      (unsigned long)used);
+		cr_assert_geq(used, 3000000 - slack,
+			      "ended at %lu ns of CPU, before the target (less %lu ns of slack)",
+			      (unsigned long)used, (unsigned long)slack);
 		best = used < best ? used : best;
 	}
 	cr_assert_lt(best, 3000000 + 300000, "ended at %lu ns of CPU, target 3000000",
