@@ -95,8 +95,8 @@ struct thread_play {
 	 * the actions played since the last run, still to be taken out of the next runs. */
 	uint64_t run_cpu_ns;
 	uint64_t debt_ns;
-	/* cpu mode: the CPU the thread's sleeps cost, a running mean (dps__sleep_off_cpu) */
-	uint64_t sleep_cost_ns;
+	/* cpu mode: what its sleeps learned, their CPU cost and the kernel's lateness */
+	struct dps__sleep_learned sleep;
 	bool traced; /* the dps events are recorded: the calibration's traced costs apply */
 };
 
@@ -306,8 +306,7 @@ static void play_one(struct player *pl, struct thread_play *tp, const struct dps
 	case DPS_ACT_SLEEP:
 		ns = scale_ns(a->arg, tp->sleep_scale);
 		if (pl->opts.mode == DPS_RUN_CPU) {
-			act =
-			    dps__sleep_off_cpu(ns - start_lag(tp, ns), a->line, &tp->sleep_cost_ns);
+			act = dps__sleep_off_cpu(ns - start_lag(tp, ns), a->line, &tp->sleep);
 		} else {
 			act = dps__sleep(ns - start_lag(tp, ns), a->line);
 		}

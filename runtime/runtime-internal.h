@@ -41,13 +41,18 @@ uint64_t dps__run(uint64_t ns, enum dps_run_mode mode, uint32_t line);
 uint64_t dps__run_budget(uint64_t ns, enum dps_run_mode mode, uint64_t cpu_target_ns, uint32_t line,
 			 uint64_t *cpu_ns);
 uint64_t dps__sleep(uint64_t ns, uint32_t line);
+/* What a thread's cpu-mode sleeps learn as they go (zero before the first). */
+struct dps__sleep_learned {
+	uint64_t cost_ns;   /* the CPU a sleep costs, a running mean */
+	double late_adj_ns; /* the kernel's lateness now less the calibration's median */
+};
 /*
  * cpu mode's sleep: keeps the thread off the CPU for ns, its wall time less the CPU it spent
- * (doc/runtime.md, "Sleeps in cpu mode"). Wakes at the calibrated median overshoot and spins
- * nothing; ends *cost_ns later than ns, *cost_ns being the CPU the thread's sleeps cost (its
- * running estimate, updated with this sleep's). Returns the wall ns slept.
+ * (doc/runtime.md, "Sleeps in cpu mode"). Wakes at the kernel's expected lateness (the
+ * calibrated median, corrected by *l) and spins nothing; ends l->cost_ns later than ns.
+ * Updates *l with this sleep's figures. Returns the wall ns slept.
  */
-uint64_t dps__sleep_off_cpu(uint64_t ns, uint32_t line, uint64_t *cost_ns);
+uint64_t dps__sleep_off_cpu(uint64_t ns, uint32_t line, struct dps__sleep_learned *l);
 /* The margin the calibration's sleep table adds to the median overshoot of a request of
  * req_ns (5 us and 0.05 %): what dps__sleep spins when the kernel wakes it at its median. */
 double dps__sleep_margin_ns(uint64_t req_ns);

@@ -364,28 +364,32 @@ uint64_t dps__sleep(uint64_t ns, uint32_t line)
  * it wakes at start + ns + the CPU it is expected to cost, less the median overshoot, and
  * spins nothing (a spin's CPU is on the thread's clock as much as on the wall, so it cannot
  * make up for an early wake-up, only move CPU out of the next run). The expected cost is the
- * thread's running mean of its sleeps' measured costs (the first sleep's as it comes).
+ * thread's running mean of its sleeps' measured costs (the first sleep's as it comes); the
+ * expected lateness the calibration's median, corrected by what the thread's sleeps meet.
  */
-uint64_t dps__sleep_off_cpu(uint64_t ns, uint32_t line, uint64_t *cost_ns)
+uint64_t dps__sleep_off_cpu(uint64_t ns, uint32_t line, struct dps__sleep_learned *l)
 {
 	uint64_t id = dps__tls_id;
 	uint64_t c0, c1, t0, t1, wake, used;
 	struct timespec ts;
-	double early;
+	double table, early, step;
+	bool blocks;
 
 	dps__thread_prepare();
 	c0 = dps__cputime_ns();
 	lttng_ust_tracepoint(dps, sleep_begin, id, ns, 0, line);
 	t0 = dps__now_ns();
-	early =
+	table =
 	    dps_calibration_sleep_overshoot_ns(&dps__calibration, ns) - dps__sleep_margin_ns(ns);
-	wake = add_sat(t0, add_sat(ns, *cost_ns));
+	early = table + l->late_adj_ns;
+	wake = add_sat(t0, add_sat(ns, l->cost_ns));
 	/* shorter than the kernel's median overshoot: uncompensated, late by about that */
 	if (early > 0 && (double)(wake - t0) > early) {
 		wake -= (uint64_t)early;
 	}
 	ts.tv_sec = (time_t)(wake / DPS_NS_PER_S);
 	ts.tv_nsec = (long)(wake % DPS_NS_PER_S);
+	blocks = wake > dps__now_ns();
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
 		/* a signal: sleep on to the same absolute time */
 	}
@@ -394,7 +398,18 @@ uint64_t dps__sleep_off_cpu(uint64_t ns, uint32_t line, uint64_t *cost_ns)
 	c1 = dps__cputime_ns();
 	used = c1 > c0 ? c1 - c0 : 0;
 	/* a mean over the last few sleeps: one preempted wake-up does not set it */
-	*cost_ns = *cost_ns ? (*cost_ns * 7 + used) / 8 : used;
+	l->cost_ns = l->cost_ns ? (l->cost_ns * 7 + used) / 8 : used;
+	/* The kernel's lateness now, against the table's: the table was measured once (by dps
+	 * calibrate, or at start on a machine that may have been busier or quieter then), and a
+	 * sleep that woke early by the difference would end early with nothing to make it up.
+	 * Each sleep moves the correction by at most an eighth of the lateness expected (and
+	 * 1 us), so one preempted wake-up cannot set it. */
+	if (blocks) {
+		double err = (double)(t1 - wake) - (table > 0 ? table : 0) - l->late_adj_ns;
+
+		step = (early > 0 ? early : 0) / 8 + 1000.0;
+		l->late_adj_ns += err > step ? step : err < -step ? -step : err;
+	}
 	return t1 - t0;
 }
 

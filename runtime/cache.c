@@ -1,0 +1,577 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The cache-memory PSF (<dps/cache.h>, doc/cache.md "The cache stub"): a run's data accesses,
+ * D1 misses and last-level misses played over three regions, then the rest of its CPU time
+ * burnt. The model is exact under an LRU simulator such as cachegrind's, approximate on real
+ * caches, and it is one file because the three regions only make sense together: each is sized
+ * against the others' traffic.
+ *
+ * - hot: a few lines that stay in L1D, one access each time a hit is due. As few lines as the
+ *   misses between two visits of one of them cannot push out of its L1D set (a quarter of the
+ *   ways on average), so a run made mostly of misses keeps its hits hits.
+ * - warm: a random cycle of lines (a pointer chase: the next line's address is in the line,
+ *   so neither a prefetcher nor the simulator sees a stride), one step per D1 miss that hits
+ *   the last level. Between two visits of one warm line about sqrt(L1D lines x LL lines)
+ *   other lines miss L1D (the warm region's own and the cold ones): many times what an L1D
+ *   set holds, a small share of what an LL set holds. So the warm region is that many lines
+ *   when only warm misses are due, and fewer when cold misses crowd the sets already.
+ * - cold: a random cycle over four times the last level: every step misses both levels.
+ *
+ * The three kinds are interleaved by two error accumulators (Bresenham's line: a cold access
+ * every A / m2, a warm one every (A - m2) / (m1 - m2) of the rest), so a run's mix is spread
+ * over it and the counts are exact. Stores go to the hot lines (a store into a chased line
+ * would need a load first, an access the target does not have): a run with more stores than
+ * hits plays as many as it has hits (result->stores_played).
+ *
+ * Regions are per thread (a thread's data are its own in the real program too), allocated and
+ * linked on the thread's first play, freed by dps_cache_free() or a pthread key's destructor
+ * when the thread exits. Each play walks the warm cycle and the hot lines once before the
+ * kernel, so the kernel starts with the warm lines in the last level and the hot ones in L1D;
+ * that set-up is dps's own cost, reported apart (result->setup_ns), not taken from the run.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <dps/cache.h>
+#include <dps/dps.h>
+
+#include "clock.h"
+
+#define SYSFS_CACHE_DIR "/sys/devices/system/cpu/cpu0/cache"
+
+/* A thread's regions. Every pointer is owned. */
+struct cache_regions {
+	struct dps_cache_geometry geom; /* what they were sized from */
+	unsigned char *hot; /* hot_lines_max lines; the cycle links the first hot_lines */
+	size_t hot_lines_max;
+	size_t hot_lines; /* the cycle in place (0: none yet) */
+	void **hot_pos;
+	unsigned char *warm; /* warm_lines_max lines; the cycle links the first warm_lines */
+	size_t warm_lines_max;
+	size_t warm_lines; /* the cycle in place (0: none yet) */
+	void **warm_pos;   /* the cycle's next line (the least recently visited) */
+	unsigned char *cold;
+	size_t cold_lines;
+	void **cold_pos;
+	uint64_t rng; /* xorshift64 state: the same cycles on every run */
+};
+
+static __thread struct cache_regions *thread_regions; /* owned through regions_key */
+static pthread_key_t regions_key;
+static pthread_once_t regions_once = PTHREAD_ONCE_INIT;
+static pthread_once_t geom_once = PTHREAD_ONCE_INIT;
+static struct dps_cache_geometry detected_geom;
+static int detected_status; /* DPS_ERR_INVAL: DPS_CACHE_GEOMETRY malformed */
+
+/* ---- geometry ---- */
+
+struct level {
+	unsigned level;
+	uint64_t size;
+	unsigned assoc;
+	unsigned line;
+};
+
+/* The capture's rule (cache/geometry.c): every figure known, a power-of-two number of sets. */
+static int level_usable(const struct level *l)
+{
+	uint64_t sets;
+
+	if (!l->size || !l->assoc || !l->line || (l->line & (l->line - 1)) ||
+	    l->size % ((uint64_t)l->assoc * l->line)) {
+		return 0;
+	}
+	sets = l->size / ((uint64_t)l->assoc * l->line);
+	return sets && !(sets & (sets - 1));
+}
+
+/* D1 and the highest usable level of levels[0..n) into g; whether both were found. */
+static int choose_levels(struct dps_cache_geometry *g, const struct level *levels, size_t n)
+{
+	const struct level *d1 = NULL, *ll = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!level_usable(&levels[i])) {
+			continue;
+		}
+		if (levels[i].level == 1) {
+			d1 = &levels[i];
+		} else if (!ll || levels[i].level > ll->level) {
+			ll = &levels[i];
+		}
+	}
+	if (!d1 || !ll || d1->line != ll->line) {
+		return 0;
+	}
+	g->d1_bytes = d1->size;
+	g->d1_assoc = d1->assoc;
+	g->ll_bytes = ll->size;
+	g->ll_assoc = ll->assoc;
+	g->line_bytes = d1->line;
+	return 1;
+}
+
+static uint64_t read_sysfs_u64(const char *idx, const char *name, int *kib)
+{
+	char path[256], buf[64], *end;
+	unsigned long long v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", idx, name);
+	f = fopen(path, "r");
+	if (!f) {
+		return 0;
+	}
+	if (!fgets(buf, sizeof(buf), f)) {
+		buf[0] = '\0';
+	}
+	fclose(f);
+	v = strtoull(buf, &end, 10);
+	if (kib) {
+		*kib = *end == 'K' ? 10 : *end == 'M' ? 20 : 0;
+	}
+	return v;
+}
+
+static int geometry_from_sysfs(struct dps_cache_geometry *g)
+{
+	struct level levels[8];
+	size_t n = 0;
+
+	for (unsigned i = 0; i < 16 && n < 8; i++) {
+		char idx[128], path[160], type[32] = "";
+		FILE *f;
+		int shift = 0;
+		struct level l;
+
+		snprintf(idx, sizeof(idx), "%s/index%u", SYSFS_CACHE_DIR, i);
+		snprintf(path, sizeof(path), "%s/type", idx);
+		f = fopen(path, "r");
+		if (!f) {
+			continue;
+		}
+		if (!fgets(type, sizeof(type), f)) {
+			type[0] = '\0';
+		}
+		fclose(f);
+		if (strncmp(type, "Data", 4) && strncmp(type, "Unified", 7)) {
+			continue;
+		}
+		l.level = (unsigned)read_sysfs_u64(idx, "level", NULL);
+		l.size = read_sysfs_u64(idx, "size", &shift);
+		l.size <<= shift;
+		l.assoc = (unsigned)read_sysfs_u64(idx, "ways_of_associativity", NULL);
+		l.line = (unsigned)read_sysfs_u64(idx, "coherency_line_size", NULL);
+		levels[n++] = l;
+	}
+	return choose_levels(g, levels, n);
+}
+
+static uint64_t conf(int name)
+{
+	long v = sysconf(name);
+
+	return v > 0 ? (uint64_t)v : 0;
+}
+
+/* DPS_CACHE_GEOMETRY's "SIZE,ASSOC,LINE SIZE,ASSOC,LINE" (D1, LL) into g; whether it was
+ * well formed and both levels usable. */
+static int geometry_from_env(struct dps_cache_geometry *g, const char *s)
+{
+	struct level l[2] = {{1, 0, 0, 0}, {2, 0, 0, 0}};
+	unsigned long long d1, ll;
+	int end = 0;
+
+	if (sscanf(s, " %llu,%u,%u %llu,%u,%u %n", &d1, &l[0].assoc, &l[0].line, &ll, &l[1].assoc,
+		   &l[1].line, &end) != 6 ||
+	    s[end]) {
+		return 0;
+	}
+	l[0].size = d1;
+	l[1].size = ll;
+	return level_usable(&l[0]) && level_usable(&l[1]) && choose_levels(g, l, 2);
+}
+
+int dps_cache_geometry_detect(struct dps_cache_geometry *g)
+{
+	const char *env = getenv("DPS_CACHE_GEOMETRY");
+	int status = DPS_OK;
+	struct level levels[3] = {
+	    {1, conf(_SC_LEVEL1_DCACHE_SIZE), (unsigned)conf(_SC_LEVEL1_DCACHE_ASSOC),
+	     (unsigned)conf(_SC_LEVEL1_DCACHE_LINESIZE)},
+	    {2, conf(_SC_LEVEL2_CACHE_SIZE), (unsigned)conf(_SC_LEVEL2_CACHE_ASSOC),
+	     (unsigned)conf(_SC_LEVEL2_CACHE_LINESIZE)},
+	    {3, conf(_SC_LEVEL3_CACHE_SIZE), (unsigned)conf(_SC_LEVEL3_CACHE_ASSOC),
+	     (unsigned)conf(_SC_LEVEL3_CACHE_LINESIZE)},
+	};
+
+	memset(g, 0, sizeof(*g));
+	if (env && *env) {
+		if (geometry_from_env(g, env)) {
+			snprintf(g->source, sizeof(g->source), "env");
+			return DPS_OK;
+		}
+		memset(g, 0, sizeof(*g));
+		status = DPS_ERR_INVAL;
+	}
+	if (geometry_from_sysfs(g)) {
+		snprintf(g->source, sizeof(g->source), "sysfs");
+	} else if (choose_levels(g, levels, 3)) {
+		snprintf(g->source, sizeof(g->source), "sysconf");
+	} else {
+		*g = (struct dps_cache_geometry){32768, 8, 1048576, 16, 64, "default"};
+	}
+	return status;
+}
+
+static void detect_once(void)
+{
+	detected_status = dps_cache_geometry_detect(&detected_geom);
+}
+
+/* ---- regions ---- */
+
+static uint64_t next_random(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/*
+ * Links the first n lines of base into one random cycle (Sattolo's shuffle: a single cycle
+ * through all of them) and returns the first line's slot. Writing the links walks the cycle in
+ * its own order, which is the touch the kernel needs before it starts. NULL when out of memory.
+ */
+static void **link_cycle(unsigned char *base, size_t n, unsigned line, uint64_t *rng)
+{
+	uint32_t *order = malloc(n * sizeof(*order));
+
+	if (!order) {
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		order[i] = (uint32_t)i;
+	}
+	for (size_t i = n - 1; i > 0; i--) {
+		size_t j = (size_t)(next_random(rng) % i);
+		uint32_t t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (size_t i = 0; i < n; i++) {
+		void **slot = (void **)(base + (size_t)order[i] * line);
+
+		*slot = base + (size_t)order[(i + 1) % n] * line;
+	}
+	free(order);
+	return (void **)base;
+}
+
+static void regions_destroy(void *p)
+{
+	struct cache_regions *r = p;
+
+	if (!r) {
+		return;
+	}
+	free(r->hot);
+	free(r->warm);
+	free(r->cold);
+	free(r);
+}
+
+static void make_key(void)
+{
+	pthread_key_create(&regions_key, regions_destroy);
+}
+
+static void *alloc_lines(size_t lines, unsigned line)
+{
+	size_t bytes = lines * line;
+	size_t page = 4096;
+	void *p;
+
+	bytes = (bytes + page - 1) / page * page;
+	p = aligned_alloc(page, bytes);
+	if (p) {
+		memset(p, 0, bytes); /* first touch: the page faults happen here, not in a run */
+	}
+	return p;
+}
+
+/* The calling thread's regions for geometry g, made on first use. NULL when out of memory. */
+static struct cache_regions *regions_get(const struct dps_cache_geometry *g)
+{
+	struct cache_regions *r = thread_regions;
+	uint64_t d1_lines = g->d1_bytes / g->line_bytes, ll_lines = g->ll_bytes / g->line_bytes;
+
+	if (r && r->geom.d1_bytes == g->d1_bytes && r->geom.ll_bytes == g->ll_bytes &&
+	    r->geom.line_bytes == g->line_bytes && r->geom.d1_assoc == g->d1_assoc) {
+		return r;
+	}
+	dps_cache_free();
+	pthread_once(&regions_once, make_key);
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		return NULL;
+	}
+	r->geom = *g;
+	r->rng = 0x9e3779b97f4a7c15ull;
+	r->hot_lines_max = d1_lines / 4 ? d1_lines / 4 : 1;
+	r->warm_lines_max = (size_t)sqrt((double)d1_lines * (double)ll_lines);
+	r->cold_lines = 4 * ll_lines;
+	r->hot = alloc_lines(r->hot_lines_max, g->line_bytes);
+	r->warm = alloc_lines(r->warm_lines_max, g->line_bytes);
+	r->cold = alloc_lines(r->cold_lines, g->line_bytes);
+	if (!r->hot || !r->warm || !r->cold) {
+		goto error;
+	}
+	r->cold_pos = link_cycle(r->cold, r->cold_lines, g->line_bytes, &r->rng);
+	if (!r->cold_pos) {
+		goto error;
+	}
+	thread_regions = r;
+	pthread_setspecific(regions_key, r);
+	return r;
+error:
+	regions_destroy(r);
+	return NULL;
+}
+
+void dps_cache_free(void)
+{
+	if (!thread_regions) {
+		return;
+	}
+	regions_destroy(thread_regions);
+	thread_regions = NULL;
+	pthread_setspecific(regions_key, NULL);
+}
+
+/* ---- the kernel ---- */
+
+struct kernel_args {
+	uint64_t accesses, cold, warm, hot, stores; /* stores: of the hot accesses */
+	void **hot_pos, **warm_pos, **cold_pos;	    /* in and out: where each chase is */
+};
+
+/* Neither inlined nor cloned (GCC's .isra/.constprop copies rename it), so a capture finds it. */
+#if defined(__clang__)
+#define DPS_CACHE_KERNEL_ATTR __attribute__((noinline))
+#else
+#define DPS_CACHE_KERNEL_ATTR __attribute__((noinline, noclone))
+#endif
+
+/*
+ * The measured part: a->accesses data accesses, each one load or store and nothing else the
+ * cache sees, apart from a few reads of *a. Not inlined, so a capture finds it by name
+ * (cache_play_kernel) and the test compares its figures alone.
+ */
+DPS_CACHE_KERNEL_ATTR static void cache_play_kernel(struct kernel_args *a)
+{
+	const uint64_t total = a->accesses, cold = a->cold, warm = a->warm, hot = a->hot;
+	const uint64_t rest = a->accesses - a->cold, stores = a->stores;
+	uint64_t cold_acc = 0, warm_acc = 0, store_acc = 0;
+	void **hp = a->hot_pos, **wp = a->warm_pos, **cp = a->cold_pos;
+
+	for (uint64_t left = total; left; left--) {
+		cold_acc += cold;
+		if (cold_acc >= total) {
+			cold_acc -= total;
+			cp = *(void **volatile *)cp;
+			continue;
+		}
+		warm_acc += warm;
+		if (warm_acc >= rest) {
+			warm_acc -= rest;
+			wp = *(void **volatile *)wp;
+			continue;
+		}
+		store_acc += stores;
+		if (store_acc >= hot) {
+			store_acc -= hot;
+			((volatile uint64_t *)hp)[1] = left; /* the line the next load reads */
+		} else {
+			hp = *(void **volatile *)hp;
+		}
+	}
+	a->hot_pos = hp;
+	a->warm_pos = wp;
+	a->cold_pos = cp;
+}
+
+__attribute__((format(printf, 4, 5))) static int fail(char *err, size_t len, int status,
+						      const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && len) {
+		va_start(ap, fmt);
+		vsnprintf(err, len, fmt, ap);
+		va_end(ap);
+	}
+	return status;
+}
+
+static int check(const struct dps_cache_target *t, const struct dps_cache_geometry *g, char *err,
+		 size_t len)
+{
+	if (!t->accesses) {
+		return fail(err, len, DPS_ERR_INVAL,
+			    "Bad cache target: accesses=0, expected at least 1");
+	}
+	if (t->stores > t->accesses) {
+		return fail(err, len, DPS_ERR_INVAL,
+			    "Bad cache target: stores=%" PRIu64 " > accesses=%" PRIu64, t->stores,
+			    t->accesses);
+	}
+	if (t->d1_misses > t->accesses) {
+		return fail(err, len, DPS_ERR_INVAL,
+			    "Bad cache target: d1_misses=%" PRIu64 " > accesses=%" PRIu64,
+			    t->d1_misses, t->accesses);
+	}
+	if (t->ll_misses > t->d1_misses) {
+		return fail(err, len, DPS_ERR_INVAL,
+			    "Bad cache target: ll_misses=%" PRIu64 " > d1_misses=%" PRIu64,
+			    t->ll_misses, t->d1_misses);
+	}
+	if (!g->line_bytes || (g->line_bytes & (g->line_bytes - 1)) || g->line_bytes < 16 ||
+	    !g->d1_assoc || g->d1_bytes < (uint64_t)g->d1_assoc * g->line_bytes) {
+		return fail(err, len, DPS_ERR_INVAL,
+			    "Bad cache geometry: d1_bytes=%" PRIu64 ", line_bytes=%u", g->d1_bytes,
+			    g->line_bytes);
+	}
+	if (g->ll_bytes < 4 * g->d1_bytes) {
+		return fail(err, len, DPS_ERR_INVAL,
+			    "Bad cache geometry: ll_bytes=%" PRIu64
+			    ", expected at least 4 x d1_bytes=%" PRIu64,
+			    g->ll_bytes, g->d1_bytes);
+	}
+	return DPS_OK;
+}
+
+/* Follows n links from p: where it ends. */
+static void **walk(void **p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		p = *(void **volatile *)p;
+	}
+	return p;
+}
+
+/* Sizes the hot and warm parts for t, links the warm cycle if its length changed and walks it
+ * and the hot lines once (into the LL and L1D). Fills a. DPS_ERR_NOMEM when out of memory. */
+static int prepare(struct cache_regions *r, const struct dps_cache_target *t, struct kernel_args *a)
+{
+	const struct dps_cache_geometry *g = &r->geom;
+	uint64_t d1_lines = g->d1_bytes / g->line_bytes;
+	uint64_t hot = t->accesses - t->d1_misses, warm = t->d1_misses - t->ll_misses;
+	double per_hit = hot ? (double)t->d1_misses / (double)hot : 0;
+	double cold_per_warm = warm ? (double)t->ll_misses / (double)warm : 0;
+	uint64_t hot_lines = (uint64_t)((double)d1_lines / (4 * (1 + per_hit)));
+	size_t warm_lines = (size_t)((double)r->warm_lines_max / (1 + cold_per_warm));
+
+	if (hot_lines < 1) {
+		hot_lines = 1;
+	} else if (hot_lines > r->hot_lines_max) {
+		hot_lines = r->hot_lines_max;
+	}
+	warm_lines = warm_lines < 2 ? 2 : warm_lines;
+	if (hot_lines != r->hot_lines) {
+		r->hot_pos = link_cycle(r->hot, hot_lines, g->line_bytes, &r->rng);
+		if (!r->hot_pos) {
+			return DPS_ERR_NOMEM;
+		}
+		r->hot_lines = hot_lines;
+	}
+	if (warm_lines != r->warm_lines) {
+		r->warm_pos = link_cycle(r->warm, warm_lines, g->line_bytes, &r->rng);
+		if (!r->warm_pos) {
+			return DPS_ERR_NOMEM;
+		}
+		r->warm_lines = warm_lines;
+	}
+	/* A whole turn of each: back where it started, the oldest line next. The warm lines are
+	 * walked first, so that the hot ones are in L1D when the kernel starts. */
+	r->warm_pos = walk(r->warm_pos, warm_lines);
+	r->hot_pos = walk(r->hot_pos, hot_lines);
+	*a = (struct kernel_args){
+	    .accesses = t->accesses,
+	    .cold = t->ll_misses,
+	    .warm = warm,
+	    .hot = hot,
+	    .stores = t->stores < hot ? t->stores : hot,
+	    .hot_pos = r->hot_pos,
+	    .warm_pos = r->warm_pos,
+	    .cold_pos = r->cold_pos,
+	};
+	return DPS_OK;
+}
+
+int dps_cache_play(const struct dps_cache_target *target, const struct dps_cache_geometry *geom,
+		   struct dps_cache_result *result, char *err, size_t err_len)
+{
+	struct dps_cache_result res = {0};
+	struct cache_regions *r;
+	struct kernel_args a;
+	uint64_t t0, t1, t2;
+	int status;
+
+	if (!geom) {
+		pthread_once(&geom_once, detect_once);
+		geom = &detected_geom;
+		if (detected_status) {
+			return fail(
+			    err, err_len, detected_status,
+			    "Bad DPS_CACHE_GEOMETRY: value=\"%s\", expected \"SIZE,ASSOC,LINE "
+			    "SIZE,ASSOC,LINE\" (D1, LL; a power-of-two number of sets)",
+			    getenv("DPS_CACHE_GEOMETRY"));
+		}
+	}
+	status = check(target, geom, err, err_len);
+	if (status) {
+		return status;
+	}
+	t0 = dps__cputime_ns();
+	r = regions_get(geom);
+	if (!r) {
+		return fail(err, err_len, DPS_ERR_NOMEM,
+			    "Cannot allocate the cache stub's regions: cold_bytes=%" PRIu64,
+			    4 * geom->ll_bytes);
+	}
+	status = prepare(r, target, &a);
+	if (status) {
+		return fail(err, err_len, status, "Cannot link the warm region: lines=%zu",
+			    r->warm_lines_max);
+	}
+	t1 = dps__cputime_ns();
+	cache_play_kernel(&a);
+	t2 = dps__cputime_ns();
+	r->hot_pos = a.hot_pos;
+	r->warm_pos = a.warm_pos;
+	r->cold_pos = a.cold_pos;
+	res.setup_ns = t1 - t0;
+	res.kernel_cpu_ns = t2 - t1;
+	res.stores_played = a.stores;
+	res.warm_lines = r->warm_lines;
+	res.hot_lines = r->hot_lines;
+	if (target->cpu_ns > res.kernel_cpu_ns) {
+		res.burn_ns = target->cpu_ns - res.kernel_cpu_ns;
+		dps_run_ns(res.burn_ns, DPS_RUN_CPU);
+	} else if (target->cpu_ns) {
+		res.over = true;
+	}
+	if (result) {
+		*result = res;
+	}
+	return DPS_OK;
+}

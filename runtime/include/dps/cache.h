@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The cache-memory PSF (doc/cache.md, "The cache stub"): a run's data-cache figures played
+ * back. A target is a run's data accesses, its level-1 data-cache misses, its last-level
+ * misses and its CPU time; dps_cache_play() makes that many accesses over three regions sized
+ * from the machine's cache geometry (hits in a hot region inside L1D, D1 misses that hit the
+ * last level in a warm one, misses at both levels in a cold one several times the last level),
+ * interleaved over the run, then burns the rest of the CPU time with dps_run_ns().
+ *
+ *	struct dps_cache_target t = {.accesses = 2000000, .stores = 600000,
+ *				     .d1_misses = 130000, .ll_misses = 40000, .cpu_ns = 5000000};
+ *	char err[256];
+ *
+ *	if (dps_cache_play(&t, NULL, NULL, err, sizeof(err)) != DPS_OK)
+ *		fprintf(stderr, "%s\n", err);
+ *	...
+ *	dps_cache_free();                       this thread's regions
+ *
+ * The regions are this thread's: allocated and touched on its first play (not counted in the
+ * run), kept for its next ones, freed by dps_cache_free() or when the thread exits.
+ */
+#ifndef DPS_CACHE_H
+#define DPS_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <dps/dps-status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a run did to the data cache, and its CPU time. */
+struct dps_cache_target {
+	uint64_t accesses;  /* A: loads + stores, > 0 */
+	uint64_t stores;    /* of them, stores (<= accesses) */
+	uint64_t d1_misses; /* m1: accesses that missed the level-1 data cache (<= accesses) */
+	uint64_t ll_misses; /* m2: of those, the ones that missed the last level too (<= m1) */
+	uint64_t cpu_ns;    /* t: the run's CPU time; 0: the accesses only */
+};
+
+/* The two cache levels the stub aims at. */
+struct dps_cache_geometry {
+	uint64_t d1_bytes; /* level 1's data cache */
+	unsigned d1_assoc;
+	uint64_t ll_bytes; /* the last level */
+	unsigned ll_assoc;
+	unsigned line_bytes;
+	char source[16]; /* "env", "sysfs", "sysconf" or "default" */
+};
+
+/* What a play did. */
+struct dps_cache_result {
+	uint64_t kernel_cpu_ns; /* the accesses' CPU time (this thread's CPU clock) */
+	uint64_t burn_ns;	/* the CPU burnt after them by dps_run_ns (t - kernel, or 0) */
+	uint64_t setup_ns;	/* this play's set-up: regions allocated, touched, linked */
+	bool over;		/* the accesses alone took more than t: the run took longer */
+	uint64_t stores_played; /* stores made: min(stores, hits), doc/cache.md */
+	uint64_t warm_lines;	/* lines the warm region's chase went over in this play */
+	uint64_t hot_lines;	/* lines of the hot region in use */
+};
+
+/*
+ * The geometry to aim at. DPS_CACHE_GEOMETRY, when set, gives it as "SIZE,ASSOC,LINE
+ * SIZE,ASSOC,LINE" (L1D then the last level, in bytes, as cachegrind's --D1 and --LL): under
+ * Valgrind a program reads Valgrind's CPUID, not the machine's, so a stub run under the cache
+ * simulator is told the geometry simulated. Else this machine's, chosen as `dps cache capture`
+ * chooses the one it simulates: /sys/devices/system/cpu/cpu0/cache/index* (L1 data; the
+ * highest level with every figure known and a power-of-two number of sets), else sysconf's
+ * (CPUID), else a default of a 32 KiB 8-way L1D and a 1 MiB 16-way last level, 64-byte lines.
+ * g->source says which ("env", "sysfs", "sysconf", "default"). Returns DPS_OK, or
+ * DPS_ERR_INVAL when DPS_CACHE_GEOMETRY is malformed (g: the machine's, as without it).
+ */
+int dps_cache_geometry_detect(struct dps_cache_geometry *g);
+
+/*
+ * Plays target on the calling thread over regions sized from geom (NULL: detected once per
+ * process). result may be NULL. Returns DPS_OK; DPS_ERR_INVAL for a bad target (no access,
+ * stores > accesses, d1_misses > accesses, ll_misses > d1_misses) or geometry (the last level
+ * not at least 4 times L1D, a line size that is not a power of two), with a message in err
+ * (may be NULL; also for a malformed DPS_CACHE_GEOMETRY when geom is NULL); DPS_ERR_NOMEM when the
+ * regions cannot be allocated. Not async-signal-safe.
+ */
+int dps_cache_play(const struct dps_cache_target *target, const struct dps_cache_geometry *geom,
+		   struct dps_cache_result *result, char *err, size_t err_len);
+
+/* Frees the calling thread's regions (none: nothing happens); the next play makes them anew. */
+void dps_cache_free(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DPS_CACHE_H */
