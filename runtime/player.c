@@ -95,8 +95,13 @@ struct thread_play {
 	 * the actions played since the last run, still to be taken out of the next runs. */
 	uint64_t run_cpu_ns;
 	uint64_t debt_ns;
-	/* cpu mode: what its sleeps learned, their CPU cost and the kernel's lateness */
+	/* cpu mode: what its sleeps learned, their CPU cost and the kernel's lateness. The cost
+	 * is measured with the runs' own clock reads: the CPU clock at the last run's end (its
+	 * target; 0: unknown) and the sleeps since (-1: another action since), so that a run
+	 * after exactly one sleep gives one sample. */
 	struct dps__sleep_learned sleep;
+	uint64_t cpu_run_end;
+	int sleeps_since_run;
 	bool traced; /* the dps events are recorded: the calibration's traced costs apply */
 };
 
@@ -268,10 +273,36 @@ static void owe(struct thread_play *tp, uint32_t kind)
 	}
 }
 
+/*
+ * cpu mode, after a run that burned in_run of the budget: the CPU clock read at its start was
+ * its target less in_run, so when exactly one sleep came between it and the run before, the
+ * sleep's cost (with the runs' exit and entry) is that reading less the last run's end. A mean
+ * over the last few: one preempted wake-up does not set it. A run skipped (in_run 0) read a
+ * clock past its target, unknown here: no sample, and none from the next.
+ */
+static void learn_sleep_cost(struct thread_play *tp, uint64_t in_run)
+{
+	uint64_t target = budget_target(tp), start = target - in_run;
+
+	if (in_run && tp->cpu_run_end && tp->sleeps_since_run == 1 && start > tp->cpu_run_end) {
+		uint64_t cost = start - tp->cpu_run_end;
+
+		tp->sleep.cost_ns = tp->sleep.cost_ns ? (tp->sleep.cost_ns * 7 + cost) / 8 : cost;
+	}
+	tp->cpu_run_end = in_run ? target : 0;
+	tp->sleeps_since_run = 0;
+}
+
 static void play_one(struct player *pl, struct thread_play *tp, const struct dps_action *a)
 {
 	struct slot *self = tp->slot;
 	uint64_t ns, act;
+
+	if (a->kind == DPS_ACT_SLEEP && tp->sleeps_since_run >= 0) {
+		tp->sleeps_since_run++;
+	} else if (a->kind != DPS_ACT_RUN || tp->run_idle) {
+		tp->sleeps_since_run = -1;
+	}
 
 	switch (a->kind) {
 	case DPS_ACT_RUN:
@@ -293,6 +324,7 @@ static void play_one(struct player *pl, struct thread_play *tp, const struct dps
 			act =
 			    dps__run_budget(ns, pl->opts.mode, budget_target(tp), a->line, &in_run);
 			tp->run_cpu_ns += in_run;
+			learn_sleep_cost(tp, in_run);
 		} else {
 			/* the costs of the actions since the last run, out of this one */
 			uint64_t owed = tp->debt_ns < ns ? tp->debt_ns : ns;

@@ -43,14 +43,14 @@ uint64_t dps__run_budget(uint64_t ns, enum dps_run_mode mode, uint64_t cpu_targe
 uint64_t dps__sleep(uint64_t ns, uint32_t line);
 /* What a thread's cpu-mode sleeps learn as they go (zero before the first). */
 struct dps__sleep_learned {
-	uint64_t cost_ns;   /* the CPU a sleep costs, a running mean */
+	uint64_t cost_ns;   /* the CPU a sleep costs, a running mean (the player's) */
 	double late_adj_ns; /* the kernel's lateness now less the calibration's median */
 };
 /*
  * cpu mode's sleep: keeps the thread off the CPU for ns, its wall time less the CPU it spent
  * (doc/runtime.md, "Sleeps in cpu mode"). Wakes at the kernel's expected lateness (the
  * calibrated median, corrected by *l) and spins nothing; ends l->cost_ns later than ns.
- * Updates *l with this sleep's figures. Returns the wall ns slept.
+ * Updates l->late_adj_ns with this sleep's lateness. Returns the wall ns slept.
  */
 uint64_t dps__sleep_off_cpu(uint64_t ns, uint32_t line, struct dps__sleep_learned *l);
 /* The margin the calibration's sleep table adds to the median overshoot of a request of

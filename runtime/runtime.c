@@ -363,20 +363,21 @@ uint64_t dps__sleep(uint64_t ns, uint32_t line)
  * thread was off the CPU (doc/analyzer.md), so this one keeps the thread off the CPU for ns:
  * it wakes at start + ns + the CPU it is expected to cost, less the median overshoot, and
  * spins nothing (a spin's CPU is on the thread's clock as much as on the wall, so it cannot
- * make up for an early wake-up, only move CPU out of the next run). The expected cost is the
- * thread's running mean of its sleeps' measured costs (the first sleep's as it comes); the
- * expected lateness the calibration's median, corrected by what the thread's sleeps meet.
+ * make up for an early wake-up, only move CPU out of the next run). The expected cost is what
+ * the player measured between the thread's runs around its earlier sleeps (no clock read of
+ * its own: a CPU clock read costs 1.4 us on the bench VM, which a napping thread's short runs
+ * must then absorb); the expected lateness the calibration's median, corrected by what the
+ * thread's sleeps meet.
  */
 uint64_t dps__sleep_off_cpu(uint64_t ns, uint32_t line, struct dps__sleep_learned *l)
 {
 	uint64_t id = dps__tls_id;
-	uint64_t c0, c1, t0, t1, wake, used;
+	uint64_t t0, t1, wake;
 	struct timespec ts;
 	double table, early, step;
 	bool blocks;
 
 	dps__thread_prepare();
-	c0 = dps__cputime_ns();
 	lttng_ust_tracepoint(dps, sleep_begin, id, ns, 0, line);
 	t0 = dps__now_ns();
 	table =
@@ -395,10 +396,6 @@ uint64_t dps__sleep_off_cpu(uint64_t ns, uint32_t line, struct dps__sleep_learne
 	}
 	t1 = dps__now_ns();
 	lttng_ust_tracepoint(dps, sleep_end, id, ns, t1 - t0, line);
-	c1 = dps__cputime_ns();
-	used = c1 > c0 ? c1 - c0 : 0;
-	/* a mean over the last few sleeps: one preempted wake-up does not set it */
-	l->cost_ns = l->cost_ns ? (l->cost_ns * 7 + used) / 8 : used;
 	/* The kernel's lateness now, against the table's: the table was measured once (by dps
 	 * calibrate, or at start on a machine that may have been busier or quieter then), and a
 	 * sleep that woke early by the difference would end early with nothing to make it up.
