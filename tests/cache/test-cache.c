@@ -25,6 +25,16 @@ static char *sample_path(void)
 	return dps_test_strf("%s/tests/cache/data/stream-16k.cachegrind", dps_test_source_dir());
 }
 
+/* Whether valgrind is on PATH. */
+static bool has_valgrind(void)
+{
+	char *path = g_find_program_in_path("valgrind");
+	bool found = path != NULL;
+
+	g_free(path);
+	return found;
+}
+
 /* The committed file's lines (g_strfreev). */
 static char **sample_lines(void)
 {
@@ -106,7 +116,9 @@ Test(cache, a_file_cut_short_is_refused_at_its_last_line)
 
 	/* the first 1000 lines, the last one cut in the middle */
 	lines[999][3] = '\0';
-	g_free(lines[1000]);
+	for (size_t i = 1000; lines[i]; i++) {
+		g_free(lines[i]);
+	}
 	lines[1000] = NULL;
 	path = write_lines(lines);
 	want = dps_test_strf("%s:1000: the file ends here without its 'summary:' line", path);
@@ -278,7 +290,7 @@ static struct cache_counts capture_stream(unsigned long ws, unsigned reps, struc
 	/* an instrumented program cannot run under Valgrind (its runtime must load first) */
 	dps_test_skip_build("the kernels of a sanitized build cannot run under Valgrind");
 #endif
-	dps_test_require(g_find_program_in_path("valgrind"), "valgrind is not installed");
+	dps_test_require(has_valgrind(), "valgrind is not installed");
 	cache_geometry_detect(&geom);
 	cr_assert_eq(cache_capture_run(&opts, &p, &status, &diag), DPS_OK, "%s", diag.msg);
 	cr_assert_eq(status, 0);
@@ -345,7 +357,7 @@ Test(cache, the_command_exits_2_on_bad_usage_and_1_on_failure, .timeout = 120)
 	char *out = dps_test_strf("%s/r.cache", dir);
 	char *bad_out = dps_test_strf("%s/none/r.cache", dir);
 
-	dps_test_require(g_find_program_in_path("valgrind"), "valgrind is not installed");
+	dps_test_require(has_valgrind(), "valgrind is not installed");
 	expect_exit(2, "Usage: dps cache capture", (const char *[]){NULL});
 	expect_exit(2, "unknown verb 'bogus'", (const char *[]){"bogus", NULL});
 	expect_exit(2, "expected -- COMMAND", (const char *[]){"capture", NULL});
