@@ -686,7 +686,9 @@ int analyzer_groups_plan(const char *const *paths, size_t n_paths, size_t jobs,
 	GPtrArray *units = g_ptr_array_new_with_free_func(unit_free);
 	struct dps_diag scratch = {""};
 	uint64_t *load = NULL, total = 0, target;
+	sigset_t old_mask;
 	size_t n_groups;
+	bool made;
 	int status;
 
 	plan->traces = g_ptr_array_new_with_free_func(g_free);
@@ -780,12 +782,17 @@ int analyzer_groups_plan(const char *const *paths, size_t n_paths, size_t jobs,
 	/* the pid: a run killed with its guardian leaves the views to the next (guard.h) */
 	dps_guard_sweep_dir(views_base(), "dps-decode-");
 	plan->root = g_strdup_printf("%s/dps-decode-%d-XXXXXX", views_base(), (int)getpid());
-	if (!mkdtemp(plan->root)) {
+	dps_out_hold_signals(&old_mask); /* made and registered as one step */
+	made = mkdtemp(plan->root) != NULL;
+	if (made) {
+		dps_out_register_temp(plan->root);
+	}
+	dps_out_release_signals(&old_mask);
+	if (!made) {
 		g_free(plan->root);
 		plan->root = NULL;
 		goto end;
 	}
-	dps_out_register_temp(plan->root);
 	plan->n_groups = n_groups;
 	plan->views = g_new0(struct analyzer_source_view, n_groups * plan->traces->len);
 	for (guint t = 0; t < plan->traces->len; t++) {

@@ -218,6 +218,33 @@ void dps_out_register_temp(const char *path)
 	register_temp(path);
 }
 
+char *dps_out_make_tmp_dir(const char *prefix, GError **error)
+{
+	sigset_t old;
+	char *dir;
+
+	block_signals(&old);
+	dir = dps_guard_make_tmp(prefix, error);
+	if (dir) {
+		register_temp(dir);
+	}
+	dps_out_release_signals(&old);
+	return dir;
+}
+
+void dps_out_hold_signals(sigset_t *old)
+{
+	block_signals(old);
+}
+
+void dps_out_release_signals(const sigset_t *old)
+{
+	int saved_errno = errno;
+
+	sigprocmask(SIG_SETMASK, old, NULL);
+	errno = saved_errno;
+}
+
 void dps_out_unregister_temp(const char *path)
 {
 	unregister_temp(path);
@@ -281,6 +308,7 @@ static char *resolve_target(const char *path)
 int dps_out_file_open(struct dps_out_file *of, const char *path, struct dps_diag *diag)
 {
 	struct stat st;
+	sigset_t old_mask;
 	int fd;
 
 	*of = (struct dps_out_file){0};
@@ -303,13 +331,18 @@ int dps_out_file_open(struct dps_out_file *of, const char *path, struct dps_diag
 	of->path = resolve_target(path);
 	dps_guard_sweep_temps(of->path);
 	of->tmp = temp_name(of->path);
+	/* Created and registered with the signals held off: a SIGINT in between would leave it. */
+	dps_out_hold_signals(&old_mask);
 	fd = g_mkstemp_full(of->tmp, O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		register_temp(of->tmp);
+	}
+	dps_out_release_signals(&old_mask);
 	if (fd < 0) {
 		dps_diag_setf(diag, "cannot create a temporary file beside \"%s\": errno=%d (%s)",
 			      path, errno, strerror(errno));
 		goto free_names;
 	}
-	register_temp(of->tmp);
 	(void)fchmod(fd, creation_mode(0666));
 	of->f = fdopen(fd, "w");
 	if (!of->f) {
@@ -471,6 +504,8 @@ int dps_out_dir_begin(struct dps_out_dir *od, const char *path, dps_out_dir_ours
 {
 	struct stat st;
 	mode_t mode = creation_mode(0777);
+	sigset_t old_mask;
+	bool made;
 	int status;
 
 	*od = (struct dps_out_dir){0};
@@ -497,14 +532,20 @@ int dps_out_dir_begin(struct dps_out_dir *od, const char *path, dps_out_dir_ours
 	}
 	dps_guard_sweep_temps(od->path);
 	od->tmp = temp_name(od->path);
-	if (!g_mkdtemp_full(od->tmp, 0700)) {
+	/* Created and registered with the signals held off: a SIGINT in between would leave it. */
+	dps_out_hold_signals(&old_mask);
+	made = g_mkdtemp_full(od->tmp, 0700) != NULL;
+	if (made) {
+		register_temp(od->tmp);
+	}
+	dps_out_release_signals(&old_mask);
+	if (!made) {
 		dps_diag_setf(diag, "cannot create \"%s\": errno=%d (%s)", od->path, errno,
 			      strerror(errno));
 		g_free(od->tmp);
 		status = DPS_ERR_IO;
 		goto free_path;
 	}
-	register_temp(od->tmp);
 	(void)chmod(od->tmp, mode);
 	return DPS_OK;
 

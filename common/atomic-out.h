@@ -18,9 +18,12 @@
 #ifndef DPS_COMMON_ATOMIC_OUT_H
 #define DPS_COMMON_ATOMIC_OUT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include <glib.h>
 
 #include "diag.h"
 
@@ -109,5 +112,14 @@ uint64_t dps_out_tree_bytes(const char *path);
  */
 void dps_out_register_temp(const char *path);
 void dps_out_unregister_temp(const char *path);
+/*
+ * Hold SIGINT, SIGTERM and SIGHUP off from before a temporary is created until it is
+ * registered, or a signal in between leaves it behind; release restores *old (and errno).
+ */
+void dps_out_hold_signals(sigset_t *old);
+/* A new directory $TMPDIR/PREFIX<pid>-XXXXXX (dps_guard_make_tmp), registered as a temporary
+ * in the same step; NULL with *error set. */
+char *dps_out_make_tmp_dir(const char *prefix, GError **error);
+void dps_out_release_signals(const sigset_t *old);
 
 #endif /* DPS_COMMON_ATOMIC_OUT_H */

@@ -254,7 +254,7 @@ static enum dps_status make_workdir(struct study *s)
 
 	if (!o->outdir) {
 		GError *error = NULL;
-		s->work = dps_guard_make_tmp("dps-whatif-", &error);
+		s->work = dps_out_make_tmp_dir("dps-whatif-", &error);
 		if (!s->work) {
 			dps_diag_setf(s->diag, "cannot make a temporary directory: %s",
 				      error->message);
@@ -262,7 +262,6 @@ static enum dps_status make_workdir(struct study *s)
 			return DPS_ERR_IO;
 		}
 		s->work_is_tmp = true;
-		dps_out_register_temp(s->work);
 		return DPS_OK;
 	}
 	st = dps_out_dir_begin(&s->out, o->outdir, is_whatif_dir,
