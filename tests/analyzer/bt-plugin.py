@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """The babeltrace2 sink component sink.dps.actions writes dps analyze's action set, byte for byte.
 
-    bt-plugin.py BABELTRACE2 PLUGIN_DIR DPS UNIFY_CLOCKS WORK_DIR TRACES_DIR...
+    bt-plugin.py [--quick] BABELTRACE2 PLUGIN_DIR DPS UNIFY_CLOCKS WORK_DIR TRACES_DIR...
 
 For every trace below each TRACES_DIR (a directory per trace; a TRACES_DIR that is not there
 is passed over: ../shared/traces is not in every checkout) and each of its processes with the
@@ -11,7 +11,7 @@ most CPU (up to MAX_PIDS, real pids), runs
     dps analyze TRACE --pid P -o A
     babeltrace2 --plugin-path=PLUGIN_DIR TRACE -c sink.dps.actions -p 'pid=P,path="B",source="S"'
 
-(S: the source line dps analyze wrote: babeltrace2 does not tell a component the paths it
+(--quick: the one process with the most CPU per trace; S: the source line dps analyze wrote: babeltrace2 does not tell a component the paths it
 reads) and compares every file of A and B. A dps record trace that babeltrace2 cannot read as
 one trace (perf and UST on two clocks: recorded before dps record gave them one) is copied
 into WORK_DIR and given one clock (UNIFY_CLOCKS, analyzer_unify_clocks), then compared: the
@@ -153,8 +153,11 @@ def foreign_dir(d):
 
 
 def main():
-    global BT, PLUGIN_DIR, DPS
-    BT, PLUGIN_DIR, DPS, unify, work = sys.argv[1:6]
+    global BT, PLUGIN_DIR, DPS, MAX_PIDS
+    args = sys.argv[1:]
+    if args[:1] == ["--quick"]:
+        MAX_PIDS, args = 1, args[1:]
+    BT, PLUGIN_DIR, DPS, unify, work = args[:5]
     env = dict(os.environ)
     if os.environ.get("DPS_SANITIZE") == "1":
         if not os.environ.get("ASAN_PRELOAD"):
@@ -173,7 +176,7 @@ def main():
     if "liblttng-ust" in needed.stdout:
         fail("%s needs liblttng-ust" % module)
     traces = []
-    for d in sys.argv[6:]:
+    for d in args[5:]:
         if not os.path.isdir(d):
             print("%s: not there, passed over" % d)
             continue
