@@ -41,7 +41,7 @@ die() {
 our_pid() {
     local f=$run/$1.pid pid state cmd
     [ -s "$f" ] || return 0
-    pid=$(head -n 1 "$f")
+    pid=$(head -n 1 "$f" 2>/dev/null) || return 0 # a daemon removes its own on exit
     [[ "$pid" =~ ^[0-9]+$ ]] || return 0
     [ -r "/proc/$pid/stat" ] || return 0
     # a zombie is dead (a daemon's parent here may be slow to reap it)
@@ -169,13 +169,13 @@ for d in slurmd slurmctld munged; do
     stop_daemon "$d" 2>/dev/null
 done
 
+# the socket's path must fit a sockaddr_un (108 bytes); slurmd's spool sockets are longer still
+[ "${#dir}" -lt 70 ] || die "DIR's path is too long for the daemons' sockets (${#dir} > 69 characters): $dir"
 mkdir -p "$run" "$logs" "$dir/state" "$dir/spool" "$dir/munge" "$dir/munge-socket"
 # munged refuses a socket whose directory (and every one above it) not all may search
 chmod 755 "$dir" "$dir/munge-socket"
 chmod 700 "$dir/munge" "$dir/state" "$dir/spool"
 rm -f "$dir/munge-socket/"* "$logs"/*.log
-# the socket's path must fit a sockaddr_un (108 bytes); slurmd's spool sockets are longer still
-[ "${#dir}" -lt 70 ] || die "DIR's path is too long for the daemons' sockets (${#dir} > 69 characters): $dir"
 
 # munged: a key and a daemon of the cluster's own.
 key=$dir/munge/munge.key
@@ -191,7 +191,7 @@ if ! munged --socket="$msock" --key-file="$key" --log-file="$logs/munged.log" \
     --pid-file="$run/munged.pid" --seed-file="$dir/munge/munged.seed" 2>"$logs/munged.err"; then
     cat "$logs/munged.err" >&2
     log_tail munged
-    die "munged did not start"
+    die "munged did not start (its socket's directory, $dir and every one above it must be searchable by all)"
 fi
 if ! munge --socket="$msock" -n 2>/dev/null | unmunge --socket="$msock" >/dev/null 2>&1; then
     log_tail munged
