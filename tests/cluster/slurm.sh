@@ -260,12 +260,18 @@ done
 slurmd -f "$conf" 2>"$logs/slurmd.err" ||
     { cat "$logs/slurmd.err" >&2; fail_start slurmd "slurmd exited with $?"; }
 
-# Up when the controller sees the node idle: 60 s at most.
+# Up when the controller sees the node idle: 60 s at most (by the clock: on a busy machine
+# each round's processes take a while). A node the controller refused (inval: its resources
+# fewer than slurm.conf's; drained) does not come back by waiting.
 state=
-for _ in $(seq 120); do
+deadline=$((SECONDS + 60))
+while [ "$SECONDS" -lt "$deadline" ]; do
     [ -n "$(our_pid slurmctld)" ] || fail_start slurmctld "slurmctld died while the node registered"
     state=$(node_state)
-    [ "$state" != idle ] || break
+    case "$state" in
+    idle) break ;;
+    inval* | drain*) break ;;
+    esac
     if [ -z "$(our_pid slurmd)" ] && [ -s "$run/slurmd.pid" ]; then
         fail_start slurmd "slurmd died while registering"
     fi
@@ -274,7 +280,12 @@ done
 if [ "$state" != idle ]; then
     reason=$(scontrol show node "$node" 2>/dev/null | grep -o 'Reason=.*' || true)
     [ -n "$(our_pid slurmd)" ] || fail_start slurmd "slurmd is not running"
-    fail_start slurmd "node $node is not idle after 60 s (state: ${state:-no answer}${reason:+; $reason})"
+    log_tail slurmctld
+    case "$state" in
+    inval* | drain*) why="slurmctld refused node $node (state: $state${reason:+; $reason})" ;;
+    *) why="node $node is not idle after 60 s (state: ${state:-no answer}${reason:+; $reason})" ;;
+    esac
+    fail_start slurmd "$why"
 fi
 say "up in $dir (slurmctld pid $(our_pid slurmctld) port $ctld_port, slurmd pid $(our_pid slurmd), munged pid $(our_pid munged)); export:"
 echo "SLURM_CONF=$conf"
