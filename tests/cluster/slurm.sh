@@ -153,14 +153,15 @@ for tool in slurmctld slurmd sinfo sbatch squeue scancel munged munge unmunge ss
         die "$tool not found: install slurm-wlm and munge (scripts/setup.sh test installs them)"
 done
 
-# A cluster of an earlier run in DIR: refused when it is up and answering; its leftovers (some
-# daemons dead, e.g. a killed test) stopped and its pid files removed.
+# A cluster of an earlier run in DIR: refused while its three daemons run (it may be running
+# jobs); its leftovers (some daemons dead, e.g. a killed test's) stopped and their pid files
+# removed.
 alive=()
 for d in munged slurmctld slurmd; do
     [ -z "$(our_pid "$d")" ] || alive+=("$d")
 done
-if [ "${#alive[@]}" -eq 3 ] && [ "$(node_state)" = idle ]; then
-    die "a cluster is already up in $dir (tests/cluster/slurm.sh down $dir first)"
+if [ "${#alive[@]}" -eq 3 ]; then
+    die "a cluster is already up in $dir (node $node: $(node_state)); tests/cluster/slurm.sh down $dir first"
 fi
 if [ "${#alive[@]}" -gt 0 ]; then
     say "stopping the leftovers of an earlier cluster in $dir: ${alive[*]}"
