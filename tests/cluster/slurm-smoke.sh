@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# The one-node SLURM cluster (tests/cluster/slurm.sh) runs an sbatch job array, as the script of
+# `dps whatif --plan DIR` will be run: ctest cluster-slurm. Brings the cluster up in a temporary
+# directory, submits `sbatch --array=0-3 --wait` whose tasks each write their index and host
+# name, checks the 4 files, takes the cluster down, brings it up again in the same directory
+# (down leaves it reusable) and down for good. Needs root and slurm-wlm + munge: skipped (77)
+# without them, failed instead when CI is set (doc/testing.md, "Skips").
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+cluster=$here/slurm.sh
+name="cluster-slurm"
+
+skip() {
+    if [ -n "${CI:-}" ]; then
+        echo "$name: $*; CI is set, where a test may not skip" >&2
+        exit 1
+    fi
+    echo "$name: skipped: $*" >&2
+    exit 77
+}
+[ "$(id -u)" = 0 ] || skip "needs root (slurmd runs the jobs as their users)"
+for tool in slurmctld slurmd sbatch sinfo munged; do
+    command -v "$tool" >/dev/null ||
+        skip "$tool not installed (apt-get install slurm-wlm munge; scripts/setup.sh installs them)"
+done
+
+# The clusters of earlier runs killed before their trap (a ctest timeout): each directory names
+# its test's pid; a directory whose test is gone is taken down and removed.
+for old in /tmp/dps-test-slurm-*; do
+    [ -f "$old/owner" ] || continue
+    owner=$(cat "$old/owner")
+    if [[ "$owner" =~ ^[0-9]+$ ]] && tr '\0' ' ' <"/proc/$owner/cmdline" 2>/dev/null |
+        grep -q slurm-smoke; then
+        continue
+    fi
+    echo "$name: taking down the cluster a killed run left in $old" >&2
+    "$cluster" down "$old" || true
+    rm -rf "$old"
+done
+
+# /tmp: the daemons' socket paths must stay short (slurm.sh refuses a long DIR)
+work=$(mktemp -d /tmp/dps-test-slurm-XXXXXX)
+echo $$ >"$work/owner"
+cleanup() {
+    "$cluster" down "$work" || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+fail() {
+    echo "$name: $*" >&2
+    for log in "$work"/log/*.log; do
+        [ -s "$log" ] || continue
+        echo "--- last lines of $log:" >&2
+        tail -n 15 "$log" >&2
+    done
+    exit 1
+}
+
+env_line=$("$cluster" up "$work") || fail "the cluster did not start"
+[[ "$env_line" == SLURM_CONF=* ]] || fail "slurm.sh up printed '$env_line', not SLURM_CONF=..."
+export "${env_line?}"
+"$cluster" status "$work" >/dev/null || fail "slurm.sh status says the cluster that came up is not up"
+
+mkdir -p "$work/out"
+cat >"$work/task.sh" <<'EOF'
+#!/bin/bash
+echo "$SLURM_ARRAY_TASK_ID $(hostname)" >"task-$SLURM_ARRAY_TASK_ID"
+EOF
+# --wait: sbatch returns when every task has ended, with the highest exit status of them
+timeout 180 sbatch --array=0-3 --wait --chdir="$work/out" --output="$work/out/slurm-%A_%a.out" \
+    --job-name=dps-smoke "$work/task.sh" >"$work/sbatch.out" 2>&1 ||
+    { cat "$work/sbatch.out" >&2; fail "sbatch --array=0-3 --wait failed or took over 180 s"; }
+host=$(hostname)
+for i in 0 1 2 3; do
+    f=$work/out/task-$i
+    [ -f "$f" ] || fail "array task $i wrote no $f"
+    [ "$(cat "$f")" = "$i $host" ] || fail "array task $i wrote '$(cat "$f")', not '$i $host'"
+done
+n=$(find "$work/out" -name 'task-*' | wc -l)
+[ "$n" = 4 ] || fail "$n task files, not 4"
+
+"$cluster" down "$work" || fail "slurm.sh down failed"
+if "$cluster" status "$work" >/dev/null; then
+    fail "slurm.sh status says the cluster is still up after down"
+fi
+env_line=$("$cluster" up "$work") || fail "the cluster did not start a second time in the same directory"
+"$cluster" down "$work" || fail "slurm.sh down failed the second time"
+echo "$name: 4 array tasks ran on $host; up, down, up and down again in $work"
