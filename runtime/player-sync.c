@@ -779,21 +779,56 @@ void dps__player_arrive(struct player *pl, struct slot *self, const struct dps_a
 	lttng_ust_tracepoint(dps, wait_end, dps__tls_id, id_of(pl, releaser), a->line);
 }
 
-/* Collects the distinct (sleeper, waker) pairs of the program, sorted, and marks the threads
- * some thread joins (in the same pass over the actions). */
-int dps__player_build_deps(struct player *pl, size_t max)
+/* Appends the pair (sleeper, waker) to pl->deps unless stamp[key] says this thread added it
+ * already; grows the array as needed. */
+static int add_dep(struct player *pl, size_t *cap, uint32_t *stamp, size_t key, uint32_t mark,
+		   size_t sleeper, size_t waker)
+{
+	if (stamp[key] == mark) {
+		return DPS_OK;
+	}
+	stamp[key] = mark;
+	if (pl->n_deps == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 16;
+		struct dep *grown = realloc(pl->deps, ncap * sizeof(*grown));
+
+		if (!grown) {
+			return DPS_ERR_NOMEM;
+		}
+		pl->deps = grown;
+		*cap = ncap;
+	}
+	pl->deps[pl->n_deps++] = (struct dep){.sleeper = sleeper, .waker = waker};
+	return DPS_OK;
+}
+
+/*
+ * Collects the distinct (sleeper, waker) pairs of the program, sorted, and marks the threads
+ * some thread joins (in the same pass over the actions). A pair is taken once per thread
+ * that names it (stamps of the thread being read, one per other thread as waker and as
+ * sleeper), so the array holds at most twice the distinct pairs, not one entry per wait and
+ * wake: a set of 40,000 hand-offs was 700 KB sorted before the first action, 10-15 ms of the
+ * process's start (doc/fidelity.md).
+ */
+int dps__player_build_deps(struct player *pl)
 {
 	const struct dps_program *prog = pl->prog;
-	size_t n = 0;
+	size_t n_threads = prog->n_threads, cap = 0, n;
+	uint32_t *as_waker = calloc(n_threads ? n_threads : 1, sizeof(*as_waker));
+	uint32_t *as_sleeper = calloc(n_threads ? n_threads : 1, sizeof(*as_sleeper));
+	int ret = DPS_OK;
 
-	pl->deps = calloc(max ? max : 1, sizeof(*pl->deps));
-	if (!pl->deps) {
-		return DPS_ERR_NOMEM;
+	pl->deps = NULL;
+	pl->n_deps = 0;
+	if (!as_waker || !as_sleeper) {
+		ret = DPS_ERR_NOMEM;
+		goto end;
 	}
-	for (size_t t = 0; t < prog->n_threads; t++) {
+	for (size_t t = 0; t < n_threads && !ret; t++) {
 		const struct dps_thread_desc *d = &prog->threads[t];
+		uint32_t mark = (uint32_t)t + 1;
 
-		for (size_t i = 0; i < d->n_actions; i++) {
+		for (size_t i = 0; i < d->n_actions && !ret; i++) {
 			const struct dps_action *a = &d->actions[i];
 
 			if (a->kind == DPS_ACT_JOIN) {
@@ -804,25 +839,41 @@ int dps__player_build_deps(struct player *pl, size_t max)
 				}
 				pl->has_join_any = true;
 			} else if (a->kind == DPS_ACT_WAIT_ANY) {
-				for (int64_t k = 0; k < a->arg2; k++) {
-					pl->deps[n++] = (struct dep){
-					    .sleeper = t, .waker = prog->members[a->arg + k]};
+				for (int64_t k = 0; k < a->arg2 && !ret; k++) {
+					size_t w = prog->members[a->arg + k];
+
+					ret = add_dep(pl, &cap, as_waker, w, mark, t, w);
 				}
 			} else if (a->kind == DPS_ACT_WAIT || a->kind == DPS_ACT_WAIT_TIMEOUT) {
-				pl->deps[n++] = (struct dep){.sleeper = t, .waker = (size_t)a->arg};
+				ret = add_dep(pl, &cap, as_waker, (size_t)a->arg, mark, t,
+					      (size_t)a->arg);
 			} else if (a->kind == DPS_ACT_WAKE) {
-				pl->deps[n++] = (struct dep){.sleeper = (size_t)a->arg, .waker = t};
+				ret = add_dep(pl, &cap, as_sleeper, (size_t)a->arg, mark,
+					      (size_t)a->arg, t);
 			}
 		}
 	}
-	qsort(pl->deps, n, sizeof(*pl->deps), compare_dep);
+	if (ret) {
+		goto end;
+	}
+	/* a pair named by both its threads (a wait and the matching wake) is there twice */
+	qsort(pl->deps, pl->n_deps, sizeof(*pl->deps), compare_dep);
+	n = pl->n_deps;
 	pl->n_deps = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!pl->n_deps || compare_dep(&pl->deps[pl->n_deps - 1], &pl->deps[i])) {
 			pl->deps[pl->n_deps++] = pl->deps[i];
 		}
 	}
-	return DPS_OK;
+	if (!pl->deps) {
+		/* no pair: an empty array the rest can search and free as before */
+		pl->deps = calloc(1, sizeof(*pl->deps));
+		ret = pl->deps ? DPS_OK : DPS_ERR_NOMEM;
+	}
+end:
+	free(as_waker);
+	free(as_sleeper);
+	return ret;
 }
 
 void dps__player_release_ended_locked(struct player *pl, struct slot *self)

@@ -153,9 +153,10 @@ void dps__player_check_deadlock_locked(struct player *pl);
  * release (its joiners, the sleepers it was to wake, the join any waiters). */
 void dps__player_release_ended_locked(struct player *pl, struct slot *self);
 
-/* Collects the distinct (sleeper, waker) pairs of the program into pl->deps (at most max of
- * them, sorted) and marks the threads some thread joins. Returns DPS_OK or DPS_ERR_NOMEM. */
-int dps__player_build_deps(struct player *pl, size_t max);
+/* Collects the distinct (sleeper, waker) pairs of the program into pl->deps (sorted, in time
+ * linear in the actions) and marks the threads some thread joins. Returns DPS_OK or
+ * DPS_ERR_NOMEM. */
+int dps__player_build_deps(struct player *pl);
 
 /* The blocking actions, played by thread self (each fires its begin and end events and takes
  * the lock itself). */

@@ -749,13 +749,12 @@ static bool is_valid_action(const struct dps_program *prog, const struct dps_act
 	}
 }
 
-/* Checks what the player relies on (indexes in range, known kinds) and counts the wait/wake
- * actions. Returns DPS_OK or DPS_ERR_INVAL. */
-static int check_program(const struct dps_program *prog, size_t *n_deps)
+/* Checks what the player relies on (indexes in range, known kinds). Returns DPS_OK or
+ * DPS_ERR_INVAL. */
+static int check_program(const struct dps_program *prog)
 {
 	int ret = DPS_OK;
 
-	*n_deps = 0;
 	if (!prog || !prog->n_threads || prog->root >= prog->n_threads || !prog->threads) {
 		ret = DPS_ERR_INVAL;
 	}
@@ -770,11 +769,6 @@ static int check_program(const struct dps_program *prog, size_t *n_deps)
 
 			if (!is_valid_action(prog, a, t)) {
 				ret = DPS_ERR_INVAL;
-			} else if (a->kind == DPS_ACT_WAIT || a->kind == DPS_ACT_WAKE ||
-				   a->kind == DPS_ACT_WAIT_TIMEOUT) {
-				(*n_deps)++;
-			} else if (a->kind == DPS_ACT_WAIT_ANY) {
-				*n_deps += (size_t)a->arg2;
 			}
 		}
 	}
@@ -799,7 +793,6 @@ int dps_play(const struct dps_program *prog, const struct dps_play_options *opts
 	struct dps_play_options defaults;
 	struct player pl;
 	char old_name[16] = "";
-	size_t max_deps;
 	size_t n_conds = 0, n_objs = 0;
 	pthread_condattr_t mono;
 	uint64_t end_ns;
@@ -809,7 +802,7 @@ int dps_play(const struct dps_program *prog, const struct dps_play_options *opts
 	if (result) {
 		memset(result, 0, sizeof(*result));
 	}
-	ret = check_program(prog, &max_deps);
+	ret = check_program(prog);
 	if (ret) {
 		goto end;
 	}
@@ -828,7 +821,7 @@ int dps_play(const struct dps_program *prog, const struct dps_play_options *opts
 		ret = DPS_ERR_NOMEM;
 		goto end_lock;
 	}
-	ret = dps__player_build_deps(&pl, max_deps);
+	ret = dps__player_build_deps(&pl);
 	if (ret) {
 		goto end_slots;
 	}
