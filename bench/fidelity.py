@@ -340,6 +340,41 @@ def witness_cpu(trace, pid):
     return cpu
 
 
+EVENT_RE = re.compile(r"^\s*(\d+)\s+([\d.]+):\s+sched:(sched_process_\w+):\s+(.*)$")
+
+
+def wall_parts(trace, pid):
+    """Where the process's wall time goes, by the kernel's events in the trace's perf.data:
+    (exec to the first thread the root creates, that thread's creation to the end of the last
+    of them, that end to the process's exit), in ns; None for a process that creates no
+    thread. lttng-ust's listener threads (named "...-ust" when they exit) are not counted."""
+    out = subprocess.run(["perf", "script", "-i", os.path.join(trace, "perf.data"), "-F",
+                          "tid,time,event,trace"], capture_output=True, text=True).stdout
+    t_exec = None
+    forks, exits = [], {}
+    for m in map(EVENT_RE.match, out.splitlines()):
+        if not m:
+            continue
+        tid, t, kind, rest = int(m.group(1)), float(m.group(2)), m.group(3), m.group(4)
+        if kind == "sched_process_exec" and tid == pid:
+            t_exec = t
+        elif kind == "sched_process_fork" and tid == pid and t_exec is not None:
+            child = re.search(r"child_pid=(\d+)", rest)
+            if child:
+                forks.append((t, int(child.group(1))))
+        elif kind == "sched_process_exit":
+            comm = re.search(r"comm=(.*?) pid=", rest)
+            exits[tid] = (t, comm.group(1) if comm else "")
+    app = [(t, c) for t, c in forks if c in exits and not exits[c][1].endswith("-ust")]
+    ours = [exits[c][0] for _, c in forks if c in exits] + ([exits[pid][0]] if pid in exits else [])
+    t_end = max(ours) if ours else None
+    if t_exec is None or t_end is None or not app:
+        return None
+    first = app[0][0]
+    last = max(exits[c][0] for _, c in app)
+    return (int((first - t_exec) * 1e9), int((last - first) * 1e9), int((t_end - last) * 1e9))
+
+
 def measure_dps(orig, wdir, comp):
     """dps's per-thread CPU (ns) for each original tid, by the witness: each matched stub
     thread's whole CPU time from perf.data (witness_cpu: its start-up and exit included, not
@@ -558,6 +593,10 @@ def one_run(name, wl, run_no, calib):
                    "orig_wall": comp["orig"]["process"]["wall_ns"],
                    "dps_cpu": comp["sim"]["process"]["cpu_ns"],
                    "dps_wall": comp["sim"]["process"]["wall_ns"]}
+    res["wall_parts"] = {"orig": wall_parts(os.path.join(wdir, "orig"), int(pid)),
+                         "dps": wall_parts(os.path.join(wdir, "dps", "sim-trace"),
+                                           int(record_info(os.path.join(
+                                               wdir, "dps", "sim-trace"))["pid"]))}
     mem = comp["summary"].get("memory")
     res["heap_err"] = (mem["heap"]["max_abs_err_bytes"]
                        if mem and mem["heap"]["points"] else None)
@@ -836,6 +875,26 @@ def write_report(results, failures, load0, probes, meta):
                   sfmt(med([r["floor_pwall"] for r in rs])),
                   "%d B" % max(heap) if heap else "-",
                   "yes" if all(r["proc"]["measured"] for r in rs) else "NO"))
+    o.append("")
+    o.append("Where the process wall time goes, by the same witness (the kernel's fork, exec "
+             "and exit events): the start (exec to the first thread the root creates), the "
+             "threads (that creation to the end of the last of them) and the exit (that end "
+             "to the process's end); lttng-ust's listener threads left out. Median over runs, "
+             "ms, original / dps (difference); `-` for a process that creates no thread.\n")
+    o.append("| workload | start | threads | exit |")
+    o.append("|---|---|---|---|")
+    for name in ARGS.workloads:
+        rs = [r for r in by.get(name, []) if r.get("wall_parts", {}).get("orig") and
+              r["wall_parts"].get("dps")]
+        if not rs:
+            o.append("| %s | - | - | - |" % name)
+            continue
+        cells = []
+        for k in range(3):
+            a = med([r["wall_parts"]["orig"][k] for r in rs]) / 1e6
+            b = med([r["wall_parts"]["dps"][k] for r in rs]) / 1e6
+            cells.append("%.1f / %.1f (%+.1f)" % (a, b, b - a))
+        o.append("| %s | %s |" % (name, " | ".join(cells)))
     o.append("")
     if probes and "empty_cpu_ns" in probes:
         o.append("A stub that does nothing (`sleep 1`), recorded like the replays, costs **%.2f ms** "
