@@ -51,8 +51,11 @@ if [ "$install" = 1 ]; then
     done
     if [ ${#missing[@]} -gt 0 ]; then
         echo "setup.sh: installing ${missing[*]}"
-        "${sudo_cmd[@]}" apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+        # Another apt-get (unattended upgrades, a second checkout's set-up) holds dpkg's lock
+        # for a while: wait for it rather than fail.
+        "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=600 update -qq
+        DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=600 \
+            install -y -qq --no-install-recommends "${missing[@]}"
     fi
 fi
 
