@@ -73,6 +73,12 @@ static void add_doubt(struct whatif_result *r, enum whatif_doubt_kind kind, char
 	r->doubts[r->n_doubts++] = (struct whatif_doubt){kind, reason, way_out};
 }
 
+void whatif_doubt_add(struct whatif_result *r, enum whatif_doubt_kind kind, char *reason,
+		      char *way_out)
+{
+	add_doubt(r, kind, reason, way_out);
+}
+
 /* "12 (worker1)" for the set's thread t (g_free). */
 static char *thread_name(const struct dps_actset *set, size_t t)
 {
