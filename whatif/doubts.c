@@ -61,6 +61,8 @@ const char *whatif_doubt_kind_name(enum whatif_doubt_kind kind)
 		return "unmodelled";
 	case WHATIF_DOUBT_ORIGINAL:
 		return "original";
+	case WHATIF_DOUBT_PARTIAL:
+		return "partial";
 	default:
 		return "?";
 	}

@@ -227,4 +227,41 @@ const char *whatif_ms(double ns, char *buf, size_t len);
 /* The last line of the file at path (a run's stderr), for a failure's message (g_free). */
 char *whatif_last_line(const char *path);
 
+/* plan.c: what --plan refuses (in situ, --timelines, no directory). DPS_OK or DPS_ERR_INVAL. */
+enum dps_status whatif_plan_check(const struct whatif_options *o, struct dps_diag *diag);
+
+/* What the plan is written from (all borrowed): the study's options and its result before
+ * the runs, the work directory (OUTDIR's temporary) that holds the stub and the calibration,
+ * and the set to copy into it (NULL: work/set is there already, an analyzed trace's). */
+struct whatif_plan_job {
+	const struct whatif_options *opts;
+	struct whatif_result *result;
+	const char *work;
+	const struct dps_actset *set;
+};
+
+/* The plan file, results/, nodes/ and the wrappers into job->work. DPS_OK, DPS_ERR_IO (diag). */
+enum dps_status whatif_plan_write(const struct whatif_plan_job *job, struct dps_diag *diag);
+
+/* A plan read back (whatif_plan_load): the options that make its points again, the result
+ * as it was before the runs (pre: owned), the calibration's fingerprint and loop rate, and the
+ * runs in order (owned). */
+struct whatif_plan {
+	char *dir;
+	struct whatif_options o; /* from, to, step, stubs, repeat, seed, mode, wait_quiet_s */
+	char *window_from, *window_to;
+	struct whatif_result pre;
+	char *fingerprint;
+	double loops_per_us;
+	size_t n_points;
+	struct whatif_job *runs;
+	size_t n_runs, n_read;
+};
+
+/* DPS_OK, or DPS_ERR_INVAL with diag "DIR/plan:LINE: expected ..."; whatif_plan_fini always. */
+enum dps_status whatif_plan_load(const char *dir, struct whatif_plan *p, struct dps_diag *diag);
+void whatif_plan_fini(struct whatif_plan *p);
+/* The first 16 hex digits of the file's SHA-256 (g_free); NULL when it cannot be read. */
+char *whatif_plan_fingerprint(const char *path);
+
 #endif /* DPS_WHATIF_WHATIF_INTERNAL_H */

@@ -128,6 +128,9 @@ static enum dps_status check_options(struct study *s)
 	const struct whatif_options *o = s->opts;
 	size_t n = whatif_sweep_count(o);
 
+	if (whatif_plan_check(o, s->diag)) {
+		return DPS_ERR_INVAL;
+	}
 	if (o->command) {
 		enum dps_status st = check_insitu(s);
 
@@ -642,6 +645,18 @@ static enum dps_status sweep(struct study *s)
 	return st;
 }
 
+/* 5. --plan: the runs written as a plan instead of run (plan.c) */
+static enum dps_status plan(struct study *s)
+{
+	struct whatif_plan_job job = {.opts = s->opts,
+				      .result = s->res,
+				      .work = s->work,
+				      .set = s->res->from_trace ? NULL : s->set};
+
+	dps_steps_begin(&s->steps, false, "writing the plan");
+	return whatif_plan_write(&job, s->diag);
+}
+
 /* The end: OUTDIR replaced by the work directory, or the private temporary removed. */
 static enum dps_status finish(struct study *s, enum dps_status st)
 {
@@ -822,6 +837,10 @@ enum dps_status whatif_run(const struct whatif_options *opts, struct whatif_resu
 		s.ares = NULL;
 	}
 	st = st ? st : build(&s);
+	if (opts->plan) {
+		st = st ? st : plan(&s);
+		goto planned;
+	}
 study:
 	st = st ? st : sweep(&s);
 	if (!st) {
@@ -835,6 +854,7 @@ study:
 			st = whatif_write_outputs(result, s.work, diag);
 		}
 	}
+planned:
 	if (!st) {
 		dps_steps_end(&s.steps);
 	}

@@ -68,7 +68,7 @@ need(isinstance(d["component"]["ids"], list)
 # the answer: the fit's kind, or unclear when a doubt stands (each a check, a reason, a way out)
 need(isinstance(d["unclear"], list), "unclear is a list")
 for i, u in enumerate(d["unclear"]):
-    need(u.get("check") in ("order", "shared-work", "unmodelled", "original"),
+    need(u.get("check") in ("order", "shared-work", "unmodelled", "original", "partial"),
          f"unclear[{i}]: check {u.get('check')}")
     need(isinstance(u.get("reason"), str) and u["reason"], f"unclear[{i}]: a reason")
     need(isinstance(u.get("way_out"), str) and u["way_out"], f"unclear[{i}]: a way out")
