@@ -41,7 +41,7 @@ packages=(cmake make gcc pkg-config lttng-tools liblttng-ust-dev liblttng-ctl-de
           libbabeltrace2-dev babeltrace2 liburcu-dev libcriterion-dev libglib2.0-dev
           linux-perf chromium python3 procps util-linux time clang-format xz-utils
           clang libclang-rt-14-dev zstd pandoc man-db libdw-dev libjson-glib-dev heaptrack
-          valgrind)
+          valgrind parallel)
 if [ "$install" = 1 ]; then
     missing=()
     for p in "${packages[@]}"; do

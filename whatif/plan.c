@@ -127,7 +127,8 @@ static enum dps_status write_wrappers(const struct whatif_plan_job *job, size_t 
 	    "# dps whatif --plan's SLURM wrapper (doc/cluster.md): one array task per run of the\n"
 	    "# plan, each on a node of its own (--exclusive: a quiet machine, as a local sweep\n"
 	    "# wants). Submit from anywhere: sbatch %s/slurm.sbatch; then\n"
-	    "# dps whatif --collect %s. DIR must be on a file system the nodes share.\n"
+	    "# dps whatif --collect %s. DIR must be on a file system the nodes share;\n"
+	    "# DPS (the dps command) and DPS_PLAN (DIR, moved or copied) override the paths.\n"
 	    "#SBATCH --job-name=dps-whatif\n"
 	    "#SBATCH --array=0-%zu\n"
 	    "#SBATCH --ntasks=1\n"
@@ -142,12 +143,14 @@ static enum dps_status write_wrappers(const struct whatif_plan_job *job, size_t 
 	if (o->slurm_constraint) {
 		g_string_append_printf(t, "#SBATCH --constraint=%s\n", o->slurm_constraint);
 	}
-	g_string_append_printf(t,
-			       "set -eu\n"
-			       ": \"${SLURM_ARRAY_TASK_ID:?not an array task: sbatch this file}\"\n"
-			       "dps=${DPS:-%s}\n"
-			       "exec \"$dps\" whatif --run-one \"$SLURM_ARRAY_TASK_ID\" %s\n",
-			       qdps, qdir);
+	g_string_append_printf(
+	    t,
+	    "set -eu\n"
+	    ": \"${SLURM_ARRAY_TASK_ID:?not an array task: sbatch this file}\"\n"
+	    "dps=${DPS:-%s}\n"
+	    "plan=${DPS_PLAN:-%s}\n"
+	    "exec \"$dps\" whatif --run-one \"$SLURM_ARRAY_TASK_ID\" \"$plan\"\n",
+	    qdps, qdir);
 	st = write_script(job->work, "slurm.sbatch", t->str, diag);
 	g_string_truncate(t, 0);
 	g_string_append_printf(
@@ -162,7 +165,7 @@ static enum dps_status write_wrappers(const struct whatif_plan_job *job, size_t 
 	    "# dps whatif --collect %s.\n"
 	    "set -u\n"
 	    "dps=${DPS:-%s}\n"
-	    "plan=%s\n"
+	    "plan=${DPS_PLAN:-%s}\n"
 	    "runs=%zu\n"
 	    "if [ $# -ge 1 ]; then\n"
 	    "    seq 0 $((runs - 1)) | parallel --will-cite --sshloginfile \"$1\" -j1 "
