@@ -315,6 +315,8 @@ static int check_cluster_args(int argc, struct args *a)
 		   (a->o.plan || a->ids->len || a->comms->len || a->regions->len)) {
 		why = "--run-one and --collect take the study from the plan: no --plan, --thread, "
 		      "--thread-comm or --region";
+	} else if (a->run_one >= 0 && (a->json || a->html || a->o.outdir)) {
+		why = "--run-one writes its result into the plan: no --json, --html or -o";
 	} else if (a->run_one >= 0 && optind + 1 != argc) {
 		why = "--run-one N DIR: give the plan's directory, once";
 	} else if (a->collect && optind != argc) {

@@ -40,6 +40,31 @@
 #define PLAN_MAGIC "dps-whatif-plan 1"
 #define RESULT_MAGIC "dps-whatif-result 1"
 
+/* An earlier plan's results are not replaced with it unless --force: they may be hours of a
+ * cluster's time not collected yet. */
+static enum dps_status check_no_results(const char *dir, struct dps_diag *diag)
+{
+	char *rdir = g_build_filename(dir, "results", NULL);
+	GDir *d = g_dir_open(rdir, 0, NULL);
+	const char *name;
+	size_t n = 0;
+
+	while (d && (name = g_dir_read_name(d))) {
+		n += g_str_has_prefix(name, "run-");
+	}
+	if (d) {
+		g_dir_close(d);
+	}
+	if (n) {
+		dps_diag_setf(diag,
+			      "--plan %s: it holds %zu results of an earlier plan (%s); collect "
+			      "them first (dps whatif --collect %s), or replace them with --force",
+			      dir, n, rdir, dir);
+	}
+	g_free(rdir);
+	return n ? DPS_ERR_INVAL : DPS_OK;
+}
+
 enum dps_status whatif_plan_check(const struct whatif_options *o, struct dps_diag *diag)
 {
 	if (!o->plan) {
@@ -59,7 +84,7 @@ enum dps_status whatif_plan_check(const struct whatif_options *o, struct dps_dia
 		dps_diag_setf(diag, "--plan: give the plan's directory");
 		return DPS_ERR_INVAL;
 	}
-	return DPS_OK;
+	return o->force ? DPS_OK : check_no_results(o->outdir, diag);
 }
 
 static const char *kind_name(enum whatif_point_kind k)

@@ -143,6 +143,10 @@ grep -q "$tmp/f/plan:3: expected" "$tmp/f.err" || say "the bad line is not named
 "$dps" whatif --run-one $runs "$tmp/plan" > /dev/null 2> "$tmp/f.err"
 st=$?
 [ $st = 2 ] || say "--run-one out of the plan: exit $st, want 2"
+"$dps" whatif "${study[@]}" -q --calibration "$tmp/plan/calibration" --plan "$tmp/plan" > /dev/null 2> "$tmp/f.err"
+st=$?
+[ $st = 2 ] || say "--plan over a plan with results: exit $st, want 2"
+grep -q 'collect them first' "$tmp/f.err" || say "--plan over results does not say why: $(cat "$tmp/f.err")"
 "$dps" whatif --collect "$tmp/plan" --thread 2 > /dev/null 2>&1
 [ $? = 2 ] || say "--collect with --thread: not exit 2"
 exit $bad
