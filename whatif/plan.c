@@ -303,6 +303,17 @@ enum dps_status whatif_plan_write(const struct whatif_plan_job *job, struct dps_
 		g_free(way);
 		g_free(reason);
 	}
+	/* a trace's threads ranked, for the same "which thread" table and line as a local study */
+	fprintf(f, "critical_span_ns %" PRIu64 "\n", r->critical_span_ns);
+	for (size_t i = 0; i < r->n_candidates; i++) {
+		const struct whatif_candidate *cd = &r->candidates[i];
+		char *comm = g_strescape(cd->comm ? cd->comm : "", NULL);
+
+		fprintf(f, "candidate %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %d %s\n",
+			cd->id, cd->critical_ns, cd->busy_ns, cd->waited_on_ns, cd->in_component,
+			comm);
+		g_free(comm);
+	}
 	fprintf(f, "points %zu\n", pl.n);
 	for (size_t i = 0; i < pl.n; i++) {
 		fprintf(f, "point %zu %s %.17g %" PRIu64 "\n", i, kind_name(pl.pts[i]->kind),
@@ -477,6 +488,23 @@ static int plan_line(struct whatif_plan *p, const char *key, const char *v, cons
 		}
 		g_strfreev(parts);
 		return n ? 0 : -1;
+	} else if (!strcmp(key, "critical_span_ns")) {
+		*what = "a count of ns";
+		return sscanf(v, "%" SCNu64 "%n", &r->critical_span_ns, &n) == 1 && !v[n] ? 0 : -1;
+	} else if (!strcmp(key, "candidate")) {
+		struct whatif_candidate cd = {0};
+
+		*what = "ID CRITICAL_NS BUSY_NS WAITED_ON_NS IN_COMPONENT COMM";
+		if (sscanf(v, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %d %n", &cd.id,
+			   &cd.critical_ns, &cd.busy_ns, &cd.waited_on_ns, &tl, &n) != 5 ||
+		    !n) {
+			return -1;
+		}
+		cd.in_component = tl;
+		cd.comm = v[n] ? g_strcompress(v + n) : NULL;
+		r->candidates =
+		    g_renew(struct whatif_candidate, r->candidates, r->n_candidates + 1);
+		r->candidates[r->n_candidates++] = cd;
 	} else if (!strcmp(key, "points")) {
 		*what = "a count";
 		return sscanf(v, "%zu%n", &p->n_points, &n) == 1 && !v[n] ? 0 : -1;
