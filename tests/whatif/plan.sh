@@ -124,6 +124,28 @@ truncate -s 70 "$tmp/f/results/$t"
 grep -q "results/$t: truncated" "$tmp/f.err" || say "the truncated file is not named: $(cat "$tmp/f.err")"
 grep -q 'Answer: Unclear' "$tmp/f.txt" || say "a truncated result left the answer standing"
 
+fresh # a run that failed on its node
+t=$(first_result 9)
+sed -i 's/^status ok/status failed/; s/^message .*/message the stub was killed (signal 9)/' "$tmp/f/results/$t"
+"$dps" whatif --collect "$tmp/f" --json > "$tmp/f.json" 2> "$tmp/f.err" || say "collect with a failed run: exit $?"
+grep -q 'run 9 failed on [^:]*: the stub was killed' "$tmp/f.err" || say "the failed run is not named: $(cat "$tmp/f.err")"
+grep -q 'runs 9 (failed on ' "$tmp/f.json" || say "the partial doubt does not name the failed run"
+
+fresh # a node much slower than the others: two runs of other points moved to it, 1.5 times longer
+for i in 1 6; do
+    t=$(first_result $i)
+    "$py" - "$tmp/f/results/$t" <<'PY'
+import re, sys
+p = sys.argv[1]
+s = open(p).read()
+s = re.sub(r"(?m)^host .*$", "host slownode", s)
+s = re.sub(r"(?m)^sut_ns (\d+)$", lambda m: "sut_ns %d" % (int(m.group(1)) * 3 // 2), s)
+open(p, "w").write(s)
+PY
+done
+"$dps" whatif --collect "$tmp/f" > /dev/null 2> "$tmp/f.err" || say "collect with a slow node: exit $?"
+grep -q 'node slownode is much slower than the others' "$tmp/f.err" || say "the slow node is not named: $(cat "$tmp/f.err")"
+
 fresh # a node whose calibration disagrees
 t=$(first_result 2)
 sed -i 's/^host .*/host othernode/; s/^node_calibration [0-9.e+]*/node_calibration 1/' "$tmp/f/results/$t"
