@@ -390,8 +390,10 @@ static void fill_points(const struct whatif_collect_options *o, const struct wha
 	r->steal_pct = sweep.steal_pct;
 	r->wall_s = wall;
 	if (n_missing + n_failed) {
-		char *head = g_strdup_printf("%zu of %zu runs are %s (runs ", n_missing + n_failed,
-					     p->n_runs, n_failed ? "missing or failed" : "missing");
+		size_t n_bad = n_missing + n_failed;
+		char *head = g_strdup_printf(
+		    "%zu of %zu runs %s %s (run%s ", n_bad, p->n_runs, n_bad == 1 ? "is" : "are",
+		    n_failed ? "missing or failed" : "missing", n_bad == 1 ? "" : "s");
 
 		g_string_prepend(holes, head);
 		g_string_append(holes, ")");

@@ -615,21 +615,32 @@ end:
 static enum dps_status node_calibration(const char *dir, const char *host,
 					struct dps_calibration *cal, struct dps_diag *diag)
 {
-	char *path = g_strdup_printf("%s/nodes/%s.calibration", dir, host);
+	char *path = g_strdup_printf("%s/nodes/%s.calibration", dir, host), *tmp = NULL;
 	char err[256] = "";
 	enum dps_status st = DPS_OK;
 
 	if (!dps_calibration_load(path, cal, err, sizeof(err))) {
 		goto end;
 	}
+	/* saved beside and renamed in: a run beside this one on the node reads it whole or not
+	 * at all (and then measures its own) */
+	tmp = g_strdup_printf("%s.tmp-%d", path, (int)getpid());
 	if (dps_calibration_measure(cal, true)) {
 		dps_diag_setf(diag, "%s: the node's quick calibration failed", host);
 		st = DPS_ERROR;
-	} else if (dps_calibration_save(cal, path, err, sizeof(err))) {
-		dps_diag_setf(diag, "%s: %s", path, err);
+	} else if (dps_calibration_save(cal, tmp, err, sizeof(err))) {
+		dps_diag_setf(diag, "%s: %s", tmp, err);
+		st = DPS_ERR_IO;
+	} else if (g_rename(tmp, path)) {
+		dps_diag_setf(diag, "cannot rename \"%s\" to \"%s\": errno=%d (%s)", tmp, path,
+			      errno, strerror(errno));
 		st = DPS_ERR_IO;
 	}
+	if (st) {
+		g_unlink(tmp);
+	}
 end:
+	g_free(tmp);
 	g_free(path);
 	return st;
 }

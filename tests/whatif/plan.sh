@@ -114,7 +114,7 @@ rm "$tmp/f/results/$(first_result 4)"
 "$dps" whatif --collect "$tmp/f" --json > "$tmp/f.json" 2> "$tmp/f.err" || say "collect with a run missing: exit $?"
 grep -q 'run 4 (point [0-9]*, repetition [0-9]) has no result' "$tmp/f.err" || say "the missing run is not named: $(cat "$tmp/f.err")"
 grep -q '"kind": "unclear"' "$tmp/f.json" || say "a missing run left the answer standing"
-grep -q '"check": "partial", "reason": "The study is partial: 1 of 15 runs are missing (runs 4)' "$tmp/f.json" ||
+grep -q '"check": "partial", "reason": "The study is partial: 1 of 15 runs is missing (run 4)' "$tmp/f.json" ||
     say "no partial doubt naming run 4: $(grep -o '"unclear": .*' "$tmp/f.json")"
 
 fresh # a result truncated
@@ -129,7 +129,7 @@ t=$(first_result 9)
 sed -i 's/^status ok/status failed/; s/^message .*/message the stub was killed (signal 9)/' "$tmp/f/results/$t"
 "$dps" whatif --collect "$tmp/f" --json > "$tmp/f.json" 2> "$tmp/f.err" || say "collect with a failed run: exit $?"
 grep -q 'run 9 failed on [^:]*: the stub was killed' "$tmp/f.err" || say "the failed run is not named: $(cat "$tmp/f.err")"
-grep -q 'runs 9 (failed on ' "$tmp/f.json" || say "the partial doubt does not name the failed run"
+grep -q 'run 9 (failed on ' "$tmp/f.json" || say "the partial doubt does not name the failed run"
 
 fresh # a node much slower than the others: two runs of other points moved to it, 1.5 times longer
 for i in 1 6; do
