@@ -603,6 +603,10 @@ enum dps_status whatif_plan_load(const char *dir, struct whatif_plan *p, struct 
 	}
 	st = DPS_OK;
 end:
+	/* made to check them: the callers make them again where they want them */
+	g_free(p->pre.points);
+	p->pre.points = NULL;
+	p->pre.n_points = 0;
 	whatif_point_list_fini(&pl);
 	g_strfreev(lines);
 	g_free(text);
