@@ -442,6 +442,45 @@ static void add_partial(const struct whatif_plan *p, struct whatif_result *r,
 	g_string_free(short_pts, TRUE);
 }
 
+/* "Collected from the plan DIR: U of N runs, on K nodes (a: 7 runs, b: 8); L result files
+ * left out (named on stderr)." (g_free) */
+static char *collected_line(const struct whatif_plan *p, struct result **used, size_t n_left_out)
+{
+	GHashTable *runs = g_hash_table_new(g_str_hash, g_str_equal); /* host -> count */
+	GString *s = g_string_new(NULL), *nodes = g_string_new(NULL);
+	GList *hosts;
+	size_t n_ok = 0;
+
+	for (size_t i = 0; i < p->n_runs; i++) {
+		if (used[i] && used[i]->ok) {
+			gpointer c = g_hash_table_lookup(runs, used[i]->host);
+
+			g_hash_table_insert(runs, used[i]->host,
+					    GSIZE_TO_POINTER(GPOINTER_TO_SIZE(c) + 1));
+			n_ok++;
+		}
+	}
+	hosts = g_list_sort(g_hash_table_get_keys(runs), (GCompareFunc)strcmp);
+	for (GList *h = hosts; h; h = h->next) {
+		size_t c = GPOINTER_TO_SIZE(g_hash_table_lookup(runs, h->data));
+
+		g_string_append_printf(nodes, "%s%s: %zu run%s", h == hosts ? "" : ", ",
+				       (const char *)h->data, c, c == 1 ? "" : "s");
+	}
+	g_string_printf(s, "Collected from the plan %s: %zu of %zu runs, on %u node%s (%s)", p->dir,
+			n_ok, p->n_runs, g_hash_table_size(runs),
+			g_hash_table_size(runs) == 1 ? "" : "s", nodes->str);
+	if (n_left_out) {
+		g_string_append_printf(s, "; %zu result file%s left out (named on stderr)",
+				       n_left_out, n_left_out == 1 ? "" : "s");
+	}
+	g_string_append_c(s, '.');
+	g_list_free(hosts);
+	g_string_free(nodes, TRUE);
+	g_hash_table_destroy(runs);
+	return g_string_free(s, FALSE);
+}
+
 /* OUTDIR: the marker and the three outputs, whole or not at all. */
 static enum dps_status write_outdir(const struct whatif_collect_options *o, struct whatif_result *r,
 				    struct dps_diag *diag)
@@ -525,6 +564,7 @@ enum dps_status whatif_collect(const struct whatif_collect_options *o, struct wh
 	whatif_fit_result(result);
 	add_partial(&p, result, &pl, holes->str, n_left_out);
 	whatif_doubts_after(result);
+	result->collected = collected_line(&p, used, n_left_out);
 	if (o->outdir) {
 		st = write_outdir(o, result, diag);
 	}

@@ -896,6 +896,7 @@ void whatif_result_fini(struct whatif_result *r)
 	g_free(r->input);
 	g_free(r->workdir);
 	g_free(r->component);
+	g_free(r->collected);
 	g_free(r->ids);
 	whatif_doubts_fini(r);
 	for (size_t i = 0; i < r->n_candidates; i++) {

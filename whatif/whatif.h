@@ -227,7 +227,10 @@ struct whatif_result {
 	uint64_t critical_span_ns;
 	size_t n_loaded;	      /* points run under load */
 	double others_pct, steal_pct; /* the machine over the whole sweep, % */
-	double wall_s;		      /* the whole study */
+	double wall_s;		      /* the whole study (collected: its runs' time summed) */
+	/* owned: a planned study's collect in one sentence (the plan, the runs used, the nodes,
+	 * the files left out); NULL: the study ran here */
+	char *collected;
 };
 
 /*

@@ -80,6 +80,9 @@ read -r ck cknee creason < <(kind_knee < "$tmp/collect.json")
 read -r lk lknee lreason < <(kind_knee < "$tmp/local.json")
 echo "test-whatif-plan: collected: $ck knee $cknee; local: $lk knee $lknee" >&2
 grep -q '"check": "partial"' "$tmp/collect.json" && say "a complete collect reads as partial"
+grep -q "\"collected\": \"Collected from the plan $tmp/plan: $runs of $runs runs, on 1 node" "$tmp/collect.json" ||
+    say "no collected line: $(grep collected "$tmp/collect.json")"
+grep -q '"collected": null' "$tmp/local.json" || say "a local study says it was collected"
 if [ "$ck" = unclear ] || [ "$lk" = unclear ]; then
     # a known answer may be refused by the noise of a busy machine, never turned into another
     for r in "$ck:$creason" "$lk:$lreason"; do
