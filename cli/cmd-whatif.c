@@ -25,6 +25,9 @@ static void print_usage(FILE *out)
 {
 	fputs("Usage: dps whatif TRACE_OR_SET (--thread ID | --thread-comm NAME)... [OPTIONS]\n"
 	      "       dps whatif --region NAME... [OPTIONS] -- CMD [ARGS...]\n"
+	      "       dps whatif TRACE_OR_SET (--thread ID | --thread-comm NAME)... --plan DIR\n"
+	      "       dps whatif --run-one N DIR\n"
+	      "       dps whatif --collect DIR [--mixed-nodes] [--json] [--html FILE] [-o DIR]\n"
 	      "\n"
 	      "The CPU stub methodology (doc/whatif.md): what would the whole program do if this\n"
 	      "component (one thread, or every thread named, as one group) were faster or\n"
@@ -67,6 +70,17 @@ static void print_usage(FILE *out)
 	    "                          wait for a quiet machine (others under 10 %% of the\n"
 	    "                          CPUs), SECONDS at most (default %.0f); if it stays\n"
 	    "                          under load, say so and go on without waiting\n"
+	    "On a cluster (doc/cluster.md):\n"
+	    "      --plan DIR          everything up to the runs, then the runs written as a job\n"
+	    "                          list into DIR with the stub, slurm.sbatch, parallel.sh\n"
+	    "      --slurm-partition NAME, --slurm-constraint EXPR   slurm.sbatch's\n"
+	    "                          partition and node constraint (default: none)\n"
+	    "      --slurm-shared      let a run share its node (default: exclusive)\n"
+	    "      --run-one N DIR     run entry N of the plan in DIR once, measured as a local\n"
+	    "                          sweep measures a run; its result into DIR/results\n"
+	    "      --collect DIR       the plan's results merged into the study's answer, its\n"
+	    "                          missing, failed and duplicated runs named\n"
+	    "      --mixed-nodes       collect nodes whose calibrations disagree\n"
 	    "Output:\n"
 	    "      --json              print one JSON object instead of the table\n"
 	    "      --html FILE         write the report (the curve, Figures 4-5) to FILE\n"
@@ -87,6 +101,9 @@ struct args {
 	GPtrArray *regions; /* borrowed from argv */
 	bool json;
 	const char *html;
+	const char *collect; /* --collect DIR */
+	bool mixed_nodes;
+	int64_t run_one; /* --run-one N, -1: none */
 };
 
 static bool parse_double(const char *s, double *out)
@@ -143,6 +160,13 @@ enum {
 	OPT_TIMELINES,
 	OPT_REGION,
 	OPT_WAIT_QUIET,
+	OPT_PLAN,
+	OPT_SLURM_PARTITION,
+	OPT_SLURM_CONSTRAINT,
+	OPT_SLURM_SHARED,
+	OPT_RUN_ONE,
+	OPT_COLLECT,
+	OPT_MIXED_NODES,
 };
 
 /* One of dps whatif's own options, c with its arg, into a. Returns DPS_EXIT_OK,
@@ -236,6 +260,35 @@ static int parse_own(struct args *a, int c, const char *arg)
 			return DPS_EXIT_USAGE;
 		}
 		break;
+	case OPT_PLAN:
+		a->o.plan = true;
+		a->o.outdir = arg;
+		break;
+	case OPT_SLURM_PARTITION:
+		a->o.slurm_partition = arg;
+		break;
+	case OPT_SLURM_CONSTRAINT:
+		a->o.slurm_constraint = arg;
+		break;
+	case OPT_SLURM_SHARED:
+		a->o.slurm_shared = true;
+		break;
+	case OPT_RUN_ONE:
+		if (!dps_cli_parse_id(arg, &v)) {
+			fprintf(stderr,
+				"dps whatif: --run-one expects a run's index (0, 1, ...), got "
+				"'%s'\n",
+				arg);
+			return DPS_EXIT_USAGE;
+		}
+		a->run_one = v;
+		break;
+	case OPT_COLLECT:
+		a->collect = arg;
+		break;
+	case OPT_MIXED_NODES:
+		a->mixed_nodes = true;
+		break;
 	case 'q':
 		a->o.quiet = true;
 		break;
@@ -244,6 +297,40 @@ static int parse_own(struct args *a, int c, const char *arg)
 		return -1;
 	default:
 		fprintf(stderr, "Try 'dps whatif --help'.\n");
+		return DPS_EXIT_USAGE;
+	}
+	return DPS_EXIT_OK;
+}
+
+/* The cluster modes' own arguments (after getopt): --run-one N DIR takes DIR and nothing
+ * else, --collect DIR nothing else; the --slurm-* options go with --plan. DPS_EXIT_OK or
+ * DPS_EXIT_USAGE (message printed). */
+static int check_cluster_args(int argc, struct args *a)
+{
+	const char *why = NULL;
+
+	if (a->run_one >= 0 && a->collect) {
+		why = "--run-one and --collect are two steps: give one";
+	} else if ((a->run_one >= 0 || a->collect) &&
+		   (a->o.plan || a->ids->len || a->comms->len || a->regions->len)) {
+		why = "--run-one and --collect take the study from the plan: no --plan, --thread, "
+		      "--thread-comm or --region";
+	} else if (a->run_one >= 0 && (a->json || a->html || a->o.outdir)) {
+		why = "--run-one writes its result into the plan: no --json, --html or -o";
+	} else if (a->run_one >= 0 && optind + 1 != argc) {
+		why = "--run-one N DIR: give the plan's directory, once";
+	} else if (a->collect && optind != argc) {
+		why = "--collect DIR takes no other argument";
+	} else if (!a->o.plan &&
+		   (a->o.slurm_partition || a->o.slurm_constraint || a->o.slurm_shared)) {
+		why = "--slurm-partition, --slurm-constraint and --slurm-shared go with --plan";
+	} else if (a->mixed_nodes && !a->collect) {
+		why = "--mixed-nodes goes with --collect";
+	} else if (a->o.plan && (a->json || a->html)) {
+		why = "--plan writes a plan, no answer yet: --json and --html go with --collect";
+	}
+	if (why) {
+		fprintf(stderr, "dps whatif: %s\nTry 'dps whatif --help'.\n", why);
 		return DPS_EXIT_USAGE;
 	}
 	return DPS_EXIT_OK;
@@ -271,6 +358,13 @@ static int parse_args(int argc, char **argv, struct args *a)
 	    {"timelines", required_argument, NULL, OPT_TIMELINES},
 	    {"region", required_argument, NULL, OPT_REGION},
 	    {"wait-quiet", optional_argument, NULL, OPT_WAIT_QUIET},
+	    {"plan", required_argument, NULL, OPT_PLAN},
+	    {"slurm-partition", required_argument, NULL, OPT_SLURM_PARTITION},
+	    {"slurm-constraint", required_argument, NULL, OPT_SLURM_CONSTRAINT},
+	    {"slurm-shared", no_argument, NULL, OPT_SLURM_SHARED},
+	    {"run-one", required_argument, NULL, OPT_RUN_ONE},
+	    {"collect", required_argument, NULL, OPT_COLLECT},
+	    {"mixed-nodes", no_argument, NULL, OPT_MIXED_NODES},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -293,6 +387,13 @@ static int parse_args(int argc, char **argv, struct args *a)
 	}
 	if (ret) {
 		goto free_options;
+	}
+	ret = check_cluster_args(argc, a);
+	if (ret) {
+		goto free_options;
+	}
+	if (a->run_one >= 0 || a->collect) {
+		goto free_options; /* no study's options: checked above */
 	}
 	if (a->regions->len) {
 		if (optind >= argc) {
@@ -379,10 +480,30 @@ int dps_cmd_whatif(int argc, char **argv)
 	int ret;
 
 	whatif_options_default(&a.o);
+	a.run_one = -1;
 	ret = parse_args(argc, argv, &a);
 	if (ret) {
 		ret = ret < 0 ? DPS_EXIT_OK : ret;
 		goto end;
+	}
+	if (a.run_one >= 0) {
+		st = whatif_plan_run(argv[argc - 1], (size_t)a.run_one, a.o.quiet, &diag);
+		if (st) {
+			fprintf(stderr, "dps whatif: %s\n",
+				diag.msg[0] ? diag.msg : dps_status_string(st));
+		}
+		ret = dps_cli_exit_code(st);
+		goto end;
+	}
+	if (a.collect) {
+		struct whatif_collect_options c = {.dir = a.collect,
+						   .outdir = a.o.outdir,
+						   .force = a.o.force,
+						   .mixed_nodes = a.mixed_nodes,
+						   .notes = stderr};
+
+		st = whatif_collect(&c, &res, &diag);
+		goto answer;
 	}
 	a.o.progress = a.o.progress && dps_cli_stderr_is_tty() && !a.o.quiet;
 	if (!a.o.command && !a.o.n_thread_ids && !a.o.n_comms && a.o.input &&
@@ -400,6 +521,16 @@ int dps_cmd_whatif(int argc, char **argv)
 		goto end;
 	}
 	st = whatif_run(&a.o, &res, &diag);
+	if (!st && a.o.plan) {
+		if (!a.o.quiet) {
+			printf("Planned in: %s\nRun: sbatch %s/slurm.sbatch, or %s/parallel.sh "
+			       "[SSHLOGINFILE]\nThen: dps whatif --collect %s\n",
+			       a.o.outdir, a.o.outdir, a.o.outdir, a.o.outdir);
+		}
+		ret = DPS_EXIT_OK;
+		goto end;
+	}
+answer:
 	if (st) {
 		fprintf(stderr, "dps whatif: %s\n", diag.msg[0] ? diag.msg : dps_status_string(st));
 		ret = dps_cli_exit_code(st);

@@ -38,12 +38,12 @@ fi
 
 # Debian packages the project needs; installed only when missing. slurm-wlm (slurmctld,
 # slurmd), slurm-client (sbatch, sinfo), munge and iproute2 (ss): the one-node cluster of
-# tests/cluster/slurm.sh.
+# tests/cluster/slurm.sh; parallel (GNU parallel): the parallel.sh of dps whatif --plan.
 packages=(cmake make gcc pkg-config lttng-tools liblttng-ust-dev liblttng-ctl-dev
           libbabeltrace2-dev babeltrace2 liburcu-dev libcriterion-dev libglib2.0-dev
           linux-perf chromium python3 procps util-linux time clang-format xz-utils
           clang libclang-rt-14-dev zstd pandoc man-db libdw-dev libjson-glib-dev heaptrack
-          valgrind slurm-wlm slurm-client munge iproute2)
+          valgrind slurm-wlm slurm-client munge iproute2 parallel)
 if [ "$install" = 1 ]; then
     missing=()
     for p in "${packages[@]}"; do

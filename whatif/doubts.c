@@ -61,6 +61,8 @@ const char *whatif_doubt_kind_name(enum whatif_doubt_kind kind)
 		return "unmodelled";
 	case WHATIF_DOUBT_ORIGINAL:
 		return "original";
+	case WHATIF_DOUBT_PARTIAL:
+		return "partial";
 	default:
 		return "?";
 	}
@@ -71,6 +73,12 @@ static void add_doubt(struct whatif_result *r, enum whatif_doubt_kind kind, char
 {
 	r->doubts = g_renew(struct whatif_doubt, r->doubts, r->n_doubts + 1);
 	r->doubts[r->n_doubts++] = (struct whatif_doubt){kind, reason, way_out};
+}
+
+void whatif_doubt_add(struct whatif_result *r, enum whatif_doubt_kind kind, char *reason,
+		      char *way_out)
+{
+	add_doubt(r, kind, reason, way_out);
 }
 
 /* "12 (worker1)" for the set's thread t (g_free). */

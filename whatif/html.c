@@ -352,6 +352,11 @@ void whatif_write_html(const struct whatif_result *r, FILE *out, const char *lin
 		"</code>; t_busy<sup>CUS</sup> %.3f ms (the component's recorded runs); %u "
 		"repetitions per point, mode %s, seed %" PRIu64 ".</p>\n",
 		(double)r->busy_ns / 1e6, r->repeat, r->mode, r->seed);
+	if (r->collected) {
+		fputs("<p id=\"collected\">", out);
+		dps_html_escape(out, r->collected);
+		fputs("</p>\n", out);
+	}
 	if (!whatif_window_is_run(r)) {
 		char a[32], b[32];
 

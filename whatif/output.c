@@ -322,6 +322,9 @@ void whatif_write_text(const struct whatif_result *r, FILE *out)
 			whatif_ms((double)r->busy_ns, a, 32), r->n_threads, r->repeat, r->mode,
 			r->seed, r->wall_s);
 	}
+	if (r->collected) {
+		fprintf(out, "%s\n\n", r->collected);
+	}
 	if (!whatif_window_is_run(r)) {
 		fprintf(out, "t_SUT is the window from %s to %s (the stub's thread times)\n\n",
 			whatif_edge_str(&r->window_from, false, a, sizeof(a)),
@@ -472,6 +475,13 @@ void whatif_write_json(const struct whatif_result *r, FILE *out)
 		"\"calibration_spread_pct\": %.2f},\n",
 		r->busy_ns, r->n_threads, r->repeat, r->mode, r->seed, r->wall_s, r->others_pct,
 		r->steal_pct, r->cal_spread_pct);
+	fputs("  \"collected\": ", out);
+	if (r->collected) {
+		dps_json_string(out, r->collected, false);
+	} else {
+		fputs("null", out);
+	}
+	fputs(",\n", out);
 	fprintf(out, "  \"window\": {\"from\": \"%s\", \"to\": \"%s\"},\n",
 		whatif_edge_str(&r->window_from, false, from, sizeof(from)),
 		whatif_edge_str(&r->window_to, true, to, sizeof(to)));

@@ -35,11 +35,6 @@
  * call it under load alone: the sweep's figure must agree. */
 #define SWEEP_LOAD_WINDOW_S 0.5
 
-struct job {
-	size_t pt; /* index in the points */
-	unsigned rep;
-};
-
 /* /proc/stat deltas summed over the runs of a point (or the sweep), and our children's CPU. */
 struct load_sum {
 	struct dps_load_sample from, to; /* from zero: to holds the sums */
@@ -97,9 +92,7 @@ enum dps_status whatif_point_knobs(const uint64_t *ids, size_t n_ids, const stru
 	return DPS_OK;
 }
 
-/* The stub's argument vector for point p (g_ptr_array_free(v, TRUE) frees it): the point's
- * knobs, and the sweep's own (its calibration, quiet, the mode). */
-static GPtrArray *stub_argv(const struct whatif_runner *run, const struct whatif_point *p)
+GPtrArray *whatif_stub_argv(const struct whatif_runner *run, const struct whatif_point *p)
 {
 	GPtrArray *v = g_ptr_array_new_with_free_func(g_free);
 	struct dps_knobs k;
@@ -251,27 +244,26 @@ static enum dps_status window_ns(const struct whatif_runner *run, uint64_t t0, u
 	return DPS_OK;
 }
 
-/* One repetition: spawn, wait, the wall time from outside. */
-static enum dps_status run_once(const struct whatif_runner *run, char **envp,
-				struct whatif_point *p, struct load_sum *sums,
-				struct dps_diag *diag)
+enum dps_status whatif_run_one(const struct whatif_runner *run, char **envp,
+			       const struct whatif_point *p, struct whatif_one *one,
+			       struct dps_diag *diag)
 {
-	GPtrArray *argv = stub_argv(run, p);
+	GPtrArray *argv = whatif_stub_argv(run, p);
 	posix_spawn_file_actions_t fa;
-	struct dps_load_sample before, after;
 	struct rusage ru;
 	enum dps_status st = DPS_OK;
-	uint64_t t0, t1, child_cpu;
+	uint64_t t0, t1;
 	char mark[64];
 	char **env = NULL;
 	pid_t pid;
 	int ws = 0, rc;
 
+	*one = (struct whatif_one){0};
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 2, run->err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	before = dps_load_sample_take();
+	one->before = dps_load_sample_take();
 	t0 = mono_ns();
 	/* the stub's root counts its start-up from here, as under dps record (doc/runtime.md) */
 	dps_subprocess_exec_mark_format(mark, sizeof(mark), t0, 0);
@@ -300,8 +292,8 @@ static enum dps_status run_once(const struct whatif_runner *run, char **envp,
 	}
 	t1 = mono_ns();
 	dps_guard_release_child(pid);
-	after = dps_load_sample_take();
-	child_cpu =
+	one->after = dps_load_sample_take();
+	one->child_cpu_ns =
 	    (uint64_t)ru.ru_utime.tv_sec * 1000000000u + (uint64_t)ru.ru_utime.tv_usec * 1000u +
 	    (uint64_t)ru.ru_stime.tv_sec * 1000000000u + (uint64_t)ru.ru_stime.tv_usec * 1000u;
 	if (!WIFEXITED(ws) || WEXITSTATUS(ws)) {
@@ -315,15 +307,29 @@ static enum dps_status run_once(const struct whatif_runner *run, char **envp,
 		st = DPS_ERROR;
 		goto end_actions;
 	}
-	load_add(&sums[0], &before, &after, child_cpu);
-	load_add(&sums[1], &before, &after, child_cpu);
-	st = window_ns(run, t0, t1, &p->runs_ns[p->n_runs], diag);
-	p->n_runs += !st;
+	st = window_ns(run, t0, t1, &one->sut_ns, diag);
 end_actions:
 	g_strfreev(env);
 	posix_spawn_file_actions_destroy(&fa);
 	g_ptr_array_free(argv, TRUE);
 	return st;
+}
+
+/* One repetition of the sweep: the run, its SUT time appended to p's, its load to the sums. */
+static enum dps_status run_once(const struct whatif_runner *run, char **envp,
+				struct whatif_point *p, struct load_sum *sums,
+				struct dps_diag *diag)
+{
+	struct whatif_one one;
+	enum dps_status st = whatif_run_one(run, envp, p, &one, diag);
+
+	if (st) {
+		return st;
+	}
+	load_add(&sums[0], &one.before, &one.after, one.child_cpu_ns);
+	load_add(&sums[1], &one.before, &one.after, one.child_cpu_ns);
+	p->runs_ns[p->n_runs++] = one.sut_ns;
+	return DPS_OK;
 }
 
 static int compare_u64(const void *pa, const void *pb)
@@ -333,8 +339,7 @@ static int compare_u64(const void *pa, const void *pb)
 	return a < b ? -1 : a > b;
 }
 
-/* Median, min and max of a point's runs. */
-static void summarize(struct whatif_point *p)
+void whatif_point_summarize(struct whatif_point *p)
 {
 	uint64_t *s = g_memdup2(p->runs_ns, p->n_runs * sizeof(*s));
 	size_t n = p->n_runs;
@@ -356,13 +361,41 @@ static void summarize(struct whatif_point *p)
 	g_free(s);
 }
 
+struct whatif_job *whatif_run_order(size_t n, unsigned repeat, uint64_t seed)
+{
+	size_t n_jobs = n * repeat;
+	struct whatif_job *jobs = g_new0(struct whatif_job, n_jobs + 1);
+	GRand *rand = g_rand_new_with_seed((guint32)(seed ^ (seed >> 32)));
+
+	for (size_t i = 0; i < n; i++) {
+		for (unsigned r = 0; r < repeat; r++) {
+			jobs[i * repeat + r] = (struct whatif_job){.pt = i, .rep = r};
+		}
+	}
+	/* Fisher-Yates with the seed: the same seed gives the same order. */
+	for (size_t i = n_jobs; i > 1; i--) {
+		size_t j = (size_t)g_rand_int_range(rand, 0, (gint32)i);
+		struct whatif_job t = jobs[i - 1];
+
+		jobs[i - 1] = jobs[j];
+		jobs[j] = t;
+	}
+	g_rand_free(rand);
+	return jobs;
+}
+
+bool whatif_point_loaded(const struct dps_load *point, const struct dps_load *sweep)
+{
+	return dps_load_is_under_load(point) &&
+	       (point->wall_s >= SWEEP_LOAD_WINDOW_S || dps_load_is_under_load(sweep));
+}
+
 enum dps_status whatif_sweep_run(const struct whatif_runner *run, struct whatif_point *const *pts,
 				 size_t n, struct dps_load *sweep_load, struct dps_diag *diag)
 {
 	size_t n_jobs = n * run->repeat;
-	struct job *jobs = g_new0(struct job, n_jobs);
+	struct whatif_job *jobs = whatif_run_order(n, run->repeat, run->seed);
 	struct load_sum *sums = g_new0(struct load_sum, n + 1); /* [n]: the whole sweep */
-	GRand *rand = g_rand_new_with_seed((guint32)(run->seed ^ (run->seed >> 32)));
 	/* The stub's tracepoints are not wanted here: without a wait for a session daemon's
 	 * registration (lttng-ust waits up to 3 s for one that is busy), its start is shorter
 	 * and steadier. A value the user set is kept. */
@@ -373,17 +406,6 @@ enum dps_status whatif_sweep_run(const struct whatif_runner *run, struct whatif_
 	for (size_t i = 0; i < n; i++) {
 		pts[i]->runs_ns = g_new0(uint64_t, run->repeat);
 		pts[i]->n_runs = 0;
-		for (unsigned r = 0; r < run->repeat; r++) {
-			jobs[i * run->repeat + r] = (struct job){.pt = i, .rep = r};
-		}
-	}
-	/* Fisher-Yates with the seed: the same seed gives the same order. */
-	for (size_t i = n_jobs; i > 1; i--) {
-		size_t j = (size_t)g_rand_int_range(rand, 0, (gint32)i);
-		struct job t = jobs[i - 1];
-
-		jobs[i - 1] = jobs[j];
-		jobs[j] = t;
 	}
 	for (size_t i = 0; i < n_jobs && !st; i++) {
 		struct load_sum pair[2];
@@ -412,14 +434,12 @@ enum dps_status whatif_sweep_run(const struct whatif_runner *run, struct whatif_
 		struct dps_load l =
 		    dps_load_between(&sums[i].from, &sums[i].to, sums[i].child_cpu_ns);
 
-		summarize(pts[i]);
+		whatif_point_summarize(pts[i]);
 		pts[i]->others_pct = l.others_pct;
 		pts[i]->steal_pct = l.steal_pct;
-		pts[i]->loaded = dps_load_is_under_load(&l) && (l.wall_s >= SWEEP_LOAD_WINDOW_S ||
-								dps_load_is_under_load(sweep_load));
+		pts[i]->loaded = whatif_point_loaded(&l, sweep_load);
 	}
 	g_strfreev(envp);
-	g_rand_free(rand);
 	g_free(sums);
 	g_free(jobs);
 	return st;

@@ -102,6 +102,70 @@ enum dps_status whatif_check_names(const struct whatif_options *o, const struct 
 enum dps_status whatif_sweep_run(const struct whatif_runner *run, struct whatif_point *const *pts,
 				 size_t n, struct dps_load *sweep_load, struct dps_diag *diag);
 
+/* The stub's argument vector for point p (g_ptr_array_free(v, TRUE) frees it, NULL-ended):
+ * the point's knobs, and the runner's own (its calibration, quiet, the mode). */
+GPtrArray *whatif_stub_argv(const struct whatif_runner *run, const struct whatif_point *p);
+
+/* One run measured from outside (whatif_run_one): its SUT time, /proc/stat before and after,
+ * the stub's CPU time (rusage) to take out of the others' share. */
+struct whatif_one {
+	uint64_t sut_ns;
+	struct dps_load_sample before, after;
+	uint64_t child_cpu_ns;
+};
+
+/*
+ * Runs point p once, timed from outside exactly as the sweep times each repetition (sweep.c:
+ * the local sweep and a plan's runs, plan.c, both run through it); envp is the environment
+ * the stub gets (the sweep's, LTTNG_UST_REGISTER_TIMEOUT set). Returns DPS_OK with *one
+ * filled; DPS_ERROR when the stub cannot start, fails or its window cannot be read (diag: its
+ * status and last message).
+ */
+enum dps_status whatif_run_one(const struct whatif_runner *run, char **envp,
+			       const struct whatif_point *p, struct whatif_one *one,
+			       struct dps_diag *diag);
+/* One repetition of one point: pt indexes the sweep's points, rep counts from 0. */
+struct whatif_job {
+	size_t pt;
+	unsigned rep;
+};
+
+/* Every repetition of n points in the order seed gives them (g_free): the local sweep's order
+ * and a plan's run list are this one list. */
+struct whatif_job *whatif_run_order(size_t n, unsigned repeat, uint64_t seed);
+/* Whether a point whose runs' load (summed) is point ran under load, given the whole sweep's:
+ * a point's own runs shorter than half a second must agree with the sweep's figure. */
+bool whatif_point_loaded(const struct dps_load *point, const struct dps_load *sweep);
+/* Median, min, max and noise of a point's n_runs (1 at least). */
+void whatif_point_summarize(struct whatif_point *p);
+
+/* points.c: the busy sweep's count of points (0: an empty range). */
+size_t whatif_sweep_count(const struct whatif_options *o);
+
+/* The points one study runs (points.c): pts (owned array, borrowed points of the result),
+ * and the busy points at scale 0 and 1 when the sweep has them (measured once, copied into
+ * the flat and original stubs once the runs are in). */
+struct whatif_point_list {
+	struct whatif_point **pts;
+	size_t n;
+	struct whatif_point *at0, *at1;
+};
+
+/* r's points (r->points, flat, idle, original; busy_ns and in_situ set) made from o's stubs
+ * and range, into pl (whatif_point_list_fini). */
+void whatif_points_make(const struct whatif_options *o, struct whatif_result *r,
+			struct whatif_point_list *pl);
+/* Once the runs are in: the shared points copied, the points under load counted. */
+void whatif_points_done(struct whatif_result *r, const struct whatif_point_list *pl);
+void whatif_point_list_fini(struct whatif_point_list *pl); /* accepts an empty one */
+/* The fit on the busy points that have runs (UNCLEAR with the reason when there are none). */
+void whatif_fit_result(struct whatif_result *r);
+/* whatif.txt, whatif.json and report.html into dir. DPS_OK, or DPS_ERR_IO (diag). */
+enum dps_status whatif_write_outputs(const struct whatif_result *r, const char *dir,
+				     struct dps_diag *diag);
+/* whatif.c: whether dir is a dps whatif output (its marker file), replaceable whole. */
+bool whatif_is_output_dir(const char *dir);
+
 /* --timelines (timelines.c): which points are replayed recorded, and how. */
 struct whatif_timelines_job {
 	struct whatif_result *result; /* borrowed: the points, the component */
@@ -153,11 +217,51 @@ void whatif_doubts_before(struct whatif_result *r, const struct dps_actset *set,
 /* After the sweep: the stub at scale 1 against the recorded program; then the answer's kind. */
 void whatif_doubts_after(struct whatif_result *r);
 void whatif_doubts_fini(struct whatif_result *r);
+/* One more doubt (reason and way_out g_strdup'ed, taken). */
+void whatif_doubt_add(struct whatif_result *r, enum whatif_doubt_kind kind, char *reason,
+		      char *way_out);
 
 /* ns as milliseconds with 3 decimals, into buf (32 bytes). */
 const char *whatif_ms(double ns, char *buf, size_t len);
 
 /* The last line of the file at path (a run's stderr), for a failure's message (g_free). */
 char *whatif_last_line(const char *path);
+
+/* plan.c: what --plan refuses (in situ, --timelines, no directory). DPS_OK or DPS_ERR_INVAL. */
+enum dps_status whatif_plan_check(const struct whatif_options *o, struct dps_diag *diag);
+
+/* What the plan is written from (all borrowed): the study's options and its result before
+ * the runs, the work directory (OUTDIR's temporary) that holds the stub and the calibration,
+ * and the set to copy into it (NULL: work/set is there already, an analyzed trace's). */
+struct whatif_plan_job {
+	const struct whatif_options *opts;
+	struct whatif_result *result;
+	const char *work;
+	const struct dps_actset *set;
+};
+
+/* The plan file, results/, nodes/ and the wrappers into job->work. DPS_OK, DPS_ERR_IO (diag). */
+enum dps_status whatif_plan_write(const struct whatif_plan_job *job, struct dps_diag *diag);
+
+/* A plan read back (whatif_plan_load): the options that make its points again, the result
+ * as it was before the runs (pre: owned), the calibration's fingerprint and loop rate, and the
+ * runs in order (owned). */
+struct whatif_plan {
+	char *dir;
+	struct whatif_options o; /* from, to, step, stubs, repeat, seed, mode, wait_quiet_s */
+	char *window_from, *window_to;
+	struct whatif_result pre;
+	char *fingerprint;
+	double loops_per_us;
+	size_t n_points;
+	struct whatif_job *runs;
+	size_t n_runs, n_read;
+};
+
+/* DPS_OK, or DPS_ERR_INVAL with diag "DIR/plan:LINE: expected ..."; whatif_plan_fini always. */
+enum dps_status whatif_plan_load(const char *dir, struct whatif_plan *p, struct dps_diag *diag);
+void whatif_plan_fini(struct whatif_plan *p);
+/* The first 16 hex digits of the file's SHA-256 (g_free); NULL when it cannot be read. */
+char *whatif_plan_fingerprint(const char *path);
 
 #endif /* DPS_WHATIF_WHATIF_INTERNAL_H */

@@ -87,18 +87,7 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The scales of the busy sweep: from, from + step, ... up to to (within a hundredth of a step,
- * so 0 to 1.5 by 0.1 ends at 1.5 despite the floating point). 0 when the range is empty. */
-static size_t sweep_count(const struct whatif_options *o)
-{
-	if (!(o->step > 0) || !isfinite(o->from) || !isfinite(o->to) || o->from < 0 ||
-	    o->to < o->from) {
-		return 0;
-	}
-	return (size_t)floor((o->to - o->from) / o->step + 0.01) + 1;
-}
-
-static bool is_whatif_dir(const char *dir)
+bool whatif_is_output_dir(const char *dir)
 {
 	char *marker = g_build_filename(dir, WHATIF_MARKER_NAME, NULL);
 	bool ours = g_file_test(marker, G_FILE_TEST_IS_REGULAR);
@@ -137,8 +126,11 @@ static enum dps_status check_insitu(struct study *s)
 static enum dps_status check_options(struct study *s)
 {
 	const struct whatif_options *o = s->opts;
-	size_t n = sweep_count(o);
+	size_t n = whatif_sweep_count(o);
 
+	if (whatif_plan_check(o, s->diag)) {
+		return DPS_ERR_INVAL;
+	}
 	if (o->command) {
 		enum dps_status st = check_insitu(s);
 
@@ -236,7 +228,7 @@ static enum dps_status check_options(struct study *s)
 		}
 	}
 	if (o->outdir) {
-		return dps_out_dir_check(o->outdir, is_whatif_dir,
+		return dps_out_dir_check(o->outdir, whatif_is_output_dir,
 					 "an earlier dps whatif's output (no " WHATIF_MARKER_NAME
 					 ")",
 					 DPS_OUT_PARENTS | (o->force ? DPS_OUT_FORCE : 0), s->diag);
@@ -264,7 +256,7 @@ static enum dps_status make_workdir(struct study *s)
 		s->work_is_tmp = true;
 		return DPS_OK;
 	}
-	st = dps_out_dir_begin(&s->out, o->outdir, is_whatif_dir,
+	st = dps_out_dir_begin(&s->out, o->outdir, whatif_is_output_dir,
 			       "an earlier dps whatif's output (no " WHATIF_MARKER_NAME ")",
 			       DPS_OUT_PARENTS | (o->force ? DPS_OUT_FORCE : 0), s->diag);
 	if (st) {
@@ -612,9 +604,7 @@ static enum dps_status sweep(struct study *s)
 {
 	const struct whatif_options *o = s->opts;
 	struct whatif_result *r = s->res;
-	size_t n_busy = (o->stubs & WHATIF_STUB_BUSY) ? sweep_count(o) : 0;
-	struct whatif_point **pts = g_new0(struct whatif_point *, n_busy + 3);
-	struct whatif_point *at0 = NULL, *at1 = NULL;
+	struct whatif_point_list pl;
 	struct whatif_runner run = {
 	    .stub = s->stub,
 	    .calibration = s->calibration,
@@ -628,41 +618,9 @@ static enum dps_status sweep(struct study *s)
 	char *err_path = g_build_filename(s->work, "stub.err", NULL);
 	char *times_path = NULL;
 	struct dps_load load;
-	size_t n = 0;
 	enum dps_status st;
 
-	r->points = g_new0(struct whatif_point, n_busy ? n_busy : 1);
-	r->n_points = n_busy;
-	for (size_t i = 0; i < n_busy; i++) {
-		struct whatif_point *p = &r->points[i];
-
-		p->kind = WHATIF_POINT_BUSY;
-		p->scale = o->from + o->step * (double)i;
-		if (p->scale > o->to) {
-			p->scale = o->to; /* the last one, within the rounding */
-		}
-		p->t_psf_ns = (uint64_t)llround(p->scale * (double)r->busy_ns);
-		at0 = fabs(p->scale) < 1e-9 ? p : at0;
-		/* in situ the busy stub at 1 spends the recorded time in place of the code: not
-		 * the original, which runs the code */
-		at1 = fabs(p->scale - 1) < 1e-9 && !r->in_situ ? p : at1;
-		pts[n++] = p;
-	}
-	r->has_flat = o->stubs & WHATIF_STUB_FLAT;
-	r->has_idle = o->stubs & WHATIF_STUB_IDLE;
-	r->flat = (struct whatif_point){.kind = WHATIF_POINT_FLAT, .scale = 0};
-	r->idle = (struct whatif_point){.kind = WHATIF_POINT_IDLE, .scale = 1};
-	r->original = (struct whatif_point){
-	    .kind = WHATIF_POINT_ORIGINAL, .scale = 1, .t_psf_ns = r->busy_ns};
-	if (r->has_flat && !at0) {
-		pts[n++] = &r->flat;
-	}
-	if (r->has_idle) {
-		pts[n++] = &r->idle;
-	}
-	if (!at1) {
-		pts[n++] = &r->original;
-	}
+	whatif_points_make(o, r, &pl);
 	run.err_path = err_path;
 	run.command = o->command;
 	run.regions = s->regions;
@@ -673,56 +631,30 @@ static enum dps_status sweep(struct study *s)
 		times_path = g_build_filename(s->work, "thread-times", NULL);
 		run.times_path = times_path;
 	}
-	dps_steps_begin(&s->steps, true, "running %zu points x %u repetitions", n, o->repeat);
+	dps_steps_begin(&s->steps, true, "running %zu points x %u repetitions", pl.n, o->repeat);
 	run.steps = &s->steps;
-	st = whatif_sweep_run(&run, pts, n, &load, s->diag);
+	st = whatif_sweep_run(&run, pl.pts, pl.n, &load, s->diag);
 	r->others_pct = load.others_pct;
 	r->steal_pct = load.steal_pct;
-	/* the shared points: copies with their own runs array */
-	if (!st && r->has_flat && at0) {
-		r->flat = *at0;
-		r->flat.kind = WHATIF_POINT_FLAT;
-		r->flat.runs_ns = g_memdup2(at0->runs_ns, at0->n_runs * sizeof(uint64_t));
+	if (!st) {
+		whatif_points_done(r, &pl);
 	}
-	if (!st && at1) {
-		r->original = *at1;
-		r->original.kind = WHATIF_POINT_ORIGINAL;
-		r->original.runs_ns = g_memdup2(at1->runs_ns, at1->n_runs * sizeof(uint64_t));
-	}
-	for (size_t i = 0; !st && i < n_busy; i++) {
-		r->n_loaded += r->points[i].loaded;
-	}
-	r->n_loaded += !st && r->has_flat && !at0 && r->flat.loaded;
-	r->n_loaded += !st && r->has_idle && r->idle.loaded;
-	r->n_loaded += !st && !at1 && r->original.loaded;
 	g_free(times_path);
 	g_free(err_path);
-	g_free(pts);
+	whatif_point_list_fini(&pl);
 	return st;
 }
 
-/* 6. The fit on the busy points (UNCLEAR with the reason when there are none). */
-static void fit(struct study *s)
+/* 5. --plan: the runs written as a plan instead of run (plan.c) */
+static enum dps_status plan(struct study *s)
 {
-	struct whatif_result *r = s->res;
-	size_t n = r->n_points;
-	double *x = g_new0(double, 3 * n + 1), *y = x + n, *spread = y + n;
-	bool *loaded = g_new0(bool, n + 1);
+	struct whatif_plan_job job = {.opts = s->opts,
+				      .result = s->res,
+				      .work = s->work,
+				      .set = s->res->from_trace ? NULL : s->set};
 
-	for (size_t i = 0; i < n; i++) {
-		x[i] = (double)r->points[i].t_psf_ns;
-		y[i] = (double)r->points[i].median_ns;
-		spread[i] = r->points[i].noise_ns;
-		loaded[i] = r->points[i].loaded;
-	}
-	if (!n) {
-		memset(&r->fit, 0, sizeof(r->fit));
-		snprintf(r->fit.reason, sizeof(r->fit.reason), "no busy sweep (--stub)");
-	} else {
-		whatif_fit_curve_loaded(x, y, r->repeat > 1 ? spread : NULL, loaded, n, &r->fit);
-	}
-	g_free(loaded);
-	g_free(x);
+	dps_steps_begin(&s->steps, false, "writing the plan");
+	return whatif_plan_write(&job, s->diag);
 }
 
 /* The end: OUTDIR replaced by the work directory, or the private temporary removed. */
@@ -815,36 +747,6 @@ static enum dps_status timelines(struct study *s)
 	return whatif_timelines_run(&job, s->diag);
 }
 
-/* The results written into OUTDIR: what it found, for a reader and for a script. */
-static enum dps_status write_outputs(struct study *s)
-{
-	static const struct {
-		const char *name;
-		void (*write)(const struct whatif_result *r, FILE *out);
-	} outs[] = {
-	    {"whatif.txt", whatif_write_text},
-	    {"whatif.json", whatif_write_json},
-	    {"report.html", whatif_write_html_here},
-	};
-	enum dps_status st = DPS_OK;
-
-	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]) && !st; i++) {
-		char *path = g_build_filename(s->work, outs[i].name, NULL);
-		FILE *f = fopen(path, "w");
-
-		if (!f) {
-			dps_diag_setf(s->diag, "cannot create \"%s\": errno=%d (%s)", path, errno,
-				      strerror(errno));
-			st = DPS_ERR_IO;
-		} else {
-			outs[i].write(s->res, f);
-			st = dps_out_close(f, path, s->diag);
-		}
-		g_free(path);
-	}
-	return st;
-}
-
 enum dps_status whatif_run(const struct whatif_options *opts, struct whatif_result *result,
 			   struct dps_diag *diag)
 {
@@ -935,19 +837,24 @@ enum dps_status whatif_run(const struct whatif_options *opts, struct whatif_resu
 		s.ares = NULL;
 	}
 	st = st ? st : build(&s);
+	if (opts->plan) {
+		st = st ? st : plan(&s);
+		goto planned;
+	}
 study:
 	st = st ? st : sweep(&s);
 	if (!st) {
-		fit(&s);
+		whatif_fit_result(result);
 		whatif_doubts_after(result);
 		st = opts->timelines ? timelines(&s) : DPS_OK;
 	}
 	if (!st) {
 		result->wall_s = now_s() - s.t0;
 		if (s.opts->outdir) {
-			st = write_outputs(&s);
+			st = whatif_write_outputs(result, s.work, diag);
 		}
 	}
+planned:
 	if (!st) {
 		dps_steps_end(&s.steps);
 	}
@@ -989,6 +896,7 @@ void whatif_result_fini(struct whatif_result *r)
 	g_free(r->input);
 	g_free(r->workdir);
 	g_free(r->component);
+	g_free(r->collected);
 	g_free(r->ids);
 	whatif_doubts_fini(r);
 	for (size_t i = 0; i < r->n_candidates; i++) {

@@ -100,6 +100,12 @@ struct whatif_options {
 	const char *const *command; /* borrowed */
 	const char *const *regions; /* borrowed, n_regions */
 	size_t n_regions;
+	/* --plan (doc/cluster.md): everything up to the runs, written into outdir as a plan
+	 * instead of running them; the SLURM wrapper's partition and constraint (borrowed, NULL:
+	 * none), and shared: no --exclusive */
+	bool plan;
+	const char *slurm_partition, *slurm_constraint;
+	bool slurm_shared;
 };
 
 void whatif_options_default(struct whatif_options *opts);
@@ -164,9 +170,10 @@ enum whatif_doubt_kind {
 	WHATIF_DOUBT_SHARED_WORK, /* threads that look like they share work through memory */
 	WHATIF_DOUBT_UNMODELLED,  /* synchronization the probe saw and no action re-enacts */
 	WHATIF_DOUBT_ORIGINAL,	  /* the stub at scale 1 is off the recorded program */
+	WHATIF_DOUBT_PARTIAL,	  /* a planned study collected with runs missing (collect.c) */
 };
 
-/* "order", "shared-work", "unmodelled", "original". */
+/* "order", "shared-work", "unmodelled", "original", "partial". */
 const char *whatif_doubt_kind_name(enum whatif_doubt_kind kind);
 
 struct whatif_doubt {
@@ -220,7 +227,10 @@ struct whatif_result {
 	uint64_t critical_span_ns;
 	size_t n_loaded;	      /* points run under load */
 	double others_pct, steal_pct; /* the machine over the whole sweep, % */
-	double wall_s;		      /* the whole study */
+	double wall_s;		      /* the whole study (collected: its runs' time summed) */
+	/* owned: a planned study's collect in one sentence (the plan, the runs used, the nodes,
+	 * the files left out); NULL: the study ran here */
+	char *collected;
 };
 
 /*
@@ -233,6 +243,34 @@ struct whatif_result {
 enum dps_status whatif_run(const struct whatif_options *opts, struct whatif_result *result,
 			   struct dps_diag *diag);
 void whatif_result_fini(struct whatif_result *result); /* accepts NULL */
+
+/*
+ * A planned study (doc/cluster.md, plan.c): runs entry index of the plan in dir once, measured
+ * as the local sweep measures a repetition, and writes its result file into dir/results (a
+ * failed run too, as failed). Returns DPS_OK; DPS_ERR_INVAL for a missing or bad plan or an
+ * index out of it (diag: file:line and what was expected); DPS_ERROR when the stub failed
+ * (diag: its status and last message); DPS_ERR_IO.
+ */
+enum dps_status whatif_plan_run(const char *dir, size_t index, bool quiet, struct dps_diag *diag);
+
+/* What dps whatif --collect does (collect.c). */
+struct whatif_collect_options {
+	const char *dir;    /* borrowed: the plan's directory */
+	const char *outdir; /* borrowed: whatif.txt, whatif.json, report.html here; NULL: none */
+	bool force;	    /* replace outdir whatever it holds */
+	bool mixed_nodes;   /* collect nodes whose calibrations disagree */
+	FILE *notes;	    /* borrowed: what collect found (missing, failed, duplicates, nodes) */
+};
+
+/*
+ * Merges the results of the plan in o->dir into result, the same result a local study gives:
+ * points with runs missing, failed or unreadable make the answer unclear (a "partial" doubt
+ * that names them); each finding is also written to o->notes. Returns DPS_OK; DPS_ERR_INVAL
+ * for a bad plan, or nodes whose calibrations disagree without mixed_nodes (diag names them);
+ * DPS_ERR_IO. Free result with whatif_result_fini.
+ */
+enum dps_status whatif_collect(const struct whatif_collect_options *o, struct whatif_result *result,
+			       struct dps_diag *diag);
 
 /* Whether the SUT time's window is the default one, exec to exit. */
 bool whatif_window_is_run(const struct whatif_result *r);
