@@ -83,6 +83,46 @@ done
 n=$(find "$work/out" -name 'task-*' | wc -l)
 [ "$n" = 4 ] || fail "$n task files, not 4"
 
+# A planned what-if study submitted as its plan says (doc/cluster.md): dps whatif --plan, then
+# `sbatch --wait DIR/slurm.sbatch`, --collect, against the same study run here (same kind, knee
+# within one step; a reading the noise or the load refused is said, never another answer).
+dps=${DPS_BIN:-}
+if [ -n "$dps" ]; then
+    src=$(cd "$here/../.." && pwd)
+    py=${DPS_PYTHON:-python3}
+    study=("$src/tests/whatif/sets/knee" --thread-comm long --stub busy --from 0 --to 1
+           --step 0.25 --repeat 3 --mode wall --seed 7)
+    "$dps" whatif "${study[@]}" -q --plan "$work/plan" >"$work/plan.out" 2>&1 ||
+        { cat "$work/plan.out" >&2; fail "dps whatif --plan failed"; }
+    t0=$(date +%s)
+    timeout 600 sbatch --wait "$work/plan/slurm.sbatch" >"$work/sbatch-plan.out" 2>&1 ||
+        { cat "$work/sbatch-plan.out" >&2; fail "sbatch --wait of the plan's slurm.sbatch failed"; }
+    t1=$(date +%s)
+    "$dps" whatif --collect "$work/plan" --json >"$work/collect.json" 2>"$work/collect.err" ||
+        { cat "$work/collect.err" >&2; fail "dps whatif --collect failed"; }
+    "$dps" whatif "${study[@]}" -q --calibration "$work/plan/calibration" --json \
+        >"$work/local.json" 2>/dev/null || fail "the same study run here failed"
+    t2=$(date +%s)
+    read -r ck cknee creason < <("$py" -c 'import json,sys; d=json.load(sys.stdin); print(d["kind"], d["t_limit_scale"], d["fit_reason"].replace(" ", "_"))' <"$work/collect.json")
+    read -r lk lknee lreason < <("$py" -c 'import json,sys; d=json.load(sys.stdin); print(d["kind"], d["t_limit_scale"], d["fit_reason"].replace(" ", "_"))' <"$work/local.json")
+    echo "$name: through SLURM: $ck, knee at scale $cknee ($((t1 - t0)) s for 15 array tasks);" \
+        "here: $lk, knee at scale $lknee ($((t2 - t1)) s)"
+    grep -q '"check": "partial"' "$work/collect.json" && fail "the SLURM study is partial: $(cat "$work/collect.err")"
+    if [ "$ck" = unclear ] || [ "$lk" = unclear ]; then
+        for r in "$ck:$creason" "$lk:$lreason"; do
+            case "$r" in
+            unclear:*noise* | unclear:*load*) ;;
+            unclear:*) fail "unclear for another reason than noise or load: $r" ;;
+            esac
+        done
+        echo "$name: note: the noise refused a reading (SLURM: $creason; here: $lreason)"
+    else
+        [ "$ck" = "$lk" ] || fail "the SLURM study reads $ck, the local one $lk"
+        "$py" -c "import sys; sys.exit(0 if abs($cknee - $lknee) <= 0.25 + 1e-9 else 1)" ||
+            fail "the knees $cknee (SLURM) and $lknee (here) are more than a step apart"
+    fi
+fi
+
 "$cluster" down "$work" || fail "slurm.sh down failed"
 if "$cluster" status "$work" >/dev/null; then
     fail "slurm.sh status says the cluster is still up after down"
