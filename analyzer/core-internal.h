@@ -170,8 +170,9 @@ struct athread {
 	bool joined; /* some thread joined it */
 	bool pid_from_fork;
 	uint64_t first_ts, last_ts, create_ts, exit_ts, end_ts;
-	uint64_t exec_ts; /* its first exec, 0 when none was seen */
-	uint64_t sync_ts; /* its last synchronization event (sync.c), 0 when none */
+	uint64_t exec_ts;	  /* its first exec, 0 when none was seen */
+	uint64_t exec_runtime_ns; /* its sched_stat_runtime sum at exec_ts */
+	uint64_t sync_ts;	  /* its last synchronization event (sync.c), 0 when none */
 	size_t creator;
 
 	/* selection (select.c) */
@@ -373,6 +374,14 @@ void analyzer__on_memory(struct analyzer_core *core, const struct analyzer_event
 /* dps-events.c */
 void analyzer__on_dps(struct analyzer_core *core, const struct analyzer_event *ev, size_t x);
 void analyzer__sim_window(const struct athread *t, struct analyzer_thread *rt);
+/* The thread's sched_stat_runtime sum at ts, counting the time it has been running since the
+ * last report (the kernel reports at ticks and switch-outs). */
+uint64_t analyzer__runtime_at(const struct athread *t, uint64_t ts);
+/* Whether kept thread t, the result's root, starts at its first exec: what ran before it in
+ * the process (the fork's child of a launcher: dps record, a shell) is the launcher's, and
+ * the outside witness times the program from its exec (doc/analyzer.md, "The root starts at
+ * its exec"). A simulated run's thread has its own window. */
+bool analyzer__starts_at_exec(const struct athread *t);
 void analyzer__clip_to_window(struct athread *t, const struct analyzer_thread *rt);
 
 /* select.c */
@@ -493,6 +502,7 @@ struct analyzer_seg_stream {
 	size_t q_n, q_pos;
 	uint64_t last_end;
 	bool any, raw_done, tail_done;
+	uint64_t from_ns; /* segments before it left out, one across it cut (0: none) */
 };
 int analyzer__seg_stream_open(struct analyzer_core *core, size_t ci, struct analyzer_seg_stream *s);
 const struct analyzer_segment *analyzer__seg_stream_next(struct analyzer_seg_stream *s);

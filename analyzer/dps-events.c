@@ -37,19 +37,6 @@ static bool is_ancestor(const struct analyzer_core *core, size_t a, size_t b)
 	return false;
 }
 
-/* The thread's sched_stat_runtime sum at ts, counting the time it has been running since
- * the last report (the kernel reports at ticks and switch-outs). */
-static uint64_t runtime_at(const struct athread *t, uint64_t ts)
-{
-	uint64_t since =
-	    t->sched.last_rt_ts > t->sched.run_since ? t->sched.last_rt_ts : t->sched.run_since;
-
-	if (t->sched.state == TS_RUNNING && ts > since) {
-		return t->sched.runtime_ns + (ts - since);
-	}
-	return t->sched.runtime_ns;
-}
-
 void analyzer__on_dps(struct analyzer_core *core, const struct analyzer_event *ev, size_t x)
 {
 	struct athread *t = analyzer__thread_at(core, x);
@@ -63,7 +50,7 @@ void analyzer__on_dps(struct analyzer_core *core, const struct analyzer_event *e
 		if (!t->sim.begun) {
 			t->sim.begun = true;
 			t->sim.begin_ts = ev->ts;
-			t->sim.runtime_at_begin = runtime_at(t, ev->ts);
+			t->sim.runtime_at_begin = analyzer__runtime_at(t, ev->ts);
 		}
 
 		g_hash_table_insert(core->dps_ids, GSIZE_TO_POINTER((gsize)ev->dps.id),
@@ -87,7 +74,7 @@ void analyzer__on_dps(struct analyzer_core *core, const struct analyzer_event *e
 		if (t->sim.begun && !t->sim.ended) {
 			t->sim.ended = true;
 			t->sim.end_ts = ev->ts;
-			t->sim.runtime_at_end = runtime_at(t, ev->ts);
+			t->sim.runtime_at_end = analyzer__runtime_at(t, ev->ts);
 		}
 		if (timeline) {
 			analyzer__set_state(core, x, TS_DEAD, ev->ts, ANALYZER_SEG_SLEEP, NO_T);

@@ -13,6 +13,12 @@
 
 #include "actions.h"
 
+bool analyzer__starts_at_exec(const struct athread *t)
+{
+	return t->kept && t->res_idx == 0 && !t->sim.begun && t->exec_ts &&
+	       t->exec_ts > (t->created ? t->create_ts : t->first_ts);
+}
+
 int analyzer__copy_identity(struct analyzer_core *core, size_t ci, struct analyzer_thread *rt)
 {
 	struct athread *t = analyzer__thread_at(core, ci);
@@ -27,6 +33,9 @@ int analyzer__copy_identity(struct analyzer_core *core, size_t ci, struct analyz
 	rt->parent = ANALYZER_NO_THREAD;
 	if (t->sim.begun) {
 		analyzer__sim_window(t, rt);
+	} else if (analyzer__starts_at_exec(t)) {
+		rt->start_ns = t->exec_ts;
+		rt->end_ns = rt->end_ns < rt->start_ns ? rt->start_ns : rt->end_ns;
 	}
 	return rt->comm ? DPS_OK : DPS_ERR_NOMEM;
 }
@@ -88,6 +97,13 @@ static int copy_rest(struct analyzer_core *core, struct athread *t, struct analy
 			st->busy_ns = (t->sim.ended ? t->sim.runtime_at_end : t->sched.runtime_ns) -
 				      t->sim.runtime_at_begin;
 			st->busy_untracked_ns = 0;
+		} else if (analyzer__starts_at_exec(t)) {
+			st->busy_ns = t->sched.runtime_ns > t->exec_runtime_ns
+					  ? t->sched.runtime_ns - t->exec_runtime_ns
+					  : 0;
+			st->busy_untracked_ns = st->busy_untracked_ns < st->busy_ns
+						    ? st->busy_untracked_ns
+						    : st->busy_ns;
 		}
 		st->busy_exact = true;
 	}
@@ -142,7 +158,7 @@ int analyzer__copy_timeline(struct analyzer_core *core, size_t ci, struct analyz
 	struct athread *t = analyzer__thread_at(core, ci);
 	uint64_t run_sum = 0;
 
-	if (t->sim.begun) {
+	if (t->sim.begun || analyzer__starts_at_exec(t)) {
 		analyzer__clip_to_window(t, rt);
 	}
 	/* Segments: remap `other`, drop references to threads not kept. */
@@ -182,6 +198,7 @@ static int output_streamed(struct analyzer_core *core, struct analyzer_result *r
 	if (status) {
 		return status;
 	}
+	segs.from_ns = analyzer__starts_at_exec(t) ? t->exec_ts : 0;
 	while ((s = analyzer__seg_stream_next(&segs))) {
 		struct analyzer_segment sg = *s;
 
@@ -195,6 +212,7 @@ static int output_streamed(struct analyzer_core *core, struct analyzer_result *r
 	if (status) {
 		return status;
 	}
+	segs.from_ns = analyzer__starts_at_exec(t) ? t->exec_ts : 0;
 	status = analyzer__tl_reader_open(core, t, true, &mem);
 	if (!status) {
 		src.segs = &segs;

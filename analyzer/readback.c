@@ -114,10 +114,16 @@ const struct analyzer_segment *analyzer__seg_stream_next(struct analyzer_seg_str
 			} else {
 				raw = analyzer__tl_reader_next(&s->rd);
 			}
+			if (raw && raw->end_ns <= s->from_ns) {
+				continue; /* before the thread's window */
+			}
 			if (raw) {
-				s->last_end = raw->end_ns;
+				struct analyzer_segment sg = *raw;
+
+				sg.begin_ns = sg.begin_ns < s->from_ns ? s->from_ns : sg.begin_ns;
+				s->last_end = sg.end_ns;
 				s->any = true;
-				expand(s, *raw);
+				expand(s, sg);
 				continue;
 			}
 			if (s->rd.core->status) {

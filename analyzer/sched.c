@@ -569,6 +569,17 @@ void analyzer__on_exit_ev(struct analyzer_core *core, const struct analyzer_even
 	}
 }
 
+uint64_t analyzer__runtime_at(const struct athread *t, uint64_t ts)
+{
+	uint64_t since =
+	    t->sched.last_rt_ts > t->sched.run_since ? t->sched.last_rt_ts : t->sched.run_since;
+
+	if (t->sched.state == TS_RUNNING && ts > since) {
+		return t->sched.runtime_ns + (ts - since);
+	}
+	return t->sched.runtime_ns;
+}
+
 void analyzer__on_exec(struct analyzer_core *core, const struct analyzer_event *ev, size_t ctx)
 {
 	size_t x;
@@ -589,6 +600,8 @@ void analyzer__on_exec(struct analyzer_core *core, const struct analyzer_event *
 	 * shim that execs the real program (pyenv's python3: bash, pyenv, then python) included. */
 	if (!analyzer__thread_at(core, x)->exec_ts) {
 		analyzer__thread_at(core, x)->exec_ts = ev->ts;
+		analyzer__thread_at(core, x)->exec_runtime_ns =
+		    analyzer__runtime_at(analyzer__thread_at(core, x), ev->ts);
 	}
 	if (ev->exec.filename) {
 		/* The kernel names the task after the file's base name, 15 characters. */
