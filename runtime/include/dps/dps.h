@@ -208,6 +208,10 @@ struct dps_program {
 	size_t n_objects;
 	const uint32_t *members; /* borrowed: n_members thread indexes */
 	size_t n_members;
+	/* Format version 4: the runs' cache figures (a run's arg2 is 1 + the index of its own
+	 * here, 0 for a run without). NULL/0 when the program has none. */
+	const struct dps_action_cache *caches; /* borrowed: n_caches of them */
+	size_t n_caches;
 };
 
 /*
@@ -280,6 +284,8 @@ struct dps_thread_result {
 	 * (runs shorter than dps's costs). */
 	uint64_t own_cpu_ns;
 	uint64_t compensated_ns;
+	/* of the runs' time, the CPU their cache figures' accesses took (format version 4) */
+	uint64_t cache_cpu_ns;
 };
 
 struct dps_play_result {
