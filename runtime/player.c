@@ -682,6 +682,7 @@ void dps_play_options_default(struct dps_play_options *opts)
 	opts->mode = DPS_RUN_CPU;
 	opts->run_scale = 1.0;
 	opts->sleep_scale = 1.0;
+	opts->cache_scale = 1.0;
 	opts->thread_run_scale = NULL;
 	opts->thread_sleep_scale = NULL;
 	opts->thread_run_idle = NULL;

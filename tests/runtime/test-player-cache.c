@@ -121,3 +121,25 @@ Test(player_cache, cache_figures_the_stub_cannot_play_are_refused_before_anythin
 	cr_assert_eq(dps_play(&negative, &opts, NULL), DPS_ERR_INVAL);
 	cr_assert_eq(dps_play(&fine, &opts, NULL), DPS_OK);
 }
+
+/* --cache-scale: the scaled misses are capped so that the stub still plays them (D1 misses at
+ * most the accesses, LL misses at most the D1 misses), and 0 makes a run of hits. */
+Test(player_cache, a_cache_scale_keeps_the_figures_playable)
+{
+	static const struct dps_action_cache caches[] = {
+	    {.accesses = 100000, .stores = 1000, .d1_misses = 60000, .ll_misses = 30000}};
+	static const struct dps_action a0[] = {CACHE_RUN(1 * US, 1)};
+	static const struct dps_thread_desc th[] = {THREAD(1, a0)};
+	struct dps_program prog = {
+	    .threads = th, .n_threads = 1, .root = 0, .caches = caches, .n_caches = 1};
+	const double scales[] = {0.0, 0.5, 3.0, 1e30};
+	struct dps_play_result r;
+
+	for (size_t i = 0; i < sizeof(scales) / sizeof(scales[0]); i++) {
+		opts.cache_scale = scales[i];
+		cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK, "scale %g: %s", scales[i],
+			     r.detail);
+		cr_assert_gt(r.threads[0].cache_cpu_ns, 0, "scale %g", scales[i]);
+		dps_play_result_fini(&r);
+	}
+}

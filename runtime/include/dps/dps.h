@@ -227,6 +227,9 @@ struct dps_play_options {
 	enum dps_run_mode mode;
 	double run_scale;   /* global speed knob: every run lasts run_scale x */
 	double sleep_scale; /* every sleep lasts sleep_scale x */
+	/* runs with cache figures (format version 4) have cache_scale times their D1 and
+	 * last-level misses, their accesses, stores and time unchanged (1.0; doc/cache.md) */
+	double cache_scale;
 	/* NULL or n_threads factors (what-if per thread), read by dps_play(). Set by hand they stay
 	 * the caller's; dps_main_parse_args() allocates them, and then dps_main_args_fini() frees
 	 * them (call it only on options that function filled). */
