@@ -192,8 +192,13 @@ static int action_version(const struct dps_actset_action *a)
 
 int dps_actset_thread_version(const struct dps_actset *set, size_t t)
 {
-	int v =
-	    set->format_version > DPS_ACTSET_FORMAT_V1 ? set->format_version : DPS_ACTSET_FORMAT_V1;
+	/* at least what the set says (a producer that writes a thread at a time says so), but
+	 * for version 4: its cache figures are a run's own, so only the files that have them
+	 * need it, and a header of 4 raises neither the other files nor the manifest */
+	int v = set->format_version > DPS_ACTSET_FORMAT_V1 &&
+			set->format_version <= DPS_ACTSET_FORMAT_V3
+		    ? set->format_version
+		    : DPS_ACTSET_FORMAT_V1;
 
 	/* what every file of the set shares: its objects and member sets */
 	if (v < DPS_ACTSET_FORMAT_V2 && (set->n_objects || set->n_members)) {

@@ -426,6 +426,8 @@ Test(actset, cache_figures_load_play_and_round_trip, .init = make_dir, .fini = r
 	cr_assert_eq(p.arg, 3000);
 	cr_assert_eq(p.arg2, 3, "run 3 plays the third figures: arg2 %lld", (long long)p.arg2);
 	cr_assert_eq(dps_actset_thread_version(a, 0), 4);
+	/* a header of 4 raises nothing else: a file without figures, the manifest */
+	cr_assert_eq(dps_actset_thread_version(a, DPS_ACTSET_NO_THREAD), 1);
 
 	out = dps_test_strf("%s/copy", dir); /* removed with dir */
 	cr_assert_eq(dps_actset_write_dir(a, out, 0, &diag), DPS_OK, "%s", diag.msg);
@@ -433,6 +435,11 @@ Test(actset, cache_figures_load_play_and_round_trip, .init = make_dir, .fini = r
 	text = dps_test_read_file(path, NULL);
 	cr_assert_str_eq(text, "dps-actions 4\ncreate 2\nrun 1000 cache 2000000 600000 40000 4000\n"
 			       "run 5\njoin 2\n");
+	g_free(text);
+	g_free(path);
+	path = dps_test_strf("%s/manifest", out);
+	text = dps_test_read_file(path, NULL);
+	cr_assert_eq(strncmp(text, "dps-manifest 1\n", 15), 0, "%s", text);
 	g_free(text);
 	g_free(path);
 	cr_assert_eq(dps_actset_load_dir(out, &b, &diag), DPS_OK, "%s", diag.msg);
