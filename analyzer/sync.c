@@ -671,7 +671,7 @@ int analyzer__sync_declare(struct analyzer_core *core, const size_t *order, size
 		status = dps_actset_add_object(set, o->id, o->kind, o->capacity, initial, 0);
 	}
 	if (!status && next_id > 1) {
-		set->format_version = v3 ? DPS_ACTSET_FORMAT_VERSION : DPS_ACTSET_FORMAT_V2;
+		set->format_version = v3 ? DPS_ACTSET_FORMAT_V3 : DPS_ACTSET_FORMAT_V2;
 	}
 end:
 	free(puts);

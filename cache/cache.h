@@ -45,8 +45,9 @@ struct cache_geometry {
  * geometry neither source gives stays 0 (cachegrind then chooses its own). Always DPS_OK.
  */
 int cache_geometry_detect(struct cache_geometry *g);
-/* Reads the geometry from a sysfs cache directory (the index* directories of dir); for tests
- * and cache_geometry_detect. Returns DPS_OK, or DPS_ERR_NOENT when dir has no usable level. */
+/* Reads the geometry from a sysfs cache directory (the index* directories of dir, read by
+ * libdps's dps_cache_levels_sysfs; NULL: this machine's); for tests and cache_geometry_detect.
+ * Returns DPS_OK, or DPS_ERR_NOENT when dir has no data or unified level. */
 int cache_geometry_from_sysfs(struct cache_geometry *g, const char *dir);
 /* Whether cachegrind can simulate level (every figure over 0, the line a power of two, the
  * set count size / (assoc * line) a whole power of two). */

@@ -236,7 +236,7 @@ static int parse_manifest_object(struct dps_actset *set, struct lexer *lx, uint6
 		return dps_actset__lex_error(
 		    lx, tok.col, "expected an object kind (mutex, queue, barrier, rwlock)", &tok);
 	}
-	if (kind > DPS_OBJ_MAX_V2 && version && version < DPS_ACTSET_FORMAT_VERSION) {
+	if (kind > DPS_OBJ_MAX_V2 && version && version < DPS_ACTSET_FORMAT_V3) {
 		return dps_actset__lex_error(lx, tok.col,
 					     "an object of format version 3 in a manifest that "
 					     "says an older version: expected 'dps-manifest 3'",

@@ -128,7 +128,7 @@ static int parse_count(struct lexer *lx, uint64_t version, uint64_t *n)
 		    lx, tok.col, "item count too large (at most " DPS_ACTION_MAX_ITEMS_TEXT ")",
 		    &tok);
 	}
-	if (*n > 1 && version && version < DPS_ACTSET_FORMAT_VERSION) {
+	if (*n > 1 && version && version < DPS_ACTSET_FORMAT_V3) {
 		return dps_actset__lex_error(lx, tok.col,
 					     "a count of items in a file that says an older "
 					     "version: expected 'dps-actions 3'",
@@ -137,6 +137,72 @@ static int parse_count(struct lexer *lx, uint64_t version, uint64_t *n)
 	if (*n == 1) {
 		*n = 0; /* one item, as written without a count */
 	}
+	return DPS_OK;
+}
+
+/*
+ * The optional cache figures after a run's duration (version 4): `cache ACCESSES STORES
+ * D1_MISSES LL_MISSES`, kept in set->caches; *aux 1 + their index, 0 when the run has none.
+ * Figures the cache stub would refuse are refused here, at the figure that breaks the rule.
+ */
+static int parse_cache(struct dps_actset *set, struct lexer *lx, uint64_t version, uint64_t *aux)
+{
+	static const char *const what[4] = {
+	    "expected the run's data accesses (loads + stores, a decimal number)",
+	    "expected the stores among its accesses (a decimal number)",
+	    "expected its accesses that missed L1D (a decimal number)",
+	    "expected its L1D misses that missed the last level too (a decimal number)"};
+	struct dps_action_cache c;
+	uint64_t v[4];
+	struct token kw, tok[4];
+	const char *save = lx->p, *problem;
+	size_t at;
+	int status;
+
+	*aux = 0;
+	if (!dps_actset__lex_next(lx, &kw)) {
+		return DPS_OK;
+	}
+	if (!dps_actset__tok_is(&kw, "cache")) {
+		lx->p = save; /* not ours: the caller's "expected end of line" names it */
+		return DPS_OK;
+	}
+	if (version && version < DPS_ACTSET_FORMAT_V4) {
+		return dps_actset__lex_error(lx, kw.col,
+					     "cache figures in a file that says an older "
+					     "version: expected 'dps-actions 4'",
+					     NULL);
+	}
+	for (int i = 0; i < 4; i++) {
+		if (!dps_actset__lex_next(lx, &tok[i])) {
+			return dps_actset__lex_error(
+			    lx, dps_actset__lex_eol_col(lx),
+			    "expected 4 cache figures after 'cache': ACCESSES STORES D1_MISSES "
+			    "LL_MISSES (like cache 2000000 600000 40000 4000)",
+			    NULL);
+		}
+		status = dps_actset__parse_u64(lx, &tok[i], what[i], &v[i]);
+		if (status) {
+			return status;
+		}
+	}
+	c = (struct dps_action_cache){
+	    .accesses = v[0], .stores = v[1], .d1_misses = v[2], .ll_misses = v[3]};
+	problem = dps_action_cache_problem(&c);
+	if (problem) {
+		/* the figure the rule is about: accesses, stores, D1 or LL misses */
+		int i = !c.accesses		   ? 0
+			: c.stores > c.accesses	   ? 1
+			: c.d1_misses > c.accesses ? 2
+						   : 3;
+
+		return dps_actset__lex_error(lx, tok[i].col, problem, NULL);
+	}
+	at = dps_actset_add_cache(set, &c);
+	if (at == SIZE_MAX) {
+		return DPS_ERR_NOMEM;
+	}
+	*aux = (uint64_t)at + 1;
 	return DPS_OK;
 }
 
@@ -268,7 +334,7 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 			    "'dps-actions 1': expected 'dps-actions 2'",
 			    &kw);
 		}
-		if (kind > DPS_ACT_MAX_V2 && version && version < DPS_ACTSET_FORMAT_VERSION) {
+		if (kind > DPS_ACT_MAX_V2 && version && version < DPS_ACTSET_FORMAT_V3) {
 			return dps_actset__lex_error(
 			    &lx, kw.col,
 			    "action of format version 3 in a file that "
@@ -306,6 +372,9 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 		case DPS_ACT_SLEEP:
 			status = dps_actset__parse_duration(&lx, &arg, &u);
 			value = (int64_t)u;
+			if (!status && kind == DPS_ACT_RUN) {
+				status = parse_cache(set, &lx, version, &aux);
+			}
 			break;
 		case DPS_ACT_HEAP:
 			status = parse_delta(&lx, &arg, &value);

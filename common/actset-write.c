@@ -68,13 +68,20 @@ const char *dps_actset_format_us(uint64_t ns, char *buf, size_t len)
  * 24 characters of duration, a newline. */
 #define ACTION_LINE_MAX 64
 
+/* A run with cache figures: "run ", 24 characters of duration, " cache ", four numbers of at
+ * most 20 digits and their blanks, a newline. */
+#define CACHE_RUN_LINE_MAX 128
+
 /* The most characters action act can take (a member set: 21 per member). */
 static size_t action_line_max(const struct dps_actset_action *act)
 {
+	if (act->kind == DPS_ACT_RUN && act->aux) {
+		return CACHE_RUN_LINE_MAX;
+	}
 	return dps_actset_kind_names_members(act->kind) ? 16 + 21 * act->aux : ACTION_LINE_MAX;
 }
 
-/* One action as a line of its file; returns its length (at most ACTION_LINE_MAX). Formatted by
+/* One action as a line of its file; returns its length (at most action_line_max(act)). Formatted by
  * hand, not with printf: a dense set has millions of lines (doc/analyzer.md, "Speed"). */
 static size_t format_action(const struct dps_actset *set, const struct dps_actset_action *act,
 			    char *p)
@@ -107,6 +114,19 @@ static size_t format_action(const struct dps_actset *set, const struct dps_actse
 	case DPS_ACT_RUN:
 	case DPS_ACT_SLEEP:
 		n += put_us(p + n, (uint64_t)act->value);
+		if (act->kind == DPS_ACT_RUN && act->aux && act->aux <= set->n_caches) {
+			const struct dps_action_cache *c = &set->caches[act->aux - 1];
+
+			memcpy(p + n, " cache ", 7);
+			n += 7;
+			n += put_u64(p + n, c->accesses);
+			p[n++] = ' ';
+			n += put_u64(p + n, c->stores);
+			p[n++] = ' ';
+			n += put_u64(p + n, c->d1_misses);
+			p[n++] = ' ';
+			n += put_u64(p + n, c->ll_misses);
+		}
 		break;
 	case DPS_ACT_HEAP:
 	case DPS_ACT_STACK:

@@ -49,6 +49,7 @@ void dps_actset_destroy(struct dps_actset *set)
 	}
 	free(set->objects);
 	free(set->members);
+	free(set->caches);
 	free(set);
 }
 
@@ -122,6 +123,19 @@ size_t dps_actset_add_members(struct dps_actset *set, const uint64_t *ids, size_
 	return first;
 }
 
+size_t dps_actset_add_cache(struct dps_actset *set, const struct dps_action_cache *c)
+{
+	struct dps_action_cache *m =
+	    dps_grow(set->caches, &set->cap_caches, set->n_caches + 1, sizeof(*m));
+
+	if (!m) {
+		return SIZE_MAX;
+	}
+	set->caches = m;
+	m[set->n_caches] = *c;
+	return set->n_caches++;
+}
+
 int dps_actset_add_object(struct dps_actset *set, uint64_t id, uint32_t kind, uint64_t capacity,
 			  uint64_t initial, uint32_t line)
 {
@@ -166,25 +180,33 @@ size_t dps_actset_find_object(const struct dps_actset *set, uint64_t id)
 /* The version an action needs. */
 static int action_version(const struct dps_actset_action *a)
 {
+	if (a->kind == DPS_ACT_RUN && a->aux) {
+		return DPS_ACTSET_FORMAT_V4;
+	}
 	if (a->kind > DPS_ACT_MAX_V2 ||
 	    ((a->kind == DPS_ACT_PUT || a->kind == DPS_ACT_TAKE) && a->aux > 1)) {
-		return DPS_ACTSET_FORMAT_VERSION;
+		return DPS_ACTSET_FORMAT_V3;
 	}
 	return a->kind > DPS_ACT_MAX_V1 ? DPS_ACTSET_FORMAT_V2 : DPS_ACTSET_FORMAT_V1;
 }
 
 int dps_actset_thread_version(const struct dps_actset *set, size_t t)
 {
-	int v =
-	    set->format_version > DPS_ACTSET_FORMAT_V1 ? set->format_version : DPS_ACTSET_FORMAT_V1;
+	/* at least what the set says (a producer that writes a thread at a time says so), but
+	 * for version 4: its cache figures are a run's own, so only the files that have them
+	 * need it, and a header of 4 raises neither the other files nor the manifest */
+	int v = set->format_version > DPS_ACTSET_FORMAT_V1 &&
+			set->format_version <= DPS_ACTSET_FORMAT_V3
+		    ? set->format_version
+		    : DPS_ACTSET_FORMAT_V1;
 
 	/* what every file of the set shares: its objects and member sets */
 	if (v < DPS_ACTSET_FORMAT_V2 && (set->n_objects || set->n_members)) {
 		v = DPS_ACTSET_FORMAT_V2;
 	}
-	for (size_t i = 0; i < set->n_objects && v < DPS_ACTSET_FORMAT_VERSION; i++) {
+	for (size_t i = 0; i < set->n_objects && v < DPS_ACTSET_FORMAT_V3; i++) {
 		if (set->objects[i].kind > DPS_OBJ_MAX_V2) {
-			v = DPS_ACTSET_FORMAT_VERSION;
+			v = DPS_ACTSET_FORMAT_V3;
 		}
 	}
 	/* and what this thread's actions use */
@@ -325,6 +347,30 @@ int dps_actset__resolve(struct dps_actset *set, GArray *const *cols, struct dps_
 		set->threads[i].parent = DPS_ACTSET_NO_THREAD;
 		set->threads[i].create_rank = 0;
 		creator_act[i] = SIZE_MAX;
+	}
+
+	/* Pass 0: a run's cache figures, for a set built in memory (the parser checked its own) */
+	for (size_t t = 0; t < n; t++) {
+		const struct dps_actset_thread *th = &set->threads[t];
+
+		for (size_t a = 0; a < th->n_actions; a++) {
+			const struct dps_actset_action *act = &th->actions[a];
+			const char *file, *problem;
+			unsigned line, col;
+
+			if (act->kind != DPS_ACT_RUN || !act->aux) {
+				continue;
+			}
+			problem = act->aux <= set->n_caches
+				      ? dps_action_cache_problem(&set->caches[act->aux - 1])
+				      : "no such cache figures in the set";
+			if (problem) {
+				dps_actset__describe_action(set, t, a, cols, &file, &line, &col);
+				dps_diag_set(diag, file, line, col, "run's cache figures: %s",
+					     problem);
+				goto end;
+			}
+		}
 	}
 
 	/* Pass 1: creates. */

@@ -22,10 +22,13 @@
 
 /* The newest format this dps reads and writes; older sets stay valid (doc/action-format.md) and
  * a set is written in the oldest version that holds what it uses: 1 without objects, 2 with
- * the objects of version 2, 3 with a rwlock or a put/take of several items. */
-#define DPS_ACTSET_FORMAT_VERSION 3
+ * the objects of version 2, 3 with a rwlock or a put/take of several items, 4 with a run's
+ * cache figures. */
+#define DPS_ACTSET_FORMAT_VERSION 4
 #define DPS_ACTSET_FORMAT_V1 1
 #define DPS_ACTSET_FORMAT_V2 2
+#define DPS_ACTSET_FORMAT_V3 3
+#define DPS_ACTSET_FORMAT_V4 4
 #define DPS_ACTSET_MANIFEST_NAME "manifest"
 #define DPS_ACTSET_NO_THREAD SIZE_MAX
 #define DPS_ACTSET_NO_OBJECT SIZE_MAX
@@ -45,7 +48,8 @@ struct dps_actset_action {
 		uint64_t first; /* wait any, join any: index of the first member in set->members */
 	};
 	uint64_t aux;  /* timed wait: the timeout, ns; wait any, join any: how many members;
-			* put, take: how many items (0 and 1: one; more: version 3) */
+			* put, take: how many items (0 and 1: one; more: version 3); run: 1 +
+			* the index of its cache figures in set->caches (0: none; version 4) */
 	uint32_t kind; /* enum dps_action_kind: which member holds */
 	uint32_t line; /* line in its .act file (0: built in memory) */
 };
@@ -114,6 +118,11 @@ struct dps_actset {
 	uint64_t *members; /* owned: the thread ids of the wait any / join any sets, in a row */
 	size_t n_members;
 	size_t cap_members;
+	/* owned: the runs' cache figures (version 4), a run's aux is 1 + its index here; the
+	 * player's program takes them as they are (struct dps_program's caches) */
+	struct dps_action_cache *caches;
+	size_t n_caches;
+	size_t cap_caches;
 	/* owned: the thread ids sorted, for lookups by id (dps_actset_target, _find); made by
 	 * dps_actset_resolve() */
 	struct dps_actset_id_index *ids;
@@ -138,14 +147,19 @@ int dps_actset_append2(struct dps_actset *set, size_t t, enum dps_action_kind ki
 /* Appends n thread ids to set->members; returns the index of the first, or SIZE_MAX on
  * ENOMEM. */
 size_t dps_actset_add_members(struct dps_actset *set, const uint64_t *ids, size_t n);
+/* Appends a run's cache figures to set->caches; returns their index (a run's aux is 1 + it), or
+ * SIZE_MAX on ENOMEM. The figures are checked by the parser and by resolve, not here. */
+size_t dps_actset_add_cache(struct dps_actset *set, const struct dps_action_cache *c);
+/* (the rules the figures follow: dps_action_cache_problem, <dps/dps-action.h>) */
 /* Declares an object (kind: enum dps_object_kind). Returns DPS_OK or DPS_ERR_NOMEM. */
 int dps_actset_add_object(struct dps_actset *set, uint64_t id, uint32_t kind, uint64_t capacity,
 			  uint64_t initial, uint32_t line);
 /* Index of the object with this id, or DPS_ACTSET_NO_OBJECT (O(log n) once resolved). */
 size_t dps_actset_find_object(const struct dps_actset *set, uint64_t id);
 /* The format version a writer gives thread t's file (t = DPS_ACTSET_NO_THREAD: the manifest):
- * the oldest that holds what the set uses (set->format_version at the least): 3 for a rwlock
- * or a put or take of several items, 2 for anything else of version 2, else 1. */
+ * the oldest that holds what the set uses (set->format_version at the least): 4 for a run with
+ * cache figures, 3 for a rwlock or a put or take of several items, 2 for anything else of
+ * version 2, else 1. */
 int dps_actset_thread_version(const struct dps_actset *set, size_t t);
 /* Action a of a resolved set as the player plays it: thread, object and member references
  * become indexes (members: arg is the first's index in set->members, as in the set). */

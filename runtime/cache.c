@@ -29,6 +29,7 @@
  * kernel, so the kernel starts with the warm lines in the last level and the hot ones in L1D;
  * that set-up is dps's own cost, reported apart (result->setup_ns), not taken from the run.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -71,30 +72,25 @@ static int detected_status; /* DPS_ERR_INVAL: DPS_CACHE_GEOMETRY malformed */
 
 /* ---- geometry ---- */
 
-struct level {
-	unsigned level;
-	uint64_t size;
-	unsigned assoc;
-	unsigned line;
-};
-
 /* The capture's rule (cache/geometry.c): every figure known, a power-of-two number of sets. */
-static int level_usable(const struct level *l)
+static int level_usable(const struct dps_cache_level *l)
 {
 	uint64_t sets;
 
-	if (!l->size || !l->assoc || !l->line || (l->line & (l->line - 1)) ||
-	    l->size % ((uint64_t)l->assoc * l->line)) {
+	if (!l->size_bytes || !l->assoc || !l->line_bytes ||
+	    (l->line_bytes & (l->line_bytes - 1)) ||
+	    l->size_bytes % ((uint64_t)l->assoc * l->line_bytes)) {
 		return 0;
 	}
-	sets = l->size / ((uint64_t)l->assoc * l->line);
+	sets = l->size_bytes / ((uint64_t)l->assoc * l->line_bytes);
 	return sets && !(sets & (sets - 1));
 }
 
 /* D1 and the highest usable level of levels[0..n) into g; whether both were found. */
-static int choose_levels(struct dps_cache_geometry *g, const struct level *levels, size_t n)
+static int choose_levels(struct dps_cache_geometry *g, const struct dps_cache_level *levels,
+			 size_t n)
 {
-	const struct level *d1 = NULL, *ll = NULL;
+	const struct dps_cache_level *d1 = NULL, *ll = NULL;
 
 	for (size_t i = 0; i < n; i++) {
 		if (!level_usable(&levels[i])) {
@@ -106,73 +102,92 @@ static int choose_levels(struct dps_cache_geometry *g, const struct level *level
 			ll = &levels[i];
 		}
 	}
-	if (!d1 || !ll || d1->line != ll->line) {
+	if (!d1 || !ll || d1->line_bytes != ll->line_bytes) {
 		return 0;
 	}
-	g->d1_bytes = d1->size;
+	g->d1_bytes = d1->size_bytes;
 	g->d1_assoc = d1->assoc;
-	g->ll_bytes = ll->size;
+	g->ll_bytes = ll->size_bytes;
 	g->ll_assoc = ll->assoc;
-	g->line_bytes = d1->line;
+	g->line_bytes = d1->line_bytes;
 	return 1;
 }
 
-static uint64_t read_sysfs_u64(const char *idx, const char *name, int *kib)
+/* A sysfs file's first line into buf (len bytes); false when it cannot be read. */
+static bool read_sysfs(const char *dir, const char *name, char *buf, size_t len)
 {
-	char path[256], buf[64], *end;
-	unsigned long long v;
+	char path[512];
 	FILE *f;
+	bool ok;
 
-	snprintf(path, sizeof(path), "%s/%s", idx, name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	f = fopen(path, "r");
 	if (!f) {
+		return false;
+	}
+	ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	if (ok) {
+		buf[strcspn(buf, "\n")] = '\0';
+	}
+	return ok;
+}
+
+/* A sysfs number: "48K", "1024K", "32M", "1G" or plain; 0 when malformed or unreadable. */
+static uint64_t read_sysfs_u64(const char *dir, const char *name)
+{
+	char buf[64], *end;
+	unsigned long long v;
+
+	if (!read_sysfs(dir, name, buf, sizeof(buf))) {
 		return 0;
 	}
-	if (!fgets(buf, sizeof(buf), f)) {
-		buf[0] = '\0';
-	}
-	fclose(f);
+	errno = 0;
 	v = strtoull(buf, &end, 10);
-	if (kib) {
-		*kib = *end == 'K' ? 10 : *end == 'M' ? 20 : 0;
+	if (errno || end == buf) {
+		return 0;
 	}
-	return v;
+	switch (*end) {
+	case 'K':
+		return (uint64_t)v << 10;
+	case 'M':
+		return (uint64_t)v << 20;
+	case 'G':
+		return (uint64_t)v << 30;
+	case '\0':
+		return v;
+	default:
+		return 0;
+	}
 }
 
-static int geometry_from_sysfs(struct dps_cache_geometry *g)
+size_t dps_cache_levels_sysfs(const char *dir, struct dps_cache_level *levels, size_t max)
 {
-	struct level levels[8];
 	size_t n = 0;
 
-	for (unsigned i = 0; i < 16 && n < 8; i++) {
-		char idx[128], path[160], type[32] = "";
-		FILE *f;
-		int shift = 0;
-		struct level l;
+	for (unsigned i = 0; i < 16 && n < max; i++) {
+		char idx[512], type[32];
+		struct dps_cache_level l;
 
-		snprintf(idx, sizeof(idx), "%s/index%u", SYSFS_CACHE_DIR, i);
-		snprintf(path, sizeof(path), "%s/type", idx);
-		f = fopen(path, "r");
-		if (!f) {
+		snprintf(idx, sizeof(idx), "%s/index%u", dir ? dir : SYSFS_CACHE_DIR, i);
+		if (!read_sysfs(idx, "type", type, sizeof(type))) {
 			continue;
 		}
-		if (!fgets(type, sizeof(type), f)) {
-			type[0] = '\0';
+		if (strcmp(type, "Data") && strcmp(type, "Unified")) {
+			continue; /* instruction caches */
 		}
-		fclose(f);
-		if (strncmp(type, "Data", 4) && strncmp(type, "Unified", 7)) {
-			continue;
+		l.level = (unsigned)read_sysfs_u64(idx, "level");
+		l.size_bytes = read_sysfs_u64(idx, "size");
+		l.assoc = (unsigned)read_sysfs_u64(idx, "ways_of_associativity");
+		l.line_bytes = (unsigned)read_sysfs_u64(idx, "coherency_line_size");
+		if (l.level) {
+			levels[n++] = l;
 		}
-		l.level = (unsigned)read_sysfs_u64(idx, "level", NULL);
-		l.size = read_sysfs_u64(idx, "size", &shift);
-		l.size <<= shift;
-		l.assoc = (unsigned)read_sysfs_u64(idx, "ways_of_associativity", NULL);
-		l.line = (unsigned)read_sysfs_u64(idx, "coherency_line_size", NULL);
-		levels[n++] = l;
 	}
-	return choose_levels(g, levels, n);
+	return n;
 }
 
+/* sysconf's value, 0 when unknown (-1 or 0). */
 static uint64_t conf(int name)
 {
 	long v = sysconf(name);
@@ -180,29 +195,9 @@ static uint64_t conf(int name)
 	return v > 0 ? (uint64_t)v : 0;
 }
 
-/* DPS_CACHE_GEOMETRY's "SIZE,ASSOC,LINE SIZE,ASSOC,LINE" (D1, LL) into g; whether it was
- * well formed and both levels usable. */
-static int geometry_from_env(struct dps_cache_geometry *g, const char *s)
+size_t dps_cache_levels_sysconf(struct dps_cache_level *levels, size_t max)
 {
-	struct level l[2] = {{1, 0, 0, 0}, {2, 0, 0, 0}};
-	unsigned long long d1, ll;
-	int end = 0;
-
-	if (sscanf(s, " %llu,%u,%u %llu,%u,%u %n", &d1, &l[0].assoc, &l[0].line, &ll, &l[1].assoc,
-		   &l[1].line, &end) != 6 ||
-	    s[end]) {
-		return 0;
-	}
-	l[0].size = d1;
-	l[1].size = ll;
-	return level_usable(&l[0]) && level_usable(&l[1]) && choose_levels(g, l, 2);
-}
-
-int dps_cache_geometry_detect(struct dps_cache_geometry *g)
-{
-	const char *env = getenv("DPS_CACHE_GEOMETRY");
-	int status = DPS_OK;
-	struct level levels[3] = {
+	const struct dps_cache_level all[3] = {
 	    {1, conf(_SC_LEVEL1_DCACHE_SIZE), (unsigned)conf(_SC_LEVEL1_DCACHE_ASSOC),
 	     (unsigned)conf(_SC_LEVEL1_DCACHE_LINESIZE)},
 	    {2, conf(_SC_LEVEL2_CACHE_SIZE), (unsigned)conf(_SC_LEVEL2_CACHE_ASSOC),
@@ -210,6 +205,36 @@ int dps_cache_geometry_detect(struct dps_cache_geometry *g)
 	    {3, conf(_SC_LEVEL3_CACHE_SIZE), (unsigned)conf(_SC_LEVEL3_CACHE_ASSOC),
 	     (unsigned)conf(_SC_LEVEL3_CACHE_LINESIZE)},
 	};
+	size_t n = max < 3 ? max : 3;
+
+	memcpy(levels, all, n * sizeof(*levels));
+	return n;
+}
+
+/* DPS_CACHE_GEOMETRY's "SIZE,ASSOC,LINE SIZE,ASSOC,LINE" (D1, LL) into g; whether it was
+ * well formed and both levels usable. */
+static int geometry_from_env(struct dps_cache_geometry *g, const char *s)
+{
+	struct dps_cache_level l[2] = {{1, 0, 0, 0}, {2, 0, 0, 0}};
+	unsigned long long d1, ll;
+	int end = 0;
+
+	if (sscanf(s, " %llu,%u,%u %llu,%u,%u %n", &d1, &l[0].assoc, &l[0].line_bytes, &ll,
+		   &l[1].assoc, &l[1].line_bytes, &end) != 6 ||
+	    s[end]) {
+		return 0;
+	}
+	l[0].size_bytes = d1;
+	l[1].size_bytes = ll;
+	return level_usable(&l[0]) && level_usable(&l[1]) && choose_levels(g, l, 2);
+}
+
+int dps_cache_geometry_detect(struct dps_cache_geometry *g)
+{
+	const char *env = getenv("DPS_CACHE_GEOMETRY");
+	int status = DPS_OK;
+	struct dps_cache_level levels[8];
+	size_t n;
 
 	memset(g, 0, sizeof(*g));
 	if (env && *env) {
@@ -220,9 +245,13 @@ int dps_cache_geometry_detect(struct dps_cache_geometry *g)
 		memset(g, 0, sizeof(*g));
 		status = DPS_ERR_INVAL;
 	}
-	if (geometry_from_sysfs(g)) {
+	n = dps_cache_levels_sysfs(NULL, levels, 8);
+	if (choose_levels(g, levels, n)) {
 		snprintf(g->source, sizeof(g->source), "sysfs");
-	} else if (choose_levels(g, levels, 3)) {
+		return status;
+	}
+	n = dps_cache_levels_sysconf(levels, 8);
+	if (choose_levels(g, levels, n)) {
 		snprintf(g->source, sizeof(g->source), "sysconf");
 	} else {
 		*g = (struct dps_cache_geometry){32768, 8, 1048576, 16, 64, "default"};

@@ -46,4 +46,14 @@ struct dps__task_item {
  * DPS_ERR_NOMEM. */
 int dps__task_items(const struct dps_program *prog, size_t o, struct dps__task_item **items);
 
+struct player;
+struct slot;
+/*
+ * The accesses of self's run a, which has cache figures (a->arg2 > 0, format version 4,
+ * player-cache.c): made on the calling thread by the cache stub before the rest of the run.
+ * Returns their CPU time, part of the run's; 0 when the stub refused them (the play is then
+ * failed at a, with the stub's message).
+ */
+uint64_t dps__player_cache(struct player *pl, struct slot *self, const struct dps_action *a);
+
 #endif /* DPS_RUNTIME_PLAYER_INTERNAL_H */

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dps/cache.h>
 #include <lttng/ust-events.h>
 
 #include "dps_tp.h"
@@ -296,7 +297,7 @@ static void learn_sleep_cost(struct thread_play *tp, uint64_t in_run)
 static void play_one(struct player *pl, struct thread_play *tp, const struct dps_action *a)
 {
 	struct slot *self = tp->slot;
-	uint64_t ns, act;
+	uint64_t ns, act, kernel;
 
 	if (a->kind == DPS_ACT_SLEEP && tp->sleeps_since_run >= 0) {
 		tp->sleeps_since_run++;
@@ -317,23 +318,32 @@ static void play_one(struct player *pl, struct thread_play *tp, const struct dps
 		}
 		tp->played_ns += ns;
 		self->res->run_req_ns += ns;
+		/* a run's cache figures: its accesses first, inside its time */
+		kernel = a->arg2 > 0 ? dps__player_cache(pl, self, a) : 0;
 		if (pl->opts.mode == DPS_RUN_CPU) {
 			uint64_t in_run = 0;
 
+			/* the budget takes the run whole: the burn stops where the thread's CPU
+			 * clock reaches it, the accesses' CPU included */
 			tp->cpu_budget += ns;
 			act =
 			    dps__run_budget(ns, pl->opts.mode, budget_target(tp), a->line, &in_run);
-			tp->run_cpu_ns += in_run;
+			tp->run_cpu_ns += in_run + kernel;
+			if (a->arg2 > 0) {
+				tp->sleeps_since_run = -1; /* no sample: the accesses came first */
+			}
 			learn_sleep_cost(tp, in_run);
 		} else {
 			/* the costs of the actions since the last run, out of this one */
 			uint64_t owed = tp->debt_ns < ns ? tp->debt_ns : ns;
+			uint64_t rest = ns - owed;
 
 			tp->debt_ns -= owed;
 			self->res->compensated_ns += owed;
-			act = dps__run_budget(ns - owed, pl->opts.mode, 0, a->line, NULL);
+			rest = rest > kernel ? rest - kernel : 0;
+			act = dps__run_budget(rest, pl->opts.mode, 0, a->line, NULL);
 		}
-		self->res->run_act_ns += act;
+		self->res->run_act_ns += act + kernel;
 		break;
 	case DPS_ACT_SLEEP:
 		ns = scale_ns(a->arg, tp->sleep_scale);
@@ -623,6 +633,7 @@ static void play_thread(struct slot *self)
 	}
 	dps__mem_thread_end(tp.mem);
 	tp.mem = NULL;
+	dps_cache_free(); /* the cache stub's regions, if its runs had figures (none: nothing) */
 	self->res->cpu_ns = dps__cputime_ns() - cpu0;
 	self->res->end_ns = dps__now_ns() - pl->t0;
 	if (o->mode == DPS_RUN_CPU) {
@@ -671,6 +682,7 @@ void dps_play_options_default(struct dps_play_options *opts)
 	opts->mode = DPS_RUN_CPU;
 	opts->run_scale = 1.0;
 	opts->sleep_scale = 1.0;
+	opts->cache_scale = 1.0;
 	opts->thread_run_scale = NULL;
 	opts->thread_sleep_scale = NULL;
 	opts->thread_run_idle = NULL;
@@ -740,6 +752,10 @@ static bool is_valid_action(const struct dps_program *prog, const struct dps_act
 		}
 		return true;
 	case DPS_ACT_RUN:
+		/* its cache figures, when it has some: in the table, playable */
+		return !a->arg2 ||
+		       (prog->caches && a->arg2 > 0 && (uint64_t)a->arg2 <= prog->n_caches &&
+			!dps_action_cache_problem(&prog->caches[a->arg2 - 1]));
 	case DPS_ACT_SLEEP:
 	case DPS_ACT_HEAP:
 	case DPS_ACT_STACK:

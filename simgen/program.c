@@ -46,6 +46,8 @@ int simgen_program_make(const struct dps_actset *set, const char *name, struct s
 	    .n_objects = set->n_objects,
 	    .members = p->members,
 	    .n_members = set->n_members,
+	    .caches = set->caches, /* borrowed: the set outlives the play */
+	    .n_caches = set->n_caches,
 	};
 	return DPS_OK;
 error:

@@ -130,6 +130,10 @@ static int check_set(const struct dps_actset *set, struct dps_diag *diag)
 
 			switch (a->kind) {
 			case DPS_ACT_RUN:
+				ok = a->value >= 0 && a->aux <= set->n_caches &&
+				     (!a->aux ||
+				      !dps_action_cache_problem(&set->caches[a->aux - 1]));
+				break;
 			case DPS_ACT_SLEEP:
 				ok = a->value >= 0;
 				break;
@@ -183,12 +187,18 @@ end:
 	return ret;
 }
 
-/* Whether the set uses anything of format version 2. */
+/* Whether the set uses anything of format version 2 (objects, member sets, the actions after
+ * version 1's); a run's cache figures, of version 4, are not that. */
 static bool uses_v2(const struct dps_actset *set)
 {
+	if (set->n_objects || set->n_members) {
+		return true;
+	}
 	for (size_t t = 0; t < set->n_threads; t++) {
-		if (dps_actset_thread_version(set, t) > DPS_ACTSET_FORMAT_V1) {
-			return true;
+		for (size_t i = 0; i < set->threads[t].n_actions; i++) {
+			if (set->threads[t].actions[i].kind > DPS_ACT_MAX_V1) {
+				return true;
+			}
 		}
 	}
 	return false;
@@ -246,6 +256,12 @@ static void write_header(const struct dps_actset *set, const struct simgen_optio
 		    " * any (arg = first index in members[], the 4th number how many).\n"
 		    " *",
 		    out);
+	}
+	if (set->n_caches) {
+		fputs(" A run with cache figures (format version\n"
+		      " * 4) has a 4th number: 1 + the index of its figures in caches[].\n"
+		      " *",
+		      out);
 	}
 	fputs(" Options: ./PROGRAM --help.\n"
 	      " * Build: cc -O2 THIS_FILE $(pkg-config --cflags --libs dps), or dps build.\n"
@@ -397,6 +413,11 @@ static void write_action(const struct dps_actset *set, const struct dps_actset_a
 	case DPS_ACT_RUN:
 	case DPS_ACT_SLEEP:
 		p = put_us(p, (uint64_t)a->value);
+		if (a->kind == DPS_ACT_RUN && a->aux) {
+			p = put_str(p, " cache: caches[");
+			p = put_u64(p, a->aux - 1);
+			p = put_str(p, "]");
+		}
 		break;
 	case DPS_ACT_HEAP:
 	case DPS_ACT_STACK:
@@ -602,6 +623,24 @@ static void write_sync_tables(const struct dps_actset *set, FILE *out)
 	}
 }
 
+/* Format version 4's table: the runs' cache figures, numbers the parser validated. */
+static void write_cache_table(const struct dps_actset *set, FILE *out)
+{
+	if (!set->n_caches) {
+		return;
+	}
+	fprintf(out, "\n/* the runs' cache figures {accesses, stores, d1_misses, ll_misses}: a "
+		     "run's 4th number is\n * 1 + the index of its own here */\n"
+		     "static const struct dps_action_cache caches[] = {\n");
+	for (size_t i = 0; i < set->n_caches; i++) {
+		const struct dps_action_cache *c = &set->caches[i];
+
+		fprintf(out, "\t{%" PRIu64 "u, %" PRIu64 "u, %" PRIu64 "u, %" PRIu64 "u},\n",
+			c->accesses, c->stores, c->d1_misses, c->ll_misses);
+	}
+	fprintf(out, "};\n");
+}
+
 static void write_program(const struct dps_actset *set, const struct simgen_options *opts,
 			  FILE *out)
 {
@@ -609,6 +648,7 @@ static void write_program(const struct dps_actset *set, const struct simgen_opti
 
 	simgen_program_name(set, opts, name, SIMGEN_PROGRAM_NAME_MAX);
 	write_sync_tables(set, out);
+	write_cache_table(set, out);
 	fprintf(out,
 		"\nstatic const struct dps_program program = {\n"
 		"\t.name = \"%s\",\n"
@@ -621,6 +661,9 @@ static void write_program(const struct dps_actset *set, const struct simgen_opti
 	}
 	if (set->n_members) {
 		fprintf(out, "\t.members = members,\n\t.n_members = %zu,\n", set->n_members);
+	}
+	if (set->n_caches) {
+		fprintf(out, "\t.caches = caches,\n\t.n_caches = %zu,\n", set->n_caches);
 	}
 	fprintf(out, "};\n"
 		     "\nint main(int argc, char **argv)\n"

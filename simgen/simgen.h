@@ -91,8 +91,9 @@ void simgen_program_name(const struct dps_actset *set, const struct simgen_optio
  * program, for dps run to play the set without generating code (program.c).
  */
 struct simgen_program {
-	struct dps_program prog;	 /* points into the tables below; its names are borrowed
-					  * from the set and name (both must outlive it) */
+	struct dps_program prog;	 /* points into the tables below; its names and cache
+					  * figures are borrowed from the set and name (both must
+					  * outlive it) */
 	struct dps_thread_desc *threads; /* owned: one per thread of the set */
 	struct dps_action *actions;	 /* owned: every thread's actions, one after another */
 	struct dps_object *objects;	 /* owned: the set's objects (format 2) */

@@ -101,6 +101,30 @@ LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(dps, run_class, dps, run_end,
 	LTTNG_UST_TP_ARGS(uint64_t, id, uint64_t, req_ns, uint64_t, act_ns, int, mode,
 			  uint32_t, line))
 
+/* A run's cache figures (format version 4): the accesses the cache stub makes before the rest
+ * of the run. cpu_ns: the accesses' CPU time; setup_ns: the stub's set-up before them (dps's
+ * own); both 0 in begin. */
+LTTNG_UST_TRACEPOINT_EVENT_CLASS(dps, cache_class,
+	LTTNG_UST_TP_ARGS(uint64_t, id, uint64_t, accesses, uint64_t, stores, uint64_t, d1_misses,
+			  uint64_t, ll_misses, uint64_t, cpu_ns, uint64_t, setup_ns, uint32_t, line),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint64_t, id, id)
+		lttng_ust_field_integer(uint64_t, accesses, accesses)
+		lttng_ust_field_integer(uint64_t, stores, stores)
+		lttng_ust_field_integer(uint64_t, d1_misses, d1_misses)
+		lttng_ust_field_integer(uint64_t, ll_misses, ll_misses)
+		lttng_ust_field_integer(uint64_t, cpu_ns, cpu_ns)
+		lttng_ust_field_integer(uint64_t, setup_ns, setup_ns)
+		lttng_ust_field_integer(uint32_t, line, line)
+	)
+)
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(dps, cache_class, dps, cache_begin,
+	LTTNG_UST_TP_ARGS(uint64_t, id, uint64_t, accesses, uint64_t, stores, uint64_t, d1_misses,
+			  uint64_t, ll_misses, uint64_t, cpu_ns, uint64_t, setup_ns, uint32_t, line))
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(dps, cache_class, dps, cache_end,
+	LTTNG_UST_TP_ARGS(uint64_t, id, uint64_t, accesses, uint64_t, stores, uint64_t, d1_misses,
+			  uint64_t, ll_misses, uint64_t, cpu_ns, uint64_t, setup_ns, uint32_t, line))
+
 /* sleep: the system non-influencing PSF. act_ns is the wall time actually slept. */
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(dps, sleep_class,
 	LTTNG_UST_TP_ARGS(uint64_t, id, uint64_t, req_ns, uint64_t, act_ns, uint32_t, line),

@@ -87,8 +87,24 @@ ParameterizedTestParameters(actset, bad_sets_are_located)
 	    {{{"1.act", "stack +x\n"}}, "1.act:1:8: ", "+4096"},
 	    {{{"1.act", "create\n"}}, "1.act:1:8: ", "expected a thread id"},
 	    /* header */
-	    {{{"1.act", "dps-actions 4\n"}}, "1.act:1:13: ", "unsupported"},
+	    {{{"1.act", "dps-actions 5\n"}}, "1.act:1:13: ", "unsupported"},
 	    {{{"1.act", "run 1\ndps-actions 1\n"}}, "1.act:2:1: ", "first statement"},
+	    /* a run's cache figures (version 4): each rule at the figure that breaks it */
+	    {{{"1.act", "run 1ms cache 0 0 0 0\n"}}, "1.act:1:15: ", "no access"},
+	    {{{"1.act", "run 1ms cache 10 11 0 0\n"}}, "1.act:1:18: ", "more stores than"},
+	    {{{"1.act", "run 1ms cache 10 1 11 0\n"}}, "1.act:1:20: ", "more D1 misses than"},
+	    {{{"1.act", "run 1ms cache 10 1 5 6\n"}}, "1.act:1:22: ", "more LL misses than"},
+	    {{{"1.act", "run 1ms cache 10 1 5\n"}}, "1.act:1:22: ", "expected 4 cache figures"},
+	    {{{"1.act", "run 1ms cache\n"}}, "1.act:1:15: ", "ACCESSES STORES D1_MISSES"},
+	    {{{"1.act", "run 1ms cache 10 x 5 1\n"}}, "1.act:1:18: ", "expected the stores"},
+	    {{{"1.act", "run 1ms cache 10 1 -5 1\n"}}, "1.act:1:20: ", "non-negative"},
+	    {{{"1.act", "run 1ms cache 99999999999999999999 1 1 1\n"}}, "1.act:1:15: ", "large"},
+	    {{{"1.act", "run 1ms cache 10 1 5 1 7\n"}}, "1.act:1:24: ", "expected end of line"},
+	    {{{"1.act", "run 1ms cach 10\n"}}, "1.act:1:9: ", "expected end of line"},
+	    {{{"1.act", "sleep 1ms cache 10 1 5 1\n"}}, "1.act:1:11: ", "expected end of line"},
+	    {{{"1.act", "dps-actions 3\nrun 1ms cache 10 1 5 1\n"}},
+	     "1.act:2:9: ",
+	     "expected 'dps-actions 4'"},
 	    /* creation graph */
 	    {{{"1.act", "run 1\ncreate 3\n"}}, "1.act:2:8: ", "no action file"},
 	    {{{"1.act", "create 2\njoin 9\n"}, {"2.act", "run 1\n"}},
@@ -246,6 +262,13 @@ ParameterizedTestParameters(actset, good_sets_load)
 	     {A(RUN, 1000)}},
 	    /* an empty file is a thread with no actions; the root need not be the lowest id */
 	    {{{"1.act", ""}, {"9.act", "create 1\n"}}, 2, 9, 0, {{0}}},
+	    /* a run's cache figures (version 4), and runs without */
+	    {{{"1.act", "dps-actions 4\nrun 1ms cache 2000000 600000 40000 4000\nrun 5\n"
+			"run 0.5 cache 1 0 1 1 # one access, a miss at both levels\n"}},
+	     1,
+	     1,
+	     3,
+	     {A(RUN, 1000000), A(RUN, 5000), A(RUN, 500)}},
 	    /* zero durations and the largest id */
 	    {{{"18446744073709551615.act", "run 0\nsleep 0us\n"}},
 	     1,
@@ -370,6 +393,81 @@ Test(actset, write_then_load_round_trips, .init = make_dir, .fini = remove_dir)
 	dps_actset_destroy(a);
 	dps_actset_destroy(b);
 	g_free(out);
+}
+
+/*
+ * A run's cache figures (version 4): kept in the set's table, given to the player as 1 + their
+ * index in arg2, written back as they were read, and the file that has them written as
+ * version 4 while a file without them stays version 1.
+ */
+Test(actset, cache_figures_load_play_and_round_trip, .init = make_dir, .fini = remove_dir)
+{
+	static const struct file files[MAX_FILES] = {
+	    {"1.act", "create 2\nrun 1ms cache 2000000 600000 40000 4000\nrun 5\njoin 2\n"},
+	    {"2.act", "run 2 cache 64 64 0 0\nrun 3 cache 18446744073709551615 0 7 7\n"},
+	};
+	struct dps_actset *a = NULL, *b = NULL;
+	struct dps_diag diag;
+	struct dps_action p;
+	char *out, *path, *text;
+
+	write_files(files);
+	cr_assert_eq(dps_actset_load_dir(dir, &a, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(a->n_caches, 3);
+	cr_assert_eq(a->threads[0].actions[1].aux, 1);
+	cr_assert_eq(a->threads[0].actions[2].aux, 0);
+	cr_assert_eq(a->caches[0].accesses, 2000000);
+	cr_assert_eq(a->caches[0].stores, 600000);
+	cr_assert_eq(a->caches[0].d1_misses, 40000);
+	cr_assert_eq(a->caches[0].ll_misses, 4000);
+	cr_assert_eq(a->caches[2].accesses, UINT64_MAX);
+	p = dps_actset_played_action(a, &a->threads[1].actions[1]);
+	cr_assert_eq(p.kind, DPS_ACT_RUN);
+	cr_assert_eq(p.arg, 3000);
+	cr_assert_eq(p.arg2, 3, "run 3 plays the third figures: arg2 %lld", (long long)p.arg2);
+	cr_assert_eq(dps_actset_thread_version(a, 0), 4);
+	/* a header of 4 raises nothing else: a file without figures, the manifest */
+	cr_assert_eq(dps_actset_thread_version(a, DPS_ACTSET_NO_THREAD), 1);
+
+	out = dps_test_strf("%s/copy", dir); /* removed with dir */
+	cr_assert_eq(dps_actset_write_dir(a, out, 0, &diag), DPS_OK, "%s", diag.msg);
+	path = dps_test_strf("%s/1.act", out);
+	text = dps_test_read_file(path, NULL);
+	cr_assert_str_eq(text, "dps-actions 4\ncreate 2\nrun 1000 cache 2000000 600000 40000 4000\n"
+			       "run 5\njoin 2\n");
+	g_free(text);
+	g_free(path);
+	path = dps_test_strf("%s/manifest", out);
+	text = dps_test_read_file(path, NULL);
+	cr_assert_eq(strncmp(text, "dps-manifest 1\n", 15), 0, "%s", text);
+	g_free(text);
+	g_free(path);
+	cr_assert_eq(dps_actset_load_dir(out, &b, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(b->n_caches, 3);
+	for (size_t i = 0; i < 3; i++) {
+		cr_assert_eq(memcmp(&a->caches[i], &b->caches[i], sizeof(a->caches[i])), 0,
+			     "figures %zu", i);
+	}
+	dps_actset_destroy(b);
+	dps_actset_destroy(a);
+	g_free(out);
+
+	/* built in memory: figures the stub would refuse, or none, are refused by resolve */
+	a = dps_actset_create();
+	cr_assert_not_null(a);
+	cr_assert_eq(dps_actset_add_thread(a, 1), 0);
+	cr_assert_eq(dps_actset_append2(a, 0, DPS_ACT_RUN, 1000, 1, 0), DPS_OK);
+	cr_assert_eq(dps_actset_resolve(a, &diag), DPS_ERR_INVAL);
+	cr_assert_not_null(strstr(diag.msg, "no such cache figures"), "%s", diag.msg);
+	cr_assert_eq(
+	    dps_actset_add_cache(
+		a, &(struct dps_action_cache){.accesses = 5, .d1_misses = 2, .ll_misses = 3}),
+	    0);
+	cr_assert_eq(dps_actset_resolve(a, &diag), DPS_ERR_INVAL);
+	cr_assert_not_null(strstr(diag.msg, "more LL misses than D1 misses"), "%s", diag.msg);
+	a->caches[0].ll_misses = 1;
+	cr_assert_eq(dps_actset_resolve(a, &diag), DPS_OK, "%s", diag.msg);
+	dps_actset_destroy(a);
 }
 
 /*

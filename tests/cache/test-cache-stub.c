@@ -56,16 +56,6 @@ Test(cache_stub, the_runtime_sizes_its_regions_from_the_geometry_the_capture_sim
 }
 
 /* The stub program's kernel figures for a target, captured as dps cache capture does. */
-/* Whether valgrind is on PATH. */
-static bool has_valgrind(void)
-{
-	char *path = g_find_program_in_path("valgrind");
-	bool found = path != NULL;
-
-	g_free(path);
-	return found;
-}
-
 static struct cache_counts capture_stub(uint64_t a, uint64_t st, uint64_t m1, uint64_t m2)
 {
 	char *p = prog();
@@ -85,7 +75,7 @@ static struct cache_counts capture_stub(uint64_t a, uint64_t st, uint64_t m1, ui
 	/* an instrumented program cannot run under Valgrind (its runtime must load first) */
 	dps_test_skip_build("the kernels of a sanitized build cannot run under Valgrind");
 #endif
-	dps_test_require(has_valgrind(), "valgrind is not installed");
+	dps_test_require(dps_test_has_program("valgrind"), "valgrind is not installed");
 	cache_geometry_detect(&geom);
 	/* Under Valgrind the program's CPUID is Valgrind's: it is told what the capture simulates
 	 */

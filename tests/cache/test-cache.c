@@ -25,16 +25,6 @@ static char *sample_path(void)
 	return dps_test_strf("%s/tests/cache/data/stream-16k.cachegrind", dps_test_source_dir());
 }
 
-/* Whether valgrind is on PATH. */
-static bool has_valgrind(void)
-{
-	char *path = g_find_program_in_path("valgrind");
-	bool found = path != NULL;
-
-	g_free(path);
-	return found;
-}
-
 /* The committed file's lines (g_strfreev). */
 static char **sample_lines(void)
 {
@@ -290,7 +280,7 @@ static struct cache_counts capture_stream(unsigned long ws, unsigned reps, struc
 	/* an instrumented program cannot run under Valgrind (its runtime must load first) */
 	dps_test_skip_build("the kernels of a sanitized build cannot run under Valgrind");
 #endif
-	dps_test_require(has_valgrind(), "valgrind is not installed");
+	dps_test_require(dps_test_has_program("valgrind"), "valgrind is not installed");
 	cache_geometry_detect(&geom);
 	cr_assert_eq(cache_capture_run(&opts, &p, &status, &diag), DPS_OK, "%s", diag.msg);
 	cr_assert_eq(status, 0);
@@ -357,7 +347,7 @@ Test(cache, the_command_exits_2_on_bad_usage_and_1_on_failure, .timeout = 120)
 	char *out = dps_test_strf("%s/r.cache", dir);
 	char *bad_out = dps_test_strf("%s/none/r.cache", dir);
 
-	dps_test_require(has_valgrind(), "valgrind is not installed");
+	dps_test_require(dps_test_has_program("valgrind"), "valgrind is not installed");
 	expect_exit(2, "Usage: dps cache capture", (const char *[]){NULL});
 	expect_exit(2, "unknown verb 'bogus'", (const char *[]){"bogus", NULL});
 	expect_exit(2, "expected -- COMMAND", (const char *[]){"capture", NULL});

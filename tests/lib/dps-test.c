@@ -393,3 +393,12 @@ void dps_test_hog_stop(struct dps_test_hog *hog)
 	g_free(hog->pids);
 	*hog = (struct dps_test_hog){0};
 }
+
+bool dps_test_has_program(const char *name)
+{
+	char *path = g_find_program_in_path(name);
+	bool found = path != NULL;
+
+	g_free(path);
+	return found;
+}

@@ -95,6 +95,8 @@ struct dps_test_run {
  * dps_test_run_fini.
  */
 struct dps_test_run dps_test_run(const char *cwd, const char *const *argv, const char *const *env);
+/* Whether a program of this name is on PATH (valgrind, for the cache captures). */
+bool dps_test_has_program(const char *name);
 /* dps_test_run of /bin/sh -c with the command fmt makes, here. */
 struct dps_test_run dps_test_run_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* dps_test_run of the dps command with these arguments (NULL-terminated), here. */

@@ -2,8 +2,9 @@
 /*
  * The action player on tricky sets: join of a thread that already ended, join before the
  * joinee exists, wake before wait, counting wakes, a deep create chain, 1,000 threads,
- * memory actions, and the failure paths (thread creation failure, deadlock) which must end
- * with every thread joined. Under ASan a leaked thread or sync object fails the test.
+ * memory actions, and the failure paths (thread creation failure,
+ * deadlock) which must end with every thread joined. Under ASan a leaked thread or sync object
+ * fails the test.
  */
 #include <dirent.h>
 #include <inttypes.h>

@@ -84,7 +84,7 @@ struct set_name {
 };
 
 static struct set_name good_sets[] = {
-    {"listing10"}, {"waitwake"}, {"memory"}, {"hostile"}, {"edge"},
+    {"listing10"}, {"waitwake"}, {"memory"}, {"hostile"}, {"edge"}, {"cache"},
 };
 
 ParameterizedTestParameters(simgen, output_matches_its_golden_file)
@@ -152,6 +152,7 @@ ParameterizedTestParameters(simgen, bad_set_exits_2_and_writes_nothing)
 	    {"join-before-create", "join-before-create/1.act:2:6: join of thread 2 that can"},
 	    {"stray-act", "stray-act/foo.act: an action file's name is its thread's id"},
 	    {"thread-twice", "thread-twice/manifest:5:8: thread 2 described twice"},
+	    {"bad-cache", "bad-cache/1.act:3:26: more LL misses than D1 misses"},
 	    {"empty", "no thread"},
 	    {"does-not-exist", "cannot open action-set directory"},
 	};

@@ -62,6 +62,26 @@ struct dps_cache_result {
 	uint64_t hot_lines;	/* lines of the hot region in use */
 };
 
+/* One data or unified cache level as the machine describes it; 0: a figure it does not give. */
+struct dps_cache_level {
+	unsigned level; /* 1, 2, 3 ... */
+	uint64_t size_bytes;
+	unsigned assoc; /* ways */
+	unsigned line_bytes;
+};
+
+/*
+ * The machine's cache levels, read once for libdps and `dps cache capture` (which choose from
+ * them by their own needs). dps_cache_levels_sysfs: the data and unified levels of the index*
+ * directories of dir (NULL: /sys/devices/system/cpu/cpu0/cache; instruction caches and a level
+ * whose `level` file cannot be read are skipped; a size is "48K", "1024K", "32M" or bytes).
+ * dps_cache_levels_sysconf: levels 1 (data) to 3 as glibc's sysconf(_SC_LEVEL1_DCACHE_SIZE,
+ * ...) gives them (its CPUID reading). Each writes at most max levels and returns how many (0:
+ * no such directory).
+ */
+size_t dps_cache_levels_sysfs(const char *dir, struct dps_cache_level *levels, size_t max);
+size_t dps_cache_levels_sysconf(struct dps_cache_level *levels, size_t max);
+
 /*
  * The geometry to aim at. DPS_CACHE_GEOMETRY, when set, gives it as "SIZE,ASSOC,LINE
  * SIZE,ASSOC,LINE" (L1D then the last level, in bytes, as cachegrind's --D1 and --LL): under

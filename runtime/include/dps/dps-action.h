@@ -86,6 +86,40 @@ static inline const char *dps_action_kind_name(uint32_t kind)
 #define DPS_ACTION_MAX_MEMBERS 64
 
 /*
+ * A run's data-cache figures (format version 4: `run D cache A S M1 M2`, doc/cache.md): its
+ * loads and stores, of them the stores, the accesses that missed the level-1 data cache, and
+ * of those the ones that missed the last level too. The validator refuses a run whose figures
+ * the cache stub (<dps/cache.h>) would refuse: no access, more stores or D1 misses than
+ * accesses, more last-level misses than D1 misses. A played run's arg2 is 1 + the index of its
+ * figures in the program's caches (0: a run without figures).
+ */
+struct dps_action_cache {
+	uint64_t accesses;
+	uint64_t stores;
+	uint64_t d1_misses;
+	uint64_t ll_misses;
+};
+
+/* Why the cache stub would refuse these figures, or NULL when it plays them: one rule for the
+ * validator, which names it at the figure, and the player's check of a program. */
+static inline const char *dps_action_cache_problem(const struct dps_action_cache *c)
+{
+	if (!c->accesses) {
+		return "no access: expected 1 or more accesses";
+	}
+	if (c->stores > c->accesses) {
+		return "more stores than accesses: expected STORES <= ACCESSES";
+	}
+	if (c->d1_misses > c->accesses) {
+		return "more D1 misses than accesses: expected D1_MISSES <= ACCESSES";
+	}
+	if (c->ll_misses > c->d1_misses) {
+		return "more LL misses than D1 misses: expected LL_MISSES <= D1_MISSES";
+	}
+	return (const char *)0;
+}
+
+/*
  * One action as the player plays it. arg2 comes last so that a table written as
  * {arg, kind, line} (every kind of format version 1) still initializes it (to 0).
  */
@@ -94,7 +128,8 @@ struct dps_action {
 	uint32_t kind; /* enum dps_action_kind */
 	uint32_t line; /* line in the source .act file (0 = unknown), for events */
 	int64_t arg2;  /* timed wait: the timeout in ns; wait any, join any: how many members;
-			* put, take: how many items (0 and 1: one) */
+			* put, take: how many items (0 and 1: one); run: 1 + the index of its
+			* cache figures in the program's caches (0: none) */
 };
 
 /*

@@ -208,6 +208,10 @@ struct dps_program {
 	size_t n_objects;
 	const uint32_t *members; /* borrowed: n_members thread indexes */
 	size_t n_members;
+	/* Format version 4: the runs' cache figures (a run's arg2 is 1 + the index of its own
+	 * here, 0 for a run without). NULL/0 when the program has none. */
+	const struct dps_action_cache *caches; /* borrowed: n_caches of them */
+	size_t n_caches;
 };
 
 /*
@@ -223,6 +227,9 @@ struct dps_play_options {
 	enum dps_run_mode mode;
 	double run_scale;   /* global speed knob: every run lasts run_scale x */
 	double sleep_scale; /* every sleep lasts sleep_scale x */
+	/* runs with cache figures (format version 4) have cache_scale times their D1 and
+	 * last-level misses, their accesses, stores and time unchanged (1.0; doc/cache.md) */
+	double cache_scale;
 	/* NULL or n_threads factors (what-if per thread), read by dps_play(). Set by hand they stay
 	 * the caller's; dps_main_parse_args() allocates them, and then dps_main_args_fini() frees
 	 * them (call it only on options that function filled). */
@@ -280,6 +287,8 @@ struct dps_thread_result {
 	 * (runs shorter than dps's costs). */
 	uint64_t own_cpu_ns;
 	uint64_t compensated_ns;
+	/* of the runs' time, the CPU their cache figures' accesses took (format version 4) */
+	uint64_t cache_cpu_ns;
 };
 
 struct dps_play_result {

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A set's cache figures played by a generated program under the cache simulator (issue 28,
+ * doc/cache.md "Cache figures in a set"): `dps build` makes a program of tests/cache/data/set/
+ * (three runs with figures, on two threads, one at a time), `dps cache capture`'s code runs it
+ * under the real cachegrind with the geometry it simulates given to libdps through
+ * DPS_CACHE_GEOMETRY, and the cache stub's kernel (cache_play_kernel, summed over the three
+ * runs) must make the set's accesses, D1 misses and LL misses within 5 % (plus 64 a run for the
+ * few accesses around the loop). With --cache-scale 0.5, half the misses.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+#include <glib.h>
+
+#include <dps/dps-status.h>
+
+#include "actset.h"
+#include "cache.h"
+#include "diag.h"
+#include "dps-test.h"
+
+static char *dir; /* g_free: the test's directory (dps_test_mkdtemp) */
+
+static void make_dir(void)
+{
+	dir = dps_test_mkdtemp("cache-set");
+}
+
+static void remove_dir(void)
+{
+	dps_test_rmtree(dir);
+	g_free(dir);
+	dir = NULL;
+}
+
+TestSuite(cache_set, .init = make_dir, .fini = remove_dir, .timeout = 300);
+
+/* The set's runs with cache figures. */
+#define RUNS 3
+
+static void expect_near(const char *what, uint64_t got, uint64_t want)
+{
+	double bound = 0.05 * (double)want + 64.0 * RUNS;
+
+	cr_expect_leq(got > want ? got - want : want - got, bound,
+		      "%s: %" PRIu64 " played, %" PRIu64 " in the set (bound %.0f)", what, got,
+		      want, bound);
+	cr_log_info("%s: %" PRIu64 " played, %" PRIu64 " in the set (%+.2f %%)", what, got, want,
+		    want ? 100.0 * ((double)got - (double)want) / (double)want : 0.0);
+}
+
+/* The set's figures summed, read by the set's own parser. */
+static struct dps_action_cache set_figures(const char *set)
+{
+	struct dps_actset *s = NULL;
+	struct dps_diag diag = {{0}};
+	struct dps_action_cache want = {0};
+
+	cr_assert_eq(dps_actset_load_dir(set, &s, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(s->n_caches, RUNS);
+	for (size_t i = 0; i < s->n_caches; i++) {
+		want.accesses += s->caches[i].accesses;
+		want.stores += s->caches[i].stores;
+		want.d1_misses += s->caches[i].d1_misses;
+		want.ll_misses += s->caches[i].ll_misses;
+	}
+	dps_actset_destroy(s);
+	return want;
+}
+
+/* The cache stub's kernel figures when the program dps build makes of set runs under
+ * cachegrind with these extra options (a knob, or NULL). */
+static struct cache_counts play_under_cachegrind(const char *set, const char *knob,
+						 const char *value)
+{
+	char *prog = dps_test_strf("%s/set-stub", dir);
+	char *argv[] = {prog,
+			(char *)"--mode",
+			(char *)"wall",
+			(char *)"--no-summary",
+			(char *)knob,
+			(char *)value,
+			NULL};
+	struct cache_capture_options opts = {.argv = argv};
+	struct cache_geometry geom;
+	struct cache_profile *prof = NULL;
+	struct dps_diag diag = {{0}};
+	const struct cache_function *k;
+	struct dps_test_run build;
+	struct cache_counts c;
+	char *geom_env;
+	int status;
+
+#if defined(__SANITIZE_ADDRESS__)
+	/* the generated program is sanitized too, and cannot run under Valgrind */
+	dps_test_skip_build("a sanitized build's programs cannot run under Valgrind");
+#endif
+	dps_test_require(dps_test_has_program("valgrind"), "valgrind is not installed");
+	build = dps_test_run_dps("build", set, "-o", prog, NULL);
+	cr_assert_eq(build.status, 0, "dps build: %s", build.err);
+	dps_test_run_fini(&build);
+
+	cache_geometry_detect(&geom);
+	opts.geom = &geom;
+	/* Under Valgrind the program's CPUID is Valgrind's: it is told what the capture
+	 * simulates; the calibration is the deterministic one (no measurement under the
+	 * simulator) */
+	geom_env = dps_test_strf("%" PRIu64 ",%u,%u %" PRIu64 ",%u,%u", geom.d1.size_bytes,
+				 geom.d1.assoc, geom.d1.line_bytes, geom.ll.size_bytes,
+				 geom.ll.assoc, geom.ll.line_bytes);
+	setenv("DPS_CACHE_GEOMETRY", geom_env, 1);
+	setenv("DPS_CALIBRATION", "override", 1);
+	cr_assert_eq(cache_capture_run(&opts, &prof, &status, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_eq(status, 0, "the program exited %d under cachegrind", status);
+	k = cache_profile_borrow_function(prof, "cache_play_kernel");
+	cr_assert_not_null(k, "no cache_play_kernel in the capture");
+	c = k->counts;
+	cache_profile_destroy(prof);
+	unsetenv("DPS_CACHE_GEOMETRY");
+	g_free(geom_env);
+	g_free(prog);
+	return c;
+}
+
+Test(cache_set, a_generated_program_plays_the_sets_misses_under_cachegrind)
+{
+	char *set = dps_test_strf("%s/tests/cache/data/set", dps_test_source_dir());
+	struct dps_action_cache want = set_figures(set);
+	struct cache_counts c = play_under_cachegrind(set, NULL, NULL);
+
+	expect_near("accesses", c.loads + c.stores, want.accesses);
+	expect_near("D1 misses", c.d1_misses, want.d1_misses);
+	expect_near("LL misses", c.ll_misses, want.ll_misses);
+	g_free(set);
+}
+
+/* --cache-scale 0.5: half the misses at both levels, the accesses as they were. */
+Test(cache_set, cache_scale_halves_the_misses_under_cachegrind)
+{
+	char *set = dps_test_strf("%s/tests/cache/data/set", dps_test_source_dir());
+	struct dps_action_cache want = set_figures(set);
+	struct cache_counts c = play_under_cachegrind(set, "--cache-scale", "0.5");
+
+	expect_near("accesses", c.loads + c.stores, want.accesses);
+	expect_near("D1 misses", c.d1_misses, want.d1_misses / 2);
+	expect_near("LL misses", c.ll_misses, want.ll_misses / 2);
+	g_free(set);
+}

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The player's runs with cache figures (format version 4, runtime/player-cache.c): the
+ * accesses inside the run's CPU time, none for an idle thread, and figures the cache stub
+ * cannot play refused before anything runs. Part of test-runtime-player (test-player.c has
+ * the rest of the player's tests).
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include <criterion/criterion.h>
+
+#include <dps/dps.h>
+
+#define MS 1000000LL
+#define US 1000LL
+#define THREAD(i, acts)                                                                            \
+	{                                                                                          \
+		.id = (i), .name = NULL, .actions = (acts),                                        \
+		.n_actions = sizeof(acts) / sizeof((acts)[0])                                      \
+	}
+#define RUN(x)                                                                                     \
+	{                                                                                          \
+		.arg = (x), .kind = DPS_ACT_RUN, .line = __LINE__                                  \
+	}
+
+static struct dps_play_options opts;
+
+static void setup(void)
+{
+	char err[256];
+
+	setenv("DPS_CALIBRATION", "override", 1);
+	cr_assert_eq(dps_init(NULL, err, sizeof(err)), DPS_OK, "%s", err);
+	dps_play_options_default(&opts);
+	opts.mode = DPS_RUN_WALL;
+	opts.summary = false;
+}
+
+TestSuite(player_cache, .init = setup, .timeout = 60);
+
+/* A run with cache figures (format version 4): arg2 is 1 + the index of its figures. */
+#define CACHE_RUN(x, k)                                                                            \
+	{                                                                                          \
+		.arg = (x), .kind = DPS_ACT_RUN, .line = __LINE__, .arg2 = (k)                     \
+	}
+
+/*
+ * cpu mode: the accesses are inside the run's CPU time, not added to it. The CPU the thread
+ * spent in its runs (its CPU less dps's own) stays the runs' requested time, although the
+ * accesses took a good part of it; the stub's set-up is dps's own.
+ */
+Test(player_cache, a_runs_cache_accesses_are_inside_its_cpu_time, .timeout = 60)
+{
+	static const struct dps_action_cache caches[] = {
+	    {.accesses = 1000, .stores = 100, .d1_misses = 10, .ll_misses = 1},
+	    {.accesses = 2000000, .stores = 200000, .d1_misses = 100000, .ll_misses = 20000}};
+	static const struct dps_action a0[] = {CACHE_RUN(1 * US, 1), CACHE_RUN(40 * MS, 2),
+					       RUN(1 * MS)};
+	static const struct dps_thread_desc th[] = {THREAD(1, a0)};
+	struct dps_program prog = {
+	    .threads = th, .n_threads = 1, .root = 0, .caches = caches, .n_caches = 2};
+	struct dps_play_result r;
+	uint64_t in_runs;
+
+	opts.mode = DPS_RUN_CPU;
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK, "%s", r.detail);
+	cr_assert_eq(r.threads[0].run_req_ns, 41 * MS + 1 * US);
+	cr_assert_gt(r.threads[0].cache_cpu_ns, 0, "the accesses were not made");
+	cr_assert_geq(r.threads[0].cpu_ns, 41 * MS);
+	in_runs = r.threads[0].cpu_ns - r.threads[0].own_cpu_ns;
+	cr_assert_leq(in_runs, 41 * MS + 1 * US + 1 * MS,
+		      "%" PRIu64 " ns of CPU in the runs, %" PRIu64 " of them the accesses",
+		      in_runs, r.threads[0].cache_cpu_ns);
+	dps_play_result_fini(&r);
+}
+
+/* An idle thread sleeps its runs: without their accesses. */
+Test(player_cache, an_idle_thread_makes_no_cache_access)
+{
+	static const struct dps_action_cache caches[] = {
+	    {.accesses = 100000, .stores = 100, .d1_misses = 1000, .ll_misses = 100}};
+	static const struct dps_action a0[] = {CACHE_RUN(1 * MS, 1)};
+	static const struct dps_thread_desc th[] = {THREAD(1, a0)};
+	struct dps_program prog = {
+	    .threads = th, .n_threads = 1, .root = 0, .caches = caches, .n_caches = 1};
+	bool idle[1] = {true};
+	struct dps_play_result r;
+
+	opts.thread_run_idle = idle;
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK);
+	cr_assert_eq(r.threads[0].cache_cpu_ns, 0);
+	cr_assert_eq(r.threads[0].sleep_req_ns, 1 * MS);
+	dps_play_result_fini(&r);
+}
+
+/* A run's figures out of the table, or ones the cache stub would refuse, are refused before
+ * anything runs, as a set that loads never fails at run time for a number. */
+Test(player_cache, cache_figures_the_stub_cannot_play_are_refused_before_anything_runs)
+{
+	static const struct dps_action_cache bad[] = {
+	    {.accesses = 10, .d1_misses = 5, .ll_misses = 6}};
+	static const struct dps_action_cache good[] = {{.accesses = 10, .d1_misses = 5}};
+	static const struct dps_action a0[] = {CACHE_RUN(1 * US, 1)};
+	static const struct dps_action a1[] = {CACHE_RUN(1 * US, 2)};
+	static const struct dps_action a2[] = {CACHE_RUN(1 * US, -1)};
+	static const struct dps_thread_desc t0[] = {THREAD(1, a0)};
+	static const struct dps_thread_desc t1[] = {THREAD(1, a1)};
+	static const struct dps_thread_desc t2[] = {THREAD(1, a2)};
+	struct dps_program none = {.threads = t0, .n_threads = 1};
+	struct dps_program refused = {.threads = t0, .n_threads = 1, .caches = bad, .n_caches = 1};
+	struct dps_program beyond = {.threads = t1, .n_threads = 1, .caches = good, .n_caches = 1};
+	struct dps_program negative = {
+	    .threads = t2, .n_threads = 1, .caches = good, .n_caches = 1};
+	struct dps_program fine = {.threads = t0, .n_threads = 1, .caches = good, .n_caches = 1};
+
+	cr_assert_eq(dps_play(&none, &opts, NULL), DPS_ERR_INVAL);
+	cr_assert_eq(dps_play(&refused, &opts, NULL), DPS_ERR_INVAL);
+	cr_assert_eq(dps_play(&beyond, &opts, NULL), DPS_ERR_INVAL);
+	cr_assert_eq(dps_play(&negative, &opts, NULL), DPS_ERR_INVAL);
+	cr_assert_eq(dps_play(&fine, &opts, NULL), DPS_OK);
+}
+
+/* --cache-scale: the scaled misses are capped so that the stub still plays them (D1 misses at
+ * most the accesses, LL misses at most the D1 misses), and 0 makes a run of hits. */
+Test(player_cache, a_cache_scale_keeps_the_figures_playable)
+{
+	static const struct dps_action_cache caches[] = {
+	    {.accesses = 100000, .stores = 1000, .d1_misses = 60000, .ll_misses = 30000}};
+	static const struct dps_action a0[] = {CACHE_RUN(1 * US, 1)};
+	static const struct dps_thread_desc th[] = {THREAD(1, a0)};
+	struct dps_program prog = {
+	    .threads = th, .n_threads = 1, .root = 0, .caches = caches, .n_caches = 1};
+	const double scales[] = {0.0, 0.5, 3.0, 1e30};
+	struct dps_play_result r;
+
+	for (size_t i = 0; i < sizeof(scales) / sizeof(scales[0]); i++) {
+		opts.cache_scale = scales[i];
+		cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK, "scale %g: %s", scales[i],
+			     r.detail);
+		cr_assert_gt(r.threads[0].cache_cpu_ns, 0, "scale %g", scales[i]);
+		dps_play_result_fini(&r);
+	}
+}
