@@ -35,6 +35,7 @@
 
 #include "actset.h"
 #include "atomic-out.h"
+#include "job-wrappers.h"
 #include "whatif-internal.h"
 
 #define PLAN_MAGIC "dps-whatif-plan 1"
@@ -109,104 +110,6 @@ char *whatif_plan_fingerprint(const char *path)
 	g_free(sum);
 	g_free(text);
 	return fp;
-}
-
-/* "#!/bin/bash" wrappers beside the plan, executable; whole or not at all. */
-static enum dps_status write_script(const char *work, const char *name, const char *text,
-				    struct dps_diag *diag)
-{
-	char *path = g_build_filename(work, name, NULL);
-	FILE *f = fopen(path, "w");
-	enum dps_status st;
-
-	if (!f) {
-		dps_diag_setf(diag, "cannot create \"%s\": errno=%d (%s)", path, errno,
-			      strerror(errno));
-		g_free(path);
-		return DPS_ERR_IO;
-	}
-	fputs(text, f);
-	st = dps_out_close(f, path, diag);
-	if (!st && chmod(path, 0755)) {
-		dps_diag_setf(diag, "cannot make \"%s\" executable: errno=%d", path, errno);
-		st = DPS_ERR_IO;
-	}
-	g_free(path);
-	return st;
-}
-
-/* The wrappers name DIR and this dps by absolute path: an array task starts elsewhere. */
-static enum dps_status write_wrappers(const struct whatif_plan_job *job, size_t n_runs,
-				      struct dps_diag *diag)
-{
-	const struct whatif_options *o = job->opts;
-	char *dir = g_canonicalize_filename(o->outdir, NULL);
-	char *dps = g_file_read_link("/proc/self/exe", NULL);
-	char *qdir = g_shell_quote(dir), *qdps = g_shell_quote(dps ? dps : "dps");
-	GString *t = g_string_new(NULL);
-	enum dps_status st;
-
-	g_string_append_printf(
-	    t,
-	    "#!/bin/bash\n"
-	    "# dps whatif --plan's SLURM wrapper (doc/cluster.md): one array task per run of the\n"
-	    "# plan, each on a node of its own (--exclusive: a quiet machine, as a local sweep\n"
-	    "# wants). Submit from anywhere: sbatch %s/slurm.sbatch; then\n"
-	    "# dps whatif --collect %s. DIR must be on a file system the nodes share;\n"
-	    "# DPS (the dps command) and DPS_PLAN (DIR, moved or copied) override the paths.\n"
-	    "#SBATCH --job-name=dps-whatif\n"
-	    "#SBATCH --array=0-%zu\n"
-	    "#SBATCH --ntasks=1\n"
-	    "#SBATCH --output=%s/results/slurm-%%A_%%a.out\n",
-	    dir, dir, n_runs - 1, dir);
-	if (!o->slurm_shared) {
-		g_string_append(t, "#SBATCH --exclusive\n");
-	}
-	if (o->slurm_partition) {
-		g_string_append_printf(t, "#SBATCH --partition=%s\n", o->slurm_partition);
-	}
-	if (o->slurm_constraint) {
-		g_string_append_printf(t, "#SBATCH --constraint=%s\n", o->slurm_constraint);
-	}
-	g_string_append_printf(
-	    t,
-	    "set -eu\n"
-	    ": \"${SLURM_ARRAY_TASK_ID:?not an array task: sbatch this file}\"\n"
-	    "dps=${DPS:-%s}\n"
-	    "plan=${DPS_PLAN:-%s}\n"
-	    "exec \"$dps\" whatif --run-one \"$SLURM_ARRAY_TASK_ID\" \"$plan\"\n",
-	    qdps, qdir);
-	st = write_script(job->work, "slurm.sbatch", t->str, diag);
-	g_string_truncate(t, 0);
-	g_string_append_printf(
-	    t,
-	    "#!/bin/bash\n"
-	    "# dps whatif --plan's GNU parallel wrapper (doc/cluster.md): every run of the plan,\n"
-	    "# one at a time per node. parallel.sh SSHLOGINFILE: over the nodes it lists (DIR on "
-	    "a\n"
-	    "# file system they share, and dps at the same path on each); parallel.sh alone: "
-	    "here,\n"
-	    "# JOBS at a time (default 1: runs side by side disturb each other's times). Then\n"
-	    "# dps whatif --collect %s.\n"
-	    "set -u\n"
-	    "dps=${DPS:-%s}\n"
-	    "plan=${DPS_PLAN:-%s}\n"
-	    "runs=%zu\n"
-	    "if [ $# -ge 1 ]; then\n"
-	    "    seq 0 $((runs - 1)) | parallel --will-cite --sshloginfile \"$1\" -j1 "
-	    "\"$dps\" whatif --run-one {} \"$plan\"\n"
-	    "else\n"
-	    "    seq 0 $((runs - 1)) | parallel --will-cite -j \"${JOBS:-1}\" "
-	    "\"$dps\" whatif --run-one {} \"$plan\"\n"
-	    "fi\n",
-	    dir, qdps, qdir, n_runs);
-	st = st ? st : write_script(job->work, "parallel.sh", t->str, diag);
-	g_string_free(t, TRUE);
-	g_free(qdir);
-	g_free(qdps);
-	g_free(dps);
-	g_free(dir);
-	return st;
 }
 
 /* A string field, escaped as a C string (g_strcompress reads it back). */
@@ -335,7 +238,17 @@ enum dps_status whatif_plan_write(const struct whatif_plan_job *job, struct dps_
 	}
 	fprintf(f, "end\n");
 	st = dps_out_close(f, path, diag);
-	st = st ? st : write_wrappers(job, pl.n * o->repeat, diag);
+	if (!st) {
+		struct dps_job_wrappers w = {.work = job->work,
+					     .dir = o->outdir,
+					     .command = "whatif",
+					     .n_jobs = pl.n * o->repeat,
+					     .partition = o->slurm_partition,
+					     .constraint = o->slurm_constraint,
+					     .shared = o->slurm_shared};
+
+		st = dps_job_wrappers_write(&w, diag);
+	}
 	if (!st && !o->quiet) {
 		fprintf(stderr,
 			"dps whatif: planned %zu points x %u repetitions = %zu runs (seed %" PRIu64
