@@ -123,6 +123,28 @@ if [ -n "$dps" ]; then
     fi
 fi
 
+# The traces of several hosts analyzed as jobs (doc/cluster.md, "Analyses as jobs"): dps analyze
+# --plan, the plan's slurm.sbatch, --collect; each set as plain dps analyze writes it.
+if [ -n "$dps" ]; then
+    mkdir -p "$work/traces"
+    for t in perf-idle-cpu1 record-live-prog; do
+        cp -r "$src/tests/data/traces/$t" "$work/traces/"
+    done
+    "$dps" analyze --plan "$work/aplan" "$work/traces" >"$work/aplan.out" 2>&1 ||
+        { cat "$work/aplan.out" >&2; fail "dps analyze --plan failed"; }
+    timeout 300 sbatch --wait "$work/aplan/slurm.sbatch" >"$work/sbatch-aplan.out" 2>&1 ||
+        { cat "$work/sbatch-aplan.out" >&2; fail "sbatch --wait of the analyses' slurm.sbatch failed"; }
+    "$dps" analyze --collect "$work/aplan" >"$work/acollect.out" 2>&1 ||
+        { cat "$work/acollect.out" >&2; fail "dps analyze --collect failed"; }
+    for t in perf-idle-cpu1 record-live-prog; do
+        "$dps" analyze "$work/traces/$t" -q -o "$work/plain-$t" >/dev/null 2>&1 ||
+            fail "plain dps analyze of $t failed"
+        diff -r "$work/plain-$t" "$work/aplan/results/$t" >/dev/null ||
+            fail "the set of $t analyzed through SLURM differs from plain dps analyze's"
+    done
+    echo "$name: 2 traces analyzed as SLURM array tasks, their sets as plain dps analyze's"
+fi
+
 "$cluster" down "$work" || fail "slurm.sh down failed"
 if "$cluster" status "$work" >/dev/null; then
     fail "slurm.sh status says the cluster is still up after down"
