@@ -856,8 +856,11 @@ int dps__player_build_deps(struct player *pl)
 	if (ret) {
 		goto end;
 	}
-	/* a pair named by both its threads (a wait and the matching wake) is there twice */
-	qsort(pl->deps, pl->n_deps, sizeof(*pl->deps), compare_dep);
+	/* a pair named by both its threads (a wait and the matching wake) is there twice; no
+	 * pair: no array (qsort's base may not be NULL) */
+	if (pl->n_deps > 1) {
+		qsort(pl->deps, pl->n_deps, sizeof(*pl->deps), compare_dep);
+	}
 	n = pl->n_deps;
 	pl->n_deps = 0;
 	for (size_t i = 0; i < n; i++) {
