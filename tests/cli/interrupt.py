@@ -215,11 +215,18 @@ def guardian_of(pid):
 def killed_with_guardian(argv, delay, sessions_before):
     """dps and its guardian killed: the next dps command removes what they left."""
     clean_work()
+    present = lttng_sessions()  # a new session, not one an earlier attempt's guardian removes
     p = start(argv)
     deadline = time.monotonic() + delay
-    while not lttng_sessions() - sessions_before and time.monotonic() < deadline:
+    while not lttng_sessions() - present and time.monotonic() < deadline:
         time.sleep(0.05)
+    # dps creates its session, then hands it to its guardian: under ASan that took long
+    # enough for a session to be seen before the guardian was (CI's ASan pass, this stop)
     guard = guardian_of(p.pid)
+    wait_until = time.monotonic() + 3.0
+    while guard is None and p.poll() is None and time.monotonic() < wait_until:
+        time.sleep(0.02)
+        guard = guardian_of(p.pid)
     if guard:
         os.kill(guard, signal.SIGKILL)
     p.kill()
