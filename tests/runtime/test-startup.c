@@ -132,18 +132,28 @@ static bool read_summary(const char *err, double *charged_ms, double *setup_ms)
  */
 static void check_played_run(const char *calibration)
 {
-	struct witness w;
-	double charged_ms, setup_ms, root_ms;
+	GString *seen = g_string_new(NULL);
+	struct witness w = {0};
+	double charged_ms, setup_ms, root_ms = 0;
+	bool within = false;
 	char *err = NULL;
 
 	build_stub("run 100ms\n");
-	w = run_witnessed(&err, calibration ? "--calibration" : NULL, calibration);
-	root_ms = (double)(w.main_ns + (w.exit_ns - w.play_ns)) / MS;
-	cr_expect(root_ms >= 95.0 && root_ms <= 105.0,
-		  "the root burned %.3f ms for its 100 ms run: %.3f ms before main, %.3f ms of "
-		  "dps's set-up (not counted), %.3f ms played\n%s",
-		  root_ms, (double)w.main_ns / MS, (double)(w.play_ns - w.main_ns) / MS,
+	/* up to three tries, as in the_witness_brackets_the_play: a CPU clock is only inflated
+	 * by noise */
+	for (int attempt = 0; attempt < 3 && !within; attempt++) {
+		g_free(err);
+		w = run_witnessed(&err, calibration ? "--calibration" : NULL, calibration);
+		root_ms = (double)(w.main_ns + (w.exit_ns - w.play_ns)) / MS;
+		within = root_ms >= 95.0 && root_ms <= 105.0;
+		g_string_append_printf(seen, "%s%.3f", attempt ? ", " : "", root_ms);
+	}
+	cr_expect(within,
+		  "the root burned %s ms for its 100 ms run in three tries; the last: %.3f ms "
+		  "before main, %.3f ms of dps's set-up (not counted), %.3f ms played\n%s",
+		  seen->str, (double)w.main_ns / MS, (double)(w.play_ns - w.main_ns) / MS,
 		  (double)(w.exit_ns - w.play_ns) / MS, err);
+	g_string_free(seen, TRUE);
 	cr_assert(read_summary(err, &charged_ms, &setup_ms), "no start-up line: %s", err);
 	/* dps reads its clock a few µs after the witness at main, and again at the play */
 	cr_expect_lt(charged_ms - (double)w.main_ns / MS, 0.5, "charged %.3f ms, witness %.3f",
@@ -179,17 +189,29 @@ Test(startup, a_stub_with_a_calibration_file_plays_its_first_run)
 
 /* The witness itself: with --from-main nothing is charged, the play burns the whole run
  * between the moments it takes for the play's start and end, and the summary has no
- * start-up line. */
+ * start-up line. A CPU clock is only ever inflated by what the kernel does on the thread's
+ * behalf (CI once saw 27.1 ms for the 20 ms run under a loaded machine, the stub's own clock
+ * 20.05 ms of it in the run: page faults or reclaim after the play), so up to three tries
+ * and one within bounds suffices; a tail of dps's own shows on every try. */
 Test(startup, the_witness_brackets_the_play)
 {
-	struct witness w;
-	double played_ms;
+	GString *seen = g_string_new(NULL);
+	bool within = false;
 	char *err = NULL;
 
 	build_stub("run 20ms\n");
-	w = run_witnessed(&err, "--from-main", NULL);
-	played_ms = (double)(w.exit_ns - w.play_ns) / MS;
-	cr_expect(played_ms >= 19.0 && played_ms <= 21.0, "played %.3f ms\n%s", played_ms, err);
-	cr_expect_null(strstr(err, "start-up:"), "%s", err);
+	for (int attempt = 0; attempt < 3 && !within; attempt++) {
+		struct witness w;
+		double played_ms;
+
+		g_free(err);
+		w = run_witnessed(&err, "--from-main", NULL);
+		played_ms = (double)(w.exit_ns - w.play_ns) / MS;
+		within = played_ms >= 19.0 && played_ms <= 21.0;
+		g_string_append_printf(seen, "%s%.3f", attempt ? ", " : "", played_ms);
+		cr_expect_null(strstr(err, "start-up:"), "%s", err);
+	}
+	cr_expect(within, "played %s ms in three tries\n%s", seen->str, err);
+	g_string_free(seen, TRUE);
 	g_free(err);
 }
