@@ -9,6 +9,8 @@
 #include "machine-load.h"
 #include "record.h"
 
+struct lttng_destruction_handle;
+
 /* One recording under way. */
 struct recording {
 	const struct dps_record_options *opts; /* borrowed */
@@ -16,8 +18,12 @@ struct recording {
 	char *out_abs;			       /* owned: the trace directory */
 	char session[96];
 	bool session_created;
+	/* the session's destruction, started by dps_record__stop_session and waited for by
+	 * dps_record__end_session (NULL: none under way) */
+	struct lttng_destruction_handle *destroying;
 	bool lttng_kernel; /* kernel events from LTTng (else perf) */
 	pid_t perf_pid;
+	bool perf_signalled;	/* told to stop (SIGINT), not yet waited for */
 	int perf_ctl, perf_ack; /* perf's control FIFOs, open while perf runs */
 	char *perf_data;	/* owned */
 	char perf_lost[512];	/* what perf said about events it lost ("" when none) */
@@ -35,11 +41,22 @@ __attribute__((format(printf, 2, 3))) void dps_record__say(const struct recordin
 enum dps_status dps_record__ensure_sessiond(struct recording *r);
 bool dps_record__lttng_kernel_available(void);
 enum dps_status dps_record__setup_session(struct recording *r);
-void dps_record__teardown_session(struct recording *r);
+/* Stops the session (its data on disk, readable) and starts its destruction, which the
+ * session daemon finishes while dps converts perf's data. */
+void dps_record__stop_session(struct recording *r);
+/* Waits (bounded) for the destruction stop_session started, or stops and destroys the session
+ * when it was not stopped; then the guardian forgets it. */
+void dps_record__end_session(struct recording *r);
 
 /* perf.c */
 const char *dps_record__perf_problem(void);
-enum dps_status dps_record__start_perf(struct recording *r);
+/* perf sched record started with its events off; dps_record__enable_perf turns them on and
+ * waits for perf to say so (started early, perf's own start overlaps the LTTng session's). */
+enum dps_status dps_record__spawn_perf(struct recording *r);
+enum dps_status dps_record__enable_perf(struct recording *r);
+/* Tells perf to stop and write its data, without waiting (its exit overlaps lttng stop). */
+void dps_record__signal_perf(struct recording *r);
+/* Stops perf (signal_perf if not done), waits for it and converts its data to CTF. */
 enum dps_status dps_record__stop_perf(struct recording *r);
 void dps_record__kill_perf(struct recording *r);
 /* perf's lines about lost events in text (perf record's log, perf data convert's stderr),

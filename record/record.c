@@ -268,6 +268,13 @@ enum dps_status dps_record_run(const struct dps_record_options *opts,
 		free(r.syncprobe);
 		return rc;
 	}
+	/* perf starts while the LTTng session is set up: each takes a few hundred ms */
+	if (!strcmp(kernel_src, "perf")) {
+		rc = dps_record__spawn_perf(&r);
+		if (rc) {
+			goto end;
+		}
+	}
 	if (opts->ust || r.lttng_kernel) {
 		rc = dps_record__setup_session(&r);
 		if (rc) {
@@ -275,7 +282,7 @@ enum dps_status dps_record_run(const struct dps_record_options *opts,
 		}
 	}
 	if (!strcmp(kernel_src, "perf")) {
-		rc = dps_record__start_perf(&r);
+		rc = dps_record__enable_perf(&r);
 		if (rc) {
 			goto end;
 		}
@@ -284,8 +291,12 @@ enum dps_status dps_record_run(const struct dps_record_options *opts,
 			kernel_src, opts->ust ? "yes" : "no", opts->memory ? ", heap" : "",
 			r.out_abs);
 	rc = run_command(&r);
-	dps_record__teardown_session(&r);
+	/* perf writes its data while the session stops, and the session daemon destroys the
+	 * session while perf's data is converted: each takes a few hundred ms */
+	dps_record__signal_perf(&r);
+	dps_record__stop_session(&r);
 	rc = rc ? rc : dps_record__stop_perf(&r);
+	dps_record__end_session(&r);
 	if (rc) {
 		goto end;
 	}
@@ -312,7 +323,7 @@ enum dps_status dps_record_run(const struct dps_record_options *opts,
 	};
 	r.out_abs = NULL;
 end:
-	dps_record__teardown_session(&r);
+	dps_record__end_session(&r);
 	dps_record__kill_perf(&r);
 	free(r.perf_data);
 	free(r.out_abs);

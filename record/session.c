@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The LTTng session of a recording, driven with the lttng CLI: a session daemon started when
+ * The LTTng session of a recording, set up with the lttng CLI: a session daemon started when
  * none answers, a UST channel with dps's events and the vtid/vpid/procname contexts, and a
- * kernel channel with the scheduler events when the LTTng kernel tracer is there.
+ * kernel channel with the scheduler events when the LTTng kernel tracer is there; stopped
+ * and destroyed through liblttng-ctl.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <lttng/lttng.h>
 
 #include "guard.h"
 #include "record-internal.h"
@@ -207,26 +210,79 @@ enum dps_status dps_record__setup_session(struct recording *r)
 	}
 }
 
-void dps_record__teardown_session(struct recording *r)
-{
-	const char *stop[] = {"lttng", "stop", r->session, NULL};
-	const char *destroy[] = {"lttng", "destroy", r->session, NULL};
-	char *out = NULL;
+/* How often the stopped session's data is asked about, and for how long at most (the lttng
+ * CLI asks every 200 ms, a fifth of a short recording). */
+#define DATA_POLL_US 5000
+#define DATA_POLL_MAX 12000 /* 60 s */
+/* The longest wait for the session daemon to finish a destruction (ms). */
+#define DESTROY_WAIT_MS 60000
 
-	if (!r->session_created) {
+/*
+ * lttng stop and lttng destroy, through liblttng-ctl: the stop is waited for until the
+ * session's data is readable on disk; the destruction is only started, and the session
+ * daemon finishes it (half a second on the reference machine, nothing more written to the
+ * trace: tried) while dps converts perf's data; dps_record__end_session waits for it.
+ */
+void dps_record__stop_session(struct recording *r)
+{
+	enum lttng_error_code code;
+	int ret;
+
+	if (!r->session_created || r->destroying) {
 		return;
 	}
-	if (!succeeds(stop, &out)) {
+	ret = lttng_stop_tracing_no_wait(r->session);
+	if (ret < 0 && ret != -LTTNG_ERR_TRACE_ALREADY_STOPPED) {
 		fprintf(stderr, "dps record: warning: stopping the session: %s\n",
-			dps_subprocess_last_line(out));
+			lttng_strerror(ret));
 	}
-	free(out);
-	out = NULL;
-	if (!succeeds(destroy, &out)) {
+	for (int i = 0; ret >= 0 && (ret = lttng_data_pending(r->session)) == 1; i++) {
+		if (i == DATA_POLL_MAX) {
+			fprintf(stderr,
+				"dps record: warning: the session's data was still being "
+				"written after %d s: the trace may lack its last events\n",
+				DATA_POLL_MAX * DATA_POLL_US / 1000000);
+			break;
+		}
+		usleep(DATA_POLL_US);
+	}
+	if (ret < 0 && ret != -LTTNG_ERR_TRACE_ALREADY_STOPPED) {
+		fprintf(stderr, "dps record: warning: waiting for the session's data: %s\n",
+			lttng_strerror(ret));
+	}
+	code = lttng_destroy_session_ext(r->session, &r->destroying);
+	if (code != LTTNG_OK) {
 		fprintf(stderr, "dps record: warning: destroying the session: %s\n",
-			dps_subprocess_last_line(out));
+			lttng_strerror(-(int)code));
+		r->destroying = NULL;
+		r->session_created = false; /* the guardian keeps it: it tries again */
 	}
-	free(out);
+}
+
+void dps_record__end_session(struct recording *r)
+{
+	enum lttng_destruction_handle_status st;
+	enum lttng_error_code code = LTTNG_OK;
+
+	dps_record__stop_session(r);
+	if (!r->destroying) {
+		return;
+	}
+	st = lttng_destruction_handle_wait_for_completion(r->destroying, DESTROY_WAIT_MS);
+	if (st == LTTNG_DESTRUCTION_HANDLE_STATUS_COMPLETED) {
+		if (lttng_destruction_handle_get_result(r->destroying, &code) !=
+		    LTTNG_DESTRUCTION_HANDLE_STATUS_OK) {
+			code = LTTNG_ERR_UNK;
+		}
+	}
+	if (st != LTTNG_DESTRUCTION_HANDLE_STATUS_COMPLETED || code != LTTNG_OK) {
+		fprintf(stderr, "dps record: warning: destroying the session: %s\n",
+			st == LTTNG_DESTRUCTION_HANDLE_STATUS_TIMEOUT
+			    ? "the session daemon did not finish within 60 s"
+			    : lttng_strerror(-(int)(code != LTTNG_OK ? code : LTTNG_ERR_UNK)));
+	}
+	lttng_destruction_handle_destroy(r->destroying);
+	r->destroying = NULL;
 	r->session_created = false;
 	dps_guard_release_session(r->session);
 }
