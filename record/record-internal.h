@@ -9,8 +9,6 @@
 #include "machine-load.h"
 #include "record.h"
 
-struct lttng_destruction_handle;
-
 /* One recording under way. */
 struct recording {
 	const struct dps_record_options *opts; /* borrowed */
@@ -18,9 +16,6 @@ struct recording {
 	char *out_abs;			       /* owned: the trace directory */
 	char session[96];
 	bool session_created;
-	/* the session's destruction, started by dps_record__stop_session and waited for by
-	 * dps_record__end_session (NULL: none under way) */
-	struct lttng_destruction_handle *destroying;
 	bool lttng_kernel; /* kernel events from LTTng (else perf) */
 	pid_t perf_pid;
 	bool perf_signalled;	/* told to stop (SIGINT), not yet waited for */
@@ -41,12 +36,8 @@ __attribute__((format(printf, 2, 3))) void dps_record__say(const struct recordin
 enum dps_status dps_record__ensure_sessiond(struct recording *r);
 bool dps_record__lttng_kernel_available(void);
 enum dps_status dps_record__setup_session(struct recording *r);
-/* Stops the session (its data on disk, readable) and starts its destruction, which the
- * session daemon finishes while dps converts perf's data. */
-void dps_record__stop_session(struct recording *r);
-/* Waits (bounded) for the destruction stop_session started, or stops and destroys the session
- * when it was not stopped; then the guardian forgets it. */
-void dps_record__end_session(struct recording *r);
+/* Stops the session (its data on disk, readable) and destroys it. */
+void dps_record__teardown_session(struct recording *r);
 
 /* perf.c */
 const char *dps_record__perf_problem(void);

@@ -291,12 +291,10 @@ enum dps_status dps_record_run(const struct dps_record_options *opts,
 			kernel_src, opts->ust ? "yes" : "no", opts->memory ? ", heap" : "",
 			r.out_abs);
 	rc = run_command(&r);
-	/* perf writes its data while the session stops, and the session daemon destroys the
-	 * session while perf's data is converted: each takes a few hundred ms */
+	/* perf writes its data while the session stops: each takes a few hundred ms */
 	dps_record__signal_perf(&r);
-	dps_record__stop_session(&r);
+	dps_record__teardown_session(&r);
 	rc = rc ? rc : dps_record__stop_perf(&r);
-	dps_record__end_session(&r);
 	if (rc) {
 		goto end;
 	}
@@ -323,7 +321,7 @@ enum dps_status dps_record_run(const struct dps_record_options *opts,
 	};
 	r.out_abs = NULL;
 end:
-	dps_record__end_session(&r);
+	dps_record__teardown_session(&r);
 	dps_record__kill_perf(&r);
 	free(r.perf_data);
 	free(r.out_abs);

@@ -214,21 +214,19 @@ enum dps_status dps_record__setup_session(struct recording *r)
  * CLI asks every 200 ms, a fifth of a short recording). */
 #define DATA_POLL_US 5000
 #define DATA_POLL_MAX 12000 /* 60 s */
-/* The longest wait for the session daemon to finish a destruction (ms). */
-#define DESTROY_WAIT_MS 60000
 
 /*
- * lttng stop and lttng destroy, through liblttng-ctl: the stop is waited for until the
- * session's data is readable on disk; the destruction is only started, and the session
- * daemon finishes it (half a second on the reference machine, nothing more written to the
- * trace: tried) while dps converts perf's data; dps_record__end_session waits for it.
+ * lttng stop and lttng destroy, through liblttng-ctl. The stop is waited for until the
+ * session's data is readable on disk. The destruction is only asked for: the session is
+ * gone from the daemon's list at once, and the daemon's own teardown (half a second on the
+ * reference machine, which `lttng destroy` waits for) writes nothing more to the trace
+ * (tried: every file's size and time the same after it).
  */
-void dps_record__stop_session(struct recording *r)
+void dps_record__teardown_session(struct recording *r)
 {
-	enum lttng_error_code code;
 	int ret;
 
-	if (!r->session_created || r->destroying) {
+	if (!r->session_created) {
 		return;
 	}
 	ret = lttng_stop_tracing_no_wait(r->session);
@@ -250,39 +248,13 @@ void dps_record__stop_session(struct recording *r)
 		fprintf(stderr, "dps record: warning: waiting for the session's data: %s\n",
 			lttng_strerror(ret));
 	}
-	code = lttng_destroy_session_ext(r->session, &r->destroying);
-	if (code != LTTNG_OK) {
+	ret = lttng_destroy_session_no_wait(r->session);
+	r->session_created = false;
+	if (ret < 0) {
+		/* the guardian keeps it and tries again when dps ends */
 		fprintf(stderr, "dps record: warning: destroying the session: %s\n",
-			lttng_strerror(-(int)code));
-		r->destroying = NULL;
-		r->session_created = false; /* the guardian keeps it: it tries again */
-	}
-}
-
-void dps_record__end_session(struct recording *r)
-{
-	enum lttng_destruction_handle_status st;
-	enum lttng_error_code code = LTTNG_OK;
-
-	dps_record__stop_session(r);
-	if (!r->destroying) {
+			lttng_strerror(ret));
 		return;
 	}
-	st = lttng_destruction_handle_wait_for_completion(r->destroying, DESTROY_WAIT_MS);
-	if (st == LTTNG_DESTRUCTION_HANDLE_STATUS_COMPLETED) {
-		if (lttng_destruction_handle_get_result(r->destroying, &code) !=
-		    LTTNG_DESTRUCTION_HANDLE_STATUS_OK) {
-			code = LTTNG_ERR_UNK;
-		}
-	}
-	if (st != LTTNG_DESTRUCTION_HANDLE_STATUS_COMPLETED || code != LTTNG_OK) {
-		fprintf(stderr, "dps record: warning: destroying the session: %s\n",
-			st == LTTNG_DESTRUCTION_HANDLE_STATUS_TIMEOUT
-			    ? "the session daemon did not finish within 60 s"
-			    : lttng_strerror(-(int)(code != LTTNG_OK ? code : LTTNG_ERR_UNK)));
-	}
-	lttng_destruction_handle_destroy(r->destroying);
-	r->destroying = NULL;
-	r->session_created = false;
 	dps_guard_release_session(r->session);
 }
