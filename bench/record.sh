@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # What `dps record` costs around the command it records (doc/record.md, "What a recording
 # costs"): the wall time of `dps record -q -- true`, from its exec to its exit, beside the
-# floor, the same tools driven by hand one after the other (an LTTng session with dps's UST
+# same tools driven by hand one after the other (an LTTng session with dps's UST
 # channel, created, started, stopped and destroyed with the lttng CLI; `perf sched record` of
 # `true` with dps's events; `perf data convert --to-ctf`), and beside another build of dps
 # when one is given (the commit before a change). Witness: each command's wall time taken
@@ -59,7 +59,7 @@ def dps_record(dps):
 
 
 def by_hand(i):
-    """The floor: the tools dps drives, one after the other, as a user would type them."""
+    """The peer: the tools dps drives, one after the other, as a user would type them."""
     s, trace = f"dps-bench-record-{os.getpid()}-{i}", f"{work}/h{i}"
     lt = ["lttng"]
     dt = timed(lt + ["create", s, f"--output={trace}"])
@@ -80,7 +80,7 @@ def by_hand(i):
 rows = [("dps record -q -- true (this build)", dps_record(f"{build}/cli/dps"))]
 if base:
     rows.append(("dps record -q -- true (base build)", dps_record(f"{base}/cli/dps")))
-rows.append(("the same tools by hand, one after the other (floor)", by_hand))
+rows.append(("the same tools by hand, one after the other", by_hand))
 # interleaved, so a drift of the machine spreads over every row
 times = {name: [] for name, _ in rows}
 for i in range(runs):
@@ -88,7 +88,7 @@ for i in range(runs):
         times[name].append(fn(i))
         print(f"record.sh: run {i + 1}/{runs}: {name}: {times[name][-1]:.3f} s", file=sys.stderr)
 
-floor = statistics.median(times[rows[-1][0]])
+byhand = statistics.median(times[rows[-1][0]])
 load = open("/proc/loadavg").read().split()[:3]
 with open(out, "w") as f:
     f.write("# What dps record costs around the command (bench/record.sh)\n\n")
@@ -98,10 +98,10 @@ with open(out, "w") as f:
     f.write("- witness: the wall time of each command from its start to its exit, taken by "
             "the bench (python's monotonic clock); the recorded command is `true`, so all of "
             "it is the recording's own cost\n\n")
-    f.write("| what | median (s) | fastest (s) | slowest (s) | / floor |\n|---|---:|---:|---:|---:|\n")
+    f.write("| what | median (s) | fastest (s) | slowest (s) | / by hand |\n|---|---:|---:|---:|---:|\n")
     for name, _ in rows:
         xs = times[name]
         f.write(f"| {name} | {statistics.median(xs):.3f} | {min(xs):.3f} | {max(xs):.3f} | "
-                f"{statistics.median(xs) / floor:.2f} |\n")
+                f"{statistics.median(xs) / byhand:.2f} |\n")
 print(open(out).read())
 EOF

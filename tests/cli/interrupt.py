@@ -17,7 +17,7 @@ Usage: interrupt.py [--points N] DPS SOURCE_DIR WORK_DIR
   --points N   random points per command and signal (default 2: the campaign, ctest's
                interruptions-campaign, label long; ctest's interruptions takes 1)
 
-With one point, replay is given a calibration made once (its own calibration, 3-4 s of
+With one point, replay is given a quick calibration made once (its own calibration, 3-4 s of
 every replay, is the campaign's to interrupt): the quick run takes half the time.
 """
 import os
@@ -300,7 +300,7 @@ def main():
     calibration = None
     if POINTS == 1:
         calibration = os.path.join(WORK, "calibration")
-        subprocess.run([DPS, "calibrate", "-o", calibration], check=True, cwd=WORK,
+        subprocess.run([DPS, "calibrate", "--quick", "-o", calibration], check=True, cwd=WORK,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     cmds = commands(calibration)
     hows = ["SIGINT to the group", "SIGTERM", "SIGKILL", "SIGKILL to the group"]
