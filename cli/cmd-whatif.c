@@ -542,6 +542,8 @@ answer:
 		whatif_write_text(&res, stdout);
 	}
 	if (res.n_loaded) {
+		/* after the answer, not inside its last line (stdout is buffered when piped) */
+		fflush(stdout);
 		fprintf(stderr,
 			"dps whatif: warning: %zu points ran under load; the output names them\n",
 			res.n_loaded);
