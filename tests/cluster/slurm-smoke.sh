@@ -46,6 +46,7 @@ work=$(mktemp -d /tmp/dps-test-slurm-XXXXXX)
 echo $$ >"$work/owner"
 cleanup() {
     "$cluster" down "$work" || true
+    "$cluster" down "$work-gone" >/dev/null 2>&1 || true
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -152,3 +153,18 @@ fi
 env_line=$("$cluster" up "$work") || fail "the cluster did not start a second time in the same directory"
 "$cluster" down "$work" || fail "slurm.sh down failed the second time"
 echo "$name: 4 array tasks ran on $host; up, down, up and down again in $work"
+
+# A cluster whose directory was removed under it (a killed test's clean-up): down still stops
+# its daemons, found by their command lines, and leaves no directory behind.
+gone="$work-gone"
+"$cluster" up "$gone" >/dev/null || fail "the cluster did not start in $gone"
+mapfile -t pids < <(cat "$gone"/run/*.pid)
+rm -rf "$gone"
+"$cluster" down "$gone" 2>/dev/null || fail "slurm.sh down of a removed directory failed"
+for pid in "${pids[@]}"; do
+    if [ -r "/proc/$pid/cmdline" ] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "$gone/"; then
+        fail "slurm.sh down of a removed directory left pid $pid: $(tr '\0' ' ' <"/proc/$pid/cmdline")"
+    fi
+done
+[ ! -e "$gone" ] || fail "slurm.sh down of a removed directory left $gone"
+echo "$name: down stopped the daemons of a cluster whose directory was removed"

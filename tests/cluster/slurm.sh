@@ -4,7 +4,8 @@
 # A one-node SLURM cluster on this machine, for the tests that submit `dps whatif --plan`'s
 # sbatch script (doc/testing.md, "The one-node SLURM cluster"). Usage:
 #   tests/cluster/slurm.sh up DIR      starts it; prints the line to export (SLURM_CONF=...)
-#   tests/cluster/slurm.sh down DIR    stops the daemons it started in DIR (their pid files)
+#   tests/cluster/slurm.sh down DIR    stops the daemons it started in DIR (their pid files,
+#                                      or their command lines when DIR was removed under them)
 #   tests/cluster/slurm.sh status DIR  says whether it is up (exit 0) or not (exit 1)
 # Everything is under DIR: slurm.conf, the controller's state, slurmd's spool, the logs, the pid
 # files, and a munged of its own (its key, socket and log: DIR/munge*). The machine's munged, if
@@ -21,8 +22,15 @@ usage() {
 }
 [ $# -eq 2 ] || usage
 action=$1
+made_dir=
+[ -d "$2" ] || made_dir=1
 mkdir -p "$2"
 dir=$(cd "$2" && pwd)
+# down or status of a DIR that was gone (its daemons may still run): the DIR made to look for
+# them does not stay
+if [ -n "$made_dir" ] && [ "$action" != up ]; then
+    trap 'rm -rf "$dir"' EXIT
+fi
 conf=$dir/slurm.conf
 run=$dir/run
 logs=$dir/log
@@ -38,19 +46,37 @@ die() {
 # The pid in DIR's pid file of daemon $1 (slurmctld, slurmd, munged) when that process is alive
 # and is the one this script started in DIR (its command line names DIR's files; a pid reused
 # by another process is not), else nothing.
-our_pid() {
-    local f=$run/$1.pid pid state cmd
-    [ -s "$f" ] || return 0
-    pid=$(head -n 1 "$f" 2>/dev/null) || return 0 # a daemon removes its own on exit
-    [[ "$pid" =~ ^[0-9]+$ ]] || return 0
-    [ -r "/proc/$pid/stat" ] || return 0
+ours() {
+    local pid=$1 state cmd
+    [ -r "/proc/$pid/stat" ] || return 1
     # a zombie is dead (a daemon's parent here may be slow to reap it)
-    state=$(sed -E 's/^.*\) ([A-Z]).*$/\1/' "/proc/$pid/stat" 2>/dev/null) || return 0
-    [ "$state" != Z ] || return 0
-    cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 0
+    state=$(sed -E 's/^.*\) ([A-Z]).*$/\1/' "/proc/$pid/stat" 2>/dev/null) || return 1
+    [ "$state" != Z ] || return 1
+    cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
     case "$cmd" in
-    *"$dir/"*) echo "$pid" ;;
+    *"$dir/"*) return 0 ;;
     esac
+    return 1
+}
+
+our_pid() {
+    local f=$run/$1.pid pid p
+    if [ -s "$f" ]; then
+        pid=$(head -n 1 "$f" 2>/dev/null) || pid= # a daemon removes its own on exit
+        if [[ "$pid" =~ ^[0-9]+$ ]] && ours "$pid"; then
+            echo "$pid"
+        fi
+        return 0
+    fi
+    # no pid file (DIR removed under a running cluster, say by a killed test's clean-up):
+    # the daemon is found by its name and its command line naming DIR's files
+    for p in /proc/[0-9]*; do
+        pid=${p#/proc/}
+        if [ "$(cat "$p/comm" 2>/dev/null)" = "$1" ] && ours "$pid"; then
+            echo "$pid"
+            return 0
+        fi
+    done
 }
 
 # Stops daemon $1 if it is ours: SIGTERM, 15 s, then SIGKILL. Removes its pid file.
