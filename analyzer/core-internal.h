@@ -380,8 +380,9 @@ uint64_t analyzer__runtime_at(const struct athread *t, uint64_t ts);
 /* Whether kept thread t, the result's root, starts at its first exec: what ran before it in
  * the process (the fork's child of a launcher: dps record, a shell) is the launcher's, and
  * the outside witness times the program from its exec (doc/analyzer.md, "The root starts at
- * its exec"). A simulated run's thread has its own window. */
-bool analyzer__starts_at_exec(const struct athread *t);
+ * its exec"), unless another kept thread began before that exec. A simulated run's thread
+ * has its own window. */
+bool analyzer__starts_at_exec(struct analyzer_core *core, const struct athread *t);
 void analyzer__clip_to_window(struct athread *t, const struct analyzer_thread *rt);
 
 /* select.c */

@@ -13,10 +13,23 @@
 
 #include "actions.h"
 
-bool analyzer__starts_at_exec(const struct athread *t)
+bool analyzer__starts_at_exec(struct analyzer_core *core, const struct athread *t)
 {
-	return t->kept && t->res_idx == 0 && !t->sim.begun && t->exec_ts &&
-	       t->exec_ts > (t->created ? t->create_ts : t->first_ts);
+	if (!(t->kept && t->res_idx == 0 && !t->sim.begun && t->exec_ts &&
+	      t->exec_ts > (t->created ? t->create_ts : t->first_ts))) {
+		return false;
+	}
+	/* Not when another kept thread began before that exec (a shell that started children
+	 * and waited for them, then exec'd; found by fuzz-analyzer-core): the root's creates
+	 * and joins of them come before the exec, and the set needs them. */
+	for (size_t i = 0; i < core->n_th; i++) {
+		const struct athread *o = analyzer__thread_at(core, i);
+
+		if (o != t && o->kept && (o->created ? o->create_ts : o->first_ts) < t->exec_ts) {
+			return false;
+		}
+	}
+	return true;
 }
 
 int analyzer__copy_identity(struct analyzer_core *core, size_t ci, struct analyzer_thread *rt)
@@ -33,7 +46,7 @@ int analyzer__copy_identity(struct analyzer_core *core, size_t ci, struct analyz
 	rt->parent = ANALYZER_NO_THREAD;
 	if (t->sim.begun) {
 		analyzer__sim_window(t, rt);
-	} else if (analyzer__starts_at_exec(t)) {
+	} else if (analyzer__starts_at_exec(core, t)) {
 		rt->start_ns = t->exec_ts;
 		rt->end_ns = rt->end_ns < rt->start_ns ? rt->start_ns : rt->end_ns;
 	}
@@ -97,7 +110,7 @@ static int copy_rest(struct analyzer_core *core, struct athread *t, struct analy
 			st->busy_ns = (t->sim.ended ? t->sim.runtime_at_end : t->sched.runtime_ns) -
 				      t->sim.runtime_at_begin;
 			st->busy_untracked_ns = 0;
-		} else if (analyzer__starts_at_exec(t)) {
+		} else if (analyzer__starts_at_exec(core, t)) {
 			st->busy_ns = t->sched.runtime_ns > t->exec_runtime_ns
 					  ? t->sched.runtime_ns - t->exec_runtime_ns
 					  : 0;
@@ -158,7 +171,7 @@ int analyzer__copy_timeline(struct analyzer_core *core, size_t ci, struct analyz
 	struct athread *t = analyzer__thread_at(core, ci);
 	uint64_t run_sum = 0;
 
-	if (t->sim.begun || analyzer__starts_at_exec(t)) {
+	if (t->sim.begun || analyzer__starts_at_exec(core, t)) {
 		analyzer__clip_to_window(t, rt);
 	}
 	/* Segments: remap `other`, drop references to threads not kept. */
@@ -198,7 +211,7 @@ static int output_streamed(struct analyzer_core *core, struct analyzer_result *r
 	if (status) {
 		return status;
 	}
-	segs.from_ns = analyzer__starts_at_exec(t) ? t->exec_ts : 0;
+	segs.from_ns = analyzer__starts_at_exec(core, t) ? t->exec_ts : 0;
 	while ((s = analyzer__seg_stream_next(&segs))) {
 		struct analyzer_segment sg = *s;
 
@@ -212,7 +225,7 @@ static int output_streamed(struct analyzer_core *core, struct analyzer_result *r
 	if (status) {
 		return status;
 	}
-	segs.from_ns = analyzer__starts_at_exec(t) ? t->exec_ts : 0;
+	segs.from_ns = analyzer__starts_at_exec(core, t) ? t->exec_ts : 0;
 	status = analyzer__tl_reader_open(core, t, true, &mem);
 	if (!status) {
 		src.segs = &segs;

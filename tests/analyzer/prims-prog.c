@@ -12,7 +12,7 @@
  *             the consumer eats each in 1 ms: the consumer always waits. The consumer made
  *             10x slower must hold the producer back on the full ring.
  *   rwlock    a reader holds the read lock for its first 2 ms, a writer takes the write lock
- *             after 5 ms of its own work from the reader's lock: it never waits. The
+ *             after 10 ms of its own work from the reader's lock: it never waits. The
  *             reader made 10x slower holds it until 20 ms: the writer must wait for it.
  *   pipe      a writer computes 20 records (2 ms each) into a pipe, a reader computes on each
  *             (1 ms): the reader always waits. The reader made 10x slower must fill the pipe
@@ -123,9 +123,9 @@ static void *consumer(void *arg)
 
 /* rwlock */
 static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
-/* Set once the reader holds the read lock. The writer spins on it before its 5 ms, so the
+/* Set once the reader holds the read lock. The writer spins on it before its 10 ms, so the
  * recording has the reader first even when a busy machine starts the reader late. Without
- * it a reader started over 5 ms late lets the writer lock first, and the replay's writer has
+ * it a reader started late lets the writer lock first, and the replay's writer has
  * nothing to wait for (the likely cause of one CI failure: the writer ended at 10.5 ms).
  * A plain atomic load: no call a probe or the kernel sees. */
 static atomic_int reader_in;
@@ -149,7 +149,10 @@ static void *writer(void *arg)
 	while (!atomic_load(&reader_in)) {
 		/* the reader has not started yet */
 	}
-	spin_ms(5);
+	/* 10 ms, not 5: the reader's run before its lock (0.3-0.6 ms recorded: the thread's
+	 * start) is 3-6 ms at 10x, and a replayed writer that locked first had nothing to wait
+	 * for (the writer ended at 8 ms, once in five runs) */
+	spin_ms(10);
 	pthread_rwlock_wrlock(&rw);
 	spin_ms(1);
 	pthread_rwlock_unlock(&rw);

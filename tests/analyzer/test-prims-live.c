@@ -214,7 +214,8 @@ Test(prims_live, a_ring_under_two_semaphores)
 }
 
 /* The rwlock: the reader at 10x holds its read lock until 20 ms; the writer, which took the
- * write lock at 5 ms without waiting in the recording, must wait for it. */
+ * write lock at 10 ms without waiting in the recording, must wait for it (unmoved, it ends at
+ * 11 ms). */
 Test(prims_live, a_rwlock)
 {
 	struct dps_actset *set = record("rw", "--sync", "analyzer-prims-prog", "rwlock", NULL);
