@@ -128,8 +128,7 @@ static void remove_perf_fifo_names(const struct recording *r)
  * and dps_record__enable_perf enables them through its control FIFO: its "ack" means the
  * events are on, so the command's fork and first instants are in the trace (waiting for
  * perf.data to appear is not enough, the header is written before the events are enabled).
- * perf takes about half a second to start (its buffers, every process synthesized), which
- * the LTTng session's set-up overlaps when it comes between the two calls.
+ * perf takes about 0.3 s to start (its buffers, every process synthesized).
  */
 enum dps_status dps_record__spawn_perf(struct recording *r)
 {

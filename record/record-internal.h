@@ -42,7 +42,7 @@ void dps_record__teardown_session(struct recording *r);
 /* perf.c */
 const char *dps_record__perf_problem(void);
 /* perf sched record started with its events off; dps_record__enable_perf turns them on and
- * waits for perf to say so (started early, perf's own start overlaps the LTTng session's). */
+ * waits for perf to say so. */
 enum dps_status dps_record__spawn_perf(struct recording *r);
 enum dps_status dps_record__enable_perf(struct recording *r);
 /* Tells perf to stop and write its data, without waiting (its exit overlaps lttng stop). */
