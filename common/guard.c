@@ -143,15 +143,39 @@ static void stop_children(struct held *h, GString *said)
 	}
 }
 
+/*
+ * `lttng destroy NAME`, killed after DESTROY_TIMEOUT seconds: it waits until the session's
+ * trace is complete, and once (a session daemon whose consumer had lost a killed dps's
+ * application mid-flush) it never returned, the guardian with it, holding dps's stderr open
+ * and the test that waited for it. Returns 0 when destroyed, 124 when it did not answer.
+ */
+#define DESTROY_TIMEOUT "10"
+
+static int destroy_with_timeout(const char *name, char **out)
+{
+	const char *argv[] = {
+	    "timeout", "-s", "KILL", DESTROY_TIMEOUT, "lttng", "destroy", name, NULL,
+	};
+	const struct dps_subprocess_options o = {.capture_stderr = true};
+	int rc = dps_subprocess_run((char *const *)argv, &o, out);
+
+	return rc == 128 + SIGKILL ? 124 : rc;
+}
+
 static void destroy_session(const char *name, GString *said)
 {
-	const char *argv[] = {"lttng", "destroy", name, NULL};
-	const struct dps_subprocess_options o = {.capture_stderr = true};
 	char *out = NULL;
+	int rc = destroy_with_timeout(name, &out);
 
-	if (dps_subprocess_run((char *const *)argv, &o, &out) == 0) {
+	if (rc == 0) {
 		g_string_append_printf(said, "%sdestroyed LTTng session %s", said->len ? ", " : "",
 				       name);
+	} else if (rc == 124) {
+		g_string_append_printf(
+		    said,
+		    "%scould not destroy LTTng session %s (lttng destroy did not "
+		    "end within " DESTROY_TIMEOUT " s; `lttng destroy %s` removes it)",
+		    said->len ? ", " : "", name, name);
 	}
 	free(out);
 }
@@ -452,11 +476,9 @@ size_t dps_guard_sweep_sessions(void)
 
 		p += len;
 		if (pid && dps_guard_owner_gone(pid)) {
-			const char *destroy[] = {"lttng", "destroy", name, NULL};
 			char *msg = NULL;
-			const struct dps_subprocess_options c = {.capture_stderr = true};
 
-			if (dps_subprocess_run((char *const *)destroy, &c, &msg) == 0) {
+			if (destroy_with_timeout(name, &msg) == 0) {
 				fprintf(stderr,
 					"dps: destroyed LTTng session %s, left by an interrupted "
 					"dps (pid %d)\n",

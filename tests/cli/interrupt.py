@@ -167,8 +167,14 @@ def interrupt(name, argv, how, delay, sessions_before):
         _, err = p.communicate(timeout=120)
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
-        _, err = p.communicate()
-        failures.append(f"{name}, {how} at {delay:.2f} s: dps did not end within 120 s")
+        try:
+            # dps's guardian (its own session) may still hold dps's stderr open
+            _, err = p.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.wait()
+            err = b""
+        failures.append(f"{name}, {how} at {delay:.2f} s: dps or what it left holding its "
+                        f"stderr did not end within 120 s")
     procs, sessions, temps = settle(sessions_before)
     # a replay that failed (its stub got the ^C) keeps its run's files on purpose and names
     # them (doc/replay.md): not a leftover once said
