@@ -18,7 +18,7 @@ if [ "$(id -u)" != 0 ]; then
     echo "demo: needs root (dps record's kernel scheduler capture)" >&2
     exit 77
 fi
-work=$(mktemp -d /tmp/dps-test-demo-XXXXXX)
+work=$(mktemp -d "${TMPDIR:-/tmp}/dps-test-demo-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 fail=0
 bad() {

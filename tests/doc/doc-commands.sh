@@ -165,7 +165,7 @@ rewrite() {
 
 work=
 if ! $list_only; then
-    work=$(mktemp -d /tmp/dps-doc-commands.XXXXXX) || exit 1
+    work=$(mktemp -d "${TMPDIR:-/tmp}/dps-doc-commands.XXXXXX") || exit 1
     trap 'rm -rf "$work"' EXIT
     results=$work/results
     : > "$results"
@@ -192,7 +192,7 @@ for page in "${pages[@]}"; do
         cp "$src/tests/doc/prog.c" "$dir/prog.c"
         cp "$work/myprog" "$dir/myprog"
     fi
-    script=$(mktemp /tmp/dps-doc-page.XXXXXX)
+    script=$(mktemp "${TMPDIR:-/tmp}/dps-doc-page.XXXXXX")
     {
         echo 'doc_check() {'
         echo '    if [ "$1" = "$3" ]; then r=ok; else r=FAILED; fi'

@@ -64,7 +64,7 @@ char *dps_test_strf(const char *fmt, ...)
 
 char *dps_test_mkdtemp(const char *what)
 {
-	char *path = g_strdup_printf("/tmp/dps-test-%s-XXXXXX", what);
+	char *path = g_strdup_printf("%s/dps-test-%s-XXXXXX", g_get_tmp_dir(), what);
 
 	cr_assert_not_null(g_mkdtemp(path), "mkdtemp %s: %s", path, strerror(errno));
 	return path;
@@ -72,7 +72,7 @@ char *dps_test_mkdtemp(const char *what)
 
 char *dps_test_mkstemp(const char *what)
 {
-	char *path = g_strdup_printf("/tmp/dps-test-%s-XXXXXX", what);
+	char *path = g_strdup_printf("%s/dps-test-%s-XXXXXX", g_get_tmp_dir(), what);
 	int fd = g_mkstemp(path);
 
 	cr_assert_geq(fd, 0, "mkstemp %s: %s", path, strerror(errno));

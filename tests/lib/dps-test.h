@@ -52,11 +52,12 @@ char *dps_test_data_path(const char *rel);
 /* printf into a new string (g_free). */
 char *dps_test_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* A new directory /tmp/dps-test-WHAT-XXXXXX (g_free the path); dps_test_rmtree removes a
- * tree or a file and accepts NULL. */
+/* A new directory $TMPDIR/dps-test-WHAT-XXXXXX (/tmp without TMPDIR; ctest sets it,
+ * tests/CMakeLists.txt) (g_free the path); dps_test_rmtree removes a tree or a file and accepts
+ * NULL. */
 char *dps_test_mkdtemp(const char *what);
 void dps_test_rmtree(const char *path);
-/* A new empty file /tmp/dps-test-WHAT-XXXXXX (g_free the path; dps_test_rmtree removes it). */
+/* A new empty file $TMPDIR/dps-test-WHAT-XXXXXX (g_free the path; dps_test_rmtree removes it). */
 char *dps_test_mkstemp(const char *what);
 
 /*
