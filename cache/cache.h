@@ -100,9 +100,9 @@ void cache_profile_destroy(struct cache_profile *p);
  * DPS_ERR_RANGE (a count over 2^64). *out is NULL on error.
  */
 int cache_result_read(const char *path, struct cache_profile **out, struct dps_diag *diag);
-/* A capture as a user names it: a result file (its first line `dps-cache ...`) through
- * cache_result_read, anything else as cachegrind's output file (cache_profile_read). Returns
- * their statuses. */
+/* A capture as a user names it: a result file (its first line, blanks and comments aside,
+ * `dps-cache ...`) through cache_result_read, anything else as cachegrind's output file
+ * (cache_profile_read). Returns their statuses. */
 int cache_capture_read(const char *path, struct cache_profile **out, struct dps_diag *diag);
 /* The function named name, or NULL. Borrowed from p. */
 const struct cache_function *cache_profile_borrow_function(const struct cache_profile *p,

@@ -297,17 +297,27 @@ int cache_result_read(const char *path, struct cache_profile **out, struct dps_d
 
 int cache_capture_read(const char *path, struct cache_profile **out, struct dps_diag *diag)
 {
-	char head[sizeof(RESULT_MAGIC)] = {0};
 	FILE *f = fopen(path, "r");
-	bool result;
+	char *line = NULL;
+	size_t cap = 0;
+	bool result = false;
 
 	*out = NULL;
 	if (!f) {
 		dps_diag_setf(diag, "%s: cannot open the capture: %s", path, strerror(errno));
 		return errno == ENOENT ? DPS_ERR_NOENT : DPS_ERR_IO;
 	}
-	result =
-	    fread(head, 1, sizeof(head) - 1, f) == sizeof(head) - 1 && !strcmp(head, RESULT_MAGIC);
+	/* the first line that is not blank or a comment (a result file a person annotated) */
+	while (getline(&line, &cap, f) >= 0) {
+		const char *s = line + strspn(line, " \t\r\n");
+
+		if (*s && *s != '#') {
+			result = !strncmp(s, RESULT_MAGIC, strlen(RESULT_MAGIC)) &&
+				 strchr(" \t\r\n", s[strlen(RESULT_MAGIC)]);
+			break;
+		}
+	}
+	free(line);
 	fclose(f);
 	return result ? cache_result_read(path, out, diag) : cache_profile_read(path, out, diag);
 }

@@ -337,3 +337,113 @@ Test(cache_apply, bad_input_is_named_and_nothing_written_is_lost)
 	g_free(cut);
 	g_free(missing);
 }
+
+/* Without a thread named, every thread's runs share the whole program's figures; applied
+ * again, the figures of before are replaced, not added to. */
+Test(cache_apply, without_a_thread_every_thread_shares_and_figures_are_replaced)
+{
+	static const unsigned runs[] = {1000, 3000};
+	char *set = write_set("all", runs, G_N_ELEMENTS(runs));
+	char *out = dps_test_strf("%s/all-out", dir);
+	char *cap = write_capture("all.cache", "100000000 4000 1000 500 100", "0 1 0 0 0");
+	char *half = write_capture("half.cache", "100000000 2000 500 250 50", "0 1 0 0 0");
+	char *root = dps_test_strf("%s/1.act", out), *text;
+	struct dps_action_cache sum;
+	struct dps_test_run r;
+	size_t n;
+
+	r = dps_test_run_dps("cache", "apply", set, cap, "-o", out, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "the whole program"), "%s", r.out);
+	cr_expect(strstr(r.out, "every thread: 1 (main), 2 (worker)"), "%s", r.out);
+	dps_test_run_fini(&r);
+	sum = set_sum(out, &n);
+	cr_expect_eq(n, 3);
+	cr_expect_eq(sum.accesses, 5000);
+	cr_expect_eq(sum.ll_misses, 100);
+	/* the root's run of 100 µs of the 4.1 ms: 1/41 of the accesses, 122 */
+	text = dps_test_read_file(root, NULL);
+	cr_expect(strstr(text, "run 100 cache 122 "), "%s", text);
+	g_free(text);
+
+	r = dps_test_run_dps("cache", "apply", out, half, "-o", out, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "figures of before replaced"), "%s", r.out);
+	dps_test_run_fini(&r);
+	sum = set_sum(out, &n);
+	cr_expect_eq(sum.accesses, 2500);
+	cr_expect_eq(sum.stores, 500);
+	cr_expect_eq(sum.d1_misses, 250);
+	cr_expect_eq(sum.ll_misses, 50);
+	g_free(set);
+	g_free(out);
+	g_free(cap);
+	g_free(half);
+	g_free(root);
+}
+
+/* The result file as dps cache capture -o writes it reads back the same, and a damaged one is
+ * refused at its line and column. */
+Test(cache_apply, the_result_file_reads_back_and_damage_is_located)
+{
+	static const struct {
+		const char *text, *message;
+	} bad[] = {
+	    {"dps-cache 2\n", "r.cache:1:1: version 2 of the result file"},
+	    {"# a comment\ndps-cache 2\n", "r.cache:2:1: version 2 of the result file"},
+	    {"dps-cache\n", "r.cache:1:10: expected the format version"},
+	    {"dps-cache 1\ntotal 1 2 3 4\nend\n", "r.cache:2:14: expected ll_misses"},
+	    {"dps-cache 1\ntotal 1 2 x 4 5\nend\n", "r.cache:2:11: expected stores"},
+	    {"dps-cache 1\ntotal 1 2 3 4 5 6\nend\n", "r.cache:2:17: unexpected '6'"},
+	    {"dps-cache 1\ntotal 1 2 3 4 99999999999999999999\nend\n",
+	     "r.cache:2:15: ll_misses over 2^64 - 1"},
+	    {"dps-cache 1\ntotal 1 2 3 4 5\nfunction 1 2 3 4 5\nend\n",
+	     "r.cache:3:19: expected the function's name"},
+	    {"dps-cache 1\nlevel L2 1 2 3\n", "r.cache:2:7: expected D1 or LL"},
+	    {"dps-cache 1\ntotal 1 2 3 4 5\nwhat 1\nend\n", "r.cache:3:1: unknown line 'what'"},
+	    {"dps-cache 1\ntotal 1 2 3 4 5\nend\nend\n", "r.cache:4:1: text after 'end'"},
+	    {"dps-cache 1\ntotal 1 2 3 4 5\n", "r.cache:2: the file ends here without its 'end'"},
+	};
+	char *path = dps_test_strf("%s/r.cache", dir);
+	char *cg =
+	    dps_test_strf("%s/tests/cache/data/stream-16k.cachegrind", dps_test_source_dir());
+	struct cache_profile *p = NULL, *q = NULL;
+	struct dps_diag diag = {{0}};
+	FILE *f;
+
+	/* a real cachegrind file, written as a result file and read back */
+	cr_assert_eq(cache_capture_read(cg, &p, &diag), DPS_OK, "%s", diag.msg);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	cr_assert_eq(cache_result_write(f, p, NULL, NULL, 0), DPS_OK);
+	fclose(f);
+	cr_assert_eq(cache_capture_read(path, &q, &diag), DPS_OK, "%s", diag.msg);
+	cr_expect_str_eq(q->source, "cachegrind");
+	cr_expect_str_eq(q->cmd, p->cmd);
+	cr_expect_eq(q->d1.size_bytes, p->d1.size_bytes);
+	cr_expect_eq(q->ll.assoc, p->ll.assoc);
+	cr_expect_eq(memcmp(&q->total, &p->total, sizeof(p->total)), 0);
+	for (guint i = 0; i < q->functions->len; i++) {
+		const struct cache_function *fq = g_ptr_array_index(q->functions, i);
+		const struct cache_function *fp = cache_profile_borrow_function(p, fq->name);
+
+		cr_assert_not_null(fp, "%s", fq->name);
+		cr_expect_eq(memcmp(&fq->counts, &fp->counts, sizeof(fp->counts)), 0, "%s",
+			     fq->name);
+	}
+	cr_expect_gt(q->functions->len, 0);
+	cache_profile_destroy(p);
+	cache_profile_destroy(q);
+
+	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+		dps_test_write_file(path, bad[i].text);
+		diag.msg[0] = '\0';
+		cr_expect_neq(cache_capture_read(path, &p, &diag), DPS_OK, "row %zu", i);
+		cr_expect_null(p, "row %zu", i);
+		cr_expect(strstr(diag.msg, bad[i].message), "row %zu: %s", i, diag.msg);
+		cache_profile_destroy(p);
+		p = NULL;
+	}
+	g_free(path);
+	g_free(cg);
+}
