@@ -210,8 +210,8 @@ struct cache_apply_report {
  * in rep->over. set must be resolved (dps_actset_load_dir). Returns DPS_OK; DPS_ERR_NOENT (a
  * thread or a function not there: diag names it and what there is); DPS_ERR_INVAL (no access
  * to put, no run to put it on, or runs over and !allow_over: diag names the first, its file
- * and line); set is then as it was. rep is the caller's (cache_apply_report_fini), filled on
- * every return.
+ * and line), set then as it was; DPS_ERR_NOMEM, set then partly changed (destroy it). rep is
+ * the caller's (cache_apply_report_fini), filled on every return.
  */
 int cache_apply(struct dps_actset *set, const struct cache_profile *p,
 		const struct cache_apply_options *o, struct cache_apply_report *rep,
