@@ -5,7 +5,8 @@
  * each a function: the cache geometry this machine has (geometry.c: sysfs, else glibc's
  * sysconf), the command run under cachegrind with that geometry (capture.c), and cachegrind's
  * output file read into per-function totals (cg-parse.c); output.c writes the result file
- * (`dps-cache 1`) and the table.
+ * (`dps-cache 1`) and the table, result-read.c reads it back, and apply.c puts a capture's
+ * figures on an action set's runs (dps cache apply).
  *
  * Every function returns a status of enum dps_status (DPS_OK 0, errors negative) and fills a
  * struct dps_diag (NULL allowed) for the caller to print; none prints or exits.
@@ -70,9 +71,11 @@ struct cache_function {
 	struct cache_counts counts; /* summed over every fl=/fn= section of that name */
 };
 
-/* One capture, read from cachegrind's output file. */
+/* One capture, read from cachegrind's output file or from a result file (`dps-cache 1`). */
 struct cache_profile {
 	char *cmd;	       /* owned: the cmd: line's command */
+	char *source;	       /* owned: the result file's source; NULL: cachegrind's own file */
+	char *geometry_source; /* owned: the result file's geometry-source; NULL: not known */
 	struct cache_level d1; /* from the desc: lines (what was simulated) */
 	struct cache_level ll;
 	struct cache_counts total; /* the summary: line */
@@ -89,6 +92,18 @@ struct cache_profile {
  */
 int cache_profile_read(const char *path, struct cache_profile **out, struct dps_diag *diag);
 void cache_profile_destroy(struct cache_profile *p);
+/*
+ * Reads a result file of dps cache capture -o (`dps-cache 1`, doc/cache.md "The result file")
+ * into *out, the same profile cachegrind's file gives (its functions those the file lists).
+ * Returns DPS_OK, DPS_ERR_NOENT (no such file), DPS_ERR_IO, DPS_ERR_INVAL (diag:
+ * "path:line:col: what was expected"; another version, a line cut short, no `end`),
+ * DPS_ERR_RANGE (a count over 2^64). *out is NULL on error.
+ */
+int cache_result_read(const char *path, struct cache_profile **out, struct dps_diag *diag);
+/* A capture as a user names it: a result file (its first line, blanks and comments aside,
+ * `dps-cache ...`) through cache_result_read, anything else as cachegrind's output file
+ * (cache_profile_read). Returns their statuses. */
+int cache_capture_read(const char *path, struct cache_profile **out, struct dps_diag *diag);
 /* The function named name, or NULL. Borrowed from p. */
 const struct cache_function *cache_profile_borrow_function(const struct cache_profile *p,
 							   const char *name);
@@ -135,5 +150,72 @@ int cache_result_write(FILE *f, const struct cache_profile *p, const struct cach
  */
 int cache_table_print(FILE *f, const struct cache_profile *p, const char *const *names, size_t n,
 		      struct dps_diag *diag);
+
+/*
+ * dps cache apply (apply.c): a capture's figures put on an action set's runs, so that a set
+ * made from a recording carries the cache behaviour the capture measured (format version 4,
+ * `run D cache ACCESSES STORES D1_MISSES LL_MISSES`).
+ */
+
+/* What the cache stub's kernel costs an access at most (10 to 13 instructions, doc/cache.md):
+ * a run that cannot hold its accesses at this cost is reported. */
+#define CACHE_APPLY_STUB_INSTRUCTIONS 13
+
+struct dps_actset;
+
+struct cache_apply_options {
+	const char *capture; /* borrowed: the capture's path, for messages */
+	const uint64_t *ids; /* borrowed: the threads named by id (--thread) */
+	size_t n_ids;
+	const char *const *comms; /* borrowed: the threads named by name (--thread-comm) */
+	size_t n_comms;
+	const char *const *functions; /* borrowed: whose figures, summed (--function); n 0:
+				       * the whole program's */
+	size_t n_functions;
+	bool allow_over; /* write runs too short for their accesses all the same */
+};
+
+/* A run the figures were put on whose accesses need more CPU than it has. */
+struct cache_apply_over {
+	size_t thread;	   /* index in the set */
+	uint32_t line;	   /* the run's line in its file (0: built in memory) */
+	uint64_t run_ns;   /* the run's CPU time */
+	uint64_t need_ns;  /* what its accesses need at the rate below */
+	uint64_t accesses; /* its accesses */
+};
+
+/* What cache_apply did, for the summary. */
+struct cache_apply_report {
+	struct cache_counts figures; /* what was put on the runs (the functions' sum or the
+				      * whole program's) */
+	GArray *threads;	     /* owned: size_t, the chosen threads' indexes in the set */
+	size_t runs;		     /* the chosen threads' runs */
+	size_t runs_with;	     /* of them, given figures (the others' share rounded to 0) */
+	size_t replaced;	     /* runs whose figures of before were replaced */
+	uint64_t cpu_ns;	     /* the chosen threads' CPU time (their runs) */
+	uint64_t set_cpu_ns;	     /* the whole set's */
+	double instructions_per_ns;  /* the capture's instructions over the set's CPU time */
+	GArray *over;		     /* owned: struct cache_apply_over */
+	bool all_threads;	     /* no thread was named: every thread with a run */
+};
+
+/*
+ * Puts the figures of p (the functions named, summed, or the whole program) on the runs of the
+ * threads named (none: every thread of the set), in proportion to each run's CPU time, each
+ * figure rounded so that the totals are exact and every run's figures are playable (stores
+ * and D1 misses at most its accesses, LL misses at most its D1 misses); a run whose share of
+ * accesses rounds to 0 gets none, a run that had figures has them replaced. A run whose
+ * accesses need more than its CPU time at CACHE_APPLY_STUB_INSTRUCTIONS an access (the
+ * instructions a ns measured as the capture's instructions over the set's CPU time) is listed
+ * in rep->over. set must be resolved (dps_actset_load_dir). Returns DPS_OK; DPS_ERR_NOENT (a
+ * thread or a function not there: diag names it and what there is); DPS_ERR_INVAL (no access
+ * to put, no run to put it on, or runs over and !allow_over: diag names the first, its file
+ * and line), set then as it was; DPS_ERR_NOMEM, set then partly changed (destroy it). rep is
+ * the caller's (cache_apply_report_fini), filled on every return.
+ */
+int cache_apply(struct dps_actset *set, const struct cache_profile *p,
+		const struct cache_apply_options *o, struct cache_apply_report *rep,
+		struct dps_diag *diag);
+void cache_apply_report_fini(struct cache_apply_report *rep);
 
 #endif /* DPS_CACHE_CACHE_H */

@@ -54,6 +54,8 @@ void cache_profile_destroy(struct cache_profile *p)
 		return;
 	}
 	g_free(p->cmd);
+	g_free(p->source);
+	g_free(p->geometry_source);
 	if (p->functions) {
 		g_ptr_array_free(p->functions, TRUE);
 	}

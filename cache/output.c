@@ -24,7 +24,8 @@ void cache_profile_describe(const struct cache_profile *p, char *buf, size_t len
 
 	cache_level_format(&p->d1, d1, sizeof(d1));
 	cache_level_format(&p->ll, ll, sizeof(ll));
-	snprintf(buf, len, "cachegrind, simulated D1 %s, LL %s", d1, ll);
+	snprintf(buf, len, "%s, simulated D1 %s, LL %s", p->source ? p->source : "cachegrind", d1,
+		 ll);
 }
 
 /* A name or command on one line, through common/text-out.h: control characters (a newline

@@ -4,9 +4,9 @@
  * doc/cache.md "Cache figures in a set"): `dps build` makes a program of tests/cache/data/set/
  * (three runs with figures, on two threads, one at a time), `dps cache capture`'s code runs it
  * under the real cachegrind with the geometry it simulates given to libdps through
- * DPS_CACHE_GEOMETRY, and the cache stub's kernel (cache_play_kernel, summed over the three
- * runs) must make the set's accesses, D1 misses and LL misses within 5 % (plus 64 a run for the
- * few accesses around the loop). With --cache-scale 0.5, half the misses.
+ * DPS_CACHE_GEOMETRY (play-set.c), and the cache stub's kernel (cache_play_kernel, summed over the
+ * three runs) must make the set's accesses, D1 misses and LL misses within 5 % (plus 64 a run for
+ * the few accesses around the loop). With --cache-scale 0.5, half the misses.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,6 +23,7 @@
 #include "cache.h"
 #include "diag.h"
 #include "dps-test.h"
+#include "play-set.h"
 
 static char *dir; /* g_free: the test's directory (dps_test_mkdtemp) */
 
@@ -79,50 +80,8 @@ static struct cache_counts play_under_cachegrind(const char *set, const char *kn
 						 const char *value)
 {
 	char *prog = dps_test_strf("%s/set-stub", dir);
-	char *argv[] = {prog,
-			(char *)"--mode",
-			(char *)"wall",
-			(char *)"--no-summary",
-			(char *)knob,
-			(char *)value,
-			NULL};
-	struct cache_capture_options opts = {.argv = argv};
-	struct cache_geometry geom;
-	struct cache_profile *prof = NULL;
-	struct dps_diag diag = {{0}};
-	const struct cache_function *k;
-	struct dps_test_run build;
-	struct cache_counts c;
-	char *geom_env;
-	int status;
+	struct cache_counts c = cache_test_play_set(set, prog, knob, value);
 
-#if defined(__SANITIZE_ADDRESS__)
-	/* the generated program is sanitized too, and cannot run under Valgrind */
-	dps_test_skip_build("a sanitized build's programs cannot run under Valgrind");
-#endif
-	dps_test_require(dps_test_has_program("valgrind"), "valgrind is not installed");
-	build = dps_test_run_dps("build", set, "-o", prog, NULL);
-	cr_assert_eq(build.status, 0, "dps build: %s", build.err);
-	dps_test_run_fini(&build);
-
-	cache_geometry_detect(&geom);
-	opts.geom = &geom;
-	/* Under Valgrind the program's CPUID is Valgrind's: it is told what the capture
-	 * simulates; the calibration is the deterministic one (no measurement under the
-	 * simulator) */
-	geom_env = dps_test_strf("%" PRIu64 ",%u,%u %" PRIu64 ",%u,%u", geom.d1.size_bytes,
-				 geom.d1.assoc, geom.d1.line_bytes, geom.ll.size_bytes,
-				 geom.ll.assoc, geom.ll.line_bytes);
-	setenv("DPS_CACHE_GEOMETRY", geom_env, 1);
-	setenv("DPS_CALIBRATION", "override", 1);
-	cr_assert_eq(cache_capture_run(&opts, &prof, &status, &diag), DPS_OK, "%s", diag.msg);
-	cr_assert_eq(status, 0, "the program exited %d under cachegrind", status);
-	k = cache_profile_borrow_function(prof, "cache_play_kernel");
-	cr_assert_not_null(k, "no cache_play_kernel in the capture");
-	c = k->counts;
-	cache_profile_destroy(prof);
-	unsetenv("DPS_CACHE_GEOMETRY");
-	g_free(geom_env);
 	g_free(prog);
 	return c;
 }

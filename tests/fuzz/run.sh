@@ -4,7 +4,7 @@
 # (default 30), one after the other. doc/testing.md says what each target feeds.
 #   tests/fuzz/run.sh [SECONDS] [TARGET...]     targets: actset manifest calfile record-info
 #                                               analyzer-core streams ssf-decode profile
-#                                               cachegrind
+#                                               cachegrind cache-result
 #                                               (default: all)
 # Each starts from its committed seeds (tests/fuzz/corpus/TARGET, read only) and the corpus of
 # earlier runs (BUILD/work/corpus/TARGET, where new inputs go). Exits 1 if any target crashed,
@@ -15,7 +15,8 @@ set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:-30}
 [ $# -gt 0 ] && shift
-all=(actset manifest calfile record-info analyzer-core streams ssf-decode profile cachegrind)
+all=(actset manifest calfile record-info analyzer-core streams ssf-decode profile cachegrind
+    cache-result)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 build=${DPS_FUZZ_BUILD:-$src/build/fuzz}
