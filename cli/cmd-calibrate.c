@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* dps calibrate: measures this machine for libdps and writes the calibration file. */
+#include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib.h>
 
 #include <dps/dps-memory.h>
 #include <dps/dps.h>
@@ -57,6 +63,30 @@ static int calibrate_memory(const char *output, bool quick)
 		"wrote %s\n",
 		cal.time_basic_ns, (long long)cal.stack_overhead_bytes, output);
 	return DPS_EXIT_OK;
+}
+
+/* Whether output (NULL: stdout) can be written where it is asked: its directory exists and is
+ * writable. Checked before measuring, which takes seconds; says why not. */
+static bool output_writable(const char *output)
+{
+	char *dir;
+	bool ok = true;
+
+	if (!output) {
+		return true;
+	}
+	dir = g_path_get_dirname(output);
+	if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+		fprintf(stderr, "dps calibrate: cannot write %s: %s is not a directory\n", output,
+			dir);
+		ok = false;
+	} else if (access(dir, W_OK) != 0) {
+		fprintf(stderr, "dps calibrate: cannot write %s: %s: %s\n", output, dir,
+			strerror(errno));
+		ok = false;
+	}
+	g_free(dir);
+	return ok;
 }
 
 /* Writes the CPU calibration to output (stdout when NULL). Returns an exit code. */
@@ -186,6 +216,8 @@ int dps_cmd_calibrate(int argc, char **argv)
 	}
 	if (help) {
 		print_help(stdout);
+	} else if (ret == DPS_EXIT_OK && !costs && !output_writable(output)) {
+		ret = DPS_EXIT_FAILURE;
 	} else if (ret == DPS_EXIT_OK && memory) {
 		ret = calibrate_memory(output, quick);
 	} else if (ret == DPS_EXIT_OK && costs) {

@@ -59,8 +59,13 @@ static const struct failure failures[] = {
      "@TMP@/x.c"},
     /* calibrate */
     {{"calibrate", "--bogus"}, 2, "dps calibrate: unexpected argument '--bogus'"},
-    /* --quick: the same write failure after a measurement of 0.05 s instead of 3 s */
-    {{"calibrate", "--quick", "-o", "/nonexistent/dir/x.cal"}, 1, "/nonexistent/dir/x.cal"},
+    /* an output that cannot be written is refused before the measurement (seconds) */
+    {{"calibrate", "-o", "/nonexistent/dir/x.cal"},
+     1,
+     "cannot write /nonexistent/dir/x.cal: /nonexistent/dir is not a directory"},
+    {{"calibrate", "--memory", "--quick", "-o", "/nonexistent/dir/x.cal"},
+     1,
+     "cannot write /nonexistent/dir/x.cal: /nonexistent/dir is not a directory"},
     /* run */
     {{"run", "/nonexistent/set"}, 2, "/nonexistent/set"},
     {{"run", "@SET@", "--mode", "bogus"}, 2, "--mode: expected work, cpu or wall, got 'bogus'"},
