@@ -5,16 +5,27 @@
  * co-runners bench/cache-victim.sh sets beside it besides the original kernels: the cache stub
  * playing a kernel's captured figures, and a register-only run of the same CPU time.
  *
- *	dps-bench-cache-victim victim --ws BYTES --seconds S [--cpu N]
+ *	dps-bench-cache-victim victim --ws BYTES --seconds S [--cpu N] [--slots PID,...]
+ *		[--turn-ns NS] [--passes N]
  *	dps-bench-cache-victim stub --seconds S [--cpu N] ACCESSES STORES D1_MISSES LL_MISSES CPU_NS
  *	dps-bench-cache-victim plain --seconds S [--cpu N] CPU_NS
  *
  * victim: a random cyclic pointer chase over ws bytes of 64-byte lines (neither a prefetcher
  * nor out-of-order execution hides its latency, so every line a co-runner pushed out of the
- * cache costs it a refill), walked for S seconds of wall time; prints its accesses and the
- * thread's CPU time over them. The figure is ns of its own CPU time per access: where it shares
- * a CPU with a co-runner (time-sharing it), the time it waits for the CPU is not counted, only
- * what the co-runner's accesses did to the caches it comes back to.
+ * cache costs it a refill). Victim and co-runners take turns on one CPU, as threads
+ * time-sharing it do, but turns the victim sets, so that the conditions compared are
+ * interleaved turn by turn (the machine's other load then weighs on all of them alike): the
+ * slots (a co-runner's pid, or 0 for a turn alone), each once a round in a new random order
+ * (in a fixed order, a turn alone after another turn alone came out 8 % faster than one
+ * after a register-only co-runner's turn, in the same seconds); in a turn
+ * the slot's co-runner (the others stopped by SIGSTOP) runs for NS (1.5 ms, about a time slice
+ * of this kernel's scheduler) while the victim sleeps, is stopped, and the victim walks its
+ * set N times (8: a short turn, a fifth of the co-runner's, so that refilling what the co-runner
+ * pushed out weighs on it), timed by the monotonic clock. Its figure, per slot, is the turns'
+ * mean ns per access with the slowest and fastest tenth left out: another process on the CPU,
+ * which spoils a few turns, does not move it, and the co-runner's turn is not in it, only what
+ * the co-runner's accesses did to the caches the victim comes back to (the median and the
+ * plain mean are printed too).
  *
  * stub: dps_cache_play of one target (a kernel's figures for CPU_NS of its CPU time) again and
  * again for S seconds; plain: dps_run_ns(CPU_NS, DPS_RUN_CPU) again and again, what a plain
@@ -27,6 +38,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,33 +120,121 @@ __attribute__((noinline)) static struct line *walk(struct line *p, uint64_t step
 	return p;
 }
 
-static int run_victim(uint64_t ws, double seconds)
+static int compare_double(const void *a, const void *b)
 {
-	size_t n = ws / LINE_BYTES ? ws / LINE_BYTES : 1;
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+#define MAX_SLOTS 8
+
+/* A new random order of the slots for each round of turns (Fisher-Yates): a turn's cost must
+ * not depend on which slot came before it. */
+static void shuffle_slots(size_t *order, size_t n, uint64_t *seed)
+{
+	for (size_t i = n - 1; i > 0; i--) {
+		size_t j = kernel_rand(seed) % (i + 1);
+		size_t tmp = order[i];
+
+		order[i] = order[j];
+		order[j] = tmp;
+	}
+}
+
+/*
+ * The victim's turns, every slot once a round, in a random order: a slot's co-runner (pids[i];
+ * 0: none, the victim alone) is let run for turn_ns (SIGCONT, the victim asleep: on one CPU the
+ * co-runner has it to itself), stopped (SIGSTOP), and the victim walks its whole set `passes`
+ * times, timed; every other co-runner stays stopped. For seconds; prints per slot the turns'
+ * ns per access: mean, median, and mean without the slowest and fastest tenth. Alone, the victim
+ * sleeps the same turn_ns and the CPU idles.
+ */
+static int run_victim(uint64_t ws, double seconds, const pid_t *pids, size_t n_slots,
+		      uint64_t turn_ns, uint64_t passes)
+{
+	size_t n = ws / LINE_BYTES ? ws / LINE_BYTES : 1, max_turns, n_turns[MAX_SLOTS] = {0};
 	struct line *lines = make_cycle(n);
 	struct line *p;
-	uint64_t accesses = 0, cpu0, wall0, end, chunk = 4096;
+	struct timespec turn = {.tv_sec = (time_t)(turn_ns / 1000000000u),
+				.tv_nsec = (long)(turn_ns % 1000000000u)};
+	uint64_t end, steps = passes * n;
+	double *per_access[MAX_SLOTS] = {0}, sum[MAX_SLOTS] = {0};
+	size_t order[MAX_SLOTS];
+	uint64_t seed = 0x2545f4914f6cdd1du;
+	int ret = 1;
 
+	max_turns = (size_t)(seconds * 1e9 / (double)turn_ns) / n_slots + 2;
+	for (size_t i = 0; i < n_slots; i++) {
+		per_access[i] = malloc(max_turns * sizeof(double));
+		if (!per_access[i]) {
+			goto end;
+		}
+		if (pids[i] > 0 && kill(pids[i], SIGSTOP)) {
+			fprintf(stderr, "Cannot stop the co-runner: pid=%d, errno=%d\n",
+				(int)pids[i], errno);
+			goto end;
+		}
+	}
 	if (!lines) {
 		fprintf(stderr, "Cannot allocate the victim's working set: bytes=%" PRIu64 "\n",
 			ws);
-		return 1;
+		goto end;
 	}
-	p = walk(lines, 4 * n); /* warm: the set in the cache before the clock starts */
-	wall0 = now_ns(CLOCK_MONOTONIC);
-	cpu0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-	end = wall0 + (uint64_t)(seconds * 1e9);
-	while (now_ns(CLOCK_MONOTONIC) < end) {
-		p = walk(p, chunk);
-		accesses += chunk;
+	for (size_t i = 0; i < n_slots; i++) {
+		order[i] = i;
 	}
-	cpu0 = now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
-	wall0 = now_ns(CLOCK_MONOTONIC) - wall0;
-	printf("victim ws %" PRIu64 " accesses %" PRIu64 " cpu_ns %" PRIu64 " wall_ns %" PRIu64
-	       " ns_per_access %.4f\n",
-	       ws, accesses, cpu0, wall0, (double)cpu0 / (double)accesses);
+	p = walk(lines, 4 * n); /* warm: the set in the cache before the first turn */
+	end = now_ns(CLOCK_MONOTONIC) + (uint64_t)(seconds * 1e9);
+	for (size_t t = 0; now_ns(CLOCK_MONOTONIC) < end; t++) {
+		size_t slot;
+		uint64_t t0;
+
+		if (t % n_slots == 0) {
+			shuffle_slots(order, n_slots, &seed);
+		}
+		slot = order[t % n_slots];
+		if (n_turns[slot] == max_turns) {
+			break;
+		}
+		if (pids[slot] > 0) {
+			kill(pids[slot], SIGCONT);
+		}
+		nanosleep(&turn, NULL);
+		if (pids[slot] > 0) {
+			kill(pids[slot], SIGSTOP);
+		}
+		t0 = now_ns(CLOCK_MONOTONIC);
+		p = walk(p, steps);
+		per_access[slot][n_turns[slot]] =
+		    (double)(now_ns(CLOCK_MONOTONIC) - t0) / (double)steps;
+		sum[slot] += per_access[slot][n_turns[slot]++];
+	}
+	printf("victim ws %" PRIu64 " turn_ns %" PRIu64 " passes %" PRIu64, ws, turn_ns, passes);
+	for (size_t i = 0; i < n_slots; i++) {
+		size_t cut = n_turns[i] / 10, kept = n_turns[i] - 2 * cut;
+		double trimmed = 0;
+
+		qsort(per_access[i], n_turns[i], sizeof(double), compare_double);
+		for (size_t j = cut; j < n_turns[i] - cut; j++) {
+			trimmed += per_access[i][j];
+		}
+		printf(" slot%zu turns %zu mean %.4f median %.4f trimmed %.4f", i, n_turns[i],
+		       n_turns[i] ? sum[i] / (double)n_turns[i] : 0.0,
+		       n_turns[i] ? per_access[i][n_turns[i] / 2] : 0.0,
+		       kept ? trimmed / (double)kept : 0.0);
+	}
+	printf("\n");
+	ret = 0;
+end:
+	for (size_t i = 0; i < n_slots; i++) {
+		if (pids[i] > 0) {
+			kill(pids[i], SIGCONT); /* left running: the caller ends them */
+		}
+		free(per_access[i]);
+	}
 	free(lines);
-	return 0;
+	return ret;
 }
 
 /* Plays target (or, when plain, a run of its CPU time) again and again for seconds. */
@@ -177,7 +277,8 @@ static int run_corunner(const struct dps_cache_target *t, int plain, double seco
 static int usage(const char *argv0)
 {
 	fprintf(stderr,
-		"usage: %s victim --ws BYTES --seconds S [--cpu N]\n"
+		"usage: %s victim --ws BYTES --seconds S [--cpu N] [--slots PID,...] [--turn-ns NS]"
+		" [--passes N]\n"
 		"       %s stub --seconds S [--cpu N] ACCESSES STORES D1_MISSES LL_MISSES CPU_NS\n"
 		"       %s plain --seconds S [--cpu N] CPU_NS\n",
 		argv0, argv0, argv0);
@@ -187,7 +288,10 @@ static int usage(const char *argv0)
 int main(int argc, char **argv)
 {
 	struct dps_cache_target t = {0};
-	uint64_t ws = 0, nums[5];
+	uint64_t ws = 0, nums[5], turn_ns = 1500000, passes = 8;
+	pid_t pids[MAX_SLOTS];
+	size_t n_slots = 0;
+	char *end;
 	double seconds = 0;
 	int cpu = -1, n_nums = 0, i;
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -198,6 +302,25 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "--ws") && kernel_parse_u64(v, UINT64_C(1) << 34, &ws)) {
 			i++;
 		} else if (!strcmp(argv[i], "--seconds") && v && (seconds = atof(v)) > 0) {
+			i++;
+		} else if (!strcmp(argv[i], "--slots") && v && !n_slots) {
+			/* PID,PID,...: 0 for a turn alone */
+			for (const char *c = v; n_slots < MAX_SLOTS; c = end + 1) {
+				long pid = strtol(c, &end, 10);
+
+				if (end == c || pid < 0 || (*end && *end != ',')) {
+					return usage(argv[0]);
+				}
+				pids[n_slots++] = (pid_t)pid;
+				if (!*end) {
+					break;
+				}
+			}
+			i++;
+		} else if (!strcmp(argv[i], "--turn-ns") &&
+			   kernel_parse_u64(v, UINT64_C(1000000000), &turn_ns)) {
+			i++;
+		} else if (!strcmp(argv[i], "--passes") && kernel_parse_u64(v, 100000, &passes)) {
 			i++;
 		} else if (!strcmp(argv[i], "--cpu") && v && *v >= '0' && *v <= '9') {
 			cpu = atoi(v);
@@ -211,8 +334,12 @@ int main(int argc, char **argv)
 	if (seconds <= 0) {
 		return usage(argv[0]);
 	}
+	if (!n_slots) {
+		pids[n_slots++] = 0;
+	}
 	if (!strcmp(mode, "victim") && ws && !n_nums) {
-		return pin_to_cpu(cpu) ? 1 : run_victim(ws, seconds);
+		return pin_to_cpu(cpu) ? 1
+				       : run_victim(ws, seconds, pids, n_slots, turn_ns, passes);
 	}
 	if (!strcmp(mode, "stub") && n_nums == 5) {
 		t = (struct dps_cache_target){.accesses = nums[0],
