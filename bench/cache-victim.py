@@ -148,7 +148,7 @@ def write_svg(rows, path):
     def y(v):
         return top + height * (hi - v) / span
 
-    s = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top + height + 70}" '
+    s = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top + height + 100}" '
          'font-family="sans-serif" font-size="10">',
          f'<text x="{left}" y="16" font-size="12">Victim slowdown (% of its alone time): '
          'median, whiskers min–max over rounds</text>']
@@ -176,9 +176,9 @@ def write_svg(rows, path):
         s.append(f'<text x="{cx:.1f}" y="{top + height + 12}" text-anchor="end" '
                  f'transform="rotate(-40 {cx:.1f} {top + height + 12})">{label}</text>')
     for j, c in enumerate(CONDS):
-        s.append(f'<rect x="{left + 90 * j}" y="{top + height + 52}" width="10" height="10" '
+        s.append(f'<rect x="{left + 90 * j}" y="{top + height + 82}" width="10" height="10" '
                  f'fill="{COLOURS[c]}"/><text x="{left + 90 * j + 14}" '
-                 f'y="{top + height + 61}">{c}</text>')
+                 f'y="{top + height + 91}">{c}</text>')
     s.append("</svg>")
     with open(path, "w") as f:
         f.write("\n".join(s) + "\n")

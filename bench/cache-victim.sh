@@ -32,7 +32,8 @@
 # Usage: bench/cache-victim.sh [BUILD_DIR]   (default build/dev; about 6 min)
 # Environment: VICTIM_WS, SIZES, KERNELS, ROUNDS (8), TRIAL_SECONDS (2),
 # CPU (1), UNIT_NS (2000000).
-# Writes bench/results/cache-victim.md, cache-victim.tsv (every trial) and cache-victim.svg.
+# Writes bench/results/cache-victim.md, cache-victim.tsv (every trial), cache-victim-figures.tsv
+# (each row's captured figures and the stub's unit) and cache-victim.svg.
 set -euo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -165,6 +166,7 @@ done
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 
 cp "$tsv" "$results/cache-victim.tsv"
+cp "$meta" "$results/cache-victim-figures.tsv"
 python3 "$src/bench/cache-victim.py" --trials "$tsv" --meta "$meta" \
     --md "$results/cache-victim.md" --svg "$results/cache-victim.svg" \
     --info "date=$date_start" --info "load_start=$load_start" --info "load_end=$load_end" \
