@@ -168,18 +168,18 @@ static int run_victim(uint64_t ws, double seconds, const pid_t *pids, size_t n_s
 	for (size_t i = 0; i < n_slots; i++) {
 		per_access[i] = malloc(max_turns * sizeof(double));
 		if (!per_access[i]) {
-			goto end;
+			goto free_turns;
 		}
 		if (pids[i] > 0 && kill(pids[i], SIGSTOP)) {
 			fprintf(stderr, "Cannot stop the co-runner: pid=%d, errno=%d\n",
 				(int)pids[i], errno);
-			goto end;
+			goto free_turns;
 		}
 	}
 	if (!lines) {
 		fprintf(stderr, "Cannot allocate the victim's working set: bytes=%" PRIu64 "\n",
 			ws);
-		goto end;
+		goto free_turns;
 	}
 	for (size_t i = 0; i < n_slots; i++) {
 		order[i] = i;
@@ -226,7 +226,7 @@ static int run_victim(uint64_t ws, double seconds, const pid_t *pids, size_t n_s
 	}
 	printf("\n");
 	ret = 0;
-end:
+free_turns:
 	for (size_t i = 0; i < n_slots; i++) {
 		if (pids[i] > 0) {
 			kill(pids[i], SIGCONT); /* left running: the caller ends them */
