@@ -17,8 +17,11 @@
 # (dps_cache_play) under the same capture, DPS_CACHE_GEOMETRY telling it the geometry simulated;
 # its kernel's D1 and LL misses beside the original's, with the error per level.
 #
+# The co-running victim (doc/cache.md, "Checked by a co-running victim", issue 28's check (b)):
+# bench/cache-victim.sh, run last (about 12 min more; DPS_BENCH_CACHE_VICTIM=0 leaves it out).
+#
 # Usage: bench/cache.sh [BUILD_DIR]     (default: build/dev; configured if missing)
-# Writes bench/results/cache.md.
+# Writes bench/results/cache.md, and cache-victim.md, .tsv and .svg.
 set -euo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -134,3 +137,6 @@ done
     printf '%s\n' "${stub_rows[@]}"
 } >"$out"
 echo "cache.sh: wrote $out" >&2
+if [ "${DPS_BENCH_CACHE_VICTIM:-1}" != 0 ]; then
+    "$src/bench/cache-victim.sh" "$build"
+fi

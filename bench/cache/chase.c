@@ -26,7 +26,7 @@ int main(int argc, char **argv)
 	struct node *nodes, *end;
 	size_t *order;
 	size_t n;
-	uint64_t rng = 0x9e3779b97f4a7c15u;
+	uint64_t rng = 0x9e3779b97f4a7c15u, cpu_ns;
 	int ret = kernel_parse_args(argc, argv, "chases pointers in a random order", &args);
 
 	if (ret) {
@@ -57,9 +57,11 @@ int main(int argc, char **argv)
 		nodes[i].pad[0] = i;
 	}
 	free(order);
+	cpu_ns = kernel_cpu_ns();
 	end = kernel_chase(&nodes[0], args.reps * n);
-	printf("chase ws=%" PRIu64 " reps=%" PRIu64 " check=%" PRIu64 "\n", args.ws_bytes,
-	       args.reps, end->pad[0]);
+	cpu_ns = kernel_cpu_ns() - cpu_ns;
+	printf("chase ws=%" PRIu64 " reps=%" PRIu64 " check=%" PRIu64 " cpu_ns=%" PRIu64 "\n",
+	       args.ws_bytes, args.reps, end->pad[0], cpu_ns);
 	free(nodes);
 	return 0;
 }

@@ -43,7 +43,7 @@ int main(int argc, char **argv)
 	struct kernel_args args;
 	struct slot *t;
 	size_t slots = 1, mask;
-	uint64_t keys;
+	uint64_t keys, check, cpu_ns;
 	int ret = kernel_parse_args(argc, argv, "looks up random keys in a hash table", &args);
 
 	if (ret) {
@@ -70,8 +70,12 @@ int main(int argc, char **argv)
 		t[s].key = key;
 		t[s].value = k;
 	}
-	printf("hash ws=%" PRIu64 " slots=%zu reps=%" PRIu64 " check=%" PRIu64 "\n", args.ws_bytes,
-	       slots, args.reps, kernel_hash(t, mask, keys, args.reps * keys));
+	cpu_ns = kernel_cpu_ns();
+	check = kernel_hash(t, mask, keys, args.reps * keys);
+	cpu_ns = kernel_cpu_ns() - cpu_ns;
+	printf("hash ws=%" PRIu64 " slots=%zu reps=%" PRIu64 " check=%" PRIu64 " cpu_ns=%" PRIu64
+	       "\n",
+	       args.ws_bytes, slots, args.reps, check, cpu_ns);
 	free(t);
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct kernel_args {
 	uint64_t ws_bytes; /* --ws: the working set */
@@ -63,6 +64,16 @@ static inline int kernel_parse_args(int argc, char **argv, const char *what, str
 		}
 	}
 	return 0;
+}
+
+/* The calling thread's CPU time in ns: each kernel prints its own as cpu_ns=, which
+ * bench/cache-victim.sh reads to give the cache stub the kernel's CPU time per figure. */
+static inline uint64_t kernel_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* A small fast generator (xorshift64*) for the random orders: the same sequence every run, so

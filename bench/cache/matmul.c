@@ -44,7 +44,8 @@ __attribute__((noinline)) static double kernel_matmul(const double *a, const dou
 int main(int argc, char **argv)
 {
 	struct kernel_args args;
-	double *a, *b, *c;
+	double *a, *b, *c, check;
+	uint64_t cpu_ns;
 	size_t n;
 	int ret =
 	    kernel_parse_args(argc, argv, "multiplies matrices in tiles (--reps tiles)", &args);
@@ -68,8 +69,11 @@ int main(int argc, char **argv)
 		a[i] = (double)(i % 7);
 		b[i] = (double)(i % 5);
 	}
-	printf("matmul ws=%" PRIu64 " n=%zu tiles=%" PRIu64 " check=%.0f\n", args.ws_bytes, n,
-	       args.reps, kernel_matmul(a, b, c, n, args.reps));
+	cpu_ns = kernel_cpu_ns();
+	check = kernel_matmul(a, b, c, n, args.reps);
+	cpu_ns = kernel_cpu_ns() - cpu_ns;
+	printf("matmul ws=%" PRIu64 " n=%zu tiles=%" PRIu64 " check=%.0f cpu_ns=%" PRIu64 "\n",
+	       args.ws_bytes, n, args.reps, check, cpu_ns);
 	free(a);
 	free(b);
 	free(c);

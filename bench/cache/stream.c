@@ -24,6 +24,7 @@ int main(int argc, char **argv)
 	struct kernel_args args;
 	uint64_t *a;
 	size_t n;
+	uint64_t check, cpu_ns;
 	int ret = kernel_parse_args(argc, argv, "streams over an array (read and write)", &args);
 
 	if (ret) {
@@ -39,8 +40,11 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		a[i] = i;
 	}
-	printf("stream ws=%" PRIu64 " reps=%" PRIu64 " check=%" PRIu64 "\n", args.ws_bytes,
-	       args.reps, kernel_stream(a, n, args.reps));
+	cpu_ns = kernel_cpu_ns();
+	check = kernel_stream(a, n, args.reps);
+	cpu_ns = kernel_cpu_ns() - cpu_ns;
+	printf("stream ws=%" PRIu64 " reps=%" PRIu64 " check=%" PRIu64 " cpu_ns=%" PRIu64 "\n",
+	       args.ws_bytes, args.reps, check, cpu_ns);
 	free(a);
 	return 0;
 }
