@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Builds the libFuzzer targets (the fuzz preset: clang, ASan+UBSan) and runs each for SECONDS
-# (default 30), one after the other. doc/testing.md says what each target feeds.
+# (default 30), as many at once as there are cores (DPS_FUZZ_JOBS). doc/testing.md says what
+# each target feeds.
 #   tests/fuzz/run.sh [SECONDS] [TARGET...]     targets: actset manifest calfile record-info
 #                                               analyzer-core streams ssf-decode profile
 #                                               cachegrind cache-result
@@ -63,22 +64,33 @@ else
     cmake --build "$build" --target dps-fuzz -j2 >/dev/null
 fi
 
-failed=0
+# Two targets at a time on two cores (DPS_FUZZ_JOBS, default the number of cores): each has a
+# core of its own for its SECONDS, as when they ran one after the other, in half the time.
+jobs=${DPS_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+case "$jobs" in
+'' | *[!0-9]* | 0)
+    echo "run.sh: expected DPS_FUZZ_JOBS as a positive whole number, got '$jobs'" >&2
+    exit 2
+    ;;
+esac
 # The harnesses write each input to a file: on tmpfs (/dev/shm) when there is one, since on a
 # disk file system rewriting a file flushes it (ext4's auto_da_alloc), 50 times slower.
 tmp=$(mktemp -d /dev/shm/dps-fuzz-XXXXXX 2>/dev/null || mktemp -d "$work/tmp-XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-printf '%-14s %10s %8s %8s %s\n' target execs cov ft result
-for t in "${targets[@]}"; do
-    corpus=$work/corpus/$t
-    artifacts=$work/artifacts/$t
-    log=$work/$t.log
-    mkdir -p "$corpus" "$artifacts"
-    seeds=()
+# A run stopped (ctest's timeout, ^C) stops its fuzzers too.
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# fuzz_one TARGET: runs it for SECONDS and writes its line of the table (and, when it failed,
+# where the reproducer is) to $tmp/TARGET.result; its exit status in $tmp/TARGET.rc.
+fuzz_one() {
+    local t=$1 corpus=$work/corpus/$1 artifacts=$work/artifacts/$1 log=$work/$1.log
+    local rc=0 execs cov ft result unit
+    local seeds=()
+    mkdir -p "$corpus" "$artifacts" "$tmp/$t"
     [ -d "$src/tests/fuzz/corpus/$t" ] && seeds=("$src/tests/fuzz/corpus/$t")
-    rc=0
     # -error_exitcode=1: libFuzzer's default (77) would read as a skip to ctest.
-    TMPDIR=$tmp "$build/tests/fuzz/fuzz-$t" -max_total_time="$secs" -max_len="$(max_len "$t")" \
+    TMPDIR=$tmp/$t "$build/tests/fuzz/fuzz-$t" -max_total_time="$secs" -max_len="$(max_len "$t")" \
         -timeout=10 -rss_limit_mb=2048 -error_exitcode=1 -timeout_exitcode=1 \
         -print_final_stats=1 -artifact_prefix="$artifacts/" \
         "$corpus" "${seeds[@]}" >"$log" 2>&1 || rc=$?
@@ -88,14 +100,39 @@ for t in "${targets[@]}"; do
     if [ "$rc" = 0 ]; then
         result="ok ($secs s)"
     else
-        failed=1
         unit=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
         result="FAILED (exit $rc): reproducer ${unit:-none written}; log $log"
     fi
-    printf '%-14s %10s %8s %8s %s\n' "$t" "${execs:-?}" "${cov:-?}" "${ft:-?}" "$result"
-    if [ "$rc" != 0 ]; then
-        grep -m 3 -E 'ERROR: |runtime error:|^==[0-9]+==' "$log" | sed 's/^/    /' || true
-        echo "    reproduce: $build/tests/fuzz/fuzz-$t ${unit:-INPUT}"
+    {
+        printf '%-14s %10s %8s %8s %s\n' "$t" "${execs:-?}" "${cov:-?}" "${ft:-?}" "$result"
+        if [ "$rc" != 0 ]; then
+            grep -m 3 -E 'ERROR: |runtime error:|^==[0-9]+==' "$log" | sed 's/^/    /' || true
+            echo "    reproduce: $build/tests/fuzz/fuzz-$t ${unit:-INPUT}"
+        fi
+    } >"$tmp/$t.result"
+    echo "$rc" >"$tmp/$t.rc"
+}
+
+running=0
+for t in "${targets[@]}"; do
+    if [ "$running" -ge "$jobs" ]; then
+        wait -n || true
+        running=$((running - 1))
     fi
+    fuzz_one "$t" &
+    running=$((running + 1))
+done
+wait
+
+# The table in the targets' order; a target that left no status (its shell killed) failed.
+failed=0
+printf '%-14s %10s %8s %8s %s\n' target execs cov ft result
+for t in "${targets[@]}"; do
+    if [ -s "$tmp/$t.result" ]; then
+        cat "$tmp/$t.result"
+    else
+        printf '%-14s %10s %8s %8s %s\n' "$t" ? ? ? "FAILED: no result (log $work/$t.log)"
+    fi
+    [ "$(cat "$tmp/$t.rc" 2>/dev/null)" = 0 ] || failed=1
 done
 exit "$failed"
