@@ -21,6 +21,9 @@
 
 /* URL fragment for the next make_report ("#selftest" runs the page's interaction self-test) */
 static const char *url_fragment = "";
+/* The next make_report writes the file only: a test that checks what the file holds, not what
+ * its script draws, costs no Chromium start (3 s of CPU on the test VM). */
+static bool file_only;
 
 struct report {
 	char *dir;  /* g_free: the report's directory (dps_test_mkdtemp) */
@@ -59,6 +62,11 @@ static struct report make_report(const char *fmt, ...)
 	r.html = dps_test_read_file(cmd, &r.html_len);
 	cr_assert_not_null(r.html);
 	free(cmd);
+	if (file_only) {
+		free(args);
+		free(sets);
+		return r;
+	}
 	cr_assert_gt(asprintf(&cmd,
 			      "timeout 180 chromium " CHROMIUM_FLAGS
 			      " --user-data-dir=%s/profile --dump-dom file://%s/r.html%s",
@@ -155,7 +163,11 @@ Test(compare_report, memory_curves_are_drawn_when_present, .timeout = 240)
 
 Test(compare_report, no_memory_section_without_samples, .timeout = 240)
 {
-	struct report r = make_report("base base");
+	struct report r;
+
+	file_only = true;
+	r = make_report("base base");
+	file_only = false;
 
 	cr_expect_null(strstr(r.html, "id=\"memory\""));
 	report_fini(&r);
