@@ -24,6 +24,7 @@ Times are compared exactly (decimal), as written.
 """
 import argparse
 import bisect
+import itertools
 import json
 import sys
 from collections import defaultdict
@@ -130,13 +131,22 @@ def check_slices(ck, slices):
             stack.append((ts, end, i))
 
 
-def binds(sl, ts, enclosing):
-    """Whether a flow event at ts on a track with slices sl (sorted by ts) has its slice."""
-    starts = [s[0] for s in sl]
+class Track:
+    """A track's slices sorted by start, with what binds() asks of them made once: their
+    starts, and the latest end among the first k slices (a flow event inside any slice that
+    starts at or before it). Once a list and a scan per flow event: 10 s on 8,000 threads."""
+
+    def __init__(self, sl):
+        self.starts = [s[0] for s in sl]
+        self.max_end = list(itertools.accumulate((s[1] for s in sl), max))
+
+
+def binds(track, ts, enclosing):
+    """Whether a flow event at ts on a track (a Track) has its slice."""
     if enclosing:
-        k = bisect.bisect_right(starts, ts)
-        return any(sl[j][1] >= ts for j in range(k))
-    return bisect.bisect_left(starts, ts) < len(sl)
+        k = bisect.bisect_right(track.starts, ts)
+        return k > 0 and track.max_end[k - 1] >= ts
+    return bisect.bisect_left(track.starts, ts) < len(track.starts)
 
 
 def check(path, opts):
@@ -194,7 +204,7 @@ def check(path, opts):
         for a, b in zip(pts, pts[1:]):
             if b[0] <= a[0]:
                 ck.bad(f"event #{b[1]}", f"C {key}: ts {b[0]} not after {a[0]} (event #{a[1]})")
-    sorted_slices = {t: sorted(sl) for t, sl in slices.items()}
+    tracks = {t: Track(sorted(sl)) for t, sl in slices.items()}
     for key, fl in flows.items():
         if len(fl["s"]) != 1 or len(fl["f"]) != 1:
             where = fl["s"][0][1] if fl["s"] else fl["f"][0][1]
@@ -206,8 +216,8 @@ def check(path, opts):
             ck.bad(f"event #{fi}", f"flow {key}: finishes at {f['ts']}, before its start "
                    f"{s['ts']}")
         for ev, i, enclosing in ((s, si, True), (f, fi, f.get("bp") == "e")):
-            sl = sorted_slices.get((ev["pid"], ev["tid"]), [])
-            if not binds(sl, ev["ts"], enclosing):
+            tr = tracks.get((ev["pid"], ev["tid"]), Track([]))
+            if not binds(tr, ev["ts"], enclosing):
                 ck.bad(f"event #{i}", f"flow {key}: no slice of track "
                        f"{(ev['pid'], ev['tid'])} to bind to at {ev['ts']}")
     for pid in sorted({t[0] for t in used_tracks} - named_pids):

@@ -282,6 +282,15 @@ static const char *const broken[][2] = {
      "{\"ph\":\"s\",\"pid\":1,\"tid\":1,\"name\":\"w\",\"cat\":\"c\",\"ts\":5,\"id\":1},"
      "{\"ph\":\"f\",\"pid\":1,\"tid\":2,\"name\":\"w\",\"cat\":\"c\",\"ts\":6,\"id\":1,"
      "\"bp\":\"e\"}]}"},
+    {"a flow start between two slices of its track",
+     "{\"traceEvents\":["
+     "{\"ph\":\"M\",\"pid\":1,\"tid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"p\"}},"
+     "{\"ph\":\"M\",\"pid\":1,\"tid\":1,\"name\":\"thread_name\",\"args\":{\"name\":\"t\"}},"
+     "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"run\",\"ts\":0,\"dur\":10},"
+     "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"run\",\"ts\":20,\"dur\":10},"
+     "{\"ph\":\"s\",\"pid\":1,\"tid\":1,\"name\":\"w\",\"cat\":\"c\",\"ts\":15,\"id\":1},"
+     "{\"ph\":\"f\",\"pid\":1,\"tid\":1,\"name\":\"w\",\"cat\":\"c\",\"ts\":25,\"id\":1,"
+     "\"bp\":\"e\"}]}"},
     {"a counter going back in time",
      "{\"traceEvents\":["
      "{\"ph\":\"M\",\"pid\":1,\"tid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"p\"}},"
