@@ -782,11 +782,8 @@ int analyzer_groups_plan(const char *const *paths, size_t n_paths, size_t jobs,
 	/* the pid: a run killed with its guardian leaves the views to the next (guard.h) */
 	dps_guard_sweep_dir(views_base(), "dps-decode-");
 	plan->root = g_strdup_printf("%s/dps-decode-%d-XXXXXX", views_base(), (int)getpid());
-	dps_out_hold_signals(&old_mask); /* made and registered as one step */
-	made = mkdtemp(plan->root) != NULL;
-	if (made) {
-		dps_out_register_temp(plan->root);
-	}
+	dps_out_hold_signals(&old_mask); /* registered, then made */
+	made = dps_out_make_temp(plan->root, true, 0700) == 0;
 	dps_out_release_signals(&old_mask);
 	if (!made) {
 		g_free(plan->root);

@@ -154,13 +154,12 @@ static void block_signals(sigset_t *old)
 	sigprocmask(SIG_BLOCK, &set, old);
 }
 
-/* Makes path removed on a terminating signal. A path too long for the registry is only not
- * cleaned up on a signal; the normal paths still remove it. */
-static void register_temp(const char *path)
+/* Makes path removed on a terminating signal (this process's handler). A path too long for
+ * the registry is only not cleaned up on a signal; the normal paths still remove it. */
+static void register_local(const char *path)
 {
 	sigset_t old;
 
-	dps_guard_path(path); /* removed even after a SIGKILL */
 	if (strlen(path) >= PATH_MAX) {
 		return;
 	}
@@ -189,6 +188,48 @@ static void register_temp(const char *path)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
+/*
+ * Creates tmpl, whose last six characters (XXXXXX) it replaces, as a directory (dir: mode) or
+ * an empty file (0600), registered as a temporary. The name goes to the guardian before it
+ * exists: registered after, a SIGKILL in between left it behind (the guardian's first start
+ * forks twice, tens of ms in an ASan build: the interruption test once killed a replay there).
+ * A name registered and never made costs the guardian one lstat. Returns the file's descriptor
+ * (0 for a directory), or -1 (errno) with nothing made or registered.
+ */
+static int make_temp(char *tmpl, bool dir, mode_t mode)
+{
+	static const char chars[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	size_t len = strlen(tmpl);
+
+	if (len < 6 || strcmp(tmpl + len - 6, "XXXXXX")) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (int tries = 0; tries < 100; tries++) {
+		int fd, err;
+
+		for (size_t i = len - 6; i < len; i++) {
+			tmpl[i] = chars[g_random_int_range(0, (gint32)sizeof(chars) - 1)];
+		}
+		dps_guard_path(tmpl);
+		fd = dir ? mkdir(tmpl, mode)
+			 : open(tmpl, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			register_local(tmpl);
+			return fd;
+		}
+		err = errno;
+		dps_guard_release_path(tmpl);
+		if (err != EEXIST) {
+			errno = err;
+			return -1;
+		}
+	}
+	errno = EEXIST;
+	return -1;
+}
+
 static void unregister_temp(const char *path)
 {
 	sigset_t old;
@@ -213,22 +254,30 @@ static void unregister_temp(const char *path)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-void dps_out_register_temp(const char *path)
+int dps_out_make_temp(char *tmpl, bool dir, mode_t mode)
 {
-	register_temp(path);
+	return make_temp(tmpl, dir, mode);
 }
 
 char *dps_out_make_tmp_dir(const char *prefix, GError **error)
 {
 	sigset_t old;
-	char *dir;
+	char *name = g_strdup_printf("%s%d-XXXXXX", prefix, (int)getpid());
+	char *dir = g_build_filename(g_get_tmp_dir(), name, NULL);
+	int made, err;
 
+	g_free(name);
+	dps_guard_sweep_dir(g_get_tmp_dir(), prefix);
 	block_signals(&old);
-	dir = dps_guard_make_tmp(prefix, error);
-	if (dir) {
-		register_temp(dir);
-	}
+	made = make_temp(dir, true, 0700);
+	err = errno;
 	dps_out_release_signals(&old);
+	if (made < 0) {
+		g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(err),
+			    "cannot create a directory like %s: %s", dir, g_strerror(err));
+		g_free(dir);
+		return NULL;
+	}
 	return dir;
 }
 
@@ -333,10 +382,7 @@ int dps_out_file_open(struct dps_out_file *of, const char *path, struct dps_diag
 	of->tmp = temp_name(of->path);
 	/* Created and registered with the signals held off: a SIGINT in between would leave it. */
 	dps_out_hold_signals(&old_mask);
-	fd = g_mkstemp_full(of->tmp, O_RDWR | O_CLOEXEC, 0600);
-	if (fd >= 0) {
-		register_temp(of->tmp);
-	}
+	fd = make_temp(of->tmp, false, 0);
 	dps_out_release_signals(&old_mask);
 	if (fd < 0) {
 		dps_diag_setf(diag, "cannot create a temporary file beside \"%s\": errno=%d (%s)",
@@ -534,10 +580,7 @@ int dps_out_dir_begin(struct dps_out_dir *od, const char *path, dps_out_dir_ours
 	od->tmp = temp_name(od->path);
 	/* Created and registered with the signals held off: a SIGINT in between would leave it. */
 	dps_out_hold_signals(&old_mask);
-	made = g_mkdtemp_full(od->tmp, 0700) != NULL;
-	if (made) {
-		register_temp(od->tmp);
-	}
+	made = make_temp(od->tmp, true, 0700) == 0;
 	dps_out_release_signals(&old_mask);
 	if (!made) {
 		dps_diag_setf(diag, "cannot create \"%s\": errno=%d (%s)", od->path, errno,

@@ -106,19 +106,23 @@ int dps_out_remove_tree(const char *path);
 uint64_t dps_out_tree_bytes(const char *path);
 
 /*
- * Another temporary of the process (a file or a tree), removed like the ones above on SIGINT,
- * SIGTERM or SIGHUP until unregistered (the caller removes it otherwise). A registry full or a
- * path too long: only not removed on a signal.
+ * Another temporary of the process: tmpl, whose last six characters (XXXXXX) are replaced,
+ * made a directory (dir: with mode) or an empty file (0600; returns its descriptor; 0 for a
+ * directory), or -1 (errno) with nothing made. It is removed like the ones above on SIGINT,
+ * SIGTERM or SIGHUP until unregistered (the caller removes it otherwise), and by the guardian
+ * after a SIGKILL: its name is registered there before it exists, so no moment leaves it. A
+ * registry full or a path too long: only not removed on a signal. Call it with the signals
+ * held (dps_out_hold_signals).
  */
-void dps_out_register_temp(const char *path);
+int dps_out_make_temp(char *tmpl, bool dir, mode_t mode);
 void dps_out_unregister_temp(const char *path);
 /*
  * Hold SIGINT, SIGTERM and SIGHUP off from before a temporary is created until it is
  * registered, or a signal in between leaves it behind; release restores *old (and errno).
  */
 void dps_out_hold_signals(sigset_t *old);
-/* A new directory $TMPDIR/PREFIX<pid>-XXXXXX (dps_guard_make_tmp), registered as a temporary
- * in the same step; NULL with *error set. */
+/* A new directory $TMPDIR/PREFIX<pid>-XXXXXX, after the sweep of those whose owner is gone
+ * (dps_guard_sweep_dir), registered as a temporary before it is made; NULL with *error set. */
 char *dps_out_make_tmp_dir(const char *prefix, GError **error);
 void dps_out_release_signals(const sigset_t *old);
 

@@ -275,10 +275,14 @@ static void start_guardian(void)
 	if (mid == 0) {
 		int null;
 
+		/* The new session before the second fork: when the owner's wait for this middle
+		 * process returns, the guardian is out of the owner's process group already. Made
+		 * after the fork, a SIGKILL to the group (a terminal's, a test's) that came before
+		 * the guardian ran could kill it with its owner, and what it held was left. */
+		setsid();
 		if (fork() != 0) {
 			_exit(0);
 		}
-		setsid();
 		for (int s = 1; s < NSIG; s++) {
 			if (s != SIGKILL && s != SIGSTOP && s != SIGCHLD) {
 				signal(s, s == SIGSEGV || s == SIGABRT || s == SIGBUS ? SIG_DFL
@@ -431,17 +435,6 @@ static size_t sweep(const char *dir, const char *prefix, const char *what)
 size_t dps_guard_sweep_dir(const char *dir, const char *prefix)
 {
 	return sweep(dir, prefix, "");
-}
-
-char *dps_guard_make_tmp(const char *prefix, GError **error)
-{
-	char *tmpl = g_strdup_printf("%s%d-XXXXXX", prefix, (int)getpid());
-	char *dir;
-
-	sweep(g_get_tmp_dir(), prefix, "");
-	dir = g_dir_make_tmp(tmpl, error);
-	g_free(tmpl);
-	return dir;
 }
 
 size_t dps_guard_sweep_temps(const char *target)

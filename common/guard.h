@@ -54,10 +54,6 @@ bool dps_guard_owner_gone(pid_t pid);
  * Returns how many were removed. */
 size_t dps_guard_sweep_dir(const char *dir, const char *prefix);
 
-/* A new directory PREFIX + "PID-XXXXXX" in the temporary directory (g_dir_make_tmp), after
- * the sweep of those whose owner is gone. Returns it (g_free) or NULL and *error. */
-char *dps_guard_make_tmp(const char *prefix, GError **error);
-
 /* Removes, in the directory of target, the temporaries .BASE.tmp-PID-* of target whose owner is
  * gone; says each on stderr. Returns how many. */
 size_t dps_guard_sweep_temps(const char *target);

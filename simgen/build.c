@@ -417,11 +417,17 @@ static char *make_work_dir(const char *output)
 	g_free(parent);
 	if (asprintf(&dir, "%.*s.dps-build-%d-XXXXXX", dir_len, output, (int)getpid()) < 0) {
 		dir = NULL;
-	} else if (!mkdtemp(dir)) {
-		free(dir);
-		dir = NULL;
 	} else {
-		dps_out_register_temp(dir);
+		sigset_t old;
+		int made;
+
+		dps_out_hold_signals(&old); /* registered, then made */
+		made = dps_out_make_temp(dir, true, 0700);
+		dps_out_release_signals(&old);
+		if (made < 0) {
+			free(dir);
+			dir = NULL;
+		}
 	}
 	return dir;
 }
