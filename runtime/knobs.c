@@ -30,7 +30,8 @@ static const size_t field_offset[DPS_KNOB_COUNT] = {
 #define FIELD(k, id, type) ((type *)((char *)(k) + field_offset[id]))
 #define CFIELD(k, id, type) ((const type *)((const char *)(k) + field_offset[id]))
 
-static void say(char *err, size_t errlen, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void say(char *err, size_t errlen, const char *fmt,
+						      ...)
 {
 	va_list ap;
 
@@ -339,8 +340,9 @@ char **dps_knobs_to_argv(const struct dps_knobs *k, unsigned all_of, size_t *arg
 										      : "curve");
 			break;
 		case DPS_KNOB_SHAPE_PATH:
-			ok = !*CFIELD(k, i, const char *) ||
-			     (push(&v, &n, opt) && push(&v, &n, *CFIELD(k, i, const char *)));
+			/* CFIELD's own const makes the field's const char * */
+			ok = !*CFIELD(k, i, char *) ||
+			     (push(&v, &n, opt) && push(&v, &n, *CFIELD(k, i, char *)));
 			break;
 		case DPS_KNOB_SHAPE_SCALE:
 			format_number(*CFIELD(k, i, double), val, sizeof(val));
