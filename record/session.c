@@ -149,12 +149,22 @@ enum dps_status dps_record__setup_session(struct recording *r)
 		    r->session, "-c",
 		    "dps",	"lttng_ust_statedump:*,lttng_ust_dl:*,lttng_ust_lib:*",
 		    NULL};
+		char vuid[32];
+		const char *track[] = {"lttng", "track", "-u", "-s", r->session, vuid, NULL};
 		const char *mem_ctx[] = {"lttng", "add-context", "-u", "-s", r->session,
 					 "-c",	  "dps",	 "-t", "ip", NULL};
 
+		snprintf(vuid, sizeof(vuid), "--vuid=%ld", (long)getuid());
 		rc = lttng(r, "creating the UST channel", chan);
 		rc = rc ? rc : lttng(r, "enabling the UST events", ev);
 		rc = rc ? rc : lttng(r, "adding the vtid/vpid/procname contexts", ctx);
+		/* Only this user's processes: the session daemon of root records the programs of
+		 * every user that load lttng-ust, and another user's events with dps's probes (a
+		 * stub or `dps run` of that user's) came as a second trace, ust/uid/UID, which
+		 * babeltrace2 refused to read with the first ("UUIDs don't match"). The recorded
+		 * command runs as this user; one that changes its user is left out from then on
+		 * (doc/record.md). */
+		rc = rc ? rc : lttng(r, "keeping the UST channel to this user's processes", track);
 		if (r->opts->memory) {
 			rc = rc ? rc : lttng(r, "enabling the UST statedump events", mem_ev);
 			rc = rc ? rc : lttng(r, "adding the ip context", mem_ctx);
