@@ -167,6 +167,15 @@ static void destroy_session(const char *name, GString *said)
 	char *out = NULL;
 	int rc = destroy_with_timeout(name, &out);
 
+	if (rc != 0 && rc != 124) {
+		/* No such session (yet): the owner was killed while `lttng create` ran, and the
+		 * session daemon may still be making it. Once more, a moment later; a session
+		 * that never was costs this 0.3 s. */
+		free(out);
+		out = NULL;
+		g_usleep(300000);
+		rc = destroy_with_timeout(name, &out);
+	}
 	if (rc == 0) {
 		g_string_append_printf(said, "%sdestroyed LTTng session %s", said->len ? ", " : "",
 				       name);

@@ -105,12 +105,16 @@ enum dps_status dps_record__setup_session(struct recording *r)
 
 		/* sessions of a dps killed with its guardian (common/guard.h) */
 		dps_guard_sweep_sessions();
+		/* Named to the guardian before it is made: named after, a SIGKILL while the
+		 * guardian started (its first name; two forks) left the session (the interruption
+		 * campaign, 0.19 s into a recording). */
+		dps_guard_session(r->session);
 		rc = lttng(r, "creating the LTTng session", argv);
 		if (rc) {
+			dps_guard_release_session(r->session);
 			return rc;
 		}
 		r->session_created = true;
-		dps_guard_session(r->session);
 	}
 	if (r->opts->ust) {
 		const char *chan[] = {"lttng",
