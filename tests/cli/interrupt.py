@@ -13,9 +13,14 @@ test's directory).
 Then the case a guardian cannot cover: dps and its guardian killed together. The next dps command
 must remove what they left (the session, the temporaries) and say so.
 
-Usage: interrupt.py [--points N] DPS SOURCE_DIR WORK_DIR
+Usage: interrupt.py [--points N] [--part signals|guardian] DPS SOURCE_DIR WORK_DIR
   --points N   random points per command and signal (default 2: the campaign, ctest's
                interruptions-campaign, label long; ctest's interruptions takes 1)
+  --part P     only the interruptions (signals) or only the guardian cases (default both).
+               The guardian cases need no other dps recording beside them: the next dps
+               command's sweep is what they check, and another test's dps record sweeps the
+               same session daemon (it once removed the case's session, saying so in its own
+               output); ctest runs them under the lock lttng, the signals beside the others.
 
 With one point, replay is given a quick calibration made once (its own calibration, 3-4 s of
 every replay, is the campaign's to interrupt): the quick run takes half the time.
@@ -31,8 +36,15 @@ import time
 
 ARGS = sys.argv[1:]
 POINTS = 2
-if ARGS[:1] == ["--points"]:
-    POINTS, ARGS = int(ARGS[1]), ARGS[2:]
+PART = None
+while ARGS[:1] in (["--points"], ["--part"]):
+    if ARGS[0] == "--points":
+        POINTS = int(ARGS[1])
+    elif ARGS[1] in ("signals", "guardian"):
+        PART = ARGS[1]
+    else:
+        sys.exit(f"interrupt.py: --part {ARGS[1]}: expected signals or guardian")
+    ARGS = ARGS[2:]
 DPS, SRC, WORK = ARGS[0], ARGS[1], os.path.abspath(ARGS[2])
 SEED = int(os.environ.get("DPS_INTERRUPT_SEED", "26"))
 TEMP = re.compile(r"^(\..*\.tmp-\d+-|\.dps-build-|dps-decode-|dps-whatif-)")
@@ -310,13 +322,15 @@ def main():
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     cmds = commands(calibration)
     hows = ["SIGINT to the group", "SIGTERM", "SIGKILL", "SIGKILL to the group"]
-    for name, argv in cmds.items():
+    for name, argv in (cmds.items() if PART != "guardian" else ()):
         d = duration(argv)
         print(f"{name}: {d:.1f} s uninterrupted", flush=True)
         for how in hows:
             for _ in range(POINTS):
                 interrupt(name, argv, how, rnd.uniform(0.1, max(0.2, d * 0.9)),
                           sessions_before)
+    if PART == "signals":
+        return finish()
     swept = False
     for delay in (3.0, 5.0):
         if killed_with_guardian([DPS, "record", "-o", "rec", "--", "sleep", "6"], delay,
@@ -328,6 +342,10 @@ def main():
     if not any(analyze_killed_with_guardian(cmds["analyze"], sessions_before)
                for _ in range(5)):
         failures.append("the analyze guardian case never caught its temporaries")
+    return finish()
+
+
+def finish():
     clean_work()
     if failures:
         print(f"\n{len(failures)} failure(s) (seed {SEED}, {POINTS} point(s) each):")
