@@ -311,16 +311,18 @@ Test(prims_live, workers_sharing_an_atomic_counter_make_whatif_unclear)
 }
 
 /* The same with dps_pool_take: a task queue, in which worker1 at 4x takes fewer items, so it
- * is asked for well less than 4 times what it is asked for at 1x (where the play shares the
- * items out afresh). Not against the recording: a busy machine that starved worker1 while it
- * was recorded leaves it few items (once 44.6 of 160 ms), and 4 times those is close to what
- * the task queue gives it at 4x (about 4/5 of the 160 ms). */
+ * is asked for less than 4 times what it is asked for at 1x (where the play shares the items
+ * out afresh). A static split asks for exactly 4 times, in every play. Not against the
+ * recording: a busy machine that starved worker1 while it was recorded leaves it few items
+ * (once 44.6 of 160 ms), and 4 times those is close to what the task queue gives it at 4x
+ * (about 4/5 of the 160 ms). */
 Test(prims_live, an_annotated_pool_is_a_task_queue)
 {
 	struct dps_actset *set = record("pool", "--sync", "analyzer-prims-prog", "pool", NULL);
 	const struct dps_actset_thread *w1 = named(set, "worker1");
 	const struct dps_actset_object *q = NULL;
-	double at1, at4;
+	double at1 = 0, at4 = 0;
+	int tries = 0;
 
 	/* (mutexes too: the libraries' own, lttng-ust's registration) */
 	for (size_t i = 0; i < set->n_objects; i++) {
@@ -332,10 +334,16 @@ Test(prims_live, an_annotated_pool_is_a_task_queue)
 	 * play (once 481.6 ms beside other tests against a wall bound of 289.4 ms). In wall mode:
 	 * in cpu mode a busy core that starves worker0 for a while hands worker1 more items
 	 * (beside a CPU hog worker1 at 4x was asked for 96 to 253 ms; in wall mode 100 to 153 ms;
-	 * 128 ms on a quiet machine in both modes). */
-	at1 = play_column("pool", "wall", w1->id, "1", w1->id, 3);
-	at4 = play_column("pool", "wall", w1->id, "4", w1->id, 3);
-	cr_assert_lt(at4, 0.75 * 4 * at1, "worker1 was asked for %.3f ms at 4x, %.3f ms at 1x", at4,
-		     at1);
+	 * 128 ms on a quiet machine in both modes). A busy core can starve worker1 at 1x and
+	 * worker0 at 4x in the same pair of plays (60.4 and 193.6 ms: 0.80 of 4 times, CI's
+	 * rehearsal beside a busy loop), so up to three pairs are played, and one pair well
+	 * under 4 times is the answer: a static split gives 4 times in each. */
+	do {
+		at1 = play_column("pool", "wall", w1->id, "1", w1->id, 3);
+		at4 = play_column("pool", "wall", w1->id, "4", w1->id, 3);
+	} while (at4 >= 0.9 * 4 * at1 && ++tries < 3);
+	cr_assert_lt(at4, 0.9 * 4 * at1,
+		     "worker1 was asked for %.3f ms at 4x, %.3f ms at 1x (the last of 3 pairs)",
+		     at4, at1);
 	dps_actset_destroy(set);
 }

@@ -221,6 +221,7 @@ Test(sync_live, a_timed_condition_wait_ended_by_a_worker_moves_with_it, .timeout
 	struct dps_actset *set = record_cond_prog(dir, UNITS, UNIT_US, 300, NULL);
 	const struct dps_actset_thread *main_t, *worker;
 	size_t timed = 0, framed = 0;
+	char unframed[256] = "";
 	double full, fast;
 
 	cr_assert_not_null(object_of_kind(set, DPS_OBJ_MUTEX), "the cond's mutex was left out");
@@ -247,19 +248,37 @@ Test(sync_live, a_timed_condition_wait_ended_by_a_worker_moves_with_it, .timeout
 				      main_t->actions[before - 1].kind == DPS_ACT_SLEEP)) {
 			before--;
 		}
-		/* the mutex's re-acquisition may block too (a wait), and the worker's end may
-		 * come before the last wait's return (its implicit join) */
+		/* the mutex's re-acquisition may block too (a wait; a sleep where the wake-up
+		 * came from no traced thread, as a sleep before it may), and the worker's end
+		 * may come before the last wait's return (its implicit join). Once in CI 1 of
+		 * 20 was not framed by these rules, not seen in 85 runs since (60 quiet, 25
+		 * beside a busy core): the message shows what stood around it. */
 		while (after < main_t->n_actions && (main_t->actions[after].kind == DPS_ACT_RUN ||
+						     main_t->actions[after].kind == DPS_ACT_SLEEP ||
 						     main_t->actions[after].kind == DPS_ACT_WAIT ||
 						     main_t->actions[after].kind == DPS_ACT_JOIN)) {
 			after++;
 		}
-		framed += before > 0 && main_t->actions[before - 1].kind == DPS_ACT_UNLOCK &&
-			  after < main_t->n_actions && main_t->actions[after].kind == DPS_ACT_LOCK;
+		if (before > 0 && main_t->actions[before - 1].kind == DPS_ACT_UNLOCK &&
+		    after < main_t->n_actions && main_t->actions[after].kind == DPS_ACT_LOCK) {
+			framed++;
+		} else if (!*unframed) {
+			/* what stood around the first one that is not, for the message */
+			for (size_t k = a >= 4 ? a - 4 : 0; k < main_t->n_actions && k <= a + 4;
+			     k++) {
+				size_t len = strlen(unframed);
+
+				g_snprintf(unframed + len, sizeof(unframed) - len, "%s%s%s",
+					   k == a ? "[" : " ",
+					   dps_action_kind_name(main_t->actions[k].kind),
+					   k == a ? "]" : "");
+			}
+		}
 	}
 	cr_assert_geq(timed, UNITS / 2, "%zu timed waits", timed);
-	cr_assert_eq(framed, timed, "%zu of %zu timed waits between an unlock and a lock", framed,
-		     timed);
+	cr_assert_eq(framed, timed,
+		     "%zu of %zu timed waits between an unlock and a lock; around one: %s", framed,
+		     timed, unframed);
 	cr_assert_eq(count(main_t, DPS_ACT_LOCK), count(main_t, DPS_ACT_UNLOCK));
 
 	/* the worker's runs at a quarter: the waits end a quarter as late */
