@@ -37,6 +37,8 @@ import shutil
 import subprocess
 import sys
 
+import tracedirs
+
 MAX_PIDS = 3
 failures = []
 
@@ -175,23 +177,7 @@ def main():
                             check=True)
     if "liblttng-ust" in needed.stdout:
         fail("%s needs liblttng-ust" % module)
-    traces = []
-    seen = set()
-    for d in args[5:]:
-        if not os.path.isdir(d):
-            print("%s: not there, passed over" % d)
-            continue
-        for n in sorted(os.listdir(d)):
-            if not os.path.isdir(os.path.join(d, n)):
-                continue
-            # tests/data/traces holds byte-for-byte copies of ../shared/traces (its README.md
-            # files say where from): a trace named like one already read is passed over
-            if n in seen:
-                print("%s: a copy of the trace %s already read, passed over"
-                      % (os.path.join(d, n), n))
-                continue
-            seen.add(n)
-            traces.append(os.path.join(d, n))
+    traces = list(tracedirs.traces(args[5:]))
     n = 0
     for t in traces:
         # a dps record trace of before analyzer/clocks.c (perf and UST on two clocks) is not

@@ -24,6 +24,8 @@ import shutil
 import subprocess
 import sys
 
+from tracedirs import traces
+
 MAX_PIDS = 4
 JOBS = ("2", "3", "8")
 
@@ -61,26 +63,6 @@ def outputs(dps, trace, extra, work):
                     res["pid-%s/%s" % (p, name)] = f.read()
             shutil.rmtree(d)
     return res
-
-
-def traces(dirs):
-    """The traces of each directory; one named like a trace of an earlier directory is passed
-    over: tests/data/traces holds byte-for-byte copies of ../shared/traces (its README.md files
-    say where from), read once."""
-    seen = set()
-    for d in dirs:
-        if not os.path.isdir(d):
-            print("%s: not there, passed over" % d)
-            continue
-        for name in sorted(os.listdir(d)):
-            if not os.path.isdir(os.path.join(d, name)):
-                continue
-            if name in seen:
-                print("%s: a copy of the trace %s already read, passed over"
-                      % (os.path.join(d, name), name))
-                continue
-            seen.add(name)
-            yield os.path.join(d, name)
 
 
 def main():
