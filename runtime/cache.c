@@ -6,9 +6,10 @@
  * caches, and it is one file because the three regions only make sense together: each is sized
  * against the others' traffic.
  *
- * - hot: a few lines that stay in L1D, one access each time a hit is due. As few lines as the
- *   misses between two visits of one of them cannot push out of its L1D set (a quarter of the
- *   ways on average), so a run made mostly of misses keeps its hits hits.
+ * - hot: a few lines that stay in L1D, visited in turn, one independent load or store each time
+ *   a hit is due. As few lines as the misses between two visits of one of them cannot push out
+ *   of its L1D set (a quarter of the ways on average), so a run made mostly of misses keeps its
+ *   hits hits.
  * - warm: a random cycle of lines (a pointer chase: the next line's address is in the line,
  *   so neither a prefetcher nor the simulator sees a stride), one step per D1 miss that hits
  *   the last level. Between two visits of one warm line about sqrt(L1D lines x LL lines)
@@ -17,11 +18,14 @@
  *   when only warm misses are due, and fewer when cold misses crowd the sets already.
  * - cold: a random cycle over four times the last level: every step misses both levels.
  *
- * The three kinds are interleaved by two error accumulators (Bresenham's line: a cold access
- * every A / m2, a warm one every (A - m2) / (m1 - m2) of the rest), so a run's mix is spread
- * over it and the counts are exact. Stores go to the hot lines (a store into a chased line
- * would need a load first, an access the target does not have): a run with more stores than
- * hits plays as many as it has hits (result->stores_played).
+ * Each cycle is walked by CACHE_CURSORS chases spread along it, a step of each in turn, so
+ * that their misses overlap as a real program's independent misses do. The kinds are
+ * interleaved by blocks of CACHE_BLOCK accesses: two error accumulators (Bresenham's line)
+ * give each block its share of cold accesses, and of warm ones among the rest, so a run's mix
+ * is spread over it and the counts are exact; in a block the misses come first, then the
+ * hits. Stores go to the hot lines (a store into a chased line would need a load first, an
+ * access the target does not have): a run with more stores than hits plays as many as it
+ * has hits (result->stores_played).
  *
  * Regions are per thread (a thread's data are its own in the real program too), allocated and
  * linked on the thread's first play, freed by dps_cache_free() or a pthread key's destructor
@@ -46,20 +50,25 @@
 
 #define SYSFS_CACHE_DIR "/sys/devices/system/cpu/cpu0/cache"
 
+/* Independent chases through the warm and the cold cycle, taken in turn: their misses overlap
+ * as a real program's independent misses do (memory-level parallelism). */
+#define CACHE_CURSORS 4
+
 /* A thread's regions. Every pointer is owned. */
 struct cache_regions {
 	struct dps_cache_geometry geom; /* what they were sized from */
-	unsigned char *hot; /* hot_lines_max lines; the cycle links the first hot_lines */
+	unsigned char *hot; /* hot_lines_max lines; a play visits the first hot_lines in turn */
 	size_t hot_lines_max;
-	size_t hot_lines; /* the cycle in place (0: none yet) */
-	void **hot_pos;
+	size_t hot_lines;    /* in use (a power of two; 0: none yet) */
+	uint64_t hot_off;    /* the next hot access's offset in hot */
 	unsigned char *warm; /* warm_lines_max lines; the cycle links the first warm_lines */
 	size_t warm_lines_max;
 	size_t warm_lines; /* the cycle in place (0: none yet) */
-	void **warm_pos;   /* the cycle's next line (the least recently visited) */
+	/* the chases' next lines, spread along the cycle, in the order of their turns */
+	void **warm_cur[CACHE_CURSORS];
 	unsigned char *cold;
 	size_t cold_lines;
-	void **cold_pos;
+	void **cold_cur[CACHE_CURSORS];
 	uint64_t rng; /* xorshift64 state: the same cycles on every run */
 };
 
@@ -276,15 +285,18 @@ static uint64_t next_random(uint64_t *s)
 
 /*
  * Links the first n lines of base into one random cycle (Sattolo's shuffle: a single cycle
- * through all of them) and returns the first line's slot. Writing the links walks the cycle in
- * its own order, which is the touch the kernel needs before it starts. NULL when out of memory.
+ * through all of them; n >= CACHE_CURSORS) and sets the CACHE_CURSORS chases of cur evenly
+ * along it.
+ * Writing the links touches the lines in the order the chases will (below), which is the touch
+ * the kernel needs before it starts. DPS_ERR_NOMEM when out of memory.
  */
-static void **link_cycle(unsigned char *base, size_t n, unsigned line, uint64_t *rng)
+static int link_cycle(unsigned char *base, size_t n, unsigned line, uint64_t *rng, void ***cur)
 {
 	uint32_t *order = malloc(n * sizeof(*order));
+	const unsigned k = CACHE_CURSORS;
 
 	if (!order) {
-		return NULL;
+		return DPS_ERR_NOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
 		order[i] = (uint32_t)i;
@@ -296,13 +308,23 @@ static void **link_cycle(unsigned char *base, size_t n, unsigned line, uint64_t 
 		order[i] = order[j];
 		order[j] = t;
 	}
-	for (size_t i = 0; i < n; i++) {
-		void **slot = (void **)(base + (size_t)order[i] * line);
+	/* Written in the chases' own order, a step of each in turn: the lines written last are
+	 * the ones each chase reaches last, so none starts among lines still cached. */
+	for (size_t step = 0; step <= n / k; step++) {
+		for (unsigned j = 0; j < k; j++) {
+			size_t i = j * n / k + step;
 
-		*slot = base + (size_t)order[(i + 1) % n] * line;
+			if (i < (j + 1) * n / k) {
+				*(void **)(base + (size_t)order[i] * line) =
+				    base + (size_t)order[(i + 1) % n] * line;
+			}
+		}
+	}
+	for (unsigned j = 0; j < k; j++) {
+		cur[j] = (void **)(base + (size_t)order[j * n / k] * line);
 	}
 	free(order);
-	return (void **)base;
+	return DPS_OK;
 }
 
 static void regions_destroy(void *p)
@@ -364,8 +386,7 @@ static struct cache_regions *regions_get(const struct dps_cache_geometry *g)
 	if (!r->hot || !r->warm || !r->cold) {
 		goto error;
 	}
-	r->cold_pos = link_cycle(r->cold, r->cold_lines, g->line_bytes, &r->rng);
-	if (!r->cold_pos) {
+	if (link_cycle(r->cold, r->cold_lines, g->line_bytes, &r->rng, r->cold_cur)) {
 		goto error;
 	}
 	thread_regions = r;
@@ -388,9 +409,22 @@ void dps_cache_free(void)
 
 /* ---- the kernel ---- */
 
+/*
+ * The region accesses a block of the kernel spreads its misses over. Each block's count of each
+ * kind is exact (error accumulators), their order in it fixed: the misses first, the chases in
+ * turn, so that they overlap each other and the hits after them. 2,048 accesses are about a
+ * microsecond of a run: the misses are still spread over it.
+ */
+#define CACHE_BLOCK 2048
+
 struct kernel_args {
-	uint64_t accesses, cold, warm, hot, stores; /* stores: of the hot accesses */
-	void **hot_pos, **warm_pos, **cold_pos;	    /* in and out: where each chase is */
+	uint64_t cold, warm, hot, stores; /* region accesses; stores: of the hot ones */
+	unsigned char *hot_base;
+	uint64_t hot_mask, line;
+	uint64_t hot_off; /* in and out */
+	/* in and out, in the order of their next turns */
+	void **warm_cur[CACHE_CURSORS], **cold_cur[CACHE_CURSORS];
+	uint64_t sink; /* out: what the hot loads read, so that none is left out */
 };
 
 /* Neither inlined nor cloned (GCC's .isra/.constprop copies rename it), so a capture finds it. */
@@ -401,41 +435,123 @@ struct kernel_args {
 #endif
 
 /*
- * The measured part: a->accesses data accesses, each one load or store and nothing else the
- * cache sees, apart from a few reads of *a. Not inlined, so a capture finds it by name
- * (cache_play_kernel) and the test compares its figures alone.
+ * n steps of the four chases of cur, one of each in turn from cur[0], the chases in registers;
+ * cur then holds them in the order of their next turns. Eight accesses of cur (hits), n of the
+ * region. A macro: the kernel's accesses are counted under its own name.
+ */
+#define CACHE_CHASE(cur, n)                                                                        \
+	do {                                                                                       \
+		void **c0 = (cur)[0], **c1 = (cur)[1], **c2 = (cur)[2], **c3 = (cur)[3];           \
+		uint64_t rounds = (n) / 4, r = (n) % 4;                                            \
+                                                                                                   \
+		for (; rounds; rounds--) {                                                         \
+			c0 = *(void **volatile *)c0;                                               \
+			c1 = *(void **volatile *)c1;                                               \
+			c2 = *(void **volatile *)c2;                                               \
+			c3 = *(void **volatile *)c3;                                               \
+		}                                                                                  \
+		if (r > 0) {                                                                       \
+			c0 = *(void **volatile *)c0;                                               \
+		}                                                                                  \
+		if (r > 1) {                                                                       \
+			c1 = *(void **volatile *)c1;                                               \
+		}                                                                                  \
+		if (r > 2) {                                                                       \
+			c2 = *(void **volatile *)c2;                                               \
+		}                                                                                  \
+		switch (r) {                                                                       \
+		case 0:                                                                            \
+			(cur)[0] = c0, (cur)[1] = c1, (cur)[2] = c2, (cur)[3] = c3;                \
+			break;                                                                     \
+		case 1:                                                                            \
+			(cur)[0] = c1, (cur)[1] = c2, (cur)[2] = c3, (cur)[3] = c0;                \
+			break;                                                                     \
+		case 2:                                                                            \
+			(cur)[0] = c2, (cur)[1] = c3, (cur)[2] = c0, (cur)[3] = c1;                \
+			break;                                                                     \
+		default:                                                                           \
+			(cur)[0] = c3, (cur)[1] = c0, (cur)[2] = c1, (cur)[3] = c2;                \
+			break;                                                                     \
+		}                                                                                  \
+	} while (0)
+
+/*
+ * The measured part: a->cold + a->warm + a->hot region accesses, each one load or store, and a
+ * few of its own a block (the chases' cursors read and written back, the block's counts the
+ * compiler keeps on the stack: about 1 % of the accesses, hits), and the reads of *a at the
+ * start and the end. Not inlined, so a capture finds it by name (cache_play_kernel) and the
+ * test compares its figures alone.
+ *
+ * The hits are independent loads (and stores) over the hot lines in turn, not a chase: nothing
+ * waits for them but the loop. The misses are four chases of the warm or the cold cycle, one
+ * step of each in turn: each step waits for its own chase's last one only.
  */
 DPS_CACHE_KERNEL_ATTR static void cache_play_kernel(struct kernel_args *a)
 {
-	const uint64_t total = a->accesses, cold = a->cold, warm = a->warm, hot = a->hot;
-	const uint64_t rest = a->accesses - a->cold, stores = a->stores;
-	uint64_t cold_acc = 0, warm_acc = 0, store_acc = 0;
-	void **hp = a->hot_pos, **wp = a->warm_pos, **cp = a->cold_pos;
+	void **volatile wc[CACHE_CURSORS], **volatile cc[CACHE_CURSORS];
+	const uint64_t cold = a->cold, warm = a->warm, hot = a->hot, stores = a->stores;
+	const uint64_t total = cold + warm + hot, rest = warm + hot;
+	const uint64_t line = a->line, mask = a->hot_mask;
+	unsigned char *const hb = a->hot_base;
+	uint64_t off = a->hot_off, sink = 0, acc_c = 0, acc_w = 0, acc_s = 0;
 
-	for (uint64_t left = total; left; left--) {
-		cold_acc += cold;
-		if (cold_acc >= total) {
-			cold_acc -= total;
-			cp = *(void **volatile *)cp;
-			continue;
+	for (unsigned j = 0; j < CACHE_CURSORS; j++) {
+		wc[j] = a->warm_cur[j];
+		cc[j] = a->cold_cur[j];
+	}
+	for (uint64_t left = total; left;) {
+		const uint64_t b = left < CACHE_BLOCK ? left : CACHE_BLOCK;
+		uint64_t nc, nw, nh, ns;
+
+		left -= b;
+		acc_c += cold * b;
+		nc = acc_c / total;
+		acc_c -= nc * total;
+		acc_w += warm * (b - nc);
+		nw = rest ? acc_w / rest : 0;
+		acc_w -= nw * rest;
+		nh = b - nc - nw;
+		acc_s += stores * nh;
+		ns = hot ? acc_s / hot : 0;
+		acc_s -= ns * hot;
+		if (nc) {
+			CACHE_CHASE(cc, nc);
 		}
-		warm_acc += warm;
-		if (warm_acc >= rest) {
-			warm_acc -= rest;
-			wp = *(void **volatile *)wp;
-			continue;
+		if (nw) {
+			CACHE_CHASE(wc, nw);
 		}
-		store_acc += stores;
-		if (store_acc >= hot) {
-			store_acc -= hot;
-			((volatile uint64_t *)hp)[1] = left; /* the line the next load reads */
-		} else {
-			hp = *(void **volatile *)hp;
+		/* the hits four at a time: their offsets do not wait for each other */
+		for (nh -= ns; ns >= 4; ns -= 4) {
+			*(volatile uint64_t *)(hb + off) = ns;
+			*(volatile uint64_t *)(hb + ((off + line) & mask)) = ns;
+			*(volatile uint64_t *)(hb + ((off + 2 * line) & mask)) = ns;
+			*(volatile uint64_t *)(hb + ((off + 3 * line) & mask)) = ns;
+			off = (off + 4 * line) & mask;
+		}
+		for (; ns; ns--) {
+			*(volatile uint64_t *)(hb + off) = ns;
+			off = (off + line) & mask;
+		}
+		for (; nh >= 4; nh -= 4) {
+			uint64_t v0 = *(volatile uint64_t *)(hb + off);
+			uint64_t v1 = *(volatile uint64_t *)(hb + ((off + line) & mask));
+			uint64_t v2 = *(volatile uint64_t *)(hb + ((off + 2 * line) & mask));
+			uint64_t v3 = *(volatile uint64_t *)(hb + ((off + 3 * line) & mask));
+
+			sink += (v0 ^ v1) + (v2 ^ v3);
+			off = (off + 4 * line) & mask;
+		}
+		for (; nh; nh--) {
+			sink += *(volatile uint64_t *)(hb + off);
+			off = (off + line) & mask;
 		}
 	}
-	a->hot_pos = hp;
-	a->warm_pos = wp;
-	a->cold_pos = cp;
+	for (unsigned j = 0; j < CACHE_CURSORS; j++) {
+		a->warm_cur[j] = wc[j];
+		a->cold_cur[j] = cc[j];
+	}
+	a->hot_off = off;
+	a->sink = sink;
 }
 
 __attribute__((format(printf, 4, 5))) static int fail(char *err, size_t len, int status,
@@ -488,17 +604,32 @@ static int check(const struct dps_cache_target *t, const struct dps_cache_geomet
 	return DPS_OK;
 }
 
-/* Follows n links from p: where it ends. */
-static void **walk(void **p, size_t n)
+/* n steps of the chases of cur (not moved), a step of each in turn from cur[0]. */
+static void walk_chases(void **const *cur, size_t n)
 {
+	void **c[CACHE_CURSORS];
+	unsigned j = 0;
+
+	memcpy(c, cur, sizeof(c));
 	for (size_t i = 0; i < n; i++) {
-		p = *(void **volatile *)p;
+		c[j] = *(void **volatile *)c[j];
+		j = j + 1 == CACHE_CURSORS ? 0 : j + 1;
 	}
-	return p;
 }
 
-/* Sizes the hot and warm parts for t, links the warm cycle if its length changed and walks it
- * and the hot lines once (into the LL and L1D). Fills a. DPS_ERR_NOMEM when out of memory. */
+/* The largest power of two <= n (n >= 1). */
+static uint64_t floor_pow2(uint64_t n)
+{
+	while (n & (n - 1)) {
+		n &= n - 1;
+	}
+	return n;
+}
+
+/*
+ * Sizes the hot and warm parts for t, links the warm cycle if its length changed and walks it
+ * and the hot lines once (into the LL and L1D). Fills a. DPS_ERR_NOMEM when out of memory.
+ */
 static int prepare(struct cache_regions *r, const struct dps_cache_target *t, struct kernel_args *a)
 {
 	const struct dps_cache_geometry *g = &r->geom;
@@ -514,35 +645,37 @@ static int prepare(struct cache_regions *r, const struct dps_cache_target *t, st
 	} else if (hot_lines > r->hot_lines_max) {
 		hot_lines = r->hot_lines_max;
 	}
-	warm_lines = warm_lines < 2 ? 2 : warm_lines;
+	hot_lines = floor_pow2(hot_lines); /* the kernel's turn over them is a mask */
+	warm_lines = warm_lines < CACHE_CURSORS ? CACHE_CURSORS : warm_lines;
 	if (hot_lines != r->hot_lines) {
-		r->hot_pos = link_cycle(r->hot, hot_lines, g->line_bytes, &r->rng);
-		if (!r->hot_pos) {
-			return DPS_ERR_NOMEM;
-		}
 		r->hot_lines = hot_lines;
+		r->hot_off = 0;
 	}
 	if (warm_lines != r->warm_lines) {
-		r->warm_pos = link_cycle(r->warm, warm_lines, g->line_bytes, &r->rng);
-		if (!r->warm_pos) {
+		if (link_cycle(r->warm, warm_lines, g->line_bytes, &r->rng, r->warm_cur)) {
 			return DPS_ERR_NOMEM;
 		}
 		r->warm_lines = warm_lines;
 	}
-	/* A whole turn of each: back where it started, the oldest line next. The warm lines are
-	 * walked first, so that the hot ones are in L1D when the kernel starts. */
-	r->warm_pos = walk(r->warm_pos, warm_lines);
-	r->hot_pos = walk(r->hot_pos, hot_lines);
+	/* A whole turn of the warm cycle in the chases' order, on copies of the cursors: the
+	 * oldest line is each chase's next; then the hot lines, so that they are in L1D when
+	 * the kernel starts. */
+	walk_chases(r->warm_cur, warm_lines);
+	for (uint64_t i = 0; i < hot_lines; i++) {
+		(void)*(volatile uint64_t *)(r->hot + i * g->line_bytes);
+	}
 	*a = (struct kernel_args){
-	    .accesses = t->accesses,
 	    .cold = t->ll_misses,
 	    .warm = warm,
 	    .hot = hot,
 	    .stores = t->stores < hot ? t->stores : hot,
-	    .hot_pos = r->hot_pos,
-	    .warm_pos = r->warm_pos,
-	    .cold_pos = r->cold_pos,
+	    .hot_base = r->hot,
+	    .hot_mask = hot_lines * g->line_bytes - 1,
+	    .line = g->line_bytes,
+	    .hot_off = r->hot_off,
 	};
+	memcpy(a->warm_cur, r->warm_cur, sizeof(a->warm_cur));
+	memcpy(a->cold_cur, r->cold_cur, sizeof(a->cold_cur));
 	return DPS_OK;
 }
 
@@ -585,9 +718,9 @@ int dps_cache_play(const struct dps_cache_target *target, const struct dps_cache
 	t1 = dps__cputime_ns();
 	cache_play_kernel(&a);
 	t2 = dps__cputime_ns();
-	r->hot_pos = a.hot_pos;
-	r->warm_pos = a.warm_pos;
-	r->cold_pos = a.cold_pos;
+	r->hot_off = a.hot_off;
+	memcpy(r->warm_cur, a.warm_cur, sizeof(r->warm_cur));
+	memcpy(r->cold_cur, a.cold_cur, sizeof(r->cold_cur));
 	res.setup_ns = t1 - t0;
 	res.kernel_cpu_ns = t2 - t1;
 	res.stores_played = a.stores;

@@ -244,7 +244,7 @@ Test(cache_apply, rounding_keeps_the_totals_and_every_run_playable)
 	g_free(cap);
 }
 
-/* Runs too short for their accesses at 13 instructions an access are refused, the first named
+/* Runs too short for their accesses at 7 instructions an access are refused, the first named
  * by its file and line, unless --allow-over; then they are written and said. The accesses are
  * spread in proportion to the CPU time, so every run of a thread is as dense as the next: all
  * are over, or none (rounding aside). */
@@ -255,7 +255,7 @@ Test(cache_apply, a_run_too_short_for_its_accesses_is_reported)
 	char *out = dps_test_strf("%s/short-out", dir);
 	char *file = dps_test_strf("%s/2.act:1", set);
 	/* 1 instruction a ns over the set's 1.11 ms; the 1 ms run gets 100/101 of the 1,000,000
-	 * accesses, 990,099, which need 12.9 ms at 13 instructions each */
+	 * accesses, 990,099, which need 6.9 ms at 7 instructions each */
 	char *cap = write_capture("short.cache", "1110000 500000 500000 1000 10",
 				  "1000000 500000 500000 1000 10");
 	struct dps_test_run r;

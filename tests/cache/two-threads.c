@@ -4,7 +4,7 @@
  * thread computes in registers while a thread named "streamer" passes three times over a 2 MiB
  * array (twice cachegrind's 1 MiB last level here: one D1 and one LL miss per 64-byte line),
  * reading and writing back every element after a chain of multiplications, so that its accesses are
- * spread over its CPU time at about 68 instructions an access (more than the cache stub's 13),
+ * spread over its CPU time at about 68 instructions an access (more than the cache stub's 7),
  * and sleeping 1 ms between passes (its time is three runs).
  * Its trace, recorded once by dps record, is tests/data/traces/cache-two-threads; the test
  * captures it again under cachegrind and puts stream_kernel's figures on the streamer's runs.
