@@ -157,7 +157,7 @@ int cache_table_print(FILE *f, const struct cache_profile *p, const char *const 
  * `run D cache ACCESSES STORES D1_MISSES LL_MISSES`).
  */
 
-/* What the cache stub's kernel costs an access at most (3 to 6 instructions under the
+/* What the cache stub's kernel costs an access at most (3 to 5 instructions under the
  * simulator, its block's own work included: doc/cache.md "Limits"): a run that cannot hold its
  * accesses at this cost is reported. */
 #define CACHE_APPLY_STUB_INSTRUCTIONS 7

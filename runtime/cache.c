@@ -476,6 +476,45 @@ struct kernel_args {
 	} while (0)
 
 /*
+ * n accesses of the hot lines in turn from the offset off (each one `access`, q its line), off
+ * moved past them. With 64-byte lines (the stride a constant: no register holds a multiple of
+ * it) eight at a time, their offsets computed from off apart: nothing waits for an access, and
+ * an offset waits for one add and one mask a round. A macro, as CACHE_CHASE.
+ */
+#define CACHE_HITS(n, access)                                                                      \
+	do {                                                                                       \
+		uint64_t left_ = (n);                                                              \
+		unsigned char *q;                                                                  \
+                                                                                                   \
+		if (line == 64) {                                                                  \
+			for (; left_ >= 8; left_ -= 8) {                                           \
+				q = hb + off;                                                      \
+				access;                                                            \
+				q = hb + ((off + 64) & mask);                                      \
+				access;                                                            \
+				q = hb + ((off + 2 * 64) & mask);                                  \
+				access;                                                            \
+				q = hb + ((off + 3 * 64) & mask);                                  \
+				access;                                                            \
+				q = hb + ((off + 4 * 64) & mask);                                  \
+				access;                                                            \
+				q = hb + ((off + 5 * 64) & mask);                                  \
+				access;                                                            \
+				q = hb + ((off + 6 * 64) & mask);                                  \
+				access;                                                            \
+				q = hb + ((off + 7 * 64) & mask);                                  \
+				access;                                                            \
+				off = (off + 8 * 64) & mask;                                       \
+			}                                                                          \
+		}                                                                                  \
+		for (; left_; left_--) {                                                           \
+			q = hb + off;                                                              \
+			access;                                                                    \
+			off = (off + line) & mask;                                                 \
+		}                                                                                  \
+	} while (0)
+
+/*
  * The measured part: a->cold + a->warm + a->hot region accesses, each one load or store, and a
  * few of its own a block (the chases' cursors read and written back, the block's counts the
  * compiler keeps on the stack: about 1 % of the accesses, hits), and the reads of *a at the
@@ -520,31 +559,10 @@ DPS_CACHE_KERNEL_ATTR static void cache_play_kernel(struct kernel_args *a)
 		if (nw) {
 			CACHE_CHASE(wc, nw);
 		}
-		/* the hits four at a time: their offsets do not wait for each other */
-		for (nh -= ns; ns >= 4; ns -= 4) {
-			*(volatile uint64_t *)(hb + off) = ns;
-			*(volatile uint64_t *)(hb + ((off + line) & mask)) = ns;
-			*(volatile uint64_t *)(hb + ((off + 2 * line) & mask)) = ns;
-			*(volatile uint64_t *)(hb + ((off + 3 * line) & mask)) = ns;
-			off = (off + 4 * line) & mask;
-		}
-		for (; ns; ns--) {
-			*(volatile uint64_t *)(hb + off) = ns;
-			off = (off + line) & mask;
-		}
-		for (; nh >= 4; nh -= 4) {
-			uint64_t v0 = *(volatile uint64_t *)(hb + off);
-			uint64_t v1 = *(volatile uint64_t *)(hb + ((off + line) & mask));
-			uint64_t v2 = *(volatile uint64_t *)(hb + ((off + 2 * line) & mask));
-			uint64_t v3 = *(volatile uint64_t *)(hb + ((off + 3 * line) & mask));
-
-			sink += (v0 ^ v1) + (v2 ^ v3);
-			off = (off + 4 * line) & mask;
-		}
-		for (; nh; nh--) {
-			sink += *(volatile uint64_t *)(hb + off);
-			off = (off + line) & mask;
-		}
+		/* the hits: the stores, then the loads, each over the hot lines in turn */
+		nh -= ns;
+		CACHE_HITS(ns, *(volatile uint64_t *)(q) = ns);
+		CACHE_HITS(nh, sink += *(volatile uint64_t *)(q));
 	}
 	for (unsigned j = 0; j < CACHE_CURSORS; j++) {
 		a->warm_cur[j] = wc[j];
