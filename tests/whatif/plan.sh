@@ -134,18 +134,36 @@ sed -i 's/^status ok/status failed/; s/^message .*/message the stub was killed (
 grep -q 'run 9 failed on [^:]*: the stub was killed' "$tmp/f.err" || say "the failed run is not named: $(cat "$tmp/f.err")"
 grep -q 'run 9 (failed on ' "$tmp/f.json" || say "the partial doubt does not name the failed run"
 
-fresh # a node much slower than the others: two runs of other points moved to it, 1.5 times longer
-for i in 1 6; do
-    t=$(first_result $i)
-    "$py" - "$tmp/f/results/$t" <<'PY'
-import re, sys
-p = sys.argv[1]
-s = open(p).read()
-s = re.sub(r"(?m)^host .*$", "host slownode", s)
-s = re.sub(r"(?m)^sut_ns (\d+)$", lambda m: "sut_ns %d" % (int(m.group(1)) * 3 // 2), s)
-open(p, "w").write(s)
+fresh # a node much slower than the others: the slowest run of two points moved to it, 1.5 times
+# longer. The slowest: then its ratio to its point's median is 1.5 at least, however the runs
+# of a loaded machine spread. Before, the first result of each point was moved, and in CI's
+# ASan pass the two came out under the 10 % over their points' medians that names a node.
+"$py" - "$tmp/f" <<'PY' || say "the slow node's runs were not made"
+import os, re, sys
+d = sys.argv[1]
+point = {}
+for line in open(os.path.join(d, "plan")):
+    f = line.split()
+    if len(f) > 3 and f[0] == "run":
+        point[int(f[1])] = int(f[2])
+slowest = {}
+for name in os.listdir(os.path.join(d, "results")):
+    m = re.match(r"run-(\d+)\.", name)
+    if not m or point.get(int(m.group(1))) not in (0, 1):
+        continue
+    path = os.path.join(d, "results", name)
+    ns = int(re.search(r"(?m)^sut_ns (\d+)$", open(path).read()).group(1))
+    p = point[int(m.group(1))]
+    if p not in slowest or ns > slowest[p][0]:
+        slowest[p] = (ns, path)
+if len(slowest) != 2:
+    sys.exit("results of points 0 and 1: %d of 2 found" % len(slowest))
+for ns, path in slowest.values():
+    s = open(path).read()
+    s = re.sub(r"(?m)^host .*$", "host slownode", s)
+    s = re.sub(r"(?m)^sut_ns (\d+)$", "sut_ns %d" % (ns * 3 // 2), s)
+    open(path, "w").write(s)
 PY
-done
 "$dps" whatif --collect "$tmp/f" > /dev/null 2> "$tmp/f.err" || say "collect with a slow node: exit $?"
 grep -q 'node slownode is much slower than the others' "$tmp/f.err" || say "the slow node is not named: $(cat "$tmp/f.err")"
 
