@@ -96,8 +96,9 @@ def write_md(rows, info, path, svg_name):
     w(f"Machine load (1, 5, 15 min) at the start: {info['load_start']}; at the end: "
       f"{info['load_end']} (other sessions build and test on this machine).")
     w("")
-    w(f"The victim chases pointers over {human(info['victim_ws'])} (in the 1 MiB level 2, the "
-      f"last level dps detects) on CPU {info['cpu']}. The co-runners are pinned to the same CPU "
+    ll = int(info['geometry'].split()[2])
+    w(f"The victim chases pointers over {human(info['victim_ws'])} (in the {human(ll)} last "
+      f"level dps detects) on CPU {info['cpu']}. The co-runners are pinned to the same CPU "
       "(the two vCPUs share no cache level where a co-runner shows) and take turns with the "
       "victim: a co-runner runs 1.5 ms (the others stopped by SIGSTOP), then the victim walks "
       "its set 8 times, timed. The turns go alone, original, stub, plain, alone2, alone, ... "

@@ -6,17 +6,19 @@
 # must slow it by X +- 2 points, and a register-only run of the same CPU time by about 0.
 #
 # The victim (dps-bench-cache-victim victim) chases pointers in a random cycle over VICTIM_WS
-# bytes (default 512 KiB: half of the 1 MiB level 2, the last level dps detects and the stub
-# aims at here). On this project's VMs the two vCPUs share no cache level a co-runner can be
-# seen through (a 64 MiB stream on the other CPU leaves the victim's time unchanged, at 512 KiB
-# and at 4 MiB), so victim and co-runners are pinned to the same CPU (sched_setaffinity;
+# bytes (default: half of the last level dps detects, the level the stub aims at; 512 KiB of
+# the 1 MiB level 2 on the AMD VMs of 2026-11-29, 1 MiB of the 2 MiB level 2 on the Intel ones
+# since). On the AMD VMs the two vCPUs shared no cache level a co-runner could be seen through
+# (a 64 MiB stream on the other CPU left the victim's time unchanged, at 512 KiB and at 4 MiB);
+# the Intel ones share their L3 only, beyond the private L2 the victim's set is in. So victim
+# and co-runners are pinned to the same CPU (sched_setaffinity;
 # taskset for the kernels) and time-share it, in turns the victim sets: a co-runner runs for
 # 1.5 ms (about a time slice of this kernel's scheduler) while the others are stopped
 # (SIGSTOP), then the victim walks its set 8 times, timed, and refills what the co-runner pushed
 # out.
 #
-# Per kernel (stream, chase, matmul, hash) and working set (SIZES: below, at and above the
-# 1 MiB last level), five conditions, interleaved turn by turn (alone, original, stub, plain,
+# Per kernel (stream, chase, matmul, hash) and working set (SIZES, default a quarter of the last
+# level, the last level and 16 MiB: below, at and above it), five conditions, interleaved turn by turn (alone, original, stub, plain,
 # alone2, alone, ...) for TRIAL_SECONDS, the victim's figure per condition its turns' mean ns
 # per access without the slowest and fastest tenth; ROUNDS such trials:
 #   alone     the victim alone on the CPU (it sleeps the co-runner's turn)
@@ -39,8 +41,14 @@ set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-${DPS_BUILD_DIR:-$src/build/dev}}
 results=$src/bench/results
-victim_ws=${VICTIM_WS:-524288}
-read -r -a sizes <<<"${SIZES:-262144 1048576 16777216}"
+if [ ! -f "$build/CMakeCache.txt" ]; then
+    cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+fi
+cmake --build "$build" -j2 --target dps dps-bench-cache-stream dps-bench-cache-chase \
+    dps-bench-cache-matmul dps-bench-cache-hash dps-bench-cache-victim dps-bench-cache-stub >/dev/null
+ll=$("$build/bench/dps-bench-cache-stub" --geometry | cut -d' ' -f3)
+victim_ws=${VICTIM_WS:-$((ll / 2))}
+read -r -a sizes <<<"${SIZES:-$((ll / 4)) $ll 16777216}"
 read -r -a kernels <<<"${KERNELS:-stream chase matmul hash}"
 rounds=${ROUNDS:-8}
 seconds=${TRIAL_SECONDS:-2}
@@ -60,11 +68,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if [ ! -f "$build/CMakeCache.txt" ]; then
-    cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-fi
-cmake --build "$build" -j2 --target dps dps-bench-cache-stream dps-bench-cache-chase \
-    dps-bench-cache-matmul dps-bench-cache-hash dps-bench-cache-victim >/dev/null
 dps=$build/cli/dps
 victim=$build/bench/dps-bench-cache-victim
 command -v valgrind >/dev/null || {

@@ -93,7 +93,7 @@ for kernel in stream chase matmul hash; do
         read -r _ _ d1s d1a d1l < <(grep "^level D1 " "$res")
         read -r _ _ lls lla lll < <(grep "^level LL " "$res")
         DPS_CACHE_GEOMETRY="$d1s,$d1a,$d1l $lls,$lla,$lll" \
-            "$dps" cache capture -o "$work/stub.cache" -f cache_play_kernel -- \
+            "$dps" cache capture -o "$work/stub.cache" --function cache_play_kernel -- \
             "$build/bench/dps-bench-cache-stub" "$acc" "$st" "$d1" "$ll" \
             >"$work/stub-table" 2>"$work/err" || {
             cat "$work/err" >&2

@@ -420,7 +420,7 @@ void dps_cache_free(void)
 struct kernel_args {
 	uint64_t cold, warm, hot, stores; /* region accesses; stores: of the hot ones */
 	unsigned char *hot_base;
-	uint64_t hot_mask, line;
+	uint64_t hot_mask;
 	uint64_t hot_off; /* in and out */
 	/* in and out, in the order of their next turns */
 	void **warm_cur[CACHE_CURSORS], **cold_cur[CACHE_CURSORS];
@@ -435,20 +435,29 @@ struct kernel_args {
 #endif
 
 /*
- * n steps of the four chases of cur, one of each in turn from cur[0], the chases in registers;
- * cur then holds them in the order of their next turns. Eight accesses of cur (hits), n of the
- * region. A macro: the kernel's accesses are counted under its own name.
+ * n steps of the four chases of cur, one of each in turn from cur[0], the chases in registers,
+ * and after each round of four (and after the last, shorter one) `per` loads of the hot lines
+ * in turn from off: the hits between the misses keep the hot lines the most recent in L1D, as
+ * the misses of a block would otherwise push them all out (a block's 1,200 misses over the 64
+ * sets of a 48 KiB L1D: +5.3 % of D1 misses for the hash kernel at 4 MiB). cur then holds the
+ * chases in the order of their next turns. Eight accesses of cur (hits), n of the region,
+ * per x the rounds of the hot lines. A macro: the kernel's accesses are counted under its own
+ * name.
  */
-#define CACHE_CHASE(cur, n)                                                                        \
+#define CACHE_CHASE(cur, n, per)                                                                   \
 	do {                                                                                       \
 		void **c0 = (cur)[0], **c1 = (cur)[1], **c2 = (cur)[2], **c3 = (cur)[3];           \
-		uint64_t rounds = (n) / 4, r = (n) % 4;                                            \
+		uint64_t rounds_ = (n) / 4, r = (n) % 4;                                           \
                                                                                                    \
-		for (; rounds; rounds--) {                                                         \
+		for (; rounds_; rounds_--) {                                                       \
 			c0 = *(void **volatile *)c0;                                               \
 			c1 = *(void **volatile *)c1;                                               \
 			c2 = *(void **volatile *)c2;                                               \
 			c3 = *(void **volatile *)c3;                                               \
+			for (uint64_t i_ = (per); i_; i_--) {                                      \
+				sink += *(volatile uint64_t *)(hb + off);                          \
+				off = (off + 8) & mask;                                            \
+			}                                                                          \
 		}                                                                                  \
 		if (r > 0) {                                                                       \
 			c0 = *(void **volatile *)c0;                                               \
@@ -458,6 +467,10 @@ struct kernel_args {
 		}                                                                                  \
 		if (r > 2) {                                                                       \
 			c2 = *(void **volatile *)c2;                                               \
+		}                                                                                  \
+		for (uint64_t i_ = r ? (per) : 0; i_; i_--) {                                      \
+			sink += *(volatile uint64_t *)(hb + off);                                  \
+			off = (off + 8) & mask;                                                    \
 		}                                                                                  \
 		switch (r) {                                                                       \
 		case 0:                                                                            \
@@ -476,43 +489,36 @@ struct kernel_args {
 	} while (0)
 
 /*
- * n accesses of the hot lines in turn from the offset off (each one `access`, q its line), off
- * moved past them. With 64-byte lines (the stride a constant: no register holds a multiple of
- * it) eight at a time, their offsets computed from off apart: nothing waits for an access, and
- * an offset waits for one add and one mask a round. A macro, as CACHE_CHASE.
+ * n accesses of the hot lines' words in turn from the offset off, each `one` (q its word), off
+ * moved past them: eight at a time from an offset that is a multiple of 64 bytes, `eight` (q
+ * the first of them) reaching them at constant displacements, no wrap inside them (the region
+ * is a power of two of lines). Nothing waits for an access but the loop. A macro, as
+ * CACHE_CHASE.
  */
-#define CACHE_HITS(n, access)                                                                      \
+#define CACHE_HITS(n, one, eight)                                                                  \
 	do {                                                                                       \
 		uint64_t left_ = (n);                                                              \
 		unsigned char *q;                                                                  \
                                                                                                    \
-		if (line == 64) {                                                                  \
-			for (; left_ >= 8; left_ -= 8) {                                           \
-				q = hb + off;                                                      \
-				access;                                                            \
-				q = hb + ((off + 64) & mask);                                      \
-				access;                                                            \
-				q = hb + ((off + 2 * 64) & mask);                                  \
-				access;                                                            \
-				q = hb + ((off + 3 * 64) & mask);                                  \
-				access;                                                            \
-				q = hb + ((off + 4 * 64) & mask);                                  \
-				access;                                                            \
-				q = hb + ((off + 5 * 64) & mask);                                  \
-				access;                                                            \
-				q = hb + ((off + 6 * 64) & mask);                                  \
-				access;                                                            \
-				q = hb + ((off + 7 * 64) & mask);                                  \
-				access;                                                            \
-				off = (off + 8 * 64) & mask;                                       \
-			}                                                                          \
+		for (; left_ && (off & 63); left_--) {                                             \
+			q = hb + off;                                                              \
+			one;                                                                       \
+			off = (off + 8) & mask;                                                    \
+		}                                                                                  \
+		for (; left_ >= 8; left_ -= 8) {                                                   \
+			q = hb + off;                                                              \
+			eight;                                                                     \
+			off = (off + 64) & mask;                                                   \
 		}                                                                                  \
 		for (; left_; left_--) {                                                           \
 			q = hb + off;                                                              \
-			access;                                                                    \
-			off = (off + line) & mask;                                                 \
+			one;                                                                       \
+			off = (off + 8) & mask;                                                    \
 		}                                                                                  \
 	} while (0)
+
+#define CACHE_LOAD(q, d) (*(volatile uint64_t *)((q) + (d)))
+#define CACHE_STORE(q, d, v) (*(volatile uint64_t *)((q) + (d)) = (v))
 
 /*
  * The measured part: a->cold + a->warm + a->hot region accesses, each one load or store, and a
@@ -530,7 +536,7 @@ DPS_CACHE_KERNEL_ATTR static void cache_play_kernel(struct kernel_args *a)
 	void **volatile wc[CACHE_CURSORS], **volatile cc[CACHE_CURSORS];
 	const uint64_t cold = a->cold, warm = a->warm, hot = a->hot, stores = a->stores;
 	const uint64_t total = cold + warm + hot, rest = warm + hot;
-	const uint64_t line = a->line, mask = a->hot_mask;
+	const uint64_t mask = a->hot_mask;
 	unsigned char *const hb = a->hot_base;
 	uint64_t off = a->hot_off, sink = 0, acc_c = 0, acc_w = 0, acc_s = 0;
 
@@ -540,7 +546,7 @@ DPS_CACHE_KERNEL_ATTR static void cache_play_kernel(struct kernel_args *a)
 	}
 	for (uint64_t left = total; left;) {
 		const uint64_t b = left < CACHE_BLOCK ? left : CACHE_BLOCK;
-		uint64_t nc, nw, nh, ns;
+		uint64_t nc, nw, nh, ns, rounds, per;
 
 		left -= b;
 		acc_c += cold * b;
@@ -553,16 +559,27 @@ DPS_CACHE_KERNEL_ATTR static void cache_play_kernel(struct kernel_args *a)
 		acc_s += stores * nh;
 		ns = hot ? acc_s / hot : 0;
 		acc_s -= ns * hot;
+		/* the loads spread over the chases' rounds, the rest of the hits after them */
+		rounds = (nc + 3) / 4 + (nw + 3) / 4;
+		per = rounds ? (nh - ns) / rounds : 0;
+		nh -= per * rounds;
 		if (nc) {
-			CACHE_CHASE(cc, nc);
+			CACHE_CHASE(cc, nc, per);
 		}
 		if (nw) {
-			CACHE_CHASE(wc, nw);
+			CACHE_CHASE(wc, nw, per);
 		}
 		/* the hits: the stores, then the loads, each over the hot lines in turn */
 		nh -= ns;
-		CACHE_HITS(ns, *(volatile uint64_t *)(q) = ns);
-		CACHE_HITS(nh, sink += *(volatile uint64_t *)(q));
+		CACHE_HITS(ns, CACHE_STORE(q, 0, ns),
+			   (CACHE_STORE(q, 0, ns), CACHE_STORE(q, 8, ns), CACHE_STORE(q, 16, ns),
+			    CACHE_STORE(q, 24, ns), CACHE_STORE(q, 32, ns), CACHE_STORE(q, 40, ns),
+			    CACHE_STORE(q, 48, ns), CACHE_STORE(q, 56, ns)));
+		CACHE_HITS(nh, sink += CACHE_LOAD(q, 0),
+			   sink += ((CACHE_LOAD(q, 0) ^ CACHE_LOAD(q, 8)) +
+				    (CACHE_LOAD(q, 16) ^ CACHE_LOAD(q, 24))) ^
+				   ((CACHE_LOAD(q, 32) ^ CACHE_LOAD(q, 40)) +
+				    (CACHE_LOAD(q, 48) ^ CACHE_LOAD(q, 56))));
 	}
 	for (unsigned j = 0; j < CACHE_CURSORS; j++) {
 		a->warm_cur[j] = wc[j];
@@ -655,7 +672,10 @@ static int prepare(struct cache_regions *r, const struct dps_cache_target *t, st
 	uint64_t hot = t->accesses - t->d1_misses, warm = t->d1_misses - t->ll_misses;
 	double per_hit = hot ? (double)t->d1_misses / (double)hot : 0;
 	double cold_per_warm = warm ? (double)t->ll_misses / (double)warm : 0;
-	uint64_t hot_lines = (uint64_t)((double)d1_lines / (4 * (1 + per_hit)));
+	/* each visit of a hot line is its eight words in turn: eight times fewer lines keep the
+	 * misses between two visits of one of them what they were with one word a visit */
+	uint64_t hot_lines =
+	    (uint64_t)((double)d1_lines / (4 * (1 + per_hit)) / (double)(g->line_bytes / 8));
 	size_t warm_lines = (size_t)((double)r->warm_lines_max / (1 + cold_per_warm));
 
 	if (hot_lines < 1) {
@@ -689,7 +709,6 @@ static int prepare(struct cache_regions *r, const struct dps_cache_target *t, st
 	    .stores = t->stores < hot ? t->stores : hot,
 	    .hot_base = r->hot,
 	    .hot_mask = hot_lines * g->line_bytes - 1,
-	    .line = g->line_bytes,
 	    .hot_off = r->hot_off,
 	};
 	memcpy(a->warm_cur, r->warm_cur, sizeof(a->warm_cur));
