@@ -10,8 +10,9 @@
 #     canonical option's text says what it means (--comm names the process, --no-progress is
 #     about the progress line).
 # Options are read as the bash completion reads them (cli/dps.bash-completion): a line of
-# --help that starts with blanks and a dash, its option column up to two blanks. Prints every
-# difference; exit 1 if any.
+# --help that starts with blanks and a dash, its option column up to two blanks. And every
+# option the scripts of bench/ and scripts/ pass to dps is one its command has
+# (script-options.py). Prints every difference; exit 1 if any.
 set -u -o pipefail
 LC_ALL=C
 export LC_ALL
@@ -150,6 +151,21 @@ while IFS=';' read -r want meaning alternates; do
         }' <<<"$table")
     report "$want" "$out" $?
 done <<<"$canonical"
+
+# the options the benchmark and set-up scripts pass, which no other test runs
+mapfile -t scripts < <(ls "$src"/bench/*.sh "$src"/bench/*.py "$src"/scripts/*.sh 2>/dev/null)
+[ "${#scripts[@]}" -gt 0 ] || say "no script in bench/ or scripts/"
+out=$("${DPS_PYTHON:-python3}" "$src/tests/cli/script-options.py" "${scripts[@]}" <<<"$table")
+st=$?
+[ "$st" -le 1 ] || say "script options: the check itself failed (exit $st)"
+report "script options" "$out" 0
+# and the check finds an option that is not there (the call bench/cache.sh made)
+planted=$(mktemp --suffix=.sh "${TMPDIR:-/tmp}/dps-cli-options.XXXXXX")
+# shellcheck disable=SC2016 # the script's own text, not expanded
+printf '"$dps" cache capture -o "$w/k.cache" -f kernel -- \\\n    prog\n' >"$planted"
+out=$("${DPS_PYTHON:-python3}" "$src/tests/cli/script-options.py" "$planted" <<<"$table")
+grep -q "has no option -f" <<<"$out" || say "script options: a planted -f of dps cache was not found ($out)"
+rm -f "$planted"
 
 if [ "$bad" = 0 ]; then
     echo "cli-options: $(wc -w <<<"$commands") commands, $(cut -f3 <<<"$table" | sort -u | wc -l) long options, one spelling each"
