@@ -18,14 +18,14 @@ start)
         echo "sessiond.sh: lttng-sessiond not installed (apt-get install lttng-tools)" >&2
         exit 1
     fi
-    if lttng list >/dev/null 2>&1; then
+    if timeout 10 lttng list >/dev/null 2>&1; then
         echo "sessiond.sh: reusing the running session daemon"
         exit 0
     fi
     # --no-kernel: without the LTTng kernel tracer a root daemon would only warn about it.
     lttng-sessiond --daemonize --no-kernel || { echo "sessiond.sh: cannot start lttng-sessiond" >&2; exit 1; }
     for _ in $(seq 50); do
-        if lttng list >/dev/null 2>&1; then
+        if timeout 10 lttng list >/dev/null 2>&1; then
             pgrep -n -x lttng-sessiond > "$home/fixture.pid"
             exit 0
         fi
@@ -35,9 +35,27 @@ start)
     exit 1
     ;;
 stop)
+    # Waits for the daemon to be gone: its teardown removes the rundir's consumer sockets
+    # after SIGTERM, and a daemon started meanwhile (the next ctest run's fixture) lost its
+    # own to it and hung every session command (two ctest runs back to back, beside a busy
+    # core). SIGKILL after 10 s.
     if [ -f "$home/fixture.pid" ]; then
-        kill "$(cat "$home/fixture.pid")" 2>/dev/null || true
+        pid=$(cat "$home/fixture.pid")
         rm -f "$home/fixture.pid"
+        alive() { [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = lttng-sessiond ]; }
+        kill "$pid" 2>/dev/null || true
+        for _ in $(seq 100); do
+            alive || exit 0
+            sleep 0.1
+        done
+        echo "sessiond.sh: lttng-sessiond $pid still there 10 s after SIGTERM: SIGKILL" >&2
+        kill -9 "$pid" 2>/dev/null || true
+        for _ in $(seq 50); do
+            alive || exit 0
+            sleep 0.1
+        done
+        echo "sessiond.sh: lttng-sessiond $pid did not end" >&2
+        exit 1
     fi
     exit 0
     ;;
