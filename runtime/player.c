@@ -304,6 +304,13 @@ static void play_one(struct player *pl, struct thread_play *tp, const struct dps
 	} else if (a->kind != DPS_ACT_RUN || tp->run_idle) {
 		tp->sleeps_since_run = -1;
 	}
+	/* a sleep counts from the run just before it, and learns at the run just after it */
+	if (a->kind != DPS_ACT_RUN || tp->run_idle) {
+		tp->sleep.due_ns = 0;
+	}
+	if (a->kind != DPS_ACT_SLEEP || tp->sleeps_since_run != 1) {
+		tp->sleep.run_end_ns = 0;
+	}
 
 	switch (a->kind) {
 	case DPS_ACT_RUN:
@@ -331,8 +338,11 @@ static void play_one(struct player *pl, struct thread_play *tp, const struct dps
 			tp->run_cpu_ns += in_run + kernel;
 			if (a->arg2 > 0) {
 				tp->sleeps_since_run = -1; /* no sample: the accesses came first */
+				tp->sleep.due_ns = 0;
 			}
 			learn_sleep_cost(tp, in_run);
+			dps__sleep_learn_gap(&tp->sleep, dps__tls_run_t0_ns);
+			tp->sleep.run_end_ns = dps__tls_run_t1_ns;
 		} else {
 			/* the costs of the actions since the last run, out of this one */
 			uint64_t owed = tp->debt_ns < ns ? tp->debt_ns : ns;

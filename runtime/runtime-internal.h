@@ -19,6 +19,9 @@ extern __thread uint64_t dps__tls_id;
 /* Set while this thread calibrates: its PSF calls fire no events (they would land in the
  * trace of the program being recorded as thousands of anonymous runs). */
 extern __thread bool dps__tls_silent;
+/* CLOCK_MONOTONIC at the start and the end of the thread's last dps__run_budget (read by it
+ * anyway: no clock read more) */
+extern __thread uint64_t dps__tls_run_t0_ns, dps__tls_run_t1_ns;
 
 /* Makes sure dps_init() ran (with defaults when the caller never called it). */
 void dps__ensure_init(void);
@@ -45,14 +48,30 @@ uint64_t dps__sleep(uint64_t ns, uint32_t line);
 struct dps__sleep_learned {
 	uint64_t cost_ns;   /* the CPU a sleep costs, a running mean (the player's) */
 	double late_adj_ns; /* the kernel's lateness now less the calibration's median */
+	/* The sleep right after a run: the player sets run_end_ns to that run's end
+	 * (CLOCK_MONOTONIC; 0: the sleep follows another action), and the sleep sets due_ns to
+	 * when the next run should begin (0: nothing to learn from), which the player compares
+	 * with that run's start (dps__sleep_learn_gap). */
+	uint64_t run_end_ns;
+	uint64_t due_ns;
 };
 /*
  * cpu mode's sleep: keeps the thread off the CPU for ns, its wall time less the CPU it spent
- * (doc/runtime.md, "Sleeps in cpu mode"). Wakes at the kernel's expected lateness (the
- * calibrated median, corrected by *l) and spins nothing; ends l->cost_ns later than ns.
- * Updates l->late_adj_ns with this sleep's lateness. Returns the wall ns slept.
+ * (doc/runtime.md, "Sleeps in cpu mode"). Right after a run (l->run_end_ns set), the time from
+ * that run's end to the next run's start is ns plus the CPU the sleep costs (l->cost_ns): the
+ * sleep wakes that much after the run's end, less the lateness expected (the calibrated
+ * median, corrected by *l), and spins nothing; what it learns comes at the next run
+ * (dps__sleep_learn_gap). After another action it counts from its own start, and updates
+ * l->late_adj_ns with its own lateness. Returns the wall ns slept.
  */
 uint64_t dps__sleep_off_cpu(uint64_t ns, uint32_t line, struct dps__sleep_learned *l);
+/*
+ * The run after a cpu-mode sleep began at run_t0_ns (CLOCK_MONOTONIC): moves l->late_adj_ns by
+ * an eighth of how late it began against l->due_ns (each sample capped at 100 us, so one
+ * preempted wake-up cannot set it: a mean, since the cycles' wall time adds up their means).
+ * Clears l->due_ns.
+ */
+void dps__sleep_learn_gap(struct dps__sleep_learned *l, uint64_t run_t0_ns);
 /* The margin the calibration's sleep table adds to the median overshoot of a request of
  * req_ns (5 us and 0.05 %): what dps__sleep spins when the kernel wakes it at its median. */
 double dps__sleep_margin_ns(uint64_t req_ns);

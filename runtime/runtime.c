@@ -16,6 +16,7 @@
 struct dps_calibration dps__calibration;
 __thread uint64_t dps__tls_id;
 __thread bool dps__tls_silent;
+__thread uint64_t dps__tls_run_t0_ns, dps__tls_run_t1_ns;
 
 static __thread bool tls_prepared;
 /* cpu mode: the loop rate this thread last observed (loops per µs of CPU); 0 = calibration. */
@@ -316,6 +317,8 @@ uint64_t dps__run_budget(uint64_t ns, enum dps_run_mode mode, uint64_t cpu_targe
 		break;
 	}
 	t1 = dps__now_ns();
+	dps__tls_run_t0_ns = t0;
+	dps__tls_run_t1_ns = t1;
 	if (!dps__tls_silent) {
 		lttng_ust_tracepoint(dps, run_end, id, ns, t1 - t0, (int)mode, line);
 	}
@@ -360,22 +363,27 @@ uint64_t dps__sleep(uint64_t ns, uint32_t line)
  * run, so the CPU a sleep costs (the system call, the wake-up, the tracepoints: 15-35 us on a
  * VM) shortens the next run's wall time by as much. A sleep that ended on its deadline would
  * make every sleep-and-run cycle end early by that cost; the recording's sleep is the time the
- * thread was off the CPU (doc/analyzer.md), so this one keeps the thread off the CPU for ns:
- * it wakes at start + ns + the CPU it is expected to cost, less the median overshoot, and
- * spins nothing (a spin's CPU is on the thread's clock as much as on the wall, so it cannot
- * make up for an early wake-up, only move CPU out of the next run). The expected cost is what
- * the player measured between the thread's runs around its earlier sleeps (no clock read of
- * its own: a CPU clock read costs 1.4 us on the bench VM, which a napping thread's short runs
- * must then absorb); the expected lateness the calibration's median, corrected by what the
- * thread's sleeps meet.
+ * thread was off the CPU (doc/analyzer.md), so this one keeps the thread off the CPU for ns.
+ * Right after a run, the next run should begin ns plus the CPU the sleep costs after that
+ * run's end: the sleep wakes then, less the lateness expected, and spins nothing (a spin's CPU
+ * is on the thread's clock as much as on the wall, so it cannot make up for an early wake-up,
+ * only move CPU out of the next run). Counted from the sleep's own start instead, the part of
+ * the cost spent outside the sleep (the tracepoints and the player between the run and the
+ * sleep, and after it) was off-CPU time on top: 10-15 us a cycle, 8 ms over a recorded
+ * sleeper's 545 naps (bench pingsleep, 2026-11-30). The expected cost is what the player
+ * measured between the thread's runs around its earlier sleeps (no clock read of its own: a
+ * CPU clock read costs 1.4 us on the bench VM, which a napping thread's short runs must then
+ * absorb); the expected lateness the calibration's median, corrected by what the thread's
+ * sleeps meet: here the next run's start against when it was due (dps__sleep_learn_gap), or,
+ * for a sleep after another action, its own wake-up.
  */
 uint64_t dps__sleep_off_cpu(uint64_t ns, uint32_t line, struct dps__sleep_learned *l)
 {
 	uint64_t id = dps__tls_id;
-	uint64_t t0, t1, wake;
+	uint64_t t0, t1, wake, from;
 	struct timespec ts;
 	double table, early, step;
-	bool blocks;
+	bool blocks, compensated = false;
 
 	dps__thread_prepare();
 	lttng_ust_tracepoint(dps, sleep_begin, id, ns, 0, line);
@@ -383,11 +391,24 @@ uint64_t dps__sleep_off_cpu(uint64_t ns, uint32_t line, struct dps__sleep_learne
 	table =
 	    dps_calibration_sleep_overshoot_ns(&dps__calibration, ns) - dps__sleep_margin_ns(ns);
 	early = table + l->late_adj_ns;
-	wake = add_sat(t0, add_sat(ns, l->cost_ns));
-	/* shorter than the kernel's median overshoot: uncompensated, late by about that */
-	if (early > 0 && (double)(wake - t0) > early) {
+	from = l->run_end_ns && l->run_end_ns <= t0 ? l->run_end_ns : t0;
+	wake = add_sat(from, add_sat(ns, l->cost_ns));
+	if (from != t0) {
+		/* After a run, early may be below 0 too (the wake-ups came early): a correction
+		 * that stopped at 0 stopped learning, and every sleep after was late by the
+		 * kernel's whole lateness. */
+		double at = (double)wake - early;
+
+		if (at > (double)t0 && at < 1.8e19) {
+			wake = (uint64_t)at;
+			compensated = true;
+		}
+	} else if (early > 0 && (double)(wake - t0) > early) {
+		/* shorter than the kernel's median overshoot: uncompensated, late by about that */
 		wake -= (uint64_t)early;
+		compensated = true;
 	}
+	l->due_ns = 0;
 	ts.tv_sec = (time_t)(wake / DPS_NS_PER_S);
 	ts.tv_nsec = (long)(wake % DPS_NS_PER_S);
 	blocks = wake > dps__now_ns();
@@ -396,6 +417,13 @@ uint64_t dps__sleep_off_cpu(uint64_t ns, uint32_t line, struct dps__sleep_learne
 	}
 	t1 = dps__now_ns();
 	lttng_ust_tracepoint(dps, sleep_end, id, ns, t1 - t0, line);
+	if (from != t0) {
+		/* after a run: the next run's start says how late this one was */
+		if (blocks && compensated) {
+			l->due_ns = add_sat(from, add_sat(ns, l->cost_ns));
+		}
+		return t1 - t0;
+	}
 	/* The kernel's lateness now, against the table's: the table was measured once (by dps
 	 * calibrate, or at start on a machine that may have been busier or quieter then), and a
 	 * sleep that woke early by the difference would end early with nothing to make it up.
@@ -408,6 +436,19 @@ uint64_t dps__sleep_off_cpu(uint64_t ns, uint32_t line, struct dps__sleep_learne
 		l->late_adj_ns += err > step ? step : err < -step ? -step : err;
 	}
 	return t1 - t0;
+}
+
+void dps__sleep_learn_gap(struct dps__sleep_learned *l, uint64_t run_t0_ns)
+{
+	double err;
+
+	if (!l->due_ns) {
+		return;
+	}
+	err = (double)run_t0_ns - (double)l->due_ns;
+	err = err > 100000.0 ? 100000.0 : err < -100000.0 ? -100000.0 : err;
+	l->late_adj_ns += err / 8;
+	l->due_ns = 0;
 }
 
 static uint64_t scale_ns(uint64_t ns, double scale)

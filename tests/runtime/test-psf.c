@@ -5,6 +5,7 @@
  * executable links a copy of the busy loop compiled with -O3 -ffast-math, so the loop is
  * checked to survive those flags.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -349,4 +350,52 @@ Test(psf, a_cpu_mode_sleep_keeps_the_thread_off_the_cpu_for_its_length, .init = 
 		     (double)r.threads[0].cpu_ns / 1e6,
 		     dps_calibration_sleep_overshoot_ns(&dps__calibration, 500000) / 1e3);
 	dps_play_result_fini(&r);
+}
+
+/*
+ * A cpu-mode sleep right after a run counts from that run's end: the next run is due the sleep
+ * plus its expected CPU cost after it (runtime.c, dps__sleep_off_cpu), and the next run's start
+ * against that moves the lateness correction by an eighth, each sample capped at 100 us.
+ */
+Test(psf, a_sleep_after_a_run_is_due_from_the_runs_end, .init = init_measured, .timeout = 30)
+{
+	struct dps__sleep_learned l = {.cost_ns = 20000};
+	uint64_t end = clock_ns(CLOCK_MONOTONIC);
+
+	l.run_end_ns = end;
+	dps__sleep_off_cpu(300000, 0, &l);
+	cr_expect_eq(l.due_ns, end + 300000 + 20000, "due %" PRIu64 " ns after the run's end",
+		     l.due_ns - end);
+	dps__sleep_learn_gap(&l, l.due_ns + 40000);
+	cr_expect_float_eq(l.late_adj_ns, 5000.0, 1e-6);
+	cr_expect_eq(l.due_ns, 0);
+	/* one preempted wake-up: capped */
+	l.due_ns = end;
+	dps__sleep_learn_gap(&l, end + 5000000);
+	cr_expect_float_eq(l.late_adj_ns, 5000.0 + 12500.0, 1e-6);
+	/* nothing due: nothing learnt */
+	dps__sleep_learn_gap(&l, end + 5000000);
+	cr_expect_float_eq(l.late_adj_ns, 17500.0, 1e-6);
+}
+
+/*
+ * Wake-ups that come early take the correction below the calibration's lateness, and below 0:
+ * the sleep must go on learning there. A first version compensated only a positive lateness,
+ * and once the correction crossed 0 nothing was due, nothing learnt, and every later sleep woke
+ * the kernel's whole lateness late (handoff's napper: 2.7 us a cycle on average, 2026-11-30).
+ */
+Test(psf, a_sleep_learns_when_the_kernel_wakes_early, .init = init_measured, .timeout = 30)
+{
+	struct dps__sleep_learned l = {.late_adj_ns = -1e6};
+	uint64_t end = clock_ns(CLOCK_MONOTONIC);
+
+	l.run_end_ns = end;
+	dps__sleep_off_cpu(200000, 0, &l);
+	cr_expect_eq(l.due_ns, end + 200000,
+		     "a sleep after a run with a negative lateness "
+		     "expected is not due");
+	/* after another action: counted from its own start, nothing due */
+	l.run_end_ns = 0;
+	dps__sleep_off_cpu(50000, 0, &l);
+	cr_expect_eq(l.due_ns, 0);
 }
