@@ -90,8 +90,11 @@ struct slot {
 	/* borrowed: the action the thread is blocked in (every kind: where the deadlock
 	 * message says it is written); a BLOCK_WAIT_ANY's and _JOIN_ANY's members */
 	const struct dps_action *block_action;
-	struct obj *block_obj;	   /* borrowed: a BLOCK_LOCK's .. _ARRIVE's */
-	uint64_t block_round;	   /* the barrier round a BLOCK_ARRIVE waits out */
+	struct obj *block_obj; /* borrowed: a BLOCK_LOCK's .. _ARRIVE's */
+	uint64_t block_round;  /* the barrier round a BLOCK_ARRIVE waits out */
+	/* set by its creator before it starts: CLOCK_MONOTONIC at which the recording created it,
+	 * counted from the process's start (0: unknown; the thread's tp.lag_origin_ns) */
+	uint64_t lag_origin_ns;
 	bool reaped;		   /* a join any took this thread */
 	pthread_cond_t state_cond; /* joiners wait here for state changes */
 	pthread_cond_t wake_cond;  /* the thread itself waits here for wakes */

@@ -91,6 +91,10 @@ struct thread_play {
 	 * requested) */
 	uint64_t lag_origin_ns;
 	uint64_t played_ns;
+	/* what its sleeps may still skip: how far behind it was at its begin. A bound, so a
+	 * thread that never waits catches up its start, not every delay after it (a replay's
+	 * preemption, or a what-if's slower neighbour, which the real thread would also pay) */
+	uint64_t lag_left_ns;
 	/* dps's own costs (doc/runtime.md, "Own costs"). cpu mode: the CPU spent inside its runs
 	 * (the rest of its clock is dps's own). work and wall modes: the calibration's cost of
 	 * the actions played since the last run, still to be taken out of the next runs. */
@@ -138,7 +142,8 @@ static void keep_ended_locked(struct player *pl, struct slot *s)
  * The slot is claimed (STARTED, counted running) first, so the child may even end before its
  * pthread_t is stored; it is reaped then by a later joiner or by dps_play().
  */
-static void do_create(struct player *pl, struct slot *self, const struct dps_action *a)
+static void do_create(struct player *pl, struct slot *self, const struct dps_action *a,
+		      uint64_t lag_origin_ns)
 {
 	size_t c = (size_t)a->arg;
 	struct slot *child = &pl->slots[c];
@@ -159,6 +164,7 @@ static void do_create(struct player *pl, struct slot *self, const struct dps_act
 		pl->live++;
 		pl->n_created++;
 		inject = fail_create_at && pl->n_created == fail_create_at;
+		child->lag_origin_ns = lag_origin_ns;
 		claimed = true;
 	}
 	pthread_mutex_unlock(&pl->lock);
@@ -237,12 +243,14 @@ static uint64_t budget_target(const struct thread_play *tp)
 }
 
 /*
- * How much of a sleep of ns the root skips: the time it is behind the recording since the
- * exec (the stub's loading and tracer start-up, what its runs did not absorb), at most ns.
+ * How much of a sleep of ns the thread skips: the time it is behind the recording since the
+ * exec (the stub's loading and tracer start-up, what its runs did not absorb; for a thread the
+ * root created before its first wait or join, as much as its creator was then), at most ns and
+ * at most what is left of its lag at its begin.
  */
-static uint64_t start_lag(const struct thread_play *tp, uint64_t ns)
+static uint64_t start_lag(struct thread_play *tp, uint64_t ns)
 {
-	uint64_t now, due;
+	uint64_t now, due, skip;
 
 	if (!tp->lag_origin_ns) {
 		return 0;
@@ -252,7 +260,25 @@ static uint64_t start_lag(const struct thread_play *tp, uint64_t ns)
 	if (now <= due) {
 		return 0;
 	}
-	return now - due < ns ? now - due : ns;
+	skip = now - due < ns ? now - due : ns;
+	skip = skip < tp->lag_left_ns ? skip : tp->lag_left_ns;
+	tp->lag_left_ns -= skip;
+	if (!tp->lag_left_ns) {
+		tp->lag_origin_ns = 0; /* caught up */
+	}
+	return skip;
+}
+
+/* At the thread's begin: what its sleeps may skip (tp->lag_left_ns). */
+static void start_lag_begin(struct thread_play *tp)
+{
+	uint64_t now = dps__now_ns();
+
+	if (tp->lag_origin_ns && now > tp->lag_origin_ns) {
+		tp->lag_left_ns = now - tp->lag_origin_ns;
+	} else {
+		tp->lag_origin_ns = 0;
+	}
 }
 
 /*
@@ -367,7 +393,9 @@ static void play_one(struct player *pl, struct thread_play *tp, const struct dps
 		self->res->sleep_act_ns += act;
 		break;
 	case DPS_ACT_CREATE:
-		do_create(pl, self, a);
+		/* a thread created while its creator is behind the recording since the process's
+		 * start is behind by as much: its sleeps before its first wait or join catch up */
+		do_create(pl, self, a, tp->lag_origin_ns ? tp->lag_origin_ns + tp->played_ns : 0);
 		break;
 	case DPS_ACT_JOIN:
 		dps__player_join(pl, self, a);
@@ -603,7 +631,10 @@ static void play_thread(struct slot *self)
 	tp.traced = lttng_ust_tracepoint_enabled(dps, wait_begin);
 	if (pl->opts.from_process_start && self->idx == pl->prog->root) {
 		charge_start_up(pl, &tp, cpu0);
+	} else {
+		tp.lag_origin_ns = self->lag_origin_ns;
 	}
+	start_lag_begin(&tp);
 	lttng_ust_tracepoint(dps, thread_begin, t->id, t->name ? t->name : "");
 	if (has_memory_actions(t)) {
 		tp.mem = dps__mem_thread_begin(pl->opts.heap_mode == DPS_HEAP_ALLOC);
