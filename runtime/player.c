@@ -274,11 +274,9 @@ static void start_lag_begin(struct thread_play *tp)
 {
 	uint64_t now = dps__now_ns();
 
-	if (tp->lag_origin_ns && now > tp->lag_origin_ns) {
-		tp->lag_left_ns = now - tp->lag_origin_ns;
-	} else {
-		tp->lag_origin_ns = 0;
-	}
+	tp->lag_left_ns =
+	    tp->lag_origin_ns && now > tp->lag_origin_ns ? now - tp->lag_origin_ns : 0;
+	tp->lag_origin_ns = tp->lag_left_ns ? tp->lag_origin_ns : 0;
 }
 
 /*
