@@ -96,6 +96,12 @@ def write_md(rows, info, path, svg_name):
     w(f"Machine load (1, 5, 15 min) at the start: {info['load_start']}; at the end: "
       f"{info['load_end']} (other sessions build and test on this machine).")
     w("")
+    if info.get("footprint") == "1":
+        w("**An experiment (`FOOTPRINT=1`)**: the stub's warm region is the kernel's working "
+          "set (`DPS_CACHE_WARM_BYTES`, at most half the last level), where a stub is "
+          "otherwise sized from the geometry alone: no capture gives a component's footprint "
+          "yet. The committed check is `cache-victim.md`.")
+        w("")
     ll = int(info['geometry'].split()[2])
     w(f"The victim chases pointers over {human(info['victim_ws'])} (in the {human(ll)} last "
       f"level dps detects) on CPU {info['cpu']}. The co-runners are pinned to the same CPU "

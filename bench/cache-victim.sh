@@ -33,9 +33,12 @@
 #
 # Usage: bench/cache-victim.sh [BUILD_DIR]   (default build/dev; about 6 min)
 # Environment: VICTIM_WS, SIZES, KERNELS, ROUNDS (8), TRIAL_SECONDS (2),
-# CPU (1), UNIT_NS (2000000).
+# CPU (1), UNIT_NS (2000000); FOOTPRINT=1: an experiment, the stub's warm region sized from the
+# kernel's working set (DPS_CACHE_WARM_BYTES, at most half the last level) where it is otherwise
+# sized from the geometry: no capture gives a component's footprint yet.
 # Writes bench/results/cache-victim.md, cache-victim.tsv (every trial), cache-victim-figures.tsv
-# (each row's captured figures and the stub's unit) and cache-victim.svg.
+# (each row's captured figures and the stub's unit) and cache-victim.svg; with FOOTPRINT=1
+# the same files named cache-victim-footprint*.
 set -euo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -132,8 +135,12 @@ for kernel in "${kernels[@]}"; do
                 --reps 4000000000 >/dev/null &
             original=$!
             corunners=("$original")
-            "$victim" stub --seconds "$corunner_seconds" --cpu "$cpu" \
-                "$ua" "$us" "$u1" "$u2" "$unit_ns" >"$work/stub" &
+            # FOOTPRINT=1: the stub's warm region is the kernel's working set (at most half
+            # the last level), an experiment: no capture gives a footprint yet
+            warm=
+            if [ "${FOOTPRINT:-0}" = 1 ]; then warm=$ws; fi
+            DPS_CACHE_WARM_BYTES=$warm "$victim" stub --seconds "$corunner_seconds" \
+                --cpu "$cpu" "$ua" "$us" "$u1" "$u2" "$unit_ns" >"$work/stub" &
             stub=$!
             corunners+=("$stub")
             "$victim" plain --seconds "$corunner_seconds" --cpu "$cpu" "$unit_ns" >"$work/plain" &
@@ -168,12 +175,14 @@ for kernel in "${kernels[@]}"; do
 done
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 
-cp "$tsv" "$results/cache-victim.tsv"
-cp "$meta" "$results/cache-victim-figures.tsv"
+name=cache-victim
+if [ "${FOOTPRINT:-0}" = 1 ]; then name=cache-victim-footprint; fi
+cp "$tsv" "$results/$name.tsv"
+cp "$meta" "$results/$name-figures.tsv"
 python3 "$src/bench/cache-victim.py" --trials "$tsv" --meta "$meta" \
-    --md "$results/cache-victim.md" --svg "$results/cache-victim.svg" \
+    --md "$results/$name.md" --svg "$results/$name.svg" --info "footprint=${FOOTPRINT:-0}" \
     --info "date=$date_start" --info "load_start=$load_start" --info "load_end=$load_end" \
     --info "victim_ws=$victim_ws" --info "cpu=$cpu" --info "seconds=$seconds" \
     --info "rounds=$rounds" --info "unit_ns=$unit_ns" --info "nproc=$(nproc)" \
     --info "geometry=$("$build/bench/dps-bench-cache-stub" --geometry)"
-echo "cache-victim.sh: wrote $results/cache-victim.md" >&2
+echo "cache-victim.sh: wrote $results/$name.md" >&2

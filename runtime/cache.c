@@ -359,6 +359,45 @@ static void *alloc_lines(size_t lines, unsigned line)
 	return p;
 }
 
+/* DPS_CACHE_WARM_BYTES's value into *bytes: whether it is a number of bytes of at least one
+ * line per chase (0 for an unset or empty variable, with *bytes 0) */
+static int warm_bytes_env(const struct dps_cache_geometry *g, uint64_t *bytes)
+{
+	const char *env = getenv("DPS_CACHE_WARM_BYTES");
+	unsigned long long b;
+	int end = 0;
+
+	*bytes = 0;
+	if (!env || !*env) {
+		return 1;
+	}
+	if (sscanf(env, " %llu %n", &b, &end) != 1 || env[end] || strchr(env, '-') ||
+	    b < (unsigned long long)g->line_bytes * CACHE_CURSORS) {
+		return 0;
+	}
+	*bytes = b;
+	return 1;
+}
+
+/*
+ * The warm cycle's most lines: sqrt(L1D x LL lines) (the file's head), or DPS_CACHE_WARM_BYTES
+ * when set, at most half the last level: an experiment of bench/cache-victim.sh (FOOTPRINT=1),
+ * the warm region sized from the component's working set, which no capture gives yet
+ * (doc/cache.md, "Checked by a co-running victim").
+ */
+static size_t warm_lines_max(const struct dps_cache_geometry *g, uint64_t d1_lines,
+			     uint64_t ll_lines)
+{
+	uint64_t bytes;
+
+	if (warm_bytes_env(g, &bytes) && bytes) {
+		uint64_t n = bytes / g->line_bytes;
+
+		return (size_t)(n > ll_lines / 2 ? ll_lines / 2 : n);
+	}
+	return (size_t)sqrt((double)d1_lines * (double)ll_lines);
+}
+
 /* The calling thread's regions for geometry g, made on first use. NULL when out of memory. */
 static struct cache_regions *regions_get(const struct dps_cache_geometry *g)
 {
@@ -378,7 +417,7 @@ static struct cache_regions *regions_get(const struct dps_cache_geometry *g)
 	r->geom = *g;
 	r->rng = 0x9e3779b97f4a7c15ull;
 	r->hot_lines_max = d1_lines / 4 ? d1_lines / 4 : 1;
-	r->warm_lines_max = (size_t)sqrt((double)d1_lines * (double)ll_lines);
+	r->warm_lines_max = warm_lines_max(g, d1_lines, ll_lines);
 	r->cold_lines = 4 * ll_lines;
 	r->hot = alloc_lines(r->hot_lines_max, g->line_bytes);
 	r->warm = alloc_lines(r->warm_lines_max, g->line_bytes);
@@ -739,6 +778,17 @@ int dps_cache_play(const struct dps_cache_target *target, const struct dps_cache
 	status = check(target, geom, err, err_len);
 	if (status) {
 		return status;
+	}
+	{
+		uint64_t bytes;
+
+		if (!warm_bytes_env(geom, &bytes)) {
+			return fail(err, err_len, DPS_ERR_INVAL,
+				    "Bad DPS_CACHE_WARM_BYTES: value=\"%s\", expected a number of "
+				    "bytes, at least %u",
+				    getenv("DPS_CACHE_WARM_BYTES"),
+				    geom->line_bytes * CACHE_CURSORS);
+		}
 	}
 	t0 = dps__cputime_ns();
 	r = regions_get(geom);

@@ -202,3 +202,33 @@ Test(cache_stub, a_malformed_geometry_in_the_environment_is_refused)
 	dps_test_run_fini(&run);
 	g_free(p);
 }
+
+/* The warm region's size of an experiment (doc/cache.md, "The geometry"): a value that is not a
+ * number of bytes of at least four lines is refused, a good one plays. */
+Test(cache_stub, the_warm_bytes_of_the_environment_are_checked)
+{
+	char *p = prog();
+	const char *argv[] = {p, "1000", "0", "10", "1", NULL};
+	const char *bad[] = {"1M", "-4096", "64", "4096x"};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		char *e = dps_test_strf("DPS_CACHE_WARM_BYTES=%s", bad[i]);
+		const char *env[] = {e, NULL};
+		struct dps_test_run run = dps_test_run(NULL, argv, env);
+		char *want = dps_test_strf("Bad DPS_CACHE_WARM_BYTES: value=\"%s\"", bad[i]);
+
+		cr_expect_eq(run.status, 1, "%s: exit %d", bad[i], run.status);
+		cr_expect(strstr(run.err, want), "%s", run.err);
+		dps_test_run_fini(&run);
+		g_free(want);
+		g_free(e);
+	}
+	{
+		const char *env[] = {"DPS_CACHE_WARM_BYTES=1048576", NULL};
+		struct dps_test_run run = dps_test_run(NULL, argv, env);
+
+		cr_expect_eq(run.status, 0, "exit %d: %s", run.status, run.err);
+		dps_test_run_fini(&run);
+	}
+	g_free(p);
+}
