@@ -381,9 +381,9 @@ static int warm_bytes_env(const struct dps_cache_geometry *g, uint64_t *bytes)
 
 /*
  * The warm cycle's most lines: sqrt(L1D x LL lines) (the file's head), or DPS_CACHE_WARM_BYTES
- * when set, at most half the last level: an experiment of bench/cache-victim.sh (FOOTPRINT=1),
- * the warm region sized from the component's working set, which no capture gives yet
- * (doc/cache.md, "Checked by a co-running victim").
+ * when set, at least twice L1D and at most half the last level: an experiment of
+ * bench/cache-victim.sh (FOOTPRINT=1), the warm region sized from the component's working set,
+ * which no capture gives yet (doc/cache.md, "Checked by a co-running victim").
  */
 static size_t warm_lines_max(const struct dps_cache_geometry *g, uint64_t d1_lines,
 			     uint64_t ll_lines)
@@ -393,6 +393,8 @@ static size_t warm_lines_max(const struct dps_cache_geometry *g, uint64_t d1_lin
 	if (warm_bytes_env(g, &bytes) && bytes) {
 		uint64_t n = bytes / g->line_bytes;
 
+		/* a cycle L1D holds would not miss it */
+		n = n < 2 * d1_lines ? 2 * d1_lines : n;
 		return (size_t)(n > ll_lines / 2 ? ll_lines / 2 : n);
 	}
 	return (size_t)sqrt((double)d1_lines * (double)ll_lines);
