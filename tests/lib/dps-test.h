@@ -27,8 +27,10 @@
 	} while (0)
 /*
  * A test that cannot run in this build (a sanitized one): skipped, CI included, because CI
- * runs it in its other build (.ci/run: dev, then asan); in a build without ASan it fails where
- * CI is set, so a skip left outside its #if cannot hide a test. The reason is printf's fmt.
+ * runs it in its other build (.ci/run: dev, then asan, with DPS_CI_PLAIN_PASSED set once the
+ * dev pass passed; a sanitized build under CI without it fails); in a build without ASan it
+ * fails where CI is set, so a skip left outside its #if cannot hide a test. The reason is
+ * printf's fmt.
  */
 #define dps_test_skip_build(...) dps_test_require_failed(__FILE__, __LINE__, NULL, __VA_ARGS__)
 /* dps_test_require's and dps_test_skip_build's end: skips or fails the test (cond NULL: a
