@@ -359,24 +359,36 @@ static void *alloc_lines(size_t lines, unsigned line)
 	return p;
 }
 
-/* DPS_CACHE_WARM_BYTES's value into *bytes: whether it is a number of bytes of at least one
- * line per chase (0 for an unset or empty variable, with *bytes 0) */
-static int warm_bytes_env(const struct dps_cache_geometry *g, uint64_t *bytes)
+/* DPS_CACHE_WARM_BYTES, read once (dps_cache_play checks it at every play): its bytes (0:
+ * unset or empty), or warm_env_bad when it is not a number */
+static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
+static uint64_t warm_env_bytes;
+static bool warm_env_bad;
+
+static void warm_env_once(void)
 {
 	const char *env = getenv("DPS_CACHE_WARM_BYTES");
 	unsigned long long b;
 	int end = 0;
 
-	*bytes = 0;
 	if (!env || !*env) {
-		return 1;
+		return;
 	}
-	if (sscanf(env, " %llu %n", &b, &end) != 1 || env[end] || strchr(env, '-') ||
-	    b < (unsigned long long)g->line_bytes * CACHE_CURSORS) {
-		return 0;
+	if (sscanf(env, " %llu %n", &b, &end) != 1 || env[end] || strchr(env, '-')) {
+		warm_env_bad = true;
+		return;
 	}
-	*bytes = b;
-	return 1;
+	warm_env_bytes = b;
+}
+
+/* DPS_CACHE_WARM_BYTES into *bytes (0 when unset): whether it is a number of bytes of at least
+ * one line per chase */
+static int warm_bytes_env(const struct dps_cache_geometry *g, uint64_t *bytes)
+{
+	pthread_once(&warm_once, warm_env_once);
+	*bytes = warm_env_bytes;
+	return !warm_env_bad &&
+	       (!warm_env_bytes || warm_env_bytes >= (uint64_t)g->line_bytes * CACHE_CURSORS);
 }
 
 /*
