@@ -855,6 +855,17 @@ static const struct dps_thread_desc startup_threads[] = {
 static const struct dps_program startup_prog = {
     .name = "startup", .threads = startup_threads, .n_threads = 1, .root = 0};
 
+/* Options of a play from the process's start, as if the exec had been ago_ns before now and
+ * this thread had used cpu_ns of CPU since. */
+static void from_exec(struct dps_play_options *o, uint64_t ago_ns, uint64_t cpu_ns)
+{
+	dps_play_options_default(o);
+	o->summary = false;
+	o->from_process_start = true;
+	o->exec_mono_ns = clock_ns(CLOCK_MONOTONIC) - ago_ns;
+	o->exec_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_ns;
+}
+
 /* main unknown (main_* 0, options set by hand): everything before the first action is the
  * start-up */
 Test(player, the_root_absorbs_the_process_start_up)
@@ -862,12 +873,7 @@ Test(player, the_root_absorbs_the_process_start_up)
 	struct dps_play_options o;
 	struct dps_play_result r;
 
-	dps_play_options_default(&o);
-	o.summary = false;
-	o.from_process_start = true;
-	/* as if the exec had been 25 ms ago and this thread had used 25 ms of CPU since */
-	o.exec_mono_ns = clock_ns(CLOCK_MONOTONIC) - 25 * MS;
-	o.exec_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - 25 * MS;
+	from_exec(&o, 25 * MS, 25 * MS);
 	cr_assert_eq(dps_play(&startup_prog, &o, &r), DPS_OK);
 	/* 40 ms of sleep less the 25 ms behind: 15 ms (a loaded host oversleeps, hence the
 	 * margin; without the compensation it is 40) */
@@ -908,13 +914,8 @@ Test(player, a_thread_created_behind_the_recording_catches_up_in_its_sleeps)
 	struct dps_play_options o;
 	struct dps_play_result r;
 
-	dps_play_options_default(&o);
-	o.summary = false;
-	o.from_process_start = true;
-	/* as if the exec had been 25 ms ago: the napper, created 2 ms of run after it, is
-	 * about 23 ms behind when it starts */
-	o.exec_mono_ns = clock_ns(CLOCK_MONOTONIC) - 25 * MS;
-	o.exec_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	/* the napper, created 2 ms of run after the exec, is about 23 ms behind at its start */
+	from_exec(&o, 25 * MS, 0);
 	cr_assert_eq(dps_play(&lagged_prog, &o, &r), DPS_OK);
 	/* 40 ms less about 23: 17 (a loaded host oversleeps, hence the margin; without the
 	 * catch-up 40) */
@@ -939,12 +940,8 @@ Test(player, dps_own_set_up_after_main_is_not_charged)
 	struct dps_play_options o;
 	struct dps_play_result r;
 
-	dps_play_options_default(&o);
-	o.summary = false;
-	o.from_process_start = true;
 	/* as if the exec had been 5 ms of CPU and of time before main, and main were now */
-	o.exec_mono_ns = clock_ns(CLOCK_MONOTONIC) - 5 * MS;
-	o.exec_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - 5 * MS;
+	from_exec(&o, 5 * MS, 5 * MS);
 	dps_play_options_mark_main(&o);
 	/* dps's own set-up: 20 ms of CPU, as a quick calibration takes */
 	dps_run_ns(20 * MS, DPS_RUN_CPU);
