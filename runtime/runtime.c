@@ -370,7 +370,8 @@ uint64_t dps__sleep(uint64_t ns, uint32_t line)
  * only move CPU out of the next run). Counted from the sleep's own start instead, the part of
  * the cost spent outside the sleep (the tracepoints and the player between the run and the
  * sleep, and after it) was off-CPU time on top: 10-15 us a cycle, 8 ms over a recorded
- * sleeper's 545 naps (bench pingsleep, 2026-11-30). The expected cost is what the player
+ * sleeper's 545 naps (a hand analysis of one pingsleep replay's trace, 2026-11-30;
+ * bench/fidelity.sh measures the replays' wall time). The expected cost is what the player
  * measured between the thread's runs around its earlier sleeps (no clock read of its own: a
  * CPU clock read costs 1.4 us on the bench VM, which a napping thread's short runs must then
  * absorb); the expected lateness the calibration's median, corrected by what the thread's
@@ -380,7 +381,7 @@ uint64_t dps__sleep(uint64_t ns, uint32_t line)
 uint64_t dps__sleep_off_cpu(uint64_t ns, uint32_t line, struct dps__sleep_learned *l)
 {
 	uint64_t id = dps__tls_id;
-	uint64_t t0, t1, wake, from;
+	uint64_t t0, t1, wake, from, due;
 	struct timespec ts;
 	double table, early, step;
 	bool blocks, compensated = false;
@@ -392,7 +393,8 @@ uint64_t dps__sleep_off_cpu(uint64_t ns, uint32_t line, struct dps__sleep_learne
 	    dps_calibration_sleep_overshoot_ns(&dps__calibration, ns) - dps__sleep_margin_ns(ns);
 	early = table + l->late_adj_ns;
 	from = l->run_end_ns && l->run_end_ns <= t0 ? l->run_end_ns : t0;
-	wake = add_sat(from, add_sat(ns, l->cost_ns));
+	due = add_sat(from, add_sat(ns, l->cost_ns));
+	wake = due;
 	if (from != t0) {
 		/* After a run, early may be below 0 too (the wake-ups came early): a correction
 		 * that stopped at 0 stopped learning, and every sleep after was late by the
@@ -420,7 +422,7 @@ uint64_t dps__sleep_off_cpu(uint64_t ns, uint32_t line, struct dps__sleep_learne
 	if (from != t0) {
 		/* after a run: the next run's start says how late this one was */
 		if (blocks && compensated) {
-			l->due_ns = add_sat(from, add_sat(ns, l->cost_ns));
+			l->due_ns = due;
 		}
 		return t1 - t0;
 	}

@@ -382,7 +382,8 @@ Test(psf, a_sleep_after_a_run_is_due_from_the_runs_end, .init = init_measured, .
  * Wake-ups that come early take the correction below the calibration's lateness, and below 0:
  * the sleep must go on learning there. A first version compensated only a positive lateness,
  * and once the correction crossed 0 nothing was due, nothing learnt, and every later sleep woke
- * the kernel's whole lateness late (handoff's napper: 2.7 us a cycle on average, 2026-11-30).
+ * the kernel's whole lateness late (handoff's napper: 2.7 us a cycle on average in a hand
+ * analysis of one replay, 2026-11-30).
  */
 Test(psf, a_sleep_learns_when_the_kernel_wakes_early, .init = init_measured, .timeout = 30)
 {
