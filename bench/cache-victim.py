@@ -98,7 +98,7 @@ def write_md(rows, info, path, svg_name):
     w("")
     if info.get("footprint") == "1":
         w("**An experiment (`FOOTPRINT=1`)**: the stub's warm region is the kernel's working "
-          "set (`DPS_CACHE_WARM_BYTES`, at most half the last level), where a stub is "
+          "set (the target's footprint, at most half the last level), where a stub is "
           "otherwise sized from the geometry alone: no capture gives a component's footprint "
           "yet. The committed check is `cache-victim.md`.")
         w("")

@@ -34,7 +34,7 @@
 # Usage: bench/cache-victim.sh [BUILD_DIR]   (default build/dev; about 6 min)
 # Environment: VICTIM_WS, SIZES, KERNELS, ROUNDS (8), TRIAL_SECONDS (2),
 # CPU (1), UNIT_NS (2000000); FOOTPRINT=1: an experiment, the stub's warm region sized from the
-# kernel's working set (DPS_CACHE_WARM_BYTES, at most half the last level) where it is otherwise
+# kernel's working set (the target's footprint, at most half the last level) where it is otherwise
 # sized from the geometry: no capture gives a component's footprint yet.
 # Writes bench/results/cache-victim.md, cache-victim.tsv (every trial), cache-victim-figures.tsv
 # (each row's captured figures and the stub's unit) and cache-victim.svg; with FOOTPRINT=1
@@ -139,8 +139,8 @@ for kernel in "${kernels[@]}"; do
             # the last level), an experiment: no capture gives a footprint yet
             warm=
             if [ "${FOOTPRINT:-0}" = 1 ]; then warm=$ws; fi
-            DPS_CACHE_WARM_BYTES=$warm "$victim" stub --seconds "$corunner_seconds" \
-                --cpu "$cpu" "$ua" "$us" "$u1" "$u2" "$unit_ns" >"$work/stub" &
+            "$victim" stub --seconds "$corunner_seconds" --cpu "$cpu" ${warm:+--footprint "$warm"} \
+                "$ua" "$us" "$u1" "$u2" "$unit_ns" >"$work/stub" &
             stub=$!
             corunners+=("$stub")
             "$victim" plain --seconds "$corunner_seconds" --cpu "$cpu" "$unit_ns" >"$work/plain" &

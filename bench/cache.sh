@@ -22,7 +22,7 @@
 #
 # Usage: bench/cache.sh [BUILD_DIR]     (default: build/dev; configured if missing)
 # Writes bench/results/cache.md, and cache-victim.md, .tsv and .svg. FOOTPRINT=1: an experiment,
-# the stub's warm region sized from each kernel's working set (DPS_CACHE_WARM_BYTES, at most
+# the stub's warm region sized from each kernel's working set (the target's footprint, at most
 # half the last level; doc/cache.md), into bench/results/cache-footprint.md, no victim.
 set -euo pipefail
 
@@ -97,9 +97,9 @@ for kernel in stream chase matmul hash; do
         read -r _ _ lls lla lll < <(grep "^level LL " "$res")
         warm=
         if [ "${FOOTPRINT:-0}" = 1 ]; then warm=$ws; fi
-        DPS_CACHE_WARM_BYTES=$warm DPS_CACHE_GEOMETRY="$d1s,$d1a,$d1l $lls,$lla,$lll" \
+        DPS_CACHE_GEOMETRY="$d1s,$d1a,$d1l $lls,$lla,$lll" \
             "$dps" cache capture -o "$work/stub.cache" --function cache_play_kernel -- \
-            "$build/bench/dps-bench-cache-stub" "$acc" "$st" "$d1" "$ll" \
+            "$build/bench/dps-bench-cache-stub" "$acc" "$st" "$d1" "$ll" ${warm:+0 "$warm"} \
             >"$work/stub-table" 2>"$work/err" || {
             cat "$work/err" >&2
             exit 1
@@ -140,7 +140,7 @@ done
     if [ "${FOOTPRINT:-0}" = 1 ]; then
         echo
         echo "**An experiment (\`FOOTPRINT=1\`)**: the stub's warm region is the kernel's working"
-        echo "set (\`DPS_CACHE_WARM_BYTES\`, at least twice L1D, at most half the last level) instead of the geometry's;"
+        echo "set (the target's footprint, at least twice L1D, at most half the last level) instead of the geometry's;"
         echo "no capture gives a component's footprint yet. The committed check is \`cache.md\`."
     fi
     echo

@@ -28,10 +28,11 @@
  * has hits (result->stores_played).
  *
  * Regions are per thread (a thread's data are its own in the real program too), allocated and
- * linked on the thread's first play, freed by dps_cache_free() or a pthread key's destructor
- * when the thread exits. Each play walks the warm cycle and the hot lines once before the
- * kernel, so the kernel starts with the warm lines in the last level and the hot ones in L1D;
- * that set-up is dps's own cost, reported apart (result->setup_ns), not taken from the run.
+ * linked on the thread's first play (the warm one grown when a play's footprint needs more), freed
+ * by dps_cache_free() or a pthread key's destructor when the thread exits. Each play walks the warm
+ * cycle and the hot lines once before the kernel, so the kernel starts with the warm lines in the
+ * last level and the hot ones in L1D; that set-up is dps's own cost, reported apart
+ * (result->setup_ns), not taken from the run.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -59,11 +60,11 @@ struct cache_regions {
 	struct dps_cache_geometry geom; /* what they were sized from */
 	unsigned char *hot; /* hot_lines_max lines; a play visits the first hot_lines in turn */
 	size_t hot_lines_max;
-	size_t hot_lines;    /* in use (a power of two; 0: none yet) */
-	uint64_t hot_off;    /* the next hot access's offset in hot */
-	unsigned char *warm; /* warm_lines_max lines; the cycle links the first warm_lines */
-	size_t warm_lines_max;
-	size_t warm_lines; /* the cycle in place (0: none yet) */
+	size_t hot_lines;      /* in use (a power of two; 0: none yet) */
+	uint64_t hot_off;      /* the next hot access's offset in hot */
+	unsigned char *warm;   /* warm_lines_max lines; the cycle links the first warm_lines */
+	size_t warm_lines_max; /* the most a play has needed (0: none allocated yet) */
+	size_t warm_lines;     /* the cycle in place (0: none yet) */
 	/* the chases' next lines, spread along the cycle, in the order of their turns */
 	void **warm_cur[CACHE_CURSORS];
 	unsigned char *cold;
@@ -359,57 +360,24 @@ static void *alloc_lines(size_t lines, unsigned line)
 	return p;
 }
 
-/* DPS_CACHE_WARM_BYTES, read once (dps_cache_play checks it at every play): its bytes (0:
- * unset or empty), or warm_env_bad when it is not a number */
-static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
-static uint64_t warm_env_bytes;
-static bool warm_env_bad;
-
-static void warm_env_once(void)
-{
-	const char *env = getenv("DPS_CACHE_WARM_BYTES");
-	unsigned long long b;
-	int end = 0;
-
-	if (!env || !*env) {
-		return;
-	}
-	if (sscanf(env, " %llu %n", &b, &end) != 1 || env[end] || strchr(env, '-')) {
-		warm_env_bad = true;
-		return;
-	}
-	warm_env_bytes = b;
-}
-
-/* DPS_CACHE_WARM_BYTES into *bytes (0 when unset): whether it is a number of bytes of at least
- * one line per chase */
-static int warm_bytes_env(const struct dps_cache_geometry *g, uint64_t *bytes)
-{
-	pthread_once(&warm_once, warm_env_once);
-	*bytes = warm_env_bytes;
-	return !warm_env_bad &&
-	       (!warm_env_bytes || warm_env_bytes >= (uint64_t)g->line_bytes * CACHE_CURSORS);
-}
-
 /*
- * The warm cycle's most lines: sqrt(L1D x LL lines) (the file's head), or DPS_CACHE_WARM_BYTES
- * when set, at least twice L1D and at most half the last level: an experiment of
- * bench/cache-victim.sh (FOOTPRINT=1), the warm region sized from the component's working set,
- * which no capture gives yet (doc/cache.md, "Checked by a co-running victim").
+ * The warm cycle's most lines for a target of footprint bytes: sqrt(L1D x LL lines) (the file's
+ * head) when it is not known (0), else its lines, at least twice L1D (a cycle L1D holds would
+ * not miss it) and at most half the last level (the cold region's misses need the rest): a
+ * component's warm data evict as much of its neighbours' as its working set, not the geometry's
+ * (doc/cache.md, "The footprint").
  */
-static size_t warm_lines_max(const struct dps_cache_geometry *g, uint64_t d1_lines,
-			     uint64_t ll_lines)
+static size_t warm_lines_for(const struct dps_cache_geometry *g, uint64_t footprint)
 {
-	uint64_t bytes;
+	uint64_t d1_lines = g->d1_bytes / g->line_bytes, ll_lines = g->ll_bytes / g->line_bytes;
+	uint64_t n;
 
-	if (warm_bytes_env(g, &bytes) && bytes) {
-		uint64_t n = bytes / g->line_bytes;
-
-		/* a cycle L1D holds would not miss it */
-		n = n < 2 * d1_lines ? 2 * d1_lines : n;
-		return (size_t)(n > ll_lines / 2 ? ll_lines / 2 : n);
+	if (!footprint) {
+		return (size_t)sqrt((double)d1_lines * (double)ll_lines);
 	}
-	return (size_t)sqrt((double)d1_lines * (double)ll_lines);
+	n = footprint / g->line_bytes;
+	n = n < 2 * d1_lines ? 2 * d1_lines : n;
+	return (size_t)(n > ll_lines / 2 ? ll_lines / 2 : n);
 }
 
 /* The calling thread's regions for geometry g, made on first use. NULL when out of memory. */
@@ -431,12 +399,10 @@ static struct cache_regions *regions_get(const struct dps_cache_geometry *g)
 	r->geom = *g;
 	r->rng = 0x9e3779b97f4a7c15ull;
 	r->hot_lines_max = d1_lines / 4 ? d1_lines / 4 : 1;
-	r->warm_lines_max = warm_lines_max(g, d1_lines, ll_lines);
 	r->cold_lines = 4 * ll_lines;
 	r->hot = alloc_lines(r->hot_lines_max, g->line_bytes);
-	r->warm = alloc_lines(r->warm_lines_max, g->line_bytes);
 	r->cold = alloc_lines(r->cold_lines, g->line_bytes);
-	if (!r->hot || !r->warm || !r->cold) {
+	if (!r->hot || !r->cold) {
 		goto error;
 	}
 	if (link_cycle(r->cold, r->cold_lines, g->line_bytes, &r->rng, r->cold_cur)) {
@@ -729,7 +695,8 @@ static int prepare(struct cache_regions *r, const struct dps_cache_target *t, st
 	 * misses between two visits of one of them what they were with one word a visit */
 	uint64_t hot_lines =
 	    (uint64_t)((double)d1_lines / (4 * (1 + per_hit)) / (double)(g->line_bytes / 8));
-	size_t warm_lines = (size_t)((double)r->warm_lines_max / (1 + cold_per_warm));
+	size_t warm_max = warm_lines_for(g, t->footprint_bytes);
+	size_t warm_lines = (size_t)((double)warm_max / (1 + cold_per_warm));
 
 	if (hot_lines < 1) {
 		hot_lines = 1;
@@ -738,6 +705,17 @@ static int prepare(struct cache_regions *r, const struct dps_cache_target *t, st
 	}
 	hot_lines = floor_pow2(hot_lines); /* the kernel's turn over them is a mask */
 	warm_lines = warm_lines < CACHE_CURSORS ? CACHE_CURSORS : warm_lines;
+	if (warm_lines > r->warm_lines_max) {
+		/* a larger footprint than this thread's plays had: a larger region, first touched
+		 * here (the play's set-up, not its run) */
+		free(r->warm);
+		r->warm = alloc_lines(warm_lines, g->line_bytes);
+		r->warm_lines_max = r->warm ? warm_lines : 0;
+		r->warm_lines = 0;
+		if (!r->warm) {
+			return DPS_ERR_NOMEM;
+		}
+	}
 	if (hot_lines != r->hot_lines) {
 		r->hot_lines = hot_lines;
 		r->hot_off = 0;
@@ -793,17 +771,6 @@ int dps_cache_play(const struct dps_cache_target *target, const struct dps_cache
 	if (status) {
 		return status;
 	}
-	{
-		uint64_t bytes;
-
-		if (!warm_bytes_env(geom, &bytes)) {
-			return fail(err, err_len, DPS_ERR_INVAL,
-				    "Bad DPS_CACHE_WARM_BYTES: value=\"%s\", expected a number of "
-				    "bytes, at least %u",
-				    getenv("DPS_CACHE_WARM_BYTES"),
-				    geom->line_bytes * CACHE_CURSORS);
-		}
-	}
 	t0 = dps__cputime_ns();
 	r = regions_get(geom);
 	if (!r) {
@@ -813,8 +780,9 @@ int dps_cache_play(const struct dps_cache_target *target, const struct dps_cache
 	}
 	status = prepare(r, target, &a);
 	if (status) {
-		return fail(err, err_len, status, "Cannot link the warm region: lines=%zu",
-			    r->warm_lines_max);
+		return fail(err, err_len, status,
+			    "Cannot allocate or link the warm region: footprint_bytes=%" PRIu64,
+			    target->footprint_bytes);
 	}
 	t1 = dps__cputime_ns();
 	cache_play_kernel(&a);

@@ -6,7 +6,7 @@
  * target: bench/cache.sh puts them beside each kernel's, tests/cache/test-cache-stub.c checks
  * them on two targets.
  *
- *	dps-bench-cache-stub ACCESSES STORES D1_MISSES LL_MISSES [CPU_NS]
+ *	dps-bench-cache-stub ACCESSES STORES D1_MISSES LL_MISSES [CPU_NS [FOOTPRINT_BYTES]]
  *	dps-bench-cache-stub --geometry     prints D1_BYTES D1_ASSOC LL_BYTES LL_ASSOC LINE SOURCE
  *
  * Exit 0, 1 when the play fails (the message on stderr), 2 on bad usage.
@@ -33,16 +33,19 @@ int main(int argc, char **argv)
 		       g.ll_assoc, g.line_bytes, g.source);
 		return 0;
 	}
-	if (argc != 5 && argc != 6) {
-		fprintf(stderr, "usage: %s ACCESSES STORES D1_MISSES LL_MISSES [CPU_NS]\n",
-			argv[0]);
+	if (argc < 5 || argc > 7) {
+		fprintf(
+		    stderr,
+		    "usage: %s ACCESSES STORES D1_MISSES LL_MISSES [CPU_NS [FOOTPRINT_BYTES]]\n",
+		    argv[0]);
 		return 2;
 	}
 	t.accesses = strtoull(argv[1], NULL, 10);
 	t.stores = strtoull(argv[2], NULL, 10);
 	t.d1_misses = strtoull(argv[3], NULL, 10);
 	t.ll_misses = strtoull(argv[4], NULL, 10);
-	t.cpu_ns = argc == 6 ? strtoull(argv[5], NULL, 10) : 0;
+	t.cpu_ns = argc >= 6 ? strtoull(argv[5], NULL, 10) : 0;
+	t.footprint_bytes = argc == 7 ? strtoull(argv[6], NULL, 10) : 0;
 	status = dps_cache_play(&t, NULL, &res, err, sizeof(err));
 	if (status) {
 		fprintf(stderr, "%s\n", err);

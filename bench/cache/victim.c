@@ -7,7 +7,8 @@
  *
  *	dps-bench-cache-victim victim --ws BYTES --seconds S [--cpu N] [--slots PID,...]
  *		[--turn-ns NS] [--passes N]
- *	dps-bench-cache-victim stub --seconds S [--cpu N] ACCESSES STORES D1_MISSES LL_MISSES CPU_NS
+ *	dps-bench-cache-victim stub --seconds S [--cpu N] [--footprint BYTES] ACCESSES STORES
+ *	                       D1_MISSES LL_MISSES CPU_NS
  *	dps-bench-cache-victim plain --seconds S [--cpu N] CPU_NS
  *
  * victim: a random cyclic pointer chase over ws bytes of 64-byte lines (neither a prefetcher
@@ -279,7 +280,8 @@ static int usage(const char *argv0)
 	fprintf(stderr,
 		"usage: %s victim --ws BYTES --seconds S [--cpu N] [--slots PID,...] [--turn-ns NS]"
 		" [--passes N]\n"
-		"       %s stub --seconds S [--cpu N] ACCESSES STORES D1_MISSES LL_MISSES CPU_NS\n"
+		"       %s stub --seconds S [--cpu N] [--footprint BYTES] ACCESSES STORES "
+		"D1_MISSES LL_MISSES CPU_NS\n"
 		"       %s plain --seconds S [--cpu N] CPU_NS\n",
 		argv0, argv0, argv0);
 	return 2;
@@ -288,7 +290,7 @@ static int usage(const char *argv0)
 int main(int argc, char **argv)
 {
 	struct dps_cache_target t = {0};
-	uint64_t ws = 0, nums[5], turn_ns = 1500000, passes = 8;
+	uint64_t ws = 0, nums[5], turn_ns = 1500000, passes = 8, footprint = 0;
 	pid_t pids[MAX_SLOTS];
 	size_t n_slots = 0;
 	char *end;
@@ -322,6 +324,9 @@ int main(int argc, char **argv)
 			i++;
 		} else if (!strcmp(argv[i], "--passes") && kernel_parse_u64(v, 100000, &passes)) {
 			i++;
+		} else if (!strcmp(argv[i], "--footprint") &&
+			   kernel_parse_u64(v, UINT64_C(1) << 40, &footprint)) {
+			i++;
 		} else if (!strcmp(argv[i], "--cpu") && v && *v >= '0' && *v <= '9') {
 			cpu = atoi(v);
 			i++;
@@ -346,7 +351,8 @@ int main(int argc, char **argv)
 					      .stores = nums[1],
 					      .d1_misses = nums[2],
 					      .ll_misses = nums[3],
-					      .cpu_ns = nums[4]};
+					      .cpu_ns = nums[4],
+					      .footprint_bytes = footprint};
 		return pin_to_cpu(cpu) ? 1 : run_corunner(&t, 0, seconds);
 	}
 	if (!strcmp(mode, "plain") && n_nums == 1 && nums[0]) {

@@ -203,31 +203,29 @@ Test(cache_stub, a_malformed_geometry_in_the_environment_is_refused)
 	g_free(p);
 }
 
-/* The warm region's size of an experiment (doc/cache.md, "The geometry"): a value that is not a
- * number of bytes of at least four lines is refused, a good one plays. */
-Test(cache_stub, the_warm_bytes_of_the_environment_are_checked)
+/* The warm region's size (doc/cache.md, "The footprint"): the geometry's sqrt(L1D x LL lines)
+ * without a footprint, else the footprint's lines, at least twice L1D and at most half the last
+ * level; on a geometry given, so that the lines are known: 512 lines of L1D, 16,384 of LL. */
+Test(cache_stub, a_footprint_sizes_the_warm_region_within_its_bounds)
 {
+	static const struct {
+		const char *footprint;
+		const char *warm_lines;
+	} cases[] = {{"0", "warm_lines 2896 "},		/* sqrt(512 x 16384) */
+		     {"4096", "warm_lines 1024 "},	/* below twice L1D: 2 x 512 */
+		     {"262144", "warm_lines 4096 "},	/* 256 KiB: its own lines */
+		     {"67108864", "warm_lines 8192 "}}; /* 64 MiB: half the last level */
 	char *p = prog();
-	const char *argv[] = {p, "1000", "0", "10", "1", NULL};
-	const char *bad[] = {"1M", "-4096", "64", "4096x"};
+	const char *env[] = {"DPS_CACHE_GEOMETRY=32768,8,64 1048576,16,64", NULL};
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
-		char *e = dps_test_strf("DPS_CACHE_WARM_BYTES=%s", bad[i]);
-		const char *env[] = {e, NULL};
-		struct dps_test_run run = dps_test_run(NULL, argv, env);
-		char *want = dps_test_strf("Bad DPS_CACHE_WARM_BYTES: value=\"%s\"", bad[i]);
-
-		cr_expect_eq(run.status, 1, "%s: exit %d", bad[i], run.status);
-		cr_expect(strstr(run.err, want), "%s", run.err);
-		dps_test_run_fini(&run);
-		g_free(want);
-		g_free(e);
-	}
-	{
-		const char *env[] = {"DPS_CACHE_WARM_BYTES=1048576", NULL};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		const char *argv[] = {p, "1000", "0", "10", "0", "0", cases[i].footprint, NULL};
 		struct dps_test_run run = dps_test_run(NULL, argv, env);
 
-		cr_expect_eq(run.status, 0, "exit %d: %s", run.status, run.err);
+		cr_expect_eq(run.status, 0, "footprint %s: exit %d: %s", cases[i].footprint,
+			     run.status, run.err);
+		cr_expect(strstr(run.out, cases[i].warm_lines), "footprint %s: want %s, got %s",
+			  cases[i].footprint, cases[i].warm_lines, run.out);
 		dps_test_run_fini(&run);
 	}
 	g_free(p);

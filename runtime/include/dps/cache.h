@@ -39,6 +39,10 @@ struct dps_cache_target {
 	uint64_t d1_misses; /* m1: accesses that missed the level-1 data cache (<= accesses) */
 	uint64_t ll_misses; /* m2: of those, the ones that missed the last level too (<= m1) */
 	uint64_t cpu_ns;    /* t: the run's CPU time; 0: the accesses only */
+	/* the component's working set, the knee of its last-level miss curve (dps cache capture
+	 * --footprint): the warm region is sized from it, at least twice L1D and at most half
+	 * the last level; 0: not known, the warm region sized from the geometry alone */
+	uint64_t footprint_bytes;
 };
 
 /* The two cache levels the stub aims at. */
