@@ -140,9 +140,51 @@ static int parse_count(struct lexer *lx, uint64_t version, uint64_t *n)
 	return DPS_OK;
 }
 
+/* The optional footprint after a run's cache figures (version 5): `footprint BYTES`, above 0;
+ * *bytes 0 when there is none. */
+static int parse_footprint(struct lexer *lx, uint64_t version, uint64_t *bytes)
+{
+	const char *save = lx->p;
+	struct token kw, tok;
+	int status;
+
+	*bytes = 0;
+	if (!dps_actset__lex_next(lx, &kw)) {
+		return DPS_OK;
+	}
+	if (!dps_actset__tok_is(&kw, "footprint")) {
+		lx->p = save; /* not ours: the caller's "expected end of line" names it */
+		return DPS_OK;
+	}
+	if (version && version < DPS_ACTSET_FORMAT_V5) {
+		return dps_actset__lex_error(lx, kw.col,
+					     "a footprint in a file that says an older version: "
+					     "expected 'dps-actions 5'",
+					     NULL);
+	}
+	if (!dps_actset__lex_next(lx, &tok)) {
+		return dps_actset__lex_error(lx, dps_actset__lex_eol_col(lx),
+					     "expected the footprint in bytes after 'footprint' "
+					     "(like footprint 1048576)",
+					     NULL);
+	}
+	status = dps_actset__parse_u64(lx, &tok,
+				       "expected the component's working set in bytes (a decimal "
+				       "number)",
+				       bytes);
+	if (!status && !*bytes) {
+		return dps_actset__lex_error(lx, tok.col,
+					     "a footprint of 0 bytes: expected 1 or more (leave it "
+					     "out when it is not known)",
+					     NULL);
+	}
+	return status;
+}
+
 /*
  * The optional cache figures after a run's duration (version 4): `cache ACCESSES STORES
- * D1_MISSES LL_MISSES`, kept in set->caches; *aux 1 + their index, 0 when the run has none.
+ * D1_MISSES LL_MISSES`, then version 5's `footprint BYTES`, kept in set->caches; *aux 1 + their
+ * index, 0 when the run has none.
  * Figures the cache stub would refuse are refused here, at the figure that breaks the rule.
  */
 static int parse_cache(struct dps_actset *set, struct lexer *lx, uint64_t version, uint64_t *aux)
@@ -197,6 +239,10 @@ static int parse_cache(struct dps_actset *set, struct lexer *lx, uint64_t versio
 						   : 3;
 
 		return dps_actset__lex_error(lx, tok[i].col, problem, NULL);
+	}
+	status = parse_footprint(lx, version, &c.footprint_bytes);
+	if (status) {
+		return status;
 	}
 	at = dps_actset_add_cache(set, &c);
 	if (at == SIZE_MAX) {

@@ -69,8 +69,8 @@ const char *dps_actset_format_us(uint64_t ns, char *buf, size_t len)
 #define ACTION_LINE_MAX 64
 
 /* A run with cache figures: "run ", 24 characters of duration, " cache ", four numbers of at
- * most 20 digits and their blanks, a newline. */
-#define CACHE_RUN_LINE_MAX 128
+ * most 20 digits and their blanks, " footprint " and 20 digits, a newline. */
+#define CACHE_RUN_LINE_MAX 160
 
 /* The most characters action act can take (a member set: 21 per member). */
 static size_t action_line_max(const struct dps_actset_action *act)
@@ -126,6 +126,11 @@ static size_t format_action(const struct dps_actset *set, const struct dps_actse
 			n += put_u64(p + n, c->d1_misses);
 			p[n++] = ' ';
 			n += put_u64(p + n, c->ll_misses);
+			if (c->footprint_bytes) {
+				memcpy(p + n, " footprint ", 11);
+				n += 11;
+				n += put_u64(p + n, c->footprint_bytes);
+			}
 		}
 		break;
 	case DPS_ACT_HEAP:

@@ -177,11 +177,13 @@ size_t dps_actset_find_object(const struct dps_actset *set, uint64_t id)
 	return hit ? (size_t)(hit - set->objects) : DPS_ACTSET_NO_OBJECT;
 }
 
-/* The version an action needs. */
-static int action_version(const struct dps_actset_action *a)
+/* The version an action of set needs. */
+static int action_version(const struct dps_actset *set, const struct dps_actset_action *a)
 {
 	if (a->kind == DPS_ACT_RUN && a->aux) {
-		return DPS_ACTSET_FORMAT_V4;
+		return a->aux <= set->n_caches && set->caches[a->aux - 1].footprint_bytes
+			   ? DPS_ACTSET_FORMAT_V5
+			   : DPS_ACTSET_FORMAT_V4;
 	}
 	if (a->kind > DPS_ACT_MAX_V2 ||
 	    ((a->kind == DPS_ACT_PUT || a->kind == DPS_ACT_TAKE) && a->aux > 1)) {
@@ -193,7 +195,7 @@ static int action_version(const struct dps_actset_action *a)
 int dps_actset_thread_version(const struct dps_actset *set, size_t t)
 {
 	/* at least what the set says (a producer that writes a thread at a time says so), but
-	 * for version 4: its cache figures are a run's own, so only the files that have them
+	 * for versions 4 and 5: its cache figures are a run's own, so only the files that have them
 	 * need it, and a header of 4 raises neither the other files nor the manifest */
 	int v = set->format_version > DPS_ACTSET_FORMAT_V1 &&
 			set->format_version <= DPS_ACTSET_FORMAT_V3
@@ -214,7 +216,7 @@ int dps_actset_thread_version(const struct dps_actset *set, size_t t)
 		const struct dps_actset_thread *th = &set->threads[t];
 
 		for (size_t i = 0; i < th->n_actions && v < DPS_ACTSET_FORMAT_VERSION; i++) {
-			int need = action_version(&th->actions[i]);
+			int need = action_version(set, &th->actions[i]);
 
 			v = need > v ? need : v;
 		}

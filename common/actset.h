@@ -23,12 +23,13 @@
 /* The newest format this dps reads and writes; older sets stay valid (doc/action-format.md) and
  * a set is written in the oldest version that holds what it uses: 1 without objects, 2 with
  * the objects of version 2, 3 with a rwlock or a put/take of several items, 4 with a run's
- * cache figures. */
-#define DPS_ACTSET_FORMAT_VERSION 4
+ * cache figures, 5 with a footprint among them. */
+#define DPS_ACTSET_FORMAT_VERSION 5
 #define DPS_ACTSET_FORMAT_V1 1
 #define DPS_ACTSET_FORMAT_V2 2
 #define DPS_ACTSET_FORMAT_V3 3
 #define DPS_ACTSET_FORMAT_V4 4
+#define DPS_ACTSET_FORMAT_V5 5
 #define DPS_ACTSET_MANIFEST_NAME "manifest"
 #define DPS_ACTSET_NO_THREAD SIZE_MAX
 #define DPS_ACTSET_NO_OBJECT SIZE_MAX

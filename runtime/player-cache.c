@@ -46,7 +46,8 @@ uint64_t dps__player_cache(struct player *pl, struct slot *self, const struct dp
 {
 	const struct dps_action_cache *c = &pl->prog->caches[a->arg2 - 1];
 	double x = pl->opts.cache_scale;
-	struct dps_cache_target t = {.accesses = c->accesses, .stores = c->stores};
+	struct dps_cache_target t = {
+	    .accesses = c->accesses, .stores = c->stores, .footprint_bytes = c->footprint_bytes};
 	struct dps_cache_result res = {0};
 	char err[256];
 	int status;

@@ -623,20 +623,24 @@ static void write_sync_tables(const struct dps_actset *set, FILE *out)
 	}
 }
 
-/* Format version 4's table: the runs' cache figures, numbers the parser validated. */
+/* Format version 4's table: the runs' cache figures (and version 5's footprints), numbers the
+ * parser validated. */
 static void write_cache_table(const struct dps_actset *set, FILE *out)
 {
 	if (!set->n_caches) {
 		return;
 	}
-	fprintf(out, "\n/* the runs' cache figures {accesses, stores, d1_misses, ll_misses}: a "
-		     "run's 4th number is\n * 1 + the index of its own here */\n"
-		     "static const struct dps_action_cache caches[] = {\n");
+	fprintf(out,
+		"\n/* the runs' cache figures {accesses, stores, d1_misses, ll_misses, "
+		"footprint_bytes}: a\n * run's 4th number is 1 + the index of its own here */\n"
+		"static const struct dps_action_cache caches[] = {\n");
 	for (size_t i = 0; i < set->n_caches; i++) {
 		const struct dps_action_cache *c = &set->caches[i];
 
-		fprintf(out, "\t{%" PRIu64 "u, %" PRIu64 "u, %" PRIu64 "u, %" PRIu64 "u},\n",
-			c->accesses, c->stores, c->d1_misses, c->ll_misses);
+		fprintf(out,
+			"\t{%" PRIu64 "u, %" PRIu64 "u, %" PRIu64 "u, %" PRIu64 "u, %" PRIu64
+			"u},\n",
+			c->accesses, c->stores, c->d1_misses, c->ll_misses, c->footprint_bytes);
 	}
 	fprintf(out, "};\n");
 }

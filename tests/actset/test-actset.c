@@ -23,7 +23,7 @@
 /* Inline arrays, not pointers: Criterion runs each parameter in a fresh process image. */
 struct file {
 	char name[32];
-	char text[160];
+	char text[256];
 };
 
 static char *dir; /* g_free: the test's directory (dps_test_mkdtemp) */
@@ -87,7 +87,7 @@ ParameterizedTestParameters(actset, bad_sets_are_located)
 	    {{{"1.act", "stack +x\n"}}, "1.act:1:8: ", "+4096"},
 	    {{{"1.act", "create\n"}}, "1.act:1:8: ", "expected a thread id"},
 	    /* header */
-	    {{{"1.act", "dps-actions 5\n"}}, "1.act:1:13: ", "unsupported"},
+	    {{{"1.act", "dps-actions 6\n"}}, "1.act:1:13: ", "unsupported"},
 	    {{{"1.act", "run 1\ndps-actions 1\n"}}, "1.act:2:1: ", "first statement"},
 	    /* a run's cache figures (version 4): each rule at the figure that breaks it */
 	    {{{"1.act", "run 1ms cache 0 0 0 0\n"}}, "1.act:1:15: ", "no access"},
@@ -100,6 +100,19 @@ ParameterizedTestParameters(actset, bad_sets_are_located)
 	    {{{"1.act", "run 1ms cache 10 1 -5 1\n"}}, "1.act:1:20: ", "non-negative"},
 	    {{{"1.act", "run 1ms cache 99999999999999999999 1 1 1\n"}}, "1.act:1:15: ", "large"},
 	    {{{"1.act", "run 1ms cache 10 1 5 1 7\n"}}, "1.act:1:24: ", "expected end of line"},
+	    /* version 5's footprint after the figures */
+	    {{{"1.act", "run 1ms cache 10 1 5 1 footprint\n"}},
+	     "1.act:1:34: ",
+	     "expected the "
+	     "footprint in bytes"},
+	    {{{"1.act", "run 1ms cache 10 1 5 1 footprint 0\n"}}, "1.act:1:34: ", "footprint of 0"},
+	    {{{"1.act", "run 1ms cache 10 1 5 1 footprint 1M\n"}}, "1.act:1:35: ", "working set"},
+	    {{{"1.act", "run 1ms cache 10 1 5 1 footprint 4096 8\n"}},
+	     "1.act:1:39: ",
+	     "expected end of line"},
+	    {{{"1.act", "dps-actions 4\nrun 1ms cache 10 1 5 1 footprint 4096\n"}},
+	     "1.act:2:24: ",
+	     "expected 'dps-actions 5'"},
 	    {{{"1.act", "run 1ms cach 10\n"}}, "1.act:1:9: ", "expected end of line"},
 	    {{{"1.act", "sleep 1ms cache 10 1 5 1\n"}}, "1.act:1:11: ", "expected end of line"},
 	    {{{"1.act", "dps-actions 3\nrun 1ms cache 10 1 5 1\n"}},
@@ -404,7 +417,9 @@ Test(actset, cache_figures_load_play_and_round_trip, .init = make_dir, .fini = r
 {
 	static const struct file files[MAX_FILES] = {
 	    {"1.act", "create 2\nrun 1ms cache 2000000 600000 40000 4000\nrun 5\njoin 2\n"},
-	    {"2.act", "run 2 cache 64 64 0 0\nrun 3 cache 18446744073709551615 0 7 7\n"},
+	    {"2.act", "run 2 cache 64 64 0 0\nrun 3 cache 18446744073709551615 0 7 7\n"
+		      "run 4 cache 18446744073709551615 18446744073709551615 18446744073709551615 "
+		      "18446744073709551615 footprint 18446744073709551615\n"},
 	};
 	struct dps_actset *a = NULL, *b = NULL;
 	struct dps_diag diag;
@@ -413,7 +428,7 @@ Test(actset, cache_figures_load_play_and_round_trip, .init = make_dir, .fini = r
 
 	write_files(files);
 	cr_assert_eq(dps_actset_load_dir(dir, &a, &diag), DPS_OK, "%s", diag.msg);
-	cr_assert_eq(a->n_caches, 3);
+	cr_assert_eq(a->n_caches, 4);
 	cr_assert_eq(a->threads[0].actions[1].aux, 1);
 	cr_assert_eq(a->threads[0].actions[2].aux, 0);
 	cr_assert_eq(a->caches[0].accesses, 2000000);
@@ -426,6 +441,10 @@ Test(actset, cache_figures_load_play_and_round_trip, .init = make_dir, .fini = r
 	cr_assert_eq(p.arg, 3000);
 	cr_assert_eq(p.arg2, 3, "run 3 plays the third figures: arg2 %lld", (long long)p.arg2);
 	cr_assert_eq(dps_actset_thread_version(a, 0), 4);
+	/* a footprint (version 5) raises its own file alone */
+	cr_assert_eq(a->caches[0].footprint_bytes, 0);
+	cr_assert_eq(a->caches[3].footprint_bytes, UINT64_MAX);
+	cr_assert_eq(dps_actset_thread_version(a, 1), 5);
 	/* a header of 4 raises nothing else: a file without figures, the manifest */
 	cr_assert_eq(dps_actset_thread_version(a, DPS_ACTSET_NO_THREAD), 1);
 
@@ -437,14 +456,24 @@ Test(actset, cache_figures_load_play_and_round_trip, .init = make_dir, .fini = r
 			       "run 5\njoin 2\n");
 	g_free(text);
 	g_free(path);
+	/* the longest run line there is: every figure and the footprint at 2^64 - 1 */
+	path = dps_test_strf("%s/2.act", out);
+	text = dps_test_read_file(path, NULL);
+	cr_assert(g_str_has_prefix(text, "dps-actions 5\n"), "%s", text);
+	cr_assert(strstr(text, "\nrun 4 cache 18446744073709551615 18446744073709551615 "
+			       "18446744073709551615 18446744073709551615 footprint "
+			       "18446744073709551615\n"),
+		  "%s", text);
+	g_free(text);
+	g_free(path);
 	path = dps_test_strf("%s/manifest", out);
 	text = dps_test_read_file(path, NULL);
 	cr_assert_eq(strncmp(text, "dps-manifest 1\n", 15), 0, "%s", text);
 	g_free(text);
 	g_free(path);
 	cr_assert_eq(dps_actset_load_dir(out, &b, &diag), DPS_OK, "%s", diag.msg);
-	cr_assert_eq(b->n_caches, 3);
-	for (size_t i = 0; i < 3; i++) {
+	cr_assert_eq(b->n_caches, 4);
+	for (size_t i = 0; i < 4; i++) {
 		cr_assert_eq(memcmp(&a->caches[i], &b->caches[i], sizeof(a->caches[i])), 0,
 			     "figures %zu", i);
 	}

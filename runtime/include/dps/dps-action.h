@@ -86,7 +86,8 @@ static inline const char *dps_action_kind_name(uint32_t kind)
 #define DPS_ACTION_MAX_MEMBERS 64
 
 /*
- * A run's data-cache figures (format version 4: `run D cache A S M1 M2`, doc/cache.md): its
+ * A run's data-cache figures (format version 4: `run D cache A S M1 M2`, version 5 with
+ * `footprint BYTES` after them, doc/cache.md): its
  * loads and stores, of them the stores, the accesses that missed the level-1 data cache, and
  * of those the ones that missed the last level too. The validator refuses a run whose figures
  * the cache stub (<dps/cache.h>) would refuse: no access, more stores or D1 misses than
@@ -98,6 +99,9 @@ struct dps_action_cache {
 	uint64_t stores;
 	uint64_t d1_misses;
 	uint64_t ll_misses;
+	/* version 5 (`... footprint BYTES`): the component's working set, the knee of its
+	 * last-level miss curve (dps cache capture --footprint); 0: not known */
+	uint64_t footprint_bytes;
 };
 
 /* Why the cache stub would refuse these figures, or NULL when it plays them: one rule for the
