@@ -121,6 +121,27 @@ static char *list_functions(const struct cache_profile *p)
 	return g_string_free(g, FALSE);
 }
 
+/* The footprint to put: the whole program's, or the largest of the functions named. */
+static void choose_footprint(const struct cache_profile *p, const struct cache_apply_options *o,
+			     struct cache_footprint *fp)
+{
+	*fp = (struct cache_footprint){.kind = p->total_footprint.kind,
+				       .bytes = p->total_footprint.bytes};
+	if (!o->n_functions) {
+		return;
+	}
+	*fp = (struct cache_footprint){0};
+	for (size_t i = 0; i < o->n_functions; i++) {
+		const struct cache_function *f = cache_profile_borrow_function(p, o->functions[i]);
+
+		if (f && f->footprint.kind != CACHE_FOOTPRINT_NONE &&
+		    (fp->kind == CACHE_FOOTPRINT_NONE || f->footprint.bytes > fp->bytes)) {
+			fp->kind = f->footprint.kind;
+			fp->bytes = f->footprint.bytes;
+		}
+	}
+}
+
 /* The figures to put: the functions named, summed, or the whole program's. */
 static int choose_figures(const struct cache_profile *p, const struct cache_apply_options *o,
 			  struct cache_counts *c, struct dps_diag *diag)
@@ -241,8 +262,10 @@ static void collect_runs(const struct dps_actset *set, struct cache_apply_report
 	rep->runs = runs->len;
 }
 
-/* The figures of every run: the accesses over the CPU time, the rest over them. */
-static void split_figures(const struct dps_actset *set, const struct cache_counts *c, GArray *runs)
+/* The figures of every run: the accesses over the CPU time, the rest over them; the
+ * footprint (0: none) on each. */
+static void split_figures(const struct dps_actset *set, const struct cache_counts *c,
+			  uint64_t footprint, GArray *runs)
 {
 	size_t n = runs->len;
 	uint64_t *w = g_new(uint64_t, n), *part = g_new(uint64_t, n);
@@ -258,6 +281,9 @@ static void split_figures(const struct dps_actset *set, const struct cache_count
 	split(c->stores, w, n, part);
 	for (size_t i = 0; i < n; i++) {
 		r[i].c.stores = part[i];
+	}
+	for (size_t i = 0; i < n; i++) {
+		r[i].c.footprint_bytes = footprint;
 	}
 	split(c->d1_misses, w, n, part);
 	for (size_t i = 0; i < n; i++) {
@@ -363,6 +389,7 @@ int cache_apply(struct dps_actset *set, const struct cache_profile *p,
 	    (ret = choose_threads(set, o, rep, diag))) {
 		goto free_runs;
 	}
+	choose_footprint(p, o, &rep->footprint);
 	collect_runs(set, rep, runs);
 	if (!runs->len) {
 		dps_diag_setf(diag, "%s: the threads named have no run to carry the figures",
@@ -370,7 +397,7 @@ int cache_apply(struct dps_actset *set, const struct cache_profile *p,
 		ret = DPS_ERR_INVAL;
 		goto free_runs;
 	}
-	split_figures(set, &rep->figures, runs);
+	split_figures(set, &rep->figures, rep->footprint.bytes, runs);
 	find_over(set, &p->total, runs, rep);
 	if (rep->over->len && !o->allow_over) {
 		say_over(set, rep, diag);

@@ -65,11 +65,33 @@ struct cache_counts {
 	uint64_t ll_misses;    /* DLmr + DLmw */
 };
 
+/* Where a miss curve's knee is (dps cache capture --footprint, footprint.c). */
+enum cache_footprint_kind {
+	CACHE_FOOTPRINT_NONE,  /* no curve captured */
+	CACHE_FOOTPRINT_AT,    /* bytes: the smallest LL size whose misses are within 1 % of the
+				* curve's drop to its floor (the working set is at most that, and
+				* more than the size below) */
+	CACHE_FOOTPRINT_BELOW, /* no LL miss at the smallest size: bytes is the smallest size */
+	CACHE_FOOTPRINT_ABOVE, /* misses that do not drop up to the largest size (data reused
+				* farther apart, or touched once): bytes is the largest size */
+};
+
+/* A function's (or the whole program's) last-level misses at each of the profile's curve
+ * sizes, and the knee read from them. */
+struct cache_footprint {
+	enum cache_footprint_kind kind;
+	uint64_t bytes;	     /* see the kinds; 0 with CACHE_FOOTPRINT_NONE */
+	uint64_t *ll_misses; /* owned: one per size of the profile's curve; NULL: none */
+};
+
 struct cache_function {
 	char *name;		    /* owned: cachegrind's fn= name */
 	char *file;		    /* owned: the fl= file it first appeared under */
 	struct cache_counts counts; /* summed over every fl=/fn= section of that name */
+	struct cache_footprint footprint;
 };
+/* Frees f and what it owns (a profile's functions array's free function). */
+void cache_function_free(void *f);
 
 /* One capture, read from cachegrind's output file or from a result file (`dps-cache 1`). */
 struct cache_profile {
@@ -80,6 +102,11 @@ struct cache_profile {
 	struct cache_level ll;
 	struct cache_counts total; /* the summary: line */
 	GPtrArray *functions;	   /* owned: struct cache_function *, owned, in file order */
+	/* the LL sizes of a miss curve (dps cache capture --footprint), ascending, the same
+	 * ways and line as ll; n_curve 0: none (a result file of version 1, cachegrind's file) */
+	uint64_t *curve_bytes; /* owned */
+	size_t n_curve;
+	struct cache_footprint total_footprint; /* the whole program's curve */
 };
 
 /*
@@ -113,6 +140,7 @@ struct cache_capture_options {
 	char *const *argv;		   /* borrowed: the command, NULL-terminated */
 	const struct cache_geometry *geom; /* borrowed: the geometry to simulate */
 	const char *valgrind;		   /* borrowed: the valgrind to run; NULL: "valgrind" */
+	bool quiet; /* the command's output discarded (the footprint's runs after the first) */
 };
 
 /*
@@ -130,6 +158,40 @@ int cache_capture_run(const struct cache_capture_options *opts, struct cache_pro
  * log_file as Valgrind's log (a NULL-terminated vector; g_strfreev it). */
 char **cache_capture_argv(const struct cache_capture_options *opts, const char *out_file,
 			  const char *log_file);
+
+/*
+ * The footprint (footprint.c, doc/cache.md "The footprint"): a miss-ratio curve of the last
+ * level from more cachegrind runs of the command, at LL sizes from the largest power-of-two
+ * fraction of ll above L1D up to CACHE_CURVE_ABOVE doublings of ll (the same ways and line, so
+ * every size has a power-of-two number of sets), and each function's knee.
+ */
+#define CACHE_CURVE_ABOVE 4
+#define CACHE_CURVE_MAX 24
+
+/* The curve's sizes for geometry g (ll known) into sizes (at most CACHE_CURVE_MAX), ascending,
+ * ll among them. Returns how many (0: ll not known, or no size above L1D). */
+size_t cache_curve_sizes(const struct cache_geometry *g, uint64_t *sizes);
+/* The knee of misses[0..n) at sizes[0..n) into fp's kind and bytes (not its ll_misses). */
+void cache_footprint_knee(const uint64_t *sizes, const uint64_t *misses, size_t n,
+			  struct cache_footprint *fp);
+/* A callback per cachegrind run of the curve (i of n, at ll_bytes), for progress; may be NULL. */
+typedef void (*cache_curve_progress)(size_t i, size_t n, uint64_t ll_bytes, void *data);
+/*
+ * Adds the curve to p, a capture of opts (its run at opts->geom's LL): runs the command again
+ * under cachegrind at each other size of cache_curve_sizes, and gives every function of p and
+ * the whole program their LL misses at each size and their knee (a function a run did not see
+ * missed 0 times in it). Returns DPS_OK; DPS_ERR_INVAL when the geometry has no curve (diag
+ * says why); cache_capture_run's errors, or DPS_ERROR when the command failed in a run (diag
+ * names the size). p keeps no curve on error.
+ */
+int cache_footprint_capture(const struct cache_capture_options *opts, struct cache_profile *p,
+			    cache_curve_progress progress, void *data, struct dps_diag *diag);
+/* "2 MiB", "48 KiB" or "1000 B" (the largest unit that divides s) into buf. */
+void cache_size_format(uint64_t s, char *buf, size_t len);
+/* "at", "below", "above" or "none": a kind's word in the result file. */
+const char *cache_footprint_kind_word(enum cache_footprint_kind kind);
+/* "2 MiB", "<= 64 KiB", "> 32 MiB" or "-" for fp into buf. */
+void cache_footprint_format(const struct cache_footprint *fp, char *buf, size_t len);
 
 /* "cachegrind, simulated D1 48 KiB 12-way 64 B, LL 1 MiB 8-way 64 B" into buf. */
 void cache_profile_describe(const struct cache_profile *p, char *buf, size_t len);
@@ -154,7 +216,8 @@ int cache_table_print(FILE *f, const struct cache_profile *p, const char *const 
 /*
  * dps cache apply (apply.c): a capture's figures put on an action set's runs, so that a set
  * made from a recording carries the cache behaviour the capture measured (format version 4,
- * `run D cache ACCESSES STORES D1_MISSES LL_MISSES`).
+ * `run D cache ACCESSES STORES D1_MISSES LL_MISSES`, and version 5's `footprint BYTES` after
+ * them when the capture has a curve).
  */
 
 /* What the cache stub's kernel costs an access at most (3 to 5 instructions under the
@@ -189,15 +252,19 @@ struct cache_apply_over {
 struct cache_apply_report {
 	struct cache_counts figures; /* what was put on the runs (the functions' sum or the
 				      * whole program's) */
-	GArray *threads;	     /* owned: size_t, the chosen threads' indexes in the set */
-	size_t runs;		     /* the chosen threads' runs */
-	size_t runs_with;	     /* of them, given figures (the others' share rounded to 0) */
-	size_t replaced;	     /* runs whose figures of before were replaced */
-	uint64_t cpu_ns;	     /* the chosen threads' CPU time (their runs) */
-	uint64_t set_cpu_ns;	     /* the whole set's */
-	double instructions_per_ns;  /* the capture's instructions over the set's CPU time */
-	GArray *over;		     /* owned: struct cache_apply_over */
-	bool all_threads;	     /* no thread was named: every thread with a run */
+	/* the footprint put on every run (a capture with --footprint): the whole program's, or
+	 * the largest of the functions named (their data may overlap: the largest is the least
+	 * their union can be); kind NONE and no footprint without a curve */
+	struct cache_footprint footprint; /* ll_misses NULL: borrowed nothing */
+	GArray *threads;	    /* owned: size_t, the chosen threads' indexes in the set */
+	size_t runs;		    /* the chosen threads' runs */
+	size_t runs_with;	    /* of them, given figures (the others' share rounded to 0) */
+	size_t replaced;	    /* runs whose figures of before were replaced */
+	uint64_t cpu_ns;	    /* the chosen threads' CPU time (their runs) */
+	uint64_t set_cpu_ns;	    /* the whole set's */
+	double instructions_per_ns; /* the capture's instructions over the set's CPU time */
+	GArray *over;		    /* owned: struct cache_apply_over */
+	bool all_threads;	    /* no thread was named: every thread with a run */
 };
 
 /*

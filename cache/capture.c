@@ -105,7 +105,15 @@ int cache_capture_run(const struct cache_capture_options *opts, struct cache_pro
 	out_file = g_build_filename(dir, "cachegrind.out", NULL);
 	log_file = g_build_filename(dir, "valgrind.log", NULL);
 	argv = cache_capture_argv(opts, out_file, log_file);
-	status = dps_subprocess_run(argv, NULL, NULL);
+	if (opts->quiet) {
+		struct dps_subprocess_options so = {.quiet_stderr = true};
+		char *discard = NULL;
+
+		status = dps_subprocess_run(argv, &so, &discard);
+		g_free(discard);
+	} else {
+		status = dps_subprocess_run(argv, NULL, NULL);
+	}
 	if (status < 0) {
 		dps_diag_setf(diag, "%s: cannot run it", valgrind);
 		ret = DPS_ERROR;

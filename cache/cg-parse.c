@@ -59,15 +59,18 @@ void cache_profile_destroy(struct cache_profile *p)
 	if (p->functions) {
 		g_ptr_array_free(p->functions, TRUE);
 	}
+	g_free(p->curve_bytes);
+	g_free(p->total_footprint.ll_misses);
 	g_free(p);
 }
 
-static void function_free(gpointer data)
+void cache_function_free(void *data)
 {
 	struct cache_function *f = data;
 
 	g_free(f->name);
 	g_free(f->file);
+	g_free(f->footprint.ll_misses);
 	g_free(f);
 }
 
@@ -376,7 +379,7 @@ int cache_profile_read(const char *path, struct cache_profile **out, struct dps_
 		return errno == ENOENT ? DPS_ERR_NOENT : DPS_ERR_IO;
 	}
 	r.p = g_new0(struct cache_profile, 1);
-	r.p->functions = g_ptr_array_new_with_free_func(function_free);
+	r.p->functions = g_ptr_array_new_with_free_func(cache_function_free);
 	r.by_name = g_hash_table_new(g_str_hash, g_str_equal);
 	while (ret == DPS_OK && (len = getline(&line, &cap, f)) >= 0) {
 		r.line++;

@@ -18,7 +18,7 @@
 #include "diag.h"
 
 #define RESULT_MAGIC "dps-cache"
-#define RESULT_VERSION 1
+#define RESULT_VERSION 2 /* the newest this dps reads; 1 too (no curve) */
 
 struct result_reader {
 	const char *path; /* borrowed */
@@ -26,18 +26,13 @@ struct result_reader {
 	bool header;	  /* `dps-cache 1` read */
 	bool total;	  /* `total` read */
 	bool done;	  /* `end` read */
+	uint64_t version;
+	/* the footprint of the total or function line just read, which a `curve` line may
+	 * follow (NULL: none may) */
+	struct cache_footprint *curve_of;
 	struct cache_profile *p;
 	struct dps_diag *diag;
 };
-
-static void function_free(gpointer data)
-{
-	struct cache_function *f = data;
-
-	g_free(f->name);
-	g_free(f->file);
-	g_free(f);
-}
 
 /* The word at *s (up to a blank or the end) and *s past it and the blanks after it; *col its
  * column. Returns its length (0: none). */
@@ -153,6 +148,116 @@ static int expect_end(struct result_reader *r, const char *s, const char *line)
 	return DPS_OK;
 }
 
+/* `curve-sizes S0 S1 ...` (version 2): ascending sizes, before any total or function */
+static int read_curve_sizes(struct result_reader *r, const char *s, const char *line, unsigned col)
+{
+	uint64_t sizes[CACHE_CURVE_MAX];
+	size_t n = 0;
+	int ret;
+
+	if (r->version < 2) {
+		dps_diag_set(r->diag, r->path, r->line, col,
+			     "a miss curve in a file that says version 1: expected 'dps-cache 2'");
+		return DPS_ERR_INVAL;
+	}
+	if (r->p->n_curve || r->total || r->p->functions->len) {
+		dps_diag_set(r->diag, r->path, r->line, col,
+			     "'curve-sizes' %s; expected it once, before 'total' and the functions",
+			     r->p->n_curve ? "again" : "after the counts");
+		return DPS_ERR_INVAL;
+	}
+	while (*s) {
+		unsigned at = (unsigned)(s - line) + 1;
+
+		if (n == CACHE_CURVE_MAX) {
+			dps_diag_set(r->diag, r->path, r->line, at,
+				     "more than %d curve sizes; expected at most that many",
+				     CACHE_CURVE_MAX);
+			return DPS_ERR_INVAL;
+		}
+		if ((ret = read_u64(r, &s, line, "an LL size in bytes", &sizes[n]))) {
+			return ret;
+		}
+		if (!sizes[n] || (n && sizes[n] <= sizes[n - 1])) {
+			dps_diag_set(r->diag, r->path, r->line, at,
+				     "size %llu; expected sizes above 0, each larger than the one "
+				     "before",
+				     (unsigned long long)sizes[n]);
+			return DPS_ERR_INVAL;
+		}
+		n++;
+	}
+	if (!n) {
+		dps_diag_set(r->diag, r->path, r->line, (unsigned)(s - line) + 1,
+			     "expected one or more LL sizes in bytes after 'curve-sizes'");
+		return DPS_ERR_INVAL;
+	}
+	r->p->curve_bytes = g_memdup2(sizes, n * sizeof(*sizes));
+	r->p->n_curve = n;
+	return DPS_OK;
+}
+
+/* `curve KNEE BYTES M0 M1 ...` (version 2): the curve of the total or function line just read,
+ * one count per curve size */
+static int read_curve(struct result_reader *r, const char *s, const char *line, unsigned col)
+{
+	static const enum cache_footprint_kind kinds[] = {
+	    CACHE_FOOTPRINT_AT, CACHE_FOOTPRINT_BELOW, CACHE_FOOTPRINT_ABOVE, CACHE_FOOTPRINT_NONE};
+	struct cache_footprint *fp = r->curve_of;
+	enum cache_footprint_kind kind = CACHE_FOOTPRINT_NONE;
+	bool known = false;
+	uint64_t bytes;
+	unsigned kcol;
+	size_t n;
+	int ret;
+
+	if (!r->p->n_curve) {
+		dps_diag_set(r->diag, r->path, r->line, col,
+			     "a curve before 'curve-sizes'; expected the sizes first");
+		return DPS_ERR_INVAL;
+	}
+	if (!fp) {
+		dps_diag_set(r->diag, r->path, r->line, col,
+			     "a curve that follows no 'total' or 'function' line; expected it "
+			     "right after the line it belongs to, once");
+		return DPS_ERR_INVAL;
+	}
+	n = next_word(&s, line, &kcol);
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds) && !known; i++) {
+		const char *w = cache_footprint_kind_word(kinds[i]);
+
+		if (n == strlen(w) && !strncmp(line + kcol - 1, w, n)) {
+			kind = kinds[i];
+			known = true;
+		}
+	}
+	if (!known) {
+		dps_diag_set(r->diag, r->path, r->line, kcol,
+			     "expected the knee's kind after 'curve': at, below, above or none");
+		return DPS_ERR_INVAL;
+	}
+	if ((ret = read_u64(r, &s, line, "the footprint in bytes", &bytes))) {
+		return ret;
+	}
+	g_free(fp->ll_misses); /* a second `total` line's curve replaces the first's */
+	fp->ll_misses = g_new0(uint64_t, r->p->n_curve);
+	for (size_t i = 0; i < r->p->n_curve; i++) {
+		if ((ret = read_u64(r, &s, line, "the LL misses at a curve size",
+				    &fp->ll_misses[i]))) {
+			if (!*s && ret == DPS_ERR_INVAL) {
+				dps_diag_set(r->diag, r->path, r->line, (unsigned)(s - line) + 1,
+					     "%zu LL miss counts; expected %zu, one per curve size",
+					     i, r->p->n_curve);
+			}
+			return ret;
+		}
+	}
+	fp->kind = kind;
+	fp->bytes = bytes;
+	r->curve_of = NULL;
+	return expect_end(r, s, line);
+}
+
 static int read_line(struct result_reader *r, const char *line)
 {
 	const char *s = line, *kw;
@@ -187,12 +292,14 @@ static int read_line(struct result_reader *r, const char *line)
 		if ((ret = read_u64(r, &s, line, "the format version", &version))) {
 			return ret;
 		}
-		if (version != RESULT_VERSION) {
+		if (version < 1 || version > RESULT_VERSION) {
 			dps_diag_set(r->diag, r->path, r->line, col,
-				     "version %llu of the result file; this dps reads version %d",
+				     "version %llu of the result file; this dps reads versions 1 "
+				     "to %d",
 				     (unsigned long long)version, RESULT_VERSION);
 			return DPS_ERR_INVAL;
 		}
+		r->version = version;
 		r->header = true;
 		return expect_end(r, s, line);
 	}
@@ -206,13 +313,22 @@ static int read_line(struct result_reader *r, const char *line)
 		return DPS_OK;
 	}
 	if (IS("level")) {
+		r->curve_of = NULL;
 		return read_level(r, s, line);
 	}
+	if (IS("curve-sizes")) {
+		return read_curve_sizes(r, s, line, col);
+	}
+	if (IS("curve")) {
+		return read_curve(r, s, line, col);
+	}
+	r->curve_of = NULL;
 	if (IS("total")) {
 		if ((ret = read_counts(r, &s, line, &r->p->total))) {
 			return ret;
 		}
 		r->total = true;
+		r->curve_of = &r->p->total_footprint;
 		return expect_end(r, s, line);
 	}
 	if (IS("function")) {
@@ -222,6 +338,7 @@ static int read_line(struct result_reader *r, const char *line)
 		if ((ret = read_counts(r, &s, line, &f->counts))) {
 			return ret;
 		}
+		r->curve_of = &f->footprint;
 		if (!*s) {
 			dps_diag_set(r->diag, r->path, r->line, (unsigned)(s - line) + 1,
 				     "expected the function's name after its counts");
@@ -235,11 +352,10 @@ static int read_line(struct result_reader *r, const char *line)
 		return expect_end(r, s, line);
 	}
 #undef IS
-	dps_diag_set(
-	    r->diag, r->path, r->line, col,
-	    "unknown line '%.*s'; expected source, command, geometry-source, level, total, "
-	    "function or end",
-	    (int)n, kw);
+	dps_diag_set(r->diag, r->path, r->line, col,
+		     "unknown line '%.*s'; expected source, command, geometry-source, level, "
+		     "curve-sizes, total, function, curve or end",
+		     (int)n, kw);
 	return DPS_ERR_INVAL;
 }
 
@@ -259,7 +375,7 @@ int cache_result_read(const char *path, struct cache_profile **out, struct dps_d
 		return errno == ENOENT ? DPS_ERR_NOENT : DPS_ERR_IO;
 	}
 	r.p = g_new0(struct cache_profile, 1);
-	r.p->functions = g_ptr_array_new_with_free_func(function_free);
+	r.p->functions = g_ptr_array_new_with_free_func(cache_function_free);
 	while (ret == DPS_OK && (len = getline(&line, &cap, f)) >= 0) {
 		r.line++;
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) {

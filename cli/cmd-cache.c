@@ -28,17 +28,22 @@
 static void print_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: dps cache capture [-o FILE] [--function NAME]... -- COMMAND [ARG...]\n"
+		"Usage: dps cache capture [-o FILE] [--function NAME]... [--footprint] -- COMMAND\n"
+		"                         [ARG...]\n"
 		"       dps cache apply SET CAPTURE -o DIR [--thread ID | --thread-comm NAME]...\n"
 		"                       [--function NAME]... [--allow-over] [--force]\n\n"
 		"capture: runs COMMAND under Valgrind's cache simulator (cachegrind,\n"
 		"--cache-sim=yes) with this machine's D1 and last-level geometry (sysfs, else\n"
 		"sysconf) and prints, per function and for the whole program, the instructions,\n"
 		"loads, stores, D1 misses and last-level misses, with the simulated geometry.\n"
-		"  -o, --output FILE    also write the result file (dps-cache 1, doc/cache.md)\n"
+		"  -o, --output FILE    also write the result file (dps-cache 1, or 2 with a\n"
+		"                       footprint; doc/cache.md)\n"
 		"      --function NAME  a row for function NAME (repeatable; default: the 15\n"
 		"                       functions with the most data accesses), and in FILE\n"
 		"                       only these (default: every function with data accesses)\n"
+		"      --footprint      also each function's footprint: COMMAND run again under\n"
+		"                       cachegrind at LL sizes from above L1D to 16 times the\n"
+		"                       last level, the knee of its LL miss curve (dps-cache 2)\n"
 		"  -h, --help           this help\n\n"
 		"apply: puts a capture's figures (CAPTURE: a result file of capture -o, or\n"
 		"cachegrind's own output file) on the runs of the action set SET, in proportion\n"
@@ -71,8 +76,18 @@ static void say_geometry(const struct cache_geometry *g)
 		g->note[0] ? "; " : "", g->note);
 }
 
+/* A footprint run's progress on stderr: the command runs again under cachegrind per size. */
+static void say_curve_run(size_t i, size_t n, uint64_t ll_bytes, void *data)
+{
+	char s[32];
+
+	(void)data;
+	cache_size_format(ll_bytes, s, sizeof(s));
+	fprintf(stderr, "dps cache: footprint: LL %s (%zu of %zu)\n", s, i + 1, n);
+}
+
 /* The capture, the table and the result file. Returns an exit code. */
-static int capture(char *const *cmd, const char *output, GPtrArray *names)
+static int capture(char *const *cmd, const char *output, GPtrArray *names, bool footprint)
 {
 	struct cache_geometry geom;
 	struct cache_capture_options opts = {.argv = cmd, .geom = &geom};
@@ -102,6 +117,11 @@ static int capture(char *const *cmd, const char *output, GPtrArray *names)
 		fprintf(stderr, "dps cache: %s exited with status %d; nothing written\n", cmd[0],
 			status);
 		ret = DPS_EXIT_FAILURE;
+		goto abort_output;
+	}
+	if (footprint && (ret = cache_footprint_capture(&opts, p, say_curve_run, NULL, &diag))) {
+		fprintf(stderr, "dps cache: %s; nothing written\n", diag.msg);
+		ret = dps_cli_exit_code(ret);
 		goto abort_output;
 	}
 	ret = cache_table_print(stdout, p, (const char *const *)names->pdata, names->len, &diag);
@@ -153,6 +173,18 @@ static void say_applied(const struct dps_actset *set, const struct cache_profile
 	printf("         %" PRIu64 " accesses, %" PRIu64 " stores, %" PRIu64 " D1 misses, %" PRIu64
 	       " LL misses\n",
 	       c->loads + c->stores, c->stores, c->d1_misses, c->ll_misses);
+	if (rep->footprint.kind != CACHE_FOOTPRINT_NONE) {
+		char foot[48];
+
+		cache_footprint_format(&rep->footprint, foot, sizeof(foot));
+		printf(
+		    "footprint: %s (the knee of the LL miss curve; the stub's warm region is sized "
+		    "from it)\n",
+		    foot);
+	} else {
+		printf("footprint: none in the capture (capture --footprint gives it; the stub's "
+		       "warm region is sized from the geometry)\n");
+	}
 	printf("put on: %s", rep->all_threads ? "every thread:" : "thread");
 	for (guint i = 0; i < rep->threads->len; i++) {
 		const struct dps_actset_thread *th =
@@ -327,11 +359,13 @@ int dps_cmd_cache(int argc, char **argv)
 	static const struct option options[] = {
 	    {"output", required_argument, NULL, 'o'},
 	    {"function", required_argument, NULL, 'f'},
+	    {"footprint", no_argument, NULL, 'F'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	GPtrArray *names = g_ptr_array_new();
 	const char *output = NULL;
+	bool footprint = false;
 	int c, ret = DPS_EXIT_OK;
 
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
@@ -361,6 +395,9 @@ int dps_cmd_cache(int argc, char **argv)
 		case 'f':
 			g_ptr_array_add(names, optarg);
 			break;
+		case 'F':
+			footprint = true;
+			break;
 		case 'h':
 			print_usage(stdout);
 			goto end;
@@ -375,7 +412,7 @@ int dps_cmd_cache(int argc, char **argv)
 		ret = DPS_EXIT_USAGE;
 		goto end;
 	}
-	ret = capture(argv + optind, output, names);
+	ret = capture(argv + optind, output, names, footprint);
 end:
 	g_ptr_array_free(names, TRUE);
 	return ret;

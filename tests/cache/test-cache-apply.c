@@ -215,6 +215,64 @@ static char *write_capture(const char *name, const char *total, const char *f)
 	return path;
 }
 
+/* A capture with a miss curve (version 2) puts its footprint on every run it gives figures to:
+ * the function's knee with --function, the whole program's without; the set then says
+ * version 5 where a run has one, and reads back. */
+Test(cache_apply, a_captured_footprint_goes_on_the_runs)
+{
+	static const unsigned runs[] = {1000, 3000};
+	char *set = write_set("fp", runs, G_N_ELEMENTS(runs));
+	char *out = dps_test_strf("%s/fp-out", dir), *all = dps_test_strf("%s/fp-all", dir);
+	char *cap = dps_test_strf("%s/fp.cache", dir);
+	char *worker = dps_test_strf("%s/2.act", out), *root = dps_test_strf("%s/1.act", all);
+	char *text;
+	struct dps_test_run r;
+
+	dps_test_write_file(cap, "dps-cache 2\nsource cachegrind\ncommand ./prog\n"
+				 "level D1 49152 12 64\nlevel LL 1048576 8 64\n"
+				 "curve-sizes 524288 1048576 2097152 4194304\n"
+				 "total 10000000 4000 1000 500 100\n"
+				 "curve at 4194304 9000 4000 2000 100\n"
+				 "function 9000000 3000 900 400 80 kernel\n"
+				 "curve at 2097152 3000 1000 80 80\nend\n");
+	r = dps_test_run_dps("cache", "apply", set, cap, "--thread", "2", "--function", "kernel",
+			     "-o", out, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "footprint: 2 MiB"), "%s", r.out);
+	dps_test_run_fini(&r);
+	text = dps_test_read_file(worker, NULL);
+	cr_expect(g_str_has_prefix(text, "dps-actions 5\n"), "%s", text);
+	cr_expect(strstr(text, " footprint 2097152\nsleep 50\nrun 3000 cache "), "%s", text);
+	g_free(text);
+	/* the set written reads back (a round trip through the writer and the parser) */
+	{
+		struct dps_actset *s = NULL;
+		struct dps_diag diag = {{0}};
+		size_t with = 0;
+
+		cr_assert_eq(dps_actset_load_dir(out, &s, &diag), DPS_OK, "%s", diag.msg);
+		for (size_t i = 0; i < s->n_caches; i++) {
+			with += s->caches[i].footprint_bytes == 2097152;
+		}
+		cr_expect_eq(with, 2, "%zu of %zu runs with the footprint", with, s->n_caches);
+		dps_actset_destroy(s);
+	}
+
+	r = dps_test_run_dps("cache", "apply", set, cap, "-o", all, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "footprint: 4 MiB"), "%s", r.out);
+	dps_test_run_fini(&r);
+	text = dps_test_read_file(root, NULL);
+	cr_expect(strstr(text, " footprint 4194304\n"), "%s", text);
+	g_free(text);
+	g_free(set);
+	g_free(out);
+	g_free(all);
+	g_free(cap);
+	g_free(worker);
+	g_free(root);
+}
+
 /* Odd shares: seven runs of unequal CPU time, figures that divide by none of them. The totals
  * stay exact, each run keeps LL <= D1 <= accesses and stores <= accesses. */
 Test(cache_apply, rounding_keeps_the_totals_and_every_run_playable)
@@ -389,8 +447,25 @@ Test(cache_apply, the_result_file_reads_back_and_damage_is_located)
 	static const struct {
 		const char *text, *message;
 	} bad[] = {
-	    {"dps-cache 2\n", "r.cache:1:1: version 2 of the result file"},
-	    {"# a comment\ndps-cache 2\n", "r.cache:2:1: version 2 of the result file"},
+	    {"dps-cache 3\n", "r.cache:1:1: version 3 of the result file"},
+	    {"# a comment\ndps-cache 3\n", "r.cache:2:1: version 3 of the result file"},
+	    /* version 2's miss curve */
+	    {"dps-cache 1\ncurve-sizes 1 2\n", "r.cache:2:1: a miss curve in a file that says "
+					       "version 1"},
+	    {"dps-cache 2\ncurve-sizes 2 1\n", "r.cache:2:15: size 1; expected sizes above 0"},
+	    {"dps-cache 2\ncurve-sizes\n", "r.cache:2:12: expected one or more LL sizes"},
+	    {"dps-cache 2\ntotal 1 2 3 4 5\ncurve at 1 1\nend\n",
+	     "r.cache:3:1: a curve before 'curve-sizes'"},
+	    {"dps-cache 2\ncurve-sizes 1 2\ncurve at 2 1 0\n",
+	     "r.cache:3:1: a curve that follows no 'total' or 'function' line"},
+	    {"dps-cache 2\ncurve-sizes 1 2\ntotal 1 2 3 4 5\ncurve near 2 1 0\nend\n",
+	     "r.cache:4:7: expected the knee's kind"},
+	    {"dps-cache 2\ncurve-sizes 1 2\ntotal 1 2 3 4 5\ncurve at 2 1\nend\n",
+	     "r.cache:4:13: 1 LL miss counts; expected 2"},
+	    {"dps-cache 2\ncurve-sizes 1 2\ntotal 1 2 3 4 5\ncurve at 2 1 0\ncurve at 2 1 0\nend\n",
+	     "r.cache:5:1: a curve that follows no"},
+	    {"dps-cache 2\ncurve-sizes 1 2\ntotal 1 2 3 4 5\ncurve at 2 1 0 9\nend\n",
+	     "r.cache:4:16: unexpected '9'"},
 	    {"dps-cache\n", "r.cache:1:10: expected the format version"},
 	    {"dps-cache 1\ntotal 1 2 3 4\nend\n", "r.cache:2:14: expected ll_misses"},
 	    {"dps-cache 1\ntotal 1 2 x 4 5\nend\n", "r.cache:2:11: expected stores"},

@@ -262,6 +262,59 @@ Test(cache, simulable_levels_have_a_power_of_two_of_sets)
 	cr_assert_not(cache_level_simulable(&line));
 }
 
+/* The footprint's LL sizes: halves of the last level while above L1D, up to 16 times it. */
+Test(cache, the_curve_sizes_go_from_above_l1d_to_16_times_the_last_level)
+{
+	struct cache_geometry g = {.d1 = {1, 49152, 12, 64}, .ll = {2, 2 << 20, 16, 64}};
+	uint64_t sizes[CACHE_CURVE_MAX];
+	size_t n = cache_curve_sizes(&g, sizes);
+
+	cr_assert_eq(n, 10, "%zu sizes", n);
+	cr_expect_eq(sizes[0], 65536);
+	cr_expect_eq(sizes[5], 2 << 20);
+	cr_expect_eq(sizes[9], 32 << 20);
+	g.d1.size_bytes = 32768;
+	g.ll = (struct cache_level){2, 1 << 20, 16, 64};
+	n = cache_curve_sizes(&g, sizes);
+	cr_assert_eq(n, 9, "%zu sizes", n); /* 64 KiB: 32 KiB is not above L1D */
+	cr_expect_eq(sizes[0], 65536);
+	cr_expect_eq(sizes[8], 16 << 20);
+	g.ll.size_bytes = 0; /* cachegrind chooses: no curve */
+	cr_expect_eq(cache_curve_sizes(&g, sizes), 0);
+}
+
+/* The knee on curves measured by hand (doc/cache.md, "The footprint"), and the two ends. */
+Test(cache, the_knee_is_where_the_misses_reach_their_floor)
+{
+	static const uint64_t sizes[] = {256 << 10, 512 << 10, 1 << 20,	 2 << 20,
+					 4 << 20,   8 << 20,   16 << 20, 32 << 20};
+	static const struct {
+		uint64_t misses[8];
+		enum cache_footprint_kind kind;
+		uint64_t bytes;
+	} cases[] = {
+	    /* a chase over 1 MiB, and over 4 MiB */
+	    {{65046, 63310, 4371, 0, 0, 0, 0, 0}, CACHE_FOOTPRINT_AT, 2 << 20},
+	    {{65419, 65031, 63463, 56462, 16939, 0, 0, 0}, CACHE_FOOTPRINT_AT, 8 << 20},
+	    /* random lookups in 1 MiB (a compulsory miss left), and in 4 MiB */
+	    {{100384, 65134, 258, 1, 1, 1, 1, 1}, CACHE_FOOTPRINT_AT, 1 << 20},
+	    {{132706, 123430, 104895, 68621, 173, 1, 1, 1}, CACHE_FOOTPRINT_AT, 4 << 20},
+	    /* no miss at any size: it fits the smallest */
+	    {{0, 0, 0, 0, 0, 0, 0, 0}, CACHE_FOOTPRINT_BELOW, 256 << 10},
+	    /* misses that do not drop: a stream larger than the largest */
+	    {{9000, 9000, 8990, 8990, 8990, 8980, 8950, 8950}, CACHE_FOOTPRINT_ABOVE, 32 << 20},
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct cache_footprint fp;
+
+		cache_footprint_knee(sizes, cases[i].misses, 8, &fp);
+		cr_expect_eq(fp.kind, cases[i].kind, "case %zu: kind %d", i, fp.kind);
+		cr_expect_eq(fp.bytes, cases[i].bytes, "case %zu: %lu bytes", i,
+			     (unsigned long)fp.bytes);
+	}
+}
+
 /* kernel_stream's figures of the streaming kernel at ws bytes, reps passes, captured. */
 static struct cache_counts capture_stream(unsigned long ws, unsigned reps, struct cache_level *d1)
 {
@@ -321,6 +374,54 @@ Test(cache, streaming_4_mib_misses_d1_once_a_line_a_pass, .timeout = 120)
 	cr_assert_leq(c.d1_misses, 1.02 * expected, "%lu D1 misses, %.0f expected",
 		      (unsigned long)c.d1_misses, expected);
 	cr_assert_leq(c.ll_misses, c.d1_misses);
+}
+
+/* dps cache capture --footprint on the streaming kernel over 512 KiB: the table's footprint
+ * column, a result file of version 2 whose curve reads back, and a knee the working set or the
+ * next size up (a pass over 512 KiB in a smaller LRU cache misses every line, in a larger one
+ * none). */
+Test(cache, a_footprint_capture_finds_the_working_set, .timeout = 200)
+{
+	char *dir = dps_test_mkdtemp("cache-fp");
+	char *out = dps_test_strf("%s/r.cache", dir);
+	char *kernel = dps_test_strf("%s/bench/dps-bench-cache-stream", dps_test_build_dir());
+	struct cache_profile *p = NULL;
+	struct dps_diag diag = {{0}};
+	const struct cache_function *k;
+	struct dps_test_run r;
+	char *text;
+
+#if defined(__SANITIZE_ADDRESS__)
+	dps_test_skip_build("the kernels of a sanitized build cannot run under Valgrind");
+#endif
+	dps_test_require(dps_test_has_program("valgrind"), "valgrind is not installed");
+	r = dps_test_run_dps("cache", "capture", "--footprint", "-o", out, "--function",
+			     "kernel_stream", "--", kernel, "--ws", "524288", "--reps", "4", NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "footprint\n"), "no footprint column: %s", r.out);
+	cr_expect(strstr(r.err, "dps cache: footprint: LL "), "no progress: %s", r.err);
+	dps_test_run_fini(&r);
+	text = dps_test_read_file(out, NULL);
+	cr_expect(g_str_has_prefix(text, "dps-cache 2\n"), "%s", text);
+	g_free(text);
+	cr_assert_eq(cache_capture_read(out, &p, &diag), DPS_OK, "%s", diag.msg);
+	cr_assert_geq(p->n_curve, 6, "%zu sizes", p->n_curve);
+	k = cache_profile_borrow_function(p, "kernel_stream");
+	cr_assert_not_null(k);
+	cr_assert_not_null(k->footprint.ll_misses);
+	cr_expect_eq(k->footprint.kind, CACHE_FOOTPRINT_AT, "kind %d", k->footprint.kind);
+	cr_expect(k->footprint.bytes == 512 << 10 || k->footprint.bytes == 1 << 20,
+		  "a knee at %lu bytes", (unsigned long)k->footprint.bytes);
+	/* the smallest size misses about every line of the 4 passes: 4 x 8192 */
+	cr_expect_geq(k->footprint.ll_misses[0], 30000, "%lu",
+		      (unsigned long)k->footprint.ll_misses[0]);
+	cr_expect_leq(k->footprint.ll_misses[p->n_curve - 1], 16, "%lu",
+		      (unsigned long)k->footprint.ll_misses[p->n_curve - 1]);
+	cache_profile_destroy(p);
+	dps_test_rmtree(dir);
+	g_free(dir);
+	g_free(out);
+	g_free(kernel);
 }
 
 /* dps cache with these arguments exits with code, its stderr holding want. */
