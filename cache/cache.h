@@ -72,8 +72,10 @@ enum cache_footprint_kind {
 				* curve's drop to its floor (the working set is at most that, and
 				* more than the size below) */
 	CACHE_FOOTPRINT_BELOW, /* no LL miss at the smallest size: bytes is the smallest size */
-	CACHE_FOOTPRINT_ABOVE, /* misses that do not drop up to the largest size (data reused
-				* farther apart, or touched once): bytes is the largest size */
+	CACHE_FOOTPRINT_ABOVE, /* more than bytes: misses that do not drop up to the largest
+				* size (data reused farther apart, or touched once; bytes is the
+				* largest size), or that drop only at it (bytes is the size
+				* before it: no larger size shows the floor) */
 };
 
 /* A function's (or the whole program's) last-level misses at each of the profile's curve

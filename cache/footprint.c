@@ -53,8 +53,8 @@ void cache_footprint_knee(const uint64_t *sizes, const uint64_t *misses, size_t 
 
 	fp->kind = CACHE_FOOTPRINT_NONE;
 	fp->bytes = 0;
-	if (!n) {
-		return;
+	if (n < 2) {
+		return; /* no curve: one size shows no knee */
 	}
 	first = misses[0];
 	floor = misses[n - 1];
@@ -70,7 +70,7 @@ void cache_footprint_knee(const uint64_t *sizes, const uint64_t *misses, size_t 
 		fp->bytes = sizes[n - 1];
 		return;
 	}
-	for (size_t i = 1; i < n; i++) {
+	for (size_t i = 1; i + 1 < n; i++) {
 		double above = misses[i] > floor ? (double)(misses[i] - floor) : 0;
 
 		if (above <= KNEE_SHARE * drop) {
@@ -79,8 +79,10 @@ void cache_footprint_knee(const uint64_t *sizes, const uint64_t *misses, size_t 
 			return;
 		}
 	}
-	fp->kind = CACHE_FOOTPRINT_AT; /* not reached: the last size is within any share */
-	fp->bytes = sizes[n - 1];
+	/* still falling at the largest size: no size after it shows the floor, so the footprint
+	 * is only known to be more than the size before it (a chase over 64 MiB at 32 MiB) */
+	fp->kind = CACHE_FOOTPRINT_ABOVE;
+	fp->bytes = sizes[n - 2];
 }
 
 void cache_size_format(uint64_t s, char *buf, size_t len)

@@ -303,6 +303,8 @@ Test(cache, the_knee_is_where_the_misses_reach_their_floor)
 	    {{0, 0, 0, 0, 0, 0, 0, 0}, CACHE_FOOTPRINT_BELOW, 256 << 10},
 	    /* misses that do not drop: a stream larger than the largest */
 	    {{9000, 9000, 8990, 8990, 8990, 8980, 8950, 8950}, CACHE_FOOTPRINT_ABOVE, 32 << 20},
+	    /* misses that drop at the largest size only: more than the size before it */
+	    {{9000, 9000, 9000, 9000, 9000, 9000, 9000, 4500}, CACHE_FOOTPRINT_ABOVE, 16 << 20},
 	};
 
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
