@@ -9,8 +9,9 @@ import argparse
 import csv
 import statistics
 
-CONDS = ("original", "stub", "plain", "alone2")
-COLOURS = {"original": "#c0392b", "stub": "#2874a6", "plain": "#7f8c8d", "alone2": "#d4ac0d"}
+CONDS = ("original", "stub", "stubgeo", "plain", "alone2")
+COLOURS = {"original": "#c0392b", "stub": "#2874a6", "stubgeo": "#85c1e9", "plain": "#7f8c8d",
+           "alone2": "#d4ac0d"}
 
 
 def human(b):
@@ -41,6 +42,7 @@ def summarise(trials, meta):
             by_round.setdefault(t["round"], {})[t["condition"]] = t
         slow = {c: [] for c in CONDS}
         gaps = []
+        geo_gaps = []
         alone = []
         over = plays = stub_cpu = stub_kernel = 0.0
         for r in by_round.values():
@@ -54,6 +56,9 @@ def summarise(trials, meta):
             if "stub" in r and "original" in r:
                 gaps.append(100 * (float(r["stub"]["ns_per_access"]) -
                                    float(r["original"]["ns_per_access"])) / base)
+            if "stubgeo" in r and "original" in r:
+                geo_gaps.append(100 * (float(r["stubgeo"]["ns_per_access"]) -
+                                       float(r["original"]["ns_per_access"])) / base)
             if "stub" in r:
                 n = r["stub"]["note"]
                 over += note_field(n, "over")
@@ -63,9 +68,11 @@ def summarise(trials, meta):
         acc = int(m["accesses"])
         rows.append({
             "kernel": m["kernel"], "ws": m["ws"], "alone": alone, "slow": slow, "gaps": gaps,
+            "geo_gaps": geo_gaps,
             "d1_pct": 100 * int(m["d1"]) / acc if acc else 0,
             "ll_pct": 100 * int(m["ll"]) / acc if acc else 0,
             "unit": (m["unit_acc"], m["unit_d1"], m["unit_ll"]),
+            "footprint": int(m.get("footprint") or 0),
             "over": over / plays if plays else 0,
             "kernel_share": stub_kernel / stub_cpu if stub_cpu else 0,
             "cpu_play": stub_cpu / plays if plays else 0,
@@ -96,18 +103,19 @@ def write_md(rows, info, path, svg_name):
     w(f"Machine load (1, 5, 15 min) at the start: {info['load_start']}; at the end: "
       f"{info['load_end']} (other sessions build and test on this machine).")
     w("")
-    if info.get("footprint") == "1":
-        w("**An experiment (`FOOTPRINT=1`)**: the stub's warm region is the kernel's working "
-          "set (the target's footprint, at most half the last level), where a stub is "
-          "otherwise sized from the geometry alone: no capture gives a component's footprint "
-          "yet. The committed check is `cache-victim.md`.")
-        w("")
+    w("The stub's warm region is sized from the kernel's captured footprint (`dps cache "
+      "capture --footprint`: the knee of its LL miss curve, column `footprint`), at least "
+      "twice L1D and at most half the last level; `stubgeo` is the same stub without it, "
+      "its warm region sized from the geometry alone (sqrt(L1D x LL lines), the stub of "
+      "before the footprint), in the same rounds.")
+    w("")
     ll = int(info['geometry'].split()[2])
     w(f"The victim chases pointers over {human(info['victim_ws'])} (in the {human(ll)} last "
       f"level dps detects) on CPU {info['cpu']}. The co-runners are pinned to the same CPU "
       "(the two vCPUs share no cache level where a co-runner shows) and take turns with the "
       "victim: a co-runner runs 1.5 ms (the others stopped by SIGSTOP), then the victim walks "
-      "its set 8 times, timed. The turns go alone, original, stub, plain, alone2, alone, ... "
+      "its set 8 times, timed. The turns go alone, original, stub, stubgeo, plain, alone2, "
+      "alone, ... "
       f"for {info['seconds']} s a round, {info['rounds']} rounds; a condition's figure in a "
       "round is its turns' mean ns per access without the slowest and fastest tenth. "
       "Slowdown: a condition's figure over the same round's `alone`, in %; median [min, max] "
@@ -124,20 +132,33 @@ def write_md(rows, info, path, svg_name):
     w(f"Re-run floor (alone2 over alone, all rows): median {med(floor):+.1f} %, "
       f"[{min(floor):+.1f}, {max(floor):+.1f}]." if floor else "No floor measured.")
     w("")
-    w("| kernel | working set | D1 miss % | LL miss % | victim alone ns/access | original % | "
-      "stub % | plain % | alone2 % (floor) | stub − original (points) | holds | unit | over | "
-      "kernel share | stub CPU a play |")
-    w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    w("| kernel | working set | footprint | D1 miss % | LL miss % | victim alone ns/access | "
+      "original % | "
+      "stub % | stubgeo % | plain % | alone2 % (floor) | stub − original (points) | holds | "
+      "stubgeo − original (points) | unit | over | kernel share | stub CPU a play |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         g = med(r["gaps"]) if r["gaps"] else float("nan")
         holds = "yes" if abs(g) <= 2 else "no"
-        w(f"| {r['kernel']} | {human(r['ws'])} | {r['d1_pct']:.2f} | {r['ll_pct']:.2f} | "
+        foot = human(r["footprint"]) if r["footprint"] else "–"
+        w(f"| {r['kernel']} | {human(r['ws'])} | {foot} | {r['d1_pct']:.2f} | {r['ll_pct']:.2f} | "
           f"{med(r['alone']):.2f} | {cell(r['slow']['original'])} | {cell(r['slow']['stub'])} | "
+          f"{cell(r['slow']['stubgeo'])} | "
           f"{cell(r['slow']['plain'])} | {cell(r['slow']['alone2'])} | "
           f"{g:+.1f} [{min(r['gaps']):+.1f}, {max(r['gaps']):+.1f}] | {holds} | "
+          f"{cell(r['geo_gaps'])} | "
           f"{' / '.join(r['unit'])} | {100 * r['over']:.0f} % | {100 * r['kernel_share']:.0f} % | "
           f"{r['cpu_play'] / unit:.2f} x |")
     w("")
+    both = [r for r in rows if r["gaps"] and r["geo_gaps"]]
+    if both:
+        closer = sum(abs(med(r["gaps"])) < abs(med(r["geo_gaps"])) for r in both)
+        w(f"Median over the rows of stub − original: {med([med(r['gaps']) for r in both]):+.1f} "
+          f"points; of stubgeo − original: {med([med(r['geo_gaps']) for r in both]):+.1f}. "
+          f"The stub with the footprint is the closer of the two to the original in {closer} "
+          f"rows of {len(both)}; within 2 points in "
+          f"{sum(abs(med(r['gaps'])) <= 2 for r in both)}.")
+        w("")
     w(f"Every trial: `cache-victim.tsv`. The plot: [`{svg_name}`]({svg_name}).")
     w("")
     with open(path, "w") as f:
@@ -160,7 +181,7 @@ def write_svg(rows, path):
          f'<text x="{left}" y="16" font-size="12">Victim slowdown (% of its alone time): '
          'median, whiskers min–max over rounds</text>']
     step = 10 if span < 120 else 50
-    t = (int(lo) // step) * step
+    t = -((-int(lo)) // step) * step  # the first line inside the plot, not below it
     while t <= hi:
         s.append(f'<line x1="{left}" x2="{width - 10}" y1="{y(t):.1f}" y2="{y(t):.1f}" '
                  f'stroke="{"#000" if t == 0 else "#ddd"}"/>')

@@ -18,27 +18,27 @@
 # out.
 #
 # Per kernel (stream, chase, matmul, hash) and working set (SIZES, default a quarter of the last
-# level, the last level and 16 MiB: below, at and above it), five conditions, interleaved turn by turn (alone, original, stub, plain,
-# alone2, alone, ...) for TRIAL_SECONDS, the victim's figure per condition its turns' mean ns
+# level, the last level and 16 MiB: below, at and above it), six conditions, interleaved turn by
+# turn (alone, original, stub, stubgeo, plain, alone2, alone, ...) for TRIAL_SECONDS, the victim's figure per condition its turns' mean ns
 # per access without the slowest and fastest tenth; ROUNDS such trials:
 #   alone     the victim alone on the CPU (it sleeps the co-runner's turn)
 #   original  after a turn of the kernel itself (dps-bench-cache-KERNEL --ws WS, repeating)
-#   stub      after a turn of dps_cache_play of the kernel's figures: its `dps cache capture`
-#             figures (loads + stores, stores, D1 and LL misses) for UNIT_NS of its CPU time
+#   stub      after a turn of dps_cache_play of the kernel's figures: its `dps cache capture
+#             --footprint` figures (loads + stores, stores, D1 and LL misses, and the
+#             footprint that sizes the stub's warm region) for UNIT_NS of its CPU time
 #             (the kernel's own CPU time per repetition, measured natively), played again and
 #             again
+#   stubgeo   the same stub without the footprint: its warm region sized from the geometry
+#             alone (the stub of before --footprint), paired with stub in the same rounds
 #   plain     after a turn of dps_run_ns(UNIT_NS, DPS_RUN_CPU) again and again: a plain `run`
 #   alone2    alone again: alone vs alone2 is the re-run floor
 # The slowdown of a condition in a round is its ns per access over that round's `alone`.
 #
-# Usage: bench/cache-victim.sh [BUILD_DIR]   (default build/dev; about 6 min)
+# Usage: bench/cache-victim.sh [BUILD_DIR]   (default build/dev; about 10 min)
 # Environment: VICTIM_WS, SIZES, KERNELS, ROUNDS (8), TRIAL_SECONDS (2),
-# CPU (1), UNIT_NS (2000000); FOOTPRINT=1: an experiment, the stub's warm region sized from the
-# kernel's working set (the target's footprint, at most half the last level) where it is otherwise
-# sized from the geometry: no capture gives a component's footprint yet.
+# CPU (1), UNIT_NS (2000000).
 # Writes bench/results/cache-victim.md, cache-victim.tsv (every trial), cache-victim-figures.tsv
-# (each row's captured figures and the stub's unit) and cache-victim.svg; with FOOTPRINT=1
-# the same files named cache-victim-footprint*.
+# (each row's captured figures, footprint and the stub's unit) and cache-victim.svg.
 set -euo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -105,17 +105,19 @@ date_start=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 tsv=$work/trials.tsv
 meta=$work/meta.tsv
 printf 'kernel\tws\tround\tcondition\tns_per_access\tload1\tnote\n' >"$tsv"
-printf 'kernel\tws\treps\taccesses\tstores\td1\tll\tkernel_cpu_ns\tunit_acc\tunit_st\tunit_d1\tunit_ll\n' >"$meta"
+printf 'kernel\tws\treps\taccesses\tstores\td1\tll\tkernel_cpu_ns\tunit_acc\tunit_st\tunit_d1\tunit_ll\tfootprint\n' >"$meta"
 for kernel in "${kernels[@]}"; do
     for ws in "${sizes[@]}"; do
         reps=$(reps_for "$kernel" "$ws")
-        "$dps" cache capture -o "$work/k.cache" --function "kernel_$kernel" -- \
+        "$dps" cache capture --footprint -o "$work/k.cache" --function "kernel_$kernel" -- \
             "$build/bench/dps-bench-cache-$kernel" --ws "$ws" --reps "$reps" \
             >/dev/null 2>"$work/err" || {
             cat "$work/err" >&2
             exit 1
         }
         read -r _ _ ld st d1 ll _ < <(grep " kernel_$kernel\$" "$work/k.cache")
+        # the curve line after the function's: curve KNEE BYTES MISSES...
+        read -r _ _ foot _ < <(grep -A1 " kernel_$kernel\$" "$work/k.cache" | grep '^curve ')
         # the kernel's CPU time for those reps, natively: timed over enough reps for 0.2 s
         t=$(kernel_cpu "$kernel" "$ws" "$reps")
         mult=$(((200000000 + t - 1) / (t > 0 ? t : 1)))
@@ -126,32 +128,34 @@ for kernel in "${kernels[@]}"; do
             -v t="$t" -v m="$mult" -v u="$unit_ns" 'BEGIN {
                 f = u * m / t; ua = int(a * f + 0.5); if (ua < 1) ua = 1
                 printf "%d %d %d %d\n", ua, int(s * f + 0.5), int(m1 * f + 0.5), int(m2 * f + 0.5) }')
-        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kernel" "$ws" "$reps" \
-            $((ld + st)) "$st" "$d1" "$ll" $((t / mult)) "$ua" "$us" "$u1" "$u2" >>"$meta"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kernel" "$ws" "$reps" \
+            $((ld + st)) "$st" "$d1" "$ll" $((t / mult)) "$ua" "$us" "$u1" "$u2" "${foot:-0}" >>"$meta"
         echo "cache-victim.sh: $kernel ws=$ws: $ua accesses, $u1 D1 and $u2 LL misses per" \
-            "$unit_ns ns of CPU" >&2
+            "$unit_ns ns of CPU; footprint ${foot:-none}" >&2
         for round in $(seq 1 "$rounds"); do
             taskset -c "$cpu" "$build/bench/dps-bench-cache-$kernel" --ws "$ws" \
                 --reps 4000000000 >/dev/null &
             original=$!
             corunners=("$original")
-            # FOOTPRINT=1: the stub's warm region is the kernel's working set (at most half
-            # the last level), an experiment: no capture gives a footprint yet
-            warm=
-            if [ "${FOOTPRINT:-0}" = 1 ]; then warm=$ws; fi
-            "$victim" stub --seconds "$corunner_seconds" --cpu "$cpu" ${warm:+--footprint "$warm"} \
+            "$victim" stub --seconds "$corunner_seconds" --cpu "$cpu" ${foot:+--footprint "$foot"} \
                 "$ua" "$us" "$u1" "$u2" "$unit_ns" >"$work/stub" &
             stub=$!
             corunners+=("$stub")
+            # the same stub without the footprint (its warm region from the geometry), in the
+            # same rounds: a paired check of what the footprint changes
+            "$victim" stub --seconds "$corunner_seconds" --cpu "$cpu" \
+                "$ua" "$us" "$u1" "$u2" "$unit_ns" >"$work/stubgeo" &
+            stubgeo=$!
+            corunners+=("$stubgeo")
             "$victim" plain --seconds "$corunner_seconds" --cpu "$cpu" "$unit_ns" >"$work/plain" &
             plain=$!
             corunners+=("$plain")
             sleep "$delay"
             "$victim" victim --ws "$victim_ws" --seconds "$seconds" --cpu "$cpu" \
-                --slots "0,$original,$stub,$plain,0" >"$work/victim"
+                --slots "0,$original,$stub,$stubgeo,$plain,0" >"$work/victim"
             kill "$original"
             wait "$original" 2>/dev/null || true
-            wait "$stub" "$plain"
+            wait "$stub" "$stubgeo" "$plain"
             corunners=()
             # victim ws W turn_ns T passes P slot0 turns N mean M median X trimmed Y slot1 ...
             read -r -a f <"$work/victim"
@@ -159,7 +163,7 @@ for kernel in "${kernels[@]}"; do
             note=$(awk '{printf "plays=%s cpu_ns=%s over=%s kernel_cpu_ns=%s", $3, $5, $7, $9}' \
                 "$work/stub")
             i=0
-            for cond in alone original stub plain alone2; do
+            for cond in alone original stub stubgeo plain alone2; do
                 # slot i: fields 7 + 9 * i .. (slotI turns N mean M median X trimmed Y)
                 b=$((7 + 9 * i))
                 printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kernel" "$ws" "$round" "$cond" \
@@ -169,18 +173,17 @@ for kernel in "${kernels[@]}"; do
                 i=$((i + 1))
             done
             echo "cache-victim.sh: $kernel ws=$ws round $round:" \
-                "$(tail -n 5 "$tsv" | cut -f4,5 | tr '\t\n' '= ')" >&2
+                "$(tail -n 6 "$tsv" | cut -f4,5 | tr '\t\n' '= ')" >&2
         done
     done
 done
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 
 name=cache-victim
-if [ "${FOOTPRINT:-0}" = 1 ]; then name=cache-victim-footprint; fi
 cp "$tsv" "$results/$name.tsv"
 cp "$meta" "$results/$name-figures.tsv"
 python3 "$src/bench/cache-victim.py" --trials "$tsv" --meta "$meta" \
-    --md "$results/$name.md" --svg "$results/$name.svg" --info "footprint=${FOOTPRINT:-0}" \
+    --md "$results/$name.md" --svg "$results/$name.svg" \
     --info "date=$date_start" --info "load_start=$load_start" --info "load_end=$load_end" \
     --info "victim_ws=$victim_ws" --info "cpu=$cpu" --info "seconds=$seconds" \
     --info "rounds=$rounds" --info "unit_ns=$unit_ns" --info "nproc=$(nproc)" \

@@ -18,18 +18,17 @@
 # its kernel's D1 and LL misses beside the original's, with the error per level.
 #
 # The co-running victim (doc/cache.md, "Checked by a co-running victim", issue 28's check (b)):
-# bench/cache-victim.sh, run last (about 12 min more; DPS_BENCH_CACHE_VICTIM=0 leaves it out).
+# bench/cache-victim.sh, run last (about 10 min more; DPS_BENCH_CACHE_VICTIM=0 leaves it out).
 #
 # Usage: bench/cache.sh [BUILD_DIR]     (default: build/dev; configured if missing)
-# Writes bench/results/cache.md, and cache-victim.md, .tsv and .svg. FOOTPRINT=1: an experiment,
-# the stub's warm region sized from each kernel's working set (the target's footprint, at most
-# half the last level; doc/cache.md), into bench/results/cache-footprint.md, no victim.
+# Writes bench/results/cache.md, and cache-victim.md, .tsv and .svg. Each kernel is captured with
+# --footprint (doc/cache.md, "The footprint": ten cachegrind runs at LL sizes around the last
+# level): the knee beside the working set, and the stub given it as a set's run is.
 set -euo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-${DPS_BUILD_DIR:-$src/build/dev}}
 out=$src/bench/results/cache.md
-if [ "${FOOTPRINT:-0}" = 1 ]; then out=$src/bench/results/cache-footprint.md; fi
 work=$(mktemp -d /tmp/dps-bench-cache.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
@@ -74,7 +73,7 @@ for kernel in stream chase matmul hash; do
         reps=$(reps_for "$kernel" "$ws")
         res=$work/$kernel-$ws.cache
         start=$(date +%s.%N)
-        "$dps" cache capture -o "$res" --function "kernel_$kernel" -- \
+        "$dps" cache capture --footprint -o "$res" --function "kernel_$kernel" -- \
             "$build/bench/dps-bench-cache-$kernel" --ws "$ws" --reps "$reps" \
             >"$work/table" 2>"$work/err" || {
             cat "$work/err" >&2
@@ -85,27 +84,34 @@ for kernel in stream chase matmul hash; do
         [ -n "${chosen:-}" ] || chosen=$(sed -n 's/^dps cache: geometry from //p' "$work/err")
         # function INSTRUCTIONS LOADS STORES D1_MISSES LL_MISSES NAME
         read -r _ ir ld st d1 ll _ < <(grep " kernel_$kernel\$" "$res")
+        # its curve, the next line: curve KNEE BYTES MISSES-AT-EACH-SIZE...
+        read -r _ knee foot _ < <(grep -A1 " kernel_$kernel\$" "$res" | grep '^curve ')
         acc=$((ld + st))
+        case $knee in
+        at) fp=$(human "$foot") ;;
+        below) fp="<= $(human "$foot")" ;;
+        above) fp="> $(human "$foot")" ;;
+        *) fp="-" ;;
+        esac
         rows+=("$(awk -v k="$kernel" -v ws="$(human "$ws")" -v reps="$reps" -v ir="$ir" \
             -v ld="$ld" -v st="$st" -v d1="$d1" -v ll="$ll" -v acc="$acc" -v s="$secs" \
-            'BEGIN { printf "| %s | %s | %d | %d | %d | %d | %d | %d | %.2f | %.2f | %.1f |",
+            -v fp="$fp" \
+            'BEGIN { printf "| %s | %s | %d | %d | %d | %d | %d | %d | %.2f | %.2f | %s | %.1f |",
                 k, ws, reps, ir, ld, st, d1, ll, acc ? 100 * d1 / acc : 0,
-                acc ? 100 * ll / acc : 0, s }')")
+                acc ? 100 * ll / acc : 0, fp, s }')")
         echo "${rows[-1]}" >&2
         # the stub, told the geometry the capture simulated (under Valgrind CPUID is Valgrind's)
         read -r _ _ d1s d1a d1l < <(grep "^level D1 " "$res")
         read -r _ _ lls lla lll < <(grep "^level LL " "$res")
-        warm=
-        if [ "${FOOTPRINT:-0}" = 1 ]; then warm=$ws; fi
         DPS_CACHE_GEOMETRY="$d1s,$d1a,$d1l $lls,$lla,$lll" \
             "$dps" cache capture -o "$work/stub.cache" --function cache_play_kernel -- \
-            "$build/bench/dps-bench-cache-stub" "$acc" "$st" "$d1" "$ll" ${warm:+0 "$warm"} \
+            "$build/bench/dps-bench-cache-stub" "$acc" "$st" "$d1" "$ll" 0 "$foot" \
             >"$work/stub-table" 2>"$work/err" || {
             cat "$work/err" >&2
             exit 1
         }
         read -r _ _ sld sst sd1 sll _ < <(grep " cache_play_kernel\$" "$work/stub.cache")
-        stub_rows+=("| $kernel | $(human "$ws") | $acc | $((sld + sst)) | $d1 | $sd1 | $(err "$d1" "$sd1") | $ll | $sll | $(err "$ll" "$sll") |")
+        stub_rows+=("| $kernel | $(human "$ws") | $fp | $acc | $((sld + sst)) | $d1 | $sd1 | $(err "$d1" "$sd1") | $ll | $sll | $(err "$ll" "$sll") |")
         echo "${stub_rows[-1]}" >&2
     done
 done
@@ -121,15 +127,18 @@ done
     echo "The figures are the kernel function's alone (set-up excluded); ratios are misses per"
     echo "data access (loads + stores), in %. REPS: passes over the working set (stream, chase,"
     echo "hash), or C tiles of 32 x 32 computed (matmul: part of its working set at large sizes)."
-    echo "Seconds: the whole run under Valgrind."
+    echo "Footprint: the knee of the kernel function's LL miss curve (\`--footprint\`: the command"
+    echo "run again at LL sizes from above L1D to 16 times the last level; doc/cache.md, \"The"
+    echo "footprint\"): its working set is at most that and more than the size below."
+    echo "Seconds: the whole capture under Valgrind, the footprint's runs included."
     echo
-    echo "| kernel | working set | reps | instructions | loads | stores | D1 misses | LL misses | D1 miss % | LL miss % | seconds |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| kernel | working set | reps | instructions | loads | stores | D1 misses | LL misses | D1 miss % | LL miss % | footprint | seconds |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
     printf '%s\n' "${rows[@]}"
     echo
     echo "## The cache stub beside the kernels"
     echo
-    echo "Each row's kernel figures played by \`dps-bench-cache-stub ACCESSES STORES D1 LL\`"
+    echo "Each row's kernel figures played by \`dps-bench-cache-stub ACCESSES STORES D1 LL 0 FOOTPRINT\`"
     echo "(libdps's \`dps_cache_play\`, doc/cache.md \"The cache stub\") under the same capture,"
     echo "\`--function cache_play_kernel\`, with \`DPS_CACHE_GEOMETRY\` set to the geometry simulated."
     echo "Accesses: loads + stores (the stub makes about 1.5 % more: its kernel's own, the chases'"
@@ -137,18 +146,12 @@ done
     echo "all hits)."
     echo "Errors: the stub's in % of the kernel's (a difference when the"
     echo "kernel's is 0). The target of issue 28 is within 5 % per level."
-    if [ "${FOOTPRINT:-0}" = 1 ]; then
-        echo
-        echo "**An experiment (\`FOOTPRINT=1\`)**: the stub's warm region is the kernel's working"
-        echo "set (the target's footprint, at least twice L1D, at most half the last level) instead of the geometry's;"
-        echo "no capture gives a component's footprint yet. The committed check is \`cache.md\`."
-    fi
     echo
-    echo "| kernel | working set | accesses | stub accesses | D1 misses | stub D1 misses | D1 error | LL misses | stub LL misses | LL error |"
-    echo "|---|---|---|---|---|---|---|---|---|---|"
+    echo "| kernel | working set | footprint | accesses | stub accesses | D1 misses | stub D1 misses | D1 error | LL misses | stub LL misses | LL error |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|"
     printf '%s\n' "${stub_rows[@]}"
 } >"$out"
 echo "cache.sh: wrote $out" >&2
-if [ "${DPS_BENCH_CACHE_VICTIM:-1}" != 0 ] && [ "${FOOTPRINT:-0}" != 1 ]; then
+if [ "${DPS_BENCH_CACHE_VICTIM:-1}" != 0 ]; then
     "$src/bench/cache-victim.sh" "$build"
 fi
