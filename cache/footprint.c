@@ -157,14 +157,121 @@ static void knees(struct cache_profile *p)
 			     &p->total_footprint);
 }
 
+/* One of the curve's cachegrind runs, on a thread of the pool. */
+struct curve_run {
+	struct cache_geometry g;
+	struct cache_capture_options o; /* o.geom: &g */
+	size_t k;			/* its size's index */
+	struct cache_profile *run;	/* what it captured (NULL: not run, or failed) */
+	int ret, status;
+	struct dps_diag diag;
+};
+
+/* What the runs share: the progress callback (called under lock) and whether one failed. */
+struct curve_pool {
+	GMutex lock;
+	cache_curve_progress progress;
+	void *data;
+	const uint64_t *sizes;
+	size_t n;
+	bool failed; /* the runs not started yet are not started */
+};
+
+static void curve_run_one(gpointer task, gpointer user)
+{
+	struct curve_run *r = task;
+	struct curve_pool *pool = user;
+	bool skip;
+
+	g_mutex_lock(&pool->lock);
+	skip = pool->failed;
+	if (!skip && pool->progress) {
+		pool->progress(r->k, pool->n, pool->sizes[r->k], pool->data);
+	}
+	g_mutex_unlock(&pool->lock);
+	if (skip) {
+		r->ret = DPS_ERROR;
+		return;
+	}
+	r->ret = cache_capture_run(&r->o, &r->run, &r->status, &r->diag);
+	if (!r->ret && r->status) {
+		r->ret = DPS_ERROR;
+	}
+	if (r->ret) {
+		g_mutex_lock(&pool->lock);
+		pool->failed = true;
+		g_mutex_unlock(&pool->lock);
+	}
+}
+
+/*
+ * The runs at every size but the capture's own, as many at once as the machine has CPUs (each
+ * a cachegrind of the command: its memory as many times over). Returns DPS_OK with runs[k] the
+ * profile at size k (NULL at the capture's own), or the first failed run's error in diag.
+ */
+static int curve_runs(const struct cache_capture_options *opts, const uint64_t *sizes, size_t n,
+		      cache_curve_progress progress, void *data, struct curve_run *runs,
+		      struct dps_diag *diag)
+{
+	struct curve_pool pool = {.progress = progress, .data = data, .sizes = sizes, .n = n};
+	guint cpus = g_get_num_processors();
+	GThreadPool *tp;
+	int ret = DPS_OK;
+
+	g_mutex_init(&pool.lock);
+	tp = g_thread_pool_new(curve_run_one, &pool, (gint)(cpus ? cpus : 1), TRUE, NULL);
+	for (size_t k = 0; k < n; k++) {
+		struct curve_run *r = &runs[k];
+
+		r->k = k;
+		r->g = *opts->geom;
+		r->g.ll.size_bytes = sizes[k];
+		r->o = *opts;
+		r->o.geom = &r->g;
+		r->o.quiet = true; /* the command's output once is enough: the capture's own run */
+		if (sizes[k] == opts->geom->ll.size_bytes) {
+			if (progress) {
+				g_mutex_lock(&pool.lock);
+				progress(k, n, sizes[k], data);
+				g_mutex_unlock(&pool.lock);
+			}
+			continue;
+		}
+		g_thread_pool_push(tp, r, NULL);
+	}
+	g_thread_pool_free(tp, FALSE, TRUE); /* waits for every run */
+	g_mutex_clear(&pool.lock);
+	for (size_t k = 0; k < n && !ret; k++) {
+		struct curve_run *r = &runs[k];
+		char s[32];
+
+		if (!r->ret || (!r->diag.msg[0] && !r->status)) {
+			continue; /* done, or not started after another failed */
+		}
+		cache_size_format(sizes[k], s, sizeof(s));
+		if (r->status) {
+			dps_diag_setf(
+			    diag,
+			    "%s exited with status %d under the LL of %s (the footprint's "
+			    "run %zu of %zu); it did not the first time: is it "
+			    "deterministic?",
+			    opts->argv[0], r->status, s, k + 1, n);
+		} else {
+			dps_diag_setf(diag, "the footprint's run at the LL of %s: %s", s,
+				      r->diag.msg);
+		}
+		ret = r->ret;
+	}
+	return ret ? ret : DPS_OK;
+}
+
 int cache_footprint_capture(const struct cache_capture_options *opts, struct cache_profile *p,
 			    cache_curve_progress progress, void *data, struct dps_diag *diag)
 {
 	uint64_t sizes[CACHE_CURVE_MAX];
-	struct cache_geometry g;
-	struct cache_capture_options o = *opts;
+	struct curve_run *runs;
 	size_t n = opts->geom ? cache_curve_sizes(opts->geom, sizes) : 0;
-	int ret = DPS_OK;
+	int ret;
 
 	if (!n) {
 		dps_diag_setf(diag,
@@ -172,52 +279,26 @@ int cache_footprint_capture(const struct cache_capture_options *opts, struct cac
 			      "chose it), so there are no sizes to simulate around it");
 		return DPS_ERR_INVAL;
 	}
+	runs = g_new0(struct curve_run, n);
+	ret = curve_runs(opts, sizes, n, progress, data, runs, diag);
 	curve_clear(p);
-	p->curve_bytes = g_memdup2(sizes, n * sizeof(*sizes));
-	p->n_curve = n;
-	for (guint i = 0; i < p->functions->len; i++) {
-		struct cache_function *f = g_ptr_array_index(p->functions, i);
+	if (!ret) {
+		p->curve_bytes = g_memdup2(sizes, n * sizeof(*sizes));
+		p->n_curve = n;
+		for (guint i = 0; i < p->functions->len; i++) {
+			struct cache_function *f = g_ptr_array_index(p->functions, i);
 
-		f->footprint.ll_misses = g_new0(uint64_t, n);
+			f->footprint.ll_misses = g_new0(uint64_t, n);
+		}
+		p->total_footprint.ll_misses = g_new0(uint64_t, n);
+		for (size_t k = 0; k < n; k++) {
+			take_point(p, runs[k].run ? runs[k].run : p, k);
+		}
+		knees(p);
 	}
-	p->total_footprint.ll_misses = g_new0(uint64_t, n);
-	g = *opts->geom;
-	o.geom = &g;
-	o.quiet = true; /* the command's output once is enough: the capture's own run */
-	for (size_t k = 0; k < n && !ret; k++) {
-		struct cache_profile *run = NULL;
-		int status;
-
-		if (progress) {
-			progress(k, n, sizes[k], data);
-		}
-		if (sizes[k] == opts->geom->ll.size_bytes) {
-			take_point(p, p, k); /* the capture's own run */
-			continue;
-		}
-		g.ll.size_bytes = sizes[k];
-		ret = cache_capture_run(&o, &run, &status, diag);
-		if (!ret && status) {
-			char s[32];
-
-			cache_size_format(sizes[k], s, sizeof(s));
-			dps_diag_setf(
-			    diag,
-			    "%s exited with status %d under the LL of %s (the footprint's "
-			    "run %zu of %zu); it did not the first time: is it "
-			    "deterministic?",
-			    opts->argv[0], status, s, k + 1, n);
-			ret = DPS_ERROR;
-		}
-		if (!ret) {
-			take_point(p, run, k);
-		}
-		cache_profile_destroy(run);
+	for (size_t k = 0; k < n; k++) {
+		cache_profile_destroy(runs[k].run);
 	}
-	if (ret) {
-		curve_clear(p);
-		return ret;
-	}
-	knees(p);
-	return DPS_OK;
+	g_free(runs);
+	return ret;
 }

@@ -467,6 +467,22 @@ Test(cache, the_command_exits_2_on_bad_usage_and_1_on_failure, .timeout = 120)
 	expect_exit(1, bad_out, (const char *[]){"capture", "-o", bad_out, "--", "true", NULL});
 	expect_exit(0, "wrote", (const char *[]){"capture", "-o", out, "--", "true", NULL});
 	{
+		/* a command that succeeds once only: the footprint's runs fail, named by their
+		 * size, and nothing is written */
+		char *flag = dps_test_strf("%s/once", dir);
+		char *script = dps_test_strf("test ! -e '%s' && : > '%s'", flag, flag);
+		char *fp_out = dps_test_strf("%s/fp.cache", dir);
+
+		expect_exit(1, "is it deterministic?",
+			    (const char *[]){"capture", "--footprint", "-o", fp_out, "--", "sh",
+					     "-c", script, NULL});
+		cr_expect_not(g_file_test(fp_out, G_FILE_TEST_EXISTS),
+			      "a failed footprint's result was written");
+		g_free(flag);
+		g_free(script);
+		g_free(fp_out);
+	}
+	{
 		char *text = dps_test_read_file(out, NULL);
 
 		cr_expect(g_str_has_prefix(text, "dps-cache 1\nsource cachegrind\ncommand true\n"),
