@@ -98,6 +98,7 @@ static int apply_knobs(const char *argv0, const struct dps_knobs *k, const struc
 	opts->run_scale = k->scale;
 	opts->sleep_scale = k->sleep_scale;
 	opts->cache_scale = k->cache_scale;
+	opts->cache_outcome = k->cache_outcome;
 	opts->heap_mode = k->heap_mode;
 	opts->from_process_start = !k->from_main;
 	opts->summary = !k->no_summary;

@@ -10,7 +10,13 @@
  *
  * --cache-scale X (struct dps_play_options' cache_scale) multiplies every run's D1 and LL
  * misses by X: what if the component missed more often, or (X < 1) its data fitted better.
- * The stub has counts, not a working set, so the misses are what it scales.
+ * The misses are what it scales; a run's footprint stays.
+ *
+ * --cache-outcome (cache_outcome): before the threads start, the root measures what each kind
+ * of access costs the stub on a quiet cache, once per footprint the figures have
+ * (dps_cache_measure_costs); a run's accesses then count as that much of its time, and what
+ * they took beyond it (the other threads' data pushing the stub's out) makes the run longer:
+ * the slowdown is an outcome of the replay, as it is of the real program.
  *
  * The stub's regions are the thread's: made on its first run with figures, kept for its next
  * ones, freed by player.c when the thread's actions end (dps_cache_free). Their set-up is
@@ -18,6 +24,8 @@
  */
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include <dps/cache.h>
 #include <lttng/ust-events.h>
@@ -42,7 +50,69 @@ static uint64_t scale_misses(uint64_t n, double x, uint64_t cap)
 	return v >= (double)cap ? cap : (uint64_t)v;
 }
 
-uint64_t dps__player_cache(struct player *pl, struct slot *self, const struct dps_action *a)
+/* The costs measured for footprint, or NULL. */
+static const struct dps_cache_costs *costs_for(const struct player *pl, uint64_t footprint)
+{
+	for (size_t i = 0; i < pl->n_cache_costs; i++) {
+		if (pl->cache_costs[i].footprint_bytes == footprint) {
+			return &pl->cache_costs[i];
+		}
+	}
+	return NULL;
+}
+
+uint64_t dps__player_cache_run_ns(uint64_t ns, uint64_t kernel, uint64_t quiet)
+{
+	if (kernel >= quiet) {
+		return ns + (kernel - quiet);
+	}
+	return ns > quiet - kernel ? ns - (quiet - kernel) : 0;
+}
+
+int dps__player_cache_init(struct player *pl, struct dps_play_result *result)
+{
+	const struct dps_program *prog = pl->prog;
+	char err[256];
+
+	if (!pl->opts.cache_outcome || !prog->n_caches) {
+		return DPS_OK;
+	}
+	for (size_t i = 0; i < prog->n_caches; i++) {
+		uint64_t f = prog->caches[i].footprint_bytes;
+		struct dps_cache_costs *c;
+		int status;
+
+		if (costs_for(pl, f)) {
+			continue;
+		}
+		c = realloc(pl->cache_costs, (pl->n_cache_costs + 1) * sizeof(*c));
+		if (!c) {
+			return DPS_ERR_NOMEM;
+		}
+		pl->cache_costs = c;
+		status = dps_cache_measure_costs(f, NULL, &c[pl->n_cache_costs], err, sizeof(err));
+		if (status) {
+			if (result) {
+				snprintf(result->detail, sizeof(result->detail),
+					 "--cache-outcome: the quiet cache's costs: %s", err);
+			}
+			return status;
+		}
+		pl->n_cache_costs++;
+	}
+	dps_cache_free(); /* the root's regions, made for the measure, start anew */
+	return DPS_OK;
+}
+
+void dps__player_cache_fini(struct player *pl)
+{
+	free(pl->cache_costs);
+	pl->cache_costs = NULL;
+	pl->n_cache_costs = 0;
+}
+
+uint64_t dps__player_cache(struct player *pl, struct slot *self, const struct dps_action *a,
+			   uint64_t *quiet)
 {
 	const struct dps_action_cache *c = &pl->prog->caches[a->arg2 - 1];
 	double x = pl->opts.cache_scale;
@@ -56,6 +126,7 @@ uint64_t dps__player_cache(struct player *pl, struct slot *self, const struct dp
 	 * misses at most the accesses, LL misses at most the D1 misses) */
 	t.d1_misses = scale_misses(c->d1_misses, x, t.accesses);
 	t.ll_misses = scale_misses(c->ll_misses, x, t.d1_misses);
+	*quiet = 0;
 	if (!dps__tls_silent) {
 		lttng_ust_tracepoint(dps, cache_begin, dps__tls_id, t.accesses, t.stores,
 				     t.d1_misses, t.ll_misses, 0, 0, a->line);
@@ -73,5 +144,11 @@ uint64_t dps__player_cache(struct player *pl, struct slot *self, const struct dp
 		return 0;
 	}
 	self->res->cache_cpu_ns += res.kernel_cpu_ns;
+	{
+		const struct dps_cache_costs *costs = costs_for(pl, c->footprint_bytes);
+
+		*quiet = pl->opts.cache_outcome && costs ? dps_cache_quiet_ns(&t, costs)
+							 : res.kernel_cpu_ns;
+	}
 	return res.kernel_cpu_ns;
 }

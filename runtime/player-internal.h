@@ -52,8 +52,19 @@ struct slot;
  * The accesses of self's run a, which has cache figures (a->arg2 > 0, format version 4,
  * player-cache.c): made on the calling thread by the cache stub before the rest of the run.
  * Returns their CPU time, part of the run's; 0 when the stub refused them (the play is then
- * failed at a, with the stub's message).
+ * failed at a, with the stub's message). *quiet gets what they cost on a quiet cache with
+ * opts.cache_outcome (the run lasts their CPU time over it longer), else their CPU time.
  */
-uint64_t dps__player_cache(struct player *pl, struct slot *self, const struct dps_action *a);
+uint64_t dps__player_cache(struct player *pl, struct slot *self, const struct dps_action *a,
+			   uint64_t *quiet);
+/* With pl->opts.cache_outcome and cache figures in the program: the quiet cache's costs of
+ * each footprint they have, measured on the calling thread before any other starts. Returns
+ * DPS_OK or the cache stub's status (result->detail says why; result may be NULL). Its end:
+ * dps__player_cache_fini. */
+int dps__player_cache_init(struct player *pl, struct dps_play_result *result);
+/* A cpu-mode run of ns whose accesses took kernel and would take quiet on a quiet cache: ns
+ * and what they took over quiet (less what they took under it, down to 0). */
+uint64_t dps__player_cache_run_ns(uint64_t ns, uint64_t kernel, uint64_t quiet);
+void dps__player_cache_fini(struct player *pl);
 
 #endif /* DPS_RUNTIME_PLAYER_INTERNAL_H */

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <dps/cache.h>
 #include <dps/dps.h>
 
 #include "memory-internal.h"
@@ -128,6 +129,10 @@ struct player {
 	 * player.c's keep_ended_locked */
 	size_t kept[DPS_PLAYER_KEEP_ENDED];
 	size_t kept_head, n_kept;
+	/* opts.cache_outcome: the quiet cache's costs for each footprint the program's cache
+	 * figures have (player-cache.c), owned */
+	struct dps_cache_costs *cache_costs;
+	size_t n_cache_costs;
 };
 
 static inline bool is_aborted(struct player *pl)

@@ -11,22 +11,18 @@
  * blocked threads and the deadlock check are player-sync.c's, on the state both share
  * (player-sync.h).
  *
- * Memory follows the threads alive at once, but for about 300 bytes per thread of the set
- * (its slot and its figures, beside the program's own tables). A thread that ends while nobody
- * is blocked joining it stays joinable only among the last 64 such threads (keep_ended_locked):
- * older ones are detached, so their stacks go back to the C library's cache (the next thread
- * reuses them) instead of waiting for a join that may come much later, which finds them ended
- * and returns at once. A join that comes soon, or one already waiting, reaps the thread with
- * pthread_join, as the recorded join did. What a thread needs only while it plays is on its own
- * stack (struct thread_play). When a creation fails all the same, player-limits.c says how many
- * threads the set can have alive at once and names a system limit only when that many would
- * cross it.
+ * Memory follows the threads alive at once, but for about 300 bytes per thread of the set. A
+ * thread that ends while nobody is blocked joining it stays joinable only among the last 64
+ * such (keep_ended_locked): older ones are detached, their stacks back in the C library's cache
+ * for the next thread, and a late join finds them ended; a join that comes soon, or one waiting,
+ * reaps the thread with pthread_join, as the recorded join did. What a thread needs only while
+ * it plays is on its own stack (struct thread_play). When a creation fails, player-limits.c
+ * says how many threads the set can have alive at once and which system limit that crosses.
  *
  * Termination is guaranteed on every path: when a pthread_create fails, or when every live
  * thread is blocked with nothing left to wake it (a set whose dependencies cannot be met), the
  * play is aborted: blocked threads are released, every thread stops after its current action,
- * and dps_play() joins every thread it started before returning the error, whose detail names
- * the blocked threads.
+ * and dps_play() joins every thread it started before returning the error, naming them.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -321,7 +317,7 @@ static void learn_sleep_cost(struct thread_play *tp, uint64_t in_run)
 static void play_one(struct player *pl, struct thread_play *tp, const struct dps_action *a)
 {
 	struct slot *self = tp->slot;
-	uint64_t ns, act, kernel;
+	uint64_t ns, act, kernel, quiet = 0;
 
 	if (a->kind == DPS_ACT_SLEEP && tp->sleeps_since_run >= 0) {
 		tp->sleeps_since_run++;
@@ -349,14 +345,14 @@ static void play_one(struct player *pl, struct thread_play *tp, const struct dps
 		}
 		tp->played_ns += ns;
 		self->res->run_req_ns += ns;
-		/* a run's cache figures: its accesses first, inside its time */
-		kernel = a->arg2 > 0 ? dps__player_cache(pl, self, a) : 0;
+		/* a run's cache figures: its accesses first, inside its time (player-cache.c) */
+		kernel = a->arg2 > 0 ? dps__player_cache(pl, self, a, &quiet) : 0;
 		if (pl->opts.mode == DPS_RUN_CPU) {
 			uint64_t in_run = 0;
 
 			/* the budget takes the run whole: the burn stops where the thread's CPU
 			 * clock reaches it, the accesses' CPU included */
-			tp->cpu_budget += ns;
+			tp->cpu_budget += dps__player_cache_run_ns(ns, kernel, quiet);
 			act =
 			    dps__run_budget(ns, pl->opts.mode, budget_target(tp), a->line, &in_run);
 			tp->run_cpu_ns += in_run + kernel;
@@ -374,7 +370,7 @@ static void play_one(struct player *pl, struct thread_play *tp, const struct dps
 
 			tp->debt_ns -= owed;
 			self->res->compensated_ns += owed;
-			rest = rest > kernel ? rest - kernel : 0;
+			rest = rest > quiet ? rest - quiet : 0;
 			act = dps__run_budget(rest, pl->opts.mode, 0, a->line, NULL);
 		}
 		self->res->run_act_ns += act + kernel;
@@ -916,6 +912,9 @@ int dps_play(const struct dps_program *prog, const struct dps_play_options *opts
 		pthread_cond_init(&s->wake_cond, &mono);
 	}
 
+	if ((ret = dps__player_cache_init(&pl, result))) { /* before any thread of the play */
+		goto end_deps;
+	}
 	pthread_getname_np(pthread_self(), old_name, sizeof(old_name));
 	pl.t0 = dps__now_ns();
 	pl.slots[prog->root].state = SLOT_STARTED;
@@ -963,6 +962,7 @@ int dps_play(const struct dps_program *prog, const struct dps_play_options *opts
 		}
 	}
 end_deps:
+	dps__player_cache_fini(&pl);
 	for (size_t i = 0; i < n_objs; i++) {
 		/* a mutex still held (an aborted play) is left as it is: destroying it is
 		 * undefined */

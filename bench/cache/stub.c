@@ -8,6 +8,9 @@
  *
  *	dps-bench-cache-stub ACCESSES STORES D1_MISSES LL_MISSES [CPU_NS [FOOTPRINT_BYTES]]
  *	dps-bench-cache-stub --geometry     prints D1_BYTES D1_ASSOC LL_BYTES LL_ASSOC LINE SOURCE
+ *	dps-bench-cache-stub --costs [FOOTPRINT_BYTES]
+ *	                                    prints the quiet cache's costs, ns an access: LOAD STORE
+ *	                                    WARM COLD (dps_cache_measure_costs, --cache-outcome)
  *
  * Exit 0, 1 when the play fails (the message on stderr), 2 on bad usage.
  */
@@ -31,6 +34,17 @@ int main(int argc, char **argv)
 		dps_cache_geometry_detect(&g);
 		printf("%" PRIu64 " %u %" PRIu64 " %u %u %s\n", g.d1_bytes, g.d1_assoc, g.ll_bytes,
 		       g.ll_assoc, g.line_bytes, g.source);
+		return 0;
+	}
+	if ((argc == 2 || argc == 3) && !strcmp(argv[1], "--costs")) {
+		struct dps_cache_costs c;
+
+		if (dps_cache_measure_costs(argc == 3 ? strtoull(argv[2], NULL, 10) : 0, NULL, &c,
+					    err, sizeof(err))) {
+			fprintf(stderr, "%s\n", err);
+			return 1;
+		}
+		printf("%.3f %.3f %.3f %.3f\n", c.load_ns, c.store_ns, c.warm_ns, c.cold_ns);
 		return 0;
 	}
 	if (argc < 5 || argc > 7) {

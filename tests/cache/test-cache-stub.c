@@ -230,3 +230,27 @@ Test(cache_stub, a_footprint_sizes_the_warm_region_within_its_bounds)
 	}
 	g_free(p);
 }
+
+/* The quiet cache's costs (--cache-outcome): each kind measured, a miss to memory dearer than
+ * a hit by far (a bound that holds beside a busy core: about 100 times here), and a target's
+ * cost their sum over its accesses. */
+Test(cache_stub, the_quiet_costs_are_measured_per_kind_and_summed, .timeout = 60)
+{
+	struct dps_cache_costs c,
+	    hand = {.load_ns = 0.5, .store_ns = 1, .warm_ns = 4, .cold_ns = 80};
+	struct dps_cache_target t = {
+	    .accesses = 1000, .stores = 300, .d1_misses = 100, .ll_misses = 10};
+	char err[256];
+
+	cr_assert_eq(dps_cache_measure_costs(0, NULL, &c, err, sizeof(err)), DPS_OK, "%s", err);
+	cr_expect_gt(c.load_ns, 0);
+	cr_expect_gt(c.store_ns, 0);
+	cr_expect_gt(c.warm_ns, c.load_ns, "warm %.2f, load %.2f ns", c.warm_ns, c.load_ns);
+	cr_expect_gt(c.cold_ns, 4 * c.load_ns, "cold %.2f, load %.2f ns", c.cold_ns, c.load_ns);
+	/* 600 loads, 300 stores, 90 warm and 10 cold misses */
+	cr_expect_eq(dps_cache_quiet_ns(&t, &hand), 300 + 300 + 360 + 800);
+	/* more stores than hits: the hits are all stores */
+	t.stores = 1000;
+	cr_expect_eq(dps_cache_quiet_ns(&t, &hand), 900 + 360 + 800);
+	dps_cache_free();
+}

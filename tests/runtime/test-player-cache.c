@@ -13,6 +13,8 @@
 
 #include <dps/dps.h>
 
+#include "player-internal.h"
+
 #define MS 1000000LL
 #define US 1000LL
 #define THREAD(i, acts)                                                                            \
@@ -142,4 +144,47 @@ Test(player_cache, a_cache_scale_keeps_the_figures_playable)
 		cr_assert_gt(r.threads[0].cache_cpu_ns, 0, "scale %g", scales[i]);
 		dps_play_result_fini(&r);
 	}
+}
+
+/*
+ * --cache-outcome: the runs with cache figures measure the quiet cache's costs before the
+ * threads start, and a run lasts its time plus what its accesses took over them. Alone on its
+ * cache the thread's run stays near its time (bounds that hold beside a busy core: the
+ * accesses are about a tenth of it); a play without figures measures nothing.
+ */
+Test(player_cache, the_outcome_mode_keeps_a_quiet_run_near_its_time, .timeout = 60)
+{
+	static const struct dps_action_cache caches[] = {
+	    {.accesses = 2000000, .stores = 200000, .d1_misses = 100000, .ll_misses = 20000}};
+	static const struct dps_action a0[] = {CACHE_RUN(40 * MS, 1)};
+	static const struct dps_action plain[] = {RUN(1 * MS)};
+	static const struct dps_thread_desc th[] = {THREAD(1, a0)}, th2[] = {THREAD(1, plain)};
+	struct dps_program prog = {
+	    .threads = th, .n_threads = 1, .root = 0, .caches = caches, .n_caches = 1};
+	struct dps_program none = {.threads = th2, .n_threads = 1, .root = 0};
+	struct dps_play_result r;
+	uint64_t in_runs;
+
+	opts.mode = DPS_RUN_CPU;
+	opts.cache_outcome = true;
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK, "%s", r.detail);
+	cr_assert_gt(r.threads[0].cache_cpu_ns, 0, "the accesses were not made");
+	in_runs = r.threads[0].cpu_ns - r.threads[0].own_cpu_ns;
+	cr_expect_geq(in_runs, 30 * MS, "%" PRIu64 " ns in the runs", in_runs);
+	cr_expect_leq(in_runs, 60 * MS, "%" PRIu64 " ns in the runs, %" PRIu64 " the accesses",
+		      in_runs, r.threads[0].cache_cpu_ns);
+	dps_play_result_fini(&r);
+	cr_assert_eq(dps_play(&none, &opts, &r), DPS_OK, "%s", r.detail);
+	dps_play_result_fini(&r);
+	opts.cache_outcome = false;
+}
+
+/* The cpu-mode run's length under --cache-outcome: its time and what the accesses took over
+ * the quiet cache's, less what they took under it, never below 0. */
+Test(player_cache, an_outcome_run_is_its_time_and_the_accesses_slowdown)
+{
+	cr_expect_eq(dps__player_cache_run_ns(1000, 300, 100), 1200);
+	cr_expect_eq(dps__player_cache_run_ns(1000, 100, 300), 800);
+	cr_expect_eq(dps__player_cache_run_ns(1000, 100, 100), 1000);
+	cr_expect_eq(dps__player_cache_run_ns(100, 0, 5000), 0);
 }

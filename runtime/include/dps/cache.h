@@ -110,6 +110,29 @@ int dps_cache_geometry_detect(struct dps_cache_geometry *g);
 int dps_cache_play(const struct dps_cache_target *target, const struct dps_cache_geometry *geom,
 		   struct dps_cache_result *result, char *err, size_t err_len);
 
+/* What each kind of access costs the stub on a quiet cache, for a footprint (the warm
+ * region's size changes where its misses are served). */
+struct dps_cache_costs {
+	uint64_t footprint_bytes; /* what they were measured for */
+	double load_ns;		  /* a hit, a load */
+	double store_ns;	  /* a hit, a store */
+	double warm_ns;		  /* a D1 miss that hits the last level */
+	double cold_ns;		  /* a miss at both levels */
+};
+
+/*
+ * Measures c on the calling thread (its regions) for geom (NULL: detected) and footprint:
+ * targets of one kind each (100,000 hits of each kind, 20,000 warm and 20,000 cold misses)
+ * played three times, the least of each kept; about 10 ms. Call it where nothing else runs
+ * (before a play's threads start): what it measures is the quiet cache. Returns
+ * dps_cache_play's statuses.
+ */
+int dps_cache_measure_costs(uint64_t footprint_bytes, const struct dps_cache_geometry *geom,
+			    struct dps_cache_costs *c, char *err, size_t err_len);
+/* What t's accesses cost at c: its loads, stores, warm and cold misses at their costs, in ns
+ * (the stores played: at most the hits). */
+uint64_t dps_cache_quiet_ns(const struct dps_cache_target *t, const struct dps_cache_costs *c);
+
 /* Frees the calling thread's regions (none: nothing happens); the next play makes them anew. */
 void dps_cache_free(void);
 

@@ -230,6 +230,11 @@ struct dps_play_options {
 	/* runs with cache figures (format version 4) have cache_scale times their D1 and
 	 * last-level misses, their accesses, stores and time unchanged (1.0; doc/cache.md) */
 	double cache_scale;
+	/* a run with cache figures lasts its accesses as played plus the rest of its time less
+	 * what they cost on a quiet cache (measured before the threads start): the accesses'
+	 * slowdown by the other threads' data is an outcome, not taken out of the run (false:
+	 * the run lasts its time whatever the accesses took; doc/cache.md, "Outcome") */
+	bool cache_outcome;
 	/* NULL or n_threads factors (what-if per thread), read by dps_play(). Set by hand they stay
 	 * the caller's; dps_main_parse_args() allocates them, and then dps_main_args_fini() frees
 	 * them (call it only on options that function filled). */
