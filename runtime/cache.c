@@ -720,16 +720,33 @@ static int prepare(struct cache_regions *r, const struct dps_cache_target *t, st
 		r->hot_lines = hot_lines;
 		r->hot_off = 0;
 	}
+	/* a cycle within an eighth of the one in place is kept: a thread's runs share a
+	 * component's mix, rounded apart, and relinking a cycle of thousands of lines at every
+	 * play cost a run of a few hundred misses ten times its accesses */
+	if (r->warm_lines && warm_lines <= r->warm_lines_max &&
+	    (warm_lines > r->warm_lines ? warm_lines - r->warm_lines : r->warm_lines - warm_lines) *
+		    8 <=
+		r->warm_lines) {
+		warm_lines = r->warm_lines;
+	}
 	if (warm_lines != r->warm_lines) {
 		if (link_cycle(r->warm, warm_lines, g->line_bytes, &r->rng, r->warm_cur)) {
 			return DPS_ERR_NOMEM;
 		}
 		r->warm_lines = warm_lines;
 	}
-	/* A whole turn of the warm cycle in the chases' order, on copies of the cursors: the
-	 * oldest line is each chase's next; then the hot lines, so that they are in L1D when
-	 * the kernel starts. */
-	walk_chases(r->warm_cur, warm_lines);
+	/* The lines the chases will visit, in their order, on copies of the cursors: the oldest
+	 * line is each chase's next. At least twice L1D's lines, so that the first ones walked
+	 * have left L1D when the kernel comes to them, and at most a whole turn of the cycle: a
+	 * play's set-up is its own accesses' size, not the region's (a short run of a large
+	 * footprint walked 16,384 lines for its few hundred misses). Then the hot lines, so
+	 * that they are in L1D when the kernel starts. */
+	{
+		uint64_t walk =
+		    warm + CACHE_CURSORS < 2 * d1_lines ? 2 * d1_lines : warm + CACHE_CURSORS;
+
+		walk_chases(r->warm_cur, walk < warm_lines ? walk : warm_lines);
+	}
 	for (uint64_t i = 0; i < hot_lines; i++) {
 		(void)*(volatile uint64_t *)(r->hot + i * g->line_bytes);
 	}
