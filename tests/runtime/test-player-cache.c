@@ -149,8 +149,10 @@ Test(player_cache, a_cache_scale_keeps_the_figures_playable)
 /*
  * --cache-outcome: the runs with cache figures measure the quiet cache's costs before the
  * threads start, and a run lasts its time plus what its accesses took over them. Alone on its
- * cache the thread's run stays near its time (bounds that hold beside a busy core: the
- * accesses are about a tenth of it); a play without figures measures nothing.
+ * cache the thread's CPU stays near the run's time (bounds that hold beside a busy core and
+ * under ASan: the accesses are about a tenth of it; dps's own CPU, the regions' set-up, is
+ * taken out of the run, so the thread's whole CPU is what is bounded); a play without figures
+ * measures nothing.
  */
 Test(player_cache, the_outcome_mode_keeps_a_quiet_run_near_its_time, .timeout = 60)
 {
@@ -170,9 +172,11 @@ Test(player_cache, the_outcome_mode_keeps_a_quiet_run_near_its_time, .timeout = 
 	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK, "%s", r.detail);
 	cr_assert_gt(r.threads[0].cache_cpu_ns, 0, "the accesses were not made");
 	in_runs = r.threads[0].cpu_ns - r.threads[0].own_cpu_ns;
-	cr_expect_geq(in_runs, 30 * MS, "%" PRIu64 " ns in the runs", in_runs);
-	cr_expect_leq(in_runs, 60 * MS, "%" PRIu64 " ns in the runs, %" PRIu64 " the accesses",
-		      in_runs, r.threads[0].cache_cpu_ns);
+	cr_expect_geq(r.threads[0].cpu_ns, 30 * MS, "%" PRIu64 " ns of CPU, %" PRIu64 " in the run",
+		      r.threads[0].cpu_ns, in_runs);
+	cr_expect_leq(r.threads[0].cpu_ns, 70 * MS,
+		      "%" PRIu64 " ns of CPU, %" PRIu64 " in the run, %" PRIu64 " the accesses",
+		      r.threads[0].cpu_ns, in_runs, r.threads[0].cache_cpu_ns);
 	dps_play_result_fini(&r);
 	cr_assert_eq(dps_play(&none, &opts, &r), DPS_OK, "%s", r.detail);
 	dps_play_result_fini(&r);
