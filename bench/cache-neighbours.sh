@@ -69,7 +69,10 @@ taskset -c "$cpu" "$dps" record -o "$work/rec" -- "$prog" --scan-ws 16777216 "${
     cat "$work/record.err" >&2
     exit 1
 }
-"$dps" analyze "$work/rec" -o "$work/set" >/dev/null 2>&1
+"$dps" analyze "$work/rec" -o "$work/set" >"$work/analyze.txt" 2>&1
+# the recording's busy time per thread (what the stubs replay): id tid comm parent busy_ms ...
+recorded=$(awk '$3 == "scanner" && $4 ~ /^[0-9]+$/ {s = $5} $3 == "lookup" && $4 ~ /^[0-9]+$/ {l = $5}
+    END {printf "%s %s", s, l}' "$work/analyze.txt")
 "$dps" cache capture --footprint -o "$work/cap" --function scan_pass --function lookup_batch \
     -- "$prog" --scan-ws 16777216 "${args[@]}" >"$work/capture.txt" 2>"$work/capture.err" || {
     cat "$work/capture.err" >&2
@@ -109,9 +112,9 @@ load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 cp "$tsv" "$src/bench/results/cache-neighbours.tsv"
 
 python3 - "$tsv" "$out" "$date_start" "$load_start" "$load_end" "$runs" "$lookup_fp" \
-    "$scan_fp" "$(nproc)" <<'EOF'
+    "$scan_fp" "$(nproc)" "$recorded" <<'EOF'
 import csv, statistics, sys
-tsv, out, date, l0, l1, runs, lfp, sfp, nproc = sys.argv[1:]
+tsv, out, date, l0, l1, runs, lfp, sfp, nproc, recorded = sys.argv[1:]
 rows = list(csv.DictReader(open(tsv), delimiter="\t"))
 def vals(cond, k):
     return [float(r[k]) for r in rows if r["condition"] == cond]
@@ -136,6 +139,8 @@ w.append(f"The capture's footprints: lookup_batch {lfp}, scan_pass {sfp} (the kn
 w.append("")
 w.append("| condition | scanner CPU | lookup CPU |")
 w.append("|---|---|---|")
+rs, rl = (recorded.split() + ["–", "–"])[:2]
+w.append(f"| the recording the stubs replay (`dps analyze`'s busy time) | {rs} | {rl} |")
 names = {"real16M": "real, scanner over 16 MiB", "real16K": "real, scanner over 16 KiB",
          "stubMO": "stub with both threads' figures (MO)",
          "stubO": "stub with the lookup's figures only (O)",

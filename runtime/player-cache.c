@@ -14,14 +14,12 @@
  *
  * --cache-outcome (cache_outcome): before the threads start, the root measures what each kind
  * of access costs the stub on a quiet cache, once per footprint the figures have
- * (dps_cache_measure_costs), and, once per mix of them (their shares of D1 misses, LL misses
- * and stores, to a 1024th; at most MAX_MIXES), plays that mix and keeps how far the sum of the
- * kinds' costs is from it: a mixed run does not cost its kinds measured apart (1.1 to 1.6
- * times their sum on three mixes here: the interleaving's own work; less under ASan, whose
- * checks slow the hits most). A run's recorded figures,
- * unscaled, then count as their quiet cost of its time, and what the accesses played took
- * beyond it (the other threads' data pushing the stub's out, or --cache-scale's misses) makes
- * the run longer: an outcome of the replay, as of the real program.
+ * (dps_cache_measure_costs). A run's recorded figures, unscaled, then count as their kinds'
+ * quiet costs of its time, and what the accesses played took beyond it (the other threads'
+ * data pushing the stub's out, or --cache-scale's misses) makes the run longer: an outcome of
+ * the replay, as of the real program. (A mix's own play, measured once to correct the kinds'
+ * sum, was tried: its 100,000 accesses did not cost what a run's few thousand do, and a
+ * thread alone came out 37 % over its recorded CPU; the kinds' sum kept it within 3 %.)
  *
  * The stub's regions are the thread's: made on its first run with figures, kept for its next
  * ones, freed by player.c when the thread's actions end (dps_cache_free). Their set-up is
@@ -55,40 +53,6 @@ static uint64_t scale_misses(uint64_t n, double x, uint64_t cap)
 	return v >= (double)cap ? cap : (uint64_t)v;
 }
 
-/* A mix of cache figures (shares of their accesses, in 1024ths) and its quiet cost's
- * correction: the mix played, over the sum of its kinds' costs. */
-struct dps__cache_mix {
-	uint64_t footprint;
-	uint32_t d1, ll, stores;
-	double factor;
-};
-
-#define MAX_MIXES 256
-#define MIX_ACCESSES 100000
-
-/* c's share of the accesses of n, in 1024ths (n <= accesses). */
-static uint32_t share(uint64_t n, uint64_t accesses)
-{
-	return (uint32_t)(((unsigned __int128)n * 1024 + accesses / 2) / accesses);
-}
-
-static const struct dps__cache_mix *mix_for(const struct player *pl,
-					    const struct dps_action_cache *c)
-{
-	uint32_t d1 = share(c->d1_misses, c->accesses), ll = share(c->ll_misses, c->accesses);
-	uint32_t st = share(c->stores, c->accesses);
-
-	for (size_t i = 0; i < pl->n_cache_mixes; i++) {
-		const struct dps__cache_mix *m = &pl->cache_mixes[i];
-
-		if (m->footprint == c->footprint_bytes && m->d1 == d1 && m->ll == ll &&
-		    m->stores == st) {
-			return m;
-		}
-	}
-	return NULL;
-}
-
 /* The target of c's recorded figures, unscaled. */
 static struct dps_cache_target target_of(const struct dps_action_cache *c)
 {
@@ -118,47 +82,10 @@ uint64_t dps__player_cache_run_ns(uint64_t ns, uint64_t kernel, uint64_t quiet)
 	return ns > quiet - kernel ? ns - (quiet - kernel) : 0;
 }
 
-/* c's mix played (MIX_ACCESSES of them, its shares kept), its correction into pl. */
-static int measure_mix(struct player *pl, const struct dps_action_cache *c,
-		       const struct dps_cache_costs *costs, char *err, size_t len)
-{
-	struct dps__cache_mix *m;
-	struct dps_cache_target t = {.accesses = MIX_ACCESSES,
-				     .footprint_bytes = c->footprint_bytes};
-	struct dps_cache_result res;
-	uint64_t best = UINT64_MAX, sum;
-	int status;
-
-	t.stores = (uint64_t)((unsigned __int128)c->stores * MIX_ACCESSES / c->accesses);
-	t.d1_misses = (uint64_t)((unsigned __int128)c->d1_misses * MIX_ACCESSES / c->accesses);
-	t.ll_misses = (uint64_t)((unsigned __int128)c->ll_misses * MIX_ACCESSES / c->accesses);
-	for (int i = 0; i < 3; i++) {
-		if ((status = dps_cache_play(&t, NULL, &res, err, len))) {
-			return status;
-		}
-		best = res.kernel_cpu_ns < best ? res.kernel_cpu_ns : best;
-	}
-	m = realloc(pl->cache_mixes, (pl->n_cache_mixes + 1) * sizeof(*m));
-	if (!m) {
-		return DPS_ERR_NOMEM;
-	}
-	pl->cache_mixes = m;
-	sum = dps_cache_quiet_ns(&t, costs);
-	m[pl->n_cache_mixes++] = (struct dps__cache_mix){
-	    .footprint = c->footprint_bytes,
-	    .d1 = share(c->d1_misses, c->accesses),
-	    .ll = share(c->ll_misses, c->accesses),
-	    .stores = share(c->stores, c->accesses),
-	    .factor = sum ? (double)best / (double)sum : 1.0,
-	};
-	return DPS_OK;
-}
-
 int dps__player_cache_init(struct player *pl, struct dps_play_result *result)
 {
 	const struct dps_program *prog = pl->prog;
 	char err[256];
-	int status = DPS_OK;
 
 	if (!pl->opts.cache_outcome || !prog->n_caches) {
 		return DPS_OK;
@@ -166,6 +93,7 @@ int dps__player_cache_init(struct player *pl, struct dps_play_result *result)
 	for (size_t i = 0; i < prog->n_caches; i++) {
 		uint64_t f = prog->caches[i].footprint_bytes;
 		struct dps_cache_costs *c;
+		int status;
 
 		if (costs_for(pl, f)) {
 			continue;
@@ -185,28 +113,13 @@ int dps__player_cache_init(struct player *pl, struct dps_play_result *result)
 		}
 		pl->n_cache_costs++;
 	}
-	for (size_t i = 0; i < prog->n_caches && !status && pl->n_cache_mixes < MAX_MIXES; i++) {
-		const struct dps_action_cache *c = &prog->caches[i];
-
-		if (!mix_for(pl, c)) {
-			status =
-			    measure_mix(pl, c, costs_for(pl, c->footprint_bytes), err, sizeof(err));
-		}
-	}
-	if (status && result) {
-		snprintf(result->detail, sizeof(result->detail),
-			 "--cache-outcome: a mix's quiet cost: %s", err);
-	}
-	return status; /* the root's regions, made for the measure, kept for its runs */
+	return DPS_OK; /* the root's regions, made for the measure, kept for its runs */
 }
 
 void dps__player_cache_fini(struct player *pl)
 {
 	free(pl->cache_costs);
 	pl->cache_costs = NULL;
-	free(pl->cache_mixes);
-	pl->cache_mixes = NULL;
-	pl->n_cache_mixes = 0;
 	pl->n_cache_costs = 0;
 }
 
@@ -244,15 +157,12 @@ uint64_t dps__player_cache(struct player *pl, struct slot *self, const struct dp
 	}
 	self->res->cache_cpu_ns += res.kernel_cpu_ns;
 	if (pl->opts.cache_outcome) {
-		/* the recorded figures' quiet cost, corrected by their mix's (a mix past the
-		 * MAX_MIXES measured: the kinds' sum) */
+		/* the recorded figures' quiet cost, unscaled: --cache-scale's misses are the
+		 * run's change */
 		const struct dps_cache_costs *costs = costs_for(pl, c->footprint_bytes);
-		const struct dps__cache_mix *m = mix_for(pl, c);
 		struct dps_cache_target rec = target_of(c);
 
-		*quiet = costs ? (uint64_t)((double)dps_cache_quiet_ns(&rec, costs) *
-					    (m ? m->factor : 1.0))
-			       : res.kernel_cpu_ns;
+		*quiet = costs ? dps_cache_quiet_ns(&rec, costs) : res.kernel_cpu_ns;
 	} else {
 		*quiet = res.kernel_cpu_ns;
 	}

@@ -48,7 +48,6 @@ int dps__task_items(const struct dps_program *prog, size_t o, struct dps__task_i
 
 struct player;
 struct slot;
-struct dps__cache_mix;
 /*
  * The accesses of self's run a, which has cache figures (a->arg2 > 0, format version 4,
  * player-cache.c): made on the calling thread by the cache stub before the rest of the run.

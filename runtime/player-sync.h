@@ -133,8 +133,6 @@ struct player {
 	 * figures have (player-cache.c), owned */
 	struct dps_cache_costs *cache_costs;
 	size_t n_cache_costs;
-	struct dps__cache_mix *cache_mixes; /* owned: the correction of each mix (player-cache.c) */
-	size_t n_cache_mixes;
 };
 
 static inline bool is_aborted(struct player *pl)
