@@ -90,8 +90,8 @@ static void *scanner(void *arg)
 }
 
 /* n probes of the open-addressing table t (mask + 1 slots) with keys from the xorshift x. */
-__attribute__((noinline)) static uint64_t lookup_batch(const uint64_t *t, uint64_t mask,
-						       uint64_t n, uint64_t *x)
+__attribute__((noinline)) static uint64_t lookup_batch(const uint64_t *t, uint64_t mask, uint64_t n,
+						       uint64_t *x)
 {
 	uint64_t hits = 0, s = *x;
 
@@ -139,8 +139,8 @@ static void *lookup(void *arg)
 	t0 = thread_cpu_ns();
 	for (uint64_t r = 0; r < rounds; r++) {
 		sem_wait(&to_lookup);
-		lk->hits += lookup_batch(t, mask, lk->lookups / rounds + (r < lk->lookups % rounds),
-					 &x);
+		lk->hits +=
+		    lookup_batch(t, mask, lk->lookups / rounds + (r < lk->lookups % rounds), &x);
 		sem_post(&to_scanner);
 	}
 	lk->cpu_ns = thread_cpu_ns() - t0;
@@ -157,8 +157,8 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 
-		if (!strcmp(argv[i], "--scan-ws") && kernel_parse_u64(v, UINT64_C(1) << 34, &sc.ws) &&
-		    sc.ws >= 64) {
+		if (!strcmp(argv[i], "--scan-ws") &&
+		    kernel_parse_u64(v, UINT64_C(1) << 34, &sc.ws) && sc.ws >= 64) {
 			i++;
 		} else if (!strcmp(argv[i], "--scan-elems") &&
 			   kernel_parse_u64(v, UINT64_C(1) << 40, &sc.elems)) {
