@@ -34,7 +34,8 @@ cpu=${CPU:-1}
 if [ ! -f "$build/CMakeCache.txt" ]; then
     cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
-cmake --build "$build" -j2 --target dps dps-runtime dps-bench-cache-neighbours >/dev/null
+cmake --build "$build" -j2 --target dps dps-runtime dps-bench-cache-neighbours \
+    dps-bench-cache-stub >/dev/null
 dps=$build/cli/dps
 prog=$build/bench/dps-bench-cache-neighbours
 work=$(mktemp -d /tmp/dps-bench-neighbours.XXXXXX)
@@ -93,6 +94,10 @@ scan_fp=$(grep -A1 " scan_pass$" "$work/cap" | awk '/^curve/ {print $2, $3}')
 
 tsv=$work/runs.tsv
 printf 'run\tcondition\tscanner_ms\tlookup_ms\n' >"$tsv"
+# the quiet cache's costs --cache-outcome measures (ns an access: load store warm cold), for
+# no footprint and for the lookup's
+costs="$("$build/bench/dps-bench-cache-stub" --costs 0) / $("$build/bench/dps-bench-cache-stub" \
+    --costs "$(awk '{print $2}' <<<"$lookup_fp")")"
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 date_start=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 for r in $(seq 1 "$runs"); do
@@ -112,9 +117,9 @@ load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 cp "$tsv" "$src/bench/results/cache-neighbours.tsv"
 
 python3 - "$tsv" "$out" "$date_start" "$load_start" "$load_end" "$runs" "$lookup_fp" \
-    "$scan_fp" "$(nproc)" "$recorded" <<'EOF'
+    "$scan_fp" "$(nproc)" "$recorded" "$costs" <<'EOF'
 import csv, statistics, sys
-tsv, out, date, l0, l1, runs, lfp, sfp, nproc, recorded = sys.argv[1:]
+tsv, out, date, l0, l1, runs, lfp, sfp, nproc, recorded, costs = sys.argv[1:]
 rows = list(csv.DictReader(open(tsv), delimiter="\t"))
 def vals(cond, k):
     return [float(r[k]) for r in rows if r["condition"] == cond]
@@ -136,6 +141,9 @@ w.append(f"`bench/cache-neighbours.sh` (doc/cache.md, \"Outcome\"), {date}, {npr
          f"{runs} runs of each condition, interleaved; median [min, max], in ms of CPU.")
 w.append("")
 w.append(f"The capture's footprints: lookup_batch {lfp}, scan_pass {sfp} (the knee's kind and bytes).")
+w.append("")
+w.append(f"The quiet cache's costs the stubs measure (`dps-bench-cache-stub --costs`, ns an access: "
+         f"load, store, warm miss, cold miss), without a footprint / with the lookup's: {costs}.")
 w.append("")
 w.append("| condition | scanner CPU | lookup CPU |")
 w.append("|---|---|---|")

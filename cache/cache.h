@@ -55,6 +55,8 @@ int cache_geometry_from_sysfs(struct cache_geometry *g, const char *dir);
 bool cache_level_simulable(const struct cache_level *level);
 /* "48 KiB 12-way 64 B" into buf (or "chosen by cachegrind" when size_bytes is 0). */
 void cache_level_format(const struct cache_level *level, char *buf, size_t len);
+/* "2 MiB", "48 KiB" or "1000 B" (the largest unit that divides s) into buf. */
+void cache_size_format(uint64_t s, char *buf, size_t len);
 
 /* The figures dps keeps of a function or a whole program. */
 struct cache_counts {
@@ -188,8 +190,6 @@ typedef void (*cache_curve_progress)(size_t i, size_t n, uint64_t ll_bytes, void
  */
 int cache_footprint_capture(const struct cache_capture_options *opts, struct cache_profile *p,
 			    cache_curve_progress progress, void *data, struct dps_diag *diag);
-/* "2 MiB", "48 KiB" or "1000 B" (the largest unit that divides s) into buf. */
-void cache_size_format(uint64_t s, char *buf, size_t len);
 /* "at", "below", "above" or "none": a kind's word in the result file. */
 const char *cache_footprint_kind_word(enum cache_footprint_kind kind);
 /* "2 MiB", "<= 64 KiB", "> 32 MiB" or "-" for fp into buf. */

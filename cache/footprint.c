@@ -25,7 +25,7 @@
 
 size_t cache_curve_sizes(const struct cache_geometry *g, uint64_t *sizes)
 {
-	uint64_t ll = g->ll.size_bytes, min_sets = 1, s;
+	uint64_t ll = g->ll.size_bytes, s;
 	size_t n = 0;
 
 	if (!ll || !g->ll.assoc || !g->ll.line_bytes) {
@@ -34,7 +34,7 @@ size_t cache_curve_sizes(const struct cache_geometry *g, uint64_t *sizes)
 	/* down by halves while a size holds a set and is above L1D (an LL no larger than L1D
 	 * would miss what L1D holds), then up */
 	s = ll;
-	while (s / 2 >= min_sets * g->ll.assoc * g->ll.line_bytes && s / 2 > g->d1.size_bytes &&
+	while (s / 2 >= (uint64_t)g->ll.assoc * g->ll.line_bytes && s / 2 > g->d1.size_bytes &&
 	       n < CACHE_CURVE_MAX - CACHE_CURVE_ABOVE - 1) {
 		s /= 2;
 		n++;
@@ -83,17 +83,6 @@ void cache_footprint_knee(const uint64_t *sizes, const uint64_t *misses, size_t 
 	 * is only known to be more than the size before it (a chase over 64 MiB at 32 MiB) */
 	fp->kind = CACHE_FOOTPRINT_ABOVE;
 	fp->bytes = sizes[n - 2];
-}
-
-void cache_size_format(uint64_t s, char *buf, size_t len)
-{
-	if (s >= 1024 * 1024 && s % (1024 * 1024) == 0) {
-		snprintf(buf, len, "%" PRIu64 " MiB", s / (1024 * 1024));
-	} else if (s >= 1024 && s % 1024 == 0) {
-		snprintf(buf, len, "%" PRIu64 " KiB", s / 1024);
-	} else {
-		snprintf(buf, len, "%" PRIu64 " B", s);
-	}
 }
 
 void cache_footprint_format(const struct cache_footprint *fp, char *buf, size_t len)

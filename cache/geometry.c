@@ -36,21 +36,27 @@ bool cache_level_simulable(const struct cache_level *l)
 	return sets && !(sets & (sets - 1));
 }
 
+void cache_size_format(uint64_t s, char *buf, size_t len)
+{
+	if (s >= 1024 * 1024 && s % (1024 * 1024) == 0) {
+		snprintf(buf, len, "%" PRIu64 " MiB", s / (1024 * 1024));
+	} else if (s >= 1024 && s % 1024 == 0) {
+		snprintf(buf, len, "%" PRIu64 " KiB", s / 1024);
+	} else {
+		snprintf(buf, len, "%" PRIu64 " B", s);
+	}
+}
+
 void cache_level_format(const struct cache_level *l, char *buf, size_t len)
 {
-	uint64_t s = l->size_bytes;
+	char size[32];
 
-	if (!s) {
+	if (!l->size_bytes) {
 		snprintf(buf, len, "chosen by cachegrind");
-	} else if (s % (1024 * 1024) == 0) {
-		snprintf(buf, len, "%" PRIu64 " MiB %u-way %u B", s / (1024 * 1024), l->assoc,
-			 l->line_bytes);
-	} else if (s % 1024 == 0) {
-		snprintf(buf, len, "%" PRIu64 " KiB %u-way %u B", s / 1024, l->assoc,
-			 l->line_bytes);
-	} else {
-		snprintf(buf, len, "%" PRIu64 " B %u-way %u B", s, l->assoc, l->line_bytes);
+		return;
 	}
+	cache_size_format(l->size_bytes, size, sizeof(size));
+	snprintf(buf, len, "%s %u-way %u B", size, l->assoc, l->line_bytes);
 }
 
 /* Picks D1 (level 1's data cache) and LL (the highest simulable level) of levels[0..n). */

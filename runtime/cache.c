@@ -30,9 +30,9 @@
  * Regions are per thread (a thread's data are its own in the real program too), allocated and
  * linked on the thread's first play (the warm one grown when a play's footprint needs more), freed
  * by dps_cache_free() or a pthread key's destructor when the thread exits. Each play walks the warm
- * cycle and the hot lines once before the kernel, so the kernel starts with the warm lines in the
- * last level and the hot ones in L1D; that set-up is dps's own cost, reported apart
- * (result->setup_ns), not taken from the run.
+ * lines its chases will visit (at least twice L1D's, at most the cycle) and the hot lines before
+ * the kernel, so the kernel starts with those warm lines in the last level and the hot ones in
+ * L1D; that set-up is dps's own cost, reported apart (result->setup_ns), not taken from the run.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -705,6 +705,15 @@ static int prepare(struct cache_regions *r, const struct dps_cache_target *t, st
 	}
 	hot_lines = floor_pow2(hot_lines); /* the kernel's turn over them is a mask */
 	warm_lines = warm_lines < CACHE_CURSORS ? CACHE_CURSORS : warm_lines;
+	/* a cycle within an eighth of the one in place is kept: a thread's runs share a
+	 * component's mix, rounded apart, and relinking a cycle of thousands of lines at every
+	 * play cost a run of a few hundred misses ten times its accesses */
+	if (r->warm_lines &&
+	    (warm_lines > r->warm_lines ? warm_lines - r->warm_lines : r->warm_lines - warm_lines) *
+		    8 <=
+		r->warm_lines) {
+		warm_lines = r->warm_lines;
+	}
 	if (warm_lines > r->warm_lines_max) {
 		/* a larger footprint than this thread's plays had: a larger region, first touched
 		 * here (the play's set-up, not its run) */
@@ -719,15 +728,6 @@ static int prepare(struct cache_regions *r, const struct dps_cache_target *t, st
 	if (hot_lines != r->hot_lines) {
 		r->hot_lines = hot_lines;
 		r->hot_off = 0;
-	}
-	/* a cycle within an eighth of the one in place is kept: a thread's runs share a
-	 * component's mix, rounded apart, and relinking a cycle of thousands of lines at every
-	 * play cost a run of a few hundred misses ten times its accesses */
-	if (r->warm_lines && warm_lines <= r->warm_lines_max &&
-	    (warm_lines > r->warm_lines ? warm_lines - r->warm_lines : r->warm_lines - warm_lines) *
-		    8 <=
-		r->warm_lines) {
-		warm_lines = r->warm_lines;
 	}
 	if (warm_lines != r->warm_lines) {
 		if (link_cycle(r->warm, warm_lines, g->line_bytes, &r->rng, r->warm_cur)) {

@@ -17,9 +17,9 @@
  * (dps_cache_measure_costs). A run's recorded figures, unscaled, then count as their kinds'
  * quiet costs of its time, and what the accesses played took beyond it (the other threads'
  * data pushing the stub's out, or --cache-scale's misses) makes the run longer: an outcome of
- * the replay, as of the real program. (A mix's own play, measured once to correct the kinds'
- * sum, was tried: its 100,000 accesses did not cost what a run's few thousand do, and a
- * thread alone came out 37 % over its recorded CPU; the kinds' sum kept it within 3 %.)
+ * the replay, as of the real program. (A correction of the sum by a play of each mix of
+ * figures was tried and brought a thread alone no closer to its recorded CPU: doc/cache.md,
+ * "Outcome".)
  *
  * The stub's regions are the thread's: made on its first run with figures, kept for its next
  * ones, freed by player.c when the thread's actions end (dps_cache_free). Their set-up is
@@ -63,12 +63,13 @@ static struct dps_cache_target target_of(const struct dps_action_cache *c)
 					 .footprint_bytes = c->footprint_bytes};
 }
 
-/* The costs measured for footprint, or NULL. */
-static const struct dps_cache_costs *costs_for(const struct player *pl, uint64_t footprint)
+/* The costs of costs[0..n) measured for footprint, or NULL. */
+static const struct dps_cache_costs *costs_for(const struct dps_cache_costs *costs, size_t n,
+					       uint64_t footprint)
 {
-	for (size_t i = 0; i < pl->n_cache_costs; i++) {
-		if (pl->cache_costs[i].footprint_bytes == footprint) {
-			return &pl->cache_costs[i];
+	for (size_t i = 0; i < n; i++) {
+		if (costs[i].footprint_bytes == footprint) {
+			return &costs[i];
 		}
 	}
 	return NULL;
@@ -85,42 +86,55 @@ uint64_t dps__player_cache_run_ns(uint64_t ns, uint64_t kernel, uint64_t quiet)
 int dps__player_cache_init(struct player *pl, struct dps_play_result *result)
 {
 	const struct dps_program *prog = pl->prog;
+	struct dps_cache_costs *costs = NULL;
+	size_t n = 0;
 	char err[256];
+	int status = DPS_OK;
 
 	if (!pl->opts.cache_outcome || !prog->n_caches) {
 		return DPS_OK;
 	}
-	for (size_t i = 0; i < prog->n_caches; i++) {
+	/* the costs of each footprint once, then every figure's quiet cost: a run only reads it */
+	for (size_t i = 0; i < prog->n_caches && !status; i++) {
 		uint64_t f = prog->caches[i].footprint_bytes;
 		struct dps_cache_costs *c;
-		int status;
 
-		if (costs_for(pl, f)) {
+		if (costs_for(costs, n, f)) {
 			continue;
 		}
-		c = realloc(pl->cache_costs, (pl->n_cache_costs + 1) * sizeof(*c));
+		c = realloc(costs, (n + 1) * sizeof(*c));
 		if (!c) {
-			return DPS_ERR_NOMEM;
+			status = DPS_ERR_NOMEM;
+			break;
 		}
-		pl->cache_costs = c;
-		status = dps_cache_measure_costs(f, NULL, &c[pl->n_cache_costs], err, sizeof(err));
-		if (status) {
-			if (result) {
-				snprintf(result->detail, sizeof(result->detail),
-					 "--cache-outcome: the quiet cache's costs: %s", err);
-			}
-			return status;
-		}
-		pl->n_cache_costs++;
+		costs = c;
+		status = dps_cache_measure_costs(f, NULL, &costs[n], err, sizeof(err));
+		n += !status;
 	}
-	return DPS_OK; /* the root's regions, made for the measure, kept for its runs */
+	if (!status && !(pl->cache_quiet_ns = malloc(prog->n_caches * sizeof(uint64_t)))) {
+		status = DPS_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < prog->n_caches && !status; i++) {
+		struct dps_cache_target rec = target_of(&prog->caches[i]);
+
+		pl->cache_quiet_ns[i] =
+		    dps_cache_quiet_ns(&rec, costs_for(costs, n, rec.footprint_bytes));
+	}
+	free(costs);
+	if (status == DPS_ERR_NOMEM) {
+		snprintf(err, sizeof(err), "out of memory");
+	}
+	if (status && result) {
+		snprintf(result->detail, sizeof(result->detail),
+			 "--cache-outcome: the quiet cache's costs: %s", err);
+	}
+	return status; /* the root's regions, made for the measure, kept for its runs */
 }
 
 void dps__player_cache_fini(struct player *pl)
 {
-	free(pl->cache_costs);
-	pl->cache_costs = NULL;
-	pl->n_cache_costs = 0;
+	free(pl->cache_quiet_ns);
+	pl->cache_quiet_ns = NULL;
 }
 
 uint64_t dps__player_cache(struct player *pl, struct slot *self, const struct dps_action *a,
@@ -128,8 +142,7 @@ uint64_t dps__player_cache(struct player *pl, struct slot *self, const struct dp
 {
 	const struct dps_action_cache *c = &pl->prog->caches[a->arg2 - 1];
 	double x = pl->opts.cache_scale;
-	struct dps_cache_target t = {
-	    .accesses = c->accesses, .stores = c->stores, .footprint_bytes = c->footprint_bytes};
+	struct dps_cache_target t = target_of(c);
 	struct dps_cache_result res = {0};
 	char err[256];
 	int status;
@@ -156,15 +169,8 @@ uint64_t dps__player_cache(struct player *pl, struct slot *self, const struct dp
 		return 0;
 	}
 	self->res->cache_cpu_ns += res.kernel_cpu_ns;
-	if (pl->opts.cache_outcome) {
-		/* the recorded figures' quiet cost, unscaled: --cache-scale's misses are the
-		 * run's change */
-		const struct dps_cache_costs *costs = costs_for(pl, c->footprint_bytes);
-		struct dps_cache_target rec = target_of(c);
-
-		*quiet = costs ? dps_cache_quiet_ns(&rec, costs) : res.kernel_cpu_ns;
-	} else {
-		*quiet = res.kernel_cpu_ns;
-	}
+	/* --cache-outcome: the recorded figures' quiet cost, unscaled (--cache-scale's misses
+	 * are the run's change), measured before the play; else the accesses are the run's */
+	*quiet = pl->cache_quiet_ns ? pl->cache_quiet_ns[a->arg2 - 1] : res.kernel_cpu_ns;
 	return res.kernel_cpu_ns;
 }

@@ -14,7 +14,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <dps/cache.h>
 #include <dps/dps.h>
 
 #include "memory-internal.h"
@@ -129,10 +128,9 @@ struct player {
 	 * player.c's keep_ended_locked */
 	size_t kept[DPS_PLAYER_KEEP_ENDED];
 	size_t kept_head, n_kept;
-	/* opts.cache_outcome: the quiet cache's costs for each footprint the program's cache
-	 * figures have (player-cache.c), owned */
-	struct dps_cache_costs *cache_costs;
-	size_t n_cache_costs;
+	/* opts.cache_outcome: the quiet cache's cost of each of the program's cache figures
+	 * (prog->n_caches, player-cache.c), owned; NULL without */
+	uint64_t *cache_quiet_ns;
 };
 
 static inline bool is_aborted(struct player *pl)
