@@ -100,6 +100,9 @@ int dps_cmd_run(int argc, char **argv)
 		fprintf(stderr, "dps run: warning: the set is partial: %s\n",
 			set->partial_reason ? set->partial_reason : "events were lost");
 	}
+	if (dps_main_options_note(&tables.prog, &opts) && !cfg.quiet) {
+		fprintf(stderr, "dps run: note: %s\n", dps_main_options_note(&tables.prog, &opts));
+	}
 	ret = dps_play(&tables.prog, &opts, &result);
 	if (ret) {
 		fprintf(stderr, "dps run: replay failed: %s%s%s\n", dps_status_string(ret),

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <criterion/criterion.h>
 
@@ -191,4 +192,27 @@ Test(player_cache, an_outcome_run_is_its_time_and_the_accesses_slowdown)
 	cr_expect_eq(dps__player_cache_run_ns(1000, 100, 300), 800);
 	cr_expect_eq(dps__player_cache_run_ns(1000, 100, 100), 1000);
 	cr_expect_eq(dps__player_cache_run_ns(100, 0, 5000), 0);
+}
+
+/* --cache-outcome's figures are not backed by a check that holds: a player is told so before
+ * the play, and only when the option meets cache figures. */
+Test(player_cache, the_outcome_mode_is_said_to_be_a_direction)
+{
+	static const struct dps_action_cache caches[] = {
+	    {.accesses = 1000, .stores = 0, .d1_misses = 10, .ll_misses = 1}};
+	static const struct dps_action a0[] = {CACHE_RUN(1 * US, 1)};
+	static const struct dps_thread_desc th[] = {THREAD(1, a0)};
+	struct dps_program prog = {
+	    .threads = th, .n_threads = 1, .root = 0, .caches = caches, .n_caches = 1};
+	struct dps_program none = {.threads = th, .n_threads = 1, .root = 0};
+	const char *note;
+
+	opts.cache_outcome = false;
+	cr_expect_null(dps_main_options_note(&prog, &opts));
+	opts.cache_outcome = true;
+	cr_expect_null(dps_main_options_note(&none, &opts));
+	note = dps_main_options_note(&prog, &opts);
+	cr_assert_not_null(note);
+	cr_expect(strstr(note, "a direction, not a figure"), "%s", note);
+	opts.cache_outcome = false;
 }

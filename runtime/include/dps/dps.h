@@ -338,6 +338,10 @@ int dps_main_parse_args(int argc, char **argv, const struct dps_program *prog,
 			struct dps_config *cfg, struct dps_play_options *opts);
 /* Frees what dps_main_parse_args() allocated in opts (per-thread tables); NULL ok. */
 void dps_main_args_fini(struct dps_play_options *opts);
+/* What a player of prog with opts should be told before it plays (an option whose figures no
+ * check has backed: --cache-outcome with cache figures), or NULL. A static string. */
+const char *dps_main_options_note(const struct dps_program *prog,
+				  const struct dps_play_options *opts);
 /* The whole main() of a generated program: parse, init, play, summary. Returns an exit code. */
 int dps_main(int argc, char **argv, const struct dps_program *prog);
 /*
