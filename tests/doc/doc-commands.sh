@@ -32,6 +32,7 @@
 #            /opt/dps          -> $PWD/opt/dps (an install prefix inside the page directory)
 #            set/4712.act      -> set/<root id>.act (the README's example thread id)
 #            --thread 4712     -> --thread <root id> (the same, for dps whatif)
+#            hot_fn            -> worker (the README's example function: ./myprog's thread's)
 set -u
 
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -63,9 +64,9 @@ if ! $list_only && [ ! -x "$build/cli/dps" ]; then
 fi
 
 # Substitutions: pairs of literal "from" and "to".
-subst_from=('/opt/dps' 'set/4712.act' '--thread 4712')
+subst_from=('/opt/dps' 'set/4712.act' '--thread 4712' 'hot_fn')
 subst_to=('$PWD/opt/dps' 'set/$(sed -n "s/^root //p" set/manifest).act'
-          '--thread $(sed -n "s/^root //p" set/manifest)')
+          '--thread $(sed -n "s/^root //p" set/manifest)' 'worker')
 
 # Prints the page's commands as lines "C<TAB>LINE<TAB>EXPECTED<TAB>COMMAND" and its file
 # blocks as "F<TAB>LINE<TAB>NAME", writing each file block's text to DIR/NAME (DIR empty:
