@@ -38,7 +38,8 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
 fi
 cmake --build "$build" -j2 --target dps-bench-cache-stub >/dev/null
 stubs=("$build/bench/dps-bench-cache-stub")
-names=("$(git -C "$src" rev-parse --short HEAD)")
+# a tree with changes not committed is HEAD+
+names=("$(git -C "$src" rev-parse --short HEAD)$(git -C "$src" diff --quiet HEAD -- runtime || echo +)")
 if [ -n "${BASE:-}" ]; then
     echo "cache-stub-cost.sh: building the stub of $BASE" >&2
     git -C "$src" worktree add --detach "$work/base" "$BASE" >/dev/null 2>&1
@@ -59,10 +60,10 @@ play() {
 }
 
 rows=$work/rows.tsv
-tail -n +2 "$figures" | while IFS=$'\t' read -r kernel ws _ _ _ _ _ _ acc st d1 ll; do
-    line="$kernel	$ws	$acc	$d1	$ll"
+tail -n +2 "$figures" | while IFS=$'\t' read -r kernel ws _ _ _ _ _ _ acc st d1 ll footprint _; do
+    line="$kernel	$ws	$acc	$d1	$ll	$footprint"
     for s in "${stubs[@]}"; do
-        ns=$(play "$s" "$acc" "$st" "$d1" "$ll")
+        ns=$(play "$s" "$acc" "$st" "$d1" "$ll" 0 "${footprint:-0}")
         line="$line	$ns"
     done
     echo "cache-stub-cost.sh: $line" >&2
@@ -74,21 +75,22 @@ done > "$rows"
     echo
     echo "\`bench/cache-stub-cost.sh\` ($(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) CPUs, \`$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')\`; the geometry libdps detects: \`$("$build/bench/dps-bench-cache-stub" --geometry)\`)."
     echo "Each row: a kernel's captured figures for $((unit_ns / 1000)) µs of its own CPU time"
-    echo "(bench/results/cache-victim-figures.tsv), played by \`dps-bench-cache-stub\` $runs times on CPU $cpu;"
+    echo "(bench/results/cache-victim-figures.tsv) and its footprint, played by \`dps-bench-cache-stub\` $runs times on CPU $cpu;"
     echo "the median of the stub kernel's CPU time over $((unit_ns / 1000)) µs. 1: the stub keeps to the"
     echo "kernel's pace; above 1, it takes that many times the kernel's CPU time for the same"
     echo "accesses and misses (\`over\` in a set). Stubs: ${names[*]} (the first is this tree's)."
     echo
-    printf "| kernel | working set | accesses | D1 misses | LL misses |"
+    printf "| kernel | working set | accesses | D1 misses | LL misses | footprint |"
     for n in "${names[@]}"; do printf " %s: CPU / kernel's |" "$n"; done
     echo
-    printf "|---|---|---|---|---|"
+    printf "|---|---|---|---|---|---|"
     for _ in "${names[@]}"; do printf -- "---|"; done
     echo
     awk -F'\t' -v unit="$unit_ns" '{
         ws = $2 >= 1048576 ? ($2 / 1048576) " MiB" : ($2 / 1024) " KiB"
-        printf "| %s | %s | %s | %s | %s |", $1, ws, $3, $4, $5
-        for (i = 6; i <= NF; i++) printf " %.2f x |", $i / unit
+        fp = $6 >= 1048576 ? ($6 / 1048576) " MiB" : ($6 / 1024) " KiB"
+        printf "| %s | %s | %s | %s | %s | %s |", $1, ws, $3, $4, $5, fp
+        for (i = 7; i <= NF; i++) printf " %.2f x |", $i / unit
         printf "\n"
     }' "$rows"
 } > "$out"

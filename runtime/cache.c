@@ -52,8 +52,10 @@
 #define SYSFS_CACHE_DIR "/sys/devices/system/cpu/cpu0/cache"
 
 /* Independent chases through the warm and the cold cycle, taken in turn: their misses overlap
- * as a real program's independent misses do (memory-level parallelism). */
-#define CACHE_CURSORS 4
+ * as a real program's independent misses do (memory-level parallelism). Eight: a streaming
+ * kernel's misses, prefetched, took four chases 3.5 times its CPU time (a core keeps 10 to 16
+ * of its misses in flight). CACHE_CHASE names each of them. */
+#define CACHE_CURSORS 8 /* CACHE_CHASE names each */
 
 /* A thread's regions. Every pointer is owned. */
 struct cache_regions {
@@ -346,14 +348,24 @@ static void make_key(void)
 	pthread_key_create(&regions_key, regions_destroy);
 }
 
-static void *alloc_lines(size_t lines, unsigned line)
+/* The largest power of two <= n (n >= 1). */
+static uint64_t floor_pow2(uint64_t n)
+{
+	while (n & (n - 1)) {
+		n &= n - 1;
+	}
+	return n;
+}
+
+/* lines lines of line bytes at a multiple of align (a power of two; a page at least), touched. */
+static void *alloc_lines(size_t lines, unsigned line, size_t align)
 {
 	size_t bytes = lines * line;
-	size_t page = 4096;
 	void *p;
 
-	bytes = (bytes + page - 1) / page * page;
-	p = aligned_alloc(page, bytes);
+	align = align < 4096 ? 4096 : align;
+	bytes = (bytes + align - 1) / align * align;
+	p = aligned_alloc(align, bytes);
 	if (p) {
 		memset(p, 0, bytes); /* first touch: the page faults happen here, not in a run */
 	}
@@ -398,10 +410,11 @@ static struct cache_regions *regions_get(const struct dps_cache_geometry *g)
 	}
 	r->geom = *g;
 	r->rng = 0x9e3779b97f4a7c15ull;
-	r->hot_lines_max = d1_lines / 4 ? d1_lines / 4 : 1;
+	/* a power of two, at twice its size: the kernel's wrap (CACHE_HITS) */
+	r->hot_lines_max = floor_pow2(d1_lines / 4 ? d1_lines / 4 : 1);
 	r->cold_lines = 4 * ll_lines;
-	r->hot = alloc_lines(r->hot_lines_max, g->line_bytes);
-	r->cold = alloc_lines(r->cold_lines, g->line_bytes);
+	r->hot = alloc_lines(r->hot_lines_max, g->line_bytes, 2 * r->hot_lines_max * g->line_bytes);
+	r->cold = alloc_lines(r->cold_lines, g->line_bytes, 0);
 	if (!r->hot || !r->cold) {
 		goto error;
 	}
@@ -434,16 +447,16 @@ void dps_cache_free(void)
  * turn, so that they overlap each other and the hits after them. 2,048 accesses are about a
  * microsecond of a run: the misses are still spread over it.
  */
-#define CACHE_BLOCK 2048
+#define CACHE_BLOCK 8192
 
 struct kernel_args {
 	uint64_t cold, warm, hot, stores; /* region accesses; stores: of the hot ones */
-	unsigned char *hot_base;
-	uint64_t hot_mask;
-	uint64_t hot_off; /* in and out */
+	unsigned char *hot_base;	  /* a multiple of 2 x hot_bytes */
+	uint64_t hot_bytes;		  /* a power of two */
+	uint64_t hot_off;		  /* in and out */
+	uint64_t sink;			  /* out: what the hot loads read */
 	/* in and out, in the order of their next turns */
 	void **warm_cur[CACHE_CURSORS], **cold_cur[CACHE_CURSORS];
-	uint64_t sink; /* out: what the hot loads read, so that none is left out */
 };
 
 /* Neither inlined nor cloned (GCC's .isra/.constprop copies rename it), so a capture finds it. */
@@ -454,90 +467,121 @@ struct kernel_args {
 #endif
 
 /*
- * n steps of the four chases of cur, one of each in turn from cur[0], the chases in registers,
- * and after each round of four (and after the last, shorter one) `per` loads of the hot lines
- * in turn from off: the hits between the misses keep the hot lines the most recent in L1D, as
- * the misses of a block would otherwise push them all out (a block's 1,200 misses over the 64
- * sets of a 48 KiB L1D: +5.3 % of D1 misses for the hash kernel at 4 MiB). cur then holds the
- * chases in the order of their next turns. Eight accesses of cur (hits), n of the region,
- * per x the rounds of the hot lines. A macro: the kernel's accesses are counted under its own
- * name.
+ * n steps of the CACHE_CURSORS chases of cur, one of each in turn from cur[0], the chases in
+ * registers, and after each round of them (and after the last, shorter one) the statement
+ * `hits`: loads of the hot lines in turn (CACHE_ROUND_LINES, CACHE_ROUND_WORDS). The hits
+ * between the misses keep the hot lines the most recent in L1D, as the misses of a block would
+ * otherwise push them all out (a block's 1,200 misses over the 64 sets of a 48 KiB L1D: +5.3 %
+ * of D1 misses for the hash kernel at 4 MiB). The chases' next turns go from cur[start] round
+ * cur; start is moved past the ones that took a step more than the others (cur is not
+ * rotated: that was eight more stores a call). 2 x CACHE_CURSORS accesses of cur (hits), n of
+ * the region, and the hits'. A macro: the kernel's accesses are counted under its own name.
  */
-#define CACHE_CHASE(cur, n, per)                                                                   \
+#define CACHE_CHASE(cur, start, n, hits)                                                           \
 	do {                                                                                       \
-		void **c0 = (cur)[0], **c1 = (cur)[1], **c2 = (cur)[2], **c3 = (cur)[3];           \
-		uint64_t rounds_ = (n) / 4, r = (n) % 4;                                           \
+		void **c0 = (cur)[(start) % 8], **c1 = (cur)[((start) + 1) % 8];                   \
+		void **c2 = (cur)[((start) + 2) % 8], **c3 = (cur)[((start) + 3) % 8];             \
+		void **c4 = (cur)[((start) + 4) % 8], **c5 = (cur)[((start) + 5) % 8];             \
+		void **c6 = (cur)[((start) + 6) % 8], **c7 = (cur)[((start) + 7) % 8];             \
+		uint64_t rounds_ = (n) / CACHE_CURSORS;                                            \
+		volatile uint64_t r_ = (n) % CACHE_CURSORS; /* no register during the rounds */    \
+		uint64_t r;                                                                        \
                                                                                                    \
 		for (; rounds_; rounds_--) {                                                       \
-			c0 = *(void **volatile *)c0;                                               \
-			c1 = *(void **volatile *)c1;                                               \
-			c2 = *(void **volatile *)c2;                                               \
-			c3 = *(void **volatile *)c3;                                               \
-			for (uint64_t i_ = (per); i_; i_--) {                                      \
-				sink += *(volatile uint64_t *)(hb + off);                          \
-				off = (off + 8) & mask;                                            \
-			}                                                                          \
+			CACHE_STEP(c0), CACHE_STEP(c1), CACHE_STEP(c2), CACHE_STEP(c3);            \
+			CACHE_STEP(c4), CACHE_STEP(c5), CACHE_STEP(c6), CACHE_STEP(c7);            \
+			hits;                                                                      \
 		}                                                                                  \
-		if (r > 0) {                                                                       \
-			c0 = *(void **volatile *)c0;                                               \
+		r = r_;                                                                            \
+		if (r) {                                                                           \
+			CACHE_STEP(c0);                                                            \
+			r > 1 ? CACHE_STEP(c1) : c1;                                               \
+			r > 2 ? CACHE_STEP(c2) : c2;                                               \
+			r > 3 ? CACHE_STEP(c3) : c3;                                               \
+			r > 4 ? CACHE_STEP(c4) : c4;                                               \
+			r > 5 ? CACHE_STEP(c5) : c5;                                               \
+			r > 6 ? CACHE_STEP(c6) : c6;                                               \
+			hits;                                                                      \
 		}                                                                                  \
-		if (r > 1) {                                                                       \
-			c1 = *(void **volatile *)c1;                                               \
-		}                                                                                  \
-		if (r > 2) {                                                                       \
-			c2 = *(void **volatile *)c2;                                               \
-		}                                                                                  \
-		for (uint64_t i_ = r ? (per) : 0; i_; i_--) {                                      \
-			sink += *(volatile uint64_t *)(hb + off);                                  \
-			off = (off + 8) & mask;                                                    \
-		}                                                                                  \
-		switch (r) {                                                                       \
-		case 0:                                                                            \
-			(cur)[0] = c0, (cur)[1] = c1, (cur)[2] = c2, (cur)[3] = c3;                \
-			break;                                                                     \
-		case 1:                                                                            \
-			(cur)[0] = c1, (cur)[1] = c2, (cur)[2] = c3, (cur)[3] = c0;                \
-			break;                                                                     \
-		case 2:                                                                            \
-			(cur)[0] = c2, (cur)[1] = c3, (cur)[2] = c0, (cur)[3] = c1;                \
-			break;                                                                     \
-		default:                                                                           \
-			(cur)[0] = c3, (cur)[1] = c0, (cur)[2] = c1, (cur)[3] = c2;                \
-			break;                                                                     \
-		}                                                                                  \
+		(cur)[(start) % 8] = c0, (cur)[((start) + 1) % 8] = c1;                            \
+		(cur)[((start) + 2) % 8] = c2, (cur)[((start) + 3) % 8] = c3;                      \
+		(cur)[((start) + 4) % 8] = c4, (cur)[((start) + 5) % 8] = c5;                      \
+		(cur)[((start) + 6) % 8] = c6, (cur)[((start) + 7) % 8] = c7;                      \
+		(start) = ((start) + r) % 8;                                                       \
 	} while (0)
 
 /*
- * n accesses of the hot lines' words in turn from the offset off, each `one` (q its word), off
- * moved past them: eight at a time from an offset that is a multiple of 64 bytes, `eight` (q
- * the first of them) reaching them at constant displacements, no wrap inside them (the region
- * is a power of two of lines). Nothing waits for an access but the loop. A macro, as
- * CACHE_CHASE.
+ * A round's hits: `lines` lines of eight words from q (a multiple of 64), or `words` words
+ * from q. One count each, nothing else: with the eight chases, q, wrap, sink, the rounds and
+ * a word loaded they fill x86-64's fifteen registers (a count copied for a line loop's
+ * remainder was spilled: an access of its own a round under cachegrind; and the hits one word
+ * at a time, an add and a mask in a chain, took two cycles each: a hit-heavy run such as a
+ * blocked multiply took three times its CPU time).
+ */
+/* A round's most lines: the rest of a block's hits go after its chases, two loads a cycle
+ * (CACHE_LOAD_EIGHT) rather than one (a blocked multiply's hits, 250 a miss, took 1.7 times
+ * its CPU time in the rounds). Four lines a round of eight misses visit the hot lines often
+ * enough for them to stay. */
+#define CACHE_ROUND_LINES_MAX 4
+#define CACHE_ROUND_LINES(lines)                                                                   \
+	for (uint64_t i_ = (lines); i_; i_--) {                                                    \
+		CACHE_LOAD_CHAIN;                                                                  \
+		q = (q + 64) & wrap;                                                               \
+	}
+#define CACHE_ROUND_WORDS(words)                                                                   \
+	for (uint64_t i_ = (words); i_; i_--) {                                                    \
+		CACHE_LOAD_ONE;                                                                    \
+		q = (q + 8) & wrap;                                                                \
+	}
+
+/* One step of a chase: the line's first word is the next line's address. */
+#define CACHE_STEP(c) ((c) = *(void **volatile *)(c))
+
+/*
+ * n accesses of the hot lines' words in turn from the address q, each `one` (its word at q), q
+ * moved past them: eight at a time from an address that is a multiple of 64 bytes, `eight`
+ * reaching them at constant displacements from q, no wrap inside them. The hot lines in use are
+ * a power of two of lines, S bytes, at an address that is a multiple of 2 S (prepare), so a
+ * step past the last one clears bit S only and lands on the first: one mask, `wrap` (~S),
+ * keeps q in them, and no base or offset takes a register. Nothing waits for an access but the
+ * loop. A macro, as CACHE_CHASE.
  */
 #define CACHE_HITS(n, one, eight)                                                                  \
 	do {                                                                                       \
 		uint64_t left_ = (n);                                                              \
-		unsigned char *q;                                                                  \
                                                                                                    \
-		for (; left_ && (off & 63); left_--) {                                             \
-			q = hb + off;                                                              \
+		for (; left_ && (q & 63); left_--) {                                               \
 			one;                                                                       \
-			off = (off + 8) & mask;                                                    \
+			q = (q + 8) & wrap;                                                        \
 		}                                                                                  \
 		for (; left_ >= 8; left_ -= 8) {                                                   \
-			q = hb + off;                                                              \
 			eight;                                                                     \
-			off = (off + 64) & mask;                                                   \
+			q = (q + 64) & wrap;                                                       \
 		}                                                                                  \
 		for (; left_; left_--) {                                                           \
-			q = hb + off;                                                              \
 			one;                                                                       \
-			off = (off + 8) & mask;                                                    \
+			q = (q + 8) & wrap;                                                        \
 		}                                                                                  \
 	} while (0)
 
-#define CACHE_LOAD(q, d) (*(volatile uint64_t *)((q) + (d)))
-#define CACHE_STORE(q, d, v) (*(volatile uint64_t *)((q) + (d)) = (v))
+#define CACHE_LOAD(d) (*(volatile uint64_t *)(q + (d)))
+#define CACHE_STORE(d, v) (*(volatile uint64_t *)(q + (d)) = (v))
+/*
+ * A hit: its word added to sink; eight: a line's words. Each word read is used (Valgrind drops
+ * a load whose value nothing reads, and cachegrind does not count it). In the chases' rounds
+ * (CACHE_LOAD_CHAIN) the eight go into sink one after the other, one register for them all:
+ * the eight chases, q, wrap, sink and the counts take the others (a spilled one was an access
+ * of its own a round under cachegrind); after the chases, in two halves that do not wait for
+ * each other (CACHE_LOAD_EIGHT: two loads a cycle).
+ */
+#define CACHE_LOAD_ONE (sink += CACHE_LOAD(0))
+#define CACHE_LOAD_CHAIN                                                                           \
+	(sink += CACHE_LOAD(0), sink ^= CACHE_LOAD(8), sink += CACHE_LOAD(16),                     \
+	 sink ^= CACHE_LOAD(24), sink += CACHE_LOAD(32), sink ^= CACHE_LOAD(40),                   \
+	 sink += CACHE_LOAD(48), sink ^= CACHE_LOAD(56))
+#define CACHE_LOAD_EIGHT                                                                           \
+	(sink += ((CACHE_LOAD(0) ^ CACHE_LOAD(8)) + (CACHE_LOAD(16) ^ CACHE_LOAD(24))) ^           \
+		 ((CACHE_LOAD(32) ^ CACHE_LOAD(40)) + (CACHE_LOAD(48) ^ CACHE_LOAD(56))))
 
 /*
  * The measured part: a->cold + a->warm + a->hot region accesses, each one load or store, and a
@@ -547,17 +591,18 @@ struct kernel_args {
  * test compares its figures alone.
  *
  * The hits are independent loads (and stores) over the hot lines in turn, not a chase: nothing
- * waits for them but the loop. The misses are four chases of the warm or the cold cycle, one
- * step of each in turn: each step waits for its own chase's last one only.
+ * waits for them but the loop. The misses are CACHE_CURSORS chases of the warm or the cold cycle,
+ * one step of each in turn: each step waits for its own chase's last one only.
  */
 DPS_CACHE_KERNEL_ATTR static void cache_play_kernel(struct kernel_args *a)
 {
 	void **volatile wc[CACHE_CURSORS], **volatile cc[CACHE_CURSORS];
 	const uint64_t cold = a->cold, warm = a->warm, hot = a->hot, stores = a->stores;
 	const uint64_t total = cold + warm + hot, rest = warm + hot;
-	const uint64_t mask = a->hot_mask;
-	unsigned char *const hb = a->hot_base;
-	uint64_t off = a->hot_off, sink = 0, acc_c = 0, acc_w = 0, acc_s = 0;
+	const uintptr_t wrap = ~(uintptr_t)a->hot_bytes;
+	uintptr_t q = (uintptr_t)a->hot_base + a->hot_off;
+	uint64_t sink = 0, acc_c = 0, acc_w = 0, acc_s = 0;
+	unsigned cstart = 0, wstart = 0; /* the chases' next turns in cc and wc */
 
 	for (unsigned j = 0; j < CACHE_CURSORS; j++) {
 		wc[j] = a->warm_cur[j];
@@ -578,33 +623,46 @@ DPS_CACHE_KERNEL_ATTR static void cache_play_kernel(struct kernel_args *a)
 		acc_s += stores * nh;
 		ns = hot ? acc_s / hot : 0;
 		acc_s -= ns * hot;
-		/* the loads spread over the chases' rounds, the rest of the hits after them */
-		rounds = (nc + 3) / 4 + (nw + 3) / 4;
+		/* the loads spread over the chases' rounds, whole lines when there are eight a
+		 * round (q first brought to a line), the rest of the hits after them */
+		rounds = (nc + CACHE_CURSORS - 1) / CACHE_CURSORS +
+			 (nw + CACHE_CURSORS - 1) / CACHE_CURSORS;
 		per = rounds ? (nh - ns) / rounds : 0;
-		nh -= per * rounds;
-		if (nc) {
-			CACHE_CHASE(cc, nc, per);
-		}
-		if (nw) {
-			CACHE_CHASE(wc, nw, per);
+		if (per >= 16) {
+			uint64_t align = ((64 - (q & 63)) & 63) / 8;
+
+			CACHE_ROUND_WORDS(align);
+			per = (nh - ns - align) / rounds / 8;
+			per = per > CACHE_ROUND_LINES_MAX ? CACHE_ROUND_LINES_MAX : per;
+			nh -= align + 8 * per * rounds;
+			if (nc) {
+				CACHE_CHASE(cc, cstart, nc, CACHE_ROUND_LINES(per));
+			}
+			if (nw) {
+				CACHE_CHASE(wc, wstart, nw, CACHE_ROUND_LINES(per));
+			}
+		} else {
+			nh -= per * rounds;
+			if (nc) {
+				CACHE_CHASE(cc, cstart, nc, CACHE_ROUND_WORDS(per));
+			}
+			if (nw) {
+				CACHE_CHASE(wc, wstart, nw, CACHE_ROUND_WORDS(per));
+			}
 		}
 		/* the hits: the stores, then the loads, each over the hot lines in turn */
 		nh -= ns;
-		CACHE_HITS(ns, CACHE_STORE(q, 0, ns),
-			   (CACHE_STORE(q, 0, ns), CACHE_STORE(q, 8, ns), CACHE_STORE(q, 16, ns),
-			    CACHE_STORE(q, 24, ns), CACHE_STORE(q, 32, ns), CACHE_STORE(q, 40, ns),
-			    CACHE_STORE(q, 48, ns), CACHE_STORE(q, 56, ns)));
-		CACHE_HITS(nh, sink += CACHE_LOAD(q, 0),
-			   sink += ((CACHE_LOAD(q, 0) ^ CACHE_LOAD(q, 8)) +
-				    (CACHE_LOAD(q, 16) ^ CACHE_LOAD(q, 24))) ^
-				   ((CACHE_LOAD(q, 32) ^ CACHE_LOAD(q, 40)) +
-				    (CACHE_LOAD(q, 48) ^ CACHE_LOAD(q, 56))));
+		CACHE_HITS(ns, CACHE_STORE(0, ns),
+			   (CACHE_STORE(0, ns), CACHE_STORE(8, ns), CACHE_STORE(16, ns),
+			    CACHE_STORE(24, ns), CACHE_STORE(32, ns), CACHE_STORE(40, ns),
+			    CACHE_STORE(48, ns), CACHE_STORE(56, ns)));
+		CACHE_HITS(nh, CACHE_LOAD_ONE, CACHE_LOAD_EIGHT);
 	}
 	for (unsigned j = 0; j < CACHE_CURSORS; j++) {
-		a->warm_cur[j] = wc[j];
-		a->cold_cur[j] = cc[j];
+		a->warm_cur[j] = wc[(wstart + j) % CACHE_CURSORS];
+		a->cold_cur[j] = cc[(cstart + j) % CACHE_CURSORS];
 	}
-	a->hot_off = off;
+	a->hot_off = q - (uintptr_t)a->hot_base;
 	a->sink = sink;
 }
 
@@ -671,15 +729,6 @@ static void walk_chases(void **const *cur, size_t n)
 	}
 }
 
-/* The largest power of two <= n (n >= 1). */
-static uint64_t floor_pow2(uint64_t n)
-{
-	while (n & (n - 1)) {
-		n &= n - 1;
-	}
-	return n;
-}
-
 /*
  * Sizes the hot and warm parts for t, links the warm cycle if its length changed and walks it
  * and the hot lines once (into the LL and L1D). Fills a. DPS_ERR_NOMEM when out of memory.
@@ -718,7 +767,7 @@ static int prepare(struct cache_regions *r, const struct dps_cache_target *t, st
 		/* a larger footprint than this thread's plays had: a larger region, first touched
 		 * here (the play's set-up, not its run) */
 		free(r->warm);
-		r->warm = alloc_lines(warm_lines, g->line_bytes);
+		r->warm = alloc_lines(warm_lines, g->line_bytes, 0);
 		r->warm_lines_max = r->warm ? warm_lines : 0;
 		r->warm_lines = 0;
 		if (!r->warm) {
@@ -756,7 +805,7 @@ static int prepare(struct cache_regions *r, const struct dps_cache_target *t, st
 	    .hot = hot,
 	    .stores = t->stores < hot ? t->stores : hot,
 	    .hot_base = r->hot,
-	    .hot_mask = hot_lines * g->line_bytes - 1,
+	    .hot_bytes = hot_lines * g->line_bytes,
 	    .hot_off = r->hot_off,
 	};
 	memcpy(a->warm_cur, r->warm_cur, sizeof(a->warm_cur));
