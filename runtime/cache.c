@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The cache-memory PSF (<dps/cache.h>, doc/cache.md "The cache stub"): a run's data accesses,
- * D1 misses and last-level misses played over three regions, then the rest of its CPU time
- * burnt. The model is exact under an LRU simulator such as cachegrind's, approximate on real
- * caches, and it is one file because the three regions only make sense together: each is sized
- * against the others' traffic.
+ * D1 misses and last-level misses played over three regions, in slices spread over its CPU
+ * time (the rest burnt between them). The model is exact under an LRU simulator such as
+ * cachegrind's, approximate on real caches, and it is one file because the three regions only make
+ * sense together: each is sized against the others' traffic.
  *
  * - hot: a few lines that stay in L1D, visited in turn, one independent load or store each time
  *   a hit is due. As few lines as the misses between two visits of one of them cannot push out
@@ -48,6 +48,7 @@
 #include <dps/dps.h>
 
 #include "clock.h"
+#include "runtime-internal.h"
 
 #define SYSFS_CACHE_DIR "/sys/devices/system/cpu/cpu0/cache"
 
@@ -813,6 +814,60 @@ static int prepare(struct cache_regions *r, const struct dps_cache_target *t, st
 	return DPS_OK;
 }
 
+/*
+ * A paced play's slices: CACHE_SLICE_NS of its CPU time each, at least a block of accesses
+ * each (a slice's call of the kernel reads and writes the chases' positions). A run of 2 ms
+ * with a few million accesses is 20 slices.
+ */
+#define CACHE_SLICE_NS 100000
+
+static uint64_t paced_slices(uint64_t cpu_ns, uint64_t accesses)
+{
+	uint64_t by_time = cpu_ns / CACHE_SLICE_NS, by_count = accesses / CACHE_BLOCK;
+	uint64_t n = by_time < by_count ? by_time : by_count;
+
+	return n ? n : 1;
+}
+
+/*
+ * a's accesses over cpu_ns of the thread's CPU from its clock reading t0, in n slices: each
+ * slice its share of each kind (the first ones one more of a kind that does not divide), then
+ * the CPU burnt up to the slice's share of cpu_ns, so the misses are spread over the run as a
+ * component's are rather than all before its computing (a neighbour given the CPU for a part
+ * of the run sees that part's misses). A slice whose accesses run past its share burns
+ * nothing; the run then ends late by what they took over (res->over). Fills res's
+ * kernel_cpu_ns (every slice's accesses, a clock read each), burn_ns and stores_played.
+ */
+static void play_paced(struct kernel_args *a, uint64_t cpu_ns, uint64_t n, uint64_t t0,
+		       struct dps_cache_result *res)
+{
+	const uint64_t cold = a->cold, warm = a->warm, hot = a->hot, stores = a->stores;
+	uint64_t carry = 0, now = t0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t t, due = t0 + (uint64_t)((double)cpu_ns * (double)(i + 1) / (double)n);
+
+		a->cold = cold / n + (i < cold % n);
+		a->warm = warm / n + (i < warm % n);
+		a->hot = hot / n + (i < hot % n);
+		/* a slice's stores are at most its hits: the rest go to the next ones */
+		a->stores = stores / n + (i < stores % n) + carry;
+		carry = a->stores > a->hot ? a->stores - a->hot : 0;
+		a->stores -= carry;
+		cache_play_kernel(a);
+		t = dps__cputime_ns();
+		res->kernel_cpu_ns += t - now;
+		now = t;
+		if (due > t) {
+			dps__run_cpu_until(due);
+			now = dps__cputime_ns();
+			res->burn_ns += now - t;
+		}
+	}
+	res->stores_played = stores - carry;
+	res->slices = n;
+}
+
 int dps_cache_play(const struct dps_cache_target *target, const struct dps_cache_geometry *geom,
 		   struct dps_cache_result *result, char *err, size_t err_len)
 {
@@ -851,22 +906,23 @@ int dps_cache_play(const struct dps_cache_target *target, const struct dps_cache
 			    target->footprint_bytes);
 	}
 	t1 = dps__cputime_ns();
-	cache_play_kernel(&a);
-	t2 = dps__cputime_ns();
+	if (target->cpu_ns) {
+		play_paced(&a, target->cpu_ns, paced_slices(target->cpu_ns, target->accesses), t1,
+			   &res);
+		res.over = res.kernel_cpu_ns > target->cpu_ns;
+	} else {
+		cache_play_kernel(&a);
+		t2 = dps__cputime_ns();
+		res.kernel_cpu_ns = t2 - t1;
+		res.stores_played = a.stores;
+		res.slices = 1;
+	}
 	r->hot_off = a.hot_off;
 	memcpy(r->warm_cur, a.warm_cur, sizeof(r->warm_cur));
 	memcpy(r->cold_cur, a.cold_cur, sizeof(r->cold_cur));
 	res.setup_ns = t1 - t0;
-	res.kernel_cpu_ns = t2 - t1;
-	res.stores_played = a.stores;
 	res.warm_lines = r->warm_lines;
 	res.hot_lines = r->hot_lines;
-	if (target->cpu_ns > res.kernel_cpu_ns) {
-		res.burn_ns = target->cpu_ns - res.kernel_cpu_ns;
-		dps_run_ns(res.burn_ns, DPS_RUN_CPU);
-	} else if (target->cpu_ns) {
-		res.over = true;
-	}
 	if (result) {
 		*result = res;
 	}

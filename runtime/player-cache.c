@@ -138,7 +138,7 @@ void dps__player_cache_fini(struct player *pl)
 }
 
 uint64_t dps__player_cache(struct player *pl, struct slot *self, const struct dps_action *a,
-			   uint64_t *quiet)
+			   uint64_t ns, uint64_t *quiet)
 {
 	const struct dps_action_cache *c = &pl->prog->caches[a->arg2 - 1];
 	double x = pl->opts.cache_scale;
@@ -151,6 +151,8 @@ uint64_t dps__player_cache(struct player *pl, struct slot *self, const struct dp
 	 * misses at most the accesses, LL misses at most the D1 misses) */
 	t.d1_misses = scale_misses(c->d1_misses, x, t.accesses);
 	t.ll_misses = scale_misses(c->ll_misses, x, t.d1_misses);
+	/* in cpu mode the accesses are spread over the run's time (paced slices) */
+	t.cpu_ns = pl->opts.mode == DPS_RUN_CPU ? ns : 0;
 	*quiet = 0;
 	if (!dps__tls_silent) {
 		lttng_ust_tracepoint(dps, cache_begin, dps__tls_id, t.accesses, t.stores,
@@ -170,7 +172,11 @@ uint64_t dps__player_cache(struct player *pl, struct slot *self, const struct dp
 	}
 	self->res->cache_cpu_ns += res.kernel_cpu_ns;
 	/* --cache-outcome: the recorded figures' quiet cost, unscaled (--cache-scale's misses
-	 * are the run's change), measured before the play; else the accesses are the run's */
-	*quiet = pl->cache_quiet_ns ? pl->cache_quiet_ns[a->arg2 - 1] : res.kernel_cpu_ns;
-	return res.kernel_cpu_ns;
+	 * are the run's change), measured before the play; else the accesses are the run's.
+	 * The CPU burnt between the slices is the run's in both: it is added to the quiet cost
+	 * as to the returned time, so that the run lasts ns plus what the accesses took over
+	 * their quiet cost (dps__player_cache_run_ns) */
+	*quiet = (pl->cache_quiet_ns ? pl->cache_quiet_ns[a->arg2 - 1] : res.kernel_cpu_ns) +
+		 res.burn_ns;
+	return res.kernel_cpu_ns + res.burn_ns;
 }

@@ -44,6 +44,9 @@ uint64_t dps__run(uint64_t ns, enum dps_run_mode mode, uint32_t line);
 uint64_t dps__run_budget(uint64_t ns, enum dps_run_mode mode, uint64_t cpu_target_ns, uint32_t line,
 			 uint64_t *cpu_ns);
 uint64_t dps__sleep(uint64_t ns, uint32_t line);
+/* Burns the thread's CPU until its clock reads cpu_target_ns (nothing when it is there
+ * already); no tracepoint: a part of a run (the cache stub's pace, runtime/cache.c). */
+void dps__run_cpu_until(uint64_t cpu_target_ns);
 /* What a thread's cpu-mode sleeps learn as they go (zero before the first). */
 struct dps__sleep_learned {
 	uint64_t cost_ns;   /* the CPU a sleep costs, a running mean (the player's) */

@@ -276,6 +276,15 @@ static void run_cpu(uint64_t ns)
 	run_cpu_from(dps__cputime_ns(), ns);
 }
 
+void dps__run_cpu_until(uint64_t cpu_target_ns)
+{
+	uint64_t now = dps__cputime_ns();
+
+	if (cpu_target_ns > now) {
+		run_cpu_from(now, cpu_target_ns - now);
+	}
+}
+
 uint64_t dps__run(uint64_t ns, enum dps_run_mode mode, uint32_t line)
 {
 	return dps__run_budget(ns, mode, 0, line, NULL);

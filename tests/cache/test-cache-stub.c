@@ -56,12 +56,14 @@ Test(cache_stub, the_runtime_sizes_its_regions_from_the_geometry_the_capture_sim
 }
 
 /* The stub program's kernel figures for a target, captured as dps cache capture does. */
-static struct cache_counts capture_stub(uint64_t a, uint64_t st, uint64_t m1, uint64_t m2)
+static struct cache_counts capture_stub(uint64_t a, uint64_t st, uint64_t m1, uint64_t m2,
+					uint64_t cpu_ns)
 {
 	char *p = prog();
-	char *args[4] = {dps_test_strf("%" PRIu64, a), dps_test_strf("%" PRIu64, st),
-			 dps_test_strf("%" PRIu64, m1), dps_test_strf("%" PRIu64, m2)};
-	char *argv[] = {p, args[0], args[1], args[2], args[3], NULL};
+	char *args[5] = {dps_test_strf("%" PRIu64, a), dps_test_strf("%" PRIu64, st),
+			 dps_test_strf("%" PRIu64, m1), dps_test_strf("%" PRIu64, m2),
+			 dps_test_strf("%" PRIu64, cpu_ns)};
+	char *argv[] = {p, args[0], args[1], args[2], args[3], args[4], NULL};
 	struct cache_geometry geom;
 	struct cache_capture_options opts = {.argv = argv, .geom = &geom};
 	struct cache_profile *prof = NULL;
@@ -91,7 +93,7 @@ static struct cache_counts capture_stub(uint64_t a, uint64_t st, uint64_t m1, ui
 	cache_profile_destroy(prof);
 	unsetenv("DPS_CACHE_GEOMETRY");
 	g_free(geom_env);
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		g_free(args[i]);
 	}
 	g_free(p);
@@ -109,7 +111,7 @@ static void expect_near(const char *what, uint64_t got, uint64_t want)
 
 Test(cache_stub, a_mostly_l1_resident_target_keeps_its_misses_under_cachegrind, .timeout = 180)
 {
-	struct cache_counts c = capture_stub(2000000, 600000, 40000, 4000);
+	struct cache_counts c = capture_stub(2000000, 600000, 40000, 4000, 0);
 
 	expect_near("accesses", c.loads + c.stores, 2000000);
 	expect_near("stores", c.stores, 600000);
@@ -119,11 +121,23 @@ Test(cache_stub, a_mostly_l1_resident_target_keeps_its_misses_under_cachegrind, 
 
 Test(cache_stub, a_target_missing_the_last_level_keeps_its_misses_under_cachegrind, .timeout = 180)
 {
-	struct cache_counts c = capture_stub(1000000, 100000, 700000, 500000);
+	struct cache_counts c = capture_stub(1000000, 100000, 700000, 500000, 0);
 
 	expect_near("accesses", c.loads + c.stores, 1000000);
 	expect_near("D1 misses", c.d1_misses, 700000);
 	expect_near("LL misses", c.ll_misses, 500000);
+}
+
+/* The same figures as the first, paced over 10 ms of CPU: 100 slices, each its share, the
+ * warm and hot lines kept from one slice to the next. */
+Test(cache_stub, a_paced_play_keeps_its_misses_under_cachegrind, .timeout = 180)
+{
+	struct cache_counts c = capture_stub(2000000, 600000, 40000, 4000, 10000000);
+
+	expect_near("accesses", c.loads + c.stores, 2000000);
+	expect_near("stores", c.stores, 600000);
+	expect_near("D1 misses", c.d1_misses, 40000);
+	expect_near("LL misses", c.ll_misses, 4000);
 }
 
 static void expect_refused(struct dps_cache_target t, const char *want)
@@ -170,9 +184,40 @@ Test(cache_stub, the_rest_of_the_cpu_time_is_burnt_after_the_accesses, .timeout 
 	cr_assert_eq(dps_cache_play(&t, NULL, &res, err, sizeof(err)), DPS_OK, "%s", err);
 	used = thread_cpu_ns() - before;
 	cr_expect_not(res.over);
-	cr_expect_eq(res.kernel_cpu_ns + res.burn_ns, t.cpu_ns);
+	cr_expect_eq(res.slices, 1, "10,000 accesses are one block: one slice");
+	cr_expect_geq(res.kernel_cpu_ns + res.burn_ns, t.cpu_ns);
 	cr_expect_geq(used, t.cpu_ns, "%" PRIu64 " ns of CPU for a 50 ms target", used);
 	cr_expect_leq(used, t.cpu_ns + res.setup_ns + 5000000, "%" PRIu64 " ns of CPU", used);
+	dps_cache_free();
+}
+
+/* 2 million accesses over 20 ms: 200 slices of 100 us (10,000 accesses each, more than a
+ * block), every figure played whole, the run its CPU time. */
+Test(cache_stub, a_play_with_a_cpu_time_spreads_its_accesses_in_slices, .timeout = 60)
+{
+	struct dps_cache_target t = {.accesses = 2000000,
+				     .stores = 600000,
+				     .d1_misses = 40000,
+				     .ll_misses = 4000,
+				     .cpu_ns = 20000000};
+	struct dps_cache_result res;
+	uint64_t before, used;
+	char err[256];
+
+	before = thread_cpu_ns();
+	cr_assert_eq(dps_cache_play(&t, NULL, &res, err, sizeof(err)), DPS_OK, "%s", err);
+	used = thread_cpu_ns() - before;
+	cr_expect_eq(res.slices, 200);
+	cr_expect_eq(res.stores_played, 600000);
+	cr_expect_geq(res.kernel_cpu_ns + res.burn_ns, t.cpu_ns);
+	cr_expect_geq(used, t.cpu_ns, "%" PRIu64 " ns of CPU for a 20 ms target", used);
+	if (!res.over) {
+		cr_expect_gt(res.burn_ns, 0);
+	}
+	t.cpu_ns = 0;
+	cr_assert_eq(dps_cache_play(&t, NULL, &res, err, sizeof(err)), DPS_OK, "%s", err);
+	cr_expect_eq(res.slices, 1, "no CPU time: the accesses in one go");
+	cr_expect_eq(res.burn_ns, 0);
 	dps_cache_free();
 }
 

@@ -5,7 +5,8 @@
  * misses and its CPU time; dps_cache_play() makes that many accesses over three regions sized
  * from the machine's cache geometry (hits in a hot region inside L1D, D1 misses that hit the
  * last level in a warm one, misses at both levels in a cold one several times the last level),
- * interleaved over the run, then burns the rest of the CPU time with dps_run_ns().
+ * interleaved over the run; with a CPU time, in slices of 100 us of it, each slice's accesses
+ * followed by the CPU burnt up to its share, so the misses are spread over the run.
  *
  *	struct dps_cache_target t = {.accesses = 2000000, .stores = 600000,
  *				     .d1_misses = 130000, .ll_misses = 40000, .cpu_ns = 5000000};
@@ -58,12 +59,13 @@ struct dps_cache_geometry {
 /* What a play did. */
 struct dps_cache_result {
 	uint64_t kernel_cpu_ns; /* the accesses' CPU time (this thread's CPU clock) */
-	uint64_t burn_ns;	/* the CPU burnt after them by dps_run_ns (t - kernel, or 0) */
+	uint64_t burn_ns;	/* the CPU burnt between and after them (about t - kernel, or 0) */
 	uint64_t setup_ns;	/* this play's set-up: regions allocated, touched, linked */
 	bool over;		/* the accesses alone took more than t: the run took longer */
 	uint64_t stores_played; /* stores made: min(stores, hits), doc/cache.md */
 	uint64_t warm_lines;	/* lines the warm region's chase went over in this play */
 	uint64_t hot_lines;	/* lines of the hot region in use */
+	uint64_t slices;	/* the slices the accesses went in (1: one go, no cpu_ns) */
 };
 
 /* One data or unified cache level as the machine describes it; 0: a figure it does not give. */
