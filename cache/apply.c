@@ -19,7 +19,7 @@
  *   part is at most the ceiling of its exact share, which is at most the part it is split
  *   over, so every run's figures keep the stub's rules (dps_action_cache_problem) without a
  *   repair step.
- * - Room. The cache stub's kernel costs up to 7 instructions an access; a run whose accesses
+ * - Room. The cache stub's kernel costs up to 4 instructions an access; a run whose accesses
  *   need more CPU than its D at the program's own pace (the capture's instructions over the
  *   set's CPU time) would be played longer than recorded: such runs are refused, listed, unless
  *   the caller allows them.

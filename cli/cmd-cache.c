@@ -209,6 +209,9 @@ static void say_applied(const struct dps_actset *set, const struct cache_profile
 	}
 }
 
+/* The runs over their time --allow-over names one by one; the summary counts them all. */
+#define APPLY_WARNINGS_MAX 3
+
 /* dps cache apply SET CAPTURE -o DIR ...: the figures on the set's runs, the set written. */
 static int apply(const char *set_dir, const char *capture, const char *output, unsigned flags,
 		 const struct cache_apply_options *o)
@@ -233,7 +236,9 @@ static int apply(const char *set_dir, const char *capture, const char *output, u
 		ret = dps_cli_exit_code(ret);
 		goto free_all;
 	}
-	for (guint i = 0; i < rep.over->len; i++) {
+	/* the first few, then how many more: a thread's runs are all as dense, and a set of a
+	 * thousand runs over had a thousand lines */
+	for (guint i = 0; i < rep.over->len && i < APPLY_WARNINGS_MAX; i++) {
 		const struct cache_apply_over *ov =
 		    &g_array_index(rep.over, struct cache_apply_over, i);
 		const struct dps_actset_thread *th = &set->threads[ov->thread];
@@ -245,6 +250,10 @@ static int apply(const char *set_dir, const char *capture, const char *output, u
 			th->path ? th->path : "?", ov->line,
 			dps_actset_format_us(ov->run_ns, run, sizeof(run)), ov->accesses,
 			dps_actset_format_us(ov->need_ns, need, sizeof(need)));
+	}
+	if (rep.over->len > APPLY_WARNINGS_MAX) {
+		fprintf(stderr, "dps cache apply: warning: and %u more runs so\n",
+			rep.over->len - APPLY_WARNINGS_MAX);
 	}
 	if ((ret = dps_actset_write_dir(set, output, flags, &diag))) {
 		fprintf(stderr, "dps cache apply: %s\n", diag.msg);

@@ -302,7 +302,7 @@ Test(cache_apply, rounding_keeps_the_totals_and_every_run_playable)
 	g_free(cap);
 }
 
-/* Runs too short for their accesses at 7 instructions an access are refused, the first named
+/* Runs too short for their accesses at 4 instructions an access are refused, the first named
  * by its file and line, unless --allow-over; then they are written and said. The accesses are
  * spread in proportion to the CPU time, so every run of a thread is as dense as the next: all
  * are over, or none (rounding aside). */
@@ -313,7 +313,7 @@ Test(cache_apply, a_run_too_short_for_its_accesses_is_reported)
 	char *out = dps_test_strf("%s/short-out", dir);
 	char *file = dps_test_strf("%s/2.act:1", set);
 	/* 1 instruction a ns over the set's 1.11 ms; the 1 ms run gets 100/101 of the 1,000,000
-	 * accesses, 990,099, which need 6.9 ms at 7 instructions each */
+	 * accesses, 990,099, which need 4.0 ms at 4 instructions each */
 	char *cap = write_capture("short.cache", "1110000 500000 500000 1000 10",
 				  "1000000 500000 500000 1000 10");
 	struct dps_test_run r;
@@ -338,6 +338,33 @@ Test(cache_apply, a_run_too_short_for_its_accesses_is_reported)
 	g_free(set);
 	g_free(out);
 	g_free(file);
+	g_free(cap);
+}
+
+/* With --allow-over, the first three runs over are named, the others counted. */
+Test(cache_apply, many_runs_over_are_named_three_and_counted)
+{
+	static const unsigned runs[] = {1000, 10, 10, 10, 10, 10};
+	char *set = write_set("many", runs, G_N_ELEMENTS(runs));
+	char *out = dps_test_strf("%s/many-out", dir);
+	char *cap = write_capture("many.cache", "1110000 500000 500000 1000 10",
+				  "1000000 500000 500000 1000 10");
+	struct dps_test_run r;
+	const char *p;
+	int named = 0;
+
+	r = dps_test_run_dps("cache", "apply", set, cap, "--thread", "2", "--function", "kernel",
+			     "--allow-over", "-o", out, NULL);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	for (p = r.err; (p = strstr(p, "played longer than recorded")); p++) {
+		named++;
+	}
+	cr_expect_eq(named, 3, "%s", r.err);
+	cr_expect(strstr(r.err, "and 3 more runs so"), "%s", r.err);
+	cr_expect(strstr(r.out, "6 runs too short"), "%s", r.out);
+	dps_test_run_fini(&r);
+	g_free(set);
+	g_free(out);
 	g_free(cap);
 }
 
