@@ -39,7 +39,7 @@ cleanup() {
 trap cleanup EXIT
 
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
-for trial in $(seq 1 "${TRIALS:-4}"); do
+for _ in $(seq 1 "${TRIALS:-4}"); do
     taskset -c "$cpu" "$bench/dps-bench-cache-$kernel" --ws "$ws" --reps 4000000000 >/dev/null &
     original=$!
     "$victim" stub --seconds 5.8 --cpu "$cpu" "${figures[@]}" "$unit_ns" >"$work/stub" &

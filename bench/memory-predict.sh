@@ -41,7 +41,7 @@ heaptrack_peak() {
     local prog=$1 n=$2 f
     rm -f "$work"/ht.*
     heaptrack -o "$work/ht" "$prog" "$n" >/dev/null 2>&1
-    f=$(ls "$work"/ht.*zst "$work"/ht.*gz 2>/dev/null | head -1)
+    f=$(find "$work" -maxdepth 1 \( -name 'ht.*zst' -o -name 'ht.*gz' \) | head -1)
     heaptrack_print -f "$f" 2>/dev/null | awk '/^peak heap memory consumption:/ {
         v = $5; u = substr(v, length(v)); n = v + 0
         m = (u == "K") ? 1e3 : (u == "M") ? 1e6 : (u == "G") ? 1e9 : 1
