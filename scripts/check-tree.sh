@@ -127,7 +127,7 @@ for f in "${!core_calls[@]}"; do
     fi
     while IFS= read -r fn; do
         to=${defined_in[$fn]:-}
-        [ -n "$to" ] && [ "$to" != "$f" ] || continue
+        if [ -z "$to" ] || [ "$to" = "$f" ]; then continue; fi
         case " ${core_calls[$f]} " in
         *" $to "*) ;;
         *)
