@@ -140,20 +140,28 @@ static int parse_count(struct lexer *lx, uint64_t version, uint64_t *n)
 	return DPS_OK;
 }
 
+/* Whether the line's next token is word (into *kw, the lexer past it); else the lexer is
+ * left where it was: not ours, the caller's "expected end of line" names it. */
+static bool optional_keyword(struct lexer *lx, const char *word, struct token *kw)
+{
+	const char *save = lx->p;
+
+	if (dps_actset__lex_next(lx, kw) && dps_actset__tok_is(kw, word)) {
+		return true;
+	}
+	lx->p = save;
+	return false;
+}
+
 /* The optional footprint after a run's cache figures (version 5): `footprint BYTES`, above 0;
  * *bytes 0 when there is none. */
 static int parse_footprint(struct lexer *lx, uint64_t version, uint64_t *bytes)
 {
-	const char *save = lx->p;
 	struct token kw, tok;
 	int status;
 
 	*bytes = 0;
-	if (!dps_actset__lex_next(lx, &kw)) {
-		return DPS_OK;
-	}
-	if (!dps_actset__tok_is(&kw, "footprint")) {
-		lx->p = save; /* not ours: the caller's "expected end of line" names it */
+	if (!optional_keyword(lx, "footprint", &kw)) {
 		return DPS_OK;
 	}
 	if (version && version < DPS_ACTSET_FORMAT_V5) {
@@ -197,16 +205,12 @@ static int parse_cache(struct dps_actset *set, struct lexer *lx, uint64_t versio
 	struct dps_action_cache c;
 	uint64_t v[4];
 	struct token kw, tok[4];
-	const char *save = lx->p, *problem;
+	const char *problem;
 	size_t at;
 	int status;
 
 	*aux = 0;
-	if (!dps_actset__lex_next(lx, &kw)) {
-		return DPS_OK;
-	}
-	if (!dps_actset__tok_is(&kw, "cache")) {
-		lx->p = save; /* not ours: the caller's "expected end of line" names it */
+	if (!optional_keyword(lx, "cache", &kw)) {
 		return DPS_OK;
 	}
 	if (version && version < DPS_ACTSET_FORMAT_V4) {
