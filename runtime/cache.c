@@ -906,10 +906,14 @@ int dps_cache_play(const struct dps_cache_target *target, const struct dps_cache
 			    target->footprint_bytes);
 	}
 	t1 = dps__cputime_ns();
-	if (target->cpu_ns) {
-		play_paced(&a, target->cpu_ns, paced_slices(target->cpu_ns, target->accesses), t1,
-			   &res);
-		res.over = res.kernel_cpu_ns > target->cpu_ns;
+	if (target->cpu_ns || target->cpu_until_ns) {
+		/* the run's CPU from here: to its end on the thread's clock, or its time */
+		uint64_t span = !target->cpu_until_ns	    ? target->cpu_ns
+				: target->cpu_until_ns > t1 ? target->cpu_until_ns - t1
+							    : 0;
+
+		play_paced(&a, span, paced_slices(span, target->accesses), t1, &res);
+		res.over = res.kernel_cpu_ns > span;
 	} else {
 		cache_play_kernel(&a);
 		t2 = dps__cputime_ns();

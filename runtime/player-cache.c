@@ -138,22 +138,27 @@ void dps__player_cache_fini(struct player *pl)
 }
 
 uint64_t dps__player_cache(struct player *pl, struct slot *self, const struct dps_action *a,
-			   uint64_t ns, uint64_t *quiet)
+			   uint64_t until, uint64_t *quiet)
 {
-	const struct dps_action_cache *c = &pl->prog->caches[a->arg2 - 1];
+	const struct dps_action_cache *c;
 	double x = pl->opts.cache_scale;
-	struct dps_cache_target t = target_of(c);
+	struct dps_cache_target t;
 	struct dps_cache_result res = {0};
 	char err[256];
 	int status;
 
+	*quiet = 0;
+	if (a->arg2 <= 0) {
+		return 0; /* a run without figures */
+	}
+	c = &pl->prog->caches[a->arg2 - 1];
+	t = target_of(c);
 	/* --cache-scale: the misses, the accesses staying, capped so the stub plays them (D1
 	 * misses at most the accesses, LL misses at most the D1 misses) */
 	t.d1_misses = scale_misses(c->d1_misses, x, t.accesses);
 	t.ll_misses = scale_misses(c->ll_misses, x, t.d1_misses);
-	/* in cpu mode the accesses are spread over the run's time (paced slices) */
-	t.cpu_ns = pl->opts.mode == DPS_RUN_CPU ? ns : 0;
-	*quiet = 0;
+	/* in cpu mode the accesses are spread over the run, up to its end on the budget */
+	t.cpu_until_ns = pl->opts.mode == DPS_RUN_CPU ? until : 0;
 	if (!dps__tls_silent) {
 		lttng_ust_tracepoint(dps, cache_begin, dps__tls_id, t.accesses, t.stores,
 				     t.d1_misses, t.ll_misses, 0, 0, a->line);

@@ -49,16 +49,17 @@ int dps__task_items(const struct dps_program *prog, size_t o, struct dps__task_i
 struct player;
 struct slot;
 /*
- * The accesses of self's run a of ns, which has cache figures (a->arg2 > 0, format version 4,
- * player-cache.c): made on the calling thread by the cache stub, in cpu mode spread over ns
- * (its slices, the CPU burnt between them), else before the rest of the run. Returns the CPU
- * time they and the burn between them took, part of the run's; 0 when the stub refused them
- * (the play is then failed at a, with the stub's message). *quiet gets what the accesses cost
- * on a quiet cache with opts.cache_outcome (the run lasts their CPU time over it longer), else
- * their CPU time; the burn's added to it.
+ * The accesses of self's run a when it has cache figures (a->arg2 > 0, format version 4,
+ * player-cache.c; else 0, *quiet 0): made on the calling thread by the cache stub, in cpu mode
+ * spread over the run up to until, the thread's CPU clock at its end on the budget (the stub's
+ * slices, the CPU burnt between them), else before the rest of the run. Returns the CPU time they
+ * and the burn between them took, part of the run's; 0 when the stub refused them (the play is then
+ * failed at a, with the stub's message). *quiet gets what the accesses cost on a quiet cache with
+ * opts.cache_outcome (the run lasts their CPU time over it longer), else their CPU time; the burn's
+ * added to it.
  */
 uint64_t dps__player_cache(struct player *pl, struct slot *self, const struct dps_action *a,
-			   uint64_t ns, uint64_t *quiet);
+			   uint64_t until, uint64_t *quiet);
 /* With pl->opts.cache_outcome and cache figures in the program: the quiet cache's costs of
  * each footprint they have, measured on the calling thread before any other starts. Returns
  * DPS_OK or the cache stub's status (result->detail says why; result may be NULL). Its end:

@@ -346,7 +346,7 @@ static void play_one(struct player *pl, struct thread_play *tp, const struct dps
 		tp->played_ns += ns;
 		self->res->run_req_ns += ns;
 		/* a run's cache figures: its accesses, inside its time (player-cache.c) */
-		kernel = a->arg2 > 0 ? dps__player_cache(pl, self, a, ns, &quiet) : 0;
+		kernel = dps__player_cache(pl, self, a, budget_target(tp) + ns, &quiet);
 		if (pl->opts.mode == DPS_RUN_CPU) {
 			uint64_t in_run = 0;
 

@@ -223,6 +223,32 @@ Test(cache_stub, a_play_with_a_cpu_time_spreads_its_accesses_in_slices, .timeout
 	dps_cache_free();
 }
 
+/* A replay's budget: the run ends where the thread's CPU clock reaches cpu_until_ns (cpu_ns
+ * unused), and a run already past it plays its accesses in one go, nothing burnt. */
+Test(cache_stub, a_play_to_a_cpu_clock_deadline_ends_there, .timeout = 60)
+{
+	struct dps_cache_target t = {.accesses = 400000, .d1_misses = 4000, .ll_misses = 400};
+	struct dps_cache_result res;
+	uint64_t end;
+	char err[256];
+
+	cr_assert_eq(dps_cache_play(&t, NULL, &res, err, sizeof(err)), DPS_OK, "%s",
+		     err); /* regions made */
+	t.cpu_until_ns = thread_cpu_ns() + 10000000;
+	cr_assert_eq(dps_cache_play(&t, NULL, &res, err, sizeof(err)), DPS_OK, "%s", err);
+	end = thread_cpu_ns();
+	cr_expect_geq(end, t.cpu_until_ns, "ended %" PRIu64 " ns before the deadline",
+		      t.cpu_until_ns - end);
+	cr_expect_gt(res.slices, 1);
+	cr_expect_gt(res.burn_ns, 0);
+	t.cpu_until_ns = 1; /* long past */
+	cr_assert_eq(dps_cache_play(&t, NULL, &res, err, sizeof(err)), DPS_OK, "%s", err);
+	cr_expect_eq(res.slices, 1);
+	cr_expect_eq(res.burn_ns, 0);
+	cr_expect(res.over);
+	dps_cache_free();
+}
+
 Test(cache_stub, a_kernel_longer_than_the_cpu_time_says_so, .timeout = 60)
 {
 	struct dps_cache_target t = {

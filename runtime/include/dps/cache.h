@@ -44,6 +44,10 @@ struct dps_cache_target {
 	 * --footprint): the warm region is sized from it, at least twice L1D and at most half
 	 * the last level; 0: not known, the warm region sized from the geometry alone */
 	uint64_t footprint_bytes;
+	/* when not 0, the calling thread's CPU clock (CLOCK_THREAD_CPUTIME_ID, ns) at which the
+	 * run ends: the accesses are paced up to it rather than over cpu_ns from the play's
+	 * start (a replay's budget, which takes dps's own costs between runs out of them) */
+	uint64_t cpu_until_ns;
 };
 
 /* The two cache levels the stub aims at. */
