@@ -47,6 +47,10 @@ uint64_t dps__sleep(uint64_t ns, uint32_t line);
 /* Burns the thread's CPU until its clock reads cpu_target_ns (nothing when it is there
  * already); no tracepoint: a part of a run (the cache stub's pace, runtime/cache.c). */
 void dps__run_cpu_until(uint64_t cpu_target_ns);
+/* Burns about ns of CPU at the thread's last measured rate of the work loop (the
+ * calibration's before its first run), reading no clock: a read costs a syscall, and under
+ * perf's sched_stat_runtime an event (the cache stub's pace, which corrects at its next read). */
+void dps__run_cpu_rate(uint64_t ns);
 /* What a thread's cpu-mode sleeps learn as they go (zero before the first). */
 struct dps__sleep_learned {
 	uint64_t cost_ns;   /* the CPU a sleep costs, a running mean (the player's) */

@@ -276,6 +276,13 @@ static void run_cpu(uint64_t ns)
 	run_cpu_from(dps__cputime_ns(), ns);
 }
 
+void dps__run_cpu_rate(uint64_t ns)
+{
+	double rate = tls_loop_rate > 0 ? tls_loop_rate : dps__calibration.work_loops_per_us;
+
+	dps_work_loops(loops_for_ns(rate, (double)ns));
+}
+
 void dps__run_cpu_until(uint64_t cpu_target_ns)
 {
 	uint64_t now = dps__cputime_ns();

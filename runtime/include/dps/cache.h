@@ -5,7 +5,7 @@
  * misses and its CPU time; dps_cache_play() makes that many accesses over three regions sized
  * from the machine's cache geometry (hits in a hot region inside L1D, D1 misses that hit the
  * last level in a warm one, misses at both levels in a cold one several times the last level),
- * interleaved over the run; with a CPU time, in slices of 100 us of it, each slice's accesses
+ * interleaved over the run; with a CPU time, in slices of 500 us of it, each slice's accesses
  * followed by the CPU burnt up to its share, so the misses are spread over the run.
  *
  *	struct dps_cache_target t = {.accesses = 2000000, .stores = 600000,
