@@ -34,15 +34,15 @@ fi
 work=$(mktemp -d /tmp/dps-bench-whatif-xz-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-python3 - "$dps" "$work" "${RUNS:-3}" "${OUT:-$here/bench/results/whatif-xz.md}" <<'EOF'
-import json, os, platform, random, statistics, subprocess, sys, time
+PYTHONPATH="$here/bench" python3 - "$dps" "$work" "${RUNS:-3}" "${OUT:-$here/bench/results/whatif-xz.md}" <<'EOF'
+import json, os, platform, statistics, subprocess, sys, time
+from xz_input import say as say_as, write_text
 
 dps, work, runs, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-T0 = time.monotonic()
 
 
 def say(msg):
-    print("whatif-xz [%6.1f s] %s" % (time.monotonic() - T0, msg), file=sys.stderr, flush=True)
+    say_as("whatif-xz", msg)
 
 
 def timed(argv):
@@ -52,16 +52,8 @@ def timed(argv):
 
 
 # 16 MiB of text from a fixed seed: words of a small vocabulary, so xz has work to do
-rng = random.Random(1)
-words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 9)))
-         for _ in range(5000)]
 data = os.path.join(work, "in.txt")
-with open(data, "w") as f:
-    n = 0
-    while n < 16 << 20:
-        line = " ".join(rng.choice(words) for _ in range(12)) + "\n"
-        f.write(line)
-        n += len(line)
+write_text(data, 16 << 20)
 xz = ["xz", "-T2", "--block-size=4MiB", "-kfc", data]
 load0 = " ".join(open("/proc/loadavg").read().split()[:3])
 
