@@ -2,8 +2,10 @@
 /*
  * The player's runs with cache figures (format version 4, doc/cache.md "Cache figures in a
  * set"): the run's data accesses, D1 and last-level misses played by the cache stub
- * (<dps/cache.h>, cache.c) on the playing thread, before the rest of the run, which player.c
- * spends as any run's. The figures are the program's (prog->caches, validated by check_program
+ * (<dps/cache.h>, cache.c) on the playing thread: in cpu mode paced over the run up to its
+ * end on the thread's budget (the stub's slices, the CPU burnt between them), in work and
+ * wall modes before the rest of the run; player.c spends whatever of the run is left as any
+ * run's. The figures are the program's (prog->caches, validated by check_program
  * in player.c with the validator's rule, dps_action_cache_problem), so a program that plays
  * never fails here for a number; what can fail is the machine's side: a malformed
  * DPS_CACHE_GEOMETRY, a last level under four times L1D, no memory for the regions.
