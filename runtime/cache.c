@@ -900,6 +900,9 @@ int dps_cache_play(const struct dps_cache_target *target, const struct dps_cache
 	if (status) {
 		return status;
 	}
+	if (target->cpu_ns || target->cpu_until_ns) {
+		dps__ensure_init(); /* the burn's rate: the calibration, loaded once a process */
+	}
 	t0 = dps__cputime_ns();
 	r = regions_get(geom);
 	if (!r) {
