@@ -39,7 +39,7 @@ int dps_cmd_run(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	static char sub_argv0[] = "dps run";
-	const char *dir;
+	const char *dir, *note;
 	int c, ret;
 
 	/* Loading the set is dps's own work, not the start-up the root's runs absorb: main
@@ -100,8 +100,9 @@ int dps_cmd_run(int argc, char **argv)
 		fprintf(stderr, "dps run: warning: the set is partial: %s\n",
 			set->partial_reason ? set->partial_reason : "events were lost");
 	}
-	if (dps_main_options_note(&tables.prog, &opts) && !cfg.quiet) {
-		fprintf(stderr, "dps run: note: %s\n", dps_main_options_note(&tables.prog, &opts));
+	note = dps_main_options_note(&tables.prog, &opts);
+	if (note && !cfg.quiet) {
+		fprintf(stderr, "dps run: note: %s\n", note);
 	}
 	ret = dps_play(&tables.prog, &opts, &result);
 	if (ret) {

@@ -54,9 +54,9 @@
 
 /* Independent chases through the warm and the cold cycle, taken in turn: their misses overlap
  * as a real program's independent misses do (memory-level parallelism). Eight: a streaming
- * kernel's misses, prefetched, took four chases 3.5 times its CPU time (a core keeps 10 to 16
- * of its misses in flight). CACHE_CHASE names each of them. */
-#define CACHE_CURSORS 8 /* CACHE_CHASE names each */
+ * kernel's misses, prefetched, took four chases 4.5 times its CPU time at 16 MiB, eight 2.3
+ * (bench/results/cache-stub-cost.md). CACHE_CHASE names each of them. */
+#define CACHE_CURSORS 8
 
 /* A thread's regions. Every pointer is owned. */
 struct cache_regions {
@@ -819,8 +819,9 @@ static int prepare(struct cache_regions *r, const struct dps_cache_target *t, st
  * each (a slice's call of the kernel reads and writes the chases' positions). A run of 20 ms
  * with a few million accesses is 40 slices. Each slice reads the thread's CPU clock once
  * (its burn goes by the work loop's rate, the last slice's to the clock): with 100 us slices
- * and a clock read per chunk of burn, a replay of xz's workers read it about 50,000 times a
- * second, and under perf's sched_stat_runtime (an event a read) took 50 % longer in wall time.
+ * and a clock read per chunk of burn, each read an event of perf's sched_stat_runtime, a
+ * witnessed replay of xz's workers took 9.2 s of wall time against the plain set's 6.1 (an
+ * aborted run of bench/cache-real.sh); paced so, about as many events as the plain set's.
  */
 #define CACHE_SLICE_NS 500000
 

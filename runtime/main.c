@@ -283,7 +283,7 @@ const char *dps_main_options_note(const struct dps_program *prog,
 
 int dps_main(int argc, char **argv, const struct dps_program *prog)
 {
-	const char *argv0 = argc > 0 && argv[0] ? argv[0] : "dps-program";
+	const char *argv0 = argc > 0 && argv[0] ? argv[0] : "dps-program", *note;
 	struct dps_play_result result;
 	struct dps_play_options opts;
 	struct dps_config cfg;
@@ -303,8 +303,9 @@ int dps_main(int argc, char **argv, const struct dps_program *prog)
 	if (err[0] && !cfg.quiet) {
 		fprintf(stderr, "%s: warning: %s\n", argv0, err);
 	}
-	if (dps_main_options_note(prog, &opts) && !cfg.quiet) {
-		fprintf(stderr, "%s: note: %s\n", argv0, dps_main_options_note(prog, &opts));
+	note = dps_main_options_note(prog, &opts);
+	if (note && !cfg.quiet) {
+		fprintf(stderr, "%s: note: %s\n", argv0, note);
 	}
 	ret = dps_play(prog, &opts, &result);
 	if (ret) {
