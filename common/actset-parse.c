@@ -441,7 +441,9 @@ static int parse_actions(struct dps_actset *set, size_t t, const char *name, con
 					     (int64_t)DPS_ACTION_MAX_STACK_BYTES);
 				status = DPS_ERR_INVAL;
 			}
-			stack_depth += value;
+			if (!status) {
+				stack_depth += value;
+			}
 			break;
 		case DPS_ACT_LOCK:
 		case DPS_ACT_RDLOCK:

@@ -160,6 +160,11 @@ ParameterizedTestParameters(actset, bad_sets_are_located)
 	    {{{"1.act", "stack +140737488355328\n"}}, "1.act:1:7: ", "stack change beyond"},
 	    {{{"1.act", "stack +1000000000\nstack +100000000\n"}}, "1.act:2:7: ", "1 GiB"},
 	    {{{"1.act", "stack -140737488355328\n"}}, "1.act:1:7: ", "stack change beyond"},
+	    /* a refused change after a first one: the depth was added before the refusal and
+	     * overflowed (found by the fuzz smoke in CI) */
+	    {{{"1.act", "stack +8192\nstack +9223372036854775807\n"}},
+	     "1.act:2:7: ",
+	     "stack change beyond"},
 	    /* a file that says it is an action file but names no thread, and a duplicate in
 	     * the manifest: reported, not skipped (issue 26) */
 	    {{{"1.act", "run 1\n"}, {"foo.act", "run 2\n"}}, "foo.act: ", "expected <id>.act"},
