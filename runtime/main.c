@@ -87,7 +87,7 @@ static int thread_table(const struct dps_knob_threads *t, const struct dps_progr
 static int apply_knobs(const char *argv0, const struct dps_knobs *k, const struct dps_program *prog,
 		       struct dps_config *cfg, struct dps_play_options *opts)
 {
-	double *run = NULL, *sleep = NULL, *idle = NULL;
+	double *run = NULL, *sleep = NULL, *idle = NULL, *cache = NULL;
 	bool *flags = NULL;
 
 	opts->mode = k->mode;
@@ -106,11 +106,13 @@ static int apply_knobs(const char *argv0, const struct dps_knobs *k, const struc
 	if (thread_table(&k->thread_scale, prog, 1.0, &run) ||
 	    thread_table(&k->thread_sleep_scale, prog, 1.0, &sleep) ||
 	    thread_table(&k->thread_idle, prog, 0.0, &idle) ||
+	    thread_table(&k->thread_cache_scale, prog, 1.0, &cache) ||
 	    (idle && !(flags = calloc(prog->n_threads, sizeof(*flags))))) {
 		fprintf(stderr, "%s: out of memory\n", argv0);
 		free(run);
 		free(sleep);
 		free(idle);
+		free(cache);
 		return 2;
 	}
 	for (size_t i = 0; flags && i < prog->n_threads; i++) {
@@ -120,6 +122,7 @@ static int apply_knobs(const char *argv0, const struct dps_knobs *k, const struc
 	opts->thread_run_scale = run;
 	opts->thread_sleep_scale = sleep;
 	opts->thread_run_idle = flags;
+	opts->thread_cache_scale = cache;
 	return 0;
 }
 
@@ -228,6 +231,8 @@ void dps_main_args_fini(struct dps_play_options *opts)
 	free((void *)opts->thread_run_scale);
 	free((void *)opts->thread_sleep_scale);
 	free((void *)opts->thread_run_idle);
+	free((void *)opts->thread_cache_scale);
+	opts->thread_cache_scale = NULL;
 	opts->thread_run_scale = NULL;
 	opts->thread_sleep_scale = NULL;
 	opts->thread_run_idle = NULL;

@@ -12,7 +12,9 @@
  *
  * --cache-scale X (struct dps_play_options' cache_scale) multiplies every run's D1 and LL
  * misses by X: what if the component missed more often, or (X < 1) its data fitted better.
- * The misses are what it scales; a run's footprint stays.
+ * The misses are what it scales; a run's footprint stays. --thread-cache-scale ID=X
+ * (thread_cache_scale) does it for one thread's runs, on top of the global one: the knob
+ * dps whatif --sweep misses turns (doc/whatif.md).
  *
  * --cache-outcome (cache_outcome): before the threads start, the root measures what each kind
  * of access costs the stub on a quiet cache, once per footprint the figures have
@@ -143,7 +145,8 @@ uint64_t dps__player_cache(struct player *pl, struct slot *self, const struct dp
 			   uint64_t until, uint64_t *quiet)
 {
 	const struct dps_action_cache *c;
-	double x = pl->opts.cache_scale;
+	double x = pl->opts.cache_scale *
+		   (pl->opts.thread_cache_scale ? pl->opts.thread_cache_scale[self->idx] : 1.0);
 	struct dps_cache_target t;
 	struct dps_cache_result res = {0};
 	char err[256];

@@ -6,7 +6,8 @@
  * under the real cachegrind with the geometry it simulates given to libdps through
  * DPS_CACHE_GEOMETRY (play-set.c), and the cache stub's kernel (cache_play_kernel, summed over the
  * three runs) must make the set's accesses, D1 misses and LL misses within 5 % (plus 64 a run for
- * the few accesses around the loop). With --cache-scale 0.5, half the misses.
+ * the few accesses around the loop). With --cache-scale 0.5, half the misses; with
+ * --thread-cache-scale 2=0, none of thread 2's.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -108,5 +109,20 @@ Test(cache_set, cache_scale_halves_the_misses_under_cachegrind)
 	expect_near("accesses", c.loads + c.stores, want.accesses);
 	expect_near("D1 misses", c.d1_misses, want.d1_misses / 2);
 	expect_near("LL misses", c.ll_misses, want.ll_misses / 2);
+	g_free(set);
+}
+
+/* --thread-cache-scale 2=0: the created thread's run plays no misses, the root's all of
+ * theirs (the knob dps whatif --sweep misses turns). */
+Test(cache_set, thread_cache_scale_scales_one_threads_misses_under_cachegrind)
+{
+	char *set = dps_test_strf("%s/tests/cache/data/set", dps_test_source_dir());
+	struct dps_action_cache want = set_figures(set);
+	struct cache_counts c = play_under_cachegrind(set, "--thread-cache-scale", "2=0");
+
+	/* thread 2's run: cache 500000 50000 120000 30000 (tests/cache/data/set/2.act) */
+	expect_near("accesses", c.loads + c.stores, want.accesses);
+	expect_near("D1 misses", c.d1_misses, want.d1_misses - 120000);
+	expect_near("LL misses", c.ll_misses, want.ll_misses - 30000);
 	g_free(set);
 }

@@ -266,6 +266,9 @@ struct dps_play_options {
 	uint64_t exec_mono_ns, exec_cpu_ns;
 	uint64_t main_mono_ns, main_cpu_ns;
 	enum dps_heap_mode heap_mode;
+	/* NULL or n_threads factors, owned as thread_run_scale: a thread's runs with cache
+	 * figures have this times their misses, on top of cache_scale (doc/cache.md) */
+	const double *thread_cache_scale;
 };
 
 struct dps_thread_result {
