@@ -42,21 +42,6 @@
 #include "player-sync.h"
 #include "runtime-internal.h"
 
-/* n misses scaled by x (--cache-scale), rounded, at most cap. */
-static uint64_t scale_misses(uint64_t n, double x, uint64_t cap)
-{
-	double v;
-
-	if (x == 1.0) {
-		return n < cap ? n : cap;
-	}
-	v = (double)n * x + 0.5;
-	if (!(v > 0)) {
-		return 0;
-	}
-	return v >= (double)cap ? cap : (uint64_t)v;
-}
-
 /* The target of c's recorded figures, unscaled. */
 static struct dps_cache_target target_of(const struct dps_action_cache *c)
 {
@@ -158,10 +143,8 @@ uint64_t dps__player_cache(struct player *pl, struct slot *self, const struct dp
 	}
 	c = &pl->prog->caches[a->arg2 - 1];
 	t = target_of(c);
-	/* --cache-scale: the misses, the accesses staying, capped so the stub plays them (D1
-	 * misses at most the accesses, LL misses at most the D1 misses) */
-	t.d1_misses = scale_misses(c->d1_misses, x, t.accesses);
-	t.ll_misses = scale_misses(c->ll_misses, x, t.d1_misses);
+	/* --cache-scale: the misses, the accesses staying, capped so the stub plays them */
+	dps_cache_target_scale_misses(&t, x);
 	/* in cpu mode the accesses are spread over the run, up to its end on the budget */
 	t.cpu_until_ns = pl->opts.mode == DPS_RUN_CPU ? until : 0;
 	if (!dps__tls_silent) {

@@ -139,6 +139,11 @@ int dps_cache_measure_costs(uint64_t footprint_bytes, const struct dps_cache_geo
  * (the stores played: at most the hits). */
 uint64_t dps_cache_quiet_ns(const struct dps_cache_target *t, const struct dps_cache_costs *c);
 
+/* t's D1 and last-level misses times x, rounded, its accesses staying; capped so the stub
+ * plays them: D1 misses at most the accesses, LL misses at most the D1 misses
+ * (--cache-scale, --thread-cache-scale). */
+void dps_cache_target_scale_misses(struct dps_cache_target *t, double x);
+
 /* Frees the calling thread's regions (none: nothing happens); the next play makes them anew. */
 void dps_cache_free(void);
 
