@@ -840,13 +840,15 @@ static uint64_t paced_slices(uint64_t cpu_ns, uint64_t accesses)
  * component's are rather than all before its computing (a neighbour given the CPU for a part
  * of the run sees that part's misses). A slice whose accesses run past its share burns
  * nothing; the run then ends late by what they took over (res->over). Fills res's
- * kernel_cpu_ns (every slice's accesses, a clock read each), burn_ns and stores_played.
+ * kernel_cpu_ns (every slice's accesses, timed by a clock read either side: a burn by the
+ * rate ends where the rate says, and its error must not land in the accesses' time, which
+ * --cache-outcome makes a run's), burn_ns and stores_played.
  */
 static void play_paced(struct kernel_args *a, uint64_t cpu_ns, uint64_t n, uint64_t t0,
 		       struct dps_cache_result *res)
 {
 	const uint64_t cold = a->cold, warm = a->warm, hot = a->hot, stores = a->stores;
-	uint64_t carry = 0, now = t0, burnt = 0;
+	uint64_t carry = 0, now = t0;
 
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t t, due = t0 + (uint64_t)((double)cpu_ns * (double)(i + 1) / (double)n);
@@ -860,14 +862,12 @@ static void play_paced(struct kernel_args *a, uint64_t cpu_ns, uint64_t n, uint6
 		a->stores -= carry;
 		cache_play_kernel(a);
 		t = dps__cputime_ns();
-		/* the burn before this slice's accesses is in now..t too, counted by its rate */
-		res->kernel_cpu_ns += t - now > burnt ? t - now - burnt : 0;
+		res->kernel_cpu_ns += t - now;
 		now = t;
-		burnt = 0;
 		if (due > t && i + 1 < n) {
-			burnt = due - t; /* by the rate: read at the next slice */
-			dps__run_cpu_rate(burnt);
-			res->burn_ns += burnt;
+			dps__run_cpu_rate(due - t); /* by the rate, timed by the next read */
+			now = dps__cputime_ns();
+			res->burn_ns += now - t;
 		} else if (due > t) {
 			dps__run_cpu_until(due); /* the last: to the clock */
 			res->burn_ns += dps__cputime_ns() - t;

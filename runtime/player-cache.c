@@ -64,6 +64,9 @@ static const struct dps_cache_costs *costs_for(const struct dps_cache_costs *cos
 	return NULL;
 }
 
+/* How many footprints DPS_CACHE_COSTS may give. */
+#define CACHE_COSTS_GIVEN_MAX 64
+
 uint64_t dps__player_cache_run_ns(uint64_t ns, uint64_t kernel, uint64_t quiet)
 {
 	if (kernel >= quiet) {
@@ -82,6 +85,25 @@ int dps__player_cache_init(struct player *pl, struct dps_play_result *result)
 
 	if (!pl->opts.cache_outcome || !prog->n_caches) {
 		return DPS_OK;
+	}
+	/* the costs given (DPS_CACHE_COSTS: dps whatif's, the same for all its runs) */
+	if (getenv("DPS_CACHE_COSTS")) {
+		const char *v = getenv("DPS_CACHE_COSTS");
+
+		costs = calloc(CACHE_COSTS_GIVEN_MAX, sizeof(*costs));
+		if (!costs) {
+			status = DPS_ERR_NOMEM;
+		} else if (!dps_cache_costs_parse(v, costs, CACHE_COSTS_GIVEN_MAX, &n)) {
+			pl->cache_costs_given = true;
+		} else {
+			snprintf(err, sizeof(err),
+				 "Bad DPS_CACHE_COSTS: value=\"%.120s\", expected "
+				 "\"FOOTPRINT:LOAD,STORE,WARM,COLD\" (bytes, then ns; ';' between "
+				 "footprints, %d at most)",
+				 v, CACHE_COSTS_GIVEN_MAX);
+			status = DPS_ERR_INVAL;
+			n = 0;
+		}
 	}
 	/* the costs of each footprint once, then every figure's quiet cost: a run only reads it */
 	for (size_t i = 0; i < prog->n_caches && !status; i++) {
@@ -109,7 +131,8 @@ int dps__player_cache_init(struct player *pl, struct dps_play_result *result)
 		pl->cache_quiet_ns[i] =
 		    dps_cache_quiet_ns(&rec, costs_for(costs, n, rec.footprint_bytes));
 	}
-	free(costs);
+	pl->cache_costs = costs; /* for the scaled figures' quiet cost (dps__player_cache) */
+	pl->n_cache_costs = n;
 	if (status == DPS_ERR_NOMEM) {
 		snprintf(err, sizeof(err), "out of memory");
 	}
@@ -123,7 +146,10 @@ int dps__player_cache_init(struct player *pl, struct dps_play_result *result)
 void dps__player_cache_fini(struct player *pl)
 {
 	free(pl->cache_quiet_ns);
+	free(pl->cache_costs);
 	pl->cache_quiet_ns = NULL;
+	pl->cache_costs = NULL;
+	pl->n_cache_costs = 0;
 }
 
 uint64_t dps__player_cache(struct player *pl, struct slot *self, const struct dps_action *a,
@@ -134,6 +160,7 @@ uint64_t dps__player_cache(struct player *pl, struct slot *self, const struct dp
 		   (pl->opts.thread_cache_scale ? pl->opts.thread_cache_scale[self->idx] : 1.0);
 	struct dps_cache_target t;
 	struct dps_cache_result res = {0};
+	uint64_t rec = 0, now = 0; /* the recorded and the scaled figures' quiet costs */
 	char err[256];
 	int status;
 
@@ -145,7 +172,21 @@ uint64_t dps__player_cache(struct player *pl, struct slot *self, const struct dp
 	t = target_of(c);
 	/* --cache-scale: the misses, the accesses staying, capped so the stub plays them */
 	dps_cache_target_scale_misses(&t, x);
-	/* in cpu mode the accesses are spread over the run, up to its end on the budget */
+	/* in cpu mode the accesses are spread over the run, up to its end on the budget; with
+	 * --cache-outcome, the end the scaled figures' quiet cost gives it (what they cost over
+	 * or under the recorded ones': a run whose misses were scaled down ends sooner) */
+	if (pl->cache_quiet_ns) {
+		const struct dps_cache_costs *costs =
+		    costs_for(pl->cache_costs, pl->n_cache_costs, t.footprint_bytes);
+
+		rec = pl->cache_quiet_ns[a->arg2 - 1];
+		now = costs ? dps_cache_quiet_ns(&t, costs) : rec;
+	}
+	if (pl->opts.mode == DPS_RUN_CPU && pl->cache_quiet_ns) {
+		until = now >= rec	    ? until + (now - rec)
+			: until > rec - now ? until - (rec - now)
+					    : 0;
+	}
 	t.cpu_until_ns = pl->opts.mode == DPS_RUN_CPU ? until : 0;
 	if (!dps__tls_silent) {
 		lttng_ust_tracepoint(dps, cache_begin, dps__tls_id, t.accesses, t.stores,
@@ -171,5 +212,14 @@ uint64_t dps__player_cache(struct player *pl, struct slot *self, const struct dp
 	 * their quiet cost (dps__player_cache_run_ns) */
 	*quiet = (pl->cache_quiet_ns ? pl->cache_quiet_ns[a->arg2 - 1] : res.kernel_cpu_ns) +
 		 res.burn_ns;
+	if (pl->cache_costs_given) {
+		/* DPS_CACHE_COSTS: the accesses count at the costs given, not at what they took,
+		 * so that every run of a study counts them alike whatever this VM's memory does
+		 * meanwhile: the run lasts ns plus what its scaled figures cost over the recorded
+		 * ones at them */
+		uint64_t at = res.kernel_cpu_ns + res.burn_ns + rec;
+
+		*quiet = at > now ? at - now : 0;
+	}
 	return res.kernel_cpu_ns + res.burn_ns;
 }

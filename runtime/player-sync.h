@@ -129,8 +129,13 @@ struct player {
 	size_t kept[DPS_PLAYER_KEEP_ENDED];
 	size_t kept_head, n_kept;
 	/* opts.cache_outcome: the quiet cache's cost of each of the program's cache figures
-	 * (prog->n_caches, player-cache.c), owned; NULL without */
+	 * (prog->n_caches, player-cache.c), owned; NULL without; and the costs they were
+	 * computed from, one per footprint (n_cache_costs), owned, for the scaled figures' */
 	uint64_t *cache_quiet_ns;
+	struct dps_cache_costs *cache_costs;
+	size_t n_cache_costs;
+	/* DPS_CACHE_COSTS gave them: the accesses count at them, not at what they took */
+	bool cache_costs_given;
 };
 
 static inline bool is_aborted(struct player *pl)

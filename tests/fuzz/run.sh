@@ -5,7 +5,7 @@
 # each target feeds.
 #   tests/fuzz/run.sh [SECONDS] [TARGET...]     targets: actset manifest calfile record-info
 #                                               analyzer-core streams ssf-decode profile
-#                                               cachegrind cache-result
+#                                               cachegrind cache-result cache-costs
 #                                               (default: all)
 # Each starts from its committed seeds (tests/fuzz/corpus/TARGET, read only) and the corpus of
 # earlier runs (BUILD/work/corpus/TARGET, where new inputs go). Exits 1 if any target crashed,
@@ -17,7 +17,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:-30}
 [ $# -gt 0 ] && shift
 all=(actset manifest calfile record-info analyzer-core streams ssf-decode profile cachegrind
-    cache-result)
+    cache-result cache-costs)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 build=${DPS_FUZZ_BUILD:-$src/build/fuzz}

@@ -12,6 +12,7 @@
 
 #include <criterion/criterion.h>
 
+#include <dps/cache.h>
 #include <dps/dps.h>
 
 #include "player-internal.h"
@@ -215,4 +216,87 @@ Test(player_cache, the_outcome_mode_is_said_to_be_a_direction)
 	cr_assert_not_null(note);
 	cr_expect(strstr(note, "a direction, not a figure"), "%s", note);
 	opts.cache_outcome = false;
+}
+
+/*
+ * --thread-cache-scale under --cache-outcome, cpu mode (what dps whatif --sweep misses plays):
+ * a run whose misses are scaled down ends sooner by what they cost on the quiet cache, here
+ * given by DPS_CACHE_COSTS (the same for both plays): 400,000 misses to memory at 100 ns are
+ * 40 ms of the run's 60 ms, so at scale 0 the thread's CPU is about 20 ms, at 1 about 60 ms.
+ * Bounds that hold beside a busy core and under ASan (the hits' real cost, the regions'
+ * set-up, which is taken out of the run).
+ */
+Test(player_cache, a_threads_misses_scaled_down_end_its_run_sooner_by_their_cost, .timeout = 60)
+{
+	static const struct dps_action_cache caches[] = {
+	    {.accesses = 500000, .d1_misses = 400000, .ll_misses = 400000}};
+	static const struct dps_action a0[] = {CACHE_RUN(60 * MS, 1)};
+	static const struct dps_thread_desc th[] = {THREAD(1, a0)};
+	struct dps_program prog = {
+	    .threads = th, .n_threads = 1, .root = 0, .caches = caches, .n_caches = 1};
+	const double scale0 = 0.0, scale1 = 1.0;
+	struct dps_play_result r;
+	uint64_t cpu0, cpu1;
+
+	setenv("DPS_CACHE_COSTS", "0:0,0,100,100", 1);
+	opts.mode = DPS_RUN_CPU;
+	opts.cache_outcome = true;
+	opts.thread_cache_scale = &scale0;
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK, "%s", r.detail);
+	cpu0 = r.threads[0].cpu_ns;
+	dps_play_result_fini(&r);
+	opts.thread_cache_scale = &scale1;
+	cr_assert_eq(dps_play(&prog, &opts, &r), DPS_OK, "%s", r.detail);
+	cpu1 = r.threads[0].cpu_ns;
+	dps_play_result_fini(&r);
+	opts.thread_cache_scale = NULL;
+	opts.cache_outcome = false;
+	unsetenv("DPS_CACHE_COSTS");
+	cr_expect_leq(cpu0, 35 * MS, "scale 0: %" PRIu64 " ns of CPU, want about 20 ms", cpu0);
+	cr_expect_geq(cpu1, 50 * MS, "scale 1: %" PRIu64 " ns of CPU, want about 60 ms", cpu1);
+}
+
+/* DPS_CACHE_COSTS: what dps whatif writes parses back to the same text; a malformed value
+ * fails the play before its threads start, naming the variable, its value and the form. */
+Test(player_cache, cache_costs_given_in_the_environment_are_read_or_refused)
+{
+	static const struct dps_action_cache caches[] = {{.accesses = 1000, .d1_misses = 10}};
+	static const struct dps_action a0[] = {CACHE_RUN(1 * MS, 1)};
+	static const struct dps_thread_desc th[] = {THREAD(1, a0)};
+	struct dps_program prog = {
+	    .threads = th, .n_threads = 1, .root = 0, .caches = caches, .n_caches = 1};
+	const struct dps_cache_costs two[] = {{0, 0.35, 0.33, 1.04, 24.9},
+					      {524288, 0.4, 0.3, 2.5, 30}};
+	const char *bad[] = {"",
+			     "x",
+			     "0:1,2,3",
+			     "0:1,2,3,-4",
+			     "0:1,2,3,nan",
+			     "0:1,2,3,4;",
+			     "0:1,2,3,4 junk",
+			     "-5:1,2,3,4"};
+	struct dps_cache_costs back[4];
+	struct dps_play_result r;
+	char text[256];
+	size_t n = 0;
+
+	cr_assert_lt(dps_cache_costs_format(two, 2, text, sizeof(text)), sizeof(text));
+	cr_expect_str_eq(text, "0:0.35,0.33,1.04,24.9;524288:0.4,0.3,2.5,30");
+	cr_assert_eq(dps_cache_costs_parse(text, back, 4, &n), 0, "%s", text);
+	cr_expect_eq(n, 2);
+	cr_expect_eq(back[1].footprint_bytes, 524288);
+	cr_expect_eq(back[1].cold_ns, 30);
+	cr_expect_neq(dps_cache_costs_parse(text, back, 1, &n), 0, "two entries into room for one");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_expect_neq(dps_cache_costs_parse(bad[i], back, 4, &n), 0, "'%s' parsed", bad[i]);
+	}
+	setenv("DPS_CACHE_COSTS", "0:1,2,3", 1);
+	opts.mode = DPS_RUN_CPU;
+	opts.cache_outcome = true;
+	cr_expect_neq(dps_play(&prog, &opts, &r), DPS_OK);
+	cr_expect(strstr(r.detail, "Bad DPS_CACHE_COSTS: value=\"0:1,2,3\""), "%s", r.detail);
+	cr_expect(strstr(r.detail, "FOOTPRINT:LOAD,STORE,WARM,COLD"), "%s", r.detail);
+	dps_play_result_fini(&r);
+	opts.cache_outcome = false;
+	unsetenv("DPS_CACHE_COSTS");
 }

@@ -128,8 +128,8 @@ struct dps_cache_costs {
 
 /*
  * Measures c on the calling thread (its regions) for geom (NULL: detected) and footprint:
- * targets of one kind each (100,000 hits of each kind, 20,000 warm and 20,000 cold misses)
- * played three times, the least of each kept; about 10 ms. Call it where nothing else runs
+ * targets of one kind each (200,000 hits of each kind, 50,000 warm and 50,000 cold misses)
+ * played five times, the median of each kept; about 20 ms. Call it where nothing else runs
  * (before a play's threads start): what it measures is the quiet cache. Returns
  * dps_cache_play's statuses.
  */
@@ -138,6 +138,17 @@ int dps_cache_measure_costs(uint64_t footprint_bytes, const struct dps_cache_geo
 /* What t's accesses cost at c: its loads, stores, warm and cold misses at their costs, in ns
  * (the stores played: at most the hits). */
 uint64_t dps_cache_quiet_ns(const struct dps_cache_target *t, const struct dps_cache_costs *c);
+
+/*
+ * Costs as text, one entry per footprint: "FOOTPRINT:LOAD,STORE,WARM,COLD[;...]" (bytes, then
+ * ns an access; DPS_CACHE_COSTS, which dps whatif --sweep misses gives every run so that all
+ * its points count the accesses at the same costs). parse: at most max entries into costs,
+ * *n of them; 0, or -1 when text is not that (empty, a negative or non-finite cost, more than
+ * max). format: into buf (len bytes, NUL-terminated when len > 0), returns the length the
+ * whole text needs (as snprintf).
+ */
+int dps_cache_costs_parse(const char *text, struct dps_cache_costs *costs, size_t max, size_t *n);
+size_t dps_cache_costs_format(const struct dps_cache_costs *c, size_t n, char *buf, size_t len);
 
 /* t's D1 and last-level misses times x, rounded, its accesses staying; capped so the stub
  * plays them: D1 misses at most the accesses, LL misses at most the D1 misses
