@@ -49,6 +49,9 @@ static void print_usage(FILE *out)
 	fprintf(out,
 		"Study:\n"
 		"      --stub LIST         busy, idle, flat or all (default), comma-separated\n"
+		"      --sweep cpu|misses  what the busy sweep scales: the component's CPU time\n"
+		"                          (default), or its runs' data-cache misses (a set with\n"
+		"                          cache figures, dps cache apply; busy stub only)\n"
 		"      --from S, --to S, --step S   the busy sweep's run scales (default 0, 1.5, "
 		"0.1)\n"
 		"      --repeat N          runs per point (default %d)\n"
@@ -103,7 +106,8 @@ struct args {
 	const char *html;
 	const char *collect; /* --collect DIR */
 	bool mixed_nodes;
-	int64_t run_one; /* --run-one N, -1: none */
+	int64_t run_one;  /* --run-one N, -1: none */
+	bool stubs_given; /* --stub (sweeping the misses, the default is busy alone) */
 };
 
 static bool parse_double(const char *s, double *out)
@@ -146,6 +150,7 @@ enum {
 	OPT_THREAD = 256,
 	OPT_THREAD_COMM,
 	OPT_STUB,
+	OPT_SWEEP,
 	OPT_FROM,
 	OPT_TO,
 	OPT_STEP,
@@ -192,6 +197,16 @@ static int parse_own(struct args *a, int c, const char *arg)
 		break;
 	case OPT_STUB:
 		if (parse_stubs(arg, &a->o.stubs)) {
+			return DPS_EXIT_USAGE;
+		}
+		a->stubs_given = true;
+		break;
+	case OPT_SWEEP:
+		if (!strcmp(arg, "cpu") || !strcmp(arg, "misses")) {
+			a->o.sweep = arg[0] == 'm' ? WHATIF_SWEEP_MISSES : WHATIF_SWEEP_CPU;
+		} else {
+			fprintf(stderr, "dps whatif: --sweep: expected cpu or misses, got '%s'\n",
+				arg);
 			return DPS_EXIT_USAGE;
 		}
 		break;
@@ -343,6 +358,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 	    {"thread", required_argument, NULL, OPT_THREAD},
 	    {"thread-comm", required_argument, NULL, OPT_THREAD_COMM},
 	    {"stub", required_argument, NULL, OPT_STUB},
+	    {"sweep", required_argument, NULL, OPT_SWEEP},
 	    {"from", required_argument, NULL, OPT_FROM},
 	    {"to", required_argument, NULL, OPT_TO},
 	    {"step", required_argument, NULL, OPT_STEP},
@@ -427,6 +443,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 	a->o.n_thread_ids = a->ids->len;
 	a->o.comms = (const char *const *)a->comms->pdata;
 	a->o.n_comms = a->comms->len;
+	if (a->o.sweep == WHATIF_SWEEP_MISSES && !a->stubs_given) {
+		a->o.stubs = WHATIF_STUB_BUSY; /* the flat stub is its scale 0; no idle one */
+	}
 free_options:
 	g_free(longopts);
 	g_free(shortopts);

@@ -51,6 +51,60 @@ static void sureness(GString *g, const struct whatif_result *r)
 	g_string_append(g, ").");
 }
 
+/* The answer of a sweep of the misses that has a reading (kind TOTAL, LIMITED or NONE). */
+static void misses_answer(GString *g, const struct whatif_result *r, const char *name)
+{
+	const struct whatif_fit *f = &r->fit;
+	double one = whatif_point_sut(&r->original);
+	const struct whatif_point *p = &r->points[0];
+	char a[32], b[32], c[32];
+
+	switch (f->kind) {
+	case WHATIF_KIND_TOTAL:
+		g_string_append_printf(
+		    g,
+		    "%s's cache misses hold the program up all the way: with %.2fx of them the "
+		    "program takes %s ms instead of %s ms (%s); every miss taken off comes off the "
+		    "whole, over the whole sweep, %.2fx to %.2fx",
+		    name, p->scale, whatif_ms((double)p->median_ns, a, sizeof(a)),
+		    whatif_ms(one, b, sizeof(b)), pct((double)p->median_ns, one, c, sizeof(c)),
+		    r->points[0].scale, r->points[r->n_points - 1].scale);
+		break;
+	case WHATIF_KIND_LIMITED: {
+		double knee = whatif_scale_at(r, f->t_limit);
+
+		if (knee < 1) {
+			g_string_append_printf(
+			    g,
+			    "Cutting %s's cache misses pays down to %.2fx the recorded ones: there "
+			    "the program takes %s ms instead of %s ms (%s); fewer than that gain "
+			    "nothing more: another thread holds the program up",
+			    name, knee, whatif_ms(f->t_min, a, sizeof(a)),
+			    whatif_ms(one, b, sizeof(b)), pct(f->t_min, one, c, sizeof(c)));
+		} else {
+			p = &r->points[r->n_points - 1];
+			g_string_append_printf(
+			    g,
+			    "%s's cache misses do not hold the program up as recorded: fewer gain "
+			    "nothing (the program stays at %s ms); past %.2fx of them it becomes "
+			    "the bottleneck (at %.2fx the program takes %s ms, %s)",
+			    name, whatif_ms(f->t_min, a, sizeof(a)), knee, p->scale,
+			    whatif_ms((double)p->median_ns, b, sizeof(b)),
+			    pct((double)p->median_ns, one, c, sizeof(c)));
+		}
+		break;
+	}
+	default:
+		g_string_append_printf(g,
+				       "%s's cache misses do not move the program: from %.2fx to "
+				       "%.2fx of them the program takes %s ms throughout",
+				       name, r->points[0].scale, r->points[r->n_points - 1].scale,
+				       whatif_ms(f->t_min, a, sizeof(a)));
+		break;
+	}
+	sureness(g, r);
+}
+
 char *whatif_answer(const struct whatif_result *r)
 {
 	const struct whatif_fit *f = &r->fit;
@@ -76,6 +130,10 @@ char *whatif_answer(const struct whatif_result *r)
 				       "No sweep of %s's speed was run (--stub without busy): "
 				       "see the reference stubs' readings below.",
 				       name);
+		return g_string_free(g, FALSE);
+	}
+	if (r->sweep == WHATIF_SWEEP_MISSES && f->kind != WHATIF_KIND_UNCLEAR) {
+		misses_answer(g, r, name);
 		return g_string_free(g, FALSE);
 	}
 	switch (f->kind) {

@@ -56,11 +56,12 @@ static void fitted(const struct svg_chart *c, const struct whatif_result *r, FIL
 			"<line class=\"knee\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 			"<circle class=\"knee-pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"6\"/>"
 			"<text class=\"knee-label\" x=\"%.1f\" y=\"%.1f\">t_limit = %.3f ms "
-			"(scale %.2f)</text>\n",
+			"(%s %.2f)</text>\n",
 			svg_chart_x(c, f->t_limit), MT, svg_chart_x(c, f->t_limit), H - MB,
 			svg_chart_x(c, f->t_limit), svg_chart_y(c, f->t_min),
 			svg_chart_x(c, f->t_limit) + 8, svg_chart_y(c, f->t_min) - 12,
-			f->t_limit / 1e6, f->t_limit / (double)r->busy_ns);
+			f->t_limit / 1e6, r->sweep == WHATIF_SWEEP_MISSES ? "misses x" : "scale",
+			whatif_scale_at(r, f->t_limit));
 		break;
 	case WHATIF_KIND_TOTAL:
 		segment(c, out, "seg-rise", xa, whatif_fit_eval(f, xa), xb, whatif_fit_eval(f, xb));
@@ -125,7 +126,9 @@ static void chart(const struct whatif_result *r, FILE *out)
 		  .hi = (double)r->busy_ns,
 		  .n_ticks = 6,
 		  .unit = 1e6,
-		  .title = "t_PSF (ms): the component's CPU time"},
+		  .title = r->sweep == WHATIF_SWEEP_MISSES
+			       ? "t_PSF (ms): the component's CPU time at each scale of its misses"
+			       : "t_PSF (ms): the component's CPU time"},
 	    .y = {.lo = INFINITY,
 		  .hi = -INFINITY,
 		  .n_ticks = 6,
@@ -291,13 +294,21 @@ static void candidates_table(const struct whatif_result *r, FILE *out)
 	g_free(line);
 }
 
-/* " --thread-scale ID=SCALE" for each thread of the component: the knob (knobs.def) a reader
+/* " --thread-scale ID=SCALE" for each thread of the component (sweeping the misses:
+ * " --cache-outcome --thread-cache-scale ID=SCALE"): the knobs (knobs.def) a reader
  * replays one point with. */
 static void thread_scale_knobs(const struct whatif_result *r, FILE *out)
 {
+	if (r->sweep == WHATIF_SWEEP_MISSES) {
+		fprintf(out, " --%s", dps_knobs_table[DPS_KNOB_ID_cache_outcome].name);
+	}
 	for (size_t i = 0; i < r->n_ids; i++) {
-		fprintf(out, " --%s %" PRIu64 "=SCALE",
-			dps_knobs_table[DPS_KNOB_ID_thread_scale].name, r->ids[i]);
+		fprintf(
+		    out, " --%s %" PRIu64 "=SCALE",
+		    dps_knobs_table[r->sweep == WHATIF_SWEEP_MISSES ? DPS_KNOB_ID_thread_cache_scale
+								    : DPS_KNOB_ID_thread_scale]
+			.name,
+		    r->ids[i]);
 	}
 }
 
@@ -330,7 +341,9 @@ void whatif_write_html(const struct whatif_result *r, FILE *out, const char *lin
 	dps_html_escape(out, r->component);
 	fprintf(out, "</title><style>%s</style></head>\n<body>\n<h1>What if ", CSS);
 	dps_html_escape(out, r->component);
-	fputs(" ran faster or slower?</h1>\n", out);
+	fputs(r->sweep == WHATIF_SWEEP_MISSES ? " missed the cache less or more?</h1>\n"
+					      : " ran faster or slower?</h1>\n",
+	      out);
 	{
 		char *answer = whatif_answer(r), *gap = whatif_gap(r);
 
@@ -352,6 +365,20 @@ void whatif_write_html(const struct whatif_result *r, FILE *out, const char *lin
 		"</code>; t_busy<sup>CUS</sup> %.3f ms (the component's recorded runs); %u "
 		"repetitions per point, mode %s, seed %" PRIu64 ".</p>\n",
 		(double)r->busy_ns / 1e6, r->repeat, r->mode, r->seed);
+	if (r->sweep == WHATIF_SWEEP_MISSES) {
+		const struct whatif_misses *m = &r->misses;
+
+		fprintf(
+		    out,
+		    "<p id=\"misses\">Sweeping the misses: a point's scale multiplies the D1 "
+		    "and LL misses of the component's %zu runs with cache figures (%" PRIu64
+		    " accesses, %" PRIu64 " D1 and %" PRIu64 " LL misses), played with "
+		    "<code>--cache-outcome</code>; its t<sub>PSF</sub> is the component's CPU "
+		    "at that scale: the recorded time plus what the scaled misses cost over the "
+		    "recorded ones at the cache stub's quiet costs on this machine (all of "
+		    "them: %.3f ms).</p>\n",
+		    m->n_runs, m->accesses, m->d1_misses, m->ll_misses, (double)m->cost_ns / 1e6);
+	}
 	if (r->collected) {
 		fputs("<p id=\"collected\">", out);
 		dps_html_escape(out, r->collected);
@@ -415,7 +442,7 @@ void whatif_write_html(const struct whatif_result *r, FILE *out, const char *lin
 		fprintf(out,
 			"t<sub>min</sub><sup>SUT</sup> %.3f ms, t<sub>limit</sub> %.3f ms (scale "
 			"%.2f, placed within %.3f-%.3f ms), slope %.2f. ",
-			f->t_min / 1e6, f->t_limit / 1e6, f->t_limit / (double)r->busy_ns,
+			f->t_min / 1e6, f->t_limit / 1e6, whatif_scale_at(r, f->t_limit),
 			f->t_limit_lo / 1e6, f->t_limit_hi / 1e6, f->slope);
 	}
 	fprintf(out, "Fit error %.3f ms rms (%.1f %%), noise %.3f ms. ", f->rms / 1e6,

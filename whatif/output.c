@@ -39,6 +39,47 @@ static double tolerance(const struct whatif_result *r, const struct whatif_point
 	return spread > t ? spread : t;
 }
 
+/* The busy sweep's reading when it turned the misses (g_free). */
+static char *misses_conclusion(const struct whatif_result *r)
+{
+	const struct whatif_fit *f = &r->fit;
+	double scale = f->knee ? whatif_scale_at(r, f->t_limit) : 0;
+	char a[32], b[32];
+
+	switch (f->kind) {
+	case WHATIF_KIND_TOTAL:
+		return g_strdup_printf("Busy stub over the misses: a total bottleneck: t_SUT rises "
+				       "with the component's misses over the whole sweep (slope "
+				       "%.2f of their CPU cost): every miss taken off it is time "
+				       "taken off the whole.",
+				       f->slope);
+	case WHATIF_KIND_LIMITED:
+		if (scale < 1) {
+			return g_strdup_printf(
+			    "Busy stub over the misses: a limited bottleneck: t_SUT stays at %s ms "
+			    "while the component's misses are under %.2f times the recorded ones "
+			    "(t_limit %s ms of its CPU) and rises with slope %.2f above: cutting "
+			    "its misses pays down to that, not below.",
+			    whatif_ms(f->t_min, a, 32), scale, whatif_ms(f->t_limit, b, 32),
+			    f->slope);
+		}
+		return g_strdup_printf(
+		    "Busy stub over the misses: a limited bottleneck with its knee beyond the "
+		    "recorded misses: t_SUT stays at %s ms up to %.2f times them (t_limit %s ms of "
+		    "the component's CPU): fewer misses buy nothing; more than that many would "
+		    "slow the program.",
+		    whatif_ms(f->t_min, a, 32), scale, whatif_ms(f->t_limit, b, 32));
+	case WHATIF_KIND_NONE:
+		return g_strdup_printf("Busy stub over the misses: no bottleneck in the sweep: "
+				       "t_SUT stays at %s ms from %.2f to %.2f times the "
+				       "component's misses.",
+				       whatif_ms(f->t_min, a, 32), r->points[0].scale,
+				       r->points[r->n_points - 1].scale);
+	default:
+		return g_strdup_printf("Busy stub over the misses: no reading: %s.", f->reason);
+	}
+}
+
 /* The conclusions, each a sentence (g_ptr_array_free(v, TRUE)). */
 static GPtrArray *conclusions(const struct whatif_result *r)
 {
@@ -122,7 +163,9 @@ static GPtrArray *conclusions(const struct whatif_result *r)
 				   whatif_ms(orig - idle, c, 32)));
 		}
 	}
-	if (r->n_points) {
+	if (r->n_points && r->sweep == WHATIF_SWEEP_MISSES) {
+		g_ptr_array_add(v, misses_conclusion(r));
+	} else if (r->n_points) {
 		double scale = f->knee ? f->t_limit / busy : 0;
 
 		switch (f->kind) {
@@ -291,7 +334,10 @@ void whatif_write_text(const struct whatif_result *r, FILE *out)
 
 	dps_text_sanitize(r->component ? r->component : "", name, sizeof(name));
 	dps_text_sanitize(r->input ? r->input : "", input, sizeof(input));
-	fprintf(out, "What if %s ran faster or slower? (%s)\n", name, input);
+	fprintf(out,
+		r->sweep == WHATIF_SWEEP_MISSES ? "What if %s missed the cache less or more? (%s)\n"
+						: "What if %s ran faster or slower? (%s)\n",
+		name, input);
 	{
 		char *answer = whatif_answer(r), *gap = whatif_gap(r);
 
@@ -321,6 +367,26 @@ void whatif_write_text(const struct whatif_result *r, FILE *out)
 			"repetitions per point, mode %s, seed %" PRIu64 ", %.1f s\n\n",
 			whatif_ms((double)r->busy_ns, a, 32), r->n_threads, r->repeat, r->mode,
 			r->seed, r->wall_s);
+	}
+	if (r->sweep == WHATIF_SWEEP_MISSES) {
+		const struct whatif_misses *m = &r->misses;
+
+		fprintf(
+		    out,
+		    "Sweeping the misses: the scale multiplies the D1 and LL misses of the "
+		    "component's %zu runs with cache figures (%" PRIu64 " accesses, %" PRIu64
+		    " D1 and %" PRIu64 " LL misses), played with --cache-outcome; t_PSF is its "
+		    "CPU at that scale, the recorded %s ms plus what the scaled misses cost over "
+		    "the recorded ones at the cache stub's quiet costs here (all of them: %s "
+		    "ms).\n\n",
+		    m->n_runs, m->accesses, m->d1_misses, m->ll_misses,
+		    whatif_ms((double)r->busy_ns, a, 32), whatif_ms((double)m->cost_ns, b, 32));
+		if (m->capped_scale > 0) {
+			fprintf(out,
+				"The sweep stops before scale %.2f: there every run's misses are "
+				"its accesses already (the same point again).\n\n",
+				m->capped_scale);
+		}
 	}
 	if (r->collected) {
 		fprintf(out, "%s\n\n", r->collected);
@@ -356,8 +422,8 @@ void whatif_write_text(const struct whatif_result *r, FILE *out)
 				"t_min^SUT %s ms, t_limit %s ms (scale %.2f, placed within "
 				"%.2f-%.2f), slope %.2f",
 				whatif_ms(f->t_min, a, 32), whatif_ms(f->t_limit, b, 32),
-				f->t_limit / (double)r->busy_ns, f->t_limit_lo / (double)r->busy_ns,
-				f->t_limit_hi / (double)r->busy_ns, f->slope);
+				whatif_scale_at(r, f->t_limit), whatif_scale_at(r, f->t_limit_lo),
+				whatif_scale_at(r, f->t_limit_hi), f->slope);
 		} else if (f->kind == WHATIF_KIND_TOTAL) {
 			fprintf(out, "t_SUT %s ms at t_PSF %s ms, slope %.2f",
 				whatif_ms(f->t_min, a, 32), whatif_ms(f->x0, b, 32), f->slope);
@@ -447,7 +513,6 @@ void whatif_write_json(const struct whatif_result *r, FILE *out)
 {
 	const struct whatif_fit *f = &r->fit;
 	GPtrArray *cl = conclusions(r), *cv = caveats(r);
-	double busy = (double)r->busy_ns;
 	char from[32], to[32];
 
 	fputs("{\n  \"answer\": ", out);
@@ -475,6 +540,17 @@ void whatif_write_json(const struct whatif_result *r, FILE *out)
 		"\"calibration_spread_pct\": %.2f},\n",
 		r->busy_ns, r->n_threads, r->repeat, r->mode, r->seed, r->wall_s, r->others_pct,
 		r->steal_pct, r->cal_spread_pct);
+	fprintf(out, "  \"sweep\": \"%s\",\n  \"misses\": ", whatif_sweep_name(r->sweep));
+	if (r->sweep == WHATIF_SWEEP_MISSES) {
+		const struct whatif_misses *m = &r->misses;
+
+		fprintf(out,
+			"{\"runs\": %zu, \"accesses\": %" PRIu64 ", \"d1_misses\": %" PRIu64
+			", \"ll_misses\": %" PRIu64 ", \"cost_ns\": %" PRIu64 "},\n",
+			m->n_runs, m->accesses, m->d1_misses, m->ll_misses, m->cost_ns);
+	} else {
+		fputs("null,\n", out);
+	}
 	fputs("  \"collected\": ", out);
 	if (r->collected) {
 		dps_json_string(out, r->collected, false);
@@ -558,7 +634,7 @@ void whatif_write_json(const struct whatif_result *r, FILE *out)
 	fputs(",\n  \"t_limit_ns\": ", out);
 	json_ns(out, f->knee ? f->t_limit : NAN);
 	fputs(",\n  \"t_limit_scale\": ", out);
-	dps_json_double(out, f->knee ? f->t_limit / busy : NAN);
+	dps_json_double(out, f->knee ? whatif_scale_at(r, f->t_limit) : NAN);
 	fputs(",\n  \"t_limit_range_ns\": ", out);
 	if (f->knee) {
 		fprintf(out, "[%.0f, %.0f]", f->t_limit_lo, f->t_limit_hi);

@@ -41,7 +41,15 @@ void whatif_points_make(const struct whatif_options *o, struct whatif_result *r,
 		if (p->scale > o->to) {
 			p->scale = o->to; /* the last one, within the rounding */
 		}
-		p->t_psf_ns = (uint64_t)llround(p->scale * (double)r->busy_ns);
+		p->t_psf_ns = r->sweep == WHATIF_SWEEP_MISSES
+				  ? whatif_misses_t_psf(r, p->scale)
+				  : (uint64_t)llround(p->scale * (double)r->busy_ns);
+		if (r->sweep == WHATIF_SWEEP_MISSES && i && p->t_psf_ns <= p[-1].t_psf_ns) {
+			/* every run's misses at their accesses already: the same point again */
+			r->misses.capped_scale = p->scale;
+			r->n_points = i;
+			break;
+		}
 		pl->at0 = fabs(p->scale) < 1e-9 ? p : pl->at0;
 		/* in situ the busy stub at 1 spends the recorded time in place of the code: not
 		 * the original, which runs the code */

@@ -77,13 +77,21 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-enum dps_status whatif_point_knobs(const uint64_t *ids, size_t n_ids, const struct whatif_point *p,
-				   struct dps_knobs *k)
+enum dps_status whatif_point_knobs(const uint64_t *ids, size_t n_ids, enum whatif_sweep sweep,
+				   const struct whatif_point *p, struct dps_knobs *k)
 {
+	/* the misses' scale is a cost only when the accesses' time is the run's outcome */
+	if (sweep == WHATIF_SWEEP_MISSES &&
+	    dps_knobs_parse(k, dps_knobs_table[DPS_KNOB_ID_cache_outcome].name, NULL, NULL, 0)) {
+		return DPS_ERR_NOMEM;
+	}
 	for (size_t i = 0; p->kind != WHATIF_POINT_ORIGINAL && i < n_ids; i++) {
-		int st = p->kind == WHATIF_POINT_IDLE
-			     ? dps_knobs_add_thread(k, DPS_KNOB_ID_thread_idle, ids[i], 1.0)
-			     : dps_knobs_add_thread(k, DPS_KNOB_ID_thread_scale, ids[i], p->scale);
+		int st =
+		    p->kind == WHATIF_POINT_IDLE
+			? dps_knobs_add_thread(k, DPS_KNOB_ID_thread_idle, ids[i], 1.0)
+		    : sweep == WHATIF_SWEEP_MISSES
+			? dps_knobs_add_thread(k, DPS_KNOB_ID_thread_cache_scale, ids[i], p->scale)
+			: dps_knobs_add_thread(k, DPS_KNOB_ID_thread_scale, ids[i], p->scale);
 
 		if (st) {
 			return DPS_ERR_NOMEM;
@@ -114,8 +122,9 @@ GPtrArray *whatif_stub_argv(const struct whatif_runner *run, const struct whatif
 		(void)dps_knobs_parse(&k, "mode", run->mode, NULL, 0);
 	}
 	g_ptr_array_add(v, g_strdup(run->stub));
-	args =
-	    whatif_point_knobs(run->ids, run->n_ids, p, &k) ? NULL : dps_knobs_to_argv(&k, 0, NULL);
+	args = whatif_point_knobs(run->ids, run->n_ids, run->sweep, p, &k)
+		   ? NULL
+		   : dps_knobs_to_argv(&k, 0, NULL);
 	if (!args) {
 		g_error("out of memory"); /* as GLib's own allocations: never a run without knobs */
 	}
@@ -268,6 +277,10 @@ enum dps_status whatif_run_one(const struct whatif_runner *run, char **envp,
 	/* the stub's root counts its start-up from here, as under dps record (doc/runtime.md) */
 	dps_subprocess_exec_mark_format(mark, sizeof(mark), t0, 0);
 	env = g_environ_setenv(g_strdupv(envp), "DPS_EXEC_AT", mark, TRUE);
+	if (run->cache_costs) {
+		/* every point counts the accesses at the same costs (misses.c) */
+		env = g_environ_setenv(env, "DPS_CACHE_COSTS", run->cache_costs, TRUE);
+	}
 	if (run->times_path) {
 		env = g_environ_setenv(env, "DPS_THREAD_TIMES", run->times_path, TRUE);
 	}

@@ -140,7 +140,8 @@ static enum dps_status one(const struct whatif_timelines_job *job, struct whatif
 	enum dps_status st;
 
 	dps_knobs_default(&knobs);
-	st = whatif_point_knobs(job->result->ids, job->result->n_ids, p, &knobs);
+	st =
+	    whatif_point_knobs(job->result->ids, job->result->n_ids, job->result->sweep, p, &knobs);
 	/* the report's command line: the knobs as dps replay takes them */
 	args = st ? NULL : dps_knobs_to_argv(&knobs, DPS_KNOB_REPLAY, NULL);
 	if (!args) {

@@ -31,16 +31,39 @@ struct whatif_runner {
 	const char *const *command;
 	const char *regions, *ssf_path;
 	struct dps_quiet_wait *wait; /* borrowed: --wait-quiet, NULL: none */
+	enum whatif_sweep sweep;     /* what a busy point's scale multiplies */
+	const char *cache_costs;     /* borrowed: DPS_CACHE_COSTS for every run, NULL: none */
 };
 
 /*
  * The stub's knobs for point p of a study of the threads ids (n_ids): none for the original,
- * --thread-idle ID for the idle stub, --thread-scale ID=SCALE for the others; added to k
- * (dps_knobs_default'ed by the caller, who frees it with dps_knobs_fini). The one builder of
- * the sweep's runs (sweep.c) and of the points replayed for their timelines (timelines.c).
+ * --thread-idle ID for the idle stub, --thread-scale ID=SCALE for the others; sweeping the
+ * misses, --cache-outcome for every point and --thread-cache-scale ID=SCALE for the busy
+ * ones. Added to k (dps_knobs_default'ed by the caller, who frees it with dps_knobs_fini).
+ * The one builder of the sweep's runs (sweep.c) and of the points replayed for their
+ * timelines (timelines.c).
  */
-enum dps_status whatif_point_knobs(const uint64_t *ids, size_t n_ids, const struct whatif_point *p,
-				   struct dps_knobs *k);
+enum dps_status whatif_point_knobs(const uint64_t *ids, size_t n_ids, enum whatif_sweep sweep,
+				   const struct whatif_point *p, struct dps_knobs *k);
+
+struct dps_actset;
+
+/*
+ * misses.c, --sweep misses: r->misses from the runs of the component's threads (mark: the
+ * set's threads in it) that carry cache figures, and the quiet costs of their footprints
+ * measured here. DPS_OK; DPS_ERR_INVAL when no run of the component has figures (diag: how to
+ * put a capture's on them); DPS_ERROR when the costs cannot be measured (diag).
+ */
+enum dps_status whatif_misses_prepare(struct whatif_result *r, const struct dps_actset *set,
+				      const bool *mark, struct dps_diag *diag);
+/* r's costs as DPS_CACHE_COSTS's text (g_free), NULL when the sweep is not the misses'. */
+char *whatif_misses_costs_text(const struct whatif_result *r);
+/* The component's CPU time with its misses x times the recorded ones (x = 1: busy_ns). */
+uint64_t whatif_misses_t_psf(const struct whatif_result *r, double x);
+void whatif_misses_fini(struct whatif_misses *m);
+/* The busy sweep's scale at a t_PSF of t_ns (the knee's): t_ns / busy_ns sweeping the CPU
+ * time; the misses' scale whose t_PSF it is, sweeping the misses (their cost linear in it). */
+double whatif_scale_at(const struct whatif_result *r, double t_ns);
 
 /* In situ: the command, its regions and where the recording goes (all borrowed). */
 struct whatif_insitu {

@@ -151,6 +151,26 @@ static enum dps_status check_options(struct study *s)
 				       "dps whatif --region NAME -- CMD ARGS");
 		return DPS_ERR_INVAL;
 	}
+	if (o->sweep == WHATIF_SWEEP_MISSES) {
+		const char *why = NULL;
+
+		if (o->command) {
+			why = "a command's regions have no cache figures: give an action set";
+		} else if (o->plan) {
+			why = "not on a cluster yet (--plan): run the study here";
+		} else if (!whatif_input_is_set(o->input)) {
+			why =
+			    "a trace's set has no cache figures: dps analyze it, put a capture's "
+			    "figures on its runs (dps cache apply; doc/cache.md) and give that set";
+		} else if (o->stubs & (WHATIF_STUB_FLAT | WHATIF_STUB_IDLE)) {
+			why = "it sweeps the busy stub only (its scale 0 is the component without "
+			      "misses): --stub busy";
+		}
+		if (why) {
+			dps_diag_setf(s->diag, "--sweep misses: %s", why);
+			return DPS_ERR_INVAL;
+		}
+	}
 	if (!o->command && !o->n_thread_ids && !o->n_comms) {
 		dps_diag_setf(s->diag, "no component: name its threads with --thread ID or "
 				       "--thread-comm NAME (--comm NAME selects the process)");
@@ -614,14 +634,16 @@ static enum dps_status sweep(struct study *s)
 	    .repeat = o->repeat,
 	    .seed = r->seed,
 	    .wait = &s->wait,
+	    .sweep = r->sweep,
 	};
 	char *err_path = g_build_filename(s->work, "stub.err", NULL);
-	char *times_path = NULL;
+	char *times_path = NULL, *costs = whatif_misses_costs_text(r);
 	struct dps_load load;
 	enum dps_status st;
 
 	whatif_points_make(o, r, &pl);
 	run.err_path = err_path;
+	run.cache_costs = costs;
 	run.command = o->command;
 	run.regions = s->regions;
 	run.ssf_path = s->ssf_path;
@@ -640,6 +662,7 @@ static enum dps_status sweep(struct study *s)
 		whatif_points_done(r, &pl);
 	}
 	g_free(times_path);
+	g_free(costs);
 	g_free(err_path);
 	whatif_point_list_fini(&pl);
 	return st;
@@ -767,6 +790,7 @@ enum dps_status whatif_run(const struct whatif_options *opts, struct whatif_resu
 	result->repeat = opts->repeat;
 	result->seed = opts->seed ? opts->seed : (uint64_t)g_get_real_time();
 	result->mode = opts->mode ? opts->mode : "cpu";
+	result->sweep = opts->sweep;
 	st = check_options(&s);
 	if (st) {
 		return st;
@@ -807,6 +831,9 @@ enum dps_status whatif_run(const struct whatif_options *opts, struct whatif_resu
 		if (!st) {
 			mark = g_new0(bool, s.set->n_threads);
 			st = resolve_component(&s, mark);
+		}
+		if (!st && opts->sweep == WHATIF_SWEEP_MISSES) {
+			st = whatif_misses_prepare(result, s.set, mark, diag);
 		}
 		if (st) {
 			goto end;
@@ -898,6 +925,7 @@ void whatif_result_fini(struct whatif_result *r)
 	g_free(r->component);
 	g_free(r->collected);
 	g_free(r->ids);
+	whatif_misses_fini(&r->misses);
 	whatif_doubts_fini(r);
 	for (size_t i = 0; i < r->n_candidates; i++) {
 		g_free(r->candidates[i].comm);

@@ -33,6 +33,19 @@ enum whatif_stubs {
 	WHATIF_STUB_ALL = 7,
 };
 
+/*
+ * What the busy sweep turns (--sweep): the component's CPU time (the paper's t_PSF), or its
+ * runs' data-cache misses (doc/whatif.md, "Sweeping the misses": a set whose component runs
+ * carry cache figures, played with --cache-outcome and --thread-cache-scale ID=X).
+ */
+enum whatif_sweep {
+	WHATIF_SWEEP_CPU = 0,
+	WHATIF_SWEEP_MISSES = 1,
+};
+
+/* "cpu", "misses". */
+const char *whatif_sweep_name(enum whatif_sweep sweep);
+
 /* The sweep's defaults: the paper's 10 % steps, and beyond for slow-downs. */
 #define WHATIF_FROM_DEFAULT 0.0
 #define WHATIF_TO_DEFAULT 1.5
@@ -76,7 +89,8 @@ struct whatif_options {
 	size_t n_thread_ids;
 	const char *const *comms; /* borrowed, n_comms */
 	size_t n_comms;
-	unsigned stubs; /* enum whatif_stubs */
+	unsigned stubs;		 /* enum whatif_stubs */
+	enum whatif_sweep sweep; /* what the busy sweep's scales multiply */
 	double from, to, step;
 	unsigned repeat;
 	const char *calibration; /* borrowed: NULL: a quick measurement into the work directory */
@@ -191,23 +205,46 @@ struct whatif_candidate {
 	bool in_component;
 };
 
+struct dps_cache_target;
+struct dps_cache_costs;
+
+/*
+ * --sweep misses: the component's runs with cache figures and what their accesses cost the
+ * cache stub on this machine's quiet cache (measured before the sweep, as the stub measures
+ * them under --cache-outcome). A point's t_PSF is the component's recorded CPU plus what its
+ * misses at the point's scale cost over the recorded ones (misses.c).
+ */
+struct whatif_misses {
+	size_t n_runs;				 /* the component's runs with figures */
+	uint64_t accesses, d1_misses, ll_misses; /* their figures, summed */
+	uint64_t cost_ns;			 /* the misses' cost: t_PSF at 1 less at 0 */
+	/* the first scale of the sweep left out: every run's misses at their accesses below
+	 * it already (0: none left out) */
+	double capped_scale;
+	struct dps_cache_target *targets; /* owned: n_runs */
+	struct dps_cache_costs *costs;	  /* owned: n_costs, one per footprint */
+	size_t n_costs;
+};
+
 struct whatif_result {
-	char *input;		  /* owned */
-	bool from_trace;	  /* the input was a trace (analyzed), else a set or a command */
-	bool in_situ;		  /* the input was a command run with its regions stubbed */
-	uint64_t n_region_runs;	  /* in situ: how often the regions ran in the recording */
-	char *workdir;		  /* owned: OUTDIR, or NULL when nothing is kept */
-	char *component;	  /* owned: "101 (worker-1), 102 (worker-2)" */
-	uint64_t *ids;		  /* owned: the component's action-set ids */
-	size_t n_ids;		  /* ... */
-	uint64_t busy_ns;	  /* t_busy^CUS: the component's recorded runs, summed */
-	uint64_t recorded_sut_ns; /* a trace's process from exec to its last thread's end (the
-				   * kernel's witness of the real run), 0: unknown or a set */
-	size_t n_threads;	  /* of the set */
-	unsigned repeat;	  /* repetitions per point */
-	uint64_t seed;		  /* the order of the runs */
-	const char *mode;	  /* static: the stub's mode */
-	double cal_spread_pct;	  /* the calibration's loop rate spread (0: given, not measured) */
+	char *input;		     /* owned */
+	bool from_trace;	     /* the input was a trace (analyzed), else a set or a command */
+	bool in_situ;		     /* the input was a command run with its regions stubbed */
+	uint64_t n_region_runs;	     /* in situ: how often the regions ran in the recording */
+	char *workdir;		     /* owned: OUTDIR, or NULL when nothing is kept */
+	char *component;	     /* owned: "101 (worker-1), 102 (worker-2)" */
+	uint64_t *ids;		     /* owned: the component's action-set ids */
+	size_t n_ids;		     /* ... */
+	uint64_t busy_ns;	     /* t_busy^CUS: the component's recorded runs, summed */
+	enum whatif_sweep sweep;     /* what the busy points' scales multiply */
+	struct whatif_misses misses; /* --sweep misses: the component's figures and costs */
+	uint64_t recorded_sut_ns;    /* a trace's process from exec to its last thread's end (the
+				      * kernel's witness of the real run), 0: unknown or a set */
+	size_t n_threads;	     /* of the set */
+	unsigned repeat;	     /* repetitions per point */
+	uint64_t seed;		     /* the order of the runs */
+	const char *mode;	     /* static: the stub's mode */
+	double cal_spread_pct; /* the calibration's loop rate spread (0: given, not measured) */
 	struct whatif_edge window_from, window_to; /* the SUT time's window (exec, exit) */
 	/* the busy sweep, by scale ascending (owned), and the reference stubs */
 	struct whatif_point *points;

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 # The schema of dps whatif --json (doc/whatif.md, "JSON"), read from stdin: every key, its
-# type, and the relations between them (scales ascending, t_PSF = scale x t_busy, min <=
-# median <= max, one run per repetition). Usage: check-json.py REPEAT N_POINTS [KIND...]
+# type, and the relations between them (scales ascending, t_PSF = scale x t_busy, or sweeping
+# the misses t_PSF ascending through t_busy at scale 1, min <= median <= max, one run per
+# repetition). Usage: check-json.py REPEAT N_POINTS [KIND...]
 # (KIND: the kinds accepted; any when none is given). Exit 0, or 1 with what is wrong.
 import json
 import sys
@@ -43,7 +44,7 @@ for k in ("answer", "gap_pct", "input", "input_kind", "component", "busy_ns", "t
           "idle_sut_ns", "t_reduced_cus_ns", "t_reduced_sut_ns", "kind", "fit_kind", "unclear", "t_min_sut_ns",
           "t_limit_ns", "t_limit_scale", "t_limit_range_ns", "slope", "fit_error",
           "fit_reason", "conclusions", "caveats", "loaded_points", "loaded_references",
-          "candidates", "critical_span_ns"):
+          "candidates", "critical_span_ns", "sweep", "misses"):
     need(k in d, f"no key {k}")
 if errors:
     print("\n".join(errors))
@@ -53,11 +54,31 @@ need(isinstance(d["window"].get("from"), str) and isinstance(d["window"].get("to
      "window: from and to")
 need(is_int(d["busy_ns"]) and d["busy_ns"] > 0, "busy_ns > 0")
 need(len(d["points"]) == n_points, f"{len(d['points'])} points, want {n_points}")
+need(d["sweep"] in ("cpu", "misses"), f"sweep {d['sweep']}")
+misses = d["sweep"] == "misses"
+if misses:
+    m = d["misses"]
+    need(all(is_int(m.get(k)) for k in ("runs", "accesses", "d1_misses", "ll_misses", "cost_ns")),
+         "misses: its figures")
+    need(m["runs"] > 0 and m["ll_misses"] <= m["d1_misses"] <= m["accesses"], "misses: figures")
+    need(d["flat"] is None and d["idle"] is None, "sweeping the misses: busy stub only")
+else:
+    need(d["misses"] is None, "misses null sweeping the CPU")
 for i, p in enumerate(d["points"]):
     point(p, f"points[{i}]")
-    need(abs(p["t_psf_ns"] - p["scale"] * d["busy_ns"]) <= 1, f"points[{i}]: t_psf = scale x busy")
+    if misses:
+        # the component's CPU at the misses' scale: its recorded CPU at 1, the misses' cost
+        # (linear in the scale, the caps aside) either side
+        want = d["busy_ns"] + (p["scale"] - 1) * d["misses"]["cost_ns"]
+        need(p["scale"] > 1 or abs(p["t_psf_ns"] - max(0, want)) <= 2 + 1e-6 * d["busy_ns"],
+             f"points[{i}]: t_psf = busy + (scale - 1) x the misses' cost")
+        need(p["scale"] < 1 or p["t_psf_ns"] <= want + 2, f"points[{i}]: t_psf capped")
+    else:
+        need(abs(p["t_psf_ns"] - p["scale"] * d["busy_ns"]) <= 1,
+             f"points[{i}]: t_psf = scale x busy")
     if i:
         need(p["scale"] > d["points"][i - 1]["scale"], f"points[{i}]: scales ascend")
+        need(p["t_psf_ns"] >= d["points"][i - 1]["t_psf_ns"], f"points[{i}]: t_psf ascends")
 for ref in ("flat", "idle", "original"):
     if d[ref] is not None:
         point(d[ref], ref)
@@ -79,6 +100,13 @@ a = d["answer"]
 need(isinstance(a, str) and a.endswith("."), "answer: a sentence")
 if d["kind"] == "unclear":
     need(a.startswith("Unclear: "), f"answer of an unclear study: {a}")
+elif misses and d["kind"] == "total":
+    need("cache misses hold the program up all the way" in a, f"answer of a total bottleneck: {a}")
+elif misses and d["kind"] == "none":
+    need("cache misses do not move the program" in a, f"answer of no bottleneck: {a}")
+elif misses and d["kind"] == "limited":
+    need(a.startswith("Cutting ") or "cache misses do not hold the program up" in a,
+         f"answer of a limited bottleneck: {a}")
 elif d["kind"] == "total":
     need("total bottleneck" in a, f"answer of a total bottleneck: {a}")
 elif d["kind"] == "none":
@@ -100,8 +128,10 @@ if d["fit_kind"] == "limited":
     need(is_int(d["t_limit_ns"]) and d["t_limit_ns"] >= 0, "t_limit_ns with a knee")
     # the scale is printed with 6 significant digits: a knee off the grid's round values
     # (0.588333) is that close, not to the ns
-    need(abs(d["t_limit_scale"] * d["busy_ns"] - d["t_limit_ns"]) <= max(2, 1e-5 * d["busy_ns"]),
-         "t_limit_scale")
+    # (sweeping the misses: the misses' scale whose CPU the knee is)
+    at = (d["busy_ns"] + (d["t_limit_scale"] - 1) * d["misses"]["cost_ns"] if misses
+          else d["t_limit_scale"] * d["busy_ns"])
+    need(abs(at - d["t_limit_ns"]) <= max(2, 1e-5 * d["busy_ns"]), "t_limit_scale")
     lo, hi = d["t_limit_range_ns"]
     need(lo <= d["t_limit_ns"] <= hi, "the knee in its range")
 else:
@@ -114,4 +144,5 @@ if errors:
     sys.exit(1)
 # the figures a caller may want, one line: the kind, the knee's scale, how many points ran loaded
 loaded = len(d["loaded_points"]) + len(d["loaded_references"])
-print(f"kind={d['kind']} t_limit_scale={d['t_limit_scale']} busy_ns={d['busy_ns']} loaded={loaded}")
+print(f"kind={d['kind']} t_limit_scale={d['t_limit_scale']} busy_ns={d['busy_ns']} loaded={loaded} "
+      f"t_limit_ns={d['t_limit_ns']}")

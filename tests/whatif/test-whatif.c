@@ -151,6 +151,49 @@ Test(whatif, the_closed_form_knee_is_found)
 	g_free(set);
 }
 
+/* The t_limit_ns of the checker's line (0 when none). */
+static double knee_ns(const char *line)
+{
+	const char *p = strstr(line, "t_limit_ns=");
+
+	cr_assert_not_null(p, "%s", line);
+	return strtod(p + strlen("t_limit_ns="), NULL);
+}
+
+/*
+ * --sweep misses (doc/whatif.md, "Sweeping the misses"): lookup runs 100 ms with 3.2 million
+ * of its 4 million accesses missing both levels, compute 85 ms beside it. Scaling lookup's
+ * misses down shortens its run by what they cost the stub on this machine's quiet cache, so
+ * the program follows lookup's CPU down to compute's 85 ms and stays there: the knee is at
+ * t_PSF 85 ms whatever a miss costs here (its scale is what varies between machines and by
+ * the hour on this VM). The sweep stops at 1.25, where every access is a miss already.
+ */
+Test(whatif, a_sweep_of_the_misses_finds_where_another_thread_takes_over)
+{
+	char *set = set_path("misses");
+	char *args = dps_test_strf("%s --thread-comm lookup --sweep misses --step 0.125 --repeat 3 "
+				   "--seed 7",
+				   set);
+	char *line = run_json(args, 3, 11, "limited unclear");
+	char *json = dps_test_strf("%s/out.json", tmp);
+	char *text = dps_test_read_file(json, NULL);
+
+	cr_expect(strstr(text, "\"sweep\": \"misses\""), "%s", text);
+	cr_expect(strstr(text, "\"d1_misses\": 3200000"), "%s", text);
+	if (!refused_under_load(line)) {
+		double k = knee_ns(line);
+
+		cr_expect(strstr(line, "kind=limited"), "%s", line);
+		cr_expect(k > 70e6 && k < 100e6, "knee at %.3f ms of lookup's CPU, want 85: %s",
+			  k / 1e6, line);
+	}
+	g_free(text);
+	g_free(json);
+	g_free(line);
+	g_free(args);
+	g_free(set);
+}
+
 Test(whatif, a_thread_everything_waits_for_is_total)
 {
 	char *set = set_path("knee");
