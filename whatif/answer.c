@@ -116,9 +116,11 @@ char *whatif_answer(const struct whatif_result *r)
 	dps_text_sanitize(r->component ? r->component : "", name, sizeof(name));
 	if (r->n_doubts) {
 		g_string_append_printf(g,
-				       "Unclear: dps cannot say what the speed of %s does to the "
+				       "Unclear: dps cannot say what the %s of %s %s to the "
 				       "program. %s Way out: %s.",
-				       name, r->doubts[0].reason, r->doubts[0].way_out);
+				       r->sweep == WHATIF_SWEEP_MISSES ? "cache misses" : "speed",
+				       name, r->sweep == WHATIF_SWEEP_MISSES ? "do" : "does",
+				       r->doubts[0].reason, r->doubts[0].way_out);
 		if (r->n_doubts > 1) {
 			g_string_append_printf(g, " %zu more reason%s below.", r->n_doubts - 1,
 					       r->n_doubts > 2 ? "s" : "");

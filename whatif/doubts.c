@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dps/cache.h>
 #include <glib.h>
 
 #include "actset.h"
@@ -63,6 +64,8 @@ const char *whatif_doubt_kind_name(enum whatif_doubt_kind kind)
 		return "original";
 	case WHATIF_DOUBT_PARTIAL:
 		return "partial";
+	case WHATIF_DOUBT_MISS_COST:
+		return "miss-cost";
 	default:
 		return "?";
 	}
@@ -483,6 +486,25 @@ void whatif_doubts_after(struct whatif_result *r)
 					   "used the CPUs), and see which threads differ with dps "
 					   "replay TRACE (its report compares them)"));
 		}
+	}
+	if (r->sweep == WHATIF_SWEEP_MISSES && r->misses.n_costs) {
+		/* the curve's size is the stub's cost of a miss (bench/results/whatif-misses.md) */
+		add_doubt(
+		    r, WHATIF_DOUBT_MISS_COST,
+		    g_strdup_printf(
+			"A miss's time here is the cache stub's own on a quiet cache (%.1f ns a "
+			"miss to memory, %.1f ns one served by the last level), not the program's, "
+			"which its overlap with other misses and work and its page walks make. "
+			"Checked against a real program changed the same way "
+			"(bench/whatif-misses.sh), the stub's change was 0.56 to 0.71 times the "
+			"real "
+			"one below the recorded misses, and above them the real program had "
+			"stopped "
+			"slowing: the curve's direction holds, its size does not.",
+			r->misses.costs[0].cold_ns, r->misses.costs[0].warm_ns),
+		    g_strdup("time the component in the real program at one other miss rate (a "
+			     "smaller data set, another input) and scale the curve's changes by "
+			     "the real change over the stub's"));
 	}
 	r->kind = r->n_doubts ? WHATIF_KIND_UNCLEAR : r->fit.kind;
 }

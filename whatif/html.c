@@ -43,7 +43,10 @@ static void fitted(const struct svg_chart *c, const struct whatif_result *r, FIL
 	double xa = (double)r->points[0].t_psf_ns, xb = (double)r->points[r->n_points - 1].t_psf_ns;
 
 	switch (f->kind) {
-	case WHATIF_KIND_LIMITED:
+	case WHATIF_KIND_LIMITED: {
+		/* the label on the knee's left where its right would leave the chart */
+		bool left = svg_chart_x(c, f->t_limit) > ML + 0.6 * (W - ML - MR);
+
 		fprintf(out,
 			"<rect class=\"knee-band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 			"height=\"%.1f\"/>\n",
@@ -55,14 +58,16 @@ static void fitted(const struct svg_chart *c, const struct whatif_result *r, FIL
 		fprintf(out,
 			"<line class=\"knee\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 			"<circle class=\"knee-pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"6\"/>"
-			"<text class=\"knee-label\" x=\"%.1f\" y=\"%.1f\">t_limit = %.3f ms "
+			"<text class=\"knee-label\" x=\"%.1f\" y=\"%.1f\"%s>t_limit = %.3f ms "
 			"(%s %.2f)</text>\n",
 			svg_chart_x(c, f->t_limit), MT, svg_chart_x(c, f->t_limit), H - MB,
 			svg_chart_x(c, f->t_limit), svg_chart_y(c, f->t_min),
-			svg_chart_x(c, f->t_limit) + 8, svg_chart_y(c, f->t_min) - 12,
-			f->t_limit / 1e6, r->sweep == WHATIF_SWEEP_MISSES ? "misses x" : "scale",
+			svg_chart_x(c, f->t_limit) + (left ? -8 : 8), svg_chart_y(c, f->t_min) - 12,
+			left ? " text-anchor=\"end\"" : "", f->t_limit / 1e6,
+			r->sweep == WHATIF_SWEEP_MISSES ? "misses x" : "scale",
 			whatif_scale_at(r, f->t_limit));
 		break;
+	}
 	case WHATIF_KIND_TOTAL:
 		segment(c, out, "seg-rise", xa, whatif_fit_eval(f, xa), xb, whatif_fit_eval(f, xb));
 		break;

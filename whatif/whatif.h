@@ -185,9 +185,10 @@ enum whatif_doubt_kind {
 	WHATIF_DOUBT_UNMODELLED,  /* synchronization the probe saw and no action re-enacts */
 	WHATIF_DOUBT_ORIGINAL,	  /* the stub at scale 1 is off the recorded program */
 	WHATIF_DOUBT_PARTIAL,	  /* a planned study collected with runs missing (collect.c) */
+	WHATIF_DOUBT_MISS_COST,	  /* sweeping the misses: a miss's time is the stub's */
 };
 
-/* "order", "shared-work", "unmodelled", "original", "partial". */
+/* "order", "shared-work", "unmodelled", "original", "partial", "miss-cost". */
 const char *whatif_doubt_kind_name(enum whatif_doubt_kind kind);
 
 struct whatif_doubt {

@@ -89,7 +89,8 @@ need(isinstance(d["component"]["ids"], list)
 # the answer: the fit's kind, or unclear when a doubt stands (each a check, a reason, a way out)
 need(isinstance(d["unclear"], list), "unclear is a list")
 for i, u in enumerate(d["unclear"]):
-    need(u.get("check") in ("order", "shared-work", "unmodelled", "original", "partial"),
+    need(u.get("check") in ("order", "shared-work", "unmodelled", "original", "partial",
+                            "miss-cost"),
          f"unclear[{i}]: check {u.get('check')}")
     need(isinstance(u.get("reason"), str) and u["reason"], f"unclear[{i}]: a reason")
     need(isinstance(u.get("way_out"), str) and u["way_out"], f"unclear[{i}]: a way out")
@@ -145,4 +146,4 @@ if errors:
 # the figures a caller may want, one line: the kind, the knee's scale, how many points ran loaded
 loaded = len(d["loaded_points"]) + len(d["loaded_references"])
 print(f"kind={d['kind']} t_limit_scale={d['t_limit_scale']} busy_ns={d['busy_ns']} loaded={loaded} "
-      f"t_limit_ns={d['t_limit_ns']}")
+      f"t_limit_ns={d['t_limit_ns']} fit_kind={d['fit_kind']}")

@@ -166,7 +166,9 @@ static double knee_ns(const char *line)
  * misses down shortens its run by what they cost the stub on this machine's quiet cache, so
  * the program follows lookup's CPU down to compute's 85 ms and stays there: the knee is at
  * t_PSF 85 ms whatever a miss costs here (its scale is what varies between machines and by
- * the hour on this VM). The sweep stops at 1.25, where every access is a miss already.
+ * the hour on this VM). The sweep stops at 1.25, where every access is a miss already. The
+ * answer is unclear whatever the curve: a miss's time is the stub's, not the program's (the
+ * "miss-cost" doubt); the fit's own reading is checked.
  */
 Test(whatif, a_sweep_of_the_misses_finds_where_another_thread_takes_over)
 {
@@ -174,16 +176,19 @@ Test(whatif, a_sweep_of_the_misses_finds_where_another_thread_takes_over)
 	char *args = dps_test_strf("%s --thread-comm lookup --sweep misses --step 0.125 --repeat 3 "
 				   "--seed 7",
 				   set);
-	char *line = run_json(args, 3, 11, "limited unclear");
+	char *line = run_json(args, 3, 11, "unclear");
 	char *json = dps_test_strf("%s/out.json", tmp);
 	char *text = dps_test_read_file(json, NULL);
 
 	cr_expect(strstr(text, "\"sweep\": \"misses\""), "%s", text);
 	cr_expect(strstr(text, "\"d1_misses\": 3200000"), "%s", text);
-	if (!refused_under_load(line)) {
+	cr_expect(strstr(text, "\"check\": \"miss-cost\""), "%s", text);
+	if (strstr(line, "fit_kind=unclear")) {
+		fprintf(stderr, "note: the sweep's noise hid the reading: %s", line);
+	} else {
 		double k = knee_ns(line);
 
-		cr_expect(strstr(line, "kind=limited"), "%s", line);
+		cr_expect(strstr(line, "fit_kind=limited"), "%s", line);
 		cr_expect(k > 70e6 && k < 100e6, "knee at %.3f ms of lookup's CPU, want 85: %s",
 			  k / 1e6, line);
 	}
