@@ -488,7 +488,8 @@ void whatif_doubts_after(struct whatif_result *r)
 		}
 	}
 	if (r->sweep == WHATIF_SWEEP_MISSES && r->misses.n_costs) {
-		/* the curve's size is the stub's cost of a miss (bench/results/whatif-misses.md) */
+		/* the curve's size is the stub's cost of a miss: the figures are the committed
+		 * bench's (bench/results/whatif-misses.md, 2026-11-30 17:49 UTC) */
 		add_doubt(
 		    r, WHATIF_DOUBT_MISS_COST,
 		    g_strdup_printf(
@@ -496,11 +497,9 @@ void whatif_doubts_after(struct whatif_result *r)
 			"miss to memory, %.1f ns one served by the last level), not the program's, "
 			"which its overlap with other misses and work and its page walks make. "
 			"Checked against a real program changed the same way "
-			"(bench/whatif-misses.sh), the stub's change was 0.56 to 0.71 times the "
-			"real "
-			"one below the recorded misses, and above them the real program had "
-			"stopped "
-			"slowing: the curve's direction holds, its size does not.",
+			"(bench/results/whatif-misses.md: a lookup thread whose queries miss a "
+			"64 MiB table), the stub's changes were 0.36 to 1.28 times the real ones: "
+			"the curve's direction holds, its size does not.",
 			r->misses.costs[0].cold_ns, r->misses.costs[0].warm_ns),
 		    g_strdup("time the component in the real program at one other miss rate (a "
 			     "smaller data set, another input) and scale the curve's changes by "
