@@ -168,7 +168,9 @@ static double knee_ns(const char *line)
  * t_PSF 85 ms whatever a miss costs here (its scale is what varies between machines and by
  * the hour on this VM). The sweep stops at 1.25, where every access is a miss already. The
  * answer is unclear whatever the curve: a miss's time is the stub's, not the program's (the
- * "miss-cost" doubt); the fit's own reading is checked.
+ * "miss-cost" doubt); the fit's own reading is checked, on a quiet machine: in cpu mode, beside
+ * a busy core the two threads share one CPU and the curve is rightly total (every point is
+ * then marked as run under load).
  */
 Test(whatif, a_sweep_of_the_misses_finds_where_another_thread_takes_over)
 {
@@ -185,6 +187,8 @@ Test(whatif, a_sweep_of_the_misses_finds_where_another_thread_takes_over)
 	cr_expect(strstr(text, "\"check\": \"miss-cost\""), "%s", text);
 	if (strstr(line, "fit_kind=unclear")) {
 		fprintf(stderr, "note: the sweep's noise hid the reading: %s", line);
+	} else if (!strstr(line, "loaded=0 ")) {
+		fprintf(stderr, "note: the sweep ran under load, the knee is not read: %s", line);
 	} else {
 		double k = knee_ns(line);
 
