@@ -7,6 +7,7 @@
  * conclusions ("method").
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include <glib.h>
@@ -51,65 +52,12 @@ static void sureness(GString *g, const struct whatif_result *r)
 	g_string_append(g, ").");
 }
 
-/* The answer of a sweep of the misses that has a reading (kind TOTAL, LIMITED or NONE). */
-static void misses_answer(GString *g, const struct whatif_result *r, const char *name)
-{
-	const struct whatif_fit *f = &r->fit;
-	double one = whatif_point_sut(&r->original);
-	const struct whatif_point *p = &r->points[0];
-	char a[32], b[32], c[32];
-
-	switch (f->kind) {
-	case WHATIF_KIND_TOTAL:
-		g_string_append_printf(
-		    g,
-		    "%s's cache misses hold the program up all the way: with %.2fx of them the "
-		    "program takes %s ms instead of %s ms (%s); every miss taken off comes off the "
-		    "whole, over the whole sweep, %.2fx to %.2fx",
-		    name, p->scale, whatif_ms((double)p->median_ns, a, sizeof(a)),
-		    whatif_ms(one, b, sizeof(b)), pct((double)p->median_ns, one, c, sizeof(c)),
-		    r->points[0].scale, r->points[r->n_points - 1].scale);
-		break;
-	case WHATIF_KIND_LIMITED: {
-		double knee = whatif_scale_at(r, f->t_limit);
-
-		if (knee < 1) {
-			g_string_append_printf(
-			    g,
-			    "Cutting %s's cache misses pays down to %.2fx the recorded ones: there "
-			    "the program takes %s ms instead of %s ms (%s); fewer than that gain "
-			    "nothing more: another thread holds the program up",
-			    name, knee, whatif_ms(f->t_min, a, sizeof(a)),
-			    whatif_ms(one, b, sizeof(b)), pct(f->t_min, one, c, sizeof(c)));
-		} else {
-			p = &r->points[r->n_points - 1];
-			g_string_append_printf(
-			    g,
-			    "%s's cache misses do not hold the program up as recorded: fewer gain "
-			    "nothing (the program stays at %s ms); past %.2fx of them it becomes "
-			    "the bottleneck (at %.2fx the program takes %s ms, %s)",
-			    name, whatif_ms(f->t_min, a, sizeof(a)), knee, p->scale,
-			    whatif_ms((double)p->median_ns, b, sizeof(b)),
-			    pct((double)p->median_ns, one, c, sizeof(c)));
-		}
-		break;
-	}
-	default:
-		g_string_append_printf(g,
-				       "%s's cache misses do not move the program: from %.2fx to "
-				       "%.2fx of them the program takes %s ms throughout",
-				       name, r->points[0].scale, r->points[r->n_points - 1].scale,
-				       whatif_ms(f->t_min, a, sizeof(a)));
-		break;
-	}
-	sureness(g, r);
-}
-
 char *whatif_answer(const struct whatif_result *r)
 {
 	const struct whatif_fit *f = &r->fit;
 	GString *g = g_string_new(NULL);
-	double one = whatif_point_sut(&r->original), busy = (double)r->busy_ns;
+	double one = whatif_point_sut(&r->original);
+	bool misses = r->sweep == WHATIF_SWEEP_MISSES;
 	char name[160], a[32], b[32], c[32];
 	const struct whatif_point *p;
 
@@ -118,9 +66,9 @@ char *whatif_answer(const struct whatif_result *r)
 		g_string_append_printf(g,
 				       "Unclear: dps cannot say what the %s of %s %s to the "
 				       "program. %s Way out: %s.",
-				       r->sweep == WHATIF_SWEEP_MISSES ? "cache misses" : "speed",
-				       name, r->sweep == WHATIF_SWEEP_MISSES ? "do" : "does",
-				       r->doubts[0].reason, r->doubts[0].way_out);
+				       misses ? "cache misses" : "speed", name,
+				       misses ? "do" : "does", r->doubts[0].reason,
+				       r->doubts[0].way_out);
 		if (r->n_doubts > 1) {
 			g_string_append_printf(g, " %zu more reason%s below.", r->n_doubts - 1,
 					       r->n_doubts > 2 ? "s" : "");
@@ -134,43 +82,52 @@ char *whatif_answer(const struct whatif_result *r)
 				       name);
 		return g_string_free(g, FALSE);
 	}
-	if (r->sweep == WHATIF_SWEEP_MISSES && f->kind != WHATIF_KIND_UNCLEAR) {
-		misses_answer(g, r, name);
-		return g_string_free(g, FALSE);
-	}
+	/* sweeping the misses, the same readings in their words (doc/whatif.md) */
 	switch (f->kind) {
 	case WHATIF_KIND_TOTAL:
-		p = nearest(r, 0.5);
+		p = misses ? &r->points[0] : nearest(r, 0.5);
 		g_string_append_printf(
 		    g,
-		    "%s is a total bottleneck: every ms taken off it comes off the whole program. "
-		    "At %.2fx its CPU time the program takes %s ms instead of %s ms (%s); this "
-		    "holds "
-		    "over the whole sweep, %.2fx to %.2fx",
+		    misses ? "%s's cache misses hold the program up all the way: with %.2fx of "
+			     "them the program takes %s ms instead of %s ms (%s); every miss taken "
+			     "off comes off the whole, over the whole sweep, %.2fx to %.2fx"
+			   : "%s is a total bottleneck: every ms taken off it comes off the whole "
+			     "program. At %.2fx its CPU time the program takes %s ms instead of %s "
+			     "ms (%s); this holds over the whole sweep, %.2fx to %.2fx",
 		    name, p->scale, whatif_ms((double)p->median_ns, a, sizeof(a)),
 		    whatif_ms(one, b, sizeof(b)), pct((double)p->median_ns, one, c, sizeof(c)),
 		    r->points[0].scale, r->points[r->n_points - 1].scale);
 		sureness(g, r);
 		break;
 	case WHATIF_KIND_LIMITED: {
-		double knee = f->t_limit / busy;
+		double knee = whatif_scale_at(r, f->t_limit);
 
 		if (knee < 1) {
 			g_string_append_printf(
 			    g,
-			    "Making %s faster pays until it needs %.2fx its recorded CPU time: "
-			    "there the program takes %s ms instead of %s ms (%s); faster than "
-			    "that, nothing more is gained: another thread holds the program up",
+			    misses
+				? "Cutting %s's cache misses pays down to %.2fx the recorded ones: "
+				  "there the program takes %s ms instead of %s ms (%s); fewer than "
+				  "that gain nothing more: another thread holds the program up"
+				: "Making %s faster pays until it needs %.2fx its recorded CPU "
+				  "time: there the program takes %s ms instead of %s ms (%s); "
+				  "faster than that, nothing more is gained: another thread holds "
+				  "the program up",
 			    name, knee, whatif_ms(f->t_min, a, sizeof(a)),
 			    whatif_ms(one, b, sizeof(b)), pct(f->t_min, one, c, sizeof(c)));
 		} else {
 			p = &r->points[r->n_points - 1];
 			g_string_append_printf(
 			    g,
-			    "%s is not what holds the program up at its recorded speed: making it "
-			    "faster gains nothing (the program stays at %s ms); it becomes the "
-			    "bottleneck past %.2fx its CPU time (at %.2fx the program takes %s ms, "
-			    "%s)",
+			    misses
+				? "%s's cache misses do not hold the program up as recorded: fewer "
+				  "gain nothing (the program stays at %s ms); past %.2fx of them "
+				  "it "
+				  "becomes the bottleneck (at %.2fx the program takes %s ms, %s)"
+				: "%s is not what holds the program up at its recorded speed: "
+				  "making it faster gains nothing (the program stays at %s ms); it "
+				  "becomes the bottleneck past %.2fx its CPU time (at %.2fx the "
+				  "program takes %s ms, %s)",
 			    name, whatif_ms(f->t_min, a, sizeof(a)), knee, p->scale,
 			    whatif_ms((double)p->median_ns, b, sizeof(b)),
 			    pct((double)p->median_ns, one, c, sizeof(c)));
@@ -181,9 +138,11 @@ char *whatif_answer(const struct whatif_result *r)
 	case WHATIF_KIND_NONE:
 		g_string_append_printf(
 		    g,
-		    "The speed of %s does not move the program: from %.2fx to "
-		    "%.2fx its CPU time the program takes %s ms throughout; look "
-		    "for the bottleneck elsewhere",
+		    misses ? "%s's cache misses do not move the program: from %.2fx to %.2fx of "
+			     "them the program takes %s ms throughout"
+			   : "The speed of %s does not move the program: from %.2fx to %.2fx its "
+			     "CPU time the program takes %s ms throughout; look for the bottleneck "
+			     "elsewhere",
 		    name, r->points[0].scale, r->points[r->n_points - 1].scale,
 		    whatif_ms(f->t_min, a, sizeof(a)));
 		sureness(g, r);

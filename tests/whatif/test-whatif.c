@@ -73,13 +73,19 @@ static char *run_json(const char *args, unsigned repeat, unsigned n_points, cons
 	return line;
 }
 
+/* The figure after key ("t_limit_scale=") in the checker's line. */
+static double line_figure(const char *line, const char *key)
+{
+	const char *p = strstr(line, key);
+
+	cr_assert_not_null(p, "%s", line);
+	return strtod(p + strlen(key), NULL);
+}
+
 /* The t_limit_scale of the checker's line. */
 static double knee_scale(const char *line)
 {
-	const char *p = strstr(line, "t_limit_scale=");
-
-	cr_assert_not_null(p, "%s", line);
-	return strtod(p + strlen("t_limit_scale="), NULL);
+	return line_figure(line, "t_limit_scale=");
 }
 
 /* Whether the checker's line says the fit refused on a machine the sweep found busy: the one
@@ -151,15 +157,6 @@ Test(whatif, the_closed_form_knee_is_found)
 	g_free(set);
 }
 
-/* The t_limit_ns of the checker's line (0 when none). */
-static double knee_ns(const char *line)
-{
-	const char *p = strstr(line, "t_limit_ns=");
-
-	cr_assert_not_null(p, "%s", line);
-	return strtod(p + strlen("t_limit_ns="), NULL);
-}
-
 /*
  * --sweep misses (doc/whatif.md, "Sweeping the misses"): lookup runs 100 ms with 3.2 million
  * of its 4 million accesses missing both levels, compute 85 ms beside it. Scaling lookup's
@@ -190,7 +187,7 @@ Test(whatif, a_sweep_of_the_misses_finds_where_another_thread_takes_over)
 	} else if (!strstr(line, "loaded=0 ")) {
 		fprintf(stderr, "note: the sweep ran under load, the knee is not read: %s", line);
 	} else {
-		double k = knee_ns(line);
+		double k = line_figure(line, "t_limit_ns=");
 
 		cr_expect(strstr(line, "fit_kind=limited"), "%s", line);
 		cr_expect(k > 70e6 && k < 100e6, "knee at %.3f ms of lookup's CPU, want 85: %s",
