@@ -159,15 +159,17 @@ Test(whatif, the_closed_form_knee_is_found)
 
 /*
  * --sweep misses (doc/whatif.md, "Sweeping the misses"): lookup runs 100 ms with 3.2 million
- * of its 4 million accesses missing both levels, compute 85 ms beside it. Scaling lookup's
- * misses down shortens its run by what they cost the stub on this machine's quiet cache, so
- * the program follows lookup's CPU down to compute's 85 ms and stays there: the knee is at
+ * of its 4 million accesses missing both levels, a thread beside it sleeps 85 ms. Scaling
+ * lookup's misses down shortens its run by what they cost the stub on this machine's quiet
+ * cache, so the program follows lookup's CPU down to 85 ms and stays there: the knee is at
  * t_PSF 85 ms whatever a miss costs here (its scale is what varies between machines and by
  * the hour on this VM). The sweep stops at 1.25, where every access is a miss already. The
  * answer is unclear whatever the curve: a miss's time is the stub's, not the program's (the
- * "miss-cost" doubt); the fit's own reading is checked, on a quiet machine: in cpu mode, beside
- * a busy core the two threads share one CPU and the curve is rightly total (every point is
- * then marked as run under load).
+ * "miss-cost" doubt); the fit's own reading is checked, loaded or not (the other thread needs
+ * no CPU, so beside a busy core lookup still has one: 2 of 3 sweeps read a knee at 78 and 79 ms
+ * that way by hand, the third's noise hid it, the one case let through). Under load lookup's
+ * CPU takes longer than its time, so the knee can only move left: to 67 ms once under ASan
+ * beside a busy core; the bound is 50 ms then.
  */
 Test(whatif, a_sweep_of_the_misses_finds_where_another_thread_takes_over)
 {
@@ -184,14 +186,14 @@ Test(whatif, a_sweep_of_the_misses_finds_where_another_thread_takes_over)
 	cr_expect(strstr(text, "\"check\": \"miss-cost\""), "%s", text);
 	if (strstr(line, "fit_kind=unclear")) {
 		fprintf(stderr, "note: the sweep's noise hid the reading: %s", line);
-	} else if (!strstr(line, "loaded=0 ")) {
-		fprintf(stderr, "note: the sweep ran under load, the knee is not read: %s", line);
 	} else {
 		double k = line_figure(line, "t_limit_ns=");
+		double lo = strstr(line, "loaded=0 ") ? 70e6 : 50e6;
 
 		cr_expect(strstr(line, "fit_kind=limited"), "%s", line);
-		cr_expect(k > 70e6 && k < 100e6, "knee at %.3f ms of lookup's CPU, want 85: %s",
-			  k / 1e6, line);
+		cr_expect(k > lo && k < 100e6,
+			  "knee at %.3f ms of lookup's CPU, want 85 (over %.0f): %s", k / 1e6,
+			  lo / 1e6, line);
 	}
 	g_free(text);
 	g_free(json);
