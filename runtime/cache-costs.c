@@ -157,3 +157,14 @@ size_t dps_cache_costs_format(const struct dps_cache_costs *c, size_t n, char *b
 	}
 	return used;
 }
+
+const struct dps_cache_costs *dps_cache_costs_find(const struct dps_cache_costs *costs, size_t n,
+						   uint64_t footprint_bytes)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (costs[i].footprint_bytes == footprint_bytes) {
+			return &costs[i];
+		}
+	}
+	return NULL;
+}

@@ -52,18 +52,6 @@ static struct dps_cache_target target_of(const struct dps_action_cache *c)
 					 .footprint_bytes = c->footprint_bytes};
 }
 
-/* The costs of costs[0..n) measured for footprint, or NULL. */
-static const struct dps_cache_costs *costs_for(const struct dps_cache_costs *costs, size_t n,
-					       uint64_t footprint)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (costs[i].footprint_bytes == footprint) {
-			return &costs[i];
-		}
-	}
-	return NULL;
-}
-
 /* How many footprints DPS_CACHE_COSTS may give. */
 #define CACHE_COSTS_GIVEN_MAX 64
 
@@ -110,7 +98,7 @@ int dps__player_cache_init(struct player *pl, struct dps_play_result *result)
 		uint64_t f = prog->caches[i].footprint_bytes;
 		struct dps_cache_costs *c;
 
-		if (costs_for(costs, n, f)) {
+		if (dps_cache_costs_find(costs, n, f)) {
 			continue;
 		}
 		c = realloc(costs, (n + 1) * sizeof(*c));
@@ -129,7 +117,7 @@ int dps__player_cache_init(struct player *pl, struct dps_play_result *result)
 		struct dps_cache_target rec = target_of(&prog->caches[i]);
 
 		pl->cache_quiet_ns[i] =
-		    dps_cache_quiet_ns(&rec, costs_for(costs, n, rec.footprint_bytes));
+		    dps_cache_quiet_ns(&rec, dps_cache_costs_find(costs, n, rec.footprint_bytes));
 	}
 	pl->cache_costs = costs; /* for the scaled figures' quiet cost (dps__player_cache) */
 	pl->n_cache_costs = n;
@@ -177,7 +165,7 @@ uint64_t dps__player_cache(struct player *pl, struct slot *self, const struct dp
 	 * or under the recorded ones': a run whose misses were scaled down ends sooner) */
 	if (pl->cache_quiet_ns) {
 		const struct dps_cache_costs *costs =
-		    costs_for(pl->cache_costs, pl->n_cache_costs, t.footprint_bytes);
+		    dps_cache_costs_find(pl->cache_costs, pl->n_cache_costs, t.footprint_bytes);
 
 		rec = pl->cache_quiet_ns[a->arg2 - 1];
 		now = costs ? dps_cache_quiet_ns(&t, costs) : rec;

@@ -28,17 +28,6 @@ const char *whatif_sweep_name(enum whatif_sweep sweep)
 	return sweep == WHATIF_SWEEP_MISSES ? "misses" : "cpu";
 }
 
-/* The costs measured for footprint (one per footprint the runs have), or NULL. */
-static const struct dps_cache_costs *costs_for(const struct whatif_misses *m, uint64_t footprint)
-{
-	for (size_t i = 0; i < m->n_costs; i++) {
-		if (m->costs[i].footprint_bytes == footprint) {
-			return &m->costs[i];
-		}
-	}
-	return NULL;
-}
-
 /* The quiet cost of every run's accesses with its misses x times the recorded ones. */
 static double quiet_at(const struct whatif_misses *m, double x)
 {
@@ -46,7 +35,8 @@ static double quiet_at(const struct whatif_misses *m, double x)
 
 	for (size_t i = 0; i < m->n_runs; i++) {
 		struct dps_cache_target t = m->targets[i];
-		const struct dps_cache_costs *c = costs_for(m, t.footprint_bytes);
+		const struct dps_cache_costs *c =
+		    dps_cache_costs_find(m->costs, m->n_costs, t.footprint_bytes);
 
 		dps_cache_target_scale_misses(&t, x);
 		ns += c ? (double)dps_cache_quiet_ns(&t, c) : 0;
@@ -98,14 +88,10 @@ enum dps_status whatif_misses_prepare(struct whatif_result *r, const struct dps_
 	for (size_t i = 0; i < m->n_runs && !st; i++) {
 		uint64_t fp = m->targets[i].footprint_bytes;
 		struct dps_cache_costs c;
-		bool have = false;
 		char err[256] = "";
 
-		for (size_t k = 0; k < costs->len && !have; k++) {
-			have =
-			    g_array_index(costs, struct dps_cache_costs, k).footprint_bytes == fp;
-		}
-		if (have) {
+		if (dps_cache_costs_find((const struct dps_cache_costs *)(void *)costs->data,
+					 costs->len, fp)) {
 			continue;
 		}
 		if (dps_cache_measure_costs(fp, NULL, &c, err, sizeof(err))) {

@@ -139,6 +139,10 @@ int dps_cache_measure_costs(uint64_t footprint_bytes, const struct dps_cache_geo
  * (the stores played: at most the hits). */
 uint64_t dps_cache_quiet_ns(const struct dps_cache_target *t, const struct dps_cache_costs *c);
 
+/* The entry of costs[0..n) measured for footprint_bytes, or NULL. */
+const struct dps_cache_costs *dps_cache_costs_find(const struct dps_cache_costs *costs, size_t n,
+						   uint64_t footprint_bytes);
+
 /*
  * Costs as text, one entry per footprint: "FOOTPRINT:LOAD,STORE,WARM,COLD[;...]" (bytes, then
  * ns an access; DPS_CACHE_COSTS, which dps whatif --sweep misses gives every run so that all
